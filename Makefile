@@ -1,0 +1,36 @@
+# Two commands from a fresh clone: `make run` and `make test`.
+# Both create .venv on first use and reinstall when pyproject.toml changes.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test lit pytest clean
+
+run: $(VENV)/.installed
+	$(BIN)/python examples/run.py
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q
+	$(BIN)/lit -q tests/filecheck
+
+pytest: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q
+
+lit: $(VENV)/.installed-dev
+	$(BIN)/lit -v tests/filecheck
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

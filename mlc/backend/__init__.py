@@ -1,0 +1,1 @@
+"""Code generation and execution: llvmlite JIT, PTX and pycuda, the compile cache."""

@@ -1,0 +1,199 @@
+"""
+User-facing diagnostics: the one way mlc reports an error, a warning or a remark.
+
+A diagnostic reads as MLIR's do: `file:line:col: error: 'ml.add' op message`,
+then the offending source line and a caret under the column. Passes report
+through `op_error` (fatal) and `op_warning` / `op_remark` (not fatal); parse and
+verification failures become diagnostics through `from_parse_error` and
+`verify_module`. Whoever drives the compiler decides where diagnostics go: by
+default warnings and remarks print to stderr; `capture()` collects them instead
+(as `mlc-opt --verify-diagnostics` does).
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import NoReturn
+
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    NameLoc,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A point in a source file, or a name (an ONNX node) when `line` is 0."""
+
+    file: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if not self.line:
+            return f'"{self.file}"'
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str  # "error", "warning", "remark" or "note"
+    message: str
+    location: SourceLoc | None = None
+
+    def render(self, sources: dict[str, str] | None = None) -> str:
+        """The MLIR-style text, with the source line and a caret where known."""
+        head = f"{self.location}: " if self.location else ""
+        text = f"{head}{self.severity}: {self.message}"
+        loc = self.location
+        source = (sources or {}).get(loc.file) if loc and loc.line else None
+        if loc is None or source is None:
+            return text
+        lines = source.splitlines()
+        if not 0 < loc.line <= len(lines):
+            return text
+        line = lines[loc.line - 1]
+        caret = " " * (loc.column - 1) + "^"
+        return f"{text}\n{line}\n{caret}"
+
+
+class DiagnosticError(Exception):
+    """One or more error diagnostics; what the drivers report and exit 1 on."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__("\n".join(d.render() for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+class OpError(PassFailedException):
+    """A pass could not go on because of this op (raised by `op_error`)."""
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(f"'{op.name}' op {message}")
+        self.op = op
+        self.message = message
+
+    def diagnostic(self) -> Diagnostic:
+        return op_diagnostic(self.op, self.message)
+
+
+def source_loc(location: Attribute) -> SourceLoc | None:
+    """The first file position (or name) a location attribute holds."""
+    match location:
+        case FileLineColLoc():
+            return SourceLoc(location.filename.data, location.line.data, location.column.data)
+        case NameLoc():
+            return source_loc(location.location) or SourceLoc(location.desc.data)
+        case CallSiteLoc():
+            return source_loc(location.callee) or source_loc(location.caller)
+        case FusedLoc():
+            for inner in location.locations.data:  # pyright: ignore[reportAttributeAccessIssue, reportUnknownVariableType, reportUnknownMemberType]
+                if found := source_loc(inner):  # pyright: ignore[reportUnknownArgumentType]
+                    return found
+            return None
+        case _:
+            return None
+
+
+def op_location(op: Operation) -> SourceLoc | None:
+    """The op's own location, or that of the nearest enclosing op that has one."""
+    current: Operation | None = op
+    while current is not None:
+        if found := source_loc(current.location):
+            return found
+        current = current.parent_op()
+    return None
+
+
+def op_diagnostic(op: Operation, message: str, severity: str = "error") -> Diagnostic:
+    return Diagnostic(severity, f"'{op.name}' op {message}", op_location(op))
+
+
+def op_error(op: Operation, message: str) -> NoReturn:
+    """Stop the current pass: `op` is not something it can handle, and `message` says why."""
+    raise OpError(op, message)
+
+
+# ---------------------------------------------------------------------------
+# Non-fatal diagnostics and where they go
+# ---------------------------------------------------------------------------
+
+Handler = Callable[[Diagnostic], None]
+
+
+def _print_to_stderr(diagnostic: Diagnostic) -> None:
+    import sys
+
+    print(diagnostic.render(), file=sys.stderr)
+
+
+_handlers: list[Handler] = [_print_to_stderr]
+
+
+def emit(diagnostic: Diagnostic) -> None:
+    _handlers[-1](diagnostic)
+
+
+def op_warning(op: Operation, message: str) -> None:
+    emit(op_diagnostic(op, message, "warning"))
+
+
+def op_remark(op: Operation, message: str) -> None:
+    emit(op_diagnostic(op, message, "remark"))
+
+
+@contextmanager
+def capture() -> Iterator[list[Diagnostic]]:
+    """Collect the non-fatal diagnostics emitted in the block instead of printing them."""
+    collected: list[Diagnostic] = []
+    _handlers.append(collected.append)
+    try:
+        yield collected
+    finally:
+        _handlers.pop()
+
+
+# ---------------------------------------------------------------------------
+# Parse and verification failures as diagnostics
+# ---------------------------------------------------------------------------
+
+
+def from_parse_error(error: ParseError) -> Diagnostic:
+    where = error.span.get_location()
+    return Diagnostic("error", error.msg, SourceLoc(where.file, where.line, where.col))
+
+
+def one_line(message: str) -> str:
+    """xDSL's constraint messages span lines; a diagnostic is one line."""
+    parts = [p.strip() for p in str(message).splitlines() if p.strip()]
+    return ": ".join(parts)
+
+
+def verify_op(op: Operation) -> Diagnostic | None:
+    """Verify one op, not its nested ops; a diagnostic if it is invalid."""
+    try:
+        op.verify(verify_nested_ops=False)
+        for region in op.regions:
+            for block in region.blocks:
+                if block.ops or len(region.blocks) != 1 or op.has_trait(NoTerminator):
+                    continue
+                raise DiagnosticException(
+                    "contains an empty block in a single-block region that expects "
+                    "at least a terminator"
+                )
+    except DiagnosticException as error:
+        message = one_line(str(error).removeprefix("Operation does not verify: "))
+        return op_diagnostic(op, message)
+    except (ValueError, AssertionError, TypeError) as error:  # xDSL's structural checks
+        return op_diagnostic(op, one_line(str(error)))
+    return None
+
+
+def verify_module(module: Operation) -> list[Diagnostic]:
+    """Every verification failure in the module, in textual order, one per op."""
+    return [d for op in module.walk() if (d := verify_op(op)) is not None]

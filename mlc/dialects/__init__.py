@@ -1,0 +1,1 @@
+"""mlc's own dialects; the standard ones come from xDSL."""

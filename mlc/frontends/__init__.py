@@ -1,0 +1,1 @@
+"""Frontends: ONNX models and traced Python functions, into the `ml` dialect."""

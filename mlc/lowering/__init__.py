@@ -1,0 +1,1 @@
+"""Passes, grouped by the level of IR they work on."""

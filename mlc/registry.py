@@ -1,0 +1,74 @@
+"""
+mlc's dialects and passes by name: xDSL's, plus mlc's own, mlc's winning a shared name.
+
+`mlc-opt` and the compile pipeline look names up here only. Factories are lazy, so
+naming a dialect or pass does not import it until it is used.
+"""
+
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.ir import Dialect
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+
+
+def _ml_dialect() -> Dialect:
+    from mlc.dialects.ml import ML
+
+    return ML
+
+
+MLC_DIALECTS: dict[str, Callable[[], Dialect]] = {"ml": _ml_dialect}
+
+MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+
+
+def dialect_factories() -> dict[str, Callable[[], Dialect]]:
+    return {**Universe.get_multiverse().all_dialects, **MLC_DIALECTS}
+
+
+def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
+    return {**Universe.get_multiverse().all_passes, **MLC_PASSES}
+
+
+def make_context(allow_unregistered_dialect: bool = False) -> Context:
+    """A context that knows every dialect mlc can parse."""
+    ctx = Context(allow_unregistered=allow_unregistered_dialect)
+    for name, factory in dialect_factories().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+class PipelineError(ValueError):
+    """A pass pipeline that names an unknown pass or gives a pass a bad option."""
+
+
+def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
+    """
+    Build the passes of a textual pipeline such as `cse,linalg-tile{tile-sizes=8,8}`.
+
+    Raises `PipelineError` with a one-line message naming the offending pass.
+    """
+    from difflib import get_close_matches
+
+    from xdsl.utils.arg_spec import parse_pipeline as parse_specs
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    available = pass_factories()
+    try:
+        specs = list(parse_specs(spec))
+    except ArgSpecParseError as error:
+        detail = str(error).splitlines()[-1].strip()
+        raise PipelineError(f"invalid pass pipeline '{spec}': {detail}") from None
+    passes: list[ModulePass] = []
+    for pass_spec in specs:
+        if pass_spec.name not in available:
+            close = get_close_matches(pass_spec.name, available, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise PipelineError(f"unknown pass '{pass_spec.name}'{hint}")
+        try:
+            passes.append(available[pass_spec.name]().from_spec(pass_spec))
+        except (ValueError, TypeError) as error:
+            raise PipelineError(f"pass '{pass_spec.name}': {error}") from None
+    return tuple(passes)

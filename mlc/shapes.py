@@ -1,0 +1,435 @@
+"""
+Shape functions: the result shape of every `ml` op, computed from operand shapes.
+
+This module is the one place where mlc's shape rules live. The `ml` verifiers, the
+type inference of op builders, the frontends and the `shape-inference` pass all call
+these functions, so a rule is written once and checked everywhere.
+
+A shape is a tuple of ints; a dynamic dimension is `DYNAMIC` (xDSL's
+`DYNAMIC_INDEX`, the value MLIR prints as `?`). The functions never guess: a dynamic
+dimension stays dynamic unless the rule pins it (a dynamic dimension broadcast
+against a static `N > 1` must be `N`, a matmul inner dimension against a static one
+is that one). A statically provable violation raises `ShapeError` with a message
+that names the dimensions involved, in the style of MLIR's verifiers.
+"""
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects.builtin import DYNAMIC_INDEX
+
+DYNAMIC = DYNAMIC_INDEX
+
+Shape = tuple[int, ...]
+
+
+class ShapeError(ValueError):
+    """A statically provable shape violation; the message is user-facing."""
+
+
+def is_static(dim: int) -> bool:
+    return dim != DYNAMIC
+
+
+def format_shape(shape: Sequence[int]) -> str:
+    """Print a shape as MLIR does inside a tensor type: `2x?x4`, or `scalar`."""
+    if not shape:
+        return "scalar"
+    return "x".join(str(d) if is_static(d) else "?" for d in shape)
+
+
+def format_dim(dim: int) -> str:
+    return str(dim) if is_static(dim) else "?"
+
+
+def num_elements(shape: Sequence[int]) -> int | None:
+    """The element count, or None when a dimension is dynamic."""
+    if not all(is_static(d) for d in shape):
+        return None
+    return prod(shape)
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    """Map a possibly negative axis into `[0, rank)`, as numpy does."""
+    if not -rank <= axis < rank:
+        raise ShapeError(f"{what} {axis} is out of range for rank {rank}")
+    return axis + rank if axis < 0 else axis
+
+
+def normalize_axes(axes: Sequence[int], rank: int) -> tuple[int, ...]:
+    normalized = tuple(normalize_axis(a, rank) for a in axes)
+    if len(set(normalized)) != len(normalized):
+        raise ShapeError(f"axes {list(axes)} name a dimension twice")
+    return normalized
+
+
+def join_dims(a: int, b: int, what: str) -> int:
+    """The dimension two dims that must be equal share; an error if they differ."""
+    if not is_static(a):
+        return b
+    if is_static(b) and a != b:
+        raise ShapeError(f"{what} ({a} vs {b})")
+    return a
+
+
+# ---------------------------------------------------------------------------
+# Elementwise
+# ---------------------------------------------------------------------------
+
+
+def broadcast_dims(a: int, b: int) -> int:
+    """The numpy broadcast of two dimensions, or ShapeError when they conflict."""
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    if not is_static(a):
+        return b  # b is static N > 1 (a must be 1 or N at run time, so the result is N) or ?
+    if not is_static(b):
+        return a
+    if a != b:
+        raise ShapeError(f"dimensions {a} and {b} are not broadcast-compatible")
+    return a
+
+
+def broadcast(*shapes: Sequence[int]) -> Shape:
+    """Numpy broadcasting of several shapes, aligned at the trailing dimension."""
+    rank = max((len(s) for s in shapes), default=0)
+    result: list[int] = []
+    for i in range(rank):
+        dim = 1
+        for shape in shapes:
+            j = i - rank + len(shape)
+            if j < 0:
+                continue
+            try:
+                dim = broadcast_dims(dim, shape[j])
+            except ShapeError:
+                listed = ", ".join(format_shape(s) for s in shapes)
+                raise ShapeError(
+                    f"shapes ({listed}) are not broadcast-compatible "
+                    f"in dimension {i - rank}"
+                ) from None
+        result.append(dim)
+    return tuple(result)
+
+
+def broadcast_to(shape: Sequence[int], target: Sequence[int]) -> Shape:
+    """Check that `shape` broadcasts to `target` (numpy.broadcast_to) and return it."""
+    if len(shape) > len(target):
+        raise ShapeError(
+            f"cannot broadcast rank {len(shape)} shape ({format_shape(shape)}) "
+            f"to lower rank {len(target)} ({format_shape(target)})"
+        )
+    offset = len(target) - len(shape)
+    for i, dim in enumerate(shape):
+        want = target[offset + i]
+        if dim == 1 or not is_static(want) or not is_static(dim) or dim == want:
+            continue
+        raise ShapeError(
+            f"cannot broadcast ({format_shape(shape)}) to ({format_shape(target)}): "
+            f"dimension {i} is {dim}, expected 1 or {want}"
+        )
+    return tuple(target)
+
+
+# ---------------------------------------------------------------------------
+# Contraction
+# ---------------------------------------------------------------------------
+
+
+def matmul(a: Sequence[int], b: Sequence[int]) -> Shape:
+    """numpy.matmul for operands of rank >= 2: batch dims broadcast, (m,k)@(k,n)."""
+    if len(a) < 2 or len(b) < 2:
+        raise ShapeError(
+            f"expects operands of rank >= 2, got ranks {len(a)} and {len(b)}"
+        )
+    k = join_dims(
+        a[-1],
+        b[-2],
+        f"contracting dimensions differ: lhs dimension {len(a) - 1} is "
+        f"{format_dim(a[-1])}, rhs dimension {len(b) - 2} is {format_dim(b[-2])}",
+    )
+    del k
+    try:
+        batch = broadcast(a[:-2], b[:-2])
+    except ShapeError:
+        raise ShapeError(
+            f"batch dimensions ({format_shape(a[:-2])}) and "
+            f"({format_shape(b[:-2])}) are not broadcast-compatible"
+        ) from None
+    return (*batch, a[-2], b[-1])
+
+
+# ---------------------------------------------------------------------------
+# Data movement
+# ---------------------------------------------------------------------------
+
+
+def check_permutation(perm: Sequence[int], rank: int) -> None:
+    if sorted(perm) != list(range(rank)):
+        raise ShapeError(
+            f"perm {list(perm)} is not a permutation of the {rank} dimensions"
+        )
+
+
+def transpose(shape: Sequence[int], perm: Sequence[int]) -> Shape:
+    check_permutation(perm, len(shape))
+    return tuple(shape[p] for p in perm)
+
+
+def reshape(shape: Sequence[int], target: Sequence[int]) -> Shape:
+    """
+    numpy.reshape: `target` may hold one -1, inferred from the element count.
+
+    `target` dims that are `DYNAMIC` are unknown at compile time (a shape operand
+    supplies them at run time); they are left dynamic.
+    """
+    inferred = [i for i, d in enumerate(target) if d == -1]
+    if len(inferred) > 1:
+        raise ShapeError(f"target shape {list(target)} has more than one -1")
+    if any(d < -1 and is_static(d) for d in target):
+        raise ShapeError(f"target shape {list(target)} has a negative dimension")
+    count = num_elements(shape)
+    known = [d for d in target if d != -1]
+    known_count = num_elements(known)
+    result = list(target)
+    if inferred:
+        result[inferred[0]] = DYNAMIC
+        if count is not None and known_count is not None:
+            if known_count == 0 or count % known_count:
+                raise ShapeError(
+                    f"cannot reshape {count} elements into ({format_shape(known)}) "
+                    f"with one inferred dimension"
+                )
+            result[inferred[0]] = count // known_count
+    elif count is not None and known_count is not None and count != known_count:
+        raise ShapeError(
+            f"element counts differ: ({format_shape(shape)}) has {count}, "
+            f"({format_shape(target)}) has {known_count}"
+        )
+    return tuple(result)
+
+
+def concat(shapes: Sequence[Sequence[int]], axis: int) -> Shape:
+    if not shapes:
+        raise ShapeError("expects at least one operand")
+    rank = len(shapes[0])
+    if rank == 0:
+        raise ShapeError("cannot concatenate rank-0 tensors")
+    if any(len(s) != rank for s in shapes):
+        ranks = ", ".join(str(len(s)) for s in shapes)
+        raise ShapeError(f"expects operands of one rank, got ranks ({ranks})")
+    axis = normalize_axis(axis, rank)
+    result = list(shapes[0])
+    for i, shape in enumerate(shapes[1:], start=1):
+        for d in range(rank):
+            if d == axis:
+                continue
+            result[d] = join_dims(
+                result[d],
+                shape[d],
+                f"operand {i} differs from operand 0 in dimension {d}, "
+                f"which is not the concatenation axis",
+            )
+    along = [s[axis] for s in shapes]
+    result[axis] = sum(along) if all(is_static(d) for d in along) else DYNAMIC
+    return tuple(result)
+
+
+def slice_dim(dim: int, start: int, end: int, step: int) -> int:
+    """The length of `range(dim)[start:end:step]`, or DYNAMIC."""
+    if not is_static(dim):
+        return DYNAMIC
+    return len(range(*slice(start, end, step).indices(dim)))
+
+
+def slice_(
+    shape: Sequence[int],
+    starts: Sequence[int],
+    ends: Sequence[int],
+    steps: Sequence[int],
+) -> Shape:
+    """x[s0:e0:t0, ...] with Python slice semantics (negative indices, clamping)."""
+    rank = len(shape)
+    for name, values in (("starts", starts), ("ends", ends), ("steps", steps)):
+        if len(values) != rank:
+            raise ShapeError(
+                f"expects {name} to have one entry per dimension ({rank}), "
+                f"got {len(values)}"
+            )
+    if 0 in steps:
+        raise ShapeError(f"steps {list(steps)} contain a zero")
+    return tuple(slice_dim(*args) for args in zip(shape, starts, ends, steps, strict=True))
+
+
+def gather(data: Sequence[int], indices: Sequence[int], axis: int) -> Shape:
+    """onnx Gather: data[..., indices, ...] along `axis`."""
+    if not data:
+        raise ShapeError("expects data of rank >= 1")
+    axis = normalize_axis(axis, len(data))
+    return (*data[:axis], *indices, *data[axis + 1 :])
+
+
+# ---------------------------------------------------------------------------
+# Reductions and normalisations
+# ---------------------------------------------------------------------------
+
+
+def reduce(shape: Sequence[int], axes: Sequence[int], keepdims: bool) -> Shape:
+    """Reduce the listed axes (none listed: nothing is reduced, as numpy's axis=())."""
+    reduced = set(normalize_axes(axes, len(shape)))
+    if keepdims:
+        return tuple(1 if i in reduced else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in reduced)
+
+
+def softmax(shape: Sequence[int], axis: int) -> Shape:
+    if not shape:
+        raise ShapeError("expects an operand of rank >= 1")
+    normalize_axis(axis, len(shape))
+    return tuple(shape)
+
+
+def layer_norm(
+    shape: Sequence[int], scale: Sequence[int], bias: Sequence[int], axis: int
+) -> Shape:
+    """Normalise over dims axis..rank-1; scale and bias broadcast to those dims."""
+    if not shape:
+        raise ShapeError("expects an operand of rank >= 1")
+    axis = normalize_axis(axis, len(shape))
+    normalized = shape[axis:]
+    for name, param in (("scale", scale), ("bias", bias)):
+        try:
+            broadcast_to(param, normalized)
+        except ShapeError:
+            raise ShapeError(
+                f"{name} shape ({format_shape(param)}) does not broadcast to the "
+                f"normalized shape ({format_shape(normalized)})"
+            ) from None
+    return tuple(shape)
+
+
+def batch_norm(shape: Sequence[int], *params: Sequence[int]) -> Shape:
+    """Inference batch norm: channel dim 1; scale, bias, mean and var are (C,)."""
+    if len(shape) < 2:
+        raise ShapeError(f"expects an input of rank >= 2 (N, C, ...), got rank {len(shape)}")
+    names = ("scale", "bias", "mean", "var")
+    for name, param in zip(names, params, strict=True):
+        if len(param) != 1:
+            raise ShapeError(f"expects {name} of rank 1, got rank {len(param)}")
+        join_dims(
+            shape[1],
+            param[0],
+            f"{name} size does not match the channel dimension",
+        )
+    return tuple(shape)
+
+
+# ---------------------------------------------------------------------------
+# Convolution and pooling
+# ---------------------------------------------------------------------------
+
+
+def window_output(
+    size: int, kernel: int, stride: int, dilation: int, pad_lo: int, pad_hi: int
+) -> int:
+    """floor((size + pads - dilation*(kernel-1) - 1) / stride) + 1, or DYNAMIC."""
+    if not is_static(size) or not is_static(kernel):
+        return DYNAMIC
+    out = (size + pad_lo + pad_hi - dilation * (kernel - 1) - 1) // stride + 1
+    if out < 1:
+        raise ShapeError(
+            f"window of size {kernel} (dilation {dilation}) does not fit an input "
+            f"dimension of {size} padded by ({pad_lo}, {pad_hi})"
+        )
+    return out
+
+
+def check_window_attrs(
+    strides: Sequence[int], pads: Sequence[int], dilations: Sequence[int] = (1, 1)
+) -> None:
+    if len(strides) != 2:
+        raise ShapeError(f"expects 2 strides, got {len(strides)}")
+    if len(dilations) != 2:
+        raise ShapeError(f"expects 2 dilations, got {len(dilations)}")
+    if len(pads) != 4:
+        raise ShapeError(f"expects 4 pads (top, left, bottom, right), got {len(pads)}")
+    if any(s < 1 for s in strides):
+        raise ShapeError(f"strides {list(strides)} must be positive")
+    if any(d < 1 for d in dilations):
+        raise ShapeError(f"dilations {list(dilations)} must be positive")
+    if any(p < 0 for p in pads):
+        raise ShapeError(f"pads {list(pads)} must be non-negative")
+
+
+def conv2d(
+    x: Sequence[int],
+    w: Sequence[int],
+    bias: Sequence[int] | None,
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
+    groups: int,
+) -> Shape:
+    """onnx Conv in NCHW / OIHW layout."""
+    check_window_attrs(strides, pads, dilations)
+    if len(x) != 4 or len(w) != 4:
+        raise ShapeError(
+            f"expects a rank-4 input (NCHW) and rank-4 weights (OIHW), "
+            f"got ranks {len(x)} and {len(w)}"
+        )
+    if groups < 1:
+        raise ShapeError(f"groups ({groups}) must be positive")
+    n, c, h, wd = x
+    o, i, kh, kw = w
+    if is_static(o) and o % groups:
+        raise ShapeError(f"output channels ({o}) are not divisible by groups ({groups})")
+    if is_static(c) and is_static(i) and c != i * groups:
+        raise ShapeError(
+            f"input channels ({c}) do not match weight input channels ({i}) "
+            f"times groups ({groups})"
+        )
+    if bias is not None:
+        if len(bias) != 1:
+            raise ShapeError(f"expects a rank-1 bias, got rank {len(bias)}")
+        join_dims(o, bias[0], "bias size does not match the output channels")
+    top, left, bottom, right = pads
+    oh = window_output(h, kh, strides[0], dilations[0], top, bottom)
+    ow = window_output(wd, kw, strides[1], dilations[1], left, right)
+    return (n, o, oh, ow)
+
+
+def pool2d(
+    x: Sequence[int], kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+) -> Shape:
+    """onnx MaxPool / AveragePool (NCHW); every window must hold an input element."""
+    check_window_attrs(strides, pads)
+    if len(kernel) != 2:
+        raise ShapeError(f"expects 2 kernel sizes, got {len(kernel)}")
+    if any(k < 1 for k in kernel):
+        raise ShapeError(f"kernel {list(kernel)} must be positive")
+    if len(x) != 4:
+        raise ShapeError(f"expects a rank-4 input (NCHW), got rank {len(x)}")
+    top, left, bottom, right = pads
+    if max(top, bottom) >= kernel[0] or max(left, right) >= kernel[1]:
+        raise ShapeError(f"pads {list(pads)} must be smaller than the kernel {list(kernel)}")
+    n, c, h, w = x
+    oh = window_output(h, kernel[0], strides[0], 1, top, bottom)
+    ow = window_output(w, kernel[1], strides[1], 1, left, right)
+    return (n, c, oh, ow)
+
+
+# ---------------------------------------------------------------------------
+# Agreement between a declared shape and an inferred one
+# ---------------------------------------------------------------------------
+
+
+def compatible(declared: Sequence[int], inferred: Sequence[int]) -> bool:
+    """True when the shapes can describe the same tensor (MLIR's verifyCompatibleShape)."""
+    if len(declared) != len(inferred):
+        return False
+    return all(
+        not is_static(a) or not is_static(b) or a == b
+        for a, b in zip(declared, inferred, strict=True)
+    )

@@ -1,0 +1,1 @@
+"""The command-line drivers: mlc-opt (and, with the backends, mlc-translate, mlc-run)."""

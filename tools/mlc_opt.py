@@ -1,0 +1,186 @@
+"""
+mlc-opt: parse IR, run a pass pipeline, print the result, with mlir-opt's habits.
+
+    mlc-opt in.mlir -p 'canonicalize,cse' -o out.mlir
+    mlc-opt --split-input-file --verify-diagnostics invalid.mlir
+    cat in.mlir | mlc-opt - --print-op-generic
+
+Errors are one-line MLIR-style diagnostics on stderr with exit status 1; `--debug`
+shows the Python traceback of an internal error.
+"""
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib.metadata import version
+from typing import NoReturn
+
+from mlc import driver
+from mlc.diagnostic_verifier import expectations, unmatched
+from mlc.diagnostics import Diagnostic
+from mlc.registry import PipelineError, parse_pipeline, pass_factories
+
+PROG = "mlc-opt"
+
+
+class UsageError(Exception):
+    """A bad command line or an unreadable input: reported as `mlc-opt: error: ...`."""
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{PROG} --help')")
+
+
+def version_text() -> str:
+    return (
+        f"{PROG} {version('mlc')} (xDSL {version('xdsl')}, llvmlite {version('llvmlite')})"
+    )
+
+
+def pass_names(value: str) -> frozenset[str]:
+    return frozenset(n.strip() for n in value.split(",") if n.strip())
+
+
+def build_parser() -> ArgumentParser:
+    p = ArgumentParser(prog=PROG, description="mlc modular optimizer driver")
+    p.add_argument("input", nargs="?", default="-", help="input file ('-' or none: stdin)")
+    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    p.add_argument("-p", "--passes", default="", help="pass pipeline, e.g. 'cse,dce'")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="process each '// -----' chunk separately")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check diagnostics against expected-* comments")
+    p.add_argument("--print-op-generic", "--mlir-print-op-generic", action="store_true",
+                   help="print ops in the generic form")
+    p.add_argument("--print-debuginfo", "--mlir-print-debuginfo", action="store_true",
+                   help="print op locations")
+    p.add_argument("--print-ir-before-all", "--mlir-print-ir-before-all",
+                   action="store_true", help="print the IR before every pass (stderr)")
+    p.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all",
+                   action="store_true", help="print the IR after every pass (stderr)")
+    p.add_argument("--print-ir-before", type=pass_names, metavar="PASSES",
+                   help="print the IR before the named passes (stderr)")
+    p.add_argument("--print-ir-after", type=pass_names, metavar="PASSES",
+                   help="print the IR after the named passes (stderr)")
+    p.add_argument("--allow-unregistered-dialect", action="store_true",
+                   help="accept ops of unknown dialects")
+    p.add_argument("--verify-roundtrip", action="store_true",
+                   help="check that the output re-parses to the same IR in both forms")
+    p.add_argument("--timing", "--mlir-timing", action="store_true",
+                   help="report wall time per pass (stderr)")
+    p.add_argument("--list-passes", action="store_true", help="list the passes and exit")
+    p.add_argument("--debug", action="store_true",
+                   help="show Python tracebacks of internal errors")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    return p
+
+
+def dump_set(all_flag: bool, names: frozenset[str] | None) -> frozenset[str] | None:
+    return frozenset({"*"}) if all_flag else names
+
+
+def read_input(path: str) -> tuple[str, str]:
+    """The input text and the name diagnostics use for it."""
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read().decode(), "<stdin>"
+        with open(path, "rb") as f:
+            return f.read().decode(), path
+    except OSError as error:
+        raise UsageError(f"cannot read '{path}': {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"'{path}' is not UTF-8 text") from None
+
+
+def options_from(args: argparse.Namespace) -> driver.OptOptions:
+    try:
+        passes = parse_pipeline(args.passes)
+    except PipelineError as error:
+        raise UsageError(str(error)) from None
+    return driver.OptOptions(
+        passes=passes,
+        generic=args.print_op_generic,
+        debuginfo=args.print_debuginfo,
+        allow_unregistered_dialect=args.allow_unregistered_dialect,
+        verify_roundtrip=args.verify_roundtrip,
+        print_before=dump_set(args.print_ir_before_all, args.print_ir_before),
+        print_after=dump_set(args.print_ir_after_all, args.print_ir_after),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    options = options_from(args)
+    text, name = read_input(args.input)
+    chunks = driver.split_chunks(text) if args.split_input_file else [(text, 1)]
+    timer = driver.Timer()
+    outputs: list[str] = []
+    failed = False
+    for chunk, first_line in chunks:
+        if args.verify_diagnostics:
+            from mlc.diagnostics import capture
+
+            with capture() as emitted:
+                result = driver.process(chunk, name, options, first_line=first_line, timer=timer)
+            problems = unmatched(
+                [*emitted, *result.diagnostics], expectations(chunk, name, first_line)
+            )
+        else:
+            result = driver.process(chunk, name, options, first_line=first_line, timer=timer)
+            problems = result.diagnostics
+        report(problems, {name: text})
+        failed |= bool(problems)
+        if result.output is not None:
+            outputs.append(result.output)
+    write_output("// -----\n".join(outputs), args.output, failed)
+    if args.timing:
+        sys.stderr.write(timer.report())
+    return 1 if failed else 0
+
+
+def report(problems: Sequence[Diagnostic], sources: dict[str, str]) -> None:
+    for problem in problems:
+        print(problem.render(sources), file=sys.stderr)
+
+
+def write_output(text: str, path: str | None, failed: bool) -> None:
+    """Write to stdout, or to `path` only on success (never a half-written file)."""
+    if path is None:
+        sys.stdout.write(text)
+        return
+    if failed:
+        return
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as error:
+        raise UsageError(f"cannot write '{path}': {error.strerror}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = None
+    try:
+        args = build_parser().parse_args(argv)
+        if args.version:
+            print(version_text())
+            return 0
+        if args.list_passes:
+            print("\n".join(sorted(pass_factories())))
+            return 0
+        return run(args)
+    except UsageError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:
+        if args is not None and args.debug:
+            raise
+        print(
+            f"{PROG}: internal error: {type(error).__name__}: {error} "
+            "(run with --debug for a traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
