@@ -165,13 +165,20 @@ def capture() -> Iterator[list[Diagnostic]]:
 
 def from_parse_error(error: ParseError) -> Diagnostic:
     where = error.span.get_location()
-    return Diagnostic("error", error.msg, SourceLoc(where.file, where.line, where.col))
+    return Diagnostic("error", one_line(error.msg), SourceLoc(where.file, where.line, where.col))
 
 
 def one_line(message: str) -> str:
-    """xDSL's constraint messages span lines; a diagnostic is one line."""
-    parts = [p.strip() for p in str(message).splitlines() if p.strip()]
-    return ": ".join(parts)
+    """
+    Reword an xDSL message as an MLIR diagnostic: one line, starting in lower case.
+
+    xDSL's constraint messages span lines ("... does not verify:\n<reason>").
+    """
+    parts = [p.strip().removesuffix(":") for p in str(message).splitlines() if p.strip()]
+    text = ": ".join(parts)
+    if text[:1].isupper() and text[1:2].islower():
+        text = text[0].lower() + text[1:]
+    return text
 
 
 def verify_op(op: Operation) -> Diagnostic | None:

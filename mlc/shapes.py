@@ -68,7 +68,7 @@ def join_dims(a: int, b: int, what: str) -> int:
     if not is_static(a):
         return b
     if is_static(b) and a != b:
-        raise ShapeError(f"{what} ({a} vs {b})")
+        raise ShapeError(what)
     return a
 
 
@@ -144,13 +144,12 @@ def matmul(a: Sequence[int], b: Sequence[int]) -> Shape:
         raise ShapeError(
             f"expects operands of rank >= 2, got ranks {len(a)} and {len(b)}"
         )
-    k = join_dims(
+    join_dims(
         a[-1],
         b[-2],
         f"contracting dimensions differ: lhs dimension {len(a) - 1} is "
         f"{format_dim(a[-1])}, rhs dimension {len(b) - 2} is {format_dim(b[-2])}",
     )
-    del k
     try:
         batch = broadcast(a[:-2], b[:-2])
     except ShapeError:
@@ -229,8 +228,9 @@ def concat(shapes: Sequence[Sequence[int]], axis: int) -> Shape:
             result[d] = join_dims(
                 result[d],
                 shape[d],
-                f"operand {i} differs from operand 0 in dimension {d}, "
-                f"which is not the concatenation axis",
+                f"operand {i} differs from operand 0 in dimension {d} "
+                f"({format_dim(shape[d])} vs {format_dim(result[d])}), "
+                "which is not the concatenation axis",
             )
     along = [s[axis] for s in shapes]
     result[axis] = sum(along) if all(is_static(d) for d in along) else DYNAMIC
@@ -321,7 +321,7 @@ def batch_norm(shape: Sequence[int], *params: Sequence[int]) -> Shape:
         join_dims(
             shape[1],
             param[0],
-            f"{name} size does not match the channel dimension",
+            f"{name} size ({param[0]}) does not match the channel dimension ({shape[1]})",
         )
     return tuple(shape)
 
@@ -393,7 +393,7 @@ def conv2d(
     if bias is not None:
         if len(bias) != 1:
             raise ShapeError(f"expects a rank-1 bias, got rank {len(bias)}")
-        join_dims(o, bias[0], "bias size does not match the output channels")
+        join_dims(o, bias[0], f"bias size ({bias[0]}) does not match the output channels ({o})")
     top, left, bottom, right = pads
     oh = window_output(h, kh, strides[0], dilations[0], top, bottom)
     ow = window_output(wd, kw, strides[1], dilations[1], left, right)
