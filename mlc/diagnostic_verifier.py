@@ -47,9 +47,7 @@ def expectations(text: str, file: str, first_line: int = 1) -> list[Expectation]
     return found
 
 
-def unmatched(
-    emitted: list[Diagnostic], expected: list[Expectation]
-) -> list[Diagnostic]:
+def unmatched(emitted: list[Diagnostic], expected: list[Expectation]) -> list[Diagnostic]:
     """Diagnostics for every emitted diagnostic not expected, and every expectation not met."""
     problems: list[Diagnostic] = []
     for diagnostic in emitted:

@@ -114,9 +114,7 @@ def roundtrip_problems(module: ModuleOp, options: OptOptions) -> list[Diagnostic
                 list(difflib.unified_diff(text.splitlines(True), again.splitlines(True)))[2:]
             )
             form = "generic" if generic else "custom"
-            problems.append(
-                Diagnostic("error", f"the {form} form does not round-trip:\n{diff}")
-            )
+            problems.append(Diagnostic("error", f"the {form} form does not round-trip:\n{diff}"))
     return problems
 
 

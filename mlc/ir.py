@@ -51,9 +51,7 @@ def parse_module(
     return parser.parse_module()
 
 
-def print_module(
-    module: Operation, *, generic: bool = False, debuginfo: bool = False
-) -> str:
+def print_module(module: Operation, *, generic: bool = False, debuginfo: bool = False) -> str:
     """Print IR deterministically, in the custom form unless `generic`."""
     out = StringIO()
     printer = Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo)

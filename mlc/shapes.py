@@ -107,8 +107,7 @@ def broadcast(*shapes: Sequence[int]) -> Shape:
             except ShapeError:
                 listed = ", ".join(format_shape(s) for s in shapes)
                 raise ShapeError(
-                    f"shapes ({listed}) are not broadcast-compatible "
-                    f"in dimension {i - rank}"
+                    f"shapes ({listed}) are not broadcast-compatible in dimension {i - rank}"
                 ) from None
         result.append(dim)
     return tuple(result)
@@ -141,9 +140,7 @@ def broadcast_to(shape: Sequence[int], target: Sequence[int]) -> Shape:
 def matmul(a: Sequence[int], b: Sequence[int]) -> Shape:
     """numpy.matmul for operands of rank >= 2: batch dims broadcast, (m,k)@(k,n)."""
     if len(a) < 2 or len(b) < 2:
-        raise ShapeError(
-            f"expects operands of rank >= 2, got ranks {len(a)} and {len(b)}"
-        )
+        raise ShapeError(f"expects operands of rank >= 2, got ranks {len(a)} and {len(b)}")
     join_dims(
         a[-1],
         b[-2],
@@ -167,9 +164,7 @@ def matmul(a: Sequence[int], b: Sequence[int]) -> Shape:
 
 def check_permutation(perm: Sequence[int], rank: int) -> None:
     if sorted(perm) != list(range(rank)):
-        raise ShapeError(
-            f"perm {list(perm)} is not a permutation of the {rank} dimensions"
-        )
+        raise ShapeError(f"perm {list(perm)} is not a permutation of the {rank} dimensions")
 
 
 def transpose(shape: Sequence[int], perm: Sequence[int]) -> Shape:
@@ -255,8 +250,7 @@ def slice_(
     for name, values in (("starts", starts), ("ends", ends), ("steps", steps)):
         if len(values) != rank:
             raise ShapeError(
-                f"expects {name} to have one entry per dimension ({rank}), "
-                f"got {len(values)}"
+                f"expects {name} to have one entry per dimension ({rank}), got {len(values)}"
             )
     if 0 in steps:
         raise ShapeError(f"steps {list(steps)} contain a zero")
@@ -291,9 +285,7 @@ def softmax(shape: Sequence[int], axis: int) -> Shape:
     return tuple(shape)
 
 
-def layer_norm(
-    shape: Sequence[int], scale: Sequence[int], bias: Sequence[int], axis: int
-) -> Shape:
+def layer_norm(shape: Sequence[int], scale: Sequence[int], bias: Sequence[int], axis: int) -> Shape:
     """Normalise over dims axis..rank-1; scale and bias broadcast to those dims."""
     if not shape:
         raise ShapeError("expects an operand of rank >= 1")
@@ -387,8 +379,7 @@ def conv2d(
         raise ShapeError(f"output channels ({o}) are not divisible by groups ({groups})")
     if is_static(c) and is_static(i) and c != i * groups:
         raise ShapeError(
-            f"input channels ({c}) do not match weight input channels ({i}) "
-            f"times groups ({groups})"
+            f"input channels ({c}) do not match weight input channels ({i}) times groups ({groups})"
         )
     if bias is not None:
         if len(bias) != 1:

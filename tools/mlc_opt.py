@@ -33,9 +33,7 @@ class ArgumentParser(argparse.ArgumentParser):
 
 
 def version_text() -> str:
-    return (
-        f"{PROG} {version('mlc')} (xDSL {version('xdsl')}, llvmlite {version('llvmlite')})"
-    )
+    return f"{PROG} {version('mlc')} (xDSL {version('xdsl')}, llvmlite {version('llvmlite')})"
 
 
 def pass_names(value: str) -> frozenset[str]:
@@ -47,31 +45,63 @@ def build_parser() -> ArgumentParser:
     p.add_argument("input", nargs="?", default="-", help="input file ('-' or none: stdin)")
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     p.add_argument("-p", "--passes", default="", help="pass pipeline, e.g. 'cse,dce'")
-    p.add_argument("--split-input-file", action="store_true",
-                   help="process each '// -----' chunk separately")
-    p.add_argument("--verify-diagnostics", action="store_true",
-                   help="check diagnostics against expected-* comments")
-    p.add_argument("--print-op-generic", "--mlir-print-op-generic", action="store_true",
-                   help="print ops in the generic form")
-    p.add_argument("--print-debuginfo", "--mlir-print-debuginfo", action="store_true",
-                   help="print op locations")
-    p.add_argument("--print-ir-before-all", "--mlir-print-ir-before-all",
-                   action="store_true", help="print the IR before every pass (stderr)")
-    p.add_argument("--print-ir-after-all", "--mlir-print-ir-after-all",
-                   action="store_true", help="print the IR after every pass (stderr)")
-    p.add_argument("--print-ir-before", type=pass_names, metavar="PASSES",
-                   help="print the IR before the named passes (stderr)")
-    p.add_argument("--print-ir-after", type=pass_names, metavar="PASSES",
-                   help="print the IR after the named passes (stderr)")
-    p.add_argument("--allow-unregistered-dialect", action="store_true",
-                   help="accept ops of unknown dialects")
-    p.add_argument("--verify-roundtrip", action="store_true",
-                   help="check that the output re-parses to the same IR in both forms")
-    p.add_argument("--timing", "--mlir-timing", action="store_true",
-                   help="report wall time per pass (stderr)")
+    p.add_argument(
+        "--split-input-file", action="store_true", help="process each '// -----' chunk separately"
+    )
+    p.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check diagnostics against expected-* comments",
+    )
+    p.add_argument(
+        "--print-op-generic",
+        "--mlir-print-op-generic",
+        action="store_true",
+        help="print ops in the generic form",
+    )
+    p.add_argument(
+        "--print-debuginfo",
+        "--mlir-print-debuginfo",
+        action="store_true",
+        help="print op locations",
+    )
+    p.add_argument(
+        "--print-ir-before-all",
+        "--mlir-print-ir-before-all",
+        action="store_true",
+        help="print the IR before every pass (stderr)",
+    )
+    p.add_argument(
+        "--print-ir-after-all",
+        "--mlir-print-ir-after-all",
+        action="store_true",
+        help="print the IR after every pass (stderr)",
+    )
+    p.add_argument(
+        "--print-ir-before",
+        type=pass_names,
+        metavar="PASSES",
+        help="print the IR before the named passes (stderr)",
+    )
+    p.add_argument(
+        "--print-ir-after",
+        type=pass_names,
+        metavar="PASSES",
+        help="print the IR after the named passes (stderr)",
+    )
+    p.add_argument(
+        "--allow-unregistered-dialect", action="store_true", help="accept ops of unknown dialects"
+    )
+    p.add_argument(
+        "--verify-roundtrip",
+        action="store_true",
+        help="check that the output re-parses to the same IR in both forms",
+    )
+    p.add_argument(
+        "--timing", "--mlir-timing", action="store_true", help="report wall time per pass (stderr)"
+    )
     p.add_argument("--list-passes", action="store_true", help="list the passes and exit")
-    p.add_argument("--debug", action="store_true",
-                   help="show Python tracebacks of internal errors")
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
 

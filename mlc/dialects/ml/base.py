@@ -99,9 +99,7 @@ def check_operand_type(index: int, value: SSAValue, kind: ElementKind) -> Attrib
         raise VerifyException(f"operand #{index} must be a ranked tensor, got {value.type}")
     element = value.type.element_type  # pyright: ignore[reportUnknownMemberType]
     if not admits(kind, element):
-        raise VerifyException(
-            f"operand #{index} has element type {element}, expected {kind.value}"
-        )
+        raise VerifyException(f"operand #{index} has element type {element}, expected {kind.value}")
     return element
 
 
@@ -178,9 +176,7 @@ class MLOp(IRDLOperation, ABC):
                 f"the expected {expected_element}"
             )
         if not shapes.compatible(declared, inferred.get_shape()):
-            raise VerifyException(
-                f"result type {result} contradicts the inferred type {inferred}"
-            )
+            raise VerifyException(f"result type {result} contradicts the inferred type {inferred}")
 
 
 # A placeholder result type for builders, replaced by the inferred type before use.

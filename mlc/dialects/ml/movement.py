@@ -47,9 +47,7 @@ def verify_shape_operand(shape: SSAValue | None, result: TensorType[Attribute]) 
     """A run-time shape is a `tensor<Nxi64>` with one entry per result dimension."""
     if shape is None:
         if not all(shapes.is_static(d) for d in result.get_shape()):
-            raise VerifyException(
-                f"expects a shape operand for the dynamic result type {result}"
-            )
+            raise VerifyException(f"expects a shape operand for the dynamic result type {result}")
         return
     t = shape.type
     rank = result.get_num_dims()
@@ -58,9 +56,7 @@ def verify_shape_operand(shape: SSAValue | None, result: TensorType[Attribute]) 
         and t.element_type == i64  # pyright: ignore[reportUnknownMemberType]
         and t.get_shape() == (rank,)
     ):
-        raise VerifyException(
-            f"expects the shape operand to be tensor<{rank}xi64>, got {t}"
-        )
+        raise VerifyException(f"expects the shape operand to be tensor<{rank}xi64>, got {t}")
 
 
 # ---------------------------------------------------------------------------
@@ -86,9 +82,7 @@ class TransposeOp(MLOp):
 
     assembly_format = f"$x {FUNCTIONAL_TYPE}"
 
-    def __init__(
-        self, x: SSAValue, perm: Sequence[int], result_type: Attribute | None = None
-    ):
+    def __init__(self, x: SSAValue, perm: Sequence[int], result_type: Attribute | None = None):
         super().__init__([x], result_type, {"perm": i64_array(perm)})
 
     def infer_result_type(self) -> TensorType[Attribute]:
@@ -225,9 +219,7 @@ class ConcatOp(MLOp):
 
     assembly_format = f"$inputs {FUNCTIONAL_TYPE}"
 
-    def __init__(
-        self, inputs: Sequence[SSAValue], axis: int, result_type: Attribute | None = None
-    ):
+    def __init__(self, inputs: Sequence[SSAValue], axis: int, result_type: Attribute | None = None):
         super().__init__([inputs], result_type, {"axis": IntegerAttr(axis, i64)})
 
     def infer_result_type(self) -> TensorType[Attribute]:

@@ -240,4 +240,3 @@ class BatchNormOp(MLOp):
         params = (self.scale, self.bias, self.mean, self.var)
         shape = shapes.batch_norm(shape_of(self.x), *(shape_of(p) for p in params))
         return TensorType(tensor_type(self.x).element_type, shape)
-
