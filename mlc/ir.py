@@ -6,6 +6,7 @@ line that is wrong; xDSL's parser leaves ops at `loc(unknown)`. `LocatedParser`
 closes that gap: an op without an explicit `loc(...)` gets `file:line:col`.
 """
 
+import re
 from io import StringIO
 
 from xdsl.context import Context
@@ -13,8 +14,14 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from mlc.diagnostics import one_line
 from mlc.registry import make_context
+
+# The op name at the start of an op's text, after any `%results =`.
+OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([\w.$]+)')
 
 
 class LocatedParser(Parser):
@@ -22,7 +29,14 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span  # pyright: ignore[reportPrivateUsage]
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except VerifyException as error:
+            # A declarative assembly format checks the operand and result types it
+            # parses against the op's constraints; a mismatch is bad input text.
+            match = OP_NAME.match(str(start.input.content), start.start)
+            name = f"'{match.group(1)}' op " if match else ""
+            raise ParseError(start, f"{name}{one_line(str(error))}") from None
         if isinstance(op.location, UnknownLoc):
             where = start.get_location()
             op.location = FileLineColLoc(
@@ -48,6 +62,10 @@ def parse_module(
     text = source.decode() if isinstance(source, bytes) else source
     padded = "\n" * (first_line - 1) + text
     parser = LocatedParser(ctx or make_context(), padded, name)
+    if parser._current_token.kind == MLIRTokenKind.EOF:  # pyright: ignore[reportPrivateUsage]
+        # Only whitespace and comments (an empty `// -----` chunk): an empty module,
+        # as mlir-opt reads it; xDSL's parser rejects it.
+        return ModuleOp([])
     return parser.parse_module()
 
 

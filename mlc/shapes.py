@@ -216,17 +216,21 @@ def concat(shapes: Sequence[Sequence[int]], axis: int) -> Shape:
         raise ShapeError(f"expects operands of one rank, got ranks ({ranks})")
     axis = normalize_axis(axis, rank)
     result = list(shapes[0])
+    origin = [0] * rank  # the operand each dimension of `result` was taken from
     for i, shape in enumerate(shapes[1:], start=1):
         for d in range(rank):
             if d == axis:
                 continue
-            result[d] = join_dims(
+            joined = join_dims(
                 result[d],
                 shape[d],
-                f"operand {i} differs from operand 0 in dimension {d} "
+                f"operand {i} differs from operand {origin[d]} in dimension {d} "
                 f"({format_dim(shape[d])} vs {format_dim(result[d])}), "
                 "which is not the concatenation axis",
             )
+            if joined != result[d]:
+                origin[d] = i
+            result[d] = joined
     along = [s[axis] for s in shapes]
     result[axis] = sum(along) if all(is_static(d) for d in along) else DYNAMIC
     return tuple(result)
@@ -299,6 +303,14 @@ def layer_norm(shape: Sequence[int], scale: Sequence[int], bias: Sequence[int], 
                 f"{name} shape ({format_shape(param)}) does not broadcast to the "
                 f"normalized shape ({format_shape(normalized)})"
             ) from None
+    try:
+        # Where the normalized shape is dynamic, scale and bias must still agree.
+        broadcast(scale, bias)
+    except ShapeError:
+        raise ShapeError(
+            f"scale shape ({format_shape(scale)}) and bias shape ({format_shape(bias)}) "
+            "do not broadcast to one normalized shape"
+        ) from None
     return tuple(shape)
 
 
@@ -307,14 +319,18 @@ def batch_norm(shape: Sequence[int], *params: Sequence[int]) -> Shape:
     if len(shape) < 2:
         raise ShapeError(f"expects an input of rank >= 2 (N, C, ...), got rank {len(shape)}")
     names = ("scale", "bias", "mean", "var")
+    # The sizes must agree with each other too, where the channel dimension is dynamic.
+    channel, source = shape[1], "the channel dimension"
     for name, param in zip(names, params, strict=True):
         if len(param) != 1:
             raise ShapeError(f"expects {name} of rank 1, got rank {len(param)}")
-        join_dims(
-            shape[1],
+        joined = join_dims(
+            channel,
             param[0],
-            f"{name} size ({param[0]}) does not match the channel dimension ({shape[1]})",
+            f"{name} size ({param[0]}) does not match {source} ({format_dim(channel)})",
         )
+        if joined != channel:
+            channel, source = joined, f"the {name} size"
     return tuple(shape)
 
 
@@ -375,6 +391,8 @@ def conv2d(
         raise ShapeError(f"groups ({groups}) must be positive")
     n, c, h, wd = x
     o, i, kh, kw = w
+    if any(is_static(k) and k < 1 for k in (kh, kw)):
+        raise ShapeError(f"weight kernel ({format_dim(kh)}x{format_dim(kw)}) must be non-empty")
     if is_static(o) and o % groups:
         raise ShapeError(f"output channels ({o}) are not divisible by groups ({groups})")
     if is_static(c) and is_static(i) and c != i * groups:

@@ -25,9 +25,9 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, traits_def
-from xdsl.traits import Pure
+from xdsl.traits import ConditionallySpeculatable, NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from mlc import shapes
@@ -43,7 +43,7 @@ FUNCTIONAL_TYPE = "attr-dict `:` functional-type(operands, results)"
 class ElementKind(Enum):
     """Which element types an op's data operands may have."""
 
-    ANY = "any element type"
+    ANY = "an ml element type (f16, bf16, f32, f64, or signless or unsigned i1 to i64)"
     NUMERIC = "a numeric element type (not i1)"
     FLOAT = "a floating-point element type"
 
@@ -103,6 +103,18 @@ def check_operand_type(index: int, value: SSAValue, kind: ElementKind) -> Attrib
     return element
 
 
+class SpeculatableUnlessUndefined(ConditionallySpeculatable):
+    """
+    An `ml` op may run where its result is not needed unless it can hit undefined
+    behaviour (integer division by zero, an out-of-range gather index); `licm` must
+    not hoist those out of a branch that guards them. Ops say so in `speculatable`.
+    """
+
+    @classmethod
+    def is_speculatable(cls, op: Operation) -> bool:
+        return not isinstance(op, MLOp) or op.speculatable()
+
+
 class MLOp(IRDLOperation, ABC):
     """
     Base of all `ml` ops: pure, one tensor result, result type inferred from operands.
@@ -112,7 +124,7 @@ class MLOp(IRDLOperation, ABC):
     op-specific checks in `verify_attributes`, and implement `infer_result_type`.
     """
 
-    traits = traits_def(Pure())
+    traits = traits_def(NoMemoryEffect(), SpeculatableUnlessUndefined())
     irdl_options = (ParsePropInAttrDict(),)
 
     ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.ANY
@@ -123,9 +135,17 @@ class MLOp(IRDLOperation, ABC):
         result_type: Attribute | None = None,
         properties: dict[str, Attribute] | None = None,
     ):
+        # A property equal to its default is left out, as the parser leaves it out
+        # of the custom form: a built op and its re-parsed text are the same IR.
+        defaults = type(self).get_irdl_definition().properties
+        properties = {
+            name: value
+            for name, value in (properties or {}).items()
+            if getattr(defaults.get(name), "default_value", None) != value
+        }
         super().__init__(
             operands=operands,
-            properties=properties or {},
+            properties=properties,
             result_types=[result_type or _PENDING],
         )
         if result_type is None:
@@ -136,6 +156,10 @@ class MLOp(IRDLOperation, ABC):
     @abstractmethod
     def infer_result_type(self) -> TensorType[Attribute]:
         """The result type implied by the operand types and properties."""
+
+    def speculatable(self) -> bool:
+        """Whether running the op on any operand values is defined behaviour."""
+        return True
 
     def data_operands(self) -> Sequence[SSAValue]:
         """The operands that carry the op's element type."""

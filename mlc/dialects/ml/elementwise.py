@@ -22,6 +22,7 @@ from mlc.dialects.ml.base import (
     MLOp,
     is_bool,
     is_element_type,
+    is_float,
     shape_of,
     tensor_type,
 )
@@ -107,6 +108,9 @@ class DivOp(BinaryOp):
     """
 
     name = "ml.div"
+
+    def speculatable(self) -> bool:
+        return is_float(tensor_type(self.lhs).element_type)
 
 
 @irdl_op_definition

@@ -118,13 +118,14 @@ class ReshapeOp(MLOp):
         self,
         x: SSAValue,
         new_shape: Sequence[int] | None = None,
+        *,
         shape: SSAValue | None = None,
         result_type: Attribute | None = None,
     ):
         """Reshape to `new_shape` (static, one -1 allowed) or to `result_type`."""
+        if (new_shape is None) == (result_type is None):
+            raise ValueError("ml.reshape takes either a new shape or a result type")
         if result_type is None:
-            if new_shape is None:
-                raise ValueError("ml.reshape needs a new shape or a result type")
             target = shapes.reshape(shape_of(x), new_shape)
             result_type = TensorType(tensor_type(x).element_type, target)
         super().__init__([x, [shape] if shape is not None else []], result_type)
@@ -313,6 +314,9 @@ class GatherOp(MLOp):
 
     def data_operands(self) -> tuple[SSAValue, ...]:
         return (self.data,)
+
+    def speculatable(self) -> bool:
+        return False  # an out-of-range index reads outside `data`
 
     def verify_attributes(self) -> None:
         t = self.indices.type
