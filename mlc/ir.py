@@ -7,6 +7,7 @@ closes that gap: an op without an explicit `loc(...)` gets `file:line:col`.
 """
 
 import re
+from bisect import bisect_right
 from io import StringIO
 
 from xdsl.context import Context
@@ -15,6 +16,7 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from mlc.diagnostics import one_line
@@ -27,6 +29,21 @@ OP_NAME = re.compile(r'\s*(?:%[^=]*=\s*)?"?([\w.$]+)')
 class LocatedParser(Parser):
     """An xDSL parser that records where each op's text starts."""
 
+    _line_starts: list[int] | None = None
+
+    def line_and_column(self, span: Span[str]) -> tuple[int, int]:
+        """
+        The 1-based line and column of a span's start.
+
+        xDSL's `Span.get_location` counts newlines from the start of the input on
+        every call, which makes locating every op quadratic in the file size.
+        """
+        if self._line_starts is None:
+            text = span.input.content
+            self._line_starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+        line = bisect_right(self._line_starts, span.start)
+        return line, span.start - self._line_starts[line - 1] + 1
+
     def parse_operation(self) -> Operation:
         start = self._current_token.span  # pyright: ignore[reportPrivateUsage]
         try:
@@ -38,9 +55,9 @@ class LocatedParser(Parser):
             name = f"'{match.group(1)}' op " if match else ""
             raise ParseError(start, f"{name}{one_line(str(error))}") from None
         if isinstance(op.location, UnknownLoc):
-            where = start.get_location()
+            line, column = self.line_and_column(start)
             op.location = FileLineColLoc(
-                StringAttr(where.file), IntAttr(where.line), IntAttr(where.col)
+                StringAttr(start.input.name), IntAttr(line), IntAttr(column)
             )
         return op
 
