@@ -12,7 +12,7 @@ from pathlib import Path
 from mlc import driver
 from mlc.registry import parse_pipeline
 
-PIPELINE = "canonicalize,cse,licm,dce"
+PIPELINE = "canonicalize,matmul-chain-reorder,cse,licm,dce"
 
 
 def main() -> int:

@@ -21,7 +21,16 @@ def _ml_dialect() -> Dialect:
 
 MLC_DIALECTS: dict[str, Callable[[], Dialect]] = {"ml": _ml_dialect}
 
-MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+
+def _matmul_chain_reorder() -> type[ModulePass]:
+    from mlc.lowering.matmul_chain_reorder import MatmulChainReorderPass
+
+    return MatmulChainReorderPass
+
+
+MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "matmul-chain-reorder": _matmul_chain_reorder,
+}
 
 
 def dialect_factories() -> dict[str, Callable[[], Dialect]]:

@@ -1,0 +1,136 @@
+"""
+The cost model: FLOPs and bytes moved per `ml` op, from its static shapes.
+
+Graph passes that choose between equivalent programs (`matmul-chain-reorder` today;
+fusion and tiling later) ask this module, so that every decision is priced by one
+set of rules. The rules are deliberately first-order and documented here, not
+measured:
+
+- `ml.matmul`: `2 * m * k * n` per batch element (one multiply, one add per term).
+- elementwise ops (`ml.add`, `ml.exp`, `ml.select`, ...): 1 FLOP per result
+  element; a transcendental counts as one.
+- reductions (`ml.reduce_*`): 1 FLOP per input element.
+- `ml.softmax`: 5 per element (max, subtract, exp, sum, divide);
+  `ml.layer_norm`: 8 per element; `ml.batch_norm`: 4 per element.
+- `ml.conv2d`: `2 * (C / groups) * KH * KW` per output element, plus 1 with a bias;
+  pooling: `KH * KW` per output element.
+- data movement (`ml.transpose`, `ml.reshape`, `ml.cast`, `ml.slice`, ...): 0 FLOPs.
+
+Bytes moved is the unfused count: every operand is read once and the result is
+written once. Both functions return None where a dimension that enters the count
+is dynamic, or for an op that is not an `ml` op.
+"""
+
+from collections.abc import Sequence
+from math import prod
+
+from xdsl.dialects.builtin import FixedBitwidthType, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from mlc import shapes
+from mlc.dialects.ml import (
+    BatchNormOp,
+    BinaryOp,
+    CastOp,
+    CmpOp,
+    Conv2dOp,
+    LayerNormOp,
+    MatmulOp,
+    MLOp,
+    Pool2dOp,
+    ReduceOp,
+    SelectOp,
+    SoftmaxOp,
+    UnaryOp,
+)
+
+# FLOPs per element for the normalisations (see the module docstring).
+PER_ELEMENT_FLOPS: dict[type[MLOp], int] = {SoftmaxOp: 5, LayerNormOp: 8, BatchNormOp: 4}
+
+
+def matmul_flops(m: int, k: int, n: int, batch: int = 1) -> int:
+    """The FLOPs of `batch` products `(m, k) @ (k, n)`: one multiply and one add per term."""
+    return 2 * batch * m * k * n
+
+
+def _shape(value: SSAValue) -> shapes.Shape | None:
+    return value.type.get_shape() if isinstance(value.type, TensorType) else None
+
+
+def _elements(value: SSAValue) -> int | None:
+    shape = _shape(value)
+    return None if shape is None else shapes.num_elements(shape)
+
+
+def _times(count: int | None, factor: int | None) -> int | None:
+    return None if count is None or factor is None else count * factor
+
+
+def _matmul(op: MatmulOp) -> int | None:
+    # Every result element is a dot product over the contracting dimension k.
+    a, b = _shape(op.a), _shape(op.b)
+    if a is None or b is None:
+        return None
+    k = shapes.join_dims(a[-1], b[-2], "contracting dimensions differ")
+    return _times(_elements(op.result), 2 * k if shapes.is_static(k) else None)
+
+
+def _conv2d(op: Conv2dOp) -> int | None:
+    w = _shape(op.w)
+    if w is None or not all(shapes.is_static(d) for d in w[1:]):
+        return None
+    per_output = 2 * prod(w[1:]) + (1 if op.bias is not None else 0)
+    return _times(_elements(op.result), per_output)
+
+
+def _pool2d(op: Pool2dOp) -> int | None:
+    return _times(_elements(op.result), prod(op.kernel.get_values()))
+
+
+def flops(op: Operation) -> int | None:
+    """The FLOPs `op` performs, or None (dynamic shape, or not an `ml` op)."""
+    match op:
+        case MatmulOp():
+            return _matmul(op)
+        case Conv2dOp():
+            return _conv2d(op)
+        case Pool2dOp():
+            return _pool2d(op)
+        case ReduceOp():
+            return _elements(op.x)
+        case CastOp():
+            return 0  # a conversion, not arithmetic: priced by bytes_moved
+        case BinaryOp() | UnaryOp() | CmpOp() | SelectOp():
+            return _elements(op.results[0])
+        case SoftmaxOp() | LayerNormOp() | BatchNormOp():
+            return _times(_elements(op.results[0]), PER_ELEMENT_FLOPS[type(op)])
+        case MLOp():
+            return 0  # data movement
+        case _:
+            return None
+
+
+def element_bytes(element_type: Attribute) -> int | None:
+    """The storage size of one element (i1 takes a byte), or None if unknown."""
+    if isinstance(element_type, FixedBitwidthType):
+        return element_type.size
+    return None
+
+
+def tensor_bytes(value: SSAValue) -> int | None:
+    """The bytes of a statically shaped tensor value, or None."""
+    if not isinstance(value.type, TensorType):
+        return None
+    size = element_bytes(value.type.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    return _times(_elements(value), size)
+
+
+def _total(sizes: Sequence[int | None]) -> int | None:
+    return None if any(s is None for s in sizes) else sum(s for s in sizes if s is not None)
+
+
+def bytes_moved(op: Operation) -> int | None:
+    """Bytes read and written by `op` run alone: each operand once, plus the result."""
+    if not isinstance(op, MLOp):
+        return None
+    return _total([tensor_bytes(v) for v in (*op.operands, *op.results)])

@@ -1,0 +1,173 @@
+// RUN: mlc-opt %s --split-input-file -p matmul-chain-reorder | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p matmul-chain-reorder,matmul-chain-reorder | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p matmul-chain-reorder --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+// The second RUN checks idempotence: a second application changes nothing.
+
+// PageRank's (e @ u) @ p inside nested loops becomes e @ (u @ p): 4e3 FLOPs, not 4e6.
+// The new ops take the fused location of the chain's matmuls.
+
+// CHECK-LABEL: func.func @pagerank_in_nested_loops
+// CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<1000x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<1x1000xf32>
+// CHECK:         scf.for
+// CHECK:         scf.for {{.*}} iter_args(%[[P:[a-zA-Z0-9_]+]] =
+// CHECK-NEXT:      %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %[[U]], %[[P]] : (tensor<1x1000xf32>, tensor<1000x1xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT:      %[[EUP:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[UP]] : (tensor<1000x1xf32>, tensor<1x1xf32>) -> tensor<1000x1xf32>
+// CHECK-NEXT:      scf.yield %[[EUP]]
+
+// LOC-LABEL:   func.func @pagerank_in_nested_loops
+// LOC-COUNT-2:   ml.matmul {{.*}} loc(fused["pagerank.py":2:3, "pagerank.py":1:3])
+func.func @pagerank_in_nested_loops(%e: tensor<1000x1xf32>, %u: tensor<1x1000xf32>, %p0: tensor<1000x1xf32>) -> tensor<1000x1xf32> {
+  %lo = arith.constant 0 : index
+  %hi = arith.constant 4 : index
+  %step = arith.constant 1 : index
+  %r = scf.for %i = %lo to %hi step %step iter_args(%q = %p0) -> (tensor<1000x1xf32>) {
+    %s = scf.for %j = %lo to %hi step %step iter_args(%p = %q) -> (tensor<1000x1xf32>) {
+      %eu = ml.matmul %e, %u : (tensor<1000x1xf32>, tensor<1x1000xf32>) -> tensor<1000x1000xf32> loc("pagerank.py":1:3)
+      %eup = ml.matmul %eu, %p : (tensor<1000x1000xf32>, tensor<1000x1xf32>) -> tensor<1000x1xf32> loc("pagerank.py":2:3)
+      scf.yield %eup : tensor<1000x1xf32>
+    }
+    scf.yield %s : tensor<1000x1xf32>
+  }
+  func.return %r : tensor<1000x1xf32>
+}
+
+// -----
+
+// A left-associated 4-chain (2x10, 10x2, 2x10, 10x2) is cheapest split in the
+// middle: (a @ b) @ (c @ d) costs 176 FLOPs against 240.
+
+// CHECK-LABEL: func.func @four_chain_middle_split
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: tensor<2x10xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<10x2xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<2x10xf32>, %[[D:[a-zA-Z0-9_]+]]: tensor<10x2xf32>)
+// CHECK-NEXT:    %[[AB:[a-zA-Z0-9_]+]] = ml.matmul %[[A]], %[[B]]
+// CHECK-NEXT:    %[[CD:[a-zA-Z0-9_]+]] = ml.matmul %[[C]], %[[D]]
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[AB]], %[[CD]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @four_chain_middle_split(%a: tensor<2x10xf32>, %b: tensor<10x2xf32>, %c: tensor<2x10xf32>, %d: tensor<10x2xf32>) -> tensor<2x2xf32> {
+  %ab = ml.matmul %a, %b : (tensor<2x10xf32>, tensor<10x2xf32>) -> tensor<2x2xf32>
+  %abc = ml.matmul %ab, %c : (tensor<2x2xf32>, tensor<2x10xf32>) -> tensor<2x10xf32>
+  %abcd = ml.matmul %abc, %d : (tensor<2x10xf32>, tensor<10x2xf32>) -> tensor<2x2xf32>
+  func.return %abcd : tensor<2x2xf32>
+}
+
+// -----
+
+// A chain already in an optimal order is left as written.
+
+// CHECK-LABEL: func.func @already_optimal
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: tensor<2x10xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<10x2xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<2x10xf32>)
+// CHECK-NEXT:    %[[AB:[a-zA-Z0-9_]+]] = ml.matmul %[[A]], %[[B]]
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[AB]], %[[C]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @already_optimal(%a: tensor<2x10xf32>, %b: tensor<10x2xf32>, %c: tensor<2x10xf32>) -> tensor<2x10xf32> {
+  %ab = ml.matmul %a, %b : (tensor<2x10xf32>, tensor<10x2xf32>) -> tensor<2x2xf32>
+  %abc = ml.matmul %ab, %c : (tensor<2x2xf32>, tensor<2x10xf32>) -> tensor<2x10xf32>
+  func.return %abc : tensor<2x10xf32>
+}
+
+// -----
+
+// An intermediate with a second use must be computed anyway: no reordering.
+
+// CHECK-LABEL: func.func @intermediate_with_two_uses
+// CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<1000x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<1x1000xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<1000x1xf32>)
+// CHECK-NEXT:    %[[EU:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[U]]
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[EU]], %[[P]]
+// CHECK-NEXT:    func.return %[[R]], %[[EU]]
+func.func @intermediate_with_two_uses(%e: tensor<1000x1xf32>, %u: tensor<1x1000xf32>, %p: tensor<1000x1xf32>) -> (tensor<1000x1xf32>, tensor<1000x1000xf32>) {
+  %eu = ml.matmul %e, %u : (tensor<1000x1xf32>, tensor<1x1000xf32>) -> tensor<1000x1000xf32>
+  %eup = ml.matmul %eu, %p : (tensor<1000x1000xf32>, tensor<1000x1xf32>) -> tensor<1000x1xf32>
+  func.return %eup, %eu : tensor<1000x1xf32>, tensor<1000x1000xf32>
+}
+
+// -----
+
+// With a dynamic dimension the best order may depend on run-time sizes: no reordering.
+
+// CHECK-LABEL: func.func @dynamic_dims
+// CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<?x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<1x?xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<?x1xf32>)
+// CHECK-NEXT:    %[[EU:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[U]]
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[EU]], %[[P]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @dynamic_dims(%e: tensor<?x1xf32>, %u: tensor<1x?xf32>, %p: tensor<?x1xf32>) -> tensor<?x1xf32> {
+  %eu = ml.matmul %e, %u : (tensor<?x1xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
+  %eup = ml.matmul %eu, %p : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  func.return %eup : tensor<?x1xf32>
+}
+
+// -----
+
+// Batched operands that share the same static batch dims are reordered per batch.
+
+// CHECK-LABEL: func.func @same_batch
+// CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<4x100x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<4x1x100xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<4x100x1xf32>)
+// CHECK-NEXT:    %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %[[U]], %[[P]] : (tensor<4x1x100xf32>, tensor<4x100x1xf32>) -> tensor<4x1x1xf32>
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[UP]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @same_batch(%e: tensor<4x100x1xf32>, %u: tensor<4x1x100xf32>, %p: tensor<4x100x1xf32>) -> tensor<4x100x1xf32> {
+  %eu = ml.matmul %e, %u : (tensor<4x100x1xf32>, tensor<4x1x100xf32>) -> tensor<4x100x100xf32>
+  %eup = ml.matmul %eu, %p : (tensor<4x100x100xf32>, tensor<4x100x1xf32>) -> tensor<4x100x1xf32>
+  func.return %eup : tensor<4x100x1xf32>
+}
+
+// -----
+
+// Broadcast batch dims change the cost per product: no reordering.
+
+// CHECK-LABEL: func.func @broadcast_batch
+// CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<100x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<4x1x100xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<4x100x1xf32>)
+// CHECK-NEXT:    %[[EU:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[U]]
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[EU]], %[[P]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @broadcast_batch(%e: tensor<100x1xf32>, %u: tensor<4x1x100xf32>, %p: tensor<4x100x1xf32>) -> tensor<4x100x1xf32> {
+  %eu = ml.matmul %e, %u : (tensor<100x1xf32>, tensor<4x1x100xf32>) -> tensor<4x100x100xf32>
+  %eup = ml.matmul %eu, %p : (tensor<4x100x100xf32>, tensor<4x100x1xf32>) -> tensor<4x100x1xf32>
+  func.return %eup : tensor<4x100x1xf32>
+}
+
+// -----
+
+// Chains in scf.if and scf.while bodies are reordered in place; a chain does not
+// reach into an enclosing region (that would move work into the loop).
+
+// CHECK-LABEL: func.func @if_and_while_bodies
+// CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<100x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<1x100xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<100x1xf32>
+// CHECK:         %[[EU:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[U]]
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %[[U]], %[[P]]
+// CHECK-NEXT:      %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[UP]]
+// CHECK-NEXT:      scf.yield %[[R]]
+// CHECK:         scf.while
+// CHECK:         } do {
+// CHECK-NEXT:    ^{{.*}}(%[[Q:[a-zA-Z0-9_]+]]: tensor<100x1xf32>):
+// CHECK-NEXT:      %[[UQ:[a-zA-Z0-9_]+]] = ml.matmul %[[U]], %[[Q]]
+// CHECK-NEXT:      %[[S:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[UQ]]
+// CHECK-NEXT:      scf.yield %[[S]]
+// CHECK:         scf.for
+// CHECK-NEXT:      ml.matmul %[[EU]],
+func.func @if_and_while_bodies(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p: tensor<100x1xf32>, %c: i1) -> (tensor<100x1xf32>, tensor<100x1xf32>, tensor<100x1xf32>) {
+  %eu = ml.matmul %e, %u : (tensor<100x1xf32>, tensor<1x100xf32>) -> tensor<100x100xf32>
+  %r = scf.if %c -> (tensor<100x1xf32>) {
+    %eu1 = ml.matmul %e, %u : (tensor<100x1xf32>, tensor<1x100xf32>) -> tensor<100x100xf32>
+    %eup = ml.matmul %eu1, %p : (tensor<100x100xf32>, tensor<100x1xf32>) -> tensor<100x1xf32>
+    scf.yield %eup : tensor<100x1xf32>
+  } else {
+    scf.yield %p : tensor<100x1xf32>
+  }
+  %w = scf.while (%x = %p) : (tensor<100x1xf32>) -> tensor<100x1xf32> {
+    scf.condition(%c) %x : tensor<100x1xf32>
+  } do {
+  ^bb0(%q: tensor<100x1xf32>):
+    %eu2 = ml.matmul %e, %u : (tensor<100x1xf32>, tensor<1x100xf32>) -> tensor<100x100xf32>
+    %euq = ml.matmul %eu2, %q : (tensor<100x100xf32>, tensor<100x1xf32>) -> tensor<100x1xf32>
+    scf.yield %euq : tensor<100x1xf32>
+  }
+  %lo = arith.constant 0 : index
+  %hi = arith.constant 4 : index
+  %step = arith.constant 1 : index
+  %f = scf.for %i = %lo to %hi step %step iter_args(%t = %p) -> (tensor<100x1xf32>) {
+    %eut = ml.matmul %eu, %t : (tensor<100x100xf32>, tensor<100x1xf32>) -> tensor<100x1xf32>
+    scf.yield %eut : tensor<100x1xf32>
+  }
+  func.return %r, %w, %f : tensor<100x1xf32>, tensor<100x1xf32>, tensor<100x1xf32>
+}

@@ -1,0 +1,123 @@
+"""Tests for `mlc.cost_model`: FLOPs and bytes per `ml` op from static shapes."""
+
+import pytest
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+
+from mlc.cost_model import bytes_moved, flops, matmul_flops
+from mlc.dialects.ml import MLOp
+from mlc.registry import make_context
+
+
+def ml_op(text: str) -> Operation:
+    """The one `ml` op of a function body written in `text`."""
+    module = Parser(make_context(), text).parse_module()
+    assert isinstance(module, ModuleOp)
+    return next(op for op in module.walk() if isinstance(op, MLOp))
+
+
+def in_func(args: str, body: str) -> str:
+    return f"func.func @f({args}) {{\n  {body}\n  func.return\n}}"
+
+
+def test_matmul_flops():
+    assert matmul_flops(2, 3, 4) == 48
+    assert matmul_flops(2, 3, 4, batch=5) == 240
+
+
+@pytest.mark.parametrize(
+    ("args", "body", "expected_flops", "expected_bytes"),
+    [
+        (
+            "%a: tensor<4x8xf32>, %b: tensor<8x16xf32>",
+            "%c = ml.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>",
+            2 * 4 * 8 * 16,
+            4 * (32 + 128 + 64),
+        ),
+        (
+            "%a: tensor<3x4x8xf64>, %b: tensor<8x2xf64>",
+            "%c = ml.matmul %a, %b : (tensor<3x4x8xf64>, tensor<8x2xf64>) -> tensor<3x4x2xf64>",
+            2 * 3 * 4 * 8 * 2,
+            8 * (96 + 16 + 24),
+        ),
+        (
+            "%a: tensor<4x8xf32>, %b: tensor<8xf32>",
+            "%c = ml.add %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>",
+            32,
+            4 * (32 + 8 + 32),
+        ),
+        (
+            "%a: tensor<4x8xf16>",
+            "%c = ml.exp %a : (tensor<4x8xf16>) -> tensor<4x8xf16>",
+            32,
+            2 * 64,
+        ),
+        (
+            "%a: tensor<4x8xf32>",
+            "%c = ml.reduce_sum %a {axes = array<i64: 1>, keepdims = false}"
+            " : (tensor<4x8xf32>) -> tensor<4xf32>",
+            32,
+            4 * (32 + 4),
+        ),
+        (
+            "%a: tensor<4x8xf32>",
+            "%c = ml.softmax %a {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>",
+            5 * 32,
+            4 * 64,
+        ),
+        (
+            "%a: tensor<4x8xf32>",
+            "%c = ml.transpose %a {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>",
+            0,
+            4 * 64,
+        ),
+        (
+            "%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>",
+            "%y = ml.conv2d %x, %w : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>)"
+            " -> tensor<1x4x6x6xf32>",
+            (1 * 4 * 6 * 6) * 2 * 27,
+            4 * (192 + 108 + 144),
+        ),
+        (
+            "%x: tensor<1x2x4x4xf32>",
+            "%y = ml.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}"
+            " : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>",
+            8 * 4,
+            4 * (32 + 8),
+        ),
+    ],
+)
+def test_static_costs(args: str, body: str, expected_flops: int, expected_bytes: int):
+    op = ml_op(in_func(args, body))
+    assert flops(op) == expected_flops
+    assert bytes_moved(op) == expected_bytes
+
+
+def test_dynamic_dims_give_none():
+    op = ml_op(
+        in_func(
+            "%a: tensor<?x8xf32>, %b: tensor<8x16xf32>",
+            "%c = ml.matmul %a, %b : (tensor<?x8xf32>, tensor<8x16xf32>) -> tensor<?x16xf32>",
+        )
+    )
+    assert flops(op) is None
+    assert bytes_moved(op) is None
+
+
+def test_dynamic_contracting_dim_joins_the_static_one():
+    op = ml_op(
+        in_func(
+            "%a: tensor<4x?xf32>, %b: tensor<8x16xf32>",
+            "%c = ml.matmul %a, %b : (tensor<4x?xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>",
+        )
+    )
+    assert flops(op) == 2 * 4 * 8 * 16
+    assert bytes_moved(op) is None  # the lhs size is still unknown
+
+
+def test_non_ml_op_gives_none():
+    module = Parser(make_context(), in_func("", "%c = arith.constant 1 : i32")).parse_module()
+    op = next(op for op in module.walk() if op.name == "arith.constant")
+    assert flops(op) is None
+    assert bytes_moved(op) is None
