@@ -17,7 +17,8 @@ def test_there_are_examples():
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_example_compiles_through_graph_passes(path: Path):
     options = driver.OptOptions(
-        passes=parse_pipeline("canonicalize,matmul-chain-reorder,cse,licm,dce"), verify_roundtrip=True
+        passes=parse_pipeline("canonicalize,matmul-chain-reorder,cse,licm,dce"),
+        verify_roundtrip=True,
     )
     result = driver.process(path.read_text(), str(path), options)
     assert result.diagnostics == []

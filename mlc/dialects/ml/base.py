@@ -26,8 +26,8 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, traits_def
-from xdsl.traits import ConditionallySpeculatable, NoMemoryEffect
+from xdsl.irdl import IRDLOperation, OpTraits, ParsePropInAttrDict, lazy_traits_def, traits_def
+from xdsl.traits import ConditionallySpeculatable, NoMemoryEffect, OpTrait
 from xdsl.utils.exceptions import VerifyException
 
 from mlc import shapes
@@ -113,6 +113,22 @@ class SpeculatableUnlessUndefined(ConditionallySpeculatable):
     @classmethod
     def is_speculatable(cls, op: Operation) -> bool:
         return not isinstance(op, MLOp) or op.speculatable()
+
+
+def canonicalized_by(family: str, *traits: OpTrait) -> OpTraits:
+    """
+    `traits` plus the canonicalization trait `family` of `mlc.lowering.patterns.ml`.
+
+    That module imports the ops to match on them, so the trait is looked up only
+    when xDSL first asks for the op's traits, as arith does with its patterns.
+    """
+
+    def gen_traits() -> tuple[OpTrait, ...]:
+        from mlc.lowering.patterns import ml as patterns
+
+        return (*traits, getattr(patterns, family)())
+
+    return lazy_traits_def(gen_traits)
 
 
 class MLOp(IRDLOperation, ABC):

@@ -20,6 +20,7 @@ from mlc.dialects.ml.base import (
     FUNCTIONAL_TYPE,
     ElementKind,
     MLOp,
+    canonicalized_by,
     is_bool,
     is_element_type,
     is_float,
@@ -64,7 +65,7 @@ class AddOp(BinaryOp):
     """
 
     name = "ml.add"
-    traits = traits_def(Commutative())
+    traits = canonicalized_by("BinaryCanonicalization", Commutative())
 
 
 @irdl_op_definition
@@ -78,6 +79,7 @@ class SubOp(BinaryOp):
     """
 
     name = "ml.sub"
+    traits = canonicalized_by("BinaryCanonicalization")
 
 
 @irdl_op_definition
@@ -91,7 +93,7 @@ class MulOp(BinaryOp):
     """
 
     name = "ml.mul"
-    traits = traits_def(Commutative())
+    traits = canonicalized_by("BinaryCanonicalization", Commutative())
 
 
 @irdl_op_definition
@@ -108,6 +110,7 @@ class DivOp(BinaryOp):
     """
 
     name = "ml.div"
+    traits = canonicalized_by("BinaryCanonicalization")
 
     def speculatable(self) -> bool:
         return is_float(tensor_type(self.lhs).element_type)
@@ -276,6 +279,7 @@ class NegOp(UnaryOp):
     """
 
     name = "ml.neg"
+    traits = canonicalized_by("UnaryCanonicalization")
     ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
@@ -290,6 +294,7 @@ class AbsOp(UnaryOp):
     """
 
     name = "ml.abs"
+    traits = canonicalized_by("UnaryCanonicalization")
     ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
@@ -304,6 +309,7 @@ class ReluOp(UnaryOp):
     """
 
     name = "ml.relu"
+    traits = canonicalized_by("UnaryCanonicalization")
     ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.NUMERIC
 
 
@@ -443,6 +449,7 @@ class CastOp(MLOp):
     """
 
     name = "ml.cast"
+    traits = canonicalized_by("UnaryCanonicalization")
 
     x = operand_def(TensorType)
     result = result_def(TensorType)

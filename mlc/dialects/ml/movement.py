@@ -29,6 +29,7 @@ from mlc import shapes
 from mlc.dialects.ml.base import (
     FUNCTIONAL_TYPE,
     MLOp,
+    canonicalized_by,
     i64_array,
     shape_of,
     tensor_type,
@@ -75,6 +76,7 @@ class TransposeOp(MLOp):
     """
 
     name = "ml.transpose"
+    traits = canonicalized_by("MovementCanonicalization")
 
     x = operand_def(TensorType)
     perm = prop_def(DenseArrayBase.constr(i64))
@@ -107,6 +109,7 @@ class ReshapeOp(MLOp):
     """
 
     name = "ml.reshape"
+    traits = canonicalized_by("MovementCanonicalization")
 
     x = operand_def(TensorType)
     shape = opt_operand_def(TensorType)
@@ -157,6 +160,7 @@ class BroadcastToOp(MLOp):
     """
 
     name = "ml.broadcast_to"
+    traits = canonicalized_by("MovementCanonicalization")
 
     x = operand_def(TensorType)
     shape = opt_operand_def(TensorType)

@@ -1,0 +1,1 @@
+"""Canonicalization and shape-inference patterns that dialect traits attach."""

@@ -1,0 +1,300 @@
+"""
+Algebraic canonicalizations of `ml` ops, attached through `HasCanonicalizationPatternsTrait`.
+
+The trait classes at the bottom are attached to the ops by the dialect modules
+through `mlc.dialects.ml.base.canonicalized_by`, lazily since this module imports
+the ops; xDSL's own `canonicalize` pass then applies the patterns unchanged.
+
+    %t = ml.transpose %x {perm = array<i64: 1, 0>}   ->  %x  (when the perms compose
+    %u = ml.transpose %t {perm = array<i64: 1, 0>}          to the identity)
+    %n = ml.neg %x ; %m = ml.neg %n                  ->  %x
+    %m = ml.mul %x, %one (dense<1.0>)                ->  %x
+
+Every rewrite keeps the type of the value it replaces: an identity that would change
+a type (a broadcasting `x * 1`, a result more static than `x`) is left alone. Float
+rewrites keep IEEE semantics: `x - x` and `x * 0` are not folded (NaN, inf), and
+`x + 0.0` is not either (it turns -0.0 into +0.0); `x + (-0.0)` and `x - 0.0` are.
+"""
+
+import math
+from collections.abc import Sequence
+from functools import cache
+
+from xdsl.dialects.arith import ConstantOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, Signedness, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.traits import HasCanonicalizationPatternsTrait
+
+from mlc import shapes
+from mlc.dialects.ml.base import is_float
+from mlc.dialects.ml.elementwise import (
+    AbsOp,
+    AddOp,
+    BinaryOp,
+    CastOp,
+    DivOp,
+    MulOp,
+    NegOp,
+    ReluOp,
+    SubOp,
+)
+from mlc.dialects.ml.movement import BroadcastToOp, ReshapeOp, TransposeOp
+
+# ---------------------------------------------------------------------------
+# Pure helpers
+# ---------------------------------------------------------------------------
+
+
+def compose_perms(inner: Sequence[int], outer: Sequence[int]) -> tuple[int, ...]:
+    """
+    The perm of `transpose(transpose(x, inner), outer)` as one transpose of `x`.
+
+    Result dim `j` of the outer is its operand dim `outer[j]`, which is `x` dim
+    `inner[outer[j]]`.
+    """
+    return tuple(inner[j] for j in outer)
+
+
+def is_identity_perm(perm: Sequence[int]) -> bool:
+    return tuple(perm) == tuple(range(len(perm)))
+
+
+def is_static_type(t: Attribute) -> bool:
+    return isinstance(t, TensorType) and all(shapes.is_static(d) for d in t.get_shape())
+
+
+def is_identity_element(value: float | int, kind: str, floating: bool) -> bool:
+    """
+    Whether `x <kind> value == x` for every `x`, bit for bit.
+
+    `kind` is "mul"/"div" (identity 1) or "add"/"sub" (identity 0). For floats the
+    sign of zero matters: `-0.0 + 0.0` is `+0.0`, so only `-0.0` is the additive
+    identity, and only `+0.0` is the subtractive one.
+    """
+    if kind in ("mul", "div"):
+        return value == 1
+    if value != 0:
+        return False
+    if not floating:
+        return True
+    negative_zero = math.copysign(1.0, value) < 0
+    return negative_zero if kind == "add" else not negative_zero
+
+
+def splat_value(value: SSAValue) -> float | int | None:
+    """
+    The one value of an `arith.constant` splat tensor, or None for anything else.
+
+    Compares the raw bytes rather than unpacking every element: the constant may be
+    a large weight tensor, and canonicalize looks at every op using it.
+    """
+    op = value.owner
+    if not isinstance(op, ConstantOp) or not isinstance(op.value, DenseIntOrFPElementsAttr):
+        return None
+    element = op.value.get_element_type()
+    raw, size = op.value.data.data, element.size
+    if not raw or raw != raw[:size] * (len(raw) // size):
+        return None
+    return element.unpack(raw[:size], 1)[0]
+
+
+def forward(op: Operation, rewriter: PatternRewriter, value: SSAValue) -> None:
+    """Replace `op` by an existing value; callers have checked the types agree."""
+    rewriter.replace(op, [], [value])
+
+
+def replace_by_new(op: Operation, rewriter: PatternRewriter, new: Operation) -> None:
+    """Replace `op` by `new`, which takes `op`'s location (xDSL does not copy it)."""
+    new.location = op.location
+    rewriter.replace(op, [new], [new.results[0]])
+
+
+# ---------------------------------------------------------------------------
+# Data movement
+# ---------------------------------------------------------------------------
+
+
+class FoldTranspose(RewritePattern):
+    """transpose(transpose(x, p), q) -> transpose(x, p∘q); an identity perm -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter, /):
+        perm = op.perm.get_values()
+        if is_identity_perm(perm):
+            if op.x.type == op.result.type:
+                forward(op, rewriter, op.x)
+            return
+        inner = op.x.owner
+        if not isinstance(inner, TransposeOp):
+            # Nothing to compose with.
+            return
+        composed = compose_perms(inner.perm.get_values(), perm)
+        if is_identity_perm(composed):
+            if inner.x.type == op.result.type:
+                forward(op, rewriter, inner.x)
+            return
+        replace_by_new(op, rewriter, TransposeOp(inner.x, composed, op.result.type))
+
+
+class FoldReshape(RewritePattern):
+    """reshape(reshape(x)) -> reshape(x); a reshape to x's own static type -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter, /):
+        if op.shape is not None:
+            # A run-time shape: the target is not known statically.
+            return
+        if op.x.type == op.result.type and is_static_type(op.x.type):
+            forward(op, rewriter, op.x)
+            return
+        inner = op.x.owner
+        if not isinstance(inner, ReshapeOp) or inner.shape is not None:
+            return
+        new = ReshapeOp(inner.x, result_type=op.result.type)
+        replace_by_new(op, rewriter, new)
+
+
+class FoldIdentityBroadcast(RewritePattern):
+    """broadcast_to x's own type -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: BroadcastToOp, rewriter: PatternRewriter, /):
+        if op.x.type != op.result.type:
+            return
+        if op.shape is not None and not is_static_type(op.x.type):
+            # A run-time shape may broadcast a dynamic size-1 dimension.
+            return
+        forward(op, rewriter, op.x)
+
+
+# ---------------------------------------------------------------------------
+# Unary
+# ---------------------------------------------------------------------------
+
+
+class FoldNegNeg(RewritePattern):
+    """neg(neg(x)) -> x: negation is an involution (also with integer wrap-around)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: NegOp, rewriter: PatternRewriter, /):
+        inner = op.x.owner
+        if isinstance(inner, NegOp) and inner.x.type == op.result.type:
+            forward(op, rewriter, inner.x)
+
+
+class FoldIdempotent(RewritePattern):
+    """relu(relu(x)) -> relu(x), abs(abs(x)) -> abs(x): applying twice changes nothing."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReluOp | AbsOp, rewriter: PatternRewriter, /):
+        inner = op.x.owner
+        if type(inner) is type(op) and inner.results[0].type == op.result.type:
+            forward(op, rewriter, inner.results[0])
+
+
+class FoldAbsNeg(RewritePattern):
+    """abs(neg(x)) -> abs(x), except for unsigned integers, where neg wraps around."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AbsOp, rewriter: PatternRewriter, /):
+        inner = op.x.owner
+        if not isinstance(inner, NegOp):
+            return
+        element = op.result.type.element_type  # pyright: ignore[reportUnknownMemberType]
+        if isinstance(element, IntegerType) and element.signedness.data == Signedness.UNSIGNED:
+            # abs of an unsigned value is the value, and neg(x) != x there.
+            return
+        replace_by_new(op, rewriter, AbsOp(inner.x, op.result.type))
+
+
+class FoldSameTypeCast(RewritePattern):
+    """cast to x's own type -> x."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: CastOp, rewriter: PatternRewriter, /):
+        if op.x.type == op.result.type:
+            forward(op, rewriter, op.x)
+
+
+# ---------------------------------------------------------------------------
+# Binary identity elements
+# ---------------------------------------------------------------------------
+
+BINARY_KINDS: dict[type[BinaryOp], str] = {AddOp: "add", SubOp: "sub", MulOp: "mul", DivOp: "div"}
+
+
+def identity_operand(op: BinaryOp) -> SSAValue | None:
+    """The operand `x` when the other one is a splat identity constant, else None."""
+    kind = BINARY_KINDS[type(op)]
+    floating = is_float(op.result.type.element_type)  # pyright: ignore[reportUnknownMemberType]
+    sides = [(op.lhs, op.rhs)]
+    if kind in ("add", "mul"):
+        sides.append((op.rhs, op.lhs))
+    for x, constant in sides:
+        value = splat_value(constant)
+        if value is not None and is_identity_element(value, kind, floating):
+            return x
+    return None
+
+
+class FoldIdentityElement(RewritePattern):
+    """x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1 -> x, when that keeps the type."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AddOp | SubOp | MulOp | DivOp, rewriter: PatternRewriter, /):
+        x = identity_operand(op)
+        if x is None or x.type != op.result.type:
+            # No identity constant, or the constant broadcasts x to a new type.
+            return
+        forward(op, rewriter, x)
+
+
+# ---------------------------------------------------------------------------
+# Traits, one per op family, attached by the dialect modules
+# ---------------------------------------------------------------------------
+
+
+class FamilyCanonicalization(HasCanonicalizationPatternsTrait):
+    """Hands each op of a family only the patterns rooted at its own type."""
+
+    @classmethod
+    def by_op(cls) -> dict[type[Operation], tuple[RewritePattern, ...]]:
+        return {}
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return tuple(p for patterns in cls.by_op().values() for p in patterns)
+
+    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+        return type(self).by_op().get(op, ())
+
+
+class MovementCanonicalization(FamilyCanonicalization):
+    @classmethod
+    @cache
+    def by_op(cls) -> dict[type[Operation], tuple[RewritePattern, ...]]:
+        return {
+            TransposeOp: (FoldTranspose(),),
+            ReshapeOp: (FoldReshape(),),
+            BroadcastToOp: (FoldIdentityBroadcast(),),
+        }
+
+
+class UnaryCanonicalization(FamilyCanonicalization):
+    @classmethod
+    @cache
+    def by_op(cls) -> dict[type[Operation], tuple[RewritePattern, ...]]:
+        return {
+            NegOp: (FoldNegNeg(),),
+            ReluOp: (FoldIdempotent(),),
+            AbsOp: (FoldIdempotent(), FoldAbsNeg()),
+            CastOp: (FoldSameTypeCast(),),
+        }
+
+
+class BinaryCanonicalization(FamilyCanonicalization):
+    @classmethod
+    @cache
+    def by_op(cls) -> dict[type[Operation], tuple[RewritePattern, ...]]:
+        return {op: (FoldIdentityElement(),) for op in BINARY_KINDS}
