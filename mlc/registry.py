@@ -28,8 +28,15 @@ def _matmul_chain_reorder() -> type[ModulePass]:
     return MatmulChainReorderPass
 
 
+def _convert_to_llvm() -> type[ModulePass]:
+    from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
+
+    return ConvertToLLVMPass
+
+
 MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "matmul-chain-reorder": _matmul_chain_reorder,
+    "convert-to-llvm": _convert_to_llvm,
 }
 
 
