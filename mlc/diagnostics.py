@@ -6,8 +6,10 @@ then the offending source line and a caret under the column. Passes report
 through `op_error` (fatal) and `op_warning` / `op_remark` (not fatal); parse and
 verification failures become diagnostics through `from_parse_error` and
 `verify_module`. Whoever drives the compiler decides where diagnostics go: by
-default warnings and remarks print to stderr; `capture()` collects them instead
-(as `mlc-opt --verify-diagnostics` does).
+default warnings print to stderr and remarks (a pass explaining what it did or
+declined to do) are dropped unless `remarks_enabled()` is in force (as under
+`mlc-opt --remarks`); `capture()` collects all of them instead (as
+`mlc-opt --verify-diagnostics` does).
 """
 
 from collections.abc import Callable, Iterator
@@ -126,13 +128,29 @@ def op_error(op: Operation, message: str) -> NoReturn:
 Handler = Callable[[Diagnostic], None]
 
 
+_print_remarks = False
+
+
 def _print_to_stderr(diagnostic: Diagnostic) -> None:
     import sys
 
+    if diagnostic.severity == "remark" and not _print_remarks:
+        return
     print(diagnostic.render(), file=sys.stderr)
 
 
 _handlers: list[Handler] = [_print_to_stderr]
+
+
+@contextmanager
+def remarks_enabled(enabled: bool = True) -> Iterator[None]:
+    """Let the default handler print remarks in the block (it drops them otherwise)."""
+    global _print_remarks
+    previous, _print_remarks = _print_remarks, enabled
+    try:
+        yield
+    finally:
+        _print_remarks = previous
 
 
 def emit(diagnostic: Diagnostic) -> None:

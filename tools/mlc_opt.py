@@ -17,7 +17,7 @@ from typing import NoReturn
 
 from mlc import driver
 from mlc.diagnostic_verifier import expectations, unmatched
-from mlc.diagnostics import Diagnostic
+from mlc.diagnostics import Diagnostic, capture, remarks_enabled
 from mlc.registry import PipelineError, parse_pipeline, pass_factories
 
 PROG = "mlc-opt"
@@ -52,6 +52,11 @@ def build_parser() -> ArgumentParser:
         "--verify-diagnostics",
         action="store_true",
         help="check diagnostics against expected-* comments",
+    )
+    p.add_argument(
+        "--remarks",
+        action="store_true",
+        help="print optimisation remarks (stderr)",
     )
     p.add_argument(
         "--print-op-generic",
@@ -148,15 +153,14 @@ def run(args: argparse.Namespace) -> int:
     failed = False
     for chunk, first_line in chunks:
         if args.verify_diagnostics:
-            from mlc.diagnostics import capture
-
             with capture() as emitted:
                 result = driver.process(chunk, name, options, first_line=first_line, timer=timer)
             problems = unmatched(
                 [*emitted, *result.diagnostics], expectations(chunk, name, first_line)
             )
         else:
-            result = driver.process(chunk, name, options, first_line=first_line, timer=timer)
+            with remarks_enabled(args.remarks):
+                result = driver.process(chunk, name, options, first_line=first_line, timer=timer)
             problems = result.diagnostics
         report(problems, {name: text})
         failed |= bool(problems)

@@ -8,6 +8,7 @@
 // CHECK-DAG: --output
 // CHECK-DAG: --split-input-file
 // CHECK-DAG: --verify-diagnostics
+// CHECK-DAG: --remarks
 // CHECK-DAG: --print-op-generic
 // CHECK-DAG: --print-debuginfo
 // CHECK-DAG: --print-ir-before-all

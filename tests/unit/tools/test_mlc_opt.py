@@ -314,13 +314,28 @@ def test_test_pass_is_listed(capsys, diagnose_pass):
     assert DiagnosePass.name in run_opt(capsys, ["--list-passes"]).out.split()
 
 
-@pytest.mark.parametrize("severity", ["warning", "remark"])
-def test_non_fatal_diagnostic_goes_to_stderr(capsys, tmp_path, diagnose_pass, severity):
+@pytest.mark.parametrize(
+    ("severity", "flags"), [("warning", []), ("warning", ["--remarks"]), ("remark", ["--remarks"])]
+)
+def test_non_fatal_diagnostic_goes_to_stderr(capsys, tmp_path, diagnose_pass, severity, flags):
     path = write(tmp_path, VALID)
-    run = run_opt(capsys, [path, *diagnose_pass(severity)])
+    run = run_opt(capsys, [path, *diagnose_pass(severity), *flags])
     assert run.code == 0
     assert run.err == f"{path}:2:3: {severity}: 'ml.neg' op negation found\n"
     assert "ml.neg" in run.out
+    assert "negation found" not in run.out
+
+
+def test_remarks_are_off_by_default(capsys, tmp_path, diagnose_pass):
+    run = run_opt(capsys, [write(tmp_path, VALID), *diagnose_pass("remark")])
+    assert (run.code, run.err) == (0, "")
+    assert "ml.neg" in run.out
+
+
+def test_remarks_flag_does_not_outlive_the_run(capsys, tmp_path, diagnose_pass):
+    path = write(tmp_path, VALID)
+    run_opt(capsys, [path, *diagnose_pass("remark"), "--remarks"])
+    assert run_opt(capsys, [path, *diagnose_pass("remark")]).err == ""
 
 
 @pytest.mark.parametrize("severity", ["warning", "remark"])
@@ -403,3 +418,13 @@ def test_dumps_and_timing_go_to_stderr(capsys, tmp_path, diagnose_pass):
     assert "Execution time report" in run.err
     assert "IR Dump" not in out.read_text()
 
+
+
+def test_unexpected_remark_fails_verify_diagnostics(capsys, tmp_path, diagnose_pass):
+    """Under --verify-diagnostics remarks are captured even without --remarks."""
+    path = write(tmp_path, VALID)
+    run = run_opt(capsys, [path, "--verify-diagnostics", *diagnose_pass("remark")])
+    assert run.code == 1
+    assert run.err.splitlines()[0] == (
+        f"{path}:2:3: error: unexpected remark: 'ml.neg' op negation found"
+    )
