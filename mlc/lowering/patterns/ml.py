@@ -18,7 +18,6 @@ rewrites keep IEEE semantics: `x - x` and `x * 0` are not folded (NaN, inf), and
 
 import math
 from collections.abc import Sequence
-from functools import cache
 
 from xdsl.dialects.arith import ConstantOp
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, Signedness, TensorType
@@ -255,46 +254,23 @@ class FoldIdentityElement(RewritePattern):
 # ---------------------------------------------------------------------------
 
 
-class FamilyCanonicalization(HasCanonicalizationPatternsTrait):
-    """Hands each op of a family only the patterns rooted at its own type."""
+# Each pattern matches on its root op's type (`op_type_rewrite_pattern`), so the ops of
+# a family share one pattern list and a pattern skips the ops it is not about.
 
-    @classmethod
-    def by_op(cls) -> dict[type[Operation], tuple[RewritePattern, ...]]:
-        return {}
 
+class MovementCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        return tuple(p for patterns in cls.by_op().values() for p in patterns)
-
-    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
-        return type(self).by_op().get(op, ())
+        return (FoldTranspose(), FoldReshape(), FoldIdentityBroadcast())
 
 
-class MovementCanonicalization(FamilyCanonicalization):
+class UnaryCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
-    @cache
-    def by_op(cls) -> dict[type[Operation], tuple[RewritePattern, ...]]:
-        return {
-            TransposeOp: (FoldTranspose(),),
-            ReshapeOp: (FoldReshape(),),
-            BroadcastToOp: (FoldIdentityBroadcast(),),
-        }
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (FoldNegNeg(), FoldIdempotent(), FoldAbsNeg(), FoldSameTypeCast())
 
 
-class UnaryCanonicalization(FamilyCanonicalization):
+class BinaryCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
-    @cache
-    def by_op(cls) -> dict[type[Operation], tuple[RewritePattern, ...]]:
-        return {
-            NegOp: (FoldNegNeg(),),
-            ReluOp: (FoldIdempotent(),),
-            AbsOp: (FoldIdempotent(), FoldAbsNeg()),
-            CastOp: (FoldSameTypeCast(),),
-        }
-
-
-class BinaryCanonicalization(FamilyCanonicalization):
-    @classmethod
-    @cache
-    def by_op(cls) -> dict[type[Operation], tuple[RewritePattern, ...]]:
-        return {op: (FoldIdentityElement(),) for op in BINARY_KINDS}
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (FoldIdentityElement(),)
