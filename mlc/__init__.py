@@ -1,7 +1,8 @@
 """mlc: a hackable, MLIR-style compiler for machine-learning programs."""
 
+from mlc.compiler import CompileError, Executable, compile
 from mlc.ir import parse_module, print_module
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "parse_module", "print_module"]
+__all__ = ["CompileError", "Executable", "__version__", "compile", "parse_module", "print_module"]

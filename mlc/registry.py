@@ -28,6 +28,36 @@ def _matmul_chain_reorder() -> type[ModulePass]:
     return MatmulChainReorderPass
 
 
+def _licm() -> type[ModulePass]:
+    from mlc.lowering.licm import LoopInvariantCodeMotionPass
+
+    return LoopInvariantCodeMotionPass
+
+
+def _bufferize() -> type[ModulePass]:
+    from mlc.lowering.bufferize import BufferizePass
+
+    return BufferizePass
+
+
+def _convert_ml_to_linalg() -> type[ModulePass]:
+    from mlc.lowering.convert_ml_to_linalg import ConvertMLToLinalgPass
+
+    return ConvertMLToLinalgPass
+
+
+def _shape_inference() -> type[ModulePass]:
+    from mlc.lowering.shape_inference import ShapeInferencePass
+
+    return ShapeInferencePass
+
+
+def _simplify_graph() -> type[ModulePass]:
+    from mlc.lowering.graph_simplify import SimplifyGraphPass
+
+    return SimplifyGraphPass
+
+
 def _convert_to_llvm() -> type[ModulePass]:
     from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 
@@ -36,7 +66,12 @@ def _convert_to_llvm() -> type[ModulePass]:
 
 MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "matmul-chain-reorder": _matmul_chain_reorder,
+    "shape-inference": _shape_inference,
+    "simplify-graph": _simplify_graph,
+    "licm": _licm,
+    "bufferize": _bufferize,
     "convert-to-llvm": _convert_to_llvm,
+    "convert-ml-to-linalg": _convert_ml_to_linalg,
 }
 
 

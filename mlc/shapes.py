@@ -13,8 +13,9 @@ is that one). A statically provable violation raises `ShapeError` with a message
 that names the dimensions involved, in the style of MLIR's verifiers.
 """
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from math import prod
+from typing import Generic, TypeVar
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 
@@ -442,3 +443,171 @@ def compatible(declared: Sequence[int], inferred: Sequence[int]) -> bool:
         not is_static(a) or not is_static(b) or a == b
         for a, b in zip(declared, inferred, strict=True)
     )
+
+
+# ---------------------------------------------------------------------------
+# Refinement: meeting, joining and unifying shapes (used by `shape-inference`)
+# ---------------------------------------------------------------------------
+
+
+def refine(declared: Sequence[int], *known: Sequence[int]) -> Shape:
+    """
+    `declared` with each dynamic dim replaced by the first static size `known` gives.
+
+    The caller has checked that the shapes are `compatible`; a static declared dim
+    always stays, so a refinement never contradicts what was written.
+    """
+    result = list(declared)
+    for i, dim in enumerate(result):
+        if not is_static(dim):
+            result[i] = next((k[i] for k in known if is_static(k[i])), DYNAMIC)
+    return tuple(result)
+
+
+def join(a: Sequence[int], b: Sequence[int]) -> Shape:
+    """The most static shape that describes both (the type of a merge of two values)."""
+    if len(a) != len(b):
+        raise ShapeError(f"cannot join shapes of ranks {len(a)} and {len(b)}")
+    return tuple(x if x == y else DYNAMIC for x, y in zip(a, b, strict=True))
+
+
+K = TypeVar("K", bound=Hashable)
+
+
+class DimUnifier(Generic[K]):
+    """
+    Union-find over dimensions known to be equal, each class with its static size.
+
+    Keys are whatever names a dim (the pass uses `(value, axis)`). A class has at most
+    one static size; `unify` refuses to merge two classes of different sizes.
+    """
+
+    def __init__(self) -> None:
+        self._parent: dict[K, K] = {}
+        self._size: dict[K, int] = {}
+
+    def add(self, key: K, size: int = DYNAMIC) -> None:
+        """Make `key` known, with its static size if it has one."""
+        if key not in self._parent:
+            self._parent[key] = key
+            self._size[key] = size
+
+    def find(self, key: K) -> K:
+        self.add(key)
+        root = key
+        while (parent := self._parent[root]) != root:
+            root = parent
+        while key != root:  # path compression keeps later finds short
+            key, self._parent[key] = self._parent[key], root
+        return root
+
+    def size(self, key: K) -> int:
+        """The static size of `key`'s class, or DYNAMIC."""
+        return self._size[self.find(key)]
+
+    def unify(self, a: K, b: K) -> bool:
+        """Merge the classes of `a` and `b`; False (and no merge) if their sizes differ."""
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return True
+        sa, sb = self._size[ra], self._size[rb]
+        if is_static(sa) and is_static(sb) and sa != sb:
+            return False
+        self._parent[rb] = ra
+        self._size[ra] = sa if is_static(sa) else sb
+        return True
+
+    def keys(self) -> list[K]:
+        return list(self._parent)
+
+
+# Dims an op's shape rule makes equal, as pairs of `(position, axis)`: position `i` is
+# operand `i`, `RESULT` the op's result. Dynamic dims are never size-1 broadcasts in mlc
+# (docs/design/lowering.md): only a static 1 escapes the equality with its partner.
+
+RESULT = -1
+DimRef = tuple[int, int]
+Equality = tuple[DimRef, DimRef]
+
+
+def identity_equalities(rank: int, operand: int = 0) -> list[Equality]:
+    """The result has the operand's shape (elementwise unary ops, casts, softmax)."""
+    return [((operand, d), (RESULT, d)) for d in range(rank)]
+
+
+def broadcast_equalities(
+    operands: Sequence[Sequence[int]], rank: int, positions: Sequence[int] | None = None
+) -> list[Equality]:
+    """Each operand dim that is not a static 1 equals the result dim it aligns with."""
+    positions = range(len(operands)) if positions is None else positions
+    return [
+        ((p, d), (RESULT, d + rank - len(shape)))
+        for p, shape in zip(positions, operands, strict=True)
+        for d, dim in enumerate(shape)
+        if dim != 1
+    ]
+
+
+def matmul_equalities(a: Sequence[int], b: Sequence[int]) -> list[Equality]:
+    """Inner dims agree; rows come from `a`, columns from `b`; batch dims broadcast."""
+    rank = max(len(a), len(b))
+    batch = broadcast_equalities([a[:-2], b[:-2]], rank - 2)
+    return [
+        *batch,
+        ((0, len(a) - 1), (1, len(b) - 2)),
+        ((0, len(a) - 2), (RESULT, rank - 2)),
+        ((1, len(b) - 1), (RESULT, rank - 1)),
+    ]
+
+
+def transpose_equalities(perm: Sequence[int]) -> list[Equality]:
+    return [((0, p), (RESULT, i)) for i, p in enumerate(perm)]
+
+
+def concat_equalities(count: int, rank: int, axis: int) -> list[Equality]:
+    """Every operand matches the result off the concatenation axis."""
+    axis = normalize_axis(axis, rank)
+    return [((i, d), (RESULT, d)) for i in range(count) for d in range(rank) if d != axis]
+
+
+def gather_equalities(data_rank: int, indices_rank: int, axis: int) -> list[Equality]:
+    """data[..., indices, ...]: data dims around `axis`, then the indices' dims."""
+    axis = normalize_axis(axis, data_rank)
+    before = [((0, d), (RESULT, d)) for d in range(axis)]
+    indices = [((1, d), (RESULT, axis + d)) for d in range(indices_rank)]
+    after = [((0, d), (RESULT, d - 1 + indices_rank)) for d in range(axis + 1, data_rank)]
+    return before + indices + after
+
+
+def reduce_equalities(rank: int, axes: Sequence[int], keepdims: bool) -> list[Equality]:
+    """Dims that are not reduced carry over (shifted down when reduced dims are dropped)."""
+    reduced = set(normalize_axes(axes, rank))
+    kept = [d for d in range(rank) if keepdims or d not in reduced]
+    return [((0, d), (RESULT, i)) for i, d in enumerate(kept) if d not in reduced]
+
+
+def layer_norm_equalities(
+    shape: Sequence[int], scale: Sequence[int], bias: Sequence[int]
+) -> list[Equality]:
+    """The result is the input; scale and bias broadcast against its trailing dims."""
+    params = broadcast_equalities([scale, bias], len(shape), positions=(1, 2))
+    return identity_equalities(len(shape)) + [(a, (0, d)) for a, (_, d) in params]
+
+
+def batch_norm_equalities(rank: int) -> list[Equality]:
+    """The result is the input; the four (C,) parameters are its channel dim 1."""
+    return identity_equalities(rank) + [((p, 0), (0, 1)) for p in range(1, 5)]
+
+
+def conv2d_equalities(has_bias: bool, groups: int) -> list[Equality]:
+    """Batch from `x`, output channels from `w` (and the bias); input channels if ungrouped."""
+    result = [((0, 0), (RESULT, 0)), ((1, 0), (RESULT, 1))]
+    if has_bias:
+        result.append(((2, 0), (1, 0)))
+    if groups == 1:
+        result.append(((0, 1), (1, 1)))
+    return result
+
+
+def pool2d_equalities() -> list[Equality]:
+    return [((0, 0), (RESULT, 0)), ((0, 1), (RESULT, 1))]

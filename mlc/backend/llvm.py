@@ -6,13 +6,118 @@ host's target triple, so the JIT and ahead-of-time output agree on the ABI. The 
 must hold only `llvm.func`/`llvm.mlir.global` at the top level; run `convert-to-llvm`
 first. Anything xDSL cannot translate becomes an `LLVMTranslationError` naming the op,
 instead of a bare `NotImplementedError` from deep inside xDSL.
+
+mlc extends xDSL's translator here (never by editing xDSL) where it falls short of what
+`convert-to-llvm` emits: `llvm.fcmp` with the `ord`/`uno` predicates (xDSL passes them
+to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref globals
+want 64 bytes, as allocations get), function linkage (xDSL makes every function
+external), and dense global data: xDSL prints each element as a typed constant, 4.5 s
+for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers
+are opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an
+op to its translation; function bodies are translated by `_convert_body`, which tries
+those first and falls back to xDSL's `convert_op`.
 """
+
+from collections.abc import Callable
 
 import llvmlite.binding as llvm_binding
 import llvmlite.ir as llvm_ir
 from xdsl.backend.llvm.convert import convert_module
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.backend.llvm.convert_op import convert_op
+from xdsl.backend.llvm.convert_type import convert_type
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
+
+ValueMap = dict[SSAValue, llvm_ir.Value]
+
+
+def _convert_fcmp(op: llvm.FCmpOp, builder: llvm_ir.IRBuilder, values: ValueMap) -> bool:
+    """`fcmp ord`/`uno`, which llvmlite spells as such; False for the other predicates."""
+    predicate = llvm.FCmpPredicateFlag.from_int(op.predicate.value.data).value
+    if predicate not in ("ord", "uno"):
+        return False
+    values[op.res] = builder.fcmp_ordered(predicate, values[op.lhs], values[op.rhs])
+    return True
+
+
+EXTRA_OPS: dict[type[Operation], Callable[..., bool]] = {llvm.FCmpOp: _convert_fcmp}
+
+
+def _convert_body(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
+    """Translate one function body (xDSL's `_convert_func`, with `EXTRA_OPS` first)."""
+    blocks: dict[Block, llvm_ir.Block] = {}
+    values: ValueMap = {}
+    for index, block in enumerate(op.body.blocks):
+        blocks[block] = function.append_basic_block(name=block.name_hint or "")
+        if index == 0:
+            values.update(zip(block.args, function.args))
+    for block in list(op.body.blocks)[1:]:  # block arguments become phis
+        builder = llvm_ir.IRBuilder(blocks[block])
+        for arg in block.args:
+            values[arg] = builder.phi(convert_type(arg.type))
+    for block in op.body.blocks:
+        builder = llvm_ir.IRBuilder(blocks[block])
+        if blocks[block].instructions:
+            builder.position_after(blocks[block].instructions[-1])
+        for inner in block.ops:
+            extra = EXTRA_OPS.get(type(inner))
+            if extra is None or not extra(inner, builder, values):
+                convert_op(inner, builder, values, blocks)
+
+
+def _byte_initialised(op: Operation) -> bool:
+    """A global whose dense data can be copied as raw bytes (not i1: xDSL packs it as 0xff)."""
+    if not isinstance(op, llvm.GlobalOp) or not isinstance(op.value, DenseIntOrFPElementsAttr):
+        return False
+    element = op.value.get_element_type()
+    return not (isinstance(element, IntegerType) and element.width.data == 1)
+
+
+def _add_byte_global(op: llvm.GlobalOp, module: llvm_ir.Module) -> None:
+    """The global as an i8 array initialised from its dense data's bytes."""
+    assert isinstance(op.value, DenseIntOrFPElementsAttr)
+    data = bytearray(op.value.data.data)
+    type_ = llvm_ir.ArrayType(llvm_ir.IntType(8), len(data))
+    variable = llvm_ir.GlobalVariable(module, type_, name=op.sym_name.data)
+    variable.linkage = op.linkage.linkage.data
+    variable.global_constant = op.constant is not None
+    variable.initializer = llvm_ir.Constant(type_, data)
+    if op.alignment is not None:
+        variable.align = op.alignment.value.data
+
+
+def _translate(module: ModuleOp) -> llvm_ir.Module:
+    """xDSL's `convert_module` for declarations and globals; bodies via `_convert_body`."""
+    declarations = ModuleOp([])
+    bodies: list[llvm.FuncOp] = []
+    byte_globals: list[llvm.GlobalOp] = []
+    for op in module.ops:
+        if _byte_initialised(op):
+            assert isinstance(op, llvm.GlobalOp)
+            byte_globals.append(op)
+        elif isinstance(op, llvm.FuncOp) and op.body.blocks:
+            bodies.append(op)
+            # A body-less clone declares the function; the body is translated below.
+            declarations.body.block.add_op(llvm.FuncOp(op.sym_name, op.function_type, op.linkage))
+        else:
+            declarations.body.block.add_op(op.clone())
+    triple = module.attributes.get("llvm.target_triple")
+    if triple is not None:
+        declarations.attributes["llvm.target_triple"] = triple
+    result = convert_module(declarations, fallback_target_triple=host_triple())
+    for op in declarations.ops:
+        if isinstance(op, llvm.GlobalOp) and op.alignment is not None:
+            result.get_global(op.sym_name.data).align = op.alignment.value.data
+    for op in byte_globals:
+        _add_byte_global(op, result)
+    for op in bodies:
+        function = result.get_global(op.sym_name.data)
+        assert isinstance(function, llvm_ir.Function)
+        function.linkage = op.linkage.linkage.data if op.linkage.linkage.data != "external" else ""
+        _convert_body(op, function)
+    return result
 
 
 class LLVMTranslationError(Exception):
@@ -27,7 +132,7 @@ def host_triple() -> str:
 def to_llvmlite(module: ModuleOp) -> llvm_ir.Module:
     """The llvmlite module for an `llvm`-dialect module, for the host triple."""
     try:
-        return convert_module(module, fallback_target_triple=host_triple())
+        return _translate(module)
     except (NotImplementedError, LLVMTranslationException, KeyError) as error:
         raise LLVMTranslationError(
             f"cannot translate to LLVM IR: {error} (run convert-to-llvm first?)"

@@ -1026,3 +1026,47 @@ def test_pool2d_errors(
 ):
     with raises_shape_error(fragment):
         shapes.pool2d(x, kernel, strides, pads)
+
+
+# ---------------------------------------------------------------------------
+# Refinement helpers (shape-inference)
+# ---------------------------------------------------------------------------
+
+
+def test_refine_keeps_static_and_fills_dynamic():
+    assert shapes.refine((D, 4, D), (3, D, D), (7, D, 5)) == (3, 4, 5)
+
+
+def test_join_keeps_agreeing_dims():
+    assert shapes.join((2, 3, D), (2, 4, D)) == (2, D, D)
+    with raises_shape_error("ranks 1 and 2"):
+        shapes.join((1,), (1, 2))
+
+
+def test_dim_unifier_merges_and_refuses_conflicts():
+    u = shapes.DimUnifier[str]()
+    u.add("a")
+    u.add("b", 3)
+    u.add("c", 5)
+    assert u.unify("a", "b")
+    assert u.size("a") == 3
+    assert not u.unify("a", "c")
+    assert u.size("c") == 5
+
+
+@hypothesis_settings
+@given(st.lists(shape_st, min_size=1, max_size=3))
+def test_broadcast_equalities_name_equal_dims(operands: list[tuple[int, ...]]):
+    try:
+        result = shapes.broadcast(*operands)
+    except ShapeError:
+        return
+    for (p, d), (_, r) in shapes.broadcast_equalities(operands, len(result)):
+        assert operands[p][d] == result[r]
+
+
+def test_matmul_and_gather_equalities():
+    assert ((0, 1), (1, 0)) in shapes.matmul_equalities((4, 8), (8, 2))
+    eq = shapes.gather_equalities(3, 2, 1)
+    assert ((1, 1), (shapes.RESULT, 2)) in eq
+    assert ((0, 2), (shapes.RESULT, 3)) in eq

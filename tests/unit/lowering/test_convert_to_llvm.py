@@ -1,11 +1,13 @@
 """convert-to-llvm's helpers, and that a failure leaves the module untouched."""
 
 import pytest
-from xdsl.dialects import arith, math
+from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
+    IntegerAttr,
     MemRefType,
+    StridedLayoutAttr,
     TensorType,
     f32,
     f64,
@@ -18,9 +20,12 @@ from mlc.diagnostics import OpError
 from mlc.ir import parse_module, print_module
 from mlc.lowering.convert_to_llvm import (
     ConvertToLLVMPass,
+    descriptor_type,
     llvm_type,
     unsupported_op_reason,
 )
+from mlc.lowering.convert_to_llvm.common import static_strides
+from mlc.lowering.convert_to_llvm.memref import dropped_dims
 from mlc.registry import make_context, parse_pipeline
 
 
@@ -34,7 +39,31 @@ def test_scalar_types_map_index_to_i64():
 def test_unsupported_op_reason():
     value = arith.ConstantOp(FloatAttr(1.0, f32))
     assert unsupported_op_reason(value) is None
-    assert unsupported_op_reason(math.ExpOp(value)) == "is not supported by convert-to-llvm yet"
+    assert unsupported_op_reason(math.ExpOp(value)) is None
+    integer = arith.ConstantOp(IntegerAttr(2, i32))
+    ipowi = math.IPowIOp(integer, integer)
+    assert unsupported_op_reason(ipowi) == "is not supported by convert-to-llvm yet"
+
+
+def test_descriptor_type_has_rank_arrays_except_at_rank_0():
+    assert str(descriptor_type(0)) == "!llvm.struct<(!llvm.ptr, !llvm.ptr, i64)>"
+    assert str(descriptor_type(2)) == (
+        "!llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<2 x i64>, !llvm.array<2 x i64>)>"
+    )
+
+
+def test_static_strides_of_identity_layouts_stop_at_dynamic_sizes():
+    assert static_strides(MemRefType(f32, [2, 3, 4])) == [12, 4, 1]
+    assert static_strides(MemRefType(f32, [2, -1, 4])) == [None, 4, 1]
+    strided = MemRefType(f32, [2, 3], StridedLayoutAttr([None, 1], 5))
+    assert static_strides(strided) == [None, 1]
+
+
+def test_rank_reducing_subview_drops_static_unit_dims():
+    source = memref.AllocOp([], [], MemRefType(f32, [1, 4, 1, 8]))
+    result = MemRefType(f32, [4, 8], StridedLayoutAttr([8, 1]))
+    view = memref.SubviewOp(source, [], [], [], [0] * 4, [1, 4, 1, 8], [1] * 4, result)
+    assert dropped_dims(view) == {0, 2}
 
 
 def test_registered_under_its_contract_name():
@@ -48,13 +77,13 @@ func.func @ok(%a: f32) -> f32 {
   %0 = arith.addf %a, %a : f32
   func.return %0 : f32
 }
-func.func @bad(%a: f32) -> f32 {
-  %0 = math.exp %a : f32
-  func.return %0 : f32
+func.func @bad(%a: i32) -> i32 {
+  %0 = math.ipowi %a, %a : i32
+  func.return %0 : i32
 }
 """
     module = parse_module(text)
     before = print_module(module)
-    with pytest.raises(OpError, match=r"'math\.exp' op is not supported"):
+    with pytest.raises(OpError, match=r"'math\.ipowi' op is not supported"):
         ConvertToLLVMPass().apply(make_context(), module)
     assert print_module(module) == before

@@ -1,0 +1,278 @@
+"""
+`mlc.compile`: from a program to a Python callable on numpy arrays.
+
+The program is parsed once, its public functions' signatures are read at the tensor
+level (the types users wrote), and it is lowered through the target's stages in
+`mlc.pipeline` and handed to the backend. What comes back checks every argument
+against those signatures *before* native code runs, so a wrong count, dtype, rank or
+static size is a `TypeError`/`ValueError` naming the argument, never a crash.
+
+Compiled programs are cached in memory by a hash of the IR, the target and the
+options, so compiling the same program twice costs one parse and one print.
+"""
+
+import hashlib
+import os
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FunctionType,
+    IndexType,
+    IntegerType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import ParseError
+
+from mlc import diagnostics, pipeline
+from mlc.diagnostics import DiagnosticError
+from mlc.ir import parse_module, print_module
+
+CACHE_SIZE = 64
+
+
+class CompileError(DiagnosticError):
+    """The program could not be compiled: one-line diagnostics with locations."""
+
+
+def _type_text(type_: Attribute) -> str:
+    from io import StringIO
+
+    from xdsl.printer import Printer
+
+    out = StringIO()
+    Printer(stream=out).print_attribute(type_)
+    return out.getvalue()
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A public function's argument and result types, as the program wrote them."""
+
+    name: str
+    inputs: tuple[Attribute, ...]
+    outputs: tuple[Attribute, ...]
+    arg_names: tuple[str, ...]
+
+    @staticmethod
+    def of(function: func.FuncOp) -> "Signature":
+        names = tuple(
+            f"%{arg.name_hint}" if arg.name_hint else f"#{i}" for i, arg in enumerate(function.args)
+        )
+        return Signature(
+            function.sym_name.data,
+            tuple(function.function_type.inputs),
+            tuple(function.function_type.outputs),
+            names,
+        )
+
+    def check(self, args: Sequence[Any]) -> list[Any]:
+        """The arguments as the backend takes them; raises on any mismatch."""
+        from mlc.backend.runtime import dtype_of
+
+        if len(args) != len(self.inputs):
+            raise TypeError(f"@{self.name} takes {len(self.inputs)} argument(s), got {len(args)}")
+        checked: list[Any] = []
+        for i, (arg, type_) in enumerate(zip(args, self.inputs, strict=True)):
+            what = f"@{self.name}: argument {i} ({self.arg_names[i]})"
+            if isinstance(type_, TensorType):
+                checked.append(_check_array(what, arg, type_, dtype_of(type_.element_type)))
+            else:
+                checked.append(_check_scalar(what, arg, type_))
+        return checked
+
+
+def _check_array(what: str, arg: Any, type_: TensorType, dtype: np.dtype) -> np.ndarray:
+    expected = _type_text(type_)
+    if not isinstance(arg, np.ndarray):
+        raise TypeError(f"{what}: expected a numpy array for {expected}, got {type(arg).__name__}")
+    if arg.dtype != dtype:
+        raise TypeError(f"{what}: expected dtype {dtype} for {expected}, got {arg.dtype}")
+    shape = type_.get_shape()
+    if arg.ndim != len(shape):
+        raise ValueError(
+            f"{what}: expected rank {len(shape)} for {expected}, got shape {arg.shape}"
+        )
+    for dim, (want, got) in enumerate(zip(shape, arg.shape, strict=True)):
+        if want != DYNAMIC_INDEX and want != got:
+            raise ValueError(
+                f"{what}: expected size {want} in dim {dim} for {expected}, got shape {arg.shape}"
+            )
+    return np.require(arg, requirements="C")  # keeps rank 0, unlike ascontiguousarray
+
+
+def _check_scalar(what: str, arg: Any, type_: Attribute) -> Any:
+    if isinstance(type_, IndexType | IntegerType):
+        if isinstance(arg, bool | np.bool_) and not (
+            isinstance(type_, IntegerType) and type_.width.data == 1
+        ):
+            raise TypeError(f"{what}: expected an integer for {_type_text(type_)}, got bool")
+        if not isinstance(arg, int | np.integer | bool | np.bool_):
+            raise TypeError(
+                f"{what}: expected an integer for {_type_text(type_)}, got {type(arg).__name__}"
+            )
+        return int(arg)
+    if not isinstance(arg, int | float | np.integer | np.floating):
+        raise TypeError(
+            f"{what}: expected a number for {_type_text(type_)}, got {type(arg).__name__}"
+        )
+    return float(arg)
+
+
+class CompiledFunction:
+    """One public function of a compiled program, callable on numpy arrays."""
+
+    def __init__(self, signature: Signature, native: Any):
+        self.signature = signature
+        self._native = native
+
+    @property
+    def name(self) -> str:
+        return self.signature.name
+
+    def __call__(self, *args: Any) -> Any:
+        return self._native(*self.signature.check(args))
+
+    def __repr__(self) -> str:
+        inputs = ", ".join(_type_text(t) for t in self.signature.inputs)
+        outputs = ", ".join(_type_text(t) for t in self.signature.outputs)
+        return f"<mlc function @{self.name}({inputs}) -> ({outputs})>"
+
+
+class Executable:
+    """
+    A compiled program. Calling it calls its entry function: `main` if there is
+    one, else its only public function; others are reachable by name (`exe["f"]`).
+    """
+
+    def __init__(self, functions: dict[str, CompiledFunction], llvm_ir: str, target: str):
+        self.functions = functions
+        self.llvm_ir = llvm_ir
+        self.target = target
+
+    @property
+    def entry(self) -> CompiledFunction:
+        if "main" in self.functions:
+            return self.functions["main"]
+        if len(self.functions) == 1:
+            return next(iter(self.functions.values()))
+        names = ", ".join(f"@{name}" for name in self.functions) or "none"
+        raise TypeError(f"no entry function: several public functions ({names}); use exe['name']")
+
+    def __getitem__(self, name: str) -> CompiledFunction:
+        if name not in self.functions:
+            names = ", ".join(f"@{n}" for n in self.functions)
+            raise KeyError(f"no public function @{name} (functions: {names})")
+        return self.functions[name]
+
+    def __call__(self, *args: Any) -> Any:
+        return self.entry(*args)
+
+
+_cache: OrderedDict[str, Executable] = OrderedDict()
+
+
+def load(src: "str | os.PathLike[str] | ModuleOp") -> ModuleOp:
+    """A verified module from MLIR text, a path to a .mlir or .onnx file, or a module."""
+    if isinstance(src, ModuleOp):
+        return src.clone()
+    if _is_onnx(src):
+        from mlc.frontends.onnx import import_onnx
+
+        return import_onnx(src)
+    name, text = "<string>", src
+    if isinstance(src, os.PathLike) or (isinstance(src, str) and _looks_like_path(src)):
+        path = Path(src)
+        try:
+            text = path.read_text()
+        except OSError as error:
+            raise CompileError(
+                [diagnostics.Diagnostic("error", f"cannot read {path}: {error.strerror}")]
+            ) from None
+        name = str(path)
+    assert isinstance(text, str)
+    try:
+        module = parse_module(text, name)
+    except ParseError as error:
+        raise CompileError([diagnostics.from_parse_error(error)]) from None
+    if errors := diagnostics.verify_module(module):
+        raise CompileError(errors)
+    return module
+
+
+def _looks_like_path(text: str) -> bool:
+    return (
+        "\n" not in text and ("{" not in text) and (text.endswith(".mlir") or os.path.exists(text))
+    )
+
+
+def _is_onnx(src: object) -> bool:
+    if isinstance(src, str | os.PathLike):
+        return str(src).endswith(".onnx")
+    return type(src).__name__ == "ModelProto"
+
+
+def compile(src: Any, target: str = "cpu", *, emit: str | None = None) -> Any:
+    """
+    Compile `src` for `target`: MLIR text, a .mlir/.onnx path, an ONNX ModelProto or
+    an xDSL `ModuleOp`. Returns an `Executable`, or with `emit=<stage>` the module as
+    it is after that stage of `mlc.pipeline` (nothing is run).
+    """
+    module = load(src)
+    if emit is not None:
+        try:
+            return pipeline.lower(module, target, emit)
+        except DiagnosticError as error:
+            raise CompileError(error.diagnostics) from None
+    key = hashlib.sha256(f"{target}\n{print_module(module)}".encode()).hexdigest()
+    if key in _cache:
+        _cache.move_to_end(key)
+        return _cache[key]
+    executable = _build(module, target)
+    _cache[key] = executable
+    if len(_cache) > CACHE_SIZE:
+        _cache.popitem(last=False)
+    return executable
+
+
+def _build(module: ModuleOp, target: str) -> Executable:
+    from mlc.backend.jit import JITModule
+    from mlc.backend.runtime import compiled_function
+
+    signatures = [
+        Signature.of(op)
+        for op in module.body.ops
+        if isinstance(op, func.FuncOp) and op.body.blocks and not _is_private(op)
+    ]
+    try:
+        pipeline.lower(module, target)
+    except DiagnosticError as error:
+        raise CompileError(error.diagnostics) from None
+    jit = JITModule(module)
+    functions: dict[str, CompiledFunction] = {}
+    for sig in signatures:
+        buffers = FunctionType.from_lists(
+            [_buffer_type(t) for t in sig.inputs], [_buffer_type(t) for t in sig.outputs]
+        )
+        functions[sig.name] = CompiledFunction(sig, compiled_function(jit, sig.name, buffers))
+    return Executable(functions, jit.optimized_ir, target)
+
+
+def _buffer_type(type_: Attribute) -> Attribute:
+    """The type a tensor-level argument or result has once bufferized."""
+    from mlc.lowering.bufferize import memref_type
+
+    return memref_type(type_) if isinstance(type_, TensorType) else type_
+
+
+def _is_private(function: func.FuncOp) -> bool:
+    visibility = function.sym_visibility
+    return visibility is not None and visibility.data == "private"

@@ -1,0 +1,65 @@
+"""
+Lower `ml` ops on tensors to linalg on tensors (level 2 of docs/design/lowering.md).
+
+Each `ml` op becomes one `linalg.generic` per stage of its computation, over outputs
+made by `tensor.empty` (or, for reductions, by a fill generic):
+
+- elementwise ops: one generic over the result, operands read through numpy
+  broadcasting maps (`elementwise`);
+- `ml.matmul`: a zero fill and one generic with loops `(batch..., i, k, j)`
+  (`contraction`);
+- reductions: a fill with the reduction's identity and one generic with
+  `reduction` iterators, plus a division for the mean (`reduction`);
+- softmax, layer_norm, batch_norm: a few generics each (`normalization`);
+- movement ops (transpose, reshape, broadcast_to, concat, slice, gather) and
+  conv2d/pooling: `movement` and `conv`.
+
+Dynamic dims are read with `tensor.dim` and assumed to match wherever the `ml`
+verifier let them pass (a dynamic dim never broadcasts). Every new op keeps the
+location of the `ml` op it replaces. Afterwards no `ml` op may remain: one that no
+pattern lowers stops the pass with an error at its location.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+
+from mlc.diagnostics import op_error
+from mlc.lowering.convert_ml_to_linalg import (
+    contraction,
+    conv,
+    elementwise,
+    movement,
+    normalization,
+    reduction,
+)
+
+PATTERNS = [
+    *elementwise.PATTERNS,
+    *contraction.PATTERNS,
+    *reduction.PATTERNS,
+    *normalization.PATTERNS,
+    *movement.PATTERNS,
+    *conv.PATTERNS,
+]
+
+
+def check_fully_lowered(module: ModuleOp) -> None:
+    """Stop with an error at the first `ml` op that no pattern lowered."""
+    for op in module.walk():
+        if op.name.startswith("ml."):
+            op_error(op, f"convert-ml-to-linalg: no lowering for '{op.name}' yet")
+
+
+@dataclass(frozen=True)
+class ConvertMLToLinalgPass(ModulePass):
+    """Lower every `ml` op to linalg on tensors (see the module docstring)."""
+
+    name = "convert-ml-to-linalg"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(GreedyRewritePatternApplier(PATTERNS)).rewrite_module(op)
+        check_fully_lowered(op)

@@ -1,0 +1,376 @@
+"""
+Helpers shared by the `convert-ml-to-linalg` patterns.
+
+Every pattern builds its replacement the same way: sizes of dynamic dims come from
+`tensor.dim`, outputs start as a `tensor.empty` (or a fill generic for reductions),
+and the computation is one `linalg.generic` per stage whose body a Python callback
+writes. Broadcasting is expressed in indexing maps, never by materialising a copy.
+
+Ops are inserted through the pattern's rewriter, before the matched `ml` op; inside
+`keep_location` every inserted op (and every op nested in it) takes the `ml` op's
+location, since xDSL's rewriter does not copy locations.
+"""
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from xdsl.builder import ImplicitBuilder
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    Signedness,
+    TensorType,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.pattern_rewriter import PatternRewriter
+
+from mlc import shapes
+from mlc.diagnostics import op_error
+
+PARALLEL = IteratorTypeAttr.parallel()
+REDUCTION = IteratorTypeAttr.reduction()
+
+# A generic's body: receives the block arguments (one scalar per input, then one per
+# output) and returns the values to yield. Ops it creates land in the body.
+BodyFn = Callable[[Sequence[BlockArgument]], Sequence[SSAValue] | SSAValue]
+
+
+# ---------------------------------------------------------------------------
+# Locations and element types
+# ---------------------------------------------------------------------------
+
+
+@contextmanager
+def keep_location(rewriter: PatternRewriter, op: Operation) -> Iterator[None]:
+    """Give every op inserted in the block (and the ops nested in it) `op`'s location."""
+
+    def stamp(inserted: Operation) -> None:
+        for nested in inserted.walk():
+            nested.location = op.location
+
+    rewriter.operation_insertion_handler.append(stamp)
+    try:
+        yield
+    finally:
+        rewriter.operation_insertion_handler.remove(stamp)
+
+
+def tensor_type(value: SSAValue) -> TensorType[Attribute]:
+    """The type of a value the `ml` verifier has already checked to be a ranked tensor."""
+    assert isinstance(value.type, TensorType)
+    return value.type  # pyright: ignore[reportUnknownVariableType]
+
+
+def element_type(value: SSAValue) -> Attribute:
+    """The element type of a tensor value, or the type of a scalar."""
+    if isinstance(value.type, TensorType):
+        return value.type.element_type  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return value.type
+
+
+def check_signless(op: Operation, element: Attribute) -> None:
+    """`arith` works on signless integers only: stop with an error on `ui8` and friends."""
+    if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
+        op_error(op, f"convert-ml-to-linalg: element type {element} is not supported yet")
+
+
+# ---------------------------------------------------------------------------
+# Sizes and outputs
+# ---------------------------------------------------------------------------
+
+
+def index_constant(rewriter: PatternRewriter, value: int) -> SSAValue:
+    return rewriter.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+
+def dim_value(rewriter: PatternRewriter, value: SSAValue, axis: int) -> SSAValue:
+    """The size of dim `axis` of `value` as an index: a constant if static, else `tensor.dim`."""
+    size = tensor_type(value).get_shape()[axis]
+    if shapes.is_static(size):
+        return index_constant(rewriter, size)
+    if (existing := existing_dim(rewriter, value, axis)) is not None:
+        return existing
+    axis_value = index_constant(rewriter, axis)
+    return rewriter.insert(tensor.DimOp(value, axis_value)).result
+
+
+def existing_dim(rewriter: PatternRewriter, value: SSAValue, axis: int) -> SSAValue | None:
+    """A `tensor.dim` of `value` at `axis` that the insertion point already sees, if any."""
+    point = rewriter.insertion_point
+    for use in value.uses:
+        dim = use.operation
+        if not isinstance(dim, tensor.DimOp) or dim.parent_block() is not point.block:
+            continue
+        if point.insert_before is not None and not dim.is_before_in_block(point.insert_before):
+            continue
+        index = dim.index.owner
+        if isinstance(index, arith.ConstantOp) and index.value == IntegerAttr(axis, IndexType()):
+            return dim.result
+    return None
+
+
+def dynamic_dims(rewriter: PatternRewriter, value: SSAValue) -> list[SSAValue | None]:
+    """One entry per dim of `value`: its `tensor.dim` where dynamic, None where static."""
+    shape = tensor_type(value).get_shape()
+    return [
+        None if shapes.is_static(d) else dim_value(rewriter, value, i) for i, d in enumerate(shape)
+    ]
+
+
+def empty_like_result(
+    rewriter: PatternRewriter, result_type: Attribute, dims: Sequence[SSAValue | None]
+) -> SSAValue:
+    """
+    A `tensor.empty` of `result_type`; `dims` has one entry per result dim.
+
+    Only the entries at the dynamic dims of `result_type` are read (they must be set);
+    the others may be None.
+    """
+    assert isinstance(result_type, TensorType)
+    shape = result_type.get_shape()
+    sizes = [dims[i] for i, d in enumerate(shape) if not shapes.is_static(d)]
+    assert all(s is not None for s in sizes), "a dynamic result dim has no size"
+    return rewriter.insert(tensor.EmptyOp([s for s in sizes if s is not None], result_type)).tensor
+
+
+def broadcast_dim(rewriter: PatternRewriter, aligned: Sequence[tuple[SSAValue, int]]) -> SSAValue:
+    """
+    The size of one dim of a numpy broadcast, given the operand dims `(value, axis)` it aligns with.
+
+    A dynamic operand dim is assumed to equal the result dim, as the indexing maps
+    assume; if all are static, the size is their static broadcast (1 if none).
+    """
+    for value, axis in aligned:
+        if not shapes.is_static(tensor_type(value).get_shape()[axis]):
+            return dim_value(rewriter, value, axis)
+    static = shapes.broadcast(*[(tensor_type(v).get_shape()[a],) for v, a in aligned])
+    return index_constant(rewriter, static[0] if static else 1)
+
+
+def broadcast_result_dims(
+    rewriter: PatternRewriter, operands: Sequence[SSAValue], result_type: Attribute
+) -> list[SSAValue | None]:
+    """The sizes of the dynamic dims of a numpy broadcast of `operands` to `result_type`."""
+    assert isinstance(result_type, TensorType)
+    rank = result_type.get_num_dims()
+    dims: list[SSAValue | None] = []
+    for i, size in enumerate(result_type.get_shape()):
+        if shapes.is_static(size):
+            dims.append(None)
+            continue
+        aligned = [
+            (v, axis) for v in operands if (axis := i - rank + tensor_type(v).get_num_dims()) >= 0
+        ]
+        dims.append(broadcast_dim(rewriter, aligned))
+    return dims
+
+
+# ---------------------------------------------------------------------------
+# Indexing maps and iterators
+# ---------------------------------------------------------------------------
+
+
+def broadcast_map(
+    operand_shape: Sequence[int], output_shape: Sequence[int], num_loops: int | None = None
+) -> AffineMap:
+    """
+    The indexing map that reads an operand broadcast (numpy rules) to `output_shape`.
+
+    Loop `d_i` walks output dim `i`; `num_loops` (default: the output rank) may add
+    loops past the output's. The operand aligns with the trailing output dims, so its
+    missing leading dims are dropped; a static size-1 dim facing an output dim that is
+    not statically 1 reads index 0; any other dim, dynamic ones included, is assumed
+    to equal the output dim it faces.
+    """
+    offset = len(output_shape) - len(operand_shape)
+    assert offset >= 0, "an operand cannot have a higher rank than the broadcast"
+    results = [
+        AffineExpr.constant(0)
+        if size == 1 and output_shape[offset + i] != 1
+        else AffineExpr.dimension(offset + i)
+        for i, size in enumerate(operand_shape)
+    ]
+    return AffineMap(len(output_shape) if num_loops is None else num_loops, 0, tuple(results))
+
+
+def iterator_types(num_loops: int, reduced: Sequence[int] = ()) -> list[Attribute]:
+    """`parallel` for every loop except those in `reduced`, which are `reduction`."""
+    return [REDUCTION if i in reduced else PARALLEL for i in range(num_loops)]
+
+
+# ---------------------------------------------------------------------------
+# Generics
+# ---------------------------------------------------------------------------
+
+
+def build_generic(
+    rewriter: PatternRewriter,
+    inputs: Sequence[SSAValue],
+    inits: Sequence[SSAValue],
+    maps: Sequence[AffineMap],
+    iterators: Sequence[Attribute],
+    body: BodyFn,
+) -> tuple[SSAValue, ...]:
+    """
+    Insert a `linalg.generic` over tensors and return its results.
+
+    `maps` holds one indexing map per input, then one per init (output). The body
+    callback runs inside the new block, so the ops it creates land there; the yield
+    is added for it. Scalar inputs (not tensors) take a map with no results.
+    """
+    block = Block(arg_types=[element_type(v) for v in (*inputs, *inits)])
+    with ImplicitBuilder(block):
+        yielded = body(block.args)
+        YieldOp(*([yielded] if isinstance(yielded, SSAValue) else yielded))
+    generic = GenericOp(
+        inputs,
+        inits,
+        Region(block),
+        [AffineMapAttr(m) for m in maps],
+        iterators,
+        [v.type for v in inits],
+    )
+    return tuple(rewriter.insert(generic).res)
+
+
+def fill(
+    rewriter: PatternRewriter,
+    result_type: Attribute,
+    dims: Sequence[SSAValue | None],
+    value: float | int,
+) -> SSAValue:
+    """A tensor of `result_type` holding `value` everywhere: a generic with no inputs."""
+    assert isinstance(result_type, TensorType)
+    rank = result_type.get_num_dims()
+    element = result_type.element_type  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    empty = empty_like_result(rewriter, result_type, dims)
+    (filled,) = build_generic(
+        rewriter,
+        [],
+        [empty],
+        [AffineMap.identity(rank)],
+        iterator_types(rank),
+        lambda _: scalar_constant(value, element),  # pyright: ignore[reportUnknownArgumentType]
+    )
+    return filled
+
+
+# ---------------------------------------------------------------------------
+# Scalars (inside generic bodies)
+# ---------------------------------------------------------------------------
+
+
+def scalar_constant(value: float | int, type_: Attribute) -> SSAValue:
+    """
+    An `arith.constant` of a float, integer or i1 type.
+
+    Made where an implicit builder is active (a `build_generic` body); elsewhere,
+    insert the owner through the rewriter.
+    """
+    if isinstance(type_, IntegerType):
+        return arith.ConstantOp(IntegerAttr(int(value), type_)).result
+    return arith.ConstantOp(FloatAttr(float(value), type_)).result  # pyright: ignore[reportArgumentType]
+
+
+def int_min(type_: IntegerType) -> int:
+    return -(2 ** (type_.width.data - 1))
+
+
+def int_max(type_: IntegerType) -> int:
+    return 2 ** (type_.width.data - 1) - 1
+
+
+# ---------------------------------------------------------------------------
+# Index arithmetic that folds on ints (used by movement and conv)
+# ---------------------------------------------------------------------------
+
+# An index known at compile time (a Python int) or only at run time (an `index` value).
+Index = SSAValue | int
+
+
+class IndexCalc:
+    """
+    Index arithmetic on `Index` values: Python ints fold, SSA values get `arith` ops.
+
+    One formula (slice bounds, window sizes) thus serves static dims, where it gives
+    ints for static op attributes, dynamic dims, where it emits IR, and unit tests,
+    which run it on plain ints against numpy. `insert` places a new op (the pattern's
+    `rewriter.insert`); in a generic body, where the implicit builder has already
+    placed it, use `IndexCalc.in_body()`.
+    """
+
+    def __init__(self, insert: Callable[[Operation], Operation] | None = None):
+        self.insert = insert
+
+    @staticmethod
+    def in_body() -> "IndexCalc":
+        return IndexCalc(lambda op: op)
+
+    def value(self, x: Index) -> SSAValue:
+        """`x` as an SSA value, materialising a constant if needed."""
+        if isinstance(x, SSAValue):
+            return x
+        return self._emit(arith.ConstantOp(IntegerAttr(x, IndexType())))
+
+    def _emit(self, op: Operation) -> SSAValue:
+        assert self.insert is not None, "IndexCalc without an insertion point met an SSA value"
+        return self.insert(op).results[0]
+
+    def _binary(
+        self,
+        a: Index,
+        b: Index,
+        fold: Callable[[int, int], int],
+        make: Callable[[SSAValue, SSAValue], Operation],
+    ) -> Index:
+        if isinstance(a, int) and isinstance(b, int):
+            return fold(a, b)
+        return self._emit(make(self.value(a), self.value(b)))
+
+    def add(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and a == 0:
+            return b
+        if isinstance(b, int) and b == 0:
+            return a
+        return self._binary(a, b, lambda x, y: x + y, arith.AddiOp)
+
+    def sub(self, a: Index, b: Index) -> Index:
+        if isinstance(b, int) and b == 0:
+            return a
+        return self._binary(a, b, lambda x, y: x - y, arith.SubiOp)
+
+    def mul(self, a: Index, b: Index) -> Index:
+        if isinstance(a, int) and a == 1:
+            return b
+        if isinstance(b, int) and b == 1:
+            return a
+        return self._binary(a, b, lambda x, y: x * y, arith.MuliOp)
+
+    def min(self, a: Index, b: Index) -> Index:
+        return self._binary(a, b, min, arith.MinSIOp)
+
+    def max(self, a: Index, b: Index) -> Index:
+        return self._binary(a, b, max, arith.MaxSIOp)
+
+    def floordiv(self, a: Index, b: Index) -> Index:
+        if isinstance(b, int) and b == 1:
+            return a
+        return self._binary(a, b, lambda x, y: x // y, arith.FloorDivSIOp)
+
+    def ceildiv(self, a: Index, b: int) -> Index:
+        """
+        Rounds up, for a non-negative `a` and a positive `b`.
+
+        `(a - 1) // b + 1` (floor division, so `a == 0` gives 0) cannot overflow as
+        `(a + b - 1) // b` can for a huge step.
+        """
+        if b == 1:
+            return a
+        return self.add(self.floordiv(self.sub(a, 1), b), 1)

@@ -1,0 +1,239 @@
+"""
+Elementwise `ml` ops to one `linalg.generic` each.
+
+The generic iterates over the result, all loops parallel; every operand is read
+through its numpy broadcasting map (`common.broadcast_map`), and the output starts as
+a `tensor.empty` of the result type. The body is the scalar form of the op:
+
+    %r = ml.add %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ==>
+    %e = tensor.empty() : tensor<4x8xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+           affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], ...}
+           ins(%a, %b : ...) outs(%e : tensor<4x8xf32>) {
+    ^bb0(%x: f32, %y: f32, %o: f32):
+      %s = arith.addf %x, %y : f32
+      linalg.yield %s : f32
+    }
+
+Integers are signless and treated as signed (`divsi`, `maxsi`, `sitofp`, ...), except
+i1, which compares and converts as unsigned (numpy's True > False). Float `max`/`min`
+propagate NaN (`arith.maximumf`/`minimumf`, as numpy.maximum), and float comparisons are
+ordered except "ne", which is `une` (numpy's `nan != nan` is True).
+"""
+
+import math as pymath
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import IntegerType, TensorType, f32
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from mlc.dialects import ml
+from mlc.dialects.ml.base import is_float
+from mlc.lowering.convert_ml_to_linalg.common import (
+    broadcast_map,
+    broadcast_result_dims,
+    build_generic,
+    check_signless,
+    element_type,
+    empty_like_result,
+    iterator_types,
+    keep_location,
+    scalar_constant,
+    tensor_type,
+)
+
+# The scalar form of an op: (the ml op, its operands' element type, scalar operands).
+ScalarFn = Callable[[Operation, Attribute, Sequence[SSAValue]], SSAValue]
+
+
+def float_or_int(
+    float_op: Callable[[SSAValue, SSAValue], Operation],
+    int_op: Callable[[SSAValue, SSAValue], Operation],
+) -> ScalarFn:
+    """A binary scalar op that picks the float or the integer `arith` op."""
+
+    def build(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+        return (float_op if is_float(element) else int_op)(*args).results[0]
+
+    return build
+
+
+# ---------------------------------------------------------------------------
+# Scalar bodies
+# ---------------------------------------------------------------------------
+
+
+def pow_(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    return (math.PowFOp if is_float(element) else math.IPowIOp)(*args).result
+
+
+CMPF = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+CMPI_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+CMPI_BOOL = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+
+
+def cmp(op: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    assert isinstance(op, ml.CmpOp)
+    predicate = op.predicate.data
+    if is_float(element):
+        return arith.CmpfOp(*args, CMPF[predicate]).result
+    table = CMPI_BOOL if element == IntegerType(1) else CMPI_SIGNED
+    return arith.CmpiOp(*args, table[predicate]).result
+
+
+def select(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    return arith.SelectOp(*args).result
+
+
+def neg(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    if is_float(element):
+        return arith.NegfOp(args[0]).result
+    return arith.SubiOp(scalar_constant(0, element), args[0]).result
+
+
+def abs_(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    return (math.AbsFOp if is_float(element) else math.AbsIOp)(args[0]).result
+
+
+def relu(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    zero = scalar_constant(0, element)
+    return (arith.MaximumfOp if is_float(element) else arith.MaxSIOp)(args[0], zero).result
+
+
+def unary_math(math_op: Callable[[SSAValue], Operation]) -> ScalarFn:
+    """A float-only unary op (the `ml` verifier has rejected other element types)."""
+    return lambda _, element, args: math_op(args[0]).results[0]
+
+
+def sigmoid(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    one = scalar_constant(1, element)
+    exp = math.ExpOp(arith.NegfOp(args[0])).result
+    return arith.DivfOp(one, arith.AddfOp(one, exp)).result
+
+
+def gelu(op: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    """`0.5 * x * (1 + erf(x / sqrt 2))`, or with tanh of the cubic in place of erf."""
+    assert isinstance(op, ml.GeluOp)
+    x = args[0]
+    if op.approximate.data == "tanh":
+        x3 = arith.MulfOp(arith.MulfOp(x, x), x)
+        inner = arith.AddfOp(x, arith.MulfOp(scalar_constant(0.044715, element), x3))
+        scaled = arith.MulfOp(scalar_constant(pymath.sqrt(2 / pymath.pi), element), inner)
+        shape = math.TanhOp(scaled).result
+    else:
+        shape = math.ErfOp(arith.MulfOp(x, scalar_constant(pymath.sqrt(0.5), element))).result
+    one_plus = arith.AddfOp(scalar_constant(1, element), shape)
+    half_x = arith.MulfOp(scalar_constant(0.5, element), x)
+    return arith.MulfOp(half_x, one_plus).result
+
+
+def cast(op: Operation, source: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    """Convert between the ml element types (the ml.cast docstring gives the rules)."""
+    target = element_type(op.results[0])
+    x = args[0]
+    if source == target:
+        return x
+    if target == IntegerType(1):
+        zero = scalar_constant(0, source)
+        if is_float(source):
+            return arith.CmpfOp(x, zero, "une").result
+        return arith.CmpiOp(x, zero, "ne").result
+    if is_float(source) and is_float(target):
+        return float_to_float(x, source, target)
+    if is_float(source):
+        return arith.FPToSIOp(x, target).result  # pyright: ignore[reportArgumentType]
+    if is_float(target):
+        to_float = arith.UIToFPOp if source == IntegerType(1) else arith.SIToFPOp
+        return to_float(x, target).result
+    return int_to_int(x, source, target)
+
+
+def bitwidth(type_: Attribute) -> int:
+    if isinstance(type_, IntegerType):
+        return type_.width.data
+    return type_.bitwidth  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
+
+
+def float_to_float(x: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
+    if bitwidth(source) == bitwidth(target):
+        # f16 <-> bf16: neither holds the other, so go through f32, which holds both.
+        return arith.TruncFOp(arith.ExtFOp(x, f32), target).result
+    if bitwidth(source) < bitwidth(target):
+        return arith.ExtFOp(x, target).result
+    return arith.TruncFOp(x, target).result
+
+
+def int_to_int(x: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
+    assert isinstance(source, IntegerType) and isinstance(target, IntegerType)
+    if source.width.data > target.width.data:
+        return arith.TruncIOp(x, target).result
+    # i1 is a bool: true widens to 1, not to -1.
+    extend = arith.ExtUIOp if source.width.data == 1 else arith.ExtSIOp
+    return extend(x, target).result
+
+
+BODIES: dict[type[Operation], ScalarFn] = {
+    ml.AddOp: float_or_int(arith.AddfOp, arith.AddiOp),
+    ml.SubOp: float_or_int(arith.SubfOp, arith.SubiOp),
+    ml.MulOp: float_or_int(arith.MulfOp, arith.MuliOp),
+    ml.DivOp: float_or_int(arith.DivfOp, arith.DivSIOp),
+    ml.MaxOp: float_or_int(arith.MaximumfOp, arith.MaxSIOp),
+    ml.MinOp: float_or_int(arith.MinimumfOp, arith.MinSIOp),
+    ml.PowOp: pow_,
+    ml.CmpOp: cmp,
+    ml.SelectOp: select,
+    ml.NegOp: neg,
+    ml.AbsOp: abs_,
+    ml.ReluOp: relu,
+    ml.ExpOp: unary_math(math.ExpOp),
+    ml.LogOp: unary_math(math.LogOp),
+    ml.SqrtOp: unary_math(math.SqrtOp),
+    ml.RsqrtOp: unary_math(math.RsqrtOp),
+    ml.TanhOp: unary_math(math.TanhOp),
+    ml.ErfOp: unary_math(math.ErfOp),
+    ml.SigmoidOp: sigmoid,
+    ml.GeluOp: gelu,
+    ml.CastOp: cast,
+}
+
+
+# ---------------------------------------------------------------------------
+# The pattern
+# ---------------------------------------------------------------------------
+
+
+class LowerElementwise(RewritePattern):
+    """Lower any elementwise `ml` op (a key of `BODIES`) to one broadcasting generic."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if (scalar_fn := BODIES.get(type(op))) is None:
+            return
+        operands = list(op.operands)
+        data = operands[-1]  # select's cond is i1; its last operand carries the data type
+        element = element_type(data)
+        result_type = op.results[0].type
+        assert isinstance(result_type, TensorType)
+        check_signless(op, element)
+        check_signless(op, result_type.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        out_shape = result_type.get_shape()
+        rank = len(out_shape)
+        with keep_location(rewriter, op):
+            dims = broadcast_result_dims(rewriter, operands, result_type)
+            init = empty_like_result(rewriter, result_type, dims)
+            maps = [broadcast_map(tensor_type(v).get_shape(), out_shape) for v in operands]
+            (result,) = build_generic(
+                rewriter,
+                operands,
+                [init],
+                [*maps, AffineMap.identity(rank)],
+                iterator_types(rank),
+                lambda args: scalar_fn(op, element, args[: len(operands)]),
+            )
+        rewriter.replace(op, (), (result,))
+
+
+PATTERNS: list[RewritePattern] = [LowerElementwise()]

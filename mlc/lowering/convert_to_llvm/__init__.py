@@ -1,0 +1,173 @@
+"""
+convert-to-llvm: lower level-4 IR (loops on memrefs) to the `llvm` dialect.
+
+The last pass before translation to LLVM IR (`mlc.backend.llvm.to_llvmlite`); see
+docs/design/lowering.md, levels 4 and 5. Afterwards a module holds only `llvm` ops
+and builtin scalar types. `index` becomes `i64`; a memref becomes MLIR's descriptor
+`!llvm.struct<(ptr, ptr, i64, array<R x i64>, array<R x i64>)>`:
+
+    func.func @f(%m: memref<?xf32>, %i: index) -> f32 {
+      %v = memref.load %m[%i] : memref<?xf32>
+      func.return %v : f32
+    }
+==>
+    llvm.func @f(%alloc: !llvm.ptr, %aligned: !llvm.ptr, %off: i64, %size: i64,
+                 %stride: i64, %i: i64) -> f32 { ...GEP from %aligned, llvm.load... }
+    llvm.func @_mlc_invoke_f(%packed: !llvm.ptr) { ...load arguments, call @f... }
+
+Structure: one pattern module per source dialect (`arith`, `math`, `memref`, `func`
+with `cf`), shared types and helpers in `common`. Preconditions, decided here so that
+`-p convert-to-llvm` takes level 4 as is: the pass first runs xDSL's `lower-affine` and
+`convert-scf-to-cf` itself (both do nothing on IR without affine/scf ops), after turning
+`memref.copy`s that are not one memcpy into `scf.for` loops. xDSL's `convert-scf-to-cf`
+does not lower `scf.while`, so mlc's `WhileLowering` does that first; `scf.parallel`
+is rejected.
+
+The pass checks the whole module before it rewrites anything: an op or a type it cannot
+convert stops it with `op_error`, and the module is left as it was. Ops already in the
+`llvm` dialect are left alone. The C functions the code calls (`malloc`, `free`, libm's
+`erf`, ...) are declared once at the top of the module.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import affine, llvm, scf
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
+from xdsl.transforms.lower_affine import LowerAffinePass
+
+from mlc.diagnostics import op_error
+from mlc.lowering.convert_to_llvm import arith as arith_patterns
+from mlc.lowering.convert_to_llvm import func as func_patterns
+from mlc.lowering.convert_to_llvm import math as math_patterns
+from mlc.lowering.convert_to_llvm import memref as memref_patterns
+from mlc.lowering.convert_to_llvm.common import (
+    TypeRecord,
+    converted_type,
+    descriptor_type,
+    llvm_type,
+    unsupported_memref_reason,
+)
+from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
+
+__all__ = [
+    "ConvertToLLVMPass",
+    "descriptor_type",
+    "llvm_type",
+    "unsupported_op_reason",
+    "unsupported_type_reason",
+]
+
+# Structured control flow the pass lowers first, with xDSL's own passes.
+PRE_LOWERED: tuple[type[Operation], ...] = (
+    scf.ForOp,
+    scf.IfOp,
+    scf.IndexSwitchOp,
+    scf.YieldOp,
+    scf.WhileOp,
+    scf.ConditionOp,
+    affine.ForOp,
+    affine.YieldOp,
+    affine.ApplyOp,
+    affine.LoadOp,
+    affine.StoreOp,
+)
+
+SUPPORTED: tuple[type[Operation], ...] = (
+    *PRE_LOWERED,
+    *arith_patterns.SUPPORTED,
+    *math_patterns.SUPPORTED,
+    *memref_patterns.SUPPORTED,
+    *func_patterns.SUPPORTED,
+)
+
+
+def unsupported_op_reason(op: Operation) -> str | None:
+    """Why convert-to-llvm cannot convert this op, or None when it can."""
+    if isinstance(op, ModuleOp) or op.dialect_name() == "llvm":
+        return None
+    if not isinstance(op, SUPPORTED):
+        return "is not supported by convert-to-llvm yet"
+    return memref_patterns.unsupported_memref_op_reason(op)
+
+
+def unsupported_type_reason(op: Operation) -> str | None:
+    """Why a value `op` defines or uses has a type convert-to-llvm cannot convert."""
+    if isinstance(op, ModuleOp) or op.dialect_name() == "llvm":
+        return None
+    values = [*op.operands, *op.results]
+    values += [arg for region in op.regions for block in region.blocks for arg in block.args]
+    types = [value.type for value in values]
+    if isinstance(op, func_patterns.func.FuncOp):  # a declaration has no block arguments
+        types += [*op.function_type.inputs, *op.function_type.outputs]
+    for type_ in types:
+        if isinstance(type_, MemRefType):
+            if (reason := unsupported_memref_reason(type_)) is not None:
+                return reason
+        elif converted_type(type_) is None:
+            return (
+                f"on type {type_} is not supported by convert-to-llvm yet "
+                "(integer, index, f16/f32/f64 scalars and memrefs of them are)"
+            )
+    return None
+
+
+def _declare_c_functions(module: ModuleOp, record: TypeRecord) -> None:
+    """Declare `malloc`, `free`, ... once, unless the module already has the symbol."""
+    present = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
+    for name, type_ in sorted(record.declarations.items()):
+        if name not in present:
+            declaration = llvm.FuncOp(name, type_, linkage=llvm.LinkageAttr("external"))
+            Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))
+
+
+@dataclass(frozen=True)
+class ConvertToLLVMPass(ModulePass):
+    """Lower loops on memrefs (level 4) to the llvm dialect (see the module docstring)."""
+
+    name = "convert-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        # Check everything before rewriting anything, so a failure leaves the module
+        # as it was; an unsupported op is named before the types around it.
+        for check in (unsupported_op_reason, unsupported_type_reason):
+            for inner in op.walk():
+                if (reason := check(inner)) is not None:
+                    op_error(inner, reason)
+        PatternRewriteWalker(memref_patterns.CopyToLoops()).rewrite_module(op)
+        PatternRewriteWalker(arith_patterns.ExpandRoundingDivision()).rewrite_module(op)
+        LowerAffinePass().apply(ctx, op)
+        PatternRewriteWalker(WhileLowering()).rewrite_module(op)
+        ConvertScfToCf().apply(ctx, op)
+        record = TypeRecord({inner: tuple(v.type for v in inner.operands) for inner in op.walk()})
+        patterns: list[RewritePattern] = [
+            func_patterns.ConvertFunc(),
+            func_patterns.ConvertReturnAndCall(record),
+            func_patterns.ConvertBranch(),
+            arith_patterns.ConvertConstant(),
+            arith_patterns.ConvertBinary(),
+            arith_patterns.ConvertCompareAndSelect(),
+            arith_patterns.ConvertCast(),
+            math_patterns.ConvertMath(record),
+            memref_patterns.ConvertAlloc(record),
+            memref_patterns.ConvertDealloc(record),
+            memref_patterns.ConvertLoadStore(record),
+            memref_patterns.ConvertDim(record),
+            memref_patterns.ConvertCopy(record),
+            memref_patterns.ConvertGlobal(),
+            memref_patterns.ConvertGetGlobal(),
+            memref_patterns.ConvertView(record),
+            memref_patterns.ConvertCast(),
+        ]
+        walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns))
+        walker.rewrite_module(op)
+        _declare_c_functions(op, record)

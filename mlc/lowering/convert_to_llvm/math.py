@@ -1,0 +1,176 @@
+"""
+`math` -> `llvm`: LLVM intrinsics where LLVM has one, inline code or libm otherwise.
+
+Intrinsics (`llvm.exp.f32`, `llvm.tanh.f64`, ...) let LLVM constant-fold and, where it
+has a vector form, vectorise. `math.erf` has no intrinsic: f32 (and f16, through f32)
+gets an inline approximation, so loops over it stay vectorisable; f64 calls libm's `erf`
+for full accuracy. `log1p`/`expm1` call libm (`log1pf`, `log1p`, ...), since the
+intrinsic-based `log(1 + x)` loses the small-x accuracy they exist for. `rsqrt` is
+`1 / sqrt(x)`.
+"""
+
+from xdsl.dialects import llvm, math
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    f32,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+
+from mlc.lowering.convert_to_llvm.common import Builder, TypeRecord, replace
+
+# Overloaded intrinsics taking and returning the operand type: `<name>.<type>`.
+UNARY_INTRINSICS: dict[type[Operation], str] = {
+    math.AbsFOp: "llvm.fabs",
+    math.CeilOp: "llvm.ceil",
+    math.FloorOp: "llvm.floor",
+    math.RoundOp: "llvm.round",
+    math.RoundEvenOp: "llvm.roundeven",
+    math.TruncOp: "llvm.trunc",
+    math.SqrtOp: "llvm.sqrt",
+    math.ExpOp: "llvm.exp",
+    math.Exp2Op: "llvm.exp2",
+    math.LogOp: "llvm.log",
+    math.Log2Op: "llvm.log2",
+    math.Log10Op: "llvm.log10",
+    math.SinOp: "llvm.sin",
+    math.CosOp: "llvm.cos",
+    math.TanOp: "llvm.tan",
+    math.TanhOp: "llvm.tanh",
+    math.AbsIOp: "llvm.abs",  # takes an extra i1 "poison if INT_MIN" flag
+    math.CtPopOp: "llvm.ctpop",
+}
+
+BINARY_INTRINSICS: dict[type[Operation], str] = {
+    math.PowFOp: "llvm.pow",
+    math.CopySignOp: "llvm.copysign",
+}
+
+# libm functions by op, with the f32 name first and the f64 name second.
+LIBM_FUNCTIONS: dict[type[Operation], tuple[str, str]] = {
+    math.Log1pOp: ("log1pf", "log1p"),
+    math.ExpM1Op: ("expm1f", "expm1"),
+    math.AtanOp: ("atanf", "atan"),
+    math.Atan2Op: ("atan2f", "atan2"),
+}
+
+SUPPORTED: tuple[type[Operation], ...] = (
+    *UNARY_INTRINSICS,
+    *BINARY_INTRINSICS,
+    *LIBM_FUNCTIONS,
+    math.RsqrtOp,
+    math.FmaOp,
+    math.FPowIOp,
+    math.ErfOp,
+)
+
+# Abramowitz & Stegun 7.1.26: erf(x) = 1 - t (a1 + t (a2 + ...)) exp(-x^2),
+# t = 1 / (1 + p x) for x >= 0; absolute error below 1.5e-7.
+_AS_P = 0.3275911
+_AS_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+# Below |x| = 0.5 the Maclaurin series 2/sqrt(pi) (x - x^3/3 + x^5/10 - x^7/42 + x^9/216)
+# keeps the *relative* error near zero small too (< 1e-6), which A&S alone does not.
+_TAYLOR = (
+    1.1283791670955126,
+    -0.37612638903183754,
+    0.11283791670955126,
+    -0.026866170645131252,
+    0.005223977625442188,
+)
+
+
+def _float(b: Builder, value: float, type_: Attribute) -> SSAValue:
+    return b.emit(llvm.ConstantOp(FloatAttr(value, type_), type_))
+
+
+def _horner(b: Builder, x: SSAValue, coefficients: tuple[float, ...], type_: Attribute) -> SSAValue:
+    """c0 + x (c1 + x (c2 + ...)) with fused multiply-adds."""
+    acc = _float(b, coefficients[-1], type_)
+    for c in reversed(coefficients[:-1]):
+        acc = b.intrinsic(f"llvm.fma.{type_}", [acc, x, _float(b, c, type_)], type_)
+    return acc
+
+
+def erf_f32(b: Builder, x: SSAValue) -> SSAValue:
+    """Inline branch-free erf for f32 (A&S 7.1.26, Maclaurin series near zero)."""
+    ax = b.intrinsic("llvm.fabs.f32", [x], f32)
+    # A&S on |x|, sign restored with copysign.
+    denominator = b.intrinsic("llvm.fma.f32", [_float(b, _AS_P, f32), ax, _float(b, 1.0, f32)], f32)
+    t = b.emit(llvm.FDivOp(_float(b, 1.0, f32), denominator))
+    poly = b.emit(llvm.FMulOp(t, _horner(b, t, _AS_A, f32)))
+    x2 = b.emit(llvm.FMulOp(x, x))
+    gauss = b.intrinsic("llvm.exp.f32", [b.emit(llvm.FNegOp(x2))], f32)
+    tail = b.emit(llvm.FSubOp(_float(b, 1.0, f32), b.emit(llvm.FMulOp(poly, gauss))))
+    tail = b.intrinsic("llvm.copysign.f32", [tail, x], f32)
+    series = b.emit(llvm.FMulOp(x, _horner(b, x2, _TAYLOR, f32)))
+    small = b.emit(llvm.FCmpOp(ax, _float(b, 0.5, f32), "olt"))
+    return b.emit(llvm.SelectOp(small, series, tail))
+
+
+class ConvertMath(RewritePattern):
+    """Every supported `math` op (see the module docstring)."""
+
+    def __init__(self, record: TypeRecord):
+        self.record = record
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if op.dialect_name() != "math" or not op.results:
+            return  # not a math op
+        type_ = op.results[0].type
+        b = Builder()
+        if not self._intrinsic(b, op, type_):
+            self._other(b, op, type_)
+        replace(rewriter, op, b.ops)
+
+    def _intrinsic(self, b: Builder, op: Operation, type_: Attribute) -> bool:
+        """One overloaded LLVM intrinsic call for the op, or False if it has none."""
+        args = list(op.operands)
+        if (name := UNARY_INTRINSICS.get(type(op))) is not None:
+            if isinstance(op, math.AbsIOp):
+                args.append(b.emit(llvm.ConstantOp(IntegerAttr(0, i1), i1)))  # no poison
+        elif (name := BINARY_INTRINSICS.get(type(op))) is not None:
+            pass
+        elif isinstance(op, math.FmaOp):
+            name = "llvm.fma"
+        elif isinstance(op, math.FPowIOp):
+            name = f"llvm.powi.{type_}.{op.rhs.type}"
+            b.intrinsic(name, args, type_)
+            return True
+        else:
+            return False
+        b.intrinsic(f"{name}.{type_}", args, type_)
+        return True
+
+    def _other(self, b: Builder, op: Operation, type_: Attribute) -> None:
+        """rsqrt, libm calls and erf."""
+        if isinstance(op, math.RsqrtOp):
+            root = b.intrinsic(f"llvm.sqrt.{type_}", [op.operand], type_)
+            b.emit(llvm.FDivOp(_float(b, 1.0, type_), root))
+        elif (names := LIBM_FUNCTIONS.get(type(op))) is not None:
+            self._libm(b, names, list(op.operands), type_)
+        elif isinstance(op, math.ErfOp):
+            if isinstance(type_, Float64Type):
+                self._libm(b, ("erff", "erf"), [op.operand], type_)
+            elif isinstance(type_, Float16Type):
+                wide = erf_f32(b, b.emit(llvm.FPExtOp(op.operand, f32)))
+                b.emit(llvm.FPTruncOp(wide, type_))
+            else:
+                erf_f32(b, op.operand)
+
+    def _libm(
+        self, b: Builder, names: tuple[str, str], args: list[SSAValue], type_: Attribute
+    ) -> None:
+        """Call libm's f32 or f64 function; f16 goes through f32."""
+        if isinstance(type_, Float16Type):
+            wide = [b.emit(llvm.FPExtOp(arg, f32)) for arg in args]
+            self._libm(b, names, wide, f32)
+            b.emit(llvm.FPTruncOp(b.ops[-1].results[0], type_))
+            return
+        name = names[0] if isinstance(type_, Float32Type) else names[1]
+        self.record.declare(name, [type_] * len(args), type_)
+        b.call(name, args, type_)

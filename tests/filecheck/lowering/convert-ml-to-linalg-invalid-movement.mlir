@@ -1,0 +1,26 @@
+// RUN: mlc-opt %s --split-input-file --verify-diagnostics -p convert-ml-to-linalg
+// RUN: not mlc-opt %s --split-input-file -p convert-ml-to-linalg 2>&1 | filecheck %s --check-prefix=LOC
+
+// What the movement, conv and pooling lowerings cannot express stops the pass with a
+// located error, never a crash.
+
+// A grouped convolution reads input channel g * I + c: an affine map needs I, and
+// the (G, O/G) split of the weights needs O, at compile time.
+
+// LOC-NOT: Traceback
+// LOC: convert-ml-to-linalg-invalid-movement.mlir:[[# @LINE + 3]]:3: error: 'ml.conv2d' op convert-ml-to-linalg: a grouped convolution needs static channel counts in its weights, got tensor<?x2x3x3xf32>
+func.func @grouped_conv_dynamic_channels(%x: tensor<1x4x5x5xf32>, %w: tensor<?x2x3x3xf32>) -> tensor<1x?x3x3xf32> {
+  // expected-error @+1 {{convert-ml-to-linalg: a grouped convolution needs static channel counts in its weights, got tensor<?x2x3x3xf32>}}
+  %0 = ml.conv2d %x, %w {groups = 2 : i64} : (tensor<1x4x5x5xf32>, tensor<?x2x3x3xf32>) -> tensor<1x?x3x3xf32>
+  func.return %0 : tensor<1x?x3x3xf32>
+}
+
+// -----
+
+// max_pool2d compares with arith, which works on signless integers only.
+
+func.func @unsigned_max_pool(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
+  // expected-error @+1 {{convert-ml-to-linalg: element type ui8 is not supported yet}}
+  %0 = ml.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8>
+  func.return %0 : tensor<1x1x2x2xui8>
+}

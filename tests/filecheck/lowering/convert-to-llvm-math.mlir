@@ -1,0 +1,82 @@
+// RUN: mlc-opt %s --split-input-file -p convert-to-llvm | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p convert-to-llvm | mlc-opt --split-input-file --verify-roundtrip > /dev/null
+
+// math ops with an LLVM intrinsic become calls of the type-suffixed intrinsic.
+
+// CHECK-LABEL: llvm.func @intrinsics(%x: f32, %y: f32) -> f32
+// CHECK-NEXT:    %[[E:.*]] = llvm.call_intrinsic "llvm.exp.f32"(%x) : (f32) -> f32
+// CHECK-NEXT:    %[[T:.*]] = llvm.call_intrinsic "llvm.tanh.f32"(%[[E]]) : (f32) -> f32
+// CHECK-NEXT:    %[[L:.*]] = llvm.call_intrinsic "llvm.log.f32"(%[[T]]) : (f32) -> f32
+// CHECK-NEXT:    %[[P:.*]] = llvm.call_intrinsic "llvm.pow.f32"(%[[L]], %y) : (f32, f32) -> f32
+// CHECK-NEXT:    %[[F:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[P]], %x, %y) : (f32, f32, f32) -> f32
+// CHECK-NEXT:    %[[A:.*]] = llvm.call_intrinsic "llvm.fabs.f32"(%[[F]]) : (f32) -> f32
+// CHECK-NEXT:    %[[M:.*]] = llvm.call_intrinsic "llvm.maximum.f32"(%[[A]], %x) : (f32, f32) -> f32
+// CHECK-NEXT:    llvm.return %[[M]] : f32
+func.func @intrinsics(%x: f32, %y: f32) -> f32 {
+  %0 = math.exp %x : f32
+  %1 = math.tanh %0 : f32
+  %2 = math.log %1 : f32
+  %3 = math.powf %2, %y : f32
+  %4 = math.fma %3, %x, %y : f32
+  %5 = math.absf %4 : f32
+  %6 = arith.maximumf %5, %x : f32
+  func.return %6 : f32
+}
+
+// -----
+
+// rsqrt is 1 / sqrt(x).
+
+// CHECK-LABEL: llvm.func @rsqrt(%x: f64) -> f64
+// CHECK-NEXT:    %[[S:.*]] = llvm.call_intrinsic "llvm.sqrt.f64"(%x) : (f64) -> f64
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f64) : f64
+// CHECK-NEXT:    %{{.*}} = llvm.fdiv %[[ONE]], %[[S]] : f64
+func.func @rsqrt(%x: f64) -> f64 {
+  %0 = math.rsqrt %x : f64
+  func.return %0 : f64
+}
+
+// -----
+
+// erf on f32 is inline straight-line code (no call), so loops over it vectorise;
+// on f64 it calls libm's erf, which the pass declares.
+
+// CHECK:       llvm.func @erf(f64) -> f64
+// CHECK-LABEL: llvm.func @erf32(%x: f32) -> f32
+// CHECK-NOT:     llvm.call @
+// CHECK:         llvm.call_intrinsic "llvm.exp.f32"
+// CHECK:         llvm.select
+// CHECK-NEXT:    llvm.return
+// CHECK-LABEL: llvm.func @erf64(%{{.*}}: f64) -> f64
+// CHECK-NEXT:    %[[R:.*]] = llvm.call @erf(%{{.*}}) : (f64) -> f64
+// CHECK-NEXT:    llvm.return %[[R]] : f64
+func.func @erf32(%x: f32) -> f32 {
+  %0 = math.erf %x : f32
+  func.return %0 : f32
+}
+func.func @erf64(%x: f64) -> f64 {
+  %0 = math.erf %x : f64
+  func.return %0 : f64
+}
+
+// -----
+
+// The arith casts without a plain xDSL llvm op: saturating intrinsics, and uitofp
+// through zext + sitofp (narrow) or the halve-and-double select (i64).
+
+// CHECK-LABEL: llvm.func @casts
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.fptoui.sat.i32.f32"(%x) : (f32) -> i32
+// CHECK-NEXT:    %[[Z:.*]] = llvm.zext %b : i1 to i64
+// CHECK-NEXT:    llvm.sitofp %[[Z]] : i64 to f32
+// CHECK:         llvm.icmp "slt" %n
+// CHECK-NEXT:    llvm.select
+// CHECK:         llvm.bitcast %x : f32 to i32
+// CHECK:         llvm.fcmp "uno" %x, %x : f32
+func.func @casts(%x: f32, %b: i1, %n: i64) -> (i32, f32, f64, i32, i1) {
+  %0 = arith.fptoui %x : f32 to i32
+  %1 = arith.uitofp %b : i1 to f32
+  %2 = arith.uitofp %n : i64 to f64
+  %3 = arith.bitcast %x : f32 to i32
+  %4 = arith.cmpf uno, %x, %x : f32
+  func.return %0, %1, %2, %3, %4 : i32, f32, f64, i32, i1
+}
