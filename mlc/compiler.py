@@ -35,6 +35,7 @@ from xdsl.utils.exceptions import ParseError
 from mlc import diagnostics, pipeline
 from mlc.diagnostics import DiagnosticError
 from mlc.ir import parse_module, print_module
+from mlc.lowering.shape_inference import ArgumentDims, argument_constraints
 
 CACHE_SIZE = 64
 
@@ -61,6 +62,7 @@ class Signature:
     inputs: tuple[Attribute, ...]
     outputs: tuple[Attribute, ...]
     arg_names: tuple[str, ...]
+    constraints: tuple[ArgumentDims, ...] = ()
 
     @staticmethod
     def of(function: func.FuncOp) -> "Signature":
@@ -72,6 +74,7 @@ class Signature:
             tuple(function.function_type.inputs),
             tuple(function.function_type.outputs),
             names,
+            tuple(argument_constraints(function)),
         )
 
     def check(self, args: Sequence[Any]) -> list[Any]:
@@ -87,7 +90,22 @@ class Signature:
                 checked.append(_check_array(what, arg, type_, dtype_of(type_.element_type)))
             else:
                 checked.append(_check_scalar(what, arg, type_))
+        for constraint in self.constraints:
+            self._check_constraint(constraint, checked)
         return checked
+
+    def _check_constraint(self, constraint: ArgumentDims, args: Sequence[Any]) -> None:
+        """Dynamic dims the program ties together must agree (none is a size-1 broadcast)."""
+        sizes = [(i, d, args[i].shape[d]) for i, d in constraint.dims]
+        wanted = constraint.size if constraint.size != DYNAMIC_INDEX else sizes[0][2]
+        if all(size == wanted for _, _, size in sizes):
+            return
+        listed = ", ".join(f"{self.arg_names[i]} dim {d} is {size}" for i, d, size in sizes)
+        need = f"size {constraint.size}" if constraint.size != DYNAMIC_INDEX else "one size"
+        raise ValueError(
+            f"@{self.name}: these dims must have {need} (dynamic dims are not broadcast): "
+            f"{listed}"
+        )
 
 
 def _check_array(what: str, arg: Any, type_: TensorType, dtype: np.dtype) -> np.ndarray:
@@ -185,9 +203,9 @@ def load(src: "str | os.PathLike[str] | ModuleOp") -> ModuleOp:
     if isinstance(src, ModuleOp):
         return src.clone()
     if _is_onnx(src):
-        from mlc.frontends.onnx import import_onnx
-
-        return import_onnx(src)
+        raise CompileError(
+            [diagnostics.Diagnostic("error", "ONNX import is not available yet (mlc.frontends)")]
+        )
     name, text = "<string>", src
     if isinstance(src, os.PathLike) or (isinstance(src, str) and _looks_like_path(src)):
         path = Path(src)

@@ -2,7 +2,7 @@
 The default pipeline, stage by stage: the only place that lists passes in order.
 
 Each stage is a textual pass pipeline, so any stage can be replayed by hand with
-`mlc-opt -p '<stage text>'` and tested with lit; `mlc-opt --list-stages` prints them.
+`mlc-opt -p '<stage text>'` and tested with lit; `describe()` lists them.
 The stages of a target run in order; `lower(..., emit=stage)` stops after one of
 them, as Toy's `--emit` does.
 
@@ -14,7 +14,7 @@ them, as Toy's `--emit` does.
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlc import diagnostics
@@ -79,3 +79,39 @@ def lower(module: ModuleOp, target: str = "cpu", emit: str | None = None) -> Mod
 def describe(target: str = "cpu") -> Sequence[str]:
     """One line per stage of `target`: its name and its pass pipeline."""
     return [f"{stage}: {STAGES[stage]}" for stage in stages_for(target)]
+
+
+def _has_tensors(module: ModuleOp) -> bool:
+    for op in module.walk():
+        if any(isinstance(r.type, TensorType) for r in op.results):
+            return True
+        for region in op.regions:
+            for block in region.blocks:
+                if any(isinstance(a.type, TensorType) for a in block.args):
+                    return True
+    return False
+
+
+def remaining_pipelines(module: ModuleOp) -> list[str]:
+    """
+    The CPU pipelines that take `module` from the level it is at down to `llvm`.
+
+    For tools that accept IR at any level (`mlc-translate`).
+
+    The level is that of the highest op in it: any `ml` op needs every stage; tensors
+    anywhere need bufferization and what follows; linalg on memrefs needs the loops
+    stage without `bufferize` (which rejects memref linalg); anything else that is not
+    `llvm` needs `convert-to-llvm`.
+    """
+    stages = stages_for("cpu")
+    names = {op.name for op in module.walk() if op is not module}
+    if any(name.startswith("ml.") for name in names):
+        return [STAGES[s] for s in stages]
+    if _has_tensors(module):
+        return [STAGES[s] for s in stages[stages.index("loops") :]]
+    if any(name.startswith("linalg.") for name in names):
+        loops = ",".join(p for p in STAGES["loops"].split(",") if p != "bufferize")
+        return [loops, STAGES["llvm"]]
+    if any(not name.startswith("llvm.") for name in names):
+        return [STAGES["llvm"]]
+    return []

@@ -396,6 +396,53 @@ def infer_shapes(module: ModuleOp) -> bool:
 
 
 @dataclass(frozen=True)
+class ArgumentDims:
+    """Argument dims that must be one size at run time: `(argument, axis)` pairs."""
+
+    dims: tuple[tuple[int, int], ...]
+    size: int  # static size the class must have, or DYNAMIC
+
+
+def argument_constraints(function: func.FuncOp) -> list[ArgumentDims]:
+    """
+    What a caller must guarantee about the dynamic dims of `function`'s arguments.
+
+    The lowering assumes a dynamic dim equals every dim the shape rules tie it to (it
+    is never a size-1 broadcast), so before native code runs the caller checks these
+    classes: several argument dims of one size, or a dynamic argument dim that meets a
+    static one. Ties through loop-carried values are not followed (a carried value may
+    change shape), so the list can miss a constraint inside a loop, never invent one.
+    """
+    unifier = shapes.DimUnifier[Slot]()
+    try:
+        _Function(function).unify_dim_names(unifier)
+    except DiagnosticException:
+        return []  # malformed names: verification and shape-inference report them
+    for op in function.walk():
+        if not isinstance(op, ml.MLOp):
+            continue
+        values = (*op.operands, op.results[0])
+        for (pa, da), (pb, db) in _equalities(op):
+            a, b = (values[pa], da), (values[pb], db)
+            for slot in (a, b):
+                unifier.add(slot, _static_size(slot, {}))
+            unifier.unify(a, b)  # conflicts are shape-inference's to report
+    known = set(unifier.keys())
+    groups: dict[Slot, list[tuple[int, int]]] = {}
+    for i, arg in enumerate(function.args):
+        if not isinstance(arg.type, TensorType):
+            continue
+        for d, size in enumerate(arg.type.get_shape()):
+            if (arg, d) in known and not shapes.is_static(size):
+                groups.setdefault(unifier.find((arg, d)), []).append((i, d))
+    return [
+        ArgumentDims(tuple(dims), unifier.size(root))
+        for root, dims in groups.items()
+        if len(dims) > 1 or shapes.is_static(unifier.size(root))
+    ]
+
+
+@dataclass(frozen=True)
 class ShapeInferencePass(ModulePass):
     """Refine `?` dims through `ml` ops, `scf` control flow and signatures."""
 

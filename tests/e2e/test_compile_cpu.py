@@ -169,3 +169,28 @@ def test_emit_stops_after_a_stage():
     assert "linalg.generic" in text and "ml." not in text.replace("ml.dim", "")
     with pytest.raises(ValueError, match="unknown stage 'asm'"):
         mlc.compile(MLP, emit="asm")
+
+
+TIED_DIMS = """
+func.func @main(%a: tensor<?x?xf32>, %b: tensor<?xf32>, %c: tensor<?x4xf32>) -> tensor<?x?xf32> {
+  %t = ml.transpose %a {perm = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s = ml.add %a, %t : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %u = ml.add %s, %b : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %m = ml.matmul %u, %c : (tensor<?x?xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %r = ml.matmul %m, %m : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x?xf32>
+  func.return %r : tensor<?x?xf32>
+}
+"""
+
+
+def test_dynamic_dims_the_program_ties_are_checked_before_running():
+    exe = mlc.compile(TIED_DIMS)
+    rng = np.random.default_rng()
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(4, 4), (4,), (4, 4)])
+    u = a + a.T + b
+    np.testing.assert_allclose(exe(a, b, c), (u @ c) @ (u @ c), rtol=1e-4, atol=1e-4)
+    # Every `?` above is tied to the static 4 through the last matmul.
+    with pytest.raises(ValueError, match=r"must have size 4 .* %a dim 0 is 3, %a dim 1 is 3"):
+        exe(a[:3, :3], b[:3], c[:3])
+    with pytest.raises(ValueError, match=r"%b dim 0 is 1"):
+        exe(a, b[:1], c)  # a dynamic dim is never a size-1 broadcast

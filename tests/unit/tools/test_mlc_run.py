@@ -1,0 +1,156 @@
+"""
+`mlc-run` in-process: results against numpy, `--random`, `--save`, and the contract
+around errors: 0 on success, 1 on every bad input with one `mlc-run: error:` line (or
+a located diagnostic) and no traceback, 2 for argparse usage errors, and no `--save`
+file unless the run succeeded.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mlc.tools.mlc_run import main
+
+PROGRAM = """\
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = ml.mul %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = ml.sub %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+func.func @twice(%x: tensor<?x3xi32>) -> tensor<?x3xi32> {
+  %0 = ml.add %x, %x : (tensor<?x3xi32>, tensor<?x3xi32>) -> tensor<?x3xi32>
+  func.return %0 : tensor<?x3xi32>
+}
+"""
+
+A = np.arange(6, dtype=np.float32).reshape(2, 3)
+B = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+def run_tool(capsys: pytest.CaptureFixture[str], argv: Sequence[str]) -> Run:
+    """Run `mlc-run argv` in-process; argparse errors exit through SystemExit."""
+    try:
+        code = main(list(argv))
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 1
+    captured = capsys.readouterr()
+    return Run(code, captured.out, captured.err)
+
+
+def write(tmp_path: Path, text: str = PROGRAM, name: str = "prog.mlir") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def npy(tmp_path: Path, name: str, array: np.ndarray) -> str:
+    path = tmp_path / name
+    np.save(path, array)
+    return str(path)
+
+
+def test_npy_inputs_give_numpy_results(capsys, tmp_path):
+    out = tmp_path / "out.npz"
+    argv = [write(tmp_path), npy(tmp_path, "a.npy", A), npy(tmp_path, "b.npy", B)]
+    run = run_tool(capsys, [*argv, "--save", str(out)])
+    assert (run.code, run.err) == (0, "")
+    lines = run.out.splitlines()
+    assert lines[0].startswith(f"result0: shape=(2, 3) dtype=float32 sum={(A * B).sum():.6g} ")
+    assert lines[1].startswith("result1: shape=(2, 3) dtype=float32 ")
+    assert lines[2].startswith("compile: ") and lines[3].startswith("run: ")
+    with np.load(out) as saved:
+        assert sorted(saved.files) == ["result0", "result1"]
+        np.testing.assert_allclose(saved["result0"], A * B, rtol=1e-6)
+        np.testing.assert_allclose(saved["result1"], A - B, rtol=1e-6)
+
+
+def test_random_inputs_follow_seed_dim_and_shape(capsys, tmp_path):
+    program = write(tmp_path)
+    base = [program, "--entry", "twice", "--random", "--seed", "3"]
+    first = run_tool(capsys, [*base, "--dim", "5", "--save", str(tmp_path / "1.npz")])
+    again = run_tool(capsys, [*base, "--dim", "5", "--save", str(tmp_path / "2.npz")])
+    assert first.code == again.code == 0
+    assert first.out.splitlines()[0] == again.out.splitlines()[0]  # same seed, same values
+    with np.load(tmp_path / "1.npz") as saved:
+        result = saved["result0"]
+    assert result.shape == (5, 3) and result.dtype == np.int32
+    assert np.all(result % 2 == 0) and np.all(np.abs(result) <= 20)  # 2x in [-10, 10]
+    shaped = run_tool(capsys, [*base, "--shape", "x=2x3", "--repeat", "3"])
+    assert shaped.code == 0
+    assert shaped.out.startswith("result0: shape=(2, 3) dtype=int32 ")
+    assert "(median of 3)" in shaped.out
+
+
+def test_random_floats_are_in_the_unit_interval(capsys, tmp_path):
+    out = tmp_path / "out.npz"
+    run = run_tool(capsys, [write(tmp_path), "--random", "--save", str(out)])
+    assert run.code == 0, run.err
+    with np.load(out) as saved:
+        product = saved["result0"]
+    assert np.all(np.abs(product) <= 1)
+
+
+# (id, extra arguments, files to create {name: array}, text the error contains)
+BAD_INPUTS: list[tuple[str, list[str], dict[str, np.ndarray], str]] = [
+    ("missing-npy", ["a.npy", "missing.npy"], {"a.npy": A}, "cannot read '"),
+    ("wrong-dtype", ["a.npy", "i.npy"], {"a.npy": A, "i.npy": A.astype(np.int64)}, "dtype"),
+    ("wrong-count", ["a.npy"], {"a.npy": A}, "@main takes 2 argument(s), got 1"),
+    ("wrong-shape", ["a.npy", "t.npy"], {"a.npy": A, "t.npy": A.T.copy()}, "expected size 2"),
+    ("not-npy", ["prog.mlir", "prog.mlir"], {}, "is not a .npy file"),
+    ("unknown-entry", ["--random", "--entry", "nope"], {}, "no public function @nope"),
+    ("unknown-shape-arg", ["--random", "--shape", "q=2"], {}, "--shape: no argument 'q'"),
+    ("npy-and-random", ["a.npy", "--random"], {"a.npy": A}, "not both"),
+]
+
+
+@pytest.mark.parametrize(
+    ("extra", "files", "message"),
+    [case[1:] for case in BAD_INPUTS],
+    ids=[case[0] for case in BAD_INPUTS],
+)
+def test_bad_input_exits_1_with_one_line(capsys, tmp_path, extra, files, message):
+    program = write(tmp_path)
+    for name, array in files.items():
+        npy(tmp_path, name, array)
+    argv = [str(tmp_path / a) if a.endswith((".npy", ".mlir")) else a for a in extra]
+    out = tmp_path / "out.npz"
+    run = run_tool(capsys, [program, *argv, "--save", str(out)])
+    assert run.code == 1
+    assert run.out == ""
+    assert run.err.startswith("mlc-run: error: ") and run.err.count("\n") == 1
+    assert message in run.err
+    assert not out.exists()
+
+
+def test_parse_error_is_located_and_nothing_is_saved(capsys, tmp_path):
+    program = write(tmp_path, PROGRAM.replace("ml.sub %a, %b :", "ml.sub %a, %b"))
+    out = tmp_path / "out.npz"
+    run = run_tool(capsys, [program, "--random", "--save", str(out)])
+    assert run.code == 1
+    assert f"{program}:3:22: error: expected ':'" in run.err
+    assert "Traceback" not in run.err
+    assert not out.exists()
+
+
+def test_missing_program(capsys, tmp_path):
+    run = run_tool(capsys, [str(tmp_path / "nope.mlir"), "--random"])
+    assert run.code == 1
+    assert "cannot read" in run.err and "No such file or directory" in run.err
+
+
+@pytest.mark.parametrize(
+    "extra", [["--repeat", "0"], ["--shape", "x"], ["--dim", "-1"], ["--no-such-flag"]]
+)
+def test_usage_errors_exit_2(capsys, tmp_path, extra):
+    run = run_tool(capsys, [write(tmp_path), "--random", *extra])
+    assert run.code == 2
+    assert "usage: mlc-run" in run.err and "Traceback" not in run.err

@@ -1,0 +1,303 @@
+"""
+mlc-run: compile a program for the CPU, run one function, and report what came out.
+
+    mlc-run model.mlir x.npy w.npy                 # inputs from .npy files
+    mlc-run model.mlir --random --seed 1           # random inputs of the signature's types
+    mlc-run model.mlir --random --dim 8 --shape x=2x16 --repeat 20 --save out.npz
+
+Each result is printed as one line (shape, dtype, sum and its first values) so runs can
+be compared at a glance, then the compile time and the median time of `--repeat` calls.
+Arguments are checked against the function's signature by `mlc.compile`'s executable
+before any native code runs; a mismatch is a one-line error.
+
+Errors follow mlc-opt's conventions: diagnostics on stderr, exit status 1, no traceback
+unless `--debug`, and `--save` is written only on success. A bad command line is
+argparse's usage error (exit status 2).
+"""
+
+import argparse
+import io
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from mlc.tools.mlc_opt import UsageError, read_input, report
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.ir import Attribute
+
+import mlc
+from mlc.backend.runtime import dtype_of
+from mlc.compiler import CompiledFunction
+
+PROG = "mlc-run"
+SHOWN_VALUES = 4  # how many leading values each result line shows
+
+EPILOG = """\
+random inputs (--random): floats uniform in [-1, 1), integers in [-10, 10], booleans
+fair; each dynamic dimension ('?') takes the size --dim (default 4). --shape ARG=DIMS
+gives one argument its whole shape instead, ARG being its position (0, 1, ...) or its
+name (x for %x) and DIMS sizes joined by 'x' (e.g. --shape x=2x3; --shape 0= for rank 0).
+"""
+
+
+def shape_override(text: str) -> tuple[str, tuple[int, ...]]:
+    """`ARG=DIMS` from the command line, as (ARG, sizes)."""
+    arg, sep, dims = text.partition("=")
+    try:
+        if not sep or not arg:
+            raise ValueError
+        sizes = tuple(int(d) for d in dims.split("x")) if dims else ()
+        if any(size < 0 for size in sizes):
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected ARG=DIMS such as x=2x3, got '{text}'") from None
+    return arg.removeprefix("%"), sizes
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer no smaller than `minimum`."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {minimum}, got '{text}'")
+        return value
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="compile a .mlir (or .onnx) program for the CPU and run one function",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("program", help="the program to compile (.mlir, .onnx)")
+    p.add_argument("inputs", nargs="*", metavar="INPUT.npy", help="one .npy file per argument")
+    p.add_argument("--entry", help="the function to run (default: main, else the only one)")
+    p.add_argument("--random", action="store_true", help="run on random inputs (see below)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    p.add_argument("--dim", type=at_least(0), default=4, help="size of dynamic dims (default: 4)")
+    p.add_argument(
+        "--shape",
+        type=shape_override,
+        action="append",
+        default=[],
+        metavar="ARG=DIMS",
+        help="shape of one random argument, e.g. x=2x3 or 0=2x3 (repeatable)",
+    )
+    p.add_argument("--save", metavar="OUT.npz", help="save the results as result0, result1, ...")
+    p.add_argument(
+        "--repeat",
+        type=at_least(1),
+        default=1,
+        metavar="N",
+        help="time the median of N runs (default: 1)",
+    )
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
+    return p
+
+
+# ---------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------
+
+
+def load_npy(path: str) -> np.ndarray:
+    try:
+        array = np.load(path, allow_pickle=False)
+    except OSError as error:
+        raise UsageError(f"cannot read '{path}': {error.strerror or error}") from None
+    except ValueError:  # numpy's reason (e.g. "pickled data") misleads for a wrong file
+        raise UsageError(f"'{path}' is not a .npy file") from None
+    if not isinstance(array, np.ndarray):  # an .npz archive
+        raise UsageError(f"'{path}' is not a .npy file (an .npz archive?)")
+    return array
+
+
+def random_array(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if np.issubdtype(dtype, np.integer):
+        return rng.integers(-10, 11, size=shape).astype(dtype)
+    return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+
+
+def random_inputs(function: CompiledFunction, args: argparse.Namespace) -> list[Any]:
+    """One random value per argument of `function`, shaped by `--dim` and `--shape`."""
+    signature = function.signature
+    overrides = {arg_index(signature.arg_names, key): sizes for key, sizes in args.shape}
+    rng = np.random.default_rng(args.seed)
+    values: list[Any] = []
+    for i, type_ in enumerate(signature.inputs):
+        if not isinstance(type_, TensorType):
+            if i in overrides:
+                raise UsageError(f"--shape: argument {i} of @{signature.name} is a scalar")
+            values.append(random_array((), element_dtype(type_), rng)[()])
+            continue
+        dims = tuple(args.dim if d == DYNAMIC_INDEX else d for d in type_.get_shape())
+        values.append(random_array(overrides.get(i, dims), element_dtype(type_), rng))
+    return values
+
+
+def element_dtype(type_: Attribute) -> np.dtype:
+    element = type_.element_type if isinstance(type_, TensorType) else type_
+    try:
+        return dtype_of(element)
+    except TypeError as error:
+        raise UsageError(f"cannot make a random input: {error}") from None
+
+
+def arg_index(arg_names: Sequence[str], key: str) -> int:
+    """The position of the argument `--shape` names by position or by name."""
+    if key.isdigit() and int(key) < len(arg_names):
+        return int(key)
+    if f"%{key}" in arg_names:
+        return arg_names.index(f"%{key}")
+    names = ", ".join(arg_names) or "none"
+    raise UsageError(f"--shape: no argument '{key}' (arguments: {names})")
+
+
+def scalars_unwrapped(function: CompiledFunction, values: list[Any]) -> list[Any]:
+    """Rank-0 .npy inputs for scalar arguments, as the scalars the signature takes."""
+    unwrapped = list(values)
+    for i, type_ in enumerate(function.signature.inputs[: len(values)]):
+        value = values[i]
+        if not isinstance(type_, TensorType) and isinstance(value, np.ndarray) and not value.ndim:
+            unwrapped[i] = value[()]
+    return unwrapped
+
+
+# ---------------------------------------------------------------------------
+# Compiling, running, reporting
+# ---------------------------------------------------------------------------
+
+
+def compile_program(path: str) -> tuple[Any, float]:
+    """The executable for `path` and the seconds it took; reports diagnostics itself."""
+    if path.endswith(".onnx"):
+        try:
+            Path(path).open("rb").close()
+        except OSError as error:
+            raise UsageError(f"cannot read '{path}': {error.strerror}") from None
+        sources = {}
+    else:
+        text, _ = read_input(path)
+        sources = {path: text}
+    start = time.perf_counter()
+    try:
+        executable = mlc.compile(Path(path))
+    except mlc.CompileError as error:
+        report(error.diagnostics, sources)
+        raise Failed from None
+    return executable, time.perf_counter() - start
+
+
+class Failed(Exception):
+    """The error has been reported already; exit with status 1."""
+
+
+def entry_function(executable: Any, name: str | None) -> CompiledFunction:
+    """`--entry`'s function, else `main`, else the only public function."""
+    functions: dict[str, CompiledFunction] = executable.functions
+    if name is None:
+        name = "main" if "main" in functions or len(functions) != 1 else next(iter(functions))
+    if name not in functions:
+        names = ", ".join(f"@{n}" for n in functions) or "none"
+        hint = "" if name != "main" or not functions else "; choose one with --entry"
+        raise UsageError(f"no public function @{name} (functions: {names}){hint}")
+    return functions[name]
+
+
+def describe(index: int, value: Any) -> str:
+    """One line per result: shape, dtype and a checksum (the sum, then leading values)."""
+    array = np.asarray(value)
+    exact = array.dtype == np.bool_ or np.issubdtype(array.dtype, np.integer)
+    total = int(array.sum(dtype=np.int64)) if exact else float(array.sum(dtype=np.float64))
+    values = [number(v) for v in array.reshape(-1)[:SHOWN_VALUES].tolist()]
+    first = ", ".join([*values, "..."] if array.size > SHOWN_VALUES else values)
+    return (
+        f"result{index}: shape={array.shape} dtype={array.dtype} "
+        f"sum={number(total)} first=[{first}]"
+    )
+
+
+def number(value: bool | int | float) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def as_results(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, tuple) else [value]
+
+
+def save(path: str, results: Sequence[Any]) -> None:
+    """Write the results to an .npz; built in memory first, so no half-written file."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **{f"result{i}": np.asarray(r) for i, r in enumerate(results)})
+    try:
+        Path(path).write_bytes(buffer.getvalue())
+    except OSError as error:
+        raise UsageError(f"cannot write '{path}': {error.strerror}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.random and args.inputs:
+        raise UsageError("give either INPUT.npy files or --random, not both")
+    executable, compile_seconds = compile_program(args.program)
+    function = entry_function(executable, args.entry)
+    if args.random:
+        inputs = random_inputs(function, args)
+    else:
+        inputs = scalars_unwrapped(function, [load_npy(p) for p in args.inputs])
+    try:
+        function.signature.check(inputs)
+    except (TypeError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    times: list[float] = []
+    results: Any = None
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        results = function(*inputs)
+        times.append(time.perf_counter() - start)
+    outputs = as_results(results)
+    for i, value in enumerate(outputs):
+        print(describe(i, value))
+    print(f"compile: {compile_seconds * 1e3:.1f} ms")
+    print(f"run: {statistics.median(times) * 1e3:.3f} ms (median of {args.repeat})")
+    if args.save is not None:
+        save(args.save, outputs)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except Failed:
+        return 1
+    except UsageError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:
+        if args.debug:
+            raise
+        print(
+            f"{PROG}: internal error: {type(error).__name__}: {error} "
+            "(run with --debug for a traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""
+mlc-translate: translate MLIR out of MLIR, as mlir-translate does.
+
+    mlc-translate --mlir-to-llvmir model.mlir -o model.ll
+    mlc-opt model.mlir -p convert-ml-to-linalg | mlc-translate --mlir-to-llvmir -
+    mlc-translate --mlir-to-llvmir -O3 model.mlir
+
+The input may be at any level of docs/design/lowering.md (`ml`, linalg on tensors or
+memrefs, loops, `llvm`): it is lowered with the CPU pipeline of `mlc.pipeline` only as
+far as it still needs (an `llvm`-dialect module is just translated), so the output is
+the same as `mlc.compile` builds. By default the LLVM IR is the plain translation;
+`-O3` prints it as the JIT runs it, optimised for the host CPU.
+
+Errors follow mlc-opt's conventions: one-line diagnostics on stderr, exit status 1, no
+traceback unless `--debug`, and `-o` is written only on success. A bad command line is
+argparse's usage error (exit status 2).
+"""
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from mlc.tools.mlc_opt import UsageError, read_input, report, write_output
+from xdsl.utils.exceptions import ParseError
+
+from mlc import diagnostics, pipeline
+from mlc.backend.jit import JITError, JITModule
+from mlc.backend.llvm import LLVMTranslationError, to_llvm_ir
+from mlc.diagnostics import DiagnosticError
+from mlc.ir import parse_module
+
+PROG = "mlc-translate"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="translate MLIR (any level of the CPU lowering) to LLVM IR text",
+    )
+    translation = p.add_mutually_exclusive_group(required=True)
+    translation.add_argument(
+        "--mlir-to-llvmir",
+        action="store_true",
+        help="lower with the CPU pipeline as far as needed and print LLVM IR",
+    )
+    p.add_argument("input", nargs="?", default="-", help="input file ('-' or none: stdin)")
+    p.add_argument("-o", "--output", help="output file (default: stdout)")
+    p.add_argument(
+        "-O3",
+        "--optimize",
+        action="store_true",
+        help="print the IR after LLVM's O3 pipeline for the host CPU (as the JIT runs it)",
+    )
+    p.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
+    return p
+
+
+def translate(text: str, name: str, optimize: bool) -> str:
+    """LLVM IR for MLIR text; raises `DiagnosticError` for bad or unlowerable input."""
+    try:
+        module = parse_module(text, name)
+    except ParseError as error:
+        raise DiagnosticError([diagnostics.from_parse_error(error)]) from None
+    if errors := diagnostics.verify_module(module):
+        raise DiagnosticError(errors)
+    for spec in pipeline.remaining_pipelines(module):
+        pipeline.run_pipeline(module, spec)
+    try:
+        ir = to_llvm_ir(module)
+        return JITModule(ir).optimized_ir if optimize else ir
+    except (LLVMTranslationError, JITError) as error:
+        raise DiagnosticError([diagnostics.Diagnostic("error", str(error))]) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    text, name = read_input(args.input)
+    try:
+        output = translate(text, name, args.optimize)
+    except DiagnosticError as error:
+        report(error.diagnostics, {name: text})
+        return 1
+    write_output(output, args.output, failed=False)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except UsageError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:
+        if args.debug:
+            raise
+        print(
+            f"{PROG}: internal error: {type(error).__name__}: {error} "
+            "(run with --debug for a traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
