@@ -553,3 +553,14 @@ def test_pool2d(rng, kind, kernel, strides, pads, dynamic):
     )
     (got,) = run(module, x)
     assert_matches(got, pool_reference(x, kernel, strides, pads, kind), rtol=1e-5, atol=1e-6)
+
+
+def test_float16(rng):
+    a = random_array(rng, (3, 8), "float16", -2, 2)
+    b = random_array(rng, (8,), "float16", 0.5, 2)
+    for op, reference in [(ml.AddOp, np.add), (ml.MulOp, np.multiply), (ml.DivOp, np.divide)]:
+        module = program([tensor((3, 8), "float16"), tensor((8,), "float16")], op)
+        (got,) = run(module, a, b)
+        assert_matches(got, reference(a, b), rtol=1e-3, atol=1e-3, what=op.name)
+    (got,) = run(program([tensor((3, 8), "float16")], ml.ExpOp), a)
+    assert_matches(got, np.exp(a), rtol=2e-3, atol=1e-3, what="exp")
