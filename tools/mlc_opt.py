@@ -11,7 +11,7 @@ shows the Python traceback of an internal error.
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib.metadata import version
 from typing import NoReturn
 
@@ -191,10 +191,37 @@ def write_output(text: str, path: str | None, failed: bool) -> None:
         raise UsageError(f"cannot write '{path}': {error.strerror}") from None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def guarded(
+    prog: str,
+    parser: argparse.ArgumentParser,
+    argv: Sequence[str] | None,
+    body: Callable[[argparse.Namespace], int],
+) -> int:
+    """
+    Parse a tool's command line and run its body with the tools' error habits: a usage
+    error or an internal error is one line on stderr and exit status 1; `--debug` shows
+    the traceback instead.
+    """
     args = None
     try:
-        args = build_parser().parse_args(argv)
+        args = parser.parse_args(argv)
+        return body(args)
+    except UsageError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 1
+    except Exception as error:
+        if args is not None and args.debug:
+            raise
+        print(
+            f"{prog}: internal error: {type(error).__name__}: {error} "
+            "(run with --debug for a traceback)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    def body(args: argparse.Namespace) -> int:
         if args.version:
             print(version_text())
             return 0
@@ -202,18 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\n".join(sorted(pass_factories())))
             return 0
         return run(args)
-    except UsageError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 1
-    except Exception as error:
-        if args is not None and args.debug:
-            raise
-        print(
-            f"{PROG}: internal error: {type(error).__name__}: {error} "
-            "(run with --debug for a traceback)",
-            file=sys.stderr,
-        )
-        return 1
+
+    return guarded(PROG, build_parser(), argv, body)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from mlc.tools.mlc_opt import UsageError, read_input, report
+from mlc.tools.mlc_opt import UsageError, guarded, read_input, report
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute
 
@@ -280,23 +280,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return run(args)
-    except Failed:
-        return 1
-    except UsageError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 1
-    except Exception as error:
-        if args.debug:
-            raise
-        print(
-            f"{PROG}: internal error: {type(error).__name__}: {error} "
-            "(run with --debug for a traceback)",
-            file=sys.stderr,
-        )
-        return 1
+    def body(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except Failed:
+            return 1
+
+    return guarded(PROG, build_parser(), argv, body)
 
 
 if __name__ == "__main__":

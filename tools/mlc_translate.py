@@ -20,7 +20,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from mlc.tools.mlc_opt import UsageError, read_input, report, write_output
+from mlc.tools.mlc_opt import guarded, read_input, report, write_output
 from xdsl.utils.exceptions import ParseError
 
 from mlc import diagnostics, pipeline
@@ -84,21 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return run(args)
-    except UsageError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 1
-    except Exception as error:
-        if args.debug:
-            raise
-        print(
-            f"{PROG}: internal error: {type(error).__name__}: {error} "
-            "(run with --debug for a traceback)",
-            file=sys.stderr,
-        )
-        return 1
+    return guarded(PROG, build_parser(), argv, run)
 
 
 if __name__ == "__main__":
