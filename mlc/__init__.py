@@ -1,8 +1,17 @@
 """mlc: a hackable, MLIR-style compiler for machine-learning programs."""
 
 from mlc.compiler import CompileError, Executable, compile
+from mlc.frontends.onnx import import_onnx
 from mlc.ir import parse_module, print_module
 
 __version__ = "0.1.0"
 
-__all__ = ["CompileError", "Executable", "__version__", "compile", "parse_module", "print_module"]
+__all__ = [
+    "CompileError",
+    "Executable",
+    "__version__",
+    "compile",
+    "import_onnx",
+    "parse_module",
+    "print_module",
+]

@@ -203,9 +203,13 @@ def load(src: "str | os.PathLike[str] | ModuleOp") -> ModuleOp:
     if isinstance(src, ModuleOp):
         return src.clone()
     if _is_onnx(src):
-        raise CompileError(
-            [diagnostics.Diagnostic("error", "ONNX import is not available yet (mlc.frontends)")]
-        )
+        from mlc.frontends.onnx import import_onnx
+        from mlc.frontends.onnx.model import OnnxImportError
+
+        try:
+            return import_onnx(src)  # pyright: ignore[reportArgumentType]
+        except OnnxImportError as error:
+            raise CompileError(error.diagnostics) from None
     name, text = "<string>", src
     if isinstance(src, os.PathLike) or (isinstance(src, str) and _looks_like_path(src)):
         path = Path(src)

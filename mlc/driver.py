@@ -168,6 +168,11 @@ def process(
         errors = diagnostics.verify_module(module)
     if errors:
         return ChunkResult(None, errors)
+    return transform(module, options, timer, dump)
+
+
+def transform(module: ModuleOp, options: OptOptions, timer: Timer, dump: TextIO) -> ChunkResult:
+    """Run the passes on a verified module (parsed or imported) and print it."""
     if errors := run_passes(module, options, timer, dump):
         return ChunkResult(None, errors)
     if options.verify_roundtrip and (errors := roundtrip_problems(module, options)):

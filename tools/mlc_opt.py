@@ -42,7 +42,12 @@ def pass_names(value: str) -> frozenset[str]:
 
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(prog=PROG, description="mlc modular optimizer driver")
-    p.add_argument("input", nargs="?", default="-", help="input file ('-' or none: stdin)")
+    p.add_argument(
+        "input",
+        nargs="?",
+        default="-",
+        help="input: MLIR text, or an .onnx model ('-' or none: stdin)",
+    )
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     p.add_argument("-p", "--passes", default="", help="pass pipeline, e.g. 'cse,dce'")
     p.add_argument(
@@ -144,7 +149,33 @@ def options_from(args: argparse.Namespace) -> driver.OptOptions:
     )
 
 
+def run_onnx(args: argparse.Namespace) -> int:
+    """Import an ONNX model, run the passes on it, and print it."""
+    from mlc.frontends.onnx import import_onnx
+    from mlc.frontends.onnx.model import OnnxImportError
+
+    options = options_from(args)
+    if args.split_input_file or args.verify_diagnostics:
+        raise UsageError("--split-input-file and --verify-diagnostics take MLIR text, not ONNX")
+    timer = driver.Timer()
+    try:
+        with timer.phase("Import"):
+            module = import_onnx(args.input)
+    except OnnxImportError as error:
+        report(error.diagnostics, {})
+        return 1
+    with remarks_enabled(args.remarks):
+        result = driver.transform(module, options, timer, sys.stderr)
+    report(result.diagnostics, {})
+    write_output(result.output or "", args.output, result.output is None)
+    if args.timing:
+        sys.stderr.write(timer.report())
+    return 0 if result.output is not None else 1
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.input.endswith(".onnx"):
+        return run_onnx(args)
     options = options_from(args)
     text, name = read_input(args.input)
     chunks = driver.split_chunks(text) if args.split_input_file else [(text, 1)]

@@ -20,6 +20,7 @@ from typing import Any
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
+from mlc import resources
 from mlc.backend.llvm import to_llvm_ir
 
 
@@ -78,12 +79,29 @@ def optimize(
     builder.getModulePassManager().run(module, builder)
 
 
+def bind_resources(module: llvm.ModuleRef) -> None:
+    """
+    Point the external globals that stand for `dense_resource` constants at their data.
+
+    The data stays in `mlc.resources` (read-only, never freed), so the machine code
+    reads the weights in place instead of LLVM IR carrying them.
+    """
+    for variable in module.global_variables:
+        if not variable.is_declaration or not variable.name.startswith(resources.PREFIX):
+            continue
+        array = resources.lookup(variable.name.removeprefix(resources.PREFIX))
+        if array is None:
+            raise JITError(f"no data for resource global '{variable.name}' in this process")
+        llvm.add_symbol(variable.name, array.ctypes.data)
+
+
 class JITModule:
     """An `llvm`-dialect module compiled to host machine code, ready to call."""
 
     def __init__(self, module: ModuleOp | str, opt_level: int = 3):
         ir_text = module if isinstance(module, str) else to_llvm_ir(module)
         self.llvm_module = parse_and_verify(ir_text)
+        bind_resources(self.llvm_module)
         machine = _target_machine()  # owned by the engine from here on
         if opt_level:
             optimize(self.llvm_module, machine, opt_level)

@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     FunctionType,
     IndexType,
     IntegerAttr,
@@ -53,6 +54,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
+from mlc import resources
 from mlc.diagnostics import op_error
 
 ALIGNMENT = 64
@@ -135,6 +137,21 @@ class _Globals:
                 )
             )
         return self._names[key]
+
+    def resource(self, value: DenseResourceAttr, type_: MemRefType) -> str:
+        """
+        An uninitialised public global named after a `dense_resource` handle: an
+        external declaration whose data the JIT binds (`mlc.resources`).
+        """
+        name = resources.symbol_name(value.resource_handle.data)
+        if (value, type_) not in self._names:
+            self._names[(value, type_)] = name
+            self.ops.append(
+                memref.GlobalOp.get(
+                    StringAttr(name), type_, UnitAttr(), StringAttr("public"), UnitAttr(), ALIGNMENT
+                )
+            )
+        return name
 
 
 class _FunctionBufferizer:
@@ -351,10 +368,15 @@ def _constant(b: _FunctionBufferizer, op: arith.ConstantOp) -> None:
         b.convert_default(op)
         return
     value = op.value
-    if not isinstance(value, DenseIntOrFPElementsAttr):
-        raise op_error(op, "bufferize: only dense tensor constants are supported")
     type_ = memref_type(op.result.type)
-    name = b.globals.name_for(value, type_)
+    if isinstance(value, DenseResourceAttr):
+        name = b.globals.resource(value, type_)
+    elif isinstance(value, DenseIntOrFPElementsAttr):
+        name = b.globals.name_for(value, type_)
+    else:
+        raise op_error(
+            op, "bufferize: only dense and dense_resource tensor constants are supported"
+        )
     new = b.emit(memref.GetGlobalOp(name, type_)).results[0]
     b.bind(op.result, new)
 

@@ -90,10 +90,12 @@ def unsupported_memref_op_reason(op: Operation) -> str | None:
             op.result.type.layout, NoneAttr
         ):
             return "is only supported on identity layouts (copy the strided view first)"
-    if isinstance(op, memref.GlobalOp) and not isinstance(
-        op.initial_value, DenseIntOrFPElementsAttr
+    if (
+        isinstance(op, memref.GlobalOp)
+        and not isinstance(op.initial_value, DenseIntOrFPElementsAttr)
+        and op.sym_visibility.data == "private"
     ):
-        return "without a dense initial value is not supported"
+        return "without a dense initial value must be public (an external declaration)"
     if isinstance(op, memref.CastOp) and not (
         isinstance(op.source.type, MemRefType)
         and isinstance(op.source.type.layout, NoneAttr)
@@ -299,12 +301,14 @@ class ConvertGlobal(RewritePattern):
         element = llvm_type(type_.element_type)
         assert element is not None
         private = op.sym_visibility.data == "private"
+        # An uninitialised public global is a declaration, defined outside (a resource).
+        value = op.initial_value if isinstance(op.initial_value, DenseIntOrFPElementsAttr) else None
         new = llvm.GlobalOp(
             llvm.LLVMArrayType(count, element),
             op.sym_name,
             "internal" if private else "external",
             constant=op.constant is not None,
-            value=op.initial_value,
+            value=value,
             alignment=ALIGNMENT,
         )
         replace(rewriter, op, [new], [])

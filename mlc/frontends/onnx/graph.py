@@ -1,0 +1,338 @@
+"""
+The importer core: an ONNX graph becomes one `func.func @main` of `ml` ops.
+
+    graph input (not an initializer)  ->  function argument, in order
+    graph output                      ->  function result, in order
+    initializer, Constant             ->  a known numpy value, emitted as `arith.constant`
+                                          where an op needs it as an SSA value
+    node                              ->  the ops its converter emits (`ops/`)
+
+Values are either SSA values or *known* numpy arrays. A node whose inputs are all
+known is evaluated at import time with onnx's numpy reference implementation, so the
+shape subgraphs exporters write (Shape -> Gather -> Unsqueeze -> Concat -> Reshape)
+fold to constants when the shapes are static, and converters can read shapes, axes
+and pads as plain numbers.
+
+Types come from the model: element types and static sizes; a `dim_param` dim becomes
+`?`, its symbol kept in the argument's `ml.dim_names` attribute (`shape-inference`
+unifies equal names). Every op carries `loc("<node name>"("<model>":<node#>:1))`: the
+node's name (`<OpType>_<index>` when it has none) around the model path and the node's
+1-based position in the graph, so diagnostics of later passes point at the node.
+"""
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from mlc import diagnostics, resources
+from mlc.diagnostics import Diagnostic, SourceLoc
+from mlc.frontends.onnx import types
+from mlc.frontends.onnx.model import DEFAULT_DOMAINS, LoadedModel, OnnxImportError, fail
+from mlc.lowering.shape_inference import DIM_NAMES
+from mlc.shapes import DYNAMIC, ShapeError
+
+Value = SSAValue | np.ndarray
+
+# Ops that are not evaluated at import time even when their inputs are known.
+NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                        "Multinomial", "Bernoulli"})  # fmt: skip
+
+
+class NodeError(Exception):
+    """A node cannot be converted: the message says why (the node is added by the caller)."""
+
+
+def value_name(name: str) -> str:
+    """An SSA name hint for an ONNX value name (`input.1` -> `input.1`, `0` -> `v0`)."""
+    text = re.sub(r"[^\w$.]", "_", name)
+    return text if re.match(r"[A-Za-z_]", text) else f"v{text}"
+
+
+class Node:
+    """One ONNX node being converted: its inputs, attributes, and where ops go."""
+
+    def __init__(self, graph: "GraphImporter", proto: onnx.NodeProto, index: int):
+        self.graph = graph
+        self.proto = proto
+        self.index = index
+        self.opset = graph.opset
+        self.name = proto.name or f"{proto.op_type}_{index}"
+        self.location = NameLoc(
+            StringAttr(self.name),
+            FileLineColLoc(StringAttr(graph.model_name), IntAttr(index + 1), IntAttr(1)),
+        )
+        self.attrs = {a.name: helper.get_attribute_value(a) for a in proto.attribute}
+
+    # -- attributes and inputs ------------------------------------------------
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        value = self.attrs.get(name, default)
+        return value.decode() if isinstance(value, bytes) else value
+
+    def has(self, i: int) -> bool:
+        """Whether optional input `i` is given (present and not the empty name)."""
+        return i < len(self.proto.input) and bool(self.proto.input[i])
+
+    def known(self, i: int) -> np.ndarray | None:
+        """Input `i`'s value if it is known at import time."""
+        value = self.graph.values[self.proto.input[i]]
+        return value if isinstance(value, np.ndarray) else None
+
+    def const(self, i: int, what: str) -> np.ndarray:
+        """Input `i`'s value, which the conversion needs at import time."""
+        value = self.known(i)
+        if value is None:
+            raise NodeError(
+                f"input {i} ('{self.proto.input[i]}', the {what}) must be known at import "
+                "time (an initializer, a Constant, or computed from static shapes)"
+            )
+        return value
+
+    def input(self, i: int) -> SSAValue:
+        """Input `i` as an SSA value (known values become constants)."""
+        return self.graph.ssa(self.proto.input[i], self.location)
+
+    def type(self, i: int) -> TensorType[Attribute]:
+        value = self.graph.values[self.proto.input[i]]
+        if isinstance(value, np.ndarray):
+            return types.tensor_type_of(value)
+        assert isinstance(value.type, TensorType)
+        return value.type  # pyright: ignore[reportUnknownVariableType]
+
+    def shape(self, i: int) -> tuple[int, ...]:
+        return tuple(self.type(i).get_shape())
+
+    def rank(self, i: int) -> int:
+        return len(self.shape(i))
+
+    def declared(self, output: int = 0) -> TensorType[Attribute] | None:
+        """Output `output`'s type as the model (or onnx shape inference) declares it."""
+        return self.graph.declared_types.get(self.proto.output[output])
+
+    # -- building ops ---------------------------------------------------------
+
+    def emit(self, op: Operation) -> SSAValue:
+        """Append `op` at the node's location; its (first) result."""
+        op.location = self.location
+        self.graph.block.add_op(op)
+        return op.results[0]
+
+    def constant(self, array: np.ndarray) -> SSAValue:
+        return self.graph.materialize(array, self.location)
+
+    def scalar(self, value: float | int | bool, like: SSAValue | TensorType[Attribute]) -> SSAValue:
+        """A rank-0 constant of the element type of `like`."""
+        type_ = like if isinstance(like, TensorType) else like.type
+        assert isinstance(type_, TensorType)
+        try:
+            dtype = types.dtype_of(type_.element_type)  # pyright: ignore[reportUnknownMemberType]
+        except types.UnsupportedType as error:
+            raise NodeError(str(error)) from None
+        return self.constant(np.array(value, dtype=dtype))
+
+
+class GraphImporter:
+    """Builds the `ml` function of one model (see the module docstring)."""
+
+    def __init__(self, model: LoadedModel):
+        from mlc.frontends.onnx.ops import converter_for
+
+        self.converter_for = converter_for
+        self.model = model.proto
+        self.model_name = model.name
+        self.opset = model.opset
+        self.values: dict[str, Value] = {}
+        self.block = Block()
+        self.materialized: dict[int, tuple[np.ndarray, SSAValue]] = {}
+        self.declared_types = self._declared_types()
+
+    def _declared_types(self) -> dict[str, TensorType[Attribute]]:
+        graph = self.model.graph
+        found: dict[str, TensorType[Attribute]] = {}
+        for info in [*graph.value_info, *graph.output]:
+            try:
+                type_, _ = tensor_type(info)
+            except (NodeError, types.UnsupportedType):
+                continue
+            found[info.name] = type_
+        return found
+
+    # -- values ---------------------------------------------------------------
+
+    def ssa(self, name: str, location: Attribute) -> SSAValue:
+        value = self.values[name]
+        if isinstance(value, np.ndarray):
+            return self.materialize(value, location, name)
+        return value
+
+    def materialize(self, array: np.ndarray, location: Attribute, name: str = "") -> SSAValue:
+        """An `arith.constant` for a known value, emitted once per array."""
+        if (found := self.materialized.get(id(array))) is not None:
+            return found[1]
+        try:
+            attr = resources.elements_attr(array, name)
+        except types.UnsupportedType as error:
+            raise NodeError(str(error)) from None
+        op = arith.ConstantOp(attr, attr.type)  # pyright: ignore[reportArgumentType]
+        op.location = location
+        self.block.add_op(op)
+        # Holding the array keeps its id from being reused by a later array.
+        self.materialized[id(array)] = (array, op.result)
+        return op.result
+
+    # -- the graph ------------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        graph = self.model.graph
+        for init in graph.initializer:
+            self.values[init.name] = onnx.numpy_helper.to_array(init)
+        arg_types, arg_attrs = self._arguments(graph)
+        self._check_supported(graph.node)
+        errors: list[Diagnostic] = []
+        for index, node in enumerate(graph.node):
+            try:
+                self._convert(Node(self, node, index))
+            except NodeError as error:
+                errors.append(self._node_diagnostic(node, index, str(error)))
+                break
+        if errors:
+            raise OnnxImportError(errors)
+        results = [self._result(out.name) for out in graph.output]
+        self.block.add_op(func.ReturnOp(*results))
+        function = func.FuncOp(
+            "main",
+            (arg_types, [r.type for r in results]),
+            Region(self.block),
+            arg_attrs=ArrayAttr(arg_attrs),
+        )
+        function.location = FileLineColLoc(StringAttr(self.model_name), IntAttr(0), IntAttr(0))
+        module = ModuleOp([function])
+        if problems := diagnostics.verify_module(module):
+            raise OnnxImportError(problems)
+        return module
+
+    def _arguments(self, graph: onnx.GraphProto) -> tuple[list[Attribute], list[DictionaryAttr]]:
+        initializers = {init.name for init in graph.initializer}
+        arg_types: list[Attribute] = []
+        arg_attrs: list[DictionaryAttr] = []
+        for info in graph.input:
+            if info.name in initializers:
+                continue
+            try:
+                type_, names = tensor_type(info)
+            except (NodeError, types.UnsupportedType) as error:
+                raise fail(
+                    f"graph input '{info.name}': {error}", SourceLoc(self.model_name)
+                ) from None
+            arg = self.block.insert_arg(type_, len(self.block.args))
+            arg.name_hint = value_name(info.name)
+            self.values[info.name] = arg
+            arg_types.append(type_)
+            attrs: dict[str, Attribute] = {}
+            if any(names):
+                attrs[DIM_NAMES] = ArrayAttr([StringAttr(n) for n in names])
+            arg_attrs.append(DictionaryAttr(attrs))
+        return arg_types, arg_attrs
+
+    def _check_supported(self, nodes: Sequence[onnx.NodeProto]) -> None:
+        """One error listing every op type the importer cannot convert, with its nodes."""
+        missing: dict[str, list[str]] = {}
+        for index, node in enumerate(nodes):
+            if node.domain in DEFAULT_DOMAINS and self.converter_for(node.op_type, self.opset):
+                continue
+            kind = (
+                node.op_type if node.domain in DEFAULT_DOMAINS else f"{node.domain}.{node.op_type}"
+            )
+            missing.setdefault(kind, []).append(f"'{node.name or f'{node.op_type}_{index}'}'")
+        if not missing:
+            return
+        listed = "; ".join(f"{kind} (nodes {', '.join(names)})" for kind, names in missing.items())
+        raise fail(
+            f"unsupported ONNX ops at opset {self.opset}: {listed}", SourceLoc(self.model_name)
+        )
+
+    def _convert(self, node: Node) -> None:
+        proto = node.proto
+        inputs = [n for n in proto.input if n]
+        for name in inputs:
+            if name not in self.values:
+                raise NodeError(f"input '{name}' is not defined before the node")
+        if (
+            inputs
+            and proto.op_type not in NOT_FOLDED
+            and all(isinstance(self.values[n], np.ndarray) for n in inputs)
+        ):
+            outputs: Sequence[Value] = self._evaluate(proto)
+        else:
+            try:
+                outputs = self.converter_for(proto.op_type, self.opset)(node)  # pyright: ignore[reportOptionalCall]
+            except (ShapeError, VerifyException, ValueError) as error:
+                raise NodeError(diagnostics.one_line(str(error))) from None
+        for i, name in enumerate(proto.output):
+            if not name:
+                continue
+            if i >= len(outputs) or outputs[i] is None:
+                raise NodeError(f"output {i} ('{name}') is not supported")
+            self.values[name] = outputs[i]
+
+    def _evaluate(self, proto: onnx.NodeProto) -> list[Value]:
+        """Run a node on known inputs with onnx's reference implementation."""
+        from onnx.reference import ReferenceEvaluator
+
+        inputs = {n: self.values[n] for n in proto.input if n}
+        try:
+            evaluator = ReferenceEvaluator(proto, opsets={"": self.opset})
+            return [np.asarray(v) for v in evaluator.run(None, inputs)]
+        except Exception as error:  # the reference evaluator raises anything
+            raise NodeError(
+                f"cannot evaluate on constant inputs: {diagnostics.one_line(str(error))}"
+            ) from None
+
+    def _result(self, name: str) -> SSAValue:
+        if name not in self.values:
+            raise fail(
+                f"graph output '{name}' is not computed by any node", SourceLoc(self.model_name)
+            )
+        return self.ssa(name, FileLineColLoc(StringAttr(self.model_name), IntAttr(0), IntAttr(0)))
+
+    def _node_diagnostic(self, node: onnx.NodeProto, index: int, message: str) -> Diagnostic:
+        name = node.name or f"{node.op_type}_{index}"
+        return Diagnostic(
+            "error",
+            f"node '{name}' ({node.op_type}, opset {self.opset}): {message}",
+            SourceLoc(self.model_name, index + 1, 1),
+        )
+
+
+def tensor_type(info: onnx.ValueInfoProto) -> tuple[TensorType[Attribute], list[str]]:
+    """The tensor type of a graph value and the symbol of each dim ("" if none)."""
+    kind = info.type.WhichOneof("value")
+    if kind != "tensor_type":
+        raise NodeError(f"{kind or 'an untyped value'} is not supported, only tensors")
+    tensor = info.type.tensor_type
+    element = types.element_type(tensor.elem_type)
+    if not tensor.HasField("shape"):
+        raise NodeError("the rank is unknown (the model gives no shape)")
+    sizes: list[int] = []
+    names: list[str] = []
+    for dim in tensor.shape.dim:
+        sizes.append(dim.dim_value if dim.HasField("dim_value") else DYNAMIC)
+        names.append(dim.dim_param if dim.HasField("dim_param") else "")
+    return TensorType(element, sizes), names

@@ -1,0 +1,74 @@
+"""Small building blocks the converters share: casts, reshapes, constants, folds."""
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, SSAValue
+
+from mlc.dialects import ml
+from mlc.frontends.onnx import types
+from mlc.frontends.onnx.graph import Node, NodeError
+
+
+def tensor_of(value: SSAValue) -> TensorType[Attribute]:
+    assert isinstance(value.type, TensorType)
+    return value.type  # pyright: ignore[reportUnknownVariableType]
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    return tuple(tensor_of(value).get_shape())
+
+
+def element_of(value: SSAValue) -> Attribute:
+    return tensor_of(value).element_type  # pyright: ignore[reportUnknownMemberType]
+
+
+def cast(node: Node, x: SSAValue, element: Attribute) -> SSAValue:
+    """`x` converted to `element` (itself if it has that type already)."""
+    if element_of(x) == element:
+        return x
+    return node.emit(ml.CastOp(x, TensorType(element, shape_of(x))))
+
+
+def reshape(node: Node, x: SSAValue, shape: Sequence[int]) -> SSAValue:
+    """`x` reshaped to a static `shape` (one -1 allowed); itself if nothing changes."""
+    if tuple(shape) == shape_of(x):
+        return x
+    return node.emit(ml.ReshapeOp(x, list(shape)))
+
+
+def fold(node: Node, op: type[ml.BinaryOp], values: Sequence[SSAValue]) -> SSAValue:
+    """`values[0] op values[1] op ...`, left to right."""
+    result = values[0]
+    for value in values[1:]:
+        result = node.emit(op(result, value))
+    return result
+
+
+def int_list(array: np.ndarray | Sequence[int]) -> list[int]:
+    return [int(v) for v in np.asarray(array).reshape(-1)]
+
+
+def require_static(node: Node, value: SSAValue, what: str) -> tuple[int, ...]:
+    """The static shape of `value`; an error naming `what` if a dim is dynamic."""
+    shape = shape_of(value)
+    if any(d < 0 for d in shape):
+        raise NodeError(f"{what} needs a static shape, got {types_text(value)}")
+    return shape
+
+
+def types_text(value: SSAValue) -> str:
+    dims = "x".join("?" if d < 0 else str(d) for d in shape_of(value))
+    return f"tensor<{dims + 'x' if dims else ''}{element_of(value)}>"
+
+
+def is_float(value: SSAValue) -> bool:
+    return ml.base.is_float(element_of(value))
+
+
+def dtype(value: SSAValue) -> np.dtype:
+    try:
+        return types.dtype_of(element_of(value))
+    except types.UnsupportedType as error:
+        raise NodeError(str(error)) from None

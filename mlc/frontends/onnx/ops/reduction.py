@@ -1,0 +1,126 @@
+"""
+ONNX reductions: ReduceSum/Mean/Max/Min/Prod and the composed ones (L1, L2, LogSumExp...).
+
+Axes come from the attribute before the opset where they became an input (13 for
+ReduceSum, 18 for the others) and from the input after; they must be known at import
+time. No axes means all of them, unless `noop_with_empty_axes` is set.
+"""
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.ir import SSAValue
+
+from mlc import shapes
+from mlc.dialects import ml
+from mlc.frontends.onnx.graph import Node, NodeError, Value
+from mlc.frontends.onnx.ops.build import int_list, shape_of
+from mlc.frontends.onnx.ops.table import converts
+from mlc.frontends.onnx.ops.tensor import DYN, _slice, reshape_to
+
+DIRECT: dict[str, type[ml.ReduceOp]] = {
+    "ReduceSum": ml.ReduceSumOp,
+    "ReduceMean": ml.ReduceMeanOp,
+    "ReduceMax": ml.ReduceMaxOp,
+    "ReduceMin": ml.ReduceMinOp,
+}
+
+Reduction = Callable[[Node, SSAValue, list[int], bool], SSAValue]
+
+
+def _axes(node: Node, rank: int) -> list[int] | None:
+    """The normalised axes, or None for "reduce nothing"."""
+    inputs_since = 13 if node.proto.op_type == "ReduceSum" else 18
+    if node.opset < inputs_since:
+        axes = node.attr("axes")
+    elif node.has(1):
+        axes = int_list(node.const(1, "axes"))
+    else:
+        axes = None
+    if not axes:
+        return None if node.attr("noop_with_empty_axes", 0) else list(range(rank))
+    return sorted(shapes.normalize_axes(list(axes), rank))
+
+
+def _direct(op: type[ml.ReduceOp]) -> Reduction:
+    def reduce(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
+        return node.emit(op(x, axes, keepdims=keepdims))
+
+    return reduce
+
+
+def _prod(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
+    """Products by halving each axis: `x[:h] * x[h:2h]`, plus the odd element."""
+    result = x
+    for axis in axes:
+        size = shape_of(result)[axis]
+        if size == DYN:
+            raise NodeError("ReduceProd over a dynamic dim is not supported")
+        if size == 0:
+            dims = list(shape_of(result))
+            dims[axis] = 1
+            return _finish(node, _ones(node, result, dims), axes, keepdims)
+        while size > 1:
+            half = size // 2
+            low, high = (
+                _slice(node, result, axis, 0, half),
+                _slice(node, result, axis, half, 2 * half),
+            )
+            product = node.emit(ml.MulOp(low, high))
+            if size % 2:
+                product = node.emit(
+                    ml.ConcatOp([product, _slice(node, result, axis, 2 * half, size)], axis)
+                )
+            result, size = product, half + size % 2
+    return _finish(node, result, axes, keepdims)
+
+
+def _ones(node: Node, like: SSAValue, dims: list[int]) -> SSAValue:
+    from mlc.frontends.onnx.ops.build import dtype
+
+    return node.constant(np.ones(dims, dtype=dtype(like)))
+
+
+def _finish(node: Node, reduced: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
+    """`reduced` (size 1 along `axes`) without those dims unless `keepdims`."""
+    if keepdims:
+        return reduced
+    return reshape_to(node, reduced, [d for i, d in enumerate(shape_of(reduced)) if i not in axes])
+
+
+def _composed(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
+    op_type = node.proto.op_type
+    if op_type in ("ReduceSumSquare", "ReduceL2"):
+        x = node.emit(ml.MulOp(x, x))
+    elif op_type == "ReduceL1":
+        x = node.emit(ml.AbsOp(x))
+    elif op_type == "ReduceLogSumExp":
+        peak = node.emit(ml.ReduceMaxOp(x, axes, keepdims=True))
+        total = node.emit(
+            ml.ReduceSumOp(node.emit(ml.ExpOp(node.emit(ml.SubOp(x, peak)))), axes, keepdims=True)
+        )
+        return _finish(node, node.emit(ml.AddOp(node.emit(ml.LogOp(total)), peak)), axes, keepdims)
+    total = node.emit(ml.ReduceSumOp(x, axes, keepdims=keepdims))
+    if op_type == "ReduceL2":
+        return node.emit(ml.SqrtOp(total))
+    if op_type == "ReduceLogSum":
+        return node.emit(ml.LogOp(total))
+    return total
+
+
+COMPOSED = ("ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp")
+
+
+@converts(*DIRECT, "ReduceProd", *COMPOSED)
+def reduce(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    axes = _axes(node, len(shape_of(x)))
+    if axes is None:
+        return [x]
+    keepdims = bool(node.attr("keepdims", 1))
+    op_type = node.proto.op_type
+    if op_type in DIRECT:
+        return [_direct(DIRECT[op_type])(node, x, axes, keepdims)]
+    if op_type == "ReduceProd":
+        return [_prod(node, x, axes, keepdims)]
+    return [_composed(node, x, axes, keepdims)]

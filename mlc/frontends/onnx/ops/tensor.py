@@ -1,0 +1,387 @@
+"""
+Shape and data-movement ONNX ops: reshapes, transposes, slices, gathers, pads, shapes.
+
+Inputs that fix the result's shape (Reshape's shape, Squeeze's axes, Slice's starts)
+are read at import time. Where such an input is only known at run time but the model
+declares the output's static shape, the declared shape is used instead.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+from onnx import numpy_helper
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
+
+from mlc import shapes
+from mlc.dialects import ml
+from mlc.frontends.onnx.graph import Node, NodeError, Value
+from mlc.frontends.onnx.ops.build import element_of, int_list, shape_of, tensor_of
+from mlc.frontends.onnx.ops.table import converts
+
+DYN = shapes.DYNAMIC
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def reshape_to(node: Node, x: SSAValue, dims: Sequence[int]) -> SSAValue:
+    """
+    `x` reshaped to `dims`, where a dim may be `?`.
+
+    With one `?` the run-time shape is a constant holding -1 there (the size follows
+    from the element count); more than one needs sizes known only at run time.
+    """
+    dims = list(dims)
+    if tuple(dims) == shape_of(x):
+        return x
+    result = TensorType(element_of(x), dims)
+    unknown = [i for i, d in enumerate(dims) if d == DYN]
+    if not unknown:
+        return node.emit(ml.ReshapeOp(x, result_type=result))
+    if len(unknown) > 1:
+        declared = node.declared()
+        if declared is not None and shapes.num_elements(declared.get_shape()) is not None:
+            return node.emit(ml.ReshapeOp(x, result_type=declared))
+        raise NodeError(
+            f"reshaping to {shapes.format_shape(dims)} needs the sizes of several dynamic dims"
+        )
+    shape = node.constant(np.array([-1 if d == DYN else d for d in dims], dtype=np.int64))
+    return node.emit(ml.ReshapeOp(x, shape=shape, result_type=result))
+
+
+def declared_static(node: Node, what: str) -> TensorType:
+    """The output type the model declares, when `what` is unknown at import time."""
+    declared = node.declared()
+    if declared is None or shapes.num_elements(declared.get_shape()) is None:
+        raise NodeError(
+            f"the {what} must be known at import time (an initializer, a Constant, or "
+            "computed from static shapes) or the output shape declared static"
+        )
+    return declared
+
+
+@converts("Reshape")
+def reshape(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    target = node.known(1)
+    if target is None:
+        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, "shape")))]
+    dims = int_list(target)
+    allowzero = node.attr("allowzero", 0)
+    source = shape_of(x)
+    if not allowzero:
+        dims = [source[i] if d == 0 and i < len(source) else d for i, d in enumerate(dims)]
+    if -1 in dims:
+        rest = [d for d in dims if d != -1]
+        total, known = shapes.num_elements(source), shapes.num_elements(rest)
+        fill = DYN if total is None or known is None else (total // known if known else 0)
+        dims = [fill if d == -1 else d for d in dims]
+    return [reshape_to(node, x, dims)]
+
+
+@converts("Flatten")
+def flatten(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    source = shape_of(x)
+    axis = shapes.normalize_axis(node.attr("axis", 1), len(source) + 1)
+    outer, inner = shapes.num_elements(source[:axis]), shapes.num_elements(source[axis:])
+    return [reshape_to(node, x, [DYN if outer is None else outer, DYN if inner is None else inner])]
+
+
+def _axes(node: Node, attr_until: int, input_index: int = 1) -> list[int] | None:
+    """Axes from the attribute (opsets before `attr_until`) or from an input."""
+    if node.opset < attr_until:
+        axes = node.attr("axes")
+        return None if axes is None else list(axes)
+    if not node.has(input_index):
+        return None
+    known = node.known(input_index)
+    if known is None:
+        raise _UnknownAxes
+    return int_list(known)
+
+
+class _UnknownAxes(Exception):
+    """The axes are a run-time input."""
+
+
+@converts("Squeeze")
+def squeeze(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    source = shape_of(x)
+    try:
+        axes = _axes(node, 13)
+    except _UnknownAxes:
+        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, "axes")))]
+    if axes is None:
+        if DYN in source:
+            raise NodeError("squeezing without axes needs a static input shape")
+        axes = [i for i, d in enumerate(source) if d == 1]
+    axes = list(shapes.normalize_axes(axes, len(source)))
+    for axis in axes:
+        if source[axis] not in (1, DYN):
+            raise NodeError(f"cannot squeeze dim {axis} of size {source[axis]}")
+    return [reshape_to(node, x, [d for i, d in enumerate(source) if i not in axes])]
+
+
+@converts("Unsqueeze")
+def unsqueeze(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    source = shape_of(x)
+    try:
+        axes = _axes(node, 13)
+    except _UnknownAxes:
+        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, "axes")))]
+    if axes is None:
+        raise NodeError("Unsqueeze needs axes")
+    rank = len(source) + len(axes)
+    axes = sorted(shapes.normalize_axes(axes, rank))
+    dims = list(source)
+    for axis in axes:
+        dims.insert(axis, 1)
+    return [reshape_to(node, x, dims)]
+
+
+@converts("Transpose")
+def transpose(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    perm = node.attr("perm") or list(reversed(range(len(shape_of(x)))))
+    return [node.emit(ml.TransposeOp(x, list(perm)))]
+
+
+@converts("Concat")
+def concat(node: Node) -> Sequence[Value]:
+    inputs = [node.input(i) for i in range(len(node.proto.input)) if node.has(i)]
+    if len(inputs) == 1:
+        return inputs
+    return [node.emit(ml.ConcatOp(inputs, node.attr("axis")))]
+
+
+def _slice(node: Node, x: SSAValue, axis: int, start: int, end: int, step: int = 1) -> SSAValue:
+    rank = len(shape_of(x))
+    starts, ends, steps = [0] * rank, [INT64_MAX] * rank, [1] * rank
+    starts[axis], ends[axis], steps[axis] = start, end, step
+    return node.emit(ml.SliceOp(x, starts, ends, steps))
+
+
+@converts("Split")
+def split(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    source = shape_of(x)
+    axis = shapes.normalize_axis(node.attr("axis", 0), len(source))
+    count = len(node.proto.output)
+    if node.opset < 13:
+        sizes = node.attr("split")
+    elif node.has(1):
+        sizes = int_list(node.const(1, "split sizes"))
+    else:
+        sizes = None
+    if sizes is None:
+        if source[axis] == DYN:
+            raise NodeError(f"splitting dynamic dim {axis} needs the split sizes")
+        parts = node.attr("num_outputs", count)
+        chunk = -(-source[axis] // parts)
+        sizes = [min(chunk, source[axis] - i * chunk) for i in range(parts)]
+    outputs: list[Value] = []
+    start = 0
+    for size in sizes:
+        outputs.append(_slice(node, x, axis, start, start + size))
+        start += size
+    return outputs
+
+
+@converts("Slice", since=10)
+def slice_(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    rank = len(shape_of(x))
+    starts = int_list(node.const(1, "starts"))
+    ends = int_list(node.const(2, "ends"))
+    axes = int_list(node.const(3, "axes")) if node.has(3) else list(range(len(starts)))
+    steps = int_list(node.const(4, "steps")) if node.has(4) else [1] * len(starts)
+    return [_slice_axes(node, x, rank, starts, ends, axes, steps)]
+
+
+@converts("Slice", since=1)
+def slice_attributes(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    rank = len(shape_of(x))
+    starts, ends = list(node.attr("starts")), list(node.attr("ends"))
+    axes = list(node.attr("axes", range(len(starts))))
+    return [_slice_axes(node, x, rank, starts, ends, axes, [1] * len(starts))]
+
+
+def _slice_axes(
+    node: Node,
+    x: SSAValue,
+    rank: int,
+    starts: list[int],
+    ends: list[int],
+    axes: list[int],
+    steps: list[int],
+) -> SSAValue:
+    full_starts, full_ends, full_steps = [0] * rank, [INT64_MAX] * rank, [1] * rank
+    for start, end, axis, step in zip(starts, ends, axes, steps, strict=True):
+        axis = shapes.normalize_axis(axis, rank)
+        if step == 0:
+            raise NodeError("slice steps must not be 0")
+        full_starts[axis], full_ends[axis], full_steps[axis] = start, end, step
+    return node.emit(ml.SliceOp(x, full_starts, full_ends, full_steps))
+
+
+@converts("Gather")
+def gather(node: Node) -> Sequence[Value]:
+    return [node.emit(ml.GatherOp(node.input(0), node.input(1), node.attr("axis", 0)))]
+
+
+@converts("Expand", since=8)
+def expand(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    target = node.known(1)
+    if target is None:
+        return [node.emit(ml.BroadcastToOp(x, declared_static(node, "shape")))]
+    dims = shapes.broadcast(shape_of(x), int_list(target))
+    if tuple(dims) == shape_of(x):
+        return [x]
+    return [node.emit(ml.BroadcastToOp(x, TensorType(element_of(x), dims)))]
+
+
+@converts("Tile", since=6)
+def tile(node: Node) -> Sequence[Value]:
+    x = node.input(0)
+    source = shape_of(x)
+    known = node.known(1)
+    if known is not None:
+        repeats = int_list(known)
+    else:
+        declared = declared_static(node, "repeats").get_shape()
+        if DYN in source:
+            raise NodeError("the repeats must be known at import time for a dynamic input")
+        repeats = [out // size if size else 1 for out, size in zip(declared, source, strict=True)]
+    result = x
+    for axis, count in enumerate(repeats):
+        if count == 0:
+            result = _slice(node, result, axis, 0, 0)
+        elif count > 1:
+            result = node.emit(ml.ConcatOp([result] * count, axis))
+    return [result]
+
+
+@converts("Shape")
+def shape(node: Node) -> Sequence[Value]:
+    source = node.shape(0)
+    start, end = node.attr("start", 0), node.attr("end", len(source))
+    wanted = source[slice(start, end)]
+    if DYN in wanted:
+        raise NodeError(
+            f"the shape of a dynamically shaped input ({shapes.format_shape(source)}) "
+            "is only known at run time"
+        )
+    return [np.array(wanted, dtype=np.int64)]
+
+
+@converts("Size")
+def size(node: Node) -> Sequence[Value]:
+    count = shapes.num_elements(node.shape(0))
+    if count is None:
+        raise NodeError("the size of a dynamically shaped input is only known at run time")
+    return [np.array(count, dtype=np.int64)]
+
+
+def _attribute_value(node: Node) -> np.ndarray:
+    """The value of a Constant (or ConstantOfShape's fill) from whichever attribute holds it."""
+    proto = node.proto
+    for attr in proto.attribute:
+        match attr.name:
+            case "value":
+                return numpy_helper.to_array(attr.t)
+            case "value_float":
+                return np.array(attr.f, dtype=np.float32)
+            case "value_floats":
+                return np.array(list(attr.floats), dtype=np.float32)
+            case "value_int":
+                return np.array(attr.i, dtype=np.int64)
+            case "value_ints":
+                return np.array(list(attr.ints), dtype=np.int64)
+            case _:
+                raise NodeError(f"a Constant holding '{attr.name}' is not supported")
+    raise NodeError("the Constant has no value")
+
+
+@converts("Constant")
+def constant(node: Node) -> Sequence[Value]:
+    return [_attribute_value(node)]
+
+
+@converts("ConstantOfShape", since=9)
+def constant_of_shape(node: Node) -> Sequence[Value]:
+    fill = _attribute_value(node) if node.proto.attribute else np.zeros(1, np.float32)
+    fill = fill.reshape(-1)[:1].reshape(())
+    known = node.known(0)
+    if known is not None:
+        return [np.full(int_list(known), fill, dtype=fill.dtype)]
+    declared = declared_static(node, "shape")
+    return [node.emit(ml.BroadcastToOp(node.constant(fill), declared))]
+
+
+@converts("Pad", since=11)
+def pad(node: Node) -> Sequence[Value]:
+    mode = node.attr("mode", "constant")
+    if mode != "constant":
+        raise NodeError(f"only mode 'constant' is supported, got '{mode}'")
+    x = node.input(0)
+    rank = len(shape_of(x))
+    pads = int_list(node.const(1, "pads"))
+    axes = list(range(rank))
+    if node.has(3):
+        axes = [shapes.normalize_axis(a, rank) for a in int_list(node.const(3, "axes"))]
+    if node.has(2):
+        value = node.input(2)
+    else:
+        value = node.scalar(0, x)
+    return [_pad(node, x, axes, pads, value)]
+
+
+@converts("Pad", since=2)
+def pad_attributes(node: Node) -> Sequence[Value]:
+    mode = node.attr("mode", "constant")
+    if mode != "constant":
+        raise NodeError(f"only mode 'constant' is supported, got '{mode}'")
+    x = node.input(0)
+    axes = list(range(len(shape_of(x))))
+    return [_pad(node, x, axes, list(node.attr("pads")), node.scalar(node.attr("value", 0.0), x))]
+
+
+def _pad(node: Node, x: SSAValue, axes: list[int], pads: list[int], value: SSAValue) -> SSAValue:
+    """Pad with concatenated constant blocks (negative pads slice)."""
+    if len(pads) != 2 * len(axes):
+        raise NodeError(f"expected {2 * len(axes)} pads, got {len(pads)}")
+    result = x
+    for i, axis in enumerate(axes):
+        before, after = pads[i], pads[i + len(axes)]
+        dims = shape_of(result)
+        start = -before if before < 0 else 0
+        end = dims[axis] + after if after < 0 and dims[axis] != DYN else INT64_MAX
+        if after < 0 and dims[axis] == DYN:
+            end = after
+        if before < 0 or after < 0:
+            result = _slice(node, result, axis, start, end)
+        parts = [result]
+        if before > 0:
+            parts.insert(0, _block(node, result, axis, before, value))
+        if after > 0:
+            parts.append(_block(node, result, axis, after, value))
+        if len(parts) > 1:
+            result = node.emit(ml.ConcatOp(parts, axis))
+    return result
+
+
+def _block(node: Node, like: SSAValue, axis: int, size: int, value: SSAValue) -> SSAValue:
+    dims = list(shape_of(like))
+    dims[axis] = size
+    if DYN in dims:
+        raise NodeError("padding needs the other dims static")
+    fill = (
+        node.emit(ml.CastOp(value, TensorType(element_of(like), shape_of(value))))
+        if element_of(value) != element_of(like)
+        else value
+    )
+    return node.emit(ml.BroadcastToOp(fill, TensorType(tensor_of(like).element_type, dims)))  # pyright: ignore[reportUnknownMemberType]

@@ -1,0 +1,70 @@
+"""
+Large constants as `dense_resource` handles: weights stay out of printed IR and LLVM IR.
+
+A frontend turns a constant into an attribute with `elements_attr`. Small ones (at most
+`INLINE_LIMIT` elements) are inlined as `dense<...>`, so folding and printing see their
+values. Larger ones become `dense_resource<name> : tensor<...>`, the bytes kept here in
+a process-wide store keyed by the handle; the handle ends in a digest of the bytes, so
+equal IR text means equal data (the compile cache hashes printed IR) and two modules
+can never disagree on what a handle holds:
+
+    %w = arith.constant dense_resource<fc1.weight_3f9c2a1b> : tensor<1024x784xf32>
+
+`bufferize` makes such a constant a `memref.global` with the same handle as its value;
+`convert-to-llvm` declares it as an external LLVM global with no initialiser, and the
+JIT binds that symbol to the stored bytes (`symbol_name`, `lookup`). So a model's
+weights are never printed, never parsed by LLVM, and shared rather than copied.
+"""
+
+import hashlib
+import re
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseResourceAttr, TensorType
+from xdsl.ir import Attribute
+
+INLINE_LIMIT = 256  # elements; larger constants become resources
+PREFIX = "__resource_"  # of the LLVM symbols of resources
+
+_store: dict[str, np.ndarray] = {}
+
+
+def _element_type(dtype: np.dtype[Any]) -> Attribute:
+    from mlc.frontends.onnx.types import element_type_of_dtype
+
+    return element_type_of_dtype(dtype)
+
+
+def elements_attr(
+    array: np.ndarray, name: str = "", inline_limit: int = INLINE_LIMIT
+) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
+    """The attribute of an `arith.constant` holding `array` (see the module docstring)."""
+    data = np.ascontiguousarray(array)
+    type_ = TensorType(_element_type(data.dtype), data.shape)
+    if data.size <= inline_limit:
+        return DenseIntOrFPElementsAttr(type_, BytesAttr(data.tobytes()))  # pyright: ignore[reportArgumentType]
+    return DenseResourceAttr.from_params(register(data, name), type_)
+
+
+def register(array: np.ndarray, name: str = "") -> str:
+    """Store `array` (read-only, contiguous) under a handle made of `name` and its digest."""
+    data = np.ascontiguousarray(array)
+    digest = hashlib.blake2b(data.tobytes(), digest_size=8)
+    digest.update(f"{data.dtype.str}{data.shape}".encode())
+    stem = re.sub(r"[^\w.]", "_", name)[:48] or "blob"
+    handle = f"{stem}_{digest.hexdigest()}"
+    if handle not in _store:
+        data.setflags(write=False)
+        _store[handle] = data
+    return handle
+
+
+def lookup(handle: str) -> np.ndarray | None:
+    """The array a handle stands for, if this process holds it."""
+    return _store.get(handle)
+
+
+def symbol_name(handle: str) -> str:
+    """The LLVM symbol of a resource's global."""
+    return f"{PREFIX}{handle}"
