@@ -48,13 +48,14 @@ def reshape_to(node: Node, x: SSAValue, dims: Sequence[int]) -> SSAValue:
     return node.emit(ml.ReshapeOp(x, shape=shape, result_type=result))
 
 
-def declared_static(node: Node, what: str) -> TensorType:
-    """The output type the model declares, when `what` is unknown at import time."""
+def declared_static(node: Node, index: int, what: str) -> TensorType:
+    """The output type the model declares, when input `index` is unknown at import time."""
     declared = node.declared()
     if declared is None or shapes.num_elements(declared.get_shape()) is None:
         raise NodeError(
-            f"the {what} must be known at import time (an initializer, a Constant, or "
-            "computed from static shapes) or the output shape declared static"
+            f"input {index} ('{node.proto.input[index]}', the {what}) must be known at "
+            "import time (an initializer, a Constant, or computed from static shapes), "
+            "or the output's shape declared static"
         )
     return declared
 
@@ -64,7 +65,7 @@ def reshape(node: Node) -> Sequence[Value]:
     x = node.input(0)
     target = node.known(1)
     if target is None:
-        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, "shape")))]
+        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, 1, "shape")))]
     dims = int_list(target)
     allowzero = node.attr("allowzero", 0)
     source = shape_of(x)
@@ -111,7 +112,7 @@ def squeeze(node: Node) -> Sequence[Value]:
     try:
         axes = _axes(node, 13)
     except _UnknownAxes:
-        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, "axes")))]
+        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, 1, "axes")))]
     if axes is None:
         if DYN in source:
             raise NodeError("squeezing without axes needs a static input shape")
@@ -130,7 +131,7 @@ def unsqueeze(node: Node) -> Sequence[Value]:
     try:
         axes = _axes(node, 13)
     except _UnknownAxes:
-        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, "axes")))]
+        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, 1, "axes")))]
     if axes is None:
         raise NodeError("Unsqueeze needs axes")
     rank = len(source) + len(axes)
@@ -237,7 +238,7 @@ def expand(node: Node) -> Sequence[Value]:
     x = node.input(0)
     target = node.known(1)
     if target is None:
-        return [node.emit(ml.BroadcastToOp(x, declared_static(node, "shape")))]
+        return [node.emit(ml.BroadcastToOp(x, declared_static(node, 1, "shape")))]
     dims = shapes.broadcast(shape_of(x), int_list(target))
     if tuple(dims) == shape_of(x):
         return [x]
@@ -252,7 +253,7 @@ def tile(node: Node) -> Sequence[Value]:
     if known is not None:
         repeats = int_list(known)
     else:
-        declared = declared_static(node, "repeats").get_shape()
+        declared = declared_static(node, 1, "repeats").get_shape()
         if DYN in source:
             raise NodeError("the repeats must be known at import time for a dynamic input")
         repeats = [out // size if size else 1 for out, size in zip(declared, source, strict=True)]
@@ -318,7 +319,7 @@ def constant_of_shape(node: Node) -> Sequence[Value]:
     known = node.known(0)
     if known is not None:
         return [np.full(int_list(known), fill, dtype=fill.dtype)]
-    declared = declared_static(node, "shape")
+    declared = declared_static(node, 0, "shape")
     return [node.emit(ml.BroadcastToOp(node.constant(fill), declared))]
 
 
