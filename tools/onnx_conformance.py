@@ -1,22 +1,22 @@
 """
 ONNX conformance: run onnx's backend node tests through `mlc.compile` and onnxruntime.
 
-    python -m mlc.tools.onnx_conformance                 # static shapes, writes docs/onnx-support.md
-    python -m mlc.tools.onnx_conformance --dynamic       # every input dim forced to `?`
-    python -m mlc.tools.onnx_conformance --both --doc docs/onnx-support.md
-    python -m mlc.tools.onnx_conformance --ops Relu,Gemm --no-doc   # a subset, a summary only
+    python -m mlc.tools.onnx_conformance             # static shapes, docs/onnx-support.md
+    python -m mlc.tools.onnx_conformance --dynamic   # every input dim forced to `?`
+    python -m mlc.tools.onnx_conformance --both      # both, in one report
+    python -m mlc.tools.onnx_conformance --ops Relu,Gemm --no-doc   # a subset
 
-The node tests come from the installed onnx package (its node test cases, with the
-data they compute, written once into `--data`, default
-`build/onnx-node-tests`, written on first use). A test belongs to the op of its node (an `_expanded` test, the op's
-function body, to the op it expands); the tests of the ops mlc's ONNX frontend supports are run, each on mlc and
-on onnxruntime, and compared with the test's outputs at onnx's tolerances (rtol 1e-3,
-atol 1e-7 unless the test says otherwise). The score is over the tests onnxruntime passes.
+The node tests come from the installed onnx package: its node test cases, with the data
+they compute, are written once into `--data` (default `build/onnx-node-tests`). A test
+belongs to the op of its node (an `_expanded` test, the op's function body, to the op it
+expands). The tests of the ops mlc's ONNX frontend supports run on mlc and on
+onnxruntime, compared with the test's outputs at onnx's tolerances (rtol 1e-3, atol 1e-7
+unless the test says otherwise). The score is over the tests onnxruntime passes.
 
 Some ONNX inputs set shapes rather than data (Reshape's shape, Slice's starts, a
 reduction's axes). mlc compiles for fixed values of those: when the importer says an
 input must be known at import time, the test's value of that input is bound as an
-initializer and the test is compiled again (the doc counts these).
+initializer and the test is compiled again (the report counts these).
 """
 
 import argparse
@@ -102,8 +102,10 @@ def _write_values(
     for j, (value, info) in enumerate(zip(values, infos, strict=False)):
         if info.type.WhichOneof("value") != "tensor_type":
             continue  # sequences, maps, optionals: mlc takes tensors only
-        proto = value if isinstance(value, onnx.TensorProto) else numpy_helper.from_array(
-            np.asarray(value), info.name
+        proto = (
+            value
+            if isinstance(value, onnx.TensorProto)
+            else numpy_helper.from_array(np.asarray(value), info.name)
         )
         (folder / f"{kind}_{j}.pb").write_bytes(proto.SerializeToString())
 
@@ -261,22 +263,52 @@ def first_line(text: str) -> str:
 
 def run_case(job: tuple[Path, str, bool]) -> Outcome:
     folder, op, dynamic = job
-    start = time.perf_counter()
     try:
         case = load_case(folder)
         model = onnx.load(str(folder / "model.onnx"))
-        if not case.datasets:
-            return Outcome(case.name, op, "no test data", "no test data")
-        if any(i.type.WhichOneof("value") != "tensor_type" for i in model.graph.input):
-            return Outcome(case.name, op, "unsupported: non-tensor inputs", run_ort(model, case))
-        ort_verdict = run_ort(model, case)
-        if dynamic:
-            model = make_dynamic(model)
-        mlc_verdict, bound = run_mlc(model, case)
+    except Exception as error:
+        return Outcome(folder.name, op, f"unreadable test: {first_line(str(error))}", "?")
+    return check(model, case, op, dynamic)
+
+
+def check(model: onnx.ModelProto, case: Case, op: str, dynamic: bool) -> Outcome:
+    """One test on onnxruntime and on mlc."""
+    start = time.perf_counter()
+    if not case.datasets:
+        return Outcome(case.name, op, "no test data", "no test data")
+    if any(i.type.WhichOneof("value") != "tensor_type" for i in model.graph.input):
+        return Outcome(case.name, op, "unsupported: non-tensor inputs", run_ort(model, case))
+    ort_verdict = run_ort(model, case)
+    try:
+        mlc_verdict, bound = run_mlc(make_dynamic(model) if dynamic else model, case)
     except Exception as error:  # a bug in mlc: recorded, not fatal to the run
         detail = first_line("".join(traceback.format_exception_only(error)))
-        return Outcome(folder.name, op, f"crash: {detail}", "?")
+        return Outcome(case.name, op, f"crash: {detail}", ort_verdict)
     return Outcome(case.name, op, mlc_verdict, ort_verdict, bound, time.perf_counter() - start)
+
+
+def cases_of(module: str) -> list[tuple[onnx.ModelProto, Case]]:
+    """
+    The node tests one onnx case module (e.g. `gemm`) defines, made in memory: a fast
+    way to a few tests without writing them all out.
+    """
+    import importlib
+
+    from onnx.backend.test.case import node as node_cases
+
+    # Importing a case module runs its exports, which record its test cases.
+    before = len(node_cases._NodeTestCases)  # pyright: ignore[reportPrivateUsage]
+    importlib.import_module(f"onnx.backend.test.case.node.{module}")
+    made = node_cases._NodeTestCases[before:]  # pyright: ignore[reportPrivateUsage]
+    return [
+        (
+            c.model,
+            Case(
+                c.name, Path(c.name), c.rtol, c.atol, [(list(i), list(o)) for i, o in c.data_sets]
+            ),
+        )
+        for c in made
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -419,7 +451,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ops:
         wanted = [o.strip() for o in args.ops.split(",") if o.strip()]
         if unknown := [o for o in wanted if o not in ops]:
-            print(f"onnx_conformance: error: unsupported ops: {', '.join(unknown)}", file=sys.stderr)
+            print(
+                f"onnx_conformance: error: unsupported ops: {', '.join(unknown)}", file=sys.stderr
+            )
             return 1
         ops = wanted
     jobs = select(generate(args.data), ops)
