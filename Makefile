@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lit pytest clean
+.PHONY: run test lit pytest conformance clean
 
 run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
@@ -19,6 +19,10 @@ pytest: $(VENV)/.installed-dev
 
 lit: $(VENV)/.installed-dev
 	$(BIN)/lit -v tests/filecheck
+
+# onnx's node tests of the supported ops, static and dynamic; writes docs/onnx-support.md
+conformance: $(VENV)/.installed-dev
+	$(BIN)/python -m mlc.tools.onnx_conformance --both
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)

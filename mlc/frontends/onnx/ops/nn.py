@@ -8,6 +8,8 @@ needs static spatial sizes.
 
 from collections.abc import Sequence
 
+import numpy as np
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 from mlc import shapes
@@ -279,3 +281,88 @@ def instance_norm(node: Node) -> Sequence[Value]:
     channels = [shape_of(scale)[0], *([1] * (rank - 2))]
     scaled = node.emit(ml.MulOp(normalized, reshape_to(node, scale, channels)))
     return [node.emit(ml.AddOp(scaled, reshape_to(node, bias, channels)))]
+
+
+# ---------------------------------------------------------------------------
+# Transposed convolution
+# ---------------------------------------------------------------------------
+
+
+def _transposed_pads(node: Node, spatial: Sequence[int], kernel: Sequence[int]) -> list[int]:
+    """ConvTranspose's pads (begins then ends), from `pads` or `output_shape`/`auto_pad`."""
+    rank = len(kernel)
+    strides = list(node.attr("strides", [1] * rank))
+    dilations = list(node.attr("dilations", [1] * rank))
+    extra = list(node.attr("output_padding", [0] * rank))
+    auto_pad = node.attr("auto_pad", "NOTSET")
+    output_shape = node.attr("output_shape")
+    if output_shape is None and auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
+        return list(node.attr("pads", [0] * (2 * rank)))
+    wanted = (
+        list(output_shape)[-rank:]
+        if output_shape
+        else [n * s for n, s in zip(spatial, strides, strict=True)]
+    )
+    begins, ends = [], []
+    for i in range(rank):
+        total = (
+            strides[i] * (spatial[i] - 1)
+            + extra[i]
+            + (kernel[i] - 1) * dilations[i]
+            + 1
+            - wanted[i]
+        )
+        small = total // 2
+        begins.append(small if auto_pad == "SAME_UPPER" else total - small)
+        ends.append(total - begins[-1])
+    return begins + ends
+
+
+def _dilate(node: Node, x: SSAValue, strides: Sequence[int]) -> SSAValue:
+    """`x` (N, C, H, W) with `stride - 1` zeros between neighbours along H and W."""
+    n, c, h, w = shape_of(x)
+    sh, sw = strides
+    if sh == sw == 1:
+        return x
+    zero = node.scalar(0, x)
+    grid = reshape_to(node, x, [n, c, h, 1, w, 1])
+    for axis, s in ((3, sh), (5, sw)):
+        if s > 1:
+            dims = list(shape_of(grid))
+            dims[axis] = s - 1
+            block = node.emit(ml.BroadcastToOp(zero, TensorType(element_of(x), dims)))
+            grid = node.emit(ml.ConcatOp([grid, block], axis))
+    flat = reshape_to(node, grid, [n, c, h * sh, w * sw])
+    return node.emit(
+        ml.SliceOp(flat, [0, 0, 0, 0], [n, c, (h - 1) * sh + 1, (w - 1) * sw + 1], [1, 1, 1, 1])
+    )
+
+
+@converts("ConvTranspose")
+def conv_transpose(node: Node) -> Sequence[Value]:
+    """A convolution with stride 1 over the zero-dilated, re-padded input and flipped weights."""
+    x, w = _to_2d(node, node.input(0), "input"), _to_2d(node, node.input(1), "weight")
+    rank = len(shape_of(node.input(0)))
+    if DYN in shape_of(x) or DYN in shape_of(w):
+        raise NodeError("ConvTranspose needs static input and weight shapes")
+    window = rank - 2
+    kernel = list(node.attr("kernel_shape", shape_of(node.input(1))[2:]))
+    strides = _pairs(list(node.attr("strides", [1] * window)), 1)
+    dilations = _pairs(list(node.attr("dilations", [1] * window)), 1)
+    extra = _pairs(list(node.attr("output_padding", [0] * window)), 0)
+    pads = _pads_2d(_transposed_pads(node, shape_of(node.input(0))[2:], kernel))
+    groups = node.attr("group", 1)
+    c_in, c_out_per_group, kh, kw = shape_of(w)
+    weights = reshape_to(node, w, [groups, c_in // groups, c_out_per_group, kh, kw])
+    weights = node.emit(ml.TransposeOp(weights, [0, 2, 1, 3, 4]))
+    weights = reshape_to(node, weights, [groups * c_out_per_group, c_in // groups, kh, kw])
+    big = np.iinfo(np.int64)
+    weights = node.emit(
+        ml.SliceOp(weights, [0, 0, -1, -1], [big.max, big.max, big.min, big.min], [1, 1, -1, -1])
+    )
+    k = [(kh - 1) * dilations[0], (kw - 1) * dilations[1]]
+    full = [k[0] - pads[0], k[1] - pads[1], k[0] - pads[2] + extra[0], k[1] - pads[3] + extra[1]]
+    padded = _pad(node, _dilate(node, x, strides), [2, 3], full, node.scalar(0, x))
+    bias = node.input(2) if node.has(2) else None
+    result = node.emit(ml.Conv2dOp(padded, weights, bias, dilations=dilations, groups=groups))
+    return [_from_2d(node, result, rank)]
