@@ -311,3 +311,19 @@ func.func @read_in_body(%a: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   func.return %r : tensor<4xf32>
 }
+
+// -----
+
+// A `dense_resource` constant (a large weight) becomes an uninitialised public global
+// named after its handle, one per handle: the data stays out of the IR.
+
+// CHECK:       "memref.global"() <{sym_name = "__resource_fc.weight_0123", type = memref<2x2xf32>, initial_value, sym_visibility = "public", constant, alignment = 64 : i64}>
+// CHECK-NOT:   "memref.global"
+// CHECK-LABEL: func.func @resource_constant
+// CHECK:         memref.get_global @__resource_fc.weight_0123 : memref<2x2xf32>
+// CHECK:         memref.get_global @__resource_fc.weight_0123 : memref<2x2xf32>
+func.func @resource_constant() -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %w = arith.constant dense_resource<fc.weight_0123> : tensor<2x2xf32>
+  %v = arith.constant dense_resource<fc.weight_0123> : tensor<2x2xf32>
+  func.return %w, %v : tensor<2x2xf32>, tensor<2x2xf32>
+}

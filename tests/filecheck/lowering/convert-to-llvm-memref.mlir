@@ -174,3 +174,19 @@ func.func @carried(%m: memref<4xf32>, %n: index) -> memref<4xf32> {
   }
   func.return %r : memref<4xf32>
 }
+
+// -----
+
+// An uninitialised public global (a `dense_resource` weight) is an external declaration:
+// no data in the IR, the JIT binds the symbol.
+
+// CHECK:       llvm.mlir.global external constant @__resource_w_00ff() {{.*}}: !llvm.array<6 x f32>
+// CHECK-NOT:   dense
+// CHECK-LABEL: llvm.func @resource_read
+// CHECK:         llvm.mlir.addressof @__resource_w_00ff
+"memref.global"() <{sym_name = "__resource_w_00ff", sym_visibility = "public", type = memref<2x3xf32>, initial_value, constant}> : () -> ()
+func.func @resource_read(%i: index) -> f32 {
+  %g = memref.get_global @__resource_w_00ff : memref<2x3xf32>
+  %v = memref.load %g[%i, %i] : memref<2x3xf32>
+  func.return %v : f32
+}
