@@ -40,7 +40,7 @@ def elements_attr(
     array: np.ndarray, name: str = "", inline_limit: int = INLINE_LIMIT
 ) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
     """The attribute of an `arith.constant` holding `array` (see the module docstring)."""
-    data = np.ascontiguousarray(array)
+    data = np.require(array, requirements="C")  # keeps rank 0, unlike ascontiguousarray
     type_ = TensorType(_element_type(data.dtype), data.shape)
     if data.size <= inline_limit:
         return DenseIntOrFPElementsAttr(type_, BytesAttr(data.tobytes()))  # pyright: ignore[reportArgumentType]
@@ -49,7 +49,7 @@ def elements_attr(
 
 def register(array: np.ndarray, name: str = "") -> str:
     """Store `array` (read-only, contiguous) under a handle made of `name` and its digest."""
-    data = np.ascontiguousarray(array)
+    data = np.require(array, requirements="C")  # keeps rank 0, unlike ascontiguousarray
     digest = hashlib.blake2b(data.tobytes(), digest_size=8)
     digest.update(f"{data.dtype.str}{data.shape}".encode())
     stem = re.sub(r"[^\w.]", "_", name)[:48] or "blob"

@@ -3,12 +3,13 @@
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import f64
 from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx import types
 from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import cast, element_of, fold
+from mlc.frontends.onnx.ops.build import cast, element_of, fold, is_float
 from mlc.frontends.onnx.ops.table import converts
 
 BINARY: dict[str, type[ml.BinaryOp]] = {
@@ -46,9 +47,12 @@ def binary(node: Node) -> Sequence[Value]:
 
 @converts("Pow")
 def pow_(node: Node) -> Sequence[Value]:
+    """`base ** exponent` in the base's type; integer bases are raised in f64 (exact)."""
     base = node.input(0)
-    exponent = cast(node, node.input(1), element_of(base))
-    return [node.emit(ml.PowOp(base, exponent))]
+    if is_float(base):
+        return [node.emit(ml.PowOp(base, cast(node, node.input(1), element_of(base))))]
+    wide = node.emit(ml.PowOp(cast(node, base, f64), cast(node, node.input(1), f64)))
+    return [cast(node, wide, element_of(base))]
 
 
 @converts(*UNARY)

@@ -162,13 +162,16 @@ def _pool(node: Node, op: type[ml.Pool2dOp], count_pads: bool = False) -> SSAVal
         raise NodeError("pooling with dilations is not supported")
     spatial = shape_of(x)[2:]
     pads = _window_pads(node, spatial, kernel, strides, dilations)
-    if count_pads and any(pads):
-        x = _pad(node, x, list(range(2, rank)), pads, node.scalar(0, x))
-        spatial, pads = shape_of(x)[2:], [0] * len(pads)
+    window_pads = pads
     if node.attr("ceil_mode", 0):
         if DYN in spatial:
             raise NodeError("ceil_mode needs static spatial sizes")
-        pads = _ceil_pads(spatial, kernel, strides, pads)
+        window_pads = _ceil_pads(spatial, kernel, strides, pads)
+    if count_pads and any(pads):
+        # Zeros the average counts; ceil mode's extra end pads stay uncounted.
+        x = _pad(node, x, list(range(2, rank)), pads, node.scalar(0, x))
+        window_pads = [grown - given for grown, given in zip(window_pads, pads, strict=True)]
+    pads = window_pads
     result = node.emit(
         op(
             _to_2d(node, x, "input"),

@@ -9,12 +9,13 @@ time. No axes means all of them, unless `noop_with_empty_axes` is set.
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import i1, i8
 from xdsl.ir import SSAValue
 
 from mlc import shapes
 from mlc.dialects import ml
 from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import int_list, shape_of
+from mlc.frontends.onnx.ops.build import cast, element_of, int_list, shape_of
 from mlc.frontends.onnx.ops.table import converts
 from mlc.frontends.onnx.ops.tensor import DYN, _slice, reshape_to
 
@@ -44,7 +45,12 @@ def _axes(node: Node, rank: int) -> list[int] | None:
 
 def _direct(op: type[ml.ReduceOp]) -> Reduction:
     def reduce(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
-        return node.emit(op(x, axes, keepdims=keepdims))
+        if element_of(x) != i1:
+            return node.emit(op(x, axes, keepdims=keepdims))
+        # `ml` reduces numbers: booleans go through i8 (max is "any", min is "all"); an
+        # empty max is i8's minimum and an empty min its maximum, so test `> 0`.
+        wide = node.emit(op(cast(node, x, i8), axes, keepdims=keepdims))
+        return node.emit(ml.CmpOp("gt", wide, node.scalar(0, wide)))
 
     return reduce
 

@@ -83,7 +83,8 @@ def reshape(node: Node) -> Sequence[Value]:
 def flatten(node: Node) -> Sequence[Value]:
     x = node.input(0)
     source = shape_of(x)
-    axis = shapes.normalize_axis(node.attr("axis", 1), len(source) + 1)
+    axis = node.attr("axis", 1)
+    axis = axis + len(source) if axis < 0 else axis  # in [-rank, rank]
     outer, inner = shapes.num_elements(source[:axis]), shapes.num_elements(source[axis:])
     return [reshape_to(node, x, [DYN if outer is None else outer, DYN if inner is None else inner])]
 
