@@ -408,6 +408,23 @@ def _extract(b: _FunctionBufferizer, op: tensor.ExtractOp) -> None:
     b.bind(op.result, new.results[0])
 
 
+def _from_elements(b: _FunctionBufferizer, op: tensor.FromElementsOp) -> None:
+    """A small buffer stored element by element (a run-time shape, for instance)."""
+    type_ = memref_type(op.result.type)
+    target = b.alloc(type_, [])
+    shape = type_.get_shape()
+    for flat, element in enumerate(op.elements):
+        position: list[int] = []
+        for size in reversed(shape):  # the row-major position of element `flat`
+            position.insert(0, flat % size)
+            flat //= size
+        indices = [
+            b.emit(arith.ConstantOp(IntegerAttr(i, IndexType()))).results[0] for i in position
+        ]
+        b.emit(memref.StoreOp.get(b.lookup(element), target, indices))
+    b.bind(op.result, target)
+
+
 def _cast(b: _FunctionBufferizer, op: tensor.CastOp) -> None:
     source = _contiguous_source(b, op.source)
     new = b.emit(memref.CastOp.build(operands=[source], result_types=[memref_type(op.result.type)]))
@@ -692,6 +709,7 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionBufferizer, Operation], None
     tensor.DimOp: _dim,
     tensor.CastOp: _cast,
     tensor.ExtractOp: _extract,
+    tensor.FromElementsOp: _from_elements,
     tensor.CollapseShapeOp: _collapse,
     tensor.ExpandShapeOp: _expand,
     tensor.ExtractSliceOp: _extract_slice,

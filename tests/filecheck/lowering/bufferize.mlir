@@ -327,3 +327,23 @@ func.func @resource_constant() -> (tensor<2x2xf32>, tensor<2x2xf32>) {
   %v = arith.constant dense_resource<fc.weight_0123> : tensor<2x2xf32>
   func.return %w, %v : tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// `tensor.from_elements` (a run-time shape) fills a fresh buffer element by element.
+
+// CHECK-LABEL: func.func @shape_of
+// CHECK:         %[[B:.+]] = memref.alloc() {{.*}} : memref<2xi64>
+// CHECK:         memref.store %{{.*}}, %[[B]][%{{.*}}] : memref<2xi64>
+// CHECK:         memref.store %{{.*}}, %[[B]][%{{.*}}] : memref<2xi64>
+// CHECK:         func.return %[[B]]
+func.func @shape_of(%x: tensor<?x?xf32>) -> tensor<2xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %i0 = arith.index_cast %d0 : index to i64
+  %i1 = arith.index_cast %d1 : index to i64
+  %s = tensor.from_elements %i0, %i1 : tensor<2xi64>
+  func.return %s : tensor<2xi64>
+}

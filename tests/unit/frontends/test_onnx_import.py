@@ -217,3 +217,23 @@ def test_mlc_opt_prints_and_lowers_a_model(tmp_path: Path):
     )
     assert run.returncode == 0, run.stderr
     assert "result0: shape=(3, 10) dtype=float32" in run.stdout
+
+
+def test_shape_of_a_dynamic_input_is_read_at_run_time():
+    # y = reshape(x, concat(shape(x)[0:1], [-1])) with a symbolic batch: runtime sizes.
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], end=1),
+        helper.make_node("Concat", ["s", "minus1"], ["target"], axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["y"]),
+        helper.make_node("Flatten", ["x"], ["f"], axis=2),
+    ]
+    inits = [numpy_helper.from_array(np.array([-1], np.int64), "minus1")]
+    proto = model(
+        nodes, [tensor("x", ["N", "C", 4])], [tensor("y", ["N", "K"]), tensor("f", ["A", 4])], inits
+    )
+    exe = mlc.compile(proto)
+    for shape in [(2, 3, 4), (5, 1, 4)]:
+        x = np.random.default_rng().standard_normal(shape).astype(np.float32)
+        y, f = exe(x)
+        np.testing.assert_array_equal(y, x.reshape(shape[0], -1))
+        np.testing.assert_array_equal(f, x.reshape(-1, 4))

@@ -3,7 +3,8 @@
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 
 from mlc.dialects import ml
@@ -72,3 +73,49 @@ def dtype(value: SSAValue) -> np.dtype:
         return types.dtype_of(element_of(value))
     except types.UnsupportedType as error:
         raise NodeError(str(error)) from None
+
+
+# ---------------------------------------------------------------------------
+# Sizes known at run time
+# ---------------------------------------------------------------------------
+
+Size = int | SSAValue  # a static size, or an i64 scalar computed at run time
+
+
+def sizes(node: Node, x: SSAValue) -> list[Size]:
+    """The dims of `x`: static ones as ints, dynamic ones read at run time (`tensor.dim`)."""
+    result: list[Size] = []
+    for axis, size in enumerate(shape_of(x)):
+        if size >= 0:
+            result.append(size)
+            continue
+        index = node.emit(arith.ConstantOp(IntegerAttr(axis, IndexType())))
+        dim = node.emit(tensor.DimOp(x, index))
+        result.append(node.emit(arith.IndexCastOp(dim, i64)))
+    return result
+
+
+def product(node: Node, factors: Sequence[Size]) -> Size:
+    """The product of sizes, folded where static."""
+    static = int(np.prod([f for f in factors if isinstance(f, int)], dtype=np.int64))
+    result: Size = static
+    for factor in factors:
+        if isinstance(factor, SSAValue):
+            result = (
+                factor if result == 1 else node.emit(arith.MuliOp(_scalar(node, result), factor))
+            )
+    return result
+
+
+def _scalar(node: Node, size: Size) -> SSAValue:
+    if isinstance(size, SSAValue):
+        return size
+    return node.emit(arith.ConstantOp(IntegerAttr(size, i64)))
+
+
+def shape_tensor(node: Node, dims: Sequence[Size]) -> SSAValue:
+    """A `tensor<Nxi64>` of sizes (a constant when all are static)."""
+    if all(isinstance(d, int) for d in dims):
+        return node.constant(np.array(dims, dtype=np.int64))
+    elements = [_scalar(node, d) for d in dims]
+    return node.emit(tensor.FromElementsOp(*elements, result_type=TensorType(i64, [len(dims)])))

@@ -3,13 +3,20 @@
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import f64
+from xdsl.dialects.builtin import TensorType, f64, i1
 from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx import types
 from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import cast, element_of, fold, is_float
+from mlc.frontends.onnx.ops.build import (
+    cast,
+    element_of,
+    fold,
+    is_float,
+    shape_tensor,
+    sizes,
+)
 from mlc.frontends.onnx.ops.table import converts
 
 BINARY: dict[str, type[ml.BinaryOp]] = {
@@ -64,16 +71,18 @@ def unary(node: Node) -> Sequence[Value]:
 def identity(node: Node) -> Sequence[Value | None]:
     """Identity, and Dropout in inference (its mask, if asked for, is all true)."""
     x = node.input(0)
-    if node.proto.op_type == "Dropout" and node.has(2) and node.known(2) is None:
-        raise NodeError("training_mode must be known at import time")
-    if node.proto.op_type == "Dropout" and node.has(2) and bool(node.known(2)):
-        raise NodeError("training mode is not supported (inference only)")
+    if node.proto.op_type == "Dropout" and node.has(2) and bool(node.const(2, "training mode")):
+        ratio = node.const(1, "ratio") if node.has(1) else np.array(0.5)
+        if float(ratio) != 0.0:
+            raise NodeError("training mode with a ratio other than 0 is not supported")
     if len(node.proto.output) < 2 or not node.proto.output[1]:
         return [x]
     shape = node.shape(0)
-    if any(d < 0 for d in shape):
-        raise NodeError("the mask output of Dropout needs a static input shape")
-    return [x, np.ones(shape, dtype=np.bool_)]
+    if all(d >= 0 for d in shape):
+        return [x, np.ones(shape, dtype=np.bool_)]
+    true = node.constant(np.array(True))
+    mask = TensorType(i1, shape)
+    return [x, node.emit(ml.BroadcastToOp(true, mask, shape_tensor(node, sizes(node, x))))]
 
 
 @converts("Reciprocal")

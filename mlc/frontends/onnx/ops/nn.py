@@ -15,7 +15,7 @@ from xdsl.ir import SSAValue
 from mlc import shapes
 from mlc.dialects import ml
 from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import cast, element_of, shape_of
+from mlc.frontends.onnx.ops.build import cast, element_of, product, shape_of, sizes
 from mlc.frontends.onnx.ops.table import converts
 from mlc.frontends.onnx.ops.tensor import DYN, _pad, reshape_to
 
@@ -25,12 +25,12 @@ def matmul(node: Node) -> Sequence[Value]:
     a, b = node.input(0), node.input(1)
     sa, sb = shape_of(a), shape_of(b)
     if len(sa) == 1:
-        a = reshape_to(node, a, [1, sa[0]])
+        a = reshape_to(node, a, [1, *sizes(node, a)])
     if len(sb) == 1:
-        b = reshape_to(node, b, [sb[0], 1])
+        b = reshape_to(node, b, [*sizes(node, b), 1])
     result = node.emit(ml.MatmulOp(a, b))
     if len(sa) == 1 or len(sb) == 1:
-        dims = list(shape_of(result))
+        dims = sizes(node, result)
         drop = ([len(dims) - 2] if len(sa) == 1 else []) + ([len(dims) - 1] if len(sb) == 1 else [])
         result = reshape_to(node, result, [d for i, d in enumerate(dims) if i not in drop])
     return [result]
@@ -94,7 +94,7 @@ def _to_2d(node: Node, x: SSAValue, what: str) -> SSAValue:
     if rank == 4:
         return x
     if rank == 3:
-        return reshape_to(node, x, [*shape_of(x), 1])
+        return reshape_to(node, x, [*sizes(node, x), 1])
     raise NodeError(f"only 1-D and 2-D windows are supported, got a rank-{rank} {what}")
 
 
@@ -110,7 +110,7 @@ def _pads_2d(pads: Sequence[int]) -> list[int]:
 
 
 def _from_2d(node: Node, result: SSAValue, rank: int) -> SSAValue:
-    return result if rank == 4 else reshape_to(node, result, list(shape_of(result))[:3])
+    return result if rank == 4 else reshape_to(node, result, sizes(node, result)[:3])
 
 
 @converts("Conv")
@@ -237,9 +237,9 @@ def softmax_coerced(node: Node) -> Sequence[Value]:
     axis = shapes.normalize_axis(node.attr("axis", 1), len(source))
     if axis == len(source) - 1:
         return [_softmax_along(node, x, -1)]
-    outer, inner = shapes.num_elements(source[:axis]), shapes.num_elements(source[axis:])
-    flat = reshape_to(node, x, [DYN if outer is None else outer, DYN if inner is None else inner])
-    return [reshape_to(node, _softmax_along(node, flat, 1), source)]
+    current = sizes(node, x)
+    flat = reshape_to(node, x, [product(node, current[:axis]), product(node, current[axis:])])
+    return [reshape_to(node, _softmax_along(node, flat, 1), current)]
 
 
 def _normalize(node: Node, x: SSAValue, axes: list[int], epsilon: float) -> tuple[SSAValue, ...]:

@@ -15,7 +15,7 @@ from xdsl.ir import SSAValue
 from mlc import shapes
 from mlc.dialects import ml
 from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import cast, element_of, int_list, shape_of
+from mlc.frontends.onnx.ops.build import cast, element_of, int_list, shape_of, sizes
 from mlc.frontends.onnx.ops.table import converts
 from mlc.frontends.onnx.ops.tensor import DYN, _slice, reshape_to
 
@@ -91,7 +91,9 @@ def _finish(node: Node, reduced: SSAValue, axes: list[int], keepdims: bool) -> S
     """`reduced` (size 1 along `axes`) without those dims unless `keepdims`."""
     if keepdims:
         return reduced
-    return reshape_to(node, reduced, [d for i, d in enumerate(shape_of(reduced)) if i not in axes])
+    return reshape_to(
+        node, reduced, [d for i, d in enumerate(sizes(node, reduced)) if i not in axes]
+    )
 
 
 def _composed(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:

@@ -10,41 +10,46 @@ from collections.abc import Sequence
 
 import numpy as np
 from onnx import numpy_helper
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects import tensor
+from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import SSAValue
 
 from mlc import shapes
 from mlc.dialects import ml
 from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import element_of, int_list, shape_of, tensor_of
+from mlc.frontends.onnx.ops.build import (
+    Size,
+    cast,
+    element_of,
+    int_list,
+    product,
+    shape_of,
+    shape_tensor,
+    sizes,
+)
 from mlc.frontends.onnx.ops.table import converts
 
 DYN = shapes.DYNAMIC
 INT64_MAX = np.iinfo(np.int64).max
 
 
-def reshape_to(node: Node, x: SSAValue, dims: Sequence[int]) -> SSAValue:
+def reshape_to(node: Node, x: SSAValue, dims: Sequence[Size]) -> SSAValue:
     """
-    `x` reshaped to `dims`, where a dim may be `?`.
-
-    With one `?` the run-time shape is a constant holding -1 there (the size follows
-    from the element count); more than one needs sizes known only at run time.
+    `x` reshaped to `dims`: static sizes, sizes computed at run time, and at most one
+    `?` whose size follows from the element count (-1 in the run-time shape).
     """
     dims = list(dims)
-    if tuple(dims) == shape_of(x):
+    if all(isinstance(d, int) for d in dims) and tuple(dims) == shape_of(x):
         return x
-    result = TensorType(element_of(x), dims)
-    unknown = [i for i, d in enumerate(dims) if d == DYN]
-    if not unknown:
+    static = [d if isinstance(d, int) else DYN for d in dims]
+    result = TensorType(element_of(x), static)
+    if DYN not in static:
         return node.emit(ml.ReshapeOp(x, result_type=result))
-    if len(unknown) > 1:
-        declared = node.declared()
-        if declared is not None and shapes.num_elements(declared.get_shape()) is not None:
-            return node.emit(ml.ReshapeOp(x, result_type=declared))
+    if sum(d == DYN for d in dims if isinstance(d, int)) > 1:
         raise NodeError(
-            f"reshaping to {shapes.format_shape(dims)} needs the sizes of several dynamic dims"
+            f"reshaping to {shapes.format_shape(static)} needs the sizes of several dynamic dims"
         )
-    shape = node.constant(np.array([-1 if d == DYN else d for d in dims], dtype=np.int64))
+    shape = shape_tensor(node, [-1 if isinstance(d, int) and d == DYN else d for d in dims])
     return node.emit(ml.ReshapeOp(x, shape=shape, result_type=result))
 
 
@@ -65,18 +70,39 @@ def reshape(node: Node) -> Sequence[Value]:
     x = node.input(0)
     target = node.known(1)
     if target is None:
-        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, 1, "shape")))]
-    dims = int_list(target)
-    allowzero = node.attr("allowzero", 0)
+        return [_reshape_at_run_time(node, x)]
+    requested = int_list(target)
     source = shape_of(x)
-    if not allowzero:
-        dims = [source[i] if d == 0 and i < len(source) else d for i, d in enumerate(dims)]
-    if -1 in dims:
-        rest = [d for d in dims if d != -1]
-        total, known = shapes.num_elements(source), shapes.num_elements(rest)
+    dims: list[Size] = list(requested)
+    if not node.attr("allowzero", 0) and 0 in requested:
+        current = sizes(node, x)
+        dims = [current[i] if d == 0 and i < len(source) else d for i, d in enumerate(requested)]
+    if -1 in requested:
+        rest = [d for d in dims if not (isinstance(d, int) and d == -1)]
+        total = shapes.num_elements(source)
+        known = shapes.num_elements([d if isinstance(d, int) else DYN for d in rest])
         fill = DYN if total is None or known is None else (total // known if known else 0)
-        dims = [fill if d == -1 else d for d in dims]
+        dims = [fill if isinstance(d, int) and d == -1 else d for d in dims]
     return [reshape_to(node, x, dims)]
+
+
+def _reshape_at_run_time(node: Node, x: SSAValue) -> SSAValue:
+    """Reshape to a shape computed at run time (its 0s copy `x`'s dims unless allowzero)."""
+    declared = node.declared()
+    if declared is not None and shapes.num_elements(declared.get_shape()) is not None:
+        return node.emit(ml.ReshapeOp(x, result_type=declared))
+    target = node.input(1)
+    (rank,) = shape_of(target)
+    if rank < 0:  # the result's rank is unknown: only a value known now will do
+        node.const(1, "shape")
+    current = sizes(node, x)
+    if not node.attr("allowzero", 0) and rank <= len(current):
+        zero = node.emit(ml.CmpOp("eq", target, node.scalar(0, target)))
+        target = node.emit(ml.SelectOp(zero, shape_tensor(node, current[:rank]), target))
+    dims = [DYN] * rank
+    if declared is not None and declared.get_num_dims() == rank:
+        dims = list(declared.get_shape())
+    return node.emit(ml.ReshapeOp(x, shape=target, result_type=TensorType(element_of(x), dims)))
 
 
 @converts("Flatten")
@@ -85,8 +111,8 @@ def flatten(node: Node) -> Sequence[Value]:
     source = shape_of(x)
     axis = node.attr("axis", 1)
     axis = axis + len(source) if axis < 0 else axis  # in [-rank, rank]
-    outer, inner = shapes.num_elements(source[:axis]), shapes.num_elements(source[axis:])
-    return [reshape_to(node, x, [DYN if outer is None else outer, DYN if inner is None else inner])]
+    current = sizes(node, x)
+    return [reshape_to(node, x, [product(node, current[:axis]), product(node, current[axis:])])]
 
 
 def _axes(node: Node, attr_until: int, input_index: int = 1) -> list[int] | None:
@@ -122,7 +148,7 @@ def squeeze(node: Node) -> Sequence[Value]:
     for axis in axes:
         if source[axis] not in (1, DYN):
             raise NodeError(f"cannot squeeze dim {axis} of size {source[axis]}")
-    return [reshape_to(node, x, [d for i, d in enumerate(source) if i not in axes])]
+    return [reshape_to(node, x, [d for i, d in enumerate(sizes(node, x)) if i not in axes])]
 
 
 @converts("Unsqueeze")
@@ -137,7 +163,7 @@ def unsqueeze(node: Node) -> Sequence[Value]:
         raise NodeError("Unsqueeze needs axes")
     rank = len(source) + len(axes)
     axes = sorted(shapes.normalize_axes(axes, rank))
-    dims = list(source)
+    dims = sizes(node, x)
     for axis in axes:
         dims.insert(axis, 1)
     return [reshape_to(node, x, dims)]
@@ -273,10 +299,7 @@ def shape(node: Node) -> Sequence[Value]:
     start, end = node.attr("start", 0), node.attr("end", len(source))
     wanted = source[slice(start, end)]
     if DYN in wanted:
-        raise NodeError(
-            f"the shape of a dynamically shaped input ({shapes.format_shape(source)}) "
-            "is only known at run time"
-        )
+        return [shape_tensor(node, sizes(node, node.input(0))[slice(start, end)])]
     return [np.array(wanted, dtype=np.int64)]
 
 
@@ -284,7 +307,9 @@ def shape(node: Node) -> Sequence[Value]:
 def size(node: Node) -> Sequence[Value]:
     count = shapes.num_elements(node.shape(0))
     if count is None:
-        raise NodeError("the size of a dynamically shaped input is only known at run time")
+        total = product(node, sizes(node, node.input(0)))
+        assert isinstance(total, SSAValue)
+        return [node.emit(tensor.FromElementsOp(total, result_type=TensorType(i64, [])))]
     return [np.array(count, dtype=np.int64)]
 
 
@@ -326,9 +351,7 @@ def constant_of_shape(node: Node) -> Sequence[Value]:
 
 @converts("Pad", since=11)
 def pad(node: Node) -> Sequence[Value]:
-    mode = node.attr("mode", "constant")
-    if mode != "constant":
-        raise NodeError(f"only mode 'constant' is supported, got '{mode}'")
+    mode = _pad_mode(node)
     x = node.input(0)
     rank = len(shape_of(x))
     pads = int_list(node.const(1, "pads"))
@@ -339,21 +362,35 @@ def pad(node: Node) -> Sequence[Value]:
         value = node.input(2)
     else:
         value = node.scalar(0, x)
-    return [_pad(node, x, axes, pads, value)]
+    return [_pad(node, x, axes, pads, value, mode)]
 
 
 @converts("Pad", since=2)
 def pad_attributes(node: Node) -> Sequence[Value]:
-    mode = node.attr("mode", "constant")
-    if mode != "constant":
-        raise NodeError(f"only mode 'constant' is supported, got '{mode}'")
+    mode = _pad_mode(node)
     x = node.input(0)
     axes = list(range(len(shape_of(x))))
-    return [_pad(node, x, axes, list(node.attr("pads")), node.scalar(node.attr("value", 0.0), x))]
+    return [
+        _pad(node, x, axes, list(node.attr("pads")), node.scalar(node.attr("value", 0.0), x), mode)
+    ]
 
 
-def _pad(node: Node, x: SSAValue, axes: list[int], pads: list[int], value: SSAValue) -> SSAValue:
-    """Pad with concatenated constant blocks (negative pads slice)."""
+def _pad_mode(node: Node) -> str:
+    mode = node.attr("mode", "constant")
+    if mode not in ("constant", "edge", "reflect", "wrap"):
+        raise NodeError(f"unknown pad mode '{mode}'")
+    return mode
+
+
+def _pad(
+    node: Node,
+    x: SSAValue,
+    axes: list[int],
+    pads: list[int],
+    value: SSAValue,
+    mode: str = "constant",
+) -> SSAValue:
+    """Pad by concatenating blocks: of `value`, or slices of `x` (negative pads slice)."""
     if len(pads) != 2 * len(axes):
         raise NodeError(f"expected {2 * len(axes)} pads, got {len(pads)}")
     result = x
@@ -368,22 +405,35 @@ def _pad(node: Node, x: SSAValue, axes: list[int], pads: list[int], value: SSAVa
             result = _slice(node, result, axis, start, end)
         parts = [result]
         if before > 0:
-            parts.insert(0, _block(node, result, axis, before, value))
+            block = _block(node, result, axis, before, value) if mode == "constant" else None
+            parts.insert(0, block or _border(node, result, axis, before, mode, at_end=False))
         if after > 0:
-            parts.append(_block(node, result, axis, after, value))
+            block = _block(node, result, axis, after, value) if mode == "constant" else None
+            parts.append(block or _border(node, result, axis, after, mode, at_end=True))
         if len(parts) > 1:
             result = node.emit(ml.ConcatOp(parts, axis))
     return result
 
 
+def _border(node: Node, x: SSAValue, axis: int, size: int, mode: str, at_end: bool) -> SSAValue:
+    """`size` elements along `axis` for an `edge`, `reflect` or `wrap` pad of `x`."""
+    if mode == "edge":
+        edge = _slice(node, x, axis, -1, INT64_MAX) if at_end else _slice(node, x, axis, 0, 1)
+        return edge if size == 1 else node.emit(ml.ConcatOp([edge] * size, axis))
+    if mode == "reflect":
+        if at_end:
+            return _slice(node, x, axis, -2, -2 - size, -1)
+        return _slice(node, x, axis, size, 0, -1)
+    return _slice(node, x, axis, 0, size) if at_end else _slice(node, x, axis, -size, INT64_MAX)
+
+
 def _block(node: Node, like: SSAValue, axis: int, size: int, value: SSAValue) -> SSAValue:
-    dims = list(shape_of(like))
+    """A block of `value` shaped like `like` but `size` long along `axis`."""
+    dims = sizes(node, like)
     dims[axis] = size
-    if DYN in dims:
-        raise NodeError("padding needs the other dims static")
-    fill = (
-        node.emit(ml.CastOp(value, TensorType(element_of(like), shape_of(value))))
-        if element_of(value) != element_of(like)
-        else value
-    )
-    return node.emit(ml.BroadcastToOp(fill, TensorType(tensor_of(like).element_type, dims)))  # pyright: ignore[reportUnknownMemberType]
+    fill = cast(node, value, element_of(like))
+    static = [d if isinstance(d, int) else DYN for d in dims]
+    result = TensorType(element_of(like), static)
+    if DYN not in static:
+        return node.emit(ml.BroadcastToOp(fill, result))
+    return node.emit(ml.BroadcastToOp(fill, result, shape_tensor(node, dims)))
