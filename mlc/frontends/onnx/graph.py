@@ -51,8 +51,16 @@ from mlc.shapes import DYNAMIC, ShapeError
 Value = SSAValue | np.ndarray
 
 # Ops that are not evaluated at import time even when their inputs are known.
-NOT_FOLDED = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
-                        "Multinomial", "Bernoulli"})  # fmt: skip
+NOT_FOLDED = frozenset(
+    {
+        "Bernoulli",
+        "Multinomial",
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+    }
+)
 
 
 class NodeError(Exception):
@@ -152,7 +160,7 @@ class GraphImporter:
     """Builds the `ml` function of one model (see the module docstring)."""
 
     def __init__(self, model: LoadedModel):
-        from mlc.frontends.onnx.ops import converter_for
+        from mlc.frontends.onnx.ops import converter_for  # the converters import this module
 
         self.converter_for = converter_for
         self.model = model.proto
