@@ -9,13 +9,21 @@ time. No axes means all of them, unless `noop_with_empty_axes` is set.
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import i1, i8
+from xdsl.dialects.builtin import i1, i8, i64
 from xdsl.ir import SSAValue
 
 from mlc import shapes
 from mlc.dialects import ml
 from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import cast, element_of, int_list, shape_of, sizes
+from mlc.frontends.onnx.ops.build import (
+    cast,
+    dtype,
+    element_of,
+    int_list,
+    is_float,
+    shape_of,
+    sizes,
+)
 from mlc.frontends.onnx.ops.table import converts
 from mlc.frontends.onnx.ops.tensor import DYN, _slice, reshape_to
 
@@ -57,15 +65,16 @@ def _direct(op: type[ml.ReduceOp]) -> Reduction:
 
 def _prod(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
     """Products by halving each axis: `x[:h] * x[h:2h]`, plus the odd element."""
+    if any(shape_of(x)[axis] == DYN for axis in axes):
+        if not is_float(x):
+            raise NodeError("ReduceProd of integers over a dynamic dim is not supported")
+        return _finish(node, _prod_by_logs(node, x, axes), axes, keepdims)
+    if any(shape_of(x)[axis] == 0 for axis in axes):
+        dims = [1 if i in axes else d for i, d in enumerate(shape_of(x))]
+        return _finish(node, _ones(node, x, dims), axes, keepdims)
     result = x
     for axis in axes:
         size = shape_of(result)[axis]
-        if size == DYN:
-            raise NodeError("ReduceProd over a dynamic dim is not supported")
-        if size == 0:
-            dims = list(shape_of(result))
-            dims[axis] = 1
-            return _finish(node, _ones(node, result, dims), axes, keepdims)
         while size > 1:
             half = size // 2
             low, high = (
@@ -81,9 +90,27 @@ def _prod(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
     return _finish(node, result, axes, keepdims)
 
 
-def _ones(node: Node, like: SSAValue, dims: list[int]) -> SSAValue:
-    from mlc.frontends.onnx.ops.build import dtype
+def _prod_by_logs(node: Node, x: SSAValue, axes: list[int]) -> SSAValue:
+    """
+    A float product over dims of unknown size: `exp(sum(log|x|))` with the sign of the
+    count of negatives, `(-1) ** n = 1 - 2 * (n - 2 * trunc(n / 2))`.
+    """
+    element = element_of(x)
 
+    def emit(op: type[ml.BinaryOp], a: SSAValue, b: SSAValue | float) -> SSAValue:
+        return node.emit(op(a, b if isinstance(b, SSAValue) else node.scalar(b, a)))
+
+    logs = node.emit(ml.LogOp(node.emit(ml.AbsOp(x))))
+    magnitude = node.emit(ml.ExpOp(node.emit(ml.ReduceSumOp(logs, axes, keepdims=True))))
+    negative = cast(node, node.emit(ml.CmpOp("lt", x, node.scalar(0, x))), element)
+    count = node.emit(ml.ReduceSumOp(negative, axes, keepdims=True))
+    halves = cast(node, cast(node, emit(ml.DivOp, count, 2), i64), element)
+    odd = emit(ml.SubOp, count, emit(ml.MulOp, halves, 2))
+    sign = node.emit(ml.SubOp(node.scalar(1, odd), emit(ml.MulOp, odd, 2)))
+    return node.emit(ml.MulOp(magnitude, sign))
+
+
+def _ones(node: Node, like: SSAValue, dims: list[int]) -> SSAValue:
     return node.constant(np.ones(dims, dtype=dtype(like)))
 
 
