@@ -51,5 +51,5 @@ func.func @collapse_strided(%m: memref<2x3xf32, strided<[6, 1]>>) {
 
 // -----
 
-// expected-error @+1 {{'memref.global' op without a dense initial value is not supported}}
+// expected-error @+1 {{'memref.global' op without a dense initial value must be public (an external declaration)}}
 "memref.global"() <{sym_name = "buffer", sym_visibility = "private", type = memref<4xf32>, initial_value}> : () -> ()
