@@ -1,8 +1,11 @@
 """mlc: a hackable, MLIR-style compiler for machine-learning programs."""
 
 from mlc.compiler import CompileError, Executable, compile
+from mlc.frontends.trace import trace
+from mlc.frontends.trace.jit import jit
 from mlc.ir import parse_module, print_module
 
 __version__ = "0.1.0"
 
 __all__ = ["CompileError", "Executable", "__version__", "compile", "parse_module", "print_module"]
+__all__ += ["jit", "trace"]
