@@ -1,0 +1,229 @@
+"""
+`mlc.jit`: guards and exact cache counts, the variant limit, automatic dynamic
+shapes, graph breaks (Python's answer on every path, cached pieces), shape buckets
+(shared compilations, exact results at every size, refusal on unsafe dims), errors.
+"""
+
+import inspect
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import mlc
+from mlc import ops
+from mlc.frontends.trace import TraceError
+from mlc.frontends.trace.jit import RecompilationWarning
+
+rng = np.random.default_rng()
+SCALE = np.float32(2.0)
+
+
+def f32(*shape: int) -> np.ndarray:
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def info(f) -> tuple[int, int, int, int]:
+    return tuple(f.cache_info())
+
+
+def test_guards_on_shapes_dtypes_scalars_and_globals():
+    global SCALE
+
+    @mlc.jit
+    def scaled(x, offset):
+        return x * SCALE + offset
+
+    x = f32(3, 4)
+    np.testing.assert_allclose(scaled(x, 1), x * 2 + 1, rtol=1e-6)
+    np.testing.assert_allclose(scaled(x + 1, 1), (x + 1) * 2 + 1, rtol=1e-6)  # hit
+    assert info(scaled) == (1, 1, 0, 1)
+    scaled(f32(5, 4), 1)  # new shape
+    scaled(x.astype(np.float64), 1)  # new dtype
+    scaled(x, 2)  # new Python scalar
+    scaled(x, 2.0)  # same value, another type
+    assert info(scaled) == (1, 5, 0, 5)
+    SCALE = np.float32(3.0)  # the global names another object now
+    try:
+        np.testing.assert_allclose(scaled(x, 1), x * 3 + 1, rtol=1e-6)
+    finally:
+        SCALE = np.float32(2.0)
+    assert info(scaled) == (1, 6, 0, 6)
+    scaled(x, 2.0)
+    assert info(scaled) == (2, 6, 0, 6)
+
+
+def test_decorator_factory_and_closures():
+    offset = f32(4)
+
+    @mlc.jit(target="cpu", dynamic=False)
+    def add_offset(x):
+        return x + offset
+
+    x = f32(2, 4)
+    np.testing.assert_allclose(add_offset(x), x + offset)
+    offset = f32(4)  # a new object in the closure cell: recompiled, new value used
+    np.testing.assert_allclose(add_offset(x), x + offset)
+    assert info(add_offset) == (0, 2, 0, 2)
+    assert add_offset.__name__ == "add_offset"
+    with pytest.raises(ValueError, match="dynamic must be False, True or"):
+        mlc.jit(lambda x: x, dynamic="sometimes")
+
+
+def test_too_many_variants_warn_once_and_fall_back_to_dynamic_shapes():
+    f = mlc.jit(lambda x: ops.tanh(x) * 2.0, max_variants=2)
+    with pytest.warns(RecompilationWarning, match="compiled 2 times") as caught:
+        for n in (2, 3, 4, 5, 6, 7):
+            x = f32(n, 3)
+            np.testing.assert_allclose(f(x), np.tanh(x) * 2, rtol=1e-6)
+    assert len(caught) == 1
+    assert info(f) == (3, 3, 0, 3)  # 2 static variants, then one with a dynamic dim
+
+
+def test_automatic_dynamic_compiles_changing_dims_once_and_keeps_size_one_static():
+    @mlc.jit(dynamic=True)
+    def normalize(x):
+        return ops.softmax(x, axis=-1).sum(axis=0)
+
+    def reference(x):
+        e = np.exp(x - x.max(-1, keepdims=True))
+        return (e / e.sum(-1, keepdims=True)).sum(0)
+
+    for n in (3, 5, 8, 13):
+        x = f32(n, 6)
+        np.testing.assert_allclose(normalize(x), reference(x), rtol=1e-5)
+    assert info(normalize) == (2, 2, 0, 2)
+    x = f32(1, 6)  # a size-1 dim is never a dynamic one
+    np.testing.assert_allclose(normalize(x), reference(x), rtol=1e-5)
+    assert info(normalize) == (2, 3, 0, 3)
+
+
+def test_reading_a_dynamic_size_pins_static_shapes():
+    @mlc.jit(dynamic=True)
+    def per_row_mean(x):
+        return x.sum(axis=1) / x.shape[1]
+
+    for n in (3, 4, 5, 5):
+        x = f32(2, n)
+        np.testing.assert_allclose(per_row_mean(x), x.sum(1) / n, rtol=1e-6)
+    assert info(per_row_mean) == (1, 3, 0, 3)
+
+
+def branchy(x):
+    y = x * 2.0
+    if y.sum() > 0:  # a graph break
+        return y + 1.0
+    return y - float(x.max())  # a second one on this path
+
+
+def test_graph_breaks_give_pythons_answer_on_both_paths_and_cache_the_pieces():
+    f = mlc.jit(branchy)
+    positive, negative = np.abs(f32(4)), -np.abs(f32(4))
+    for x in (positive, negative, positive, negative, positive * 2):
+        np.testing.assert_allclose(f(x), branchy(x), rtol=1e-6)
+    hits, misses, breaks, variants = info(f)
+    # positive: 1 break; negative: 2 breaks (the float() value is guarded exactly)
+    assert (misses, breaks, variants) == (2, 3, 1) and hits == 3
+    text = f.explain()
+    _, first = inspect.getsourcelines(branchy)
+    assert f"{__file__}:{first + 2}:" in text and "bool()" in text
+    assert f"{__file__}:{first + 4}:" in text and "float()" in text
+    assert [b.reason for b in f.graph_breaks] == ["bool()", "float()"]
+
+
+def test_values_python_computes_with_are_guarded_exactly():
+    @mlc.jit
+    def with_norm(x):
+        return x / np.linalg.norm(x)  # numpy cannot be traced: a break
+
+    x = f32(5)
+    np.testing.assert_allclose(with_norm(x), x / np.linalg.norm(x), rtol=1e-6)
+    np.testing.assert_allclose(with_norm(x), x / np.linalg.norm(x), rtol=1e-6)
+    y = f32(5)
+    np.testing.assert_allclose(with_norm(y), y / np.linalg.norm(y), rtol=1e-6)
+    assert info(with_norm) == (1, 2, 2, 1)
+    assert "numpy.norm" in with_norm.explain()
+
+
+def test_a_loop_of_breaks_is_python_control_flow():
+    @mlc.jit
+    def halvings(x):
+        count = 0
+        while x.max() > 1.0:
+            x = x * 0.5
+            count += 1
+        return x, count
+
+    x = np.array([5.0, 3.0, 0.5], np.float32)
+    got, count = halvings(x)
+    assert count == 3
+    np.testing.assert_allclose(got, x / 8)
+    got, count = halvings(x)
+    assert count == 3 and info(halvings) == (1, 1, 4, 1)
+
+
+def test_a_break_inside_a_traced_body_is_an_error_at_the_users_line():
+    def body(x):
+        return x * 2.0 if x.sum() > 0 else x
+
+    f = mlc.jit(lambda x: ops.cond(x.max() > 0, body, lambda v: v, x))
+    with pytest.raises(TraceError, match=r"inside an ops\.cond branch or loop body") as error:
+        f(f32(3))
+    assert f"{__file__}:" in str(error.value)
+    assert os.path.dirname(mlc.__file__) not in str(error.value)
+
+
+def test_shape_errors_under_jit_point_at_the_user():
+    f = mlc.jit(lambda x, y: x @ y)
+    with pytest.raises(TraceError, match=r"contracting dimensions differ.*\(2x3\), \(4x2\)"):
+        f(f32(2, 3), f32(4, 2))
+
+
+def test_buckets_share_a_compilation_and_slice_exact_results():
+    @mlc.jit(dynamic="bucket")
+    def layer(x, w, b):
+        return ops.relu(x @ w + b).sum(axis=1)
+
+    w, b = f32(6, 4), f32(4)
+    for n in (5, 6, 7, 8):
+        x = f32(n, 6)
+        got = layer(x, w, b)
+        assert got.shape == (n,)
+        np.testing.assert_allclose(got, np.maximum(x @ w + b, 0).sum(1), rtol=1e-5, atol=1e-5)
+    assert info(layer) == (3, 1, 0, 1)
+    for n in (1, 2, 3, 9, 16, 17):
+        x = f32(n, 6)
+        np.testing.assert_allclose(
+            layer(x, w, b), np.maximum(x @ w + b, 0).sum(1), rtol=1e-5, atol=1e-5
+        )
+    assert info(layer)[1] == 6  # buckets 1 (exact), 2, 4, 16, 32
+
+
+def test_buckets_are_refused_where_rows_mix():
+    @mlc.jit(dynamic="bucket")
+    def center(x):
+        return x - x.mean(axis=0)  # the mean runs across the rows
+
+    for n in (5, 6, 7):
+        x = f32(n, 3)
+        np.testing.assert_allclose(center(x), x - x.mean(0), rtol=1e-5, atol=1e-6)
+    assert info(center) == (0, 3, 0, 3)
+
+
+def test_buckets_are_refused_where_python_reads_the_size():
+    @mlc.jit(dynamic="bucket")
+    def scaled(x):
+        return x * x.shape[0]
+
+    for n in (5, 6):
+        x = f32(n, 3)
+        np.testing.assert_allclose(scaled(x), x * n, rtol=1e-6)
+    assert info(scaled) == (0, 2, 0, 2)
+
+
+def test_calls_check_their_arguments():
+    f = mlc.jit(lambda x: x + 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert f(np.float32(1.5)) == np.float32(2.5)
