@@ -222,8 +222,34 @@ def test_buckets_are_refused_where_python_reads_the_size():
     assert info(scaled) == (0, 2, 0, 2)
 
 
-def test_calls_check_their_arguments():
+def test_numpy_scalars_are_rank_zero_array_arguments():
     f = mlc.jit(lambda x: x + 1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert f(np.float32(1.5)) == np.float32(2.5)
+
+
+def test_keyword_arguments_bind_to_their_parameters():
+    @mlc.jit
+    def affine(x, w, scale=2.0):
+        return x @ w * scale
+
+    x, w = f32(2, 3), f32(3, 2)
+    np.testing.assert_allclose(affine(x, w=w), x @ w * 2, rtol=1e-5)
+    np.testing.assert_allclose(affine(x, w, 2.0), x @ w * 2, rtol=1e-5)
+    np.testing.assert_allclose(affine(w=w, x=x, scale=3.0), x @ w * 3, rtol=1e-5)
+    assert info(affine) == (1, 2, 0, 2)
+
+
+def test_arrays_inside_containers_are_refused():
+    f = mlc.jit(lambda xs: xs[0] + xs[1])
+    with pytest.raises(TypeError, match="argument 0 is a list holding arrays"):
+        f([f32(2), f32(2)])
+
+
+def test_identity_and_constant_results():
+    f = mlc.jit(lambda x, n: (x, n * 2, None))
+    x = f32(3)
+    got, twice, nothing = f(x, 4)
+    np.testing.assert_array_equal(got, x)
+    assert twice == 8 and nothing is None

@@ -3,9 +3,11 @@
 
 A call is looked up by its guards: each array argument's dtype and shape (a dim
 compiled dynamic matches any size but 0 and 1, which stay static since the backend
-never broadcasts a dynamic dim), every other argument's value, and the identities
-of the globals and closure cells the function names. A miss traces the function
-(`mlc.trace`'s machinery) and compiles it with `mlc.compile`.
+never broadcasts a dynamic dim), every other argument's value (its identity if it
+is not hashable), and the identities of the globals and closure cells the function
+names. A miss traces the function (`mlc.trace`'s machinery) and compiles it with
+`mlc.compile`. Arrays the function captures are compiled in as constants and
+guarded by identity only: changing one in place is not seen (assign a new array).
 
 Graph breaks. When traced code needs a concrete value (`if x.sum() > 0:`,
 `float(x)`, a numpy function mlc does not trace), the function is split there: the
@@ -227,6 +229,17 @@ def _next_power_of_two(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
+def _check_containers(args: Sequence[Any]) -> None:
+    """Arrays inside lists, tuples or dicts could change unseen: they must be arguments."""
+    for i, arg in enumerate(args):
+        items = arg.values() if isinstance(arg, dict) else arg
+        if isinstance(arg, list | tuple | dict) and any(is_array_arg(v) for v in items):
+            raise TypeError(
+                f"mlc.jit: argument {i} is a {type(arg).__name__} holding arrays; "
+                "pass the arrays as separate arguments"
+            )
+
+
 def _value_key(value: Any, keep: list[Any]) -> Any:
     """A guard on a non-array argument: its value if hashable, else its identity."""
     try:
@@ -291,7 +304,10 @@ class JitFunction:
 
     # -- calls --------------------------------------------------------------------
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = self._positional(args, kwargs)
+        _check_containers(args)
         arrays = [np.asarray(a) for a in args if is_array_arg(a)]
         self._note_shapes(arrays)
         plan = self._bucket_plan(args, arrays)
@@ -306,6 +322,17 @@ class JitFunction:
             variant = self._new_variant(key, arrays, plan)
         self._misses += 1
         return self._trace_call(variant, args, arrays, plan)
+
+    def _positional(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Keyword arguments bound to their parameters' positions (defaults filled in)."""
+        import inspect
+
+        bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        if bound.kwargs:
+            names = ", ".join(bound.kwargs)
+            raise TypeError(f"mlc.jit: keyword-only arguments are not supported ({names})")
+        return bound.args
 
     def _run(self, variant: _Variant, arrays: list[np.ndarray], plan: dict[Any, int]) -> Any:
         padded = self._pad(arrays, plan)
