@@ -64,9 +64,9 @@ def main() -> None:
     print("cg_loop cache:", cg_loop.cache_info())
     a, b = spd_system(rng, 12)
     x, steps = cg_python(a, b)
-    print(
-        f"n=12: Python-loop CG, {steps} steps, max error {np.abs(x - np.linalg.solve(a, b)).max():.1e}"
-    )
+    error = np.abs(x - np.linalg.solve(a, b)).max()
+    print(f"n=12: Python-loop CG, {steps} steps, max error {error:.1e}")
+    assert np.allclose(x, np.linalg.solve(a, b), atol=1e-8)
     print("cg_python cache:", cg_python.cache_info())
     print(cg_python.explain())
 
