@@ -9,17 +9,7 @@ names. A miss traces the function (`mlc.trace`'s machinery) and compiles it with
 `mlc.compile`. Arrays the function captures are compiled in as constants and
 guarded by identity only: changing one in place is not seen (assign a new array).
 
-Graph breaks. When traced code needs a concrete value (`if x.sum() > 0:`,
-`float(x)`, a numpy function mlc does not trace), the function is split there: the
-ops recorded so far are compiled as one piece, returning the value and every
-traced array Python still holds; the piece runs, the value goes back to Python,
-and tracing goes on in a fresh piece that takes those arrays as arguments. Each
-piece records which piece follows for each value seen (the guard: the truth for
-`bool()`, the exact value otherwise), so a later call runs the pieces one after
-another without Python, and a value not seen before traces the function again.
-
-    piece 0 --(value guard)--> piece 1 --(value guard)--> ... --> results
-                          \\--> piece 1' (another value, traced when first seen)
+Graph breaks split the function into compiled pieces (`pieces`).
 
 Dynamic shapes: `dynamic=False` compiles one variant per shape, up to
 `max_variants`, then warns once and compiles dims as dynamic; `dynamic=True` makes
@@ -30,33 +20,34 @@ to static shapes.
 """
 
 import functools
-import weakref
 from collections import namedtuple
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from types import CodeType, FunctionType
 from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
-from xdsl.ir import Attribute, Block, BlockArgument, OpResult, SSAValue
+from xdsl.ir import Attribute
 
-from mlc.diagnostics import SourceLoc
 from mlc.frontends.trace.bucketing import DimClass, bucketable_dims
+from mlc.frontends.trace.pieces import (
+    GraphBreak,
+    NeedsStatic,
+    NotBucketable,
+    PieceTracer,
+    Variant,
+)
 from mlc.frontends.trace.program import (
-    Outputs,
     bind_inputs,
     finish,
     function_name,
     is_array_arg,
 )
-from mlc.frontends.trace.proxy import TracedArray
 from mlc.frontends.trace.tracer import (
     TraceError,
     Tracer,
     element_type,
-    trace_error,
     tracing,
-    user_source_loc,
 )
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "graph_breaks", "variants"])
@@ -66,167 +57,40 @@ class RecompilationWarning(UserWarning):
     """A jitted function was compiled for too many shapes."""
 
 
-@dataclass(frozen=True)
-class GraphBreak:
-    """Where traced code needed a concrete value, and why."""
-
-    location: SourceLoc | None
-    reason: str
-
-    def __str__(self) -> str:
-        return f"{self.location or '<unknown>'}: graph break: {self.reason}"
-
-
-class _NeedsStatic(Exception):
-    """Python read the size of a dynamic dim: the variant must be static."""
-
-
-class _NotBucketable(Exception):
-    """A padded trace needed a concrete value: padding could change it."""
-
-
-@dataclass(eq=False)
-class _Piece:
-    """One compiled piece of a function, and the pieces that follow it by guard."""
-
-    done: bool = False
-    executable: Any = None
-    results: int = 0
-    carry: int = 0  # leading results that become arguments of the next piece
-    break_index: int = 0  # the result holding the break value
-    truth_only: bool = False  # `bool()`: only the value's truth is guarded
-    outputs: Outputs | None = None  # the function's results (last piece only)
-    children: dict[Any, "_Piece"] = field(default_factory=dict[Any, "_Piece"])
-
-    def call(self, arrays: Sequence[np.ndarray], carried: Sequence[np.ndarray]) -> list[Any]:
-        if self.executable is None:
-            return []
-        out = self.executable(*arrays, *carried)
-        return [out] if self.results == 1 else list(out)
-
-    def key(self, value: np.ndarray) -> Any:
-        if self.truth_only:
-            return bool(value)
-        return (value.dtype.str, value.shape, value.tobytes())
-
-
-@dataclass(eq=False)
-class _Variant:
-    """The compiled pieces for one guard key; bucketed variants slice their results."""
-
-    types: list[Attribute]
-    root: _Piece = field(default_factory=_Piece)
-    slices: list[tuple[int, int, tuple[int, int]]] = field(
-        default_factory=list[tuple[int, int, tuple[int, int]]]
-    )
-
-    def run(self, arrays: Sequence[np.ndarray]) -> tuple[Outputs, list[Any]] | None:
-        """The results, or None when a guard meets a value no piece was traced for."""
-        node, carried = self.root, []
-        while node.done and node.outputs is None:
-            results = node.call(arrays, carried)
-            carried = results[: node.carry]
-            value = np.asarray(results[node.break_index])
-            if (child := node.children.get(node.key(value))) is None:
-                return None
-            node = child
-        if not node.done or node.outputs is None:
-            return None
-        return node.outputs, node.call(arrays, carried)
-
-    def unpad(self, results: list[Any], arrays: Sequence[np.ndarray]) -> list[Any]:
-        for index, dim, (arg, arg_dim) in self.slices:
-            keep = [slice(None)] * results[index].ndim
-            keep[dim] = slice(0, arrays[arg].shape[arg_dim])
-            results[index] = np.ascontiguousarray(results[index][tuple(keep)])
-        return results
-
-
-class _JitTracer(Tracer):
-    """A tracer that answers concrete values by compiling and running the piece so far."""
-
-    def __init__(self, jit: "JitFunction", variant: _Variant, arrays: Sequence[np.ndarray]):
-        super().__init__(jit.fn)
-        self.jit = jit
-        self.types = variant.types
-        self.arrays = arrays
-        self.node = variant.root
-        self.carried: list[np.ndarray] = []
-        self.arrays_made: list[weakref.ref[TracedArray]] = []
-        self.breaks: list[GraphBreak] = []
-        self.allow_breaks = True
-
-    def register(self, array: Any) -> None:
-        self.arrays_made.append(weakref.ref(array))
-
-    def dynamic_shape_read(self, array: Any) -> None:
-        raise _NeedsStatic
-
-    def concretize(self, array: Any, why: str) -> Any:
-        if not self.allow_breaks:
-            raise _NotBucketable
-        if self.region_depth:
-            trace_error(
-                f"{why} inside an ops.cond branch or loop body needs a value that changes "
-                "with each run of the traced body: use ops.cond or ops.where there"
-            )
-        self.breaks.append(GraphBreak(user_source_loc(), why))
-        held = self._held()
-        carried = list(dict.fromkeys(p.value for p in held if not self._is_input(p.value)))
-        outs = carried if array.value in carried else [*carried, array.value]
-        node = self.node
-        node.executable = self._compile_piece(outs)
-        node.results, node.carry = len(outs), len(carried)
-        node.break_index, node.truth_only = outs.index(array.value), why == "bool()"
-        results = node.call(self.arrays, self.carried)
-        node.done = True
-        self.carried = results[: node.carry]
-        self._continue_after(held, carried)
-        value = np.asarray(results[node.break_index])
-        self.node = node.children.setdefault(node.key(value), _Piece())
-        return value
-
-    def _held(self) -> list[TracedArray]:
-        """The traced arrays of this piece that Python still holds."""
-        held = []
-        for ref in self.arrays_made:
-            array = ref()
-            if array is not None and self._in_block(array.value):
-                held.append(array)
-        return held
-
-    def _in_block(self, value: SSAValue) -> bool:
-        if isinstance(value, BlockArgument):
-            return value.block is self.block
-        return isinstance(value, OpResult) and value.op.parent_block() is self.block
-
-    def _is_input(self, value: SSAValue) -> bool:
-        return isinstance(value, BlockArgument) and value.index < len(self.types)
-
-    def _compile_piece(self, outs: list[SSAValue]) -> Any:
-        from xdsl.dialects import func
-        from xdsl.ir import Region
-
-        self.emit(func.ReturnOp(*outs))
-        inputs = [a.type for a in self.block.args]
-        name = function_name(self.jit.fn)
-        function = func.FuncOp(name, (inputs, [v.type for v in outs]), Region(self.block))
-        return self.jit.compile(ModuleOp([function]))
-
-    def _continue_after(self, held: list[TracedArray], carried: list[SSAValue]) -> None:
-        """Start the next piece; held arrays now name its arguments."""
-        old = self.block
-        self.block = Block(arg_types=[*self.types, *(v.type for v in carried)])
-        renamed = dict(zip([*old.args[: len(self.types)], *carried], self.block.args, strict=True))
-        for new, old_arg in zip(self.block.args, old.args, strict=False):
-            new.name_hint = old_arg.name_hint
-        for array in held:
-            array.value = renamed[array.value]
-        self.arrays_made = [weakref.ref(a) for a in held]
-
-
 def _next_power_of_two(n: int) -> int:
     return 1 << (n - 1).bit_length()
+
+
+def _code_names(code: CodeType) -> set[str]:
+    """Global names a code object and the functions nested in it (lambdas, defs) use."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _referenced(fn: Any) -> tuple[list[tuple[dict[str, Any], str]], list[Any]]:
+    """
+    The globals and closure cells `fn` reads, following the Python functions it names
+    (helpers it calls), so that rebinding any of them is seen as a guard failure.
+    """
+    names: list[tuple[dict[str, Any], str]] = []
+    cells: list[Any] = []
+    pending, seen = [fn], set[int]()
+    while pending:
+        function = pending.pop()
+        code = getattr(function, "__code__", None)
+        if code is None or id(function) in seen:
+            continue
+        seen.add(id(function))
+        namespace = getattr(function, "__globals__", {})
+        for name in sorted(_code_names(code)):
+            names.append((namespace, name))
+            if isinstance(namespace.get(name), FunctionType):
+                pending.append(namespace[name])
+        cells += list(getattr(function, "__closure__", None) or ())
+    return names, cells
 
 
 def _check_containers(args: Sequence[Any]) -> None:
@@ -266,7 +130,7 @@ class JitFunction:
         self.target = target
         self.dynamic = dynamic
         self.max_variants = max_variants
-        self._variants: dict[Any, _Variant] = {}
+        self._variants: dict[Any, Variant] = {}
         self._hits = self._misses = self._graph_breaks = 0
         self._breaks: dict[GraphBreak, int] = {}
         self._first_shapes: dict[int, tuple[int, ...]] = {}
@@ -276,6 +140,7 @@ class JitFunction:
         self._warned = False
         self._buckets: list[DimClass] | None = None if dynamic == "bucket" else []
         self._kept: list[Any] = []
+        self._globals, self._cells = _referenced(fn)
         functools.update_wrapper(self, fn)
 
     # -- what users see -----------------------------------------------------------
@@ -334,7 +199,7 @@ class JitFunction:
             raise TypeError(f"mlc.jit: keyword-only arguments are not supported ({names})")
         return bound.args
 
-    def _run(self, variant: _Variant, arrays: list[np.ndarray], plan: dict[Any, int]) -> Any:
+    def _run(self, variant: Variant, arrays: list[np.ndarray], plan: dict[Any, int]) -> Any:
         padded = self._pad(arrays, plan)
         if (ran := variant.run(padded)) is None:
             return None
@@ -342,23 +207,23 @@ class JitFunction:
         return outputs.rebuild(variant.unpad(results, arrays))
 
     def _trace_call(
-        self, variant: _Variant, args: Sequence[Any], arrays: list[np.ndarray], plan: dict[Any, int]
+        self, variant: Variant, args: Sequence[Any], arrays: list[np.ndarray], plan: dict[Any, int]
     ) -> Any:
         try:
             return self._trace(variant, args, arrays, plan)
-        except _NeedsStatic:
+        except NeedsStatic:
             self._static_only, self._dynamic_dims, self._all_dynamic = True, set(), False
-        except _NotBucketable:
+        except NotBucketable:
             self._buckets = []
         self._variants = {k: v for k, v in self._variants.items() if v is not variant}
         self._misses -= 1
         return self(*args)
 
     def _trace(
-        self, variant: _Variant, args: Sequence[Any], arrays: list[np.ndarray], plan: dict[Any, int]
+        self, variant: Variant, args: Sequence[Any], arrays: list[np.ndarray], plan: dict[Any, int]
     ) -> Any:
         padded = self._pad(arrays, plan)
-        tracer = _JitTracer(self, variant, padded)
+        tracer = PieceTracer(self.fn, self.compile, variant, padded)
         tracer.allow_breaks = not plan
         try:
             with tracing(tracer):
@@ -400,12 +265,8 @@ class JitFunction:
 
     def _globals_key(self) -> tuple[int, ...]:
         """The identities of the globals and closure cells the function names."""
-        code = getattr(self.fn, "__code__", None)
-        if code is None:
-            return ()
-        namespace = getattr(self.fn, "__globals__", {})
-        objects = [namespace[n] for n in code.co_names if n in namespace]
-        for cell in getattr(self.fn, "__closure__", None) or ():
+        objects = [namespace[n] for namespace, n in self._globals if n in namespace]
+        for cell in self._cells:
             try:
                 objects.append(cell.cell_contents)
             except ValueError:  # a cell not filled yet
@@ -440,13 +301,13 @@ class JitFunction:
         self._all_dynamic = True
         return True
 
-    def _new_variant(self, key: Any, arrays: list[np.ndarray], plan: dict[Any, int]) -> _Variant:
+    def _new_variant(self, key: Any, arrays: list[np.ndarray], plan: dict[Any, int]) -> Variant:
         dims = key[0]
         types: list[Attribute] = [
             TensorType(element_type(a.dtype), [DYNAMIC_INDEX if n is None else n for n in shape])
             for a, (_, shape) in zip(arrays, dims, strict=True)
         ]
-        variant = _Variant(types)
+        variant = Variant(types)
         self._variants[key] = variant
         return variant
 
@@ -488,7 +349,7 @@ class JitFunction:
                 covered.update(padded)
                 slices += [(r, d, padded[0]) for r, d in group.results]
         if covered != set(plan):
-            raise _NotBucketable
+            raise NotBucketable
         return slices
 
     @staticmethod

@@ -253,3 +253,29 @@ def test_identity_and_constant_results():
     got, twice, nothing = f(x, 4)
     np.testing.assert_array_equal(got, x)
     assert twice == 8 and nothing is None
+
+
+LIMIT = 4.0
+
+
+def _scale_by_limit(x):
+    return x * LIMIT
+
+
+def test_globals_read_by_nested_functions_and_helpers_are_guarded():
+    global LIMIT
+
+    @mlc.jit
+    def capped(x):
+        return ops.while_loop(lambda s: s.max() < LIMIT, lambda s: s * 2.0, x), _scale_by_limit(x)
+
+    x = np.full(3, 1.0, np.float32)
+    np.testing.assert_allclose(capped(x)[0], np.full(3, 4.0))
+    LIMIT = 16.0
+    try:
+        looped, scaled = capped(x)
+    finally:
+        LIMIT = 4.0
+    np.testing.assert_allclose(looped, np.full(3, 16.0))
+    np.testing.assert_allclose(scaled, x * 16)
+    assert info(capped) == (0, 2, 0, 2)
