@@ -106,7 +106,7 @@ def finish(
             results.append(value)
         sources.append(results.index(value))
         constants.append(None)
-    tracer.emit(func.ReturnOp(*results))
+    tracer.emit(func.ReturnOp(*results)).location = tracer.function_location
     inputs = [a.type for a in tracer.block.args]
     function = func.FuncOp(name, (inputs, [r.type for r in results]), Region(tracer.block))
     function.location = tracer.function_location
