@@ -279,3 +279,40 @@ def test_globals_read_by_nested_functions_and_helpers_are_guarded():
     np.testing.assert_allclose(looped, np.full(3, 16.0))
     np.testing.assert_allclose(scaled, x * 16)
     assert info(capped) == (0, 2, 0, 2)
+
+
+def test_dynamic_dims_through_indexing_reshape_and_matmul():
+    v = f32(4)
+
+    @mlc.jit(dynamic=True)
+    def views(x):
+        return (
+            x[1:, ::2],
+            x[-1],
+            x[:, 0],
+            x[::-1, None, 1:3],
+            x.reshape(-1, 2),
+            x @ v,
+            ops.concatenate([x, x * 2.0], axis=0),
+            ops.softmax(x[2:], axis=0).mean(axis=1),
+        )
+
+    def reference(x):
+        e = np.exp(x[2:] - x[2:].max(0))
+        return (
+            x[1:, ::2],
+            x[-1],
+            x[:, 0],
+            x[::-1, None, 1:3],
+            x.reshape(-1, 2),
+            x @ v,
+            np.concatenate([x, x * 2.0], axis=0),
+            (e / e.sum(0)).mean(1),
+        )
+
+    for n in (3, 6, 11):
+        x = f32(n, 4)
+        for got, want in zip(views(x), reference(x), strict=True):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert info(views) == (1, 2, 0, 2)

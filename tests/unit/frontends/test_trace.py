@@ -202,3 +202,35 @@ def test_control_flow_records_scf_with_captured_outer_values():
         if use.operation.parent_op() is not function
     }
     assert {"ml.matmul", "ml.add", "ml.sub"} <= inner_uses
+
+
+def index_entries(sizes):
+    from hypothesis import strategies as st
+
+    bound = st.one_of(st.none(), st.integers(-9, 9))
+    entries = [
+        st.integers(-size, size - 1)
+        | st.slices(size)
+        | st.builds(slice, bound, bound, bound.filter(lambda s: s != 0))
+        for size in sizes
+    ]
+    return st.tuples(*entries)
+
+
+def test_indexing_shapes_match_numpy_on_random_indices():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    shapes = st.lists(st.integers(1, 6), min_size=1, max_size=3).flatmap(
+        lambda s: st.tuples(st.just(tuple(s)), index_entries(s), st.integers(0, len(s)))
+    )
+
+    @settings(max_examples=60, deadline=None)
+    @given(shapes)
+    def check(case):
+        shape, index, new_axis_at = case
+        index = (*index[:new_axis_at], None, *index[new_axis_at:])
+        x = np.zeros(shape, np.float32)
+        same_as_numpy(lambda x: x[index], x)
+
+    check()
