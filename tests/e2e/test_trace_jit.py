@@ -316,3 +316,24 @@ def test_dynamic_dims_through_indexing_reshape_and_matmul():
             assert got.shape == want.shape
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     assert info(views) == (1, 2, 0, 2)
+
+
+def test_large_captured_arrays_are_arguments_read_at_each_call():
+    weights = f32(64, 32)
+    small = f32(3)
+
+    @mlc.jit
+    def project(x):
+        y = x @ weights
+        if y.sum() > 1e9:  # a break: the weights are arguments of both pieces
+            return y
+        return y * 2.0 + small.sum()
+
+    x = f32(5, 64)
+    np.testing.assert_allclose(project(x), (x @ weights) * 2 + small.sum(), rtol=1e-4, atol=1e-4)
+    weights *= 3.0  # in place: the next call reads the new values
+    np.testing.assert_allclose(project(x), (x @ weights) * 2 + small.sum(), rtol=1e-4, atol=1e-4)
+    assert info(project) == (1, 1, 1, 1)
+    piece = next(iter(project._variants.values())).root
+    assert len(piece.params) == 1 and piece.params[0] is weights
+    assert len(piece.executable.entry.signature.inputs) == 2

@@ -6,8 +6,10 @@ compiled dynamic matches any size but 0 and 1, which stay static since the backe
 never broadcasts a dynamic dim), every other argument's value (its identity if it
 is not hashable), and the identities of the globals and closure cells the function
 names. A miss traces the function (`mlc.trace`'s machinery) and compiles it with
-`mlc.compile`. Arrays the function captures are compiled in as constants and
-guarded by identity only: changing one in place is not seen (assign a new array).
+`mlc.compile`. Small arrays the function captures are compiled in as constants,
+guarded by identity only (changing one in place is not seen: assign a new one);
+large ones (`pieces.PARAMETER_SIZE` elements and up) are passed as arguments, so
+they stay out of the IR and are read afresh at each call.
 
 Graph breaks split the function into compiled pieces (`pieces`).
 
@@ -240,6 +242,7 @@ class JitFunction:
         results = len(function.function_type.outputs)
         node.executable = self.compile(ModuleOp([function])) if results else None
         node.results, node.outputs = results, outputs
+        node.params = tuple(tracer.params)
         node.done = True
         values = node.call(padded, tracer.carried)
         return outputs.rebuild(variant.unpad(values, arrays))

@@ -27,7 +27,11 @@ from xdsl.ir import Attribute, Block, BlockArgument, OpResult, Region, SSAValue
 from mlc.diagnostics import SourceLoc
 from mlc.frontends.trace.program import Outputs, function_name
 from mlc.frontends.trace.proxy import TracedArray
-from mlc.frontends.trace.tracer import Tracer, trace_error, user_source_loc
+from mlc.frontends.trace.tracer import Tracer, tensor_type, trace_error, user_source_loc
+
+# Captured arrays with at least this many elements become arguments of the compiled
+# pieces instead of constants: no megabytes in the IR, and in-place changes are seen.
+PARAMETER_SIZE = 1024
 
 
 @dataclass(frozen=True)
@@ -60,12 +64,13 @@ class Piece:
     break_index: int = 0  # the result holding the break value
     truth_only: bool = False  # `bool()`: only the value's truth is guarded
     outputs: Outputs | None = None  # the function's results (last piece only)
+    params: tuple[np.ndarray, ...] = ()  # captured arrays passed as arguments
     children: dict[Any, "Piece"] = field(default_factory=dict[Any, "Piece"])
 
     def call(self, arrays: Sequence[np.ndarray], carried: Sequence[np.ndarray]) -> list[Any]:
         if self.executable is None:
             return []
-        out = self.executable(*arrays, *carried)
+        out = self.executable(*arrays, *self.params, *carried)
         return [out] if self.results == 1 else list(out)
 
     def key(self, value: np.ndarray) -> Any:
@@ -126,6 +131,19 @@ class PieceTracer(Tracer):
         self.arrays_made: list[weakref.ref[TracedArray]] = []
         self.breaks: list[GraphBreak] = []
         self.allow_breaks = True
+        self.params: list[np.ndarray] = []
+
+    def constant(self, array: np.ndarray) -> SSAValue:
+        """Large arrays are passed as arguments, not compiled in (ARCHITECTURE.md)."""
+        if array.size < PARAMETER_SIZE:
+            return super().constant(array)
+        block = self.function_block
+        for i, param in enumerate(self.params):
+            if param is array:
+                return block.args[len(self.types) + i]
+        index = len(self.types) + len(self.params)
+        self.params.append(array)
+        return block.insert_arg(tensor_type(array.shape, array.dtype), index)
 
     def register(self, array: Any) -> None:
         self.arrays_made.append(weakref.ref(array))
@@ -146,6 +164,7 @@ class PieceTracer(Tracer):
         carried = list(dict.fromkeys(p.value for p in held if not self._is_input(p.value)))
         outs = carried if array.value in carried else [*carried, array.value]
         node = self.node
+        node.params = tuple(self.params)
         node.executable = self._compile_piece(outs)
         node.results, node.carry = len(outs), len(carried)
         node.break_index, node.truth_only = outs.index(array.value), why == "bool()"
@@ -172,7 +191,8 @@ class PieceTracer(Tracer):
         return isinstance(value, OpResult) and value.op.parent_block() is self.block
 
     def _is_input(self, value: SSAValue) -> bool:
-        return isinstance(value, BlockArgument) and value.index < len(self.types)
+        fixed = len(self.types) + len(self.params)
+        return isinstance(value, BlockArgument) and value.index < fixed
 
     def _compile_piece(self, outs: list[SSAValue]) -> Any:
         self.emit(func.ReturnOp(*outs))
@@ -183,9 +203,12 @@ class PieceTracer(Tracer):
 
     def _continue_after(self, held: list[TracedArray], carried: list[SSAValue]) -> None:
         """Start the next piece; held arrays now name its arguments."""
-        old = self.block
-        self.block = Block(arg_types=[*self.types, *(v.type for v in carried)])
-        renamed = dict(zip([*old.args[: len(self.types)], *carried], self.block.args, strict=True))
+        old, fixed = self.block, len(self.types) + len(self.params)
+        self.block = Block(
+            arg_types=[*(a.type for a in old.args[:fixed]), *(v.type for v in carried)]
+        )
+        self.function_block = self.block
+        renamed = dict(zip([*old.args[:fixed], *carried], self.block.args, strict=True))
         for new, old_arg in zip(self.block.args, old.args, strict=False):
             new.name_hint = old_arg.name_hint
         for array in held:

@@ -70,7 +70,7 @@ def bind_inputs(
     tracer: Tracer, fn: Callable[..., Any], args: Sequence[Any], types: Sequence[Attribute]
 ) -> list[Any]:
     """The call's arguments with each array replaced by a traced block argument."""
-    tracer.block = Block(arg_types=types)
+    tracer.block = tracer.function_block = Block(arg_types=types)
     names = argument_names(fn, len(args))
     block_args = iter(tracer.block.args)
     bound: list[Any] = []

@@ -115,6 +115,7 @@ class Tracer:
     def __init__(self, fn: Callable[..., Any] | None = None) -> None:
         self.function_location = _definition(fn)
         self.block = Block()
+        self.function_block = self.block  # the body of the function being recorded
         self.region_depth = 0
         self.shape_reads: list[SSAValue] = []
 
