@@ -377,6 +377,7 @@ def lift(tracer: Tracer, value: Any, dtype: np.dtype[Any] | None = None) -> Trac
     """A traced array for `value`: itself (cast to `dtype`), or a constant."""
     if is_traced(value):
         return value if dtype is None or value.dtype == dtype else cast(value, dtype)
+    _refuse_traced_lists(value)
     try:
         array = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError, OverflowError) as error:
@@ -392,11 +393,17 @@ def _is_scalar(value: Any) -> bool:
     return isinstance(value, bool | int | float)
 
 
+def _refuse_traced_lists(value: Any) -> None:
+    if isinstance(value, list | tuple) and any(is_traced(v) for v in value):
+        trace_error("a list of traced arrays is not an array: join them with ops.concatenate")
+
+
 def result_dtype(*values: Any) -> np.dtype[Any]:
     """numpy's promotion: arrays by dtype, Python scalars weakly (NEP 50)."""
     for v in values:
         if not is_traced(v) and not isinstance(v, ArrayLike):
             trace_error(f"cannot use {type(v).__name__} as an array")
+        _refuse_traced_lists(v)
     parts = [(0 if v.weak else v.dtype) if is_traced(v) else v for v in values]
     try:
         return np.result_type(*parts)
