@@ -270,7 +270,7 @@ def transpose(x: Any, axes: Sequence[int] | None = None) -> TracedArray:
 def reshape(x: Any, newshape: int | Sequence[int]) -> TracedArray:
     """numpy.reshape; one dim may be -1."""
     a = _one(x)
-    target = (newshape,) if isinstance(newshape, int) else tuple(int(d) for d in newshape)
+    target = (int(newshape),) if np.ndim(newshape) == 0 else tuple(int(d) for d in newshape)
     if -1 in target and not builtins.all(shapes.is_static(d) for d in a.raw_shape):
         if builtins.sum(1 for d in target if d == -1) > 1:
             trace_error(f"reshape: target shape {list(target)} has more than one -1")
@@ -401,8 +401,8 @@ def matmul(a: Any, b: Any) -> TracedArray:
 
 
 def _pair(value: int | Sequence[int], what: str) -> tuple[int, int]:
-    if isinstance(value, int):
-        return value, value
+    if np.ndim(value) == 0:
+        return int(value), int(value)  # pyright: ignore[reportArgumentType]
     if len(value) != 2:
         trace_error(f"{what} must be an int or a pair, got {value}")
     return int(value[0]), int(value[1])
@@ -410,7 +410,7 @@ def _pair(value: int | Sequence[int], what: str) -> tuple[int, int]:
 
 def _pads(padding: int | Sequence[int]) -> tuple[int, int, int, int]:
     """An int, a pair (h, w) padded on both sides, or (top, left, bottom, right)."""
-    if not isinstance(padding, int) and len(padding) == 4:
+    if np.ndim(padding) == 1 and len(padding) == 4:  # pyright: ignore[reportArgumentType]
         top, left, bottom, right = (int(p) for p in padding)
         return top, left, bottom, right
     h, w = _pair(padding, "padding")

@@ -317,8 +317,8 @@ class TracedArray:
         from mlc import ops
 
         target = ops.ARRAY_FUNCTIONS.get(func.__name__)
-        if target is None:
-            return _eager(func, None, args, kwargs)
+        if target is None or not _accepts(target, args, kwargs):
+            return _eager(func, None, args, kwargs)  # or options mlc.ops does not have
         return target(*args, **kwargs)
 
 
@@ -329,6 +329,16 @@ def _eager(function: Any, method: str | None, args: Any, kwargs: Any) -> Any:
     if method is not None:
         return getattr(function, method)(*concrete, **kwargs)
     return function(*concrete, **kwargs)
+
+
+def _accepts(function: Any, args: Any, kwargs: Any) -> bool:
+    import inspect
+
+    try:
+        inspect.signature(function).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
 
 
 def _bools(operator: str, *values: Any) -> tuple[Any, ...]:

@@ -234,3 +234,14 @@ def test_indexing_shapes_match_numpy_on_random_indices():
         same_as_numpy(lambda x: x[index], x)
 
     check()
+
+
+def test_numpy_integers_work_as_sizes_and_unknown_options_break():
+    module = mlc.trace(lambda x: ops.reshape(x, np.int64(6)), f32(2, 3))
+    assert results_of(module)[0].get_shape() == (6,)
+    module = mlc.trace(
+        lambda x: ops.max_pool2d(x, np.int64(2), padding=(0, 0, 1, 1)), f32(1, 1, 4, 4)
+    )
+    assert results_of(module)[0].get_shape() == (1, 1, 2, 2)
+    with pytest.raises(mlc.frontends.trace.TraceError, match=r"numpy\.mean needs the value"):
+        mlc.trace(lambda x: np.mean(x, dtype=np.float64), f32(3))
