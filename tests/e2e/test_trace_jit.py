@@ -337,3 +337,24 @@ def test_large_captured_arrays_are_arguments_read_at_each_call():
     piece = next(iter(project._variants.values())).root
     assert len(piece.params) == 1 and piece.params[0] is weights
     assert len(piece.executable.entry.signature.inputs) == 2
+
+
+class Dense:
+    def __init__(self, n_in: int, n_out: int):
+        self.w, self.b = f32(n_in, n_out), f32(n_out)
+
+    @mlc.jit
+    def __call__(self, x):
+        return ops.relu(x @ self.w + self.b)
+
+
+def test_methods_bind_their_instance_and_guard_its_attributes():
+    layer = Dense(4, 3)
+    x = f32(2, 4)
+    np.testing.assert_allclose(layer(x), np.maximum(x @ layer.w + layer.b, 0), rtol=1e-5)
+    np.testing.assert_allclose(layer(x), np.maximum(x @ layer.w + layer.b, 0), rtol=1e-5)
+    layer.b = f32(3)  # a new attribute value: a guard failure, not a stale constant
+    np.testing.assert_allclose(layer(x), np.maximum(x @ layer.w + layer.b, 0), rtol=1e-5)
+    other = Dense(4, 3)
+    np.testing.assert_allclose(other(x), np.maximum(x @ other.w + other.b, 0), rtol=1e-5)
+    assert info(Dense.__call__) == (1, 3, 0, 3)

@@ -24,7 +24,7 @@ to static shapes.
 import functools
 from collections import namedtuple
 from collections.abc import Callable, Sequence
-from types import CodeType, FunctionType
+from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -107,11 +107,25 @@ def _check_containers(args: Sequence[Any]) -> None:
 
 
 def _value_key(value: Any, keep: list[Any]) -> Any:
-    """A guard on a non-array argument: its value if hashable, else its identity."""
+    """
+    A guard on a non-array argument: its value if it is a plain value, else its
+    identity and, for an object with attributes (a model's `self`), the identities
+    of its attributes, so that `self.w = new_array` is seen.
+    """
+    if isinstance(value, bool | int | float | complex | str | bytes | type(None)):
+        return ("value", type(value), value)
+    keep.append(value)  # holding it keeps its id from being reused
+    attributes = getattr(value, "__dict__", None)
+    if not isinstance(attributes, dict) or isinstance(value, type | ModuleType | FunctionType):
+        return _hashable_key(value)
+    keep.extend(attributes.values())
+    return ("object", id(value), tuple((k, id(v)) for k, v in attributes.items()))
+
+
+def _hashable_key(value: Any) -> Any:
     try:
         hash(value)
     except TypeError:
-        keep.append(value)  # holding it keeps its id from being reused
         return ("object", id(value))
     return ("value", type(value), value)
 
@@ -144,6 +158,12 @@ class JitFunction:
         self._kept: list[Any] = []
         self._globals, self._cells = _referenced(fn)
         functools.update_wrapper(self, fn)
+
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        """`@mlc.jit` on a method: the instance is the first argument (and guarded)."""
+        if instance is None:
+            return self
+        return functools.partial(self, instance)
 
     # -- what users see -----------------------------------------------------------
 
