@@ -106,19 +106,21 @@ def _check_containers(args: Sequence[Any]) -> None:
             )
 
 
-def _value_key(value: Any, keep: list[Any]) -> Any:
+def _value_key(value: Any, seen: list[Any]) -> Any:
     """
     A guard on a non-array argument: its value if it is a plain value, else its
     identity and, for an object with attributes (a model's `self`), the identities
-    of its attributes, so that `self.w = new_array` is seen.
+    of its attributes, so that `self.w = new_array` is seen. Objects whose identity
+    the key holds are added to `seen` (a variant keeps them alive, so that their ids
+    are not reused by other objects while its key is stored).
     """
     if isinstance(value, bool | int | float | complex | str | bytes | type(None)):
         return ("value", type(value), value)
-    keep.append(value)  # holding it keeps its id from being reused
+    seen.append(value)
     attributes = getattr(value, "__dict__", None)
     if not isinstance(attributes, dict) or isinstance(value, type | ModuleType | FunctionType):
         return _hashable_key(value)
-    keep.extend(attributes.values())
+    seen.extend(attributes.values())
     return ("object", id(value), tuple((k, id(v)) for k, v in attributes.items()))
 
 
@@ -155,7 +157,6 @@ class JitFunction:
         self._static_only = False
         self._warned = False
         self._buckets: list[DimClass] | None = None if dynamic == "bucket" else []
-        self._kept: list[Any] = []
         self._globals, self._cells = _referenced(fn)
         functools.update_wrapper(self, fn)
 
@@ -198,7 +199,8 @@ class JitFunction:
         arrays = [np.asarray(a) for a in args if is_array_arg(a)]
         self._note_shapes(arrays)
         plan = self._bucket_plan(args, arrays)
-        key = self._key(args, arrays, plan)
+        seen: list[Any] = []
+        key = self._key(args, arrays, plan, seen)
         if (variant := self._variants.get(key)) is not None:
             if (found := self._run(variant, arrays, plan)) is not None:
                 self._hits += 1
@@ -206,7 +208,7 @@ class JitFunction:
         else:
             if self._over_limit():
                 return self(*args)
-            variant = self._new_variant(key, arrays, plan)
+            variant = self._new_variant(key, arrays, seen)
         self._misses += 1
         return self._trace_call(variant, args, arrays, plan)
 
@@ -269,13 +271,16 @@ class JitFunction:
 
     # -- guards -------------------------------------------------------------------
 
-    def _key(self, args: Sequence[Any], arrays: list[np.ndarray], plan: dict[Any, int]) -> Any:
+    def _key(
+        self, args: Sequence[Any], arrays: list[np.ndarray], plan: dict[Any, int], seen: list[Any]
+    ) -> Any:
+        """The guard key of a call; `seen` gets the objects whose identities it holds."""
         shapes = tuple(
             (a.dtype.str, tuple(self._dim_key(i, d, n, plan) for d, n in enumerate(a.shape)))
             for i, a in enumerate(arrays)
         )
-        values = tuple(_value_key(a, self._kept) for a in args if not is_array_arg(a))
-        return shapes, values, self._globals_key(), tuple(sorted(plan))
+        values = tuple(_value_key(a, seen) for a in args if not is_array_arg(a))
+        return shapes, values, self._globals_key(seen), tuple(sorted(plan))
 
     def _dim_key(self, arg: int, dim: int, size: int, plan: dict[Any, int]) -> int | None:
         if (arg, dim) in plan:
@@ -286,7 +291,7 @@ class JitFunction:
             return None
         return size
 
-    def _globals_key(self) -> tuple[int, ...]:
+    def _globals_key(self, seen: list[Any]) -> tuple[int, ...]:
         """The identities of the globals and closure cells the function names."""
         objects = [namespace[n] for namespace, n in self._globals if n in namespace]
         for cell in self._cells:
@@ -294,6 +299,7 @@ class JitFunction:
                 objects.append(cell.cell_contents)
             except ValueError:  # a cell not filled yet
                 continue
+        seen.extend(objects)
         return tuple(id(o) for o in objects)
 
     def _note_shapes(self, arrays: list[np.ndarray]) -> None:
@@ -324,13 +330,13 @@ class JitFunction:
         self._all_dynamic = True
         return True
 
-    def _new_variant(self, key: Any, arrays: list[np.ndarray], plan: dict[Any, int]) -> Variant:
+    def _new_variant(self, key: Any, arrays: list[np.ndarray], seen: list[Any]) -> Variant:
         dims = key[0]
         types: list[Attribute] = [
             TensorType(element_type(a.dtype), [DYNAMIC_INDEX if n is None else n for n in shape])
             for a, (_, shape) in zip(arrays, dims, strict=True)
         ]
-        variant = Variant(types)
+        variant = Variant(types, kept=seen)
         self._variants[key] = variant
         return variant
 

@@ -88,6 +88,7 @@ class Variant:
     slices: list[tuple[int, int, tuple[int, int]]] = field(
         default_factory=list[tuple[int, int, tuple[int, int]]]
     )
+    kept: list[Any] = field(default_factory=list[Any])  # the objects the key names by id
 
     def run(self, arrays: Sequence[np.ndarray]) -> tuple[Outputs, list[Any]] | None:
         """The results, or None when a guard meets a value no piece was traced for."""
