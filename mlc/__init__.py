@@ -2,6 +2,8 @@
 
 from mlc.compiler import CompileError, Executable, compile
 from mlc.frontends.onnx import import_onnx
+from mlc.frontends.trace import trace
+from mlc.frontends.trace.jit import jit
 from mlc.ir import parse_module, print_module
 
 __version__ = "0.1.0"
@@ -12,6 +14,8 @@ __all__ = [
     "__version__",
     "compile",
     "import_onnx",
+    "jit",
     "parse_module",
     "print_module",
+    "trace",
 ]

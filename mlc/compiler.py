@@ -16,6 +16,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ class CompileError(DiagnosticError):
     """The program could not be compiled: one-line diagnostics with locations."""
 
 
+@lru_cache(maxsize=256)  # called on every argument of every call, for its messages
 def _type_text(type_: Attribute) -> str:
     from io import StringIO
 

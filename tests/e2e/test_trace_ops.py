@@ -1,0 +1,249 @@
+"""
+Every `mlc.ops` function and traced-array method, compiled for the CPU and compared
+with eager numpy on fresh random inputs of odd shapes and several dtypes. Many ops
+share one traced program, so a handful of compilations cover them all.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import mlc
+from mlc import ops
+
+rng = np.random.default_rng()
+erf = np.vectorize(math.erf)
+
+
+def odd_shape(rank: int) -> tuple[int, ...]:
+    return tuple(int(n) for n in rng.choice([3, 5, 7], size=rank))
+
+
+def run(fn, *args):
+    """The traced program's results, one per leaf of what `fn` returns."""
+    out = mlc.compile(mlc.trace(fn, *args))(*args)
+    return out if isinstance(out, tuple) else (out,)
+
+
+def check(got, want, rtol):
+    assert len(got) == len(want)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        w = np.asarray(w)
+        assert g.shape == w.shape and g.dtype == w.dtype, f"result {i}"
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol, err_msg=f"result {i}")
+
+
+def unary(m, x):
+    """The unary functions, written once for mlc.ops and once for numpy."""
+    softmax = m.softmax if m is ops else _softmax
+    layer_norm = m.layer_norm if m is ops else _layer_norm
+    return (
+        m.exp(x),
+        m.log(m.abs(x) + 0.5),
+        m.sqrt(m.abs(x)),
+        m.tanh(x),
+        m.sigmoid(x) if m is ops else 1 / (1 + np.exp(-x)),
+        m.erf(x) if m is ops else erf(x).astype(x.dtype),
+        m.gelu(x) if m is ops else (0.5 * x * (1 + erf(x / math.sqrt(2)))).astype(x.dtype),
+        m.relu(x) if m is ops else np.maximum(x, 0),
+        m.abs(x),
+        -x,
+        softmax(x, axis=-1),
+        softmax(x, axis=0),
+        layer_norm(x),
+    )
+
+
+def _softmax(x, axis):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _layer_norm(x, eps=1e-5):
+    mean = x.mean(-1, keepdims=True)
+    return ((x - mean) / np.sqrt(x.var(-1, keepdims=True) + eps)).astype(x.dtype)
+
+
+@pytest.mark.parametrize(("dtype", "rtol"), [(np.float32, 2e-5), (np.float64, 1e-12)])
+def test_unary_functions(dtype, rtol):
+    x = rng.uniform(-3, 3, odd_shape(2)).astype(dtype)
+    check(run(lambda x: unary(ops, x), x), unary(np, x), rtol)
+
+
+def test_gelu_tanh_and_integer_inputs():
+    x = rng.uniform(-3, 3, odd_shape(2)).astype(np.float32)
+    i = rng.integers(1, 9, odd_shape(1)).astype(np.int32)
+    got = run(lambda x, i: (ops.gelu(x, "tanh"), ops.exp(i), ops.sqrt(i), ops.relu(i - 4)), x, i)
+    c = math.sqrt(2 / math.pi)
+    tanh_gelu = 0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x**3)))
+    check(got, (tanh_gelu, np.exp(i), np.sqrt(i), np.maximum(i - 4, 0)), 1e-5)
+
+
+def binary(m, x, y, k):
+    return (
+        x + y,
+        x - y,
+        x * y,
+        x / y,
+        m.abs(x) ** y,
+        2.0**x,
+        m.maximum(x, y),
+        m.minimum(x, 0.25),
+        x + 1,
+        3 - x,
+        x * np.float32(2),
+        x / 2,
+        x > y,
+        x >= 0,
+        x < y,
+        x <= 0.5,
+        x == x,
+        x != y,
+        m.where(x > 0, x, y),
+        m.where(x > y, 1.0, x),
+        (x > 0) & (y > 0),
+        (x > 0) | (y < 0),
+        (x > 0) ^ (y < 0),
+        ~(x > 0),
+        k + 1,
+        k * 3 - k,
+        k / 2,
+        x + k,
+        m.maximum(k, 2),
+    )
+
+
+def test_binary_functions_broadcast_and_promote_as_numpy_does():
+    rows, cols = odd_shape(2)
+    x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
+    y = rng.uniform(0.5, 2, (cols,)).astype(np.float32)
+    k = rng.integers(-5, 5, (rows, 1)).astype(np.int32)
+    check(run(lambda x, y, k: binary(ops, x, y, k), x, y, k), binary(np, x, y, k), 1e-5)
+
+
+def movement(x, i):
+    return (
+        x[1],
+        x[-1, ::2],
+        x[:, 1:-1, ::-2],
+        x[..., 0],
+        x[None, 1:3],
+        x[::2, None, -2:],
+        x[i],
+        x.T,
+        x.transpose(1, 0, 2),
+        x.reshape(-1, x.shape[-1]),
+        x.reshape(x.size),
+        x.astype(np.int32),
+        (x > 0).astype(np.float64),
+    )
+
+
+def test_indexing_and_movement():
+    x = rng.standard_normal(odd_shape(3)).astype(np.float32)
+    i = rng.integers(-len(x), len(x), (2, 2))
+    got = run(lambda x, i: (*movement(x, i), ops.concatenate([x, x * 2], axis=1)), x, i)
+    want = (*movement(x, i), np.concatenate([x, x * 2], axis=1))
+    check(got, want, 0)
+
+
+def reductions(x):
+    return (
+        x.sum(),
+        x.sum(axis=0),
+        x.sum(axis=(0, 2), keepdims=True),
+        x.mean(),
+        x.mean(axis=-1),
+        x.max(),
+        x.max(axis=1, keepdims=True),
+        x.min(axis=(1, 2)),
+        x.min(),
+    )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.bool_])
+def test_reductions(dtype):
+    x = (rng.standard_normal(odd_shape(3)) * 4).astype(dtype)
+    check(run(reductions, x), reductions(x), 1e-5)
+    if dtype == np.float32:
+        got = run(lambda x: (ops.sum(x, 1), ops.mean(x, None), ops.max(x, 2), ops.min(x, 0)), x)
+        check(got, (x.sum(1), x.mean(), x.max(2), x.min(0)), 1e-5)
+
+
+def conv2d_reference(x, w, bias, stride, pad, dilation, groups):
+    n = x.shape[0]
+    o, i, kh, kw = w.shape
+    x = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
+    oh = (x.shape[2] - dilation * (kh - 1) - 1) // stride + 1
+    ow = (x.shape[3] - dilation * (kw - 1) - 1) // stride + 1
+    out = np.zeros((n, o, oh, ow), x.dtype)
+    per_group = o // groups
+    for g in range(groups):
+        for a in range(kh):
+            for b in range(kw):
+                patch = x[
+                    :,
+                    g * i : (g + 1) * i,
+                    a * dilation : a * dilation + stride * oh : stride,
+                    b * dilation : b * dilation + stride * ow : stride,
+                ]
+                weights = w[g * per_group : (g + 1) * per_group, :, a, b]
+                out[:, g * per_group : (g + 1) * per_group] += np.einsum(
+                    "nchw,oc->nohw", patch, weights
+                )
+    return out + bias[None, :, None, None]
+
+
+def pool_reference(x, k, reduce, pad=(0, 0, 0, 0)):
+    fill = -np.inf if reduce is np.max else np.nan
+    x = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])), constant_values=fill)
+    n, c, h, w = x.shape
+    windows = x[:, :, : h // k * k, : w // k * k].reshape(n, c, h // k, k, w // k, k)
+    return (np.nanmean if reduce is np.mean else np.max)(windows, axis=(3, 5)).astype(x.dtype)
+
+
+def f32_vector(n: int) -> np.ndarray:
+    return rng.standard_normal(n).astype(np.float32)
+
+
+def test_neural_network_ops():
+    a = rng.standard_normal((5, 3)).astype(np.float32)
+    b = rng.standard_normal((3, 7)).astype(np.float32)
+    batch = rng.standard_normal((2, 1, 5, 3)).astype(np.float32)
+    v = rng.standard_normal(3).astype(np.float32)
+    x = rng.standard_normal((2, 4, 9, 7)).astype(np.float32)
+    w = rng.standard_normal((6, 2, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(6).astype(np.float32)
+    scale, shift = (
+        rng.standard_normal(7).astype(np.float32),
+        rng.standard_normal(7).astype(np.float32),
+    )
+
+    def model(a, b, batch, v, x, w, bias):
+        return (
+            a @ b,
+            ops.matmul(batch, b),
+            v @ b,
+            a @ v,
+            ops.conv2d(x, w, bias, stride=2, padding=(1, 2, 0, 1), dilation=1, groups=2),
+            ops.conv2d(x, w[:, :1].reshape(6, 1, 3, 3)[:4], None, padding=1, groups=4),
+            ops.max_pool2d(x, 2),
+            ops.avg_pool2d(x, 3, padding=1),
+            ops.layer_norm(a @ b, scale, shift),
+        )
+
+    got = run(model, a, b, batch, v, x, w, bias)
+    depthwise = conv2d_reference(x, w[:4, :1], np.zeros(4, np.float32), 1, (1, 1, 1, 1), 1, 4)
+    want = (
+        a @ b,
+        np.matmul(batch, b),
+        v @ b,
+        a @ v,
+        conv2d_reference(x, w, bias, 2, (1, 2, 0, 1), 1, 2),
+        depthwise,
+        pool_reference(x, 2, np.max),
+        pool_reference(x, 3, np.mean, (1, 1, 1, 1))[:, :, :3, :3],
+        _layer_norm(a @ b) * scale + shift,
+    )
+    check(got, want, 1e-4)
