@@ -309,8 +309,9 @@ def reorder_chain(root: Operation, rewriter: Rewriter) -> None:
     result = builder.node(plan.tree, plan)
     if flip:
         result = builder.emit(TransposeOp(result, swap_perm(len(ml_shape(result)))))
-    last = builder.ops[-1]
-    last.results[0]._type = root.results[0].type  # pyright: ignore[reportPrivateUsage]
+    # The result keeps the root's declared type, which its users were written for
+    # and which may be less static than inferred; xDSL has no public setter.
+    builder.ops[-1].results[0]._type = root.results[0].type  # pyright: ignore[reportPrivateUsage]
     rewriter.replace_op(root, builder.ops, [result])
     for dead in chain.ops[1:]:
         rewriter.erase_op(dead)
