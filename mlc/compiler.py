@@ -244,30 +244,34 @@ def _is_onnx(src: object) -> bool:
     return type(src).__name__ == "ModelProto"
 
 
-def compile(src: Any, target: str = "cpu", *, emit: str | None = None) -> Any:
+def compile(
+    src: Any, target: str = "cpu", *, emit: str | None = None, graph_passes: bool = True
+) -> Any:
     """
     Compile `src` for `target`: MLIR text, a .mlir/.onnx path, an ONNX ModelProto or
     an xDSL `ModuleOp`. Returns an `Executable`, or with `emit=<stage>` the module as
-    it is after that stage of `mlc.pipeline` (nothing is run).
+    it is after that stage of `mlc.pipeline` (nothing is run). `graph_passes=False`
+    skips the graph optimisations of the `mlc` stage (see `pipeline.lower`).
     """
     module = load(src)
     if emit is not None:
         try:
-            return pipeline.lower(module, target, emit)
+            return pipeline.lower(module, target, emit, graph_passes)
         except DiagnosticError as error:
             raise CompileError(error.diagnostics) from None
-    key = hashlib.sha256(f"{target}\n{print_module(module)}".encode()).hexdigest()
+    key = f"{target}\n{graph_passes}\n{print_module(module)}"
+    key = hashlib.sha256(key.encode()).hexdigest()
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    executable = _build(module, target)
+    executable = _build(module, target, graph_passes)
     _cache[key] = executable
     if len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
     return executable
 
 
-def _build(module: ModuleOp, target: str) -> Executable:
+def _build(module: ModuleOp, target: str, graph_passes: bool) -> Executable:
     from mlc.backend.jit import JITModule
     from mlc.backend.runtime import compiled_function
 
@@ -277,7 +281,7 @@ def _build(module: ModuleOp, target: str) -> Executable:
         if isinstance(op, func.FuncOp) and op.body.blocks and not _is_private(op)
     ]
     try:
-        pipeline.lower(module, target)
+        pipeline.lower(module, target, graph_passes=graph_passes)
     except DiagnosticError as error:
         raise CompileError(error.diagnostics) from None
     jit = JITModule(module)

@@ -19,10 +19,17 @@ measured:
 Bytes moved is the unfused count: every operand is read once and the result is
 written once. Both functions return None where a dimension that enters the count
 is dynamic, or for an op that is not an `ml` op.
+
+Where dims are dynamic, a cost is a `Polynomial` in symbols that stand for them
+(each at least 1): `2*m*k*n` for a product. Two such costs compare only where the
+comparison holds for every value of the symbols (`provably_le`), so a decision
+taken on them holds at run time whatever the sizes.
 """
 
-from collections.abc import Sequence
-from math import prod
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from math import comb, prod
 
 from xdsl.dialects.builtin import FixedBitwidthType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -51,6 +58,86 @@ PER_ELEMENT_FLOPS: dict[type[MLOp], int] = {SoftmaxOp: 5, LayerNormOp: 8, BatchN
 def matmul_flops(m: int, k: int, n: int, batch: int = 1) -> int:
     """The FLOPs of `batch` products `(m, k) @ (k, n)`: one multiply and one add per term."""
     return 2 * batch * m * k * n
+
+
+# ---------------------------------------------------------------------------
+# Symbolic costs
+# ---------------------------------------------------------------------------
+
+Dim = int | str  # a static size, or a symbol standing for a dynamic size (>= 1)
+Monomial = tuple[str, ...]  # sorted symbols, repeated for powers; () is the constant
+
+
+@dataclass(frozen=True)
+class Polynomial:
+    """A cost with non-negative integer coefficients in dim symbols, each >= 1."""
+
+    terms: frozenset[tuple[Monomial, int]] = frozenset()
+
+    @staticmethod
+    def of_terms(terms: Iterable[tuple[Monomial, int]]) -> "Polynomial":
+        summed: Counter[Monomial] = Counter()
+        for monomial, coefficient in terms:
+            summed[tuple(sorted(monomial))] += coefficient
+        return Polynomial(frozenset((m, c) for m, c in summed.items() if c))
+
+    @staticmethod
+    def product(*factors: Dim) -> "Polynomial":
+        """The monomial `factors[0] * factors[1] * ...`."""
+        constant = prod(f for f in factors if isinstance(f, int))
+        return Polynomial.of_terms([(tuple(f for f in factors if isinstance(f, str)), constant)])
+
+    def __add__(self, other: "Polynomial") -> "Polynomial":
+        return Polynomial.of_terms([*self.terms, *other.terms])
+
+    def constant(self) -> int | None:
+        """The value if no symbol occurs, else None."""
+        if any(monomial for monomial, _ in self.terms):
+            return None
+        return sum(c for _, c in self.terms)
+
+    def provably_le(self, other: "Polynomial") -> bool:
+        """
+        Whether `self <= other` for every value >= 1 of every symbol.
+
+        Substituting `x = 1 + y` for each symbol, `other - self` is non-negative for
+        all `y >= 0` when every coefficient of the result is: a sufficient test that
+        decides `n*m <= n*k*m` (it is `(1+n)(1+m)k`) and any comparison of constants.
+        """
+        shifted: Counter[Monomial] = Counter()
+        for sign, poly in ((1, other), (-1, self)):
+            for monomial, coefficient in poly.terms:
+                for term, count in _shift(monomial):
+                    shifted[term] += sign * coefficient * count
+        return all(c >= 0 for c in shifted.values())
+
+    def __str__(self) -> str:
+        def term(monomial: Monomial, coefficient: int) -> str:
+            factors = [str(coefficient)] if coefficient != 1 or not monomial else []
+            return "*".join([*factors, *monomial])
+
+        ordered = sorted(self.terms, key=lambda t: (-len(t[0]), t[0]))
+        return " + ".join(term(m, c) for m, c in ordered) or "0"
+
+
+def _shift(monomial: Monomial) -> list[tuple[Monomial, int]]:
+    """The monomial with each `x` replaced by `1 + x`, expanded: (monomial, count) terms."""
+    terms: list[tuple[Monomial, int]] = [((), 1)]
+    for symbol, power in Counter(monomial).items():
+        terms = [
+            ((*m, *([symbol] * k)), c * comb(power, k)) for m, c in terms for k in range(power + 1)
+        ]
+    return terms
+
+
+def matmul_cost(m: Dim, k: Dim, n: Dim) -> Polynomial:
+    """`matmul_flops` with symbolic dims."""
+    return Polynomial.product(2, m, k, n)
+
+
+def elements_cost(*dims: Dim) -> Polynomial:
+    """The elements of a tensor of `dims`: the FLOPs of an elementwise op on it."""
+    return Polynomial.product(*dims)
 
 
 def _shape(value: SSAValue) -> shapes.Shape | None:

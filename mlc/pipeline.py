@@ -22,11 +22,15 @@ from mlc.diagnostics import Diagnostic, DiagnosticError, OpError
 from mlc.registry import make_context, parse_pipeline
 
 STAGES: dict[str, str] = {
-    "mlc": "shape-inference,canonicalize,cse,matmul-chain-reorder,licm,canonicalize,cse",
+    "mlc": "simplify-graph,cse,matmul-chain-reorder,licm,simplify-graph,cse",
     "linalg": "convert-ml-to-linalg",
     "loops": "bufferize,convert-linalg-to-loops,lower-affine,canonicalize,cse",
     "llvm": "convert-to-llvm",
 }
+
+# The `mlc` stage without the graph optimisations (`lower(..., graph_passes=False)`),
+# for comparing a program's results with and without them.
+UNOPTIMIZED_MLC_STAGE = "cse"
 
 TARGET_STAGES: dict[str, tuple[str, ...]] = {
     "cpu": ("mlc", "linalg", "loops", "llvm"),
@@ -48,9 +52,10 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
     return stages[: stages.index(emit) + 1]
 
 
-def run_stage(module: ModuleOp, stage: str) -> None:
+def run_stage(module: ModuleOp, stage: str, graph_passes: bool = True) -> None:
     """Apply one stage's passes in place; raise `DiagnosticError` if one fails."""
-    run_pipeline(module, STAGES[stage])
+    skip = stage == "mlc" and not graph_passes
+    run_pipeline(module, UNOPTIMIZED_MLC_STAGE if skip else STAGES[stage])
 
 
 def run_pipeline(module: ModuleOp, spec: str) -> None:
@@ -69,10 +74,16 @@ def run_pipeline(module: ModuleOp, spec: str) -> None:
         raise DiagnosticError(errors)
 
 
-def lower(module: ModuleOp, target: str = "cpu", emit: str | None = None) -> ModuleOp:
-    """Run the target's stages on `module` in place, up to `emit`; return it."""
+def lower(
+    module: ModuleOp, target: str = "cpu", emit: str | None = None, graph_passes: bool = True
+) -> ModuleOp:
+    """
+    Run the target's stages on `module` in place, up to `emit`; return it.
+
+    With `graph_passes=False` the `mlc` stage runs only `UNOPTIMIZED_MLC_STAGE`.
+    """
     for stage in stages_for(target, emit):
-        run_stage(module, stage)
+        run_stage(module, stage, graph_passes)
     return module
 
 

@@ -58,6 +58,12 @@ def _simplify_graph() -> type[ModulePass]:
     return SimplifyGraphPass
 
 
+def _canonicalize() -> type[ModulePass]:
+    from mlc.lowering.canonicalize import CanonicalizePass
+
+    return CanonicalizePass
+
+
 def _convert_to_llvm() -> type[ModulePass]:
     from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 
@@ -68,6 +74,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "matmul-chain-reorder": _matmul_chain_reorder,
     "shape-inference": _shape_inference,
     "simplify-graph": _simplify_graph,
+    "canonicalize": _canonicalize,
     "licm": _licm,
     "bufferize": _bufferize,
     "convert-to-llvm": _convert_to_llvm,

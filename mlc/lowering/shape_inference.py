@@ -4,7 +4,8 @@ Refine the `?` dims of tensor types through `ml` ops, `scf` control flow and cal
 Each function is refined on its own, in two alternating steps until nothing changes:
 
 - forward: every `ml` result is recomputed from its operand types by the op's own
-  shape function (`infer_result_type`) and met with its declared type; a loop-carried
+  shape function (`infer_result_type`) and met with its declared type (a
+  `tensor.cast` result is met with its operand's type); a loop-carried
   value of `scf.for` / `scf.while` starts as its init type and is joined with the
   yielded type until stable; `scf.if` results join their branches; `func.call`
   results take the callee's (refined) result types.
@@ -135,6 +136,8 @@ class _Function:
                     self.infer_if(o)
                 case func.CallOp():
                     self.infer_call(o)
+                case tensor.CastOp():
+                    self.infer_cast(o)
                 case _:
                     for region in o.regions:
                         for b in region.blocks:
@@ -191,6 +194,18 @@ class _Function:
         for other in branches[1:]:
             types = [_join(a, b) for a, b in zip(types, other, strict=True)]
         self.set_all(op.output, types)
+
+    def infer_cast(self, op: tensor.CastOp) -> None:
+        """A cast's result is its operand: it takes every static dim either side has."""
+        declared, source = self.original[op.dest], op.source.type
+        if not isinstance(declared, TensorType) or not isinstance(source, TensorType):
+            return
+        if source.get_num_dims() != declared.get_num_dims():
+            return  # to or from an unranked tensor
+        if not all(isinstance(u.operation, _REFINABLE_USERS) for u in op.dest.uses):
+            return  # a user needs the written type (an scf init, a call), as the cast says
+        known = shapes.refine(declared.get_shape(), source.get_shape())
+        _set_type(op.dest, _with_shape(declared, known))
 
     def infer_call(self, op: func.CallOp) -> None:
         callee = SymbolTable.lookup_symbol(op, op.callee)
@@ -266,6 +281,11 @@ class _Function:
                 break
         _reconcile(self.op, self.original)
         return sum(_static_count(v.type) - _static_count(t) for v, t in self.original.items())
+
+
+# Users that accept a more static operand type as it is (`func.return` by updating
+# the signature); others need the type a cast was written to give them.
+_REFINABLE_USERS = (ml.MLOp, func.ReturnOp, tensor.DimOp, tensor.CastOp)
 
 
 def _static_size(slot: Slot, outer: dict[Slot, int]) -> int:
@@ -372,9 +392,9 @@ def _verifies(op: Operation) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def infer_shapes(module: ModuleOp) -> bool:
+def refine_functions(module: ModuleOp) -> dict[func.FuncOp, int]:
     """
-    Refine every function of `module`; whether any type changed.
+    Refine every function of `module`; the number of dims refined in each.
 
     A function's refined result types refine its callers' `func.call` results, so
     the functions are refined again until no signature changes.
@@ -388,10 +408,19 @@ def infer_shapes(module: ModuleOp) -> bool:
         for f in functions:
             refined[f] += _Function(f).refine()
         if signatures == [f.function_type for f in functions]:
-            break
+            return refined
+
+
+def remark_refined(refined: dict[func.FuncOp, int]) -> None:
     for f, count in refined.items():
         if count:
             op_remark(f, f"refined {count} dim{'s' if count > 1 else ''}")
+
+
+def infer_shapes(module: ModuleOp) -> bool:
+    """Refine every function of `module`, remarking on each; whether any type changed."""
+    refined = refine_functions(module)
+    remark_refined(refined)
     return any(refined.values())
 
 

@@ -121,3 +121,24 @@ def test_non_ml_op_gives_none():
     op = next(op for op in module.walk() if op.name == "arith.constant")
     assert flops(op) is None
     assert bytes_moved(op) is None
+
+
+# ---------------------------------------------------------------------------
+# Symbolic costs
+# ---------------------------------------------------------------------------
+
+
+def test_polynomial_compares_where_every_size_agrees():
+    from mlc.cost_model import Polynomial, elements_cost, matmul_cost
+
+    nkm, nm = matmul_cost("n", "k", "m"), elements_cost("n", "m")
+    assert nm.provably_le(nkm)
+    assert not nkm.provably_le(nm)
+    assert elements_cost("n").provably_le(elements_cost("n", "n"))
+    assert not elements_cost("n").provably_le(elements_cost("m"))  # undecided either way
+    assert not elements_cost("m").provably_le(elements_cost("n"))
+    assert Polynomial.product(3).provably_le(Polynomial.product(4))
+    assert not Polynomial.product(4).provably_le(Polynomial.product(3))
+    assert (nkm + nm + nm) == matmul_cost("n", "k", "m") + Polynomial.product(2, "m", "n")
+    assert str(nkm + elements_cost(5)) == "2*k*m*n + 5"
+    assert matmul_cost(2, 3, 4).constant() == 48 and nkm.constant() is None

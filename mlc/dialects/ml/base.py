@@ -12,6 +12,7 @@ a static dimension, in rank or in element type).
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from enum import Enum
+from importlib import import_module
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -26,7 +27,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, OpTraits, ParsePropInAttrDict, lazy_traits_def, traits_def
+from xdsl.irdl import IRDLOperation, OpTraits, ParsePropInAttrDict, lazy_traits_def
 from xdsl.traits import ConditionallySpeculatable, NoMemoryEffect, OpTrait
 from xdsl.utils.exceptions import VerifyException
 
@@ -115,17 +116,16 @@ class SpeculatableUnlessUndefined(ConditionallySpeculatable):
         return not isinstance(op, MLOp) or op.speculatable()
 
 
-def canonicalized_by(family: str, *traits: OpTrait) -> OpTraits:
+def canonicalized_by(family: str, *traits: OpTrait, module: str = "ml") -> OpTraits:
     """
-    `traits` plus the canonicalization trait `family` of `mlc.lowering.patterns.ml`.
+    `traits` plus the canonicalization trait `family` of `mlc.lowering.patterns.<module>`.
 
     That module imports the ops to match on them, so the trait is looked up only
     when xDSL first asks for the op's traits, as arith does with its patterns.
     """
 
     def gen_traits() -> tuple[OpTrait, ...]:
-        from mlc.lowering.patterns import ml as patterns
-
+        patterns = import_module(f"mlc.lowering.patterns.{module}")
         return (*traits, getattr(patterns, family)())
 
     return lazy_traits_def(gen_traits)
@@ -140,7 +140,9 @@ class MLOp(IRDLOperation, ABC):
     op-specific checks in `verify_attributes`, and implement `infer_result_type`.
     """
 
-    traits = traits_def(NoMemoryEffect(), SpeculatableUnlessUndefined())
+    traits = canonicalized_by(
+        "ConstantFolding", NoMemoryEffect(), SpeculatableUnlessUndefined(), module="fold"
+    )
     irdl_options = (ParsePropInAttrDict(),)
 
     ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.ANY

@@ -32,10 +32,12 @@ from mlc.dialects.ml.elementwise import (
     AddOp,
     BinaryOp,
     CastOp,
+    CmpOp,
     DivOp,
     MulOp,
     NegOp,
     ReluOp,
+    SelectOp,
     SubOp,
 )
 from mlc.dialects.ml.movement import BroadcastToOp, ReshapeOp, TransposeOp
@@ -237,6 +239,60 @@ def identity_operand(op: BinaryOp) -> SSAValue | None:
     return None
 
 
+class FoldSelfSubtract(RewritePattern):
+    """
+    x - x -> 0 for integers (exact: wrap-around cancels), as a broadcast scalar zero.
+
+    Never for floats: `inf - inf` and `nan - nan` are NaN. The zero is a rank-0
+    constant broadcast to the result type, so a large result costs no constant data.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SubOp, rewriter: PatternRewriter, /):
+        result = op.result.type
+        if op.lhs is not op.rhs or not is_static_type(result):
+            return
+        element = result.element_type  # pyright: ignore[reportUnknownMemberType]
+        if is_float(element):
+            return
+        zero = ConstantOp(DenseIntOrFPElementsAttr.from_list(TensorType(element, []), [0]))  # pyright: ignore[reportUnknownArgumentType]
+        broadcast = BroadcastToOp(zero.result, result)
+        zero.location = broadcast.location = op.location
+        rewriter.replace(op, [zero, broadcast], [broadcast.result])
+
+
+def unbroadcast(value: SSAValue) -> SSAValue | None:
+    """The operand of an `ml.broadcast_to` that `value` is the result of, or None."""
+    owner = value.owner
+    return owner.x if isinstance(owner, BroadcastToOp) else None
+
+
+class FoldBroadcastOperand(RewritePattern):
+    """
+    op(broadcast_to(x), y) -> op(x, y) for elementwise ops, which broadcast themselves.
+
+    Only where the result type stays the same (the other operands still give the
+    broadcast shape), e.g. a scalar broadcast to a tensor then added to it.
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, BinaryOp | CmpOp | SelectOp) or not is_static_type(op.result.type):
+            return
+        for operand in op.operands:
+            if (source := unbroadcast(operand)) is None:
+                continue
+            operands = [source if v is operand else v for v in op.operands]
+            try:
+                shape = shapes.broadcast(*(v.type.get_shape() for v in operands))  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownArgumentType]
+            except shapes.ShapeError:
+                continue
+            if shape != op.result.type.get_shape():
+                continue
+            new = op.clone({operand: source})
+            rewriter.replace_op(op, new)
+            return
+
+
 class FoldIdentityElement(RewritePattern):
     """x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1 -> x, when that keeps the type."""
 
@@ -273,4 +329,4 @@ class UnaryCanonicalization(HasCanonicalizationPatternsTrait):
 class BinaryCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        return (FoldIdentityElement(),)
+        return (FoldIdentityElement(), FoldSelfSubtract())

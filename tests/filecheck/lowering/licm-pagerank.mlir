@@ -2,20 +2,23 @@
 
 // The acceptance example: PageRank by power iteration (a copy of
 // examples/pagerank.mlir), p <- alpha * (G @ p) + (1 - alpha) * (e @ u @ p).
-// matmul-chain-reorder turns (e @ u) @ p into e @ (u @ p), so no 1000x1000 outer
-// product is left anywhere; licm computes (1 - alpha) once, before the loop. The
-// loop keeps G @ p, u @ p, e @ (u @ p) and elementwise work only.
+// matmul-chain-reorder turns (1 - alpha) * ((e @ u) @ p) into
+// e @ ((1 - alpha) * (u @ p)), so no 1000x1000 outer product is left anywhere and the
+// scalar scales a 1x1 value; licm hoists (1 - alpha) out of the loop and canonicalize
+// folds it to a constant. The loop keeps G @ p, u @ p, e @ (u @ p) and elementwise
+// work only.
 
 // CHECK-LABEL: func.func @pagerank
 // CHECK-NOT:     -> tensor<1000x1000xf32>
-// CHECK:         %[[BETA:.+]] = ml.sub {{.*}} : (tensor<f32>, tensor<f32>) -> tensor<f32>
+// CHECK-NOT:     ml.sub
+// CHECK:         %[[BETA:.+]] = arith.constant dense<0.149999976> : tensor<f32>
 // CHECK-NEXT:    scf.for {{.*}} iter_args(%[[P:[a-zA-Z0-9_]+]] =
 // CHECK-NOT:       -> tensor<1000x1000xf32>
 // CHECK-NOT:       ml.sub
 // CHECK-DAG:       ml.matmul %{{.+}}, %[[P]] : (tensor<1000x1000xf32>, tensor<1000x1xf32>) -> tensor<1000x1xf32>
 // CHECK-DAG:       %[[UP:.+]] = ml.matmul %{{.+}}, %[[P]] : (tensor<1x1000xf32>, tensor<1000x1xf32>) -> tensor<1x1xf32>
-// CHECK-DAG:       %[[EUP:.+]] = ml.matmul %{{.+}}, %[[UP]] : (tensor<1000x1xf32>, tensor<1x1xf32>) -> tensor<1000x1xf32>
-// CHECK-DAG:       ml.mul %[[BETA]], %[[EUP]]
+// CHECK-DAG:       %[[BUP:.+]] = ml.mul %[[BETA]], %[[UP]] : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+// CHECK-DAG:       ml.matmul %{{.+}}, %[[BUP]] : (tensor<1000x1xf32>, tensor<1x1xf32>) -> tensor<1000x1xf32>
 // CHECK-NOT:       ml.matmul
 // CHECK-NOT:       ml.sub
 // CHECK-NOT:       -> tensor<1000x1000xf32>

@@ -39,11 +39,31 @@ func.func @already_optimal(%a: tensor<2x10xf32>, %b: tensor<10x2xf32>, %c: tenso
 
 // -----
 
-func.func @dynamic_dims(%e: tensor<?x1xf32>, %u: tensor<1x?xf32>, %p: tensor<?x1xf32>) -> tensor<?x1xf32> {
+func.func @dynamic_decided(%e: tensor<?x1xf32>, %u: tensor<1x?xf32>, %p: tensor<?x1xf32>) -> tensor<?x1xf32> {
   %eu = ml.matmul %e, %u : (tensor<?x1xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
-  // expected-remark @+1 {{chain not reordered: dimension of %e is dynamic}}
+  // expected-remark @+1 {{reordered a chain of 2 matmuls: 4*d0*d2 -> 2*d0 + 2*d2 flops}}
   %eup = ml.matmul %eu, %p : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x1xf32>
   func.return %eup : tensor<?x1xf32>
+}
+
+// -----
+
+func.func @dynamic_undecided(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %ab = ml.matmul %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  // expected-remark @+1 {{chain not reordered: the best order depends on dynamic dims (d0, d1, d2, d3)}}
+  %abc = ml.matmul %ab, %c : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  func.return %abc : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @scalar_and_transpose(%a: tensor<100x1xf32>, %b: tensor<100x1xf32>, %s: tensor<f32>) -> tensor<100x1xf32> {
+  %at = ml.transpose %a {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32>
+  %aat = ml.matmul %a, %at : (tensor<100x1xf32>, tensor<1x100xf32>) -> tensor<100x100xf32>
+  %saat = ml.mul %s, %aat : (tensor<f32>, tensor<100x100xf32>) -> tensor<100x100xf32>
+  // expected-remark @+1 {{reordered a chain of 2 matmuls: 50000 -> 401 flops}}
+  %r = ml.matmul %saat, %b : (tensor<100x100xf32>, tensor<100x1xf32>) -> tensor<100x1xf32>
+  func.return %r : tensor<100x1xf32>
 }
 
 // -----

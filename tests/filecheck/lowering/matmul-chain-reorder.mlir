@@ -82,17 +82,50 @@ func.func @intermediate_with_two_uses(%e: tensor<1000x1xf32>, %u: tensor<1x1000x
 
 // -----
 
-// With a dynamic dimension the best order may depend on run-time sizes: no reordering.
+// Dynamic dims are symbols: e @ (u @ p) costs 2*n + 2*m, no more than (e @ u) @ p
+// at 4*n*m for every n, m >= 1, so the chain is reordered.
 
-// CHECK-LABEL: func.func @dynamic_dims
+// CHECK-LABEL: func.func @dynamic_decided
 // CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<?x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<1x?xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<?x1xf32>)
-// CHECK-NEXT:    %[[EU:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[U]]
-// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[EU]], %[[P]]
+// CHECK-NEXT:    %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %[[U]], %[[P]] : (tensor<1x?xf32>, tensor<?x1xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[UP]] : (tensor<?x1xf32>, tensor<1x1xf32>) -> tensor<?x1xf32>
 // CHECK-NEXT:    func.return %[[R]]
-func.func @dynamic_dims(%e: tensor<?x1xf32>, %u: tensor<1x?xf32>, %p: tensor<?x1xf32>) -> tensor<?x1xf32> {
+func.func @dynamic_decided(%e: tensor<?x1xf32>, %u: tensor<1x?xf32>, %p: tensor<?x1xf32>) -> tensor<?x1xf32> {
   %eu = ml.matmul %e, %u : (tensor<?x1xf32>, tensor<1x?xf32>) -> tensor<?x?xf32>
   %eup = ml.matmul %eu, %p : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x1xf32>
   func.return %eup : tensor<?x1xf32>
+}
+
+// -----
+
+// Where the best order depends on the sizes ((a @ b) @ c or a @ (b @ c) with four
+// unknown dims), the chain is left alone.
+
+// CHECK-LABEL: func.func @dynamic_undecided
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: tensor<?x?xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<?x?xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<?x?xf32>)
+// CHECK-NEXT:    %[[AB:[a-zA-Z0-9_]+]] = ml.matmul %[[A]], %[[B]]
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[AB]], %[[C]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @dynamic_undecided(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %c: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %ab = ml.matmul %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %abc = ml.matmul %ab, %c : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  func.return %abc : tensor<?x?xf32>
+}
+
+// -----
+
+// One symbol on both sides decides: with a: ?x4 (n rows) and w: 4x1, (a^T @ a) @ w
+// costs 32*n + 32 and a^T @ (a @ w) 16*n, less for every n >= 1.
+
+// CHECK-LABEL: func.func @dynamic_same_symbol
+// CHECK:         ml.transpose
+// CHECK-NEXT:    %[[AW:[a-zA-Z0-9_]+]] = ml.matmul %{{.*}} : (tensor<?x4xf32>, tensor<4x1xf32>) -> tensor<?x1xf32>
+// CHECK-NEXT:    ml.matmul %{{.*}}, %[[AW]] : (tensor<4x?xf32>, tensor<?x1xf32>) -> tensor<4x1xf32>
+func.func @dynamic_same_symbol(%a: tensor<?x4xf32>, %w: tensor<4x1xf32>) -> tensor<4x1xf32> {
+  %at = ml.transpose %a {perm = array<i64: 1, 0>} : (tensor<?x4xf32>) -> tensor<4x?xf32>
+  %ata = ml.matmul %at, %a : (tensor<4x?xf32>, tensor<?x4xf32>) -> tensor<4x4xf32>
+  %r = ml.matmul %ata, %w : (tensor<4x4xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  func.return %r : tensor<4x1xf32>
 }
 
 // -----
@@ -170,4 +203,86 @@ func.func @if_and_while_bodies(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p:
     scf.yield %eut : tensor<100x1xf32>
   }
   func.return %r, %w, %f : tensor<100x1xf32>, tensor<100x1xf32>, tensor<100x1xf32>
+}
+
+// -----
+
+// Through a transpose: ((e @ u) @ p)^T = p^T @ (u^T @ e^T) is built as the transpose
+// of the reordered product, e @ (u @ p), which needs one transpose, not three.
+
+// CHECK-LABEL: func.func @through_transpose
+// CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<100x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<1x100xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<100x1xf32>)
+// CHECK-NEXT:    %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %[[U]], %[[P]] : (tensor<1x100xf32>, tensor<100x1xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[EUP:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[UP]] : (tensor<100x1xf32>, tensor<1x1xf32>) -> tensor<100x1xf32>
+// CHECK-NEXT:    %[[T:[a-zA-Z0-9_]+]] = ml.transpose %[[EUP]] {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32>
+// CHECK-NEXT:    func.return %[[T]]
+
+// LOC-LABEL:   func.func @through_transpose
+// LOC-COUNT-3:   {{.*}} loc(fused["t.py":1:1, "t.py":2:1, "t.py":3:1])
+func.func @through_transpose(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p: tensor<100x1xf32>) -> tensor<1x100xf32> {
+  %eu = ml.matmul %e, %u : (tensor<100x1xf32>, tensor<1x100xf32>) -> tensor<100x100xf32> loc("t.py":3:1)
+  %eup = ml.matmul %eu, %p : (tensor<100x100xf32>, tensor<100x1xf32>) -> tensor<100x1xf32> loc("t.py":2:1)
+  %t = ml.transpose %eup {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32> loc("t.py":1:1)
+  func.return %t : tensor<1x100xf32>
+}
+
+// -----
+
+// Transposes inside the chain: (p^T @ u^T) @ e^T's leaves are all transposed, so the
+// product is rebuilt as (e @ (u @ p))^T, with one transpose instead of three.
+
+// CHECK-LABEL: func.func @transposed_leaves
+// CHECK-NOT:     ml.transpose
+// CHECK:         %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %{{.*}}, %{{.*}} : (tensor<1x100xf32>, tensor<100x1xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[EUP:[a-zA-Z0-9_]+]] = ml.matmul %{{.*}}, %[[UP]] : (tensor<100x1xf32>, tensor<1x1xf32>) -> tensor<100x1xf32>
+// CHECK-NEXT:    ml.transpose %[[EUP]]
+// CHECK-NOT:     ml.transpose
+func.func @transposed_leaves(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p: tensor<100x1xf32>) -> tensor<1x100xf32> {
+  %pt = ml.transpose %p {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32>
+  %ut = ml.transpose %u {perm = array<i64: 1, 0>} : (tensor<1x100xf32>) -> tensor<100x1xf32>
+  %et = ml.transpose %e {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32>
+  %ptut = ml.matmul %pt, %ut : (tensor<1x100xf32>, tensor<100x1xf32>) -> tensor<1x1xf32>
+  %r = ml.matmul %ptut, %et : (tensor<1x1xf32>, tensor<1x100xf32>) -> tensor<1x100xf32>
+  func.return %r : tensor<1x100xf32>
+}
+
+// -----
+
+// Scalars: alpha * ((e @ u) @ p) * beta becomes e @ ((alpha * beta) * (u @ p)): the
+// scalars are multiplied together once and applied to the 1x1 intermediate.
+
+// CHECK-LABEL: func.func @with_scalars
+// CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<100x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<1x100xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<100x1xf32>, %[[A:[a-zA-Z0-9_]+]]: tensor<f32>, %[[B:[a-zA-Z0-9_]+]]: tensor<1x1xf32>)
+// CHECK-NEXT:    %[[S:[a-zA-Z0-9_]+]] = ml.mul %{{.*}}, %{{.*}} : (tensor<{{.*}}>, tensor<{{.*}}>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %[[U]], %[[P]]
+// CHECK-NEXT:    %[[SUP:[a-zA-Z0-9_]+]] = ml.mul %[[S]], %[[UP]] : (tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[SUP]] : (tensor<100x1xf32>, tensor<1x1xf32>) -> tensor<100x1xf32>
+// CHECK-NEXT:    func.return %[[R]]
+func.func @with_scalars(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p: tensor<100x1xf32>, %alpha: tensor<f32>, %beta: tensor<1x1xf32>) -> tensor<100x1xf32> {
+  %eu = ml.matmul %e, %u : (tensor<100x1xf32>, tensor<1x100xf32>) -> tensor<100x100xf32>
+  %aeu = ml.mul %alpha, %eu : (tensor<f32>, tensor<100x100xf32>) -> tensor<100x100xf32>
+  %eup = ml.matmul %aeu, %p : (tensor<100x100xf32>, tensor<100x1xf32>) -> tensor<100x1xf32>
+  %r = ml.mul %eup, %beta : (tensor<100x1xf32>, tensor<1x1xf32>) -> tensor<100x1xf32>
+  func.return %r : tensor<100x1xf32>
+}
+
+// -----
+
+// A product scaled where it is already cheapest, in a loop body, stays as written.
+
+// CHECK-LABEL: func.func @scalar_already_placed
+// CHECK:         scf.for
+// CHECK-NEXT:      %[[UP:[a-zA-Z0-9_]+]] = ml.matmul
+// CHECK-NEXT:      %[[SUP:[a-zA-Z0-9_]+]] = ml.mul %{{.*}}, %[[UP]]
+// CHECK-NEXT:      ml.matmul %{{.*}}, %[[SUP]]
+func.func @scalar_already_placed(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p0: tensor<100x1xf32>, %s: tensor<f32>, %n: index) -> tensor<100x1xf32> {
+  %lo = arith.constant 0 : index
+  %step = arith.constant 1 : index
+  %r = scf.for %i = %lo to %n step %step iter_args(%p = %p0) -> (tensor<100x1xf32>) {
+    %up = ml.matmul %u, %p : (tensor<1x100xf32>, tensor<100x1xf32>) -> tensor<1x1xf32>
+    %sup = ml.mul %s, %up : (tensor<f32>, tensor<1x1xf32>) -> tensor<1x1xf32>
+    %next = ml.matmul %e, %sup : (tensor<100x1xf32>, tensor<1x1xf32>) -> tensor<100x1xf32>
+    scf.yield %next : tensor<100x1xf32>
+  }
+  func.return %r : tensor<100x1xf32>
 }
