@@ -293,7 +293,7 @@ def compile(src: Any, target: str = "cpu", *, emit: str | None = None) -> Any:
 def _build(module: ModuleOp, target: str, ir_text: str, timer: Timer) -> Executable:
     """Lower and compile `module`, or load its machine code from the disk cache."""
     from mlc.backend import cache
-    from mlc.backend.jit import JITModule, compile_object
+    from mlc.backend.jit import OPT_LEVEL, JITModule, compile_object
     from mlc.backend.runtime import compiled_function
 
     signatures = [
@@ -303,7 +303,8 @@ def _build(module: ModuleOp, target: str, ir_text: str, timer: Timer) -> Executa
     ]
     stages = pipeline.stages_for(target)
     with timer.phase("cache lookup"):
-        cache_key = cache.key(ir_text, target, ";".join(pipeline.STAGES[s] for s in stages))
+        options = ";".join([*(pipeline.STAGES[s] for s in stages), f"O{OPT_LEVEL}"])
+        cache_key = cache.key(ir_text, target, options)
         compiled = cache.load(cache_key)
     from_cache = compiled is not None
     if compiled is None:

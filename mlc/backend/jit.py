@@ -3,9 +3,12 @@ Run `llvm`-dialect modules on the host CPU through llvmlite's MCJIT.
 
 Why a class: the execution engine owns the machine code; a function pointer taken from
 it is valid only while the engine lives, so `JITModule` keeps the engine, and callables
-made by `scalar_function` keep the `JITModule`. The IR is optimised at O3 for the host
-CPU (its name and features, as `-march=native` would) with LLVM's new pass manager,
-leaving loop unrolling and vectorisation to LLVM (XDSL-NOTES: keep IR small in mlc).
+made by `scalar_function` keep the `JITModule`. The IR is optimised at `OPT_LEVEL` for
+the host CPU (its name and features, as `-march=native` would) with LLVM's new pass
+manager, leaving loop unrolling and vectorisation to LLVM (XDSL-NOTES: keep IR small).
+O2, not O3: both vectorise, but on the example CNN O3 took 6x longer to optimise and
+its code ran 7x slower, while matmul, softmax and elementwise kernels ran the same
+(bench/results/compile-time.md).
 
 Compiling and loading are two steps: `compile_object` makes an object file (and keeps
 the optimised IR as bitcode), and `JITModule` loads it into an engine that resolves its
@@ -29,6 +32,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mlc.backend.llvm import to_llvm_ir
 from mlc.driver import Timer
+
+OPT_LEVEL = 2  # LLVM's -O level for compiled programs (see the module docstring)
 
 
 class JITError(Exception):
@@ -94,7 +99,7 @@ class CompiledObject:
 
 
 def compile_object(
-    module: ModuleOp | str, opt_level: int = 3, *, timer: Timer | None = None
+    module: ModuleOp | str, opt_level: int = OPT_LEVEL, *, timer: Timer | None = None
 ) -> CompiledObject:
     """
     Translate, verify, optimise (at `O<opt_level>`, 0 for none) and compile `module`;
@@ -117,7 +122,7 @@ def compile_object(
 class JITModule:
     """An `llvm`-dialect module compiled to host machine code, ready to call."""
 
-    def __init__(self, module: ModuleOp | str, opt_level: int = 3):
+    def __init__(self, module: ModuleOp | str, opt_level: int = OPT_LEVEL):
         self._load(compile_object(module, opt_level))
 
     @classmethod
