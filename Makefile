@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lit pytest clean
+.PHONY: run test lit pytest bench clean
 
 run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
@@ -20,6 +20,10 @@ pytest: $(VENV)/.installed-dev
 lit: $(VENV)/.installed-dev
 	$(BIN)/lit -v tests/filecheck
 
+# The CPU benchmarks against numpy, onnxruntime and IREE (minutes): bench/results.md.
+bench: $(VENV)/.installed-bench
+	$(BIN)/python bench/cpu.py
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -31,6 +35,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev,bench]'
+	touch $@ $(VENV)/.installed-dev $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -5,7 +5,7 @@ process, loads its machine code instead of lowering and compiling it again.
 An entry is one file, `<dir>/<key>.mlco`, named by a key that hashes everything the
 machine code depends on: the program's IR, the target and the pass pipeline, mlc's
 version and a digest of its sources (so editing a pass never serves stale code), the
-llvmlite and LLVM versions, and the host's triple, CPU name and features. Its layout:
+xDSL, llvmlite and LLVM versions, and the host's triple, CPU name and features. Its layout:
 
     b"MLCCACHE" | format (u32) | sha256(body) | body
     body = len(object) (u64) | object file | optimised IR as LLVM bitcode
@@ -28,6 +28,7 @@ import os
 import struct
 import tempfile
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 
 import llvmlite
@@ -82,7 +83,7 @@ def _host() -> str:
 
     llvm.initialize_native_target()
     parts = [
-        f"mlc {__version__} {_source_digest()}",
+        f"mlc {__version__} {_source_digest()} xdsl {metadata.version('xdsl')}",
         f"llvmlite {llvmlite.__version__} llvm {'.'.join(map(str, llvm.llvm_version_info))}",
         f"{llvm.get_default_triple()} {llvm.get_host_cpu_name()}",
         llvm.get_host_cpu_features().flatten(),
