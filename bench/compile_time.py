@@ -7,7 +7,8 @@ folder where it matters:
 - cold: `mlc.compile` with an empty disk cache, its stage times (`compile_times`);
 - cached: a second process compiling the same program (a disk cache hit);
 - passes: the pipeline one pass at a time, each pass and each verification timed.
-The import of mlc is timed on its own. Results go to bench/results/compile-time.md.
+The import of mlc is timed on its own. Results go to bench/results/compile-time.md,
+whose hand-written "## Findings" section, if any, is kept.
 
     .venv/bin/python bench/compile_time.py [--output PATH] [--only NAME]
 """
@@ -63,6 +64,7 @@ MODELS = {
     "transformer block (ONNX)": "transformer_block(seq=128, hidden=256, heads=4)",
 }
 TARGETS = {"MLP": 5.0, "transformer": 5.0, "CNN": 20.0}
+FINDINGS = "## Findings"  # a hand-written section of the results file, kept on reruns
 
 
 def programs() -> dict[str, str]:
@@ -179,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
+    if args.output.exists() and FINDINGS in (old := args.output.read_text()):
+        text += "\n" + old[old.index(FINDINGS) :]  # the written analysis is kept
     args.output.write_text(text)
     print(text)
     return 0

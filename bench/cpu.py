@@ -170,6 +170,37 @@ def table(rows: list[Row], limits: dict[str, machine.Limit]) -> list[str]:
     return lines
 
 
+# Issue targets: (workload name starts with, baseline system, least speed ratio vs it).
+TARGETS = [
+    ("matmul 1024", "numpy", 0.8),
+    ("relu(a*b+c)", "numpy", 3.0),
+    ("softmax 4096", "numpy", 3.0),
+    ("MLP", "onnxruntime", 1.0),
+    ("transformer block", "onnxruntime", 1.0),
+    ("ResNet-style CNN", "onnxruntime", 0.7),
+    *((name, "IREE", 1.0) for name in ("matmul", "relu(a*b+c)", "softmax", "MLP", "ResNet")),
+    ("transformer block", "IREE", 1.0),
+]
+
+
+def target_table(rows: list[Row]) -> list[str]:
+    """Each target of the issue against this run: mlc's speed ratio, met or by how much not."""
+    lines = ["| workload | mlc vs | needs | measured | met |", "|---|---|---|---|---|"]
+    for prefix, base, need in TARGETS:
+        for row in rows:
+            if not row.workload.name.startswith(prefix):
+                continue
+            mine, theirs = row.median("mlc"), row.median(base)
+            if mine is None or theirs is None:
+                missing = row.missing.get("mlc") or row.missing.get(base, "not measured")
+                lines.append(f"| {row.workload.name} | {base} | {need:g}x | - | {missing} |")
+                continue
+            ratio = theirs / mine
+            met = "yes" if ratio >= need else f"no ({need / ratio:.1f}x short)"
+            lines.append(f"| {row.workload.name} | {base} | {need:g}x | {ratio:.2f}x | {met} |")
+    return lines
+
+
 def compile_table(rows: list[Row]) -> list[str]:
     lines = [
         "| workload | mlc cold s | mlc cached s | IREE compile s | IREE load s | "
@@ -200,13 +231,16 @@ def _warm_up_mlc() -> None:
     )
 
 
-def report(rows: list[Row], limits: dict[str, machine.Limit], args: argparse.Namespace) -> str:
+def report(
+    rows: list[Row], limits: dict[str, machine.Limit], args: argparse.Namespace, load: str
+) -> str:
     allocating = ", ".join(s for s, yes in ALLOCATES_PER_CALL.items() if yes)
     preallocated = ", ".join(s for s, yes in ALLOCATES_PER_CALL.items() if not yes)
     lines = [
         "# CPU benchmarks" + (" (--quick)" if args.quick else ""),
         "",
         *machine.describe(),
+        f"- At the start: {load}",
         "",
         "Measured limits (all cores):",
         f"- f32 FMA peak: **{limits['fma'].value:.1f} GFLOP/s** ({limits['fma'].how})",
@@ -221,6 +255,10 @@ def report(rows: list[Row], limits: dict[str, machine.Limit], args: argparse.Nam
         "and IREE use their default threads (all cores), numpy its BLAS threads.",
         "",
         *table(rows, limits),
+        "",
+        "## Targets (issue 7)",
+        "",
+        *target_table(rows),
         "",
         "## Compile times",
         "",
@@ -256,6 +294,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    load_at_start = machine.load()
     print("measuring the machine's limits ...", flush=True)
     limits = {
         "fma": machine.fma_peak(0.02 if args.quick else 0.2, 2 if args.quick else 5),
@@ -271,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         row = prepare(workload, args.quick)
         time_row(row, args.budget, args.min_runs, args.max_runs)
         rows.append(row)
-    text = report(rows, limits, args)
+    text = report(rows, limits, args, load_at_start)
     if args.output is not None:
         args.output.write_text(text)
     print(text)

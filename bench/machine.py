@@ -90,8 +90,16 @@ def describe() -> list[str]:
         f"{cores()} usable cores of {os.cpu_count()}, host CPU `{_host_cpu()}`",
         f"- Flags: {', '.join(have)}; caches: {_caches()}",
         f"- Versions: {versions}, LLVM {llvm_version}, Python {platform.python_version()}",
-        f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {load()}",
     ]
+
+
+def load() -> str:
+    """The load averages: other work on the machine skews every timing taken meanwhile."""
+    if not hasattr(os, "getloadavg"):
+        return "load average unknown"
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} / {fifteen:.1f} (1/5/15 min), {cores()} cores"
 
 
 def _host_cpu() -> str:

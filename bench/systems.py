@@ -154,7 +154,10 @@ def iree_text_from_onnx(model: Any) -> str:
         from iree.compiler.extras import onnx_importer
     except ImportError as error:
         raise Missing(f"IREE's ONNX importer is unavailable: {error}") from None
-    info = onnx_importer.ModelInfo(model)
+    from onnx import shape_inference
+
+    # The importer needs every value's type, as `iree-import-onnx` gets them.
+    info = onnx_importer.ModelInfo(shape_inference.infer_shapes(model, data_prop=True))
     module = info.create_module(context=ir.Context()).operation
     onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
     return module.get_asm()
@@ -197,6 +200,7 @@ def prepare_iree(text: str, args: Sequence[np.ndarray], input_type: str = "auto"
 def _entry(module: Any) -> Any:
     """`main`, else the module's only public function."""
     names = [n for n in module.vm_module.function_names if not n.startswith("__")]
+    names = [n for n in names if not n.endswith("$async")]  # IREE's async twin of each
     if "main" in names:
         return module["main"]
     if len(names) != 1:
