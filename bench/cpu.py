@@ -17,6 +17,7 @@ onnxruntime's session creation.
 """
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -253,6 +254,7 @@ def report(
         "write. Results are written into buffers allocated once by "
         f"{preallocated}; {allocating} allocate their results on every call. onnxruntime "
         "and IREE use their default threads (all cores), numpy its BLAS threads.",
+        *_load_warning(),
         "",
         *table(rows, limits),
         "",
@@ -270,6 +272,19 @@ def report(
         "",
     ]
     return "\n".join(lines)
+
+
+def _load_warning() -> list[str]:
+    """A caution when other work kept the cores busy: threaded systems suffer most from it."""
+    if not hasattr(os, "getloadavg") or os.getloadavg()[1] <= machine.cores():
+        return []
+    return [
+        "",
+        "**The machine was busy with other work during this run** (load average above the "
+        "core count): every time is inflated, and the multithreaded systems (numpy's BLAS, "
+        "onnxruntime, IREE) lose the most, since their threads wait for a core at every "
+        "synchronisation while mlc runs on one thread. Compare ratios from a quiet machine.",
+    ]
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -112,7 +112,8 @@ class Signature:
         listed = ", ".join(f"{self.arg_names[i]} dim {d} is {size}" for i, d, size in sizes)
         need = f"size {constraint.size}" if constraint.size != DYNAMIC_INDEX else "one size"
         raise ValueError(
-            f"@{self.name}: these dims must have {need} (dynamic dims are not broadcast): {listed}"
+            f"@{self.name}: these dims must have {need} (dynamic dims are not broadcast): "
+            f"{listed}"
         )
 
 
