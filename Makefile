@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lit pytest conformance clean
+.PHONY: run test lit pytest conformance bench clean
 
 run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
@@ -24,6 +24,10 @@ lit: $(VENV)/.installed-dev
 conformance: $(VENV)/.installed-dev
 	$(BIN)/python -m mlc.tools.onnx_conformance --both
 
+# The CPU benchmarks against numpy, onnxruntime and IREE (minutes): bench/results.md.
+bench: $(VENV)/.installed-bench
+	$(BIN)/python bench/cpu.py
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -35,6 +39,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev,bench]'
+	touch $@ $(VENV)/.installed-dev $(VENV)/.installed
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

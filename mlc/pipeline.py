@@ -52,10 +52,15 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
     return stages[: stages.index(emit) + 1]
 
 
+def stage_text(stage: str, graph_passes: bool = True) -> str:
+    """The pass pipeline of `stage`; the `mlc` stage without graph passes is only `cse`."""
+    skip = stage == "mlc" and not graph_passes
+    return UNOPTIMIZED_MLC_STAGE if skip else STAGES[stage]
+
+
 def run_stage(module: ModuleOp, stage: str, graph_passes: bool = True) -> None:
     """Apply one stage's passes in place; raise `DiagnosticError` if one fails."""
-    skip = stage == "mlc" and not graph_passes
-    run_pipeline(module, UNOPTIMIZED_MLC_STAGE if skip else STAGES[stage])
+    run_pipeline(module, stage_text(stage, graph_passes))
 
 
 def run_pipeline(module: ModuleOp, spec: str) -> None:

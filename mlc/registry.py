@@ -6,6 +6,7 @@ naming a dialect or pass does not import it until it is used.
 """
 
 from collections.abc import Callable
+from functools import cache
 
 from xdsl.context import Context
 from xdsl.ir import Dialect
@@ -82,12 +83,18 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 }
 
 
+@cache
+def _multiverse() -> Universe:
+    """xDSL's dialects and passes: found once (scanning entry points takes ~20 ms)."""
+    return Universe.get_multiverse()
+
+
 def dialect_factories() -> dict[str, Callable[[], Dialect]]:
-    return {**Universe.get_multiverse().all_dialects, **MLC_DIALECTS}
+    return {**_multiverse().all_dialects, **MLC_DIALECTS}
 
 
 def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
-    return {**Universe.get_multiverse().all_passes, **MLC_PASSES}
+    return {**_multiverse().all_passes, **MLC_PASSES}
 
 
 def make_context(allow_unregistered_dialect: bool = False) -> Context:

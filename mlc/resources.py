@@ -65,6 +65,11 @@ def lookup(handle: str) -> np.ndarray | None:
     return _store.get(handle)
 
 
+def stored() -> list[tuple[str, np.ndarray]]:
+    """Every handle this process holds, with its array."""
+    return list(_store.items())
+
+
 def symbol_name(handle: str) -> str:
     """The LLVM symbol of a resource's global."""
     return f"{PREFIX}{handle}"

@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-O3",
         "--optimize",
         action="store_true",
-        help="print the IR after LLVM's O3 pipeline for the host CPU (as the JIT runs it)",
+        help="print the IR after LLVM's optimisation pipeline for the host CPU, as the JIT runs it",
     )
     p.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
     return p

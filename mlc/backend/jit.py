@@ -3,9 +3,17 @@ Run `llvm`-dialect modules on the host CPU through llvmlite's MCJIT.
 
 Why a class: the execution engine owns the machine code; a function pointer taken from
 it is valid only while the engine lives, so `JITModule` keeps the engine, and callables
-made by `scalar_function` keep the `JITModule`. The IR is optimised at O3 for the host
-CPU (its name and features, as `-march=native` would) with LLVM's new pass manager,
-leaving loop unrolling and vectorisation to LLVM (XDSL-NOTES: keep IR small in mlc).
+made by `scalar_function` keep the `JITModule`. The IR is optimised at `OPT_LEVEL` for
+the host CPU (its name and features, as `-march=native` would) with LLVM's new pass
+manager, leaving loop unrolling and vectorisation to LLVM (XDSL-NOTES: keep IR small).
+O2, not O3: both vectorise, but on the example CNN O3 took 6x longer to optimise and
+its code ran 7x slower, while matmul, softmax and elementwise kernels ran the same
+(bench/results/compile-time.md).
+
+Compiling and loading are two steps: `compile_object` makes an object file (and keeps
+the optimised IR as bitcode), and `JITModule` loads it into an engine that resolves its
+calls (`malloc`, `expf`, ...) against the process. Freshly compiled code and code from
+the on-disk cache (`mlc.backend.cache`) thus take the same path into memory.
 
 If llvmlite rejects the IR (a bug in a lowering), the IR is written to a temporary file
 and the error names it (R18), so the failing module can be fed to `opt`/`llc` by hand.
@@ -14,14 +22,18 @@ and the error names it (R18), so the failing module can be fed to `opt`/`llc` by
 import ctypes
 import tempfile
 from collections.abc import Callable, Sequence
-from functools import cache
+from contextlib import nullcontext
+from dataclasses import dataclass
+from functools import cache, cached_property
 from typing import Any
 
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from mlc import resources
-from mlc.backend.llvm import to_llvm_ir
+from mlc.driver import Timer
+
+OPT_LEVEL = 2  # LLVM's -O level for compiled programs (see the module docstring)
 
 
 class JITError(Exception):
@@ -52,9 +64,7 @@ def _target_machine() -> llvm.TargetMachine:
 
 def _dump_ir(ir_text: str) -> str:
     """Write IR to a temporary file that outlives the process; its path."""
-    with tempfile.NamedTemporaryFile(
-        "w", prefix="mlc-", suffix=".ll", delete=False
-    ) as handle:
+    with tempfile.NamedTemporaryFile("w", prefix="mlc-", suffix=".ll", delete=False) as handle:
         handle.write(ir_text)
         return handle.name
 
@@ -70,49 +80,90 @@ def parse_and_verify(ir_text: str) -> llvm.ModuleRef:
     return module
 
 
-def optimize(
-    module: llvm.ModuleRef, machine: llvm.TargetMachine, speed_level: int = 3
-) -> None:
+def optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, speed_level: int = 3) -> None:
     """Run LLVM's default `O<speed_level>` pipeline for `machine` on `module`, in place."""
     options = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     builder = llvm.create_pass_builder(machine, options)
     builder.getModulePassManager().run(module, builder)
 
 
-def bind_resources(module: llvm.ModuleRef) -> None:
+def bind_resources() -> None:
     """
-    Point the external globals that stand for `dense_resource` constants at their data.
+    Point the symbols of the `dense_resource` constants this process holds at their data.
 
-    The data stays in `mlc.resources` (read-only, never freed), so the machine code
-    reads the weights in place instead of LLVM IR carrying them.
+    Compiled code declares each resource as an external global and reads the weights in
+    place (they stay in `mlc.resources`, read-only, never freed). Object code loaded from
+    the disk cache names them the same way, since a handle is a digest of its bytes.
     """
-    for variable in module.global_variables:
-        if not variable.is_declaration or not variable.name.startswith(resources.PREFIX):
-            continue
-        array = resources.lookup(variable.name.removeprefix(resources.PREFIX))
-        if array is None:
-            raise JITError(f"no data for resource global '{variable.name}' in this process")
-        llvm.add_symbol(variable.name, array.ctypes.data)
+    for handle, array in resources.stored():
+        llvm.add_symbol(resources.symbol_name(handle), array.ctypes.data)
+
+
+@dataclass(frozen=True)
+class CompiledObject:
+    """
+    A module compiled for the host: its machine code (an object file) and its optimised
+    LLVM IR as bitcode, which is compact and turns back into text only when asked for.
+    """
+
+    object_code: bytes
+    bitcode: bytes
+
+
+def compile_object(
+    module: ModuleOp | str, opt_level: int = OPT_LEVEL, *, timer: Timer | None = None
+) -> CompiledObject:
+    """
+    Translate, verify, optimise (at `O<opt_level>`, 0 for none) and compile `module`;
+    `timer` gets the wall time of each of those steps.
+    """
+    # Imported here: loading cached machine code needs no LLVM translation (nor xDSL's
+    # llvm dialect, ~0.4 s to import).
+    from mlc.backend.llvm import to_llvm_ir
+
+    phase = timer.phase if timer is not None else lambda _: nullcontext()
+    with phase("translate to LLVM IR"):
+        ir_text = module if isinstance(module, str) else to_llvm_ir(module)
+        llvm_module = parse_and_verify(ir_text)
+    machine = _target_machine()
+    with phase("LLVM optimize"):
+        if opt_level:
+            optimize(llvm_module, machine, opt_level)
+    with phase("LLVM codegen"):
+        object_code = machine.emit_object(llvm_module)
+        bitcode = llvm_module.as_bitcode()
+    return CompiledObject(object_code, bitcode)
 
 
 class JITModule:
     """An `llvm`-dialect module compiled to host machine code, ready to call."""
 
-    def __init__(self, module: ModuleOp | str, opt_level: int = 3):
-        ir_text = module if isinstance(module, str) else to_llvm_ir(module)
-        self.llvm_module = parse_and_verify(ir_text)
-        bind_resources(self.llvm_module)
-        machine = _target_machine()  # owned by the engine from here on
-        if opt_level:
-            optimize(self.llvm_module, machine, opt_level)
-        self.engine = llvm.create_mcjit_compiler(self.llvm_module, machine)
-        self.engine.finalize_object()
-        self.engine.run_static_constructors()
+    def __init__(self, module: ModuleOp | str, opt_level: int = OPT_LEVEL):
+        self._load(compile_object(module, opt_level))
 
-    @property
+    @classmethod
+    def from_object(cls, compiled: CompiledObject) -> "JITModule":
+        """Load machine code compiled before (in this process or, cached, in another)."""
+        jit = cls.__new__(cls)
+        jit._load(compiled)
+        return jit
+
+    def _load(self, compiled: CompiledObject) -> None:
+        self.compiled = compiled
+        _initialize()
+        bind_resources()
+        # An empty module only gives the engine a target; the code comes from the object.
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
+        try:
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(compiled.object_code))
+            self.engine.finalize_object()
+        except RuntimeError as error:
+            raise JITError(f"cannot load the compiled object: {error}") from None
+
+    @cached_property
     def optimized_ir(self) -> str:
         """The LLVM IR after optimisation (for tests and debugging)."""
-        return str(self.llvm_module)
+        return str(llvm.parse_bitcode(self.compiled.bitcode))
 
     def address(self, name: str) -> int:
         """The address of function `name`; a `JITError` if the module has none."""

@@ -1,0 +1,192 @@
+"""
+Where `mlc.compile` spends its time: per stage and per pass, cold and cached.
+
+For each program (the examples, and the ONNX models once `examples/onnx_models.py`
+and `mlc.import_onnx` exist) three fresh processes run, each with a new empty cache
+folder where it matters:
+- cold: `mlc.compile` with an empty disk cache, its stage times (`compile_times`);
+- cached: a second process compiling the same program (a disk cache hit);
+- passes: the pipeline one pass at a time, each pass and each verification timed.
+The import of mlc is timed on its own. Results go to bench/results/compile-time.md,
+whose hand-written "## Findings" section, if any, is kept.
+
+    .venv/bin/python bench/compile_time.py [--output PATH] [--only NAME]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import machine
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+
+# Each child prints one JSON line. `SOURCE` evaluates to what `mlc.compile` takes.
+COMPILE = """
+import json, sys, time
+start = time.perf_counter()
+import mlc
+imported = time.perf_counter()
+exe = mlc.compile(SOURCE)
+done = time.perf_counter()
+print(json.dumps({"import": imported - start, "compile": done - imported,
+                  "hit": exe.from_cache, "stages": exe.compile_times}))
+"""
+
+PASSES = """
+import json, time
+from mlc import compiler, diagnostics, pipeline
+from mlc.registry import make_context, parse_pipeline
+module = compiler.load(SOURCE)
+ctx = make_context()
+times = []
+for stage in pipeline.stages_for("cpu"):
+    for module_pass in parse_pipeline(pipeline.STAGES[stage]):
+        start = time.perf_counter()
+        module_pass.apply(ctx, module)
+        times.append([stage, module_pass.name, time.perf_counter() - start])
+    start = time.perf_counter()
+    diagnostics.verify_module(module)
+    times.append([stage, "(verify)", time.perf_counter() - start])
+print(json.dumps(times))
+"""
+
+MODELS = {
+    "MLP (ONNX)": "mlp()",
+    "CNN batch 1 (ONNX)": "cnn(batch=1)",
+    "transformer block (ONNX)": "transformer_block(seq=128, hidden=256, heads=4)",
+}
+TARGETS = {"MLP": 5.0, "transformer": 5.0, "CNN": 20.0}
+FINDINGS = "## Findings"  # a hand-written section of the results file, kept on reruns
+
+
+def programs() -> dict[str, str]:
+    """Name -> a Python expression for the source, evaluated in the child."""
+    found = {
+        f"examples/{name}": repr(str(ROOT / "examples" / name))
+        for name in ("mlp.mlir", "transformer_block.mlir", "convnet.mlir", "pagerank.mlir")
+    }
+    models = ROOT / "examples" / "onnx_models.py"
+    for name, call in MODELS.items():
+        found[name] = (
+            f"__import__('sys').path.insert(0, {str(models.parent)!r}) or "
+            f"__import__('onnx_models').{call}"
+        )
+    return found
+
+
+def child(code: str, source: str, cache_dir: str) -> dict | list | str:
+    """Run `code` with `SOURCE` bound in a fresh process; its JSON, or its last error line."""
+    env = {**os.environ, "MLC_CACHE_DIR": cache_dir}
+    env.pop("MLC_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", f"SOURCE = {source}\n{code}"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or ["no output"]
+        return lines[-1][:200]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure(source: str) -> tuple[dict | str, dict | str, list | str]:
+    with tempfile.TemporaryDirectory(prefix="mlc-compile-time-") as cache_dir:
+        cold = child(COMPILE, source, cache_dir)
+        cached = child(COMPILE, source, cache_dir)
+    with tempfile.TemporaryDirectory(prefix="mlc-compile-time-") as cache_dir:
+        passes = child(PASSES, source, cache_dir)
+    return cold, cached, passes
+
+
+def _target(name: str) -> str:
+    for word, seconds in TARGETS.items():
+        if word in name and "ONNX" in name:
+            return f"< {seconds:g} s"
+    return ""
+
+
+def report(results: dict[str, tuple[dict | str, dict | str, list | str]]) -> list[str]:
+    lines = [
+        "| program | import mlc s | cold compile s | target | cached compile s | hit |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, (cold, cached, _) in results.items():
+        if isinstance(cold, str):
+            lines.append(f"| {name} | | cannot compile: {cold} | | | |")
+            continue
+        hit = cached["hit"] if isinstance(cached, dict) else cached
+        cached_s = f"{cached['compile']:.3f}" if isinstance(cached, dict) else "-"
+        lines.append(
+            f"| {name} | {cold['import']:.2f} | {cold['compile']:.2f} | {_target(name)} | "
+            f"{cached_s} | {hit} |"
+        )
+    stage_names = sorted(
+        {s for cold, _, _ in results.values() if isinstance(cold, dict) for s in cold["stages"]},
+        key=lambda s: min(
+            list(cold["stages"]).index(s)
+            for cold, _, _ in results.values()
+            if isinstance(cold, dict) and s in cold["stages"]
+        ),
+    )
+    compiled = {n: r[0] for n, r in results.items() if isinstance(r[0], dict)}
+    lines += ["", "Cold compile by stage (seconds, `MLC_TIMING=1` prints the same):", ""]
+    lines.append("| stage | " + " | ".join(compiled) + " |")
+    lines.append("|---|" + "---|" * len(compiled))
+    for stage in stage_names:
+        cells = [f"{cold['stages'].get(stage, 0.0):.3f}" for cold in compiled.values()]
+        lines.append(f"| {stage} | " + " | ".join(cells) + " |")
+    lines += ["", "The slowest passes (one pass at a time, verification timed apart):", ""]
+    lines += ["| program | stage | pass | seconds |", "|---|---|---|---|"]
+    for name, (_, _, passes) in results.items():
+        if isinstance(passes, str):
+            continue
+        for stage, pass_name, seconds in sorted(passes, key=lambda p: -p[2])[:6]:
+            lines.append(f"| {name} | {stage} | {pass_name} | {seconds:.3f} |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--output", type=Path, default=HERE / "results" / "compile-time.md")
+    parser.add_argument("--only", help="only the programs whose name contains this")
+    args = parser.parse_args(argv)
+    results = {}
+    for name, source in programs().items():
+        if args.only and args.only not in name:
+            continue
+        print(f"{name} ...", flush=True)
+        results[name] = measure(source)
+    text = "\n".join(
+        [
+            "# mlc compile times",
+            "",
+            *machine.describe(),
+            "",
+            "Each number comes from a fresh process (see bench/compile_time.py); the cold "
+            "compile starts from an empty disk cache, the cached one is the next process's "
+            "compile of the same program. Import time is Python importing mlc (mostly xDSL).",
+            "",
+            *report(results),
+            "",
+        ]
+    )
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    if args.output.exists() and FINDINGS in (old := args.output.read_text()):
+        text += "\n" + old[old.index(FINDINGS) :]  # the written analysis is kept
+    args.output.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

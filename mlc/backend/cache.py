@@ -1,0 +1,182 @@
+"""
+The on-disk cache of compiled modules: a second `mlc.compile` of a program, in any
+process, loads its machine code instead of lowering and compiling it again.
+
+An entry is one file, `<dir>/<key>.mlco`, named by a key that hashes everything the
+machine code depends on: the program's IR, the target and the pass pipeline, mlc's
+version and a digest of its sources (so editing a pass never serves stale code), the
+xDSL, llvmlite and LLVM versions, and the host's triple, CPU name and features. Its layout:
+
+    b"MLCCACHE" | format (u32) | sha256(body) | body
+    body = len(object) (u64) | object file | optimised IR as LLVM bitcode
+
+The checksum is verified before LLVM sees a byte (LLVM aborts the process on a
+malformed object file): a corrupted or truncated entry is a miss, deleted and
+recompiled. Writers put an entry in place with an atomic rename of a temporary file
+in the same folder, so concurrent compiles of one program never see half an entry;
+the last rename wins, and both wrote the same bytes' worth of code.
+
+Where: `$MLC_CACHE_DIR`, else `$XDG_CACHE_HOME/mlc`, else `~/.cache/mlc`. `MLC_CACHE=0`
+turns the cache off. The folder is kept under `MLC_CACHE_MAX_MB` (default 1024) by
+deleting the least recently used entries after each write; a hit refreshes an entry's
+time. A cache that cannot be written (read-only, full disk) is skipped: compiling never
+fails because of it.
+"""
+
+import hashlib
+import os
+import struct
+import tempfile
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+import llvmlite
+import llvmlite.binding as llvm
+
+from mlc.backend.jit import CompiledObject
+
+MAGIC = b"MLCCACHE"
+FORMAT = 1
+SUFFIX = ".mlco"
+_HEADER = struct.Struct("<8sI32s")
+_LENGTH = struct.Struct("<Q")
+_OFF = ("0", "false", "no", "off")
+
+
+def enabled() -> bool:
+    """False when `MLC_CACHE` says off (0, false, no, off)."""
+    return os.environ.get("MLC_CACHE", "1").strip().lower() not in _OFF
+
+
+def directory() -> Path:
+    """The cache folder (not created until something is stored)."""
+    if explicit := os.environ.get("MLC_CACHE_DIR"):
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "mlc"
+
+
+def max_bytes() -> int:
+    """The size the folder is pruned to, from `MLC_CACHE_MAX_MB`."""
+    try:
+        return int(float(os.environ.get("MLC_CACHE_MAX_MB", "1024")) * 2**20)
+    except ValueError:
+        return 2**30
+
+
+@cache
+def _source_digest() -> str:
+    """A digest of mlc's own sources: any edit to a pass changes every key."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def _host() -> str:
+    """What the machine code depends on besides the program: compilers and CPU."""
+    from mlc import __version__
+
+    llvm.initialize_native_target()
+    parts = [
+        f"mlc {__version__} {_source_digest()} xdsl {metadata.version('xdsl')}",
+        f"llvmlite {llvmlite.__version__} llvm {'.'.join(map(str, llvm.llvm_version_info))}",
+        f"{llvm.get_default_triple()} {llvm.get_host_cpu_name()}",
+        llvm.get_host_cpu_features().flatten(),
+    ]
+    return "\n".join(parts)
+
+
+def key(ir_text: str, target: str, options: str) -> str:
+    """The cache key of a program (printed IR) compiled for `target` with `options`."""
+    digest = hashlib.sha256()
+    for part in (f"format {FORMAT}", _host(), target, options, ir_text):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _path(cache_key: str) -> Path:
+    return directory() / f"{cache_key}{SUFFIX}"
+
+
+def encode(compiled: CompiledObject) -> bytes:
+    """An entry's bytes (see the module docstring for the layout)."""
+    body = _LENGTH.pack(len(compiled.object_code)) + compiled.object_code + compiled.bitcode
+    return _HEADER.pack(MAGIC, FORMAT, hashlib.sha256(body).digest()) + body
+
+
+def decode(data: bytes) -> CompiledObject | None:
+    """The compiled object in an entry's bytes; None unless intact and of this format."""
+    if len(data) < _HEADER.size + _LENGTH.size:
+        return None
+    magic, version, checksum = _HEADER.unpack_from(data)
+    body = memoryview(data)[_HEADER.size :]
+    if magic != MAGIC or version != FORMAT or hashlib.sha256(body).digest() != checksum:
+        return None
+    (size,) = _LENGTH.unpack_from(body)
+    if _LENGTH.size + size > len(body):
+        return None
+    end = _LENGTH.size + size
+    return CompiledObject(bytes(body[_LENGTH.size : end]), bytes(body[end:]))
+
+
+def load(cache_key: str) -> CompiledObject | None:
+    """The entry for `cache_key`, or None (missing, corrupted, or the cache is off)."""
+    if not enabled():
+        return None
+    path = _path(cache_key)
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    compiled = decode(data)
+    try:
+        if compiled is None:
+            path.unlink()  # corrupted or truncated: recompiled and rewritten by the caller
+        else:
+            os.utime(path)  # recently used: pruned last
+    except OSError:
+        pass
+    return compiled
+
+
+def store(cache_key: str, compiled: CompiledObject) -> None:
+    """Write the entry for `cache_key` atomically; a cache that cannot be written is skipped."""
+    if not enabled():
+        return
+    folder = directory()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(encode(compiled))
+            os.replace(temporary, _path(cache_key))
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        prune(folder, max_bytes())
+    except OSError:
+        return
+
+
+def prune(folder: Path, limit: int) -> None:
+    """Delete the least recently used entries until the folder holds at most `limit` bytes."""
+    entries: list[tuple[float, int, Path]] = []
+    for path in folder.glob(f"*{SUFFIX}"):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue  # deleted by another process meanwhile
+        entries.append((stat.st_mtime, stat.st_size, path))
+    total = sum(size for _, size, _ in entries)
+    for _, size, path in sorted(entries):
+        if total <= limit:
+            return
+        path.unlink(missing_ok=True)
+        total -= size
