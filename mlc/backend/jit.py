@@ -20,6 +20,7 @@ from typing import Any
 import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
+from mlc.backend import parallel
 from mlc.backend.llvm import to_llvm_ir
 
 
@@ -31,6 +32,7 @@ class JITError(Exception):
 def _initialize() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    parallel.install()  # compiled parallel loops call into mlc's thread pool
 
 
 def _target_machine() -> llvm.TargetMachine:
