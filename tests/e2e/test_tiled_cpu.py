@@ -1,0 +1,120 @@
+"""
+Tiled, vectorised and parallel code (linalg-tile, scf.parallel) against numpy and the
+untiled loops, on odd sizes: primes, 1, and sizes below and above the tile sizes.
+"""
+
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, TensorType
+
+from mlc import pipeline
+from mlc.backend.jit import JITModule
+from mlc.backend.runtime import compiled_function
+from mlc.ir import parse_module
+from mlc.lowering.bufferize import memref_type
+
+DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
+TOLERANCE = {"f32": 2e-4, "f64": 1e-11, "i32": 0}
+
+
+def matmul_source(a_shape: str, b_shape: str, c_shape: str, dtype: str) -> str:
+    a, b, c = (f"tensor<{s}x{dtype}>" for s in (a_shape, b_shape, c_shape))
+    return f"""
+    func.func @f(%a: {a}, %b: {b}) -> {c} {{
+      %c = ml.matmul %a, %b : ({a}, {b}) -> {c}
+      func.return %c : {c}
+    }}"""
+
+
+def build(source: str, tile: str | None = "linalg-tile") -> Any:
+    """Compile `@f` with the CPU stages, the tiling pass replaced by `tile` (None: none)."""
+    module = parse_module(source)
+    function = next(op for op in module.body.ops if isinstance(op, func.FuncOp))
+    signature = function.function_type
+    for stage in pipeline.stages_for("cpu"):
+        passes = pipeline.STAGES[stage].split(",")
+        passes = [(tile if p == "linalg-tile" else p) for p in passes]
+        pipeline.run_pipeline(module, ",".join(p for p in passes if p))
+    buffers = FunctionType.from_lists(
+        [memref_type(t) if isinstance(t, TensorType) else t for t in signature.inputs],
+        [memref_type(t) if isinstance(t, TensorType) else t for t in signature.outputs],
+    )
+    return compiled_function(JITModule(module), "f", buffers)
+
+
+def random(shape: tuple[int, ...], dtype: str, rng: np.random.Generator) -> NDArray[Any]:
+    if dtype.startswith("i"):
+        return rng.integers(-5, 5, shape).astype(DTYPES[dtype])
+    return rng.standard_normal(shape).astype(DTYPES[dtype])
+
+
+def check_matmul(m: int, k: int, n: int, dtype: str, tile: str | None = "linalg-tile"):
+    rng = np.random.default_rng(m * 10_000 + k * 100 + n)
+    a, b = random((m, k), dtype, rng), random((k, n), dtype, rng)
+    f = build(matmul_source(f"{m}x{k}", f"{k}x{n}", f"{m}x{n}", dtype), tile)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.sqrt(k) + 1
+    np.testing.assert_allclose(f(a, b), expected, rtol=0, atol=TOLERANCE[dtype] * scale)
+
+
+SIZES = [(1, 1, 1), (2, 3, 5), (7, 13, 17), (1, 64, 33), (37, 29, 53), (61, 1, 47), (13, 41, 1)]
+
+
+@pytest.mark.parametrize(("m", "k", "n"), SIZES)
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_tiled_matmul_matches_numpy(m: int, k: int, n: int, dtype: str):
+    check_matmul(m, k, n, dtype)
+
+
+@pytest.mark.parametrize(("m", "k", "n"), [(29, 70, 45), (50, 9, 1), (17, 33, 16)])
+def test_small_tiles_cover_every_edge(m: int, k: int, n: int):
+    # MR=3, NR=8 (two vectors of 4), KC=16, MC=6: many row, depth and column blocks
+    check_matmul(m, k, n, "f32", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}")
+
+
+def test_tiled_matches_untiled_loops():
+    rng = np.random.default_rng(3)
+    a, b = random((67, 131), "f32", rng), random((131, 71), "f32", rng)
+    source = matmul_source("67x131", "131x71", "67x71", "f32")
+    tiled, plain = build(source), build(source, tile=None)
+    np.testing.assert_allclose(tiled(a, b), plain(a, b), rtol=1e-5, atol=1e-4)
+
+
+def test_integer_matmul_is_left_to_the_loops():
+    check_matmul(19, 23, 31, "i32")
+
+
+@pytest.mark.parametrize(("m", "k", "n"), [(5, 7, 40), (33, 65, 1), (1, 1, 1)])
+def test_dynamic_dims(m: int, k: int, n: int):
+    rng = np.random.default_rng(5)
+    a, b = random((m, k), "f32", rng), random((k, n), "f32", rng)
+    n_dim = "1" if n == 1 else "?"
+    f = build(matmul_source("?x?", f"?x{n_dim}", f"?x{n_dim}", "f32"))
+    np.testing.assert_allclose(f(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_batch_matmul():
+    rng = np.random.default_rng(7)
+    a, b = random((3, 17, 19), "f32", rng), random((3, 19, 23), "f32", rng)
+    f = build(matmul_source("3x17x19", "3x19x23", "3x17x23", "f32"))
+    np.testing.assert_allclose(f(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_results_do_not_depend_on_the_thread_count(monkeypatch: pytest.MonkeyPatch):
+    rng = np.random.default_rng(11)
+    a, b = random((301, 257), "f32", rng), random((257, 263), "f32", rng)
+    f = build(matmul_source("301x257", "257x263", "301x263", "f32"))
+    monkeypatch.setenv("MLC_NUM_THREADS", "1")
+    one = f(a, b)
+    monkeypatch.setenv("MLC_NUM_THREADS", "3")
+    three = f(a, b)
+    np.testing.assert_array_equal(one, three)
+    np.testing.assert_allclose(one, a @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_large_matmul_runs_in_parallel_and_matches():
+    check_matmul(256, 256, 256, "f32")
