@@ -19,7 +19,9 @@ number of threads.
 """
 
 import ctypes
+import os
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
@@ -71,7 +73,7 @@ def _chunk(address: int) -> "ctypes._CFuncPtr":  # pyright: ignore[reportPrivate
 def parallel_for(chunk: int, lo: int, hi: int, context: int) -> None:
     """Run `chunk(a, b, context)` over a split of `[lo, hi)` on the thread pool."""
     function = _chunk(chunk)
-    threads = 1 if getattr(_local, "worker", False) else thread_count()
+    threads = 1 if getattr(_local, "worker", False) else _threads()
     ranges = split_range(lo, hi, threads)
     if len(ranges) <= 1:
         if hi > lo:
@@ -82,6 +84,16 @@ def parallel_for(chunk: int, lo: int, hi: int, context: int) -> None:
     function(*ranges[0], context)
     for future in futures:
         future.result()
+
+
+def _threads() -> int:
+    """`thread_count()`, falling back to the cores on a bad `MLC_NUM_THREADS` (with a
+    warning): an exception cannot leave this callback, so the loop must still run."""
+    try:
+        return thread_count()
+    except ValueError as error:
+        warnings.warn(f"{error}; using all cores", RuntimeWarning, stacklevel=1)
+        return len(os.sched_getaffinity(0))
 
 
 _entry = _ENTRY(parallel_for)  # alive for the process: compiled code holds its address

@@ -20,21 +20,26 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
   a KC-deep loop, and an MR x NR register-blocked FMA micro-kernel in `vector` ops.
 
 Tile sizes come from `mlc.tiling_model` (the host's vector width and cache sizes) and
-can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`). Every
-other generic, integer matmuls, matmuls with fewer than one vector of columns and
-batched matmuls are left alone for `convert-linalg-to-loops`.
+can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`).
+
+Every other generic on memrefs (elementwise, reductions, convolutions, integer or
+batched matmuls) with enough work is split along its outermost parallel loop that
+indexes its operands plainly into one block per thread (`mlc.lowering.parallel_generic`),
+inside an `scf.parallel`; `convert-linalg-to-loops` then lowers each block as before.
+`threads=1` turns the split off.
 """
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import AnyFloat, MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -42,7 +47,14 @@ from xdsl.pattern_rewriter import (
 )
 
 from mlc.lowering.matmul_kernels import matmul_nest, matvec_nest
-from mlc.tiling_model import MatmulTiles, balanced_rows, matmul_tiles, thread_count
+from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_iterations
+from mlc.tiling_model import (
+    PARALLEL_THRESHOLD,
+    MatmulTiles,
+    balanced_rows,
+    matmul_tiles,
+    thread_count,
+)
 
 MATMUL_MAPS = (
     AffineMap.from_callable(lambda i, k, j: (i, k)),
@@ -67,7 +79,11 @@ def _is_multiply_add(op: GenericOp) -> bool:
     block = op.body.block
     a, b, c = block.args
     ops = list(block.ops)
-    if len(ops) != 3 or not isinstance(ops[0], arith.MulfOp) or not isinstance(ops[1], arith.AddfOp):
+    if (
+        len(ops) != 3
+        or not isinstance(ops[0], arith.MulfOp)
+        or not isinstance(ops[1], arith.AddfOp)
+    ):
         return False
     mul, add, yield_ = ops
     if {mul.lhs, mul.rhs} != {a, b} or {add.lhs, add.rhs} != {c, mul.result}:
@@ -131,6 +147,29 @@ class TileMatmul(RewritePattern):
         rewriter.replace(op, nest, [])
 
 
+class SplitGeneric(RewritePattern):
+    """Any other generic on memrefs -> an `scf.parallel` over blocks of one parallel loop."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
+        if self.threads < 2 or isinstance(op.parent_op(), scf.ParallelOp):
+            return  # one thread, or already a block of a split generic
+        if (d := splittable_loop(op)) is None:
+            return  # no loop that splits into blocks of rows
+        total = total_iterations(op)
+        if total is not None and total * len(op.body.block.ops) < PARALLEL_THRESHOLD:
+            return  # too little work to pay for waking the threads
+        nest = split_generic(op, d, self.threads)
+        for new in nest:
+            for inner in new.walk():
+                if inner is not op:
+                    inner.location = op.location
+        rewriter.replace(op, nest, [])
+
+
 @dataclass(frozen=True)
 class LinalgTilePass(ModulePass):
     """Tile and vectorise matmul generics on memrefs (see the module docstring)."""
@@ -143,17 +182,28 @@ class LinalgTilePass(ModulePass):
     vector_length: int = 0
     """Elements per vector; 0: the host's widest vector for the element type."""
 
+    threads: int = 0
+    """Blocks other generics are split into; 0: the host's thread count; 1: no split."""
+
+    def __post_init__(self) -> None:
+        self.tiles()  # a bad option is a one-line error when the pipeline is built
+        if self.threads < 0:
+            raise ValueError(f"threads must be 0 (the host's) or positive, got {self.threads}")
+
     def tiles(self) -> MatmulTiles | None:
+        """The pinned blocking, or None for the host model's."""
         if not self.tile_sizes and not self.vector_length:
             return None
         if self.tile_sizes and len(self.tile_sizes) != 4:
-            raise ValueError(
-                f"linalg-tile: tile-sizes takes 4 values (MR,NR,KC,MC), got {len(self.tile_sizes)}"
-            )
+            raise ValueError(f"tile-sizes takes 4 values (MR,NR,KC,MC), got {len(self.tile_sizes)}")
         mr, nr, kc, mc = self.tile_sizes or (0, 0, 0, 0)
         lanes = self.vector_length or (nr // 2 if nr else 8)
         default = matmul_tiles(4)
-        return MatmulTiles(mr or default.mr, nr or 2 * lanes, kc or default.kc, mc or default.mc, lanes)
+        return MatmulTiles(
+            mr or default.mr, nr or 2 * lanes, kc or default.kc, mc or default.mc, lanes
+        )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(TileMatmul(self.tiles()), apply_recursively=False).rewrite_module(op)
+        threads = self.threads or thread_count()
+        patterns = GreedyRewritePatternApplier([TileMatmul(self.tiles()), SplitGeneric(threads)])
+        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

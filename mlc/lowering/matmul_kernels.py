@@ -109,7 +109,12 @@ def parallel_loop(
     b.ops.append(scf.ParallelOp([lb], [ub], [step], Region(block)))
 
 
-def if_then(b: Ops, condition: SSAValue, then: Callable[[Ops], None], otherwise: Callable[[Ops], None] | None = None) -> None:
+def if_then(
+    b: Ops,
+    condition: SSAValue,
+    then: Callable[[Ops], None],
+    otherwise: Callable[[Ops], None] | None = None,
+) -> None:
     """`scf.if` without results."""
     regions: list[list[Operation]] = []
     for build in (then, otherwise):
@@ -135,7 +140,9 @@ def _less(b: Ops, x: SSAValue, y: SSAValue) -> SSAValue:
     return b(arith.CmpiOp(x, y, "slt"))
 
 
-def pack_b(b: Ops, source: SSAValue, k: SSAValue, n: SSAValue, nr: int, element: AnyFloat) -> SSAValue:
+def pack_b(
+    b: Ops, source: SSAValue, k: SSAValue, n: SSAValue, nr: int, element: AnyFloat
+) -> SSAValue:
     """`Bp[p, k, jj] = B[k, p*NR + jj]` (0 past N), one panel per parallel iteration."""
     zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
     panels = b.ceildiv(n, nr_v)
@@ -213,7 +220,9 @@ def _write_back(
                 for v in range(lanes):
                     column = ub.add(j0, offsets[v])
                     old = ub(vector.LoadOp(c, [row, column], vector_type))
-                    ub.ops.append(vector.StoreOp(ub(arith.AddfOp(old, acc[r * lanes + v])), c, [row, column]))
+                    ub.ops.append(
+                        vector.StoreOp(ub(arith.AddfOp(old, acc[r * lanes + v])), c, [row, column])
+                    )
 
             if_then(vb, _less(vb, row, m), update)
 
@@ -229,7 +238,11 @@ def _write_back(
         def row(rb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 target = [cb.add(i, r), cb.add(j0, jj)]
-                total = cb(arith.AddfOp(cb(memref.LoadOp.get(c, target)), cb(memref.LoadOp.get(buffer, [r, jj]))))
+                total = cb(
+                    arith.AddfOp(
+                        cb(memref.LoadOp.get(c, target)), cb(memref.LoadOp.get(buffer, [r, jj]))
+                    )
+                )
                 cb.ops.append(memref.StoreOp.get(total, c, target))
                 return []
 
@@ -324,7 +337,9 @@ def matvec_nest(a: SSAValue, x: SSAValue, c: SSAValue, lanes: int) -> list[Opera
 
         def scalars(sb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
             value = sb(memref.LoadOp.get(flat, [kk]))
-            products = [sb(arith.MulfOp(sb(memref.LoadOp.get(a, [row, kk])), value)) for row in rows]
+            products = [
+                sb(arith.MulfOp(sb(memref.LoadOp.get(a, [row, kk])), value)) for row in rows
+            ]
             return [sb(arith.AddfOp(acc[r], products[r])) for r in range(len(rows))]
 
         partial = for_loop(tb, zero, k_vector, width, vectors, [_zero(tb, vector_type)] * len(rows))

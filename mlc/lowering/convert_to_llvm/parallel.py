@@ -46,7 +46,7 @@ from mlc.tiling_model import PARALLEL_THRESHOLD
 RUNTIME_ENTRY = "mlc_parallel_for"
 DISPATCH_SUFFIX = "_dispatch"
 CHUNK_SUFFIX = "_chunk"
-UNKNOWN_TRIP_COUNT = 64  # a guess for loops whose bounds are not constants
+UNKNOWN_TRIP_COUNT = 1024  # loops with dynamic bounds are assumed long: parallel
 
 
 def unsupported_parallel_reason(op: Operation) -> str | None:
@@ -105,6 +105,10 @@ def captured_values(op: Operation) -> list[SSAValue]:
     return list(seen)
 
 
+def _is_constant(value: SSAValue) -> bool:
+    return isinstance(value.owner, arith.ConstantOp)
+
+
 def _serial_nest(op: scf.ParallelOp, dims: Sequence[int], ivs: list[SSAValue]) -> list[Operation]:
     """`scf.for` loops over `dims` of `op`, innermost last, whose body is `op`'s body."""
     if not dims:
@@ -141,13 +145,25 @@ def _index(value: int) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(value, IndexType()))
 
 
-def _outlined(op: scf.ParallelOp, name: str, captured: list[SSAValue]) -> func.FuncOp:
+def _outlined(
+    op: scf.ParallelOp, name: str, captured: list[SSAValue], constants: list[SSAValue]
+) -> func.FuncOp:
     """`@name(%lo, %hi, %lb, %step, captured...)`: iterations `[lo, hi)` of `op`'s dim 0."""
     index = IndexType()
     entry = Block(arg_types=[index] * 4 + [v.type for v in captured])
     lo, hi, lb, step = entry.args[:4]
     for value, arg in zip(captured, entry.args[4:], strict=True):
         value.replace_uses_with_if(arg, lambda use: _inside(use.operation, op))
+    # Constants are copied rather than passed, so the body still sees them as constants
+    # (memref.dim needs a constant index, and LLVM folds them).
+    copies: list[Operation] = []
+    for value in constants:
+        owner = value.owner
+        assert isinstance(owner, arith.ConstantOp)
+        copy = owner.clone()
+        copies.append(copy)
+        value.replace_uses_with_if(copy.result, lambda use: _inside(use.operation, op))
+    entry.add_ops(copies)
     loop_block = Block(arg_types=[index])
     scaled = arith.MuliOp(loop_block.args[0], step)
     iv = arith.AddiOp(lb, scaled)
@@ -200,17 +216,21 @@ def outline_parallel_loops(module: ModuleOp) -> set[str]:
         if not isinstance(function, func.FuncOp) or not function.body.blocks:
             continue
         loops = [op for op in function.walk() if isinstance(op, scf.ParallelOp)]
-        outermost = [op for op in loops if not any(o is not op and o.is_ancestor(op) for o in loops)]
+        outermost = [
+            op for op in loops if not any(o is not op and o.is_ancestor(op) for o in loops)
+        ]
         for n, op in enumerate(outermost):
             name = f"{function.sym_name.data}_parallel{n}"
-            captured = captured_values(op)
+            needed = captured_values(op)
+            captured = [v for v in needed if not _is_constant(v)]
+            constants = [v for v in needed if _is_constant(v)]
             cost = max(1, work(op.body.block))
             site = _call_site(op, name, captured, cost)
             for new in site:
                 for inner in new.walk():
                     inner.location = op.location
             Rewriter.insert_op(site, InsertPoint.before(op))
-            outlined = _outlined(op, name, captured)
+            outlined = _outlined(op, name, captured, constants)
             op.detach()
             op.erase()
             declaration = func.FuncOp.external(
@@ -299,7 +319,10 @@ def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
         chunk.location = stub.location
         Rewriter.replace_op(stub, chunk)
     calls = [
-        op for op in module.walk() if isinstance(op, llvm.CallOp) and op.callee is not None
+        op
+        for op in module.walk()
+        if isinstance(op, llvm.CallOp)
+        and op.callee is not None
         and op.callee.string_value() in dispatch
     ]
     for call in calls:
