@@ -115,7 +115,9 @@ def machine() -> str:
     tiles = matmul_tiles(4)
     return (
         f"{model} (LLVM cpu {cpu}, {host().vector_bits}-bit vectors, "
-        f"{os.cpu_count()} cores, mlc threads {thread_count()}); f32 tiles "
+        f"{os.cpu_count()} cores, mlc threads {thread_count()}, OPENBLAS_NUM_THREADS="
+        f"{os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, load average "
+        f"{os.getloadavg()[0]:.1f}); f32 tiles "
         f"MR={tiles.mr} NR={tiles.nr} KC={tiles.kc} MC={tiles.mc}; numpy {np.__version__}, "
         f"llvmlite {llvm.llvm_version_info}, python {platform.python_version()}"
     )

@@ -140,10 +140,16 @@ def _less(b: Ops, x: SSAValue, y: SSAValue) -> SSAValue:
     return b(arith.CmpiOp(x, y, "slt"))
 
 
-def pack_b(
-    b: Ops, source: SSAValue, k: SSAValue, n: SSAValue, nr: int, element: AnyFloat
-) -> SSAValue:
-    """`Bp[p, k, jj] = B[k, p*NR + jj]` (0 past N), one panel per parallel iteration."""
+def pack_b(b: Ops, source: SSAValue, k: SSAValue, n: SSAValue, tiles: MatmulTiles) -> SSAValue:
+    """
+    `Bp[p, k, jj] = B[k, p*NR + jj]` (0 past N), one panel per parallel iteration: full
+    panels are copied a vector at a time, the last, partial one element by element.
+    """
+    source_type = source.type
+    assert isinstance(source_type, MemRefType)
+    element = source_type.element_type
+    nr = tiles.nr
+    vector_type = VectorType(element, [tiles.vector])
     zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
     panels = b.ceildiv(n, nr_v)
     packed_type = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
@@ -153,18 +159,31 @@ def pack_b(
     def panel(pb: Ops, p: SSAValue) -> None:
         j0 = pb.mul(p, nr_v)
 
-        def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            def lane(lb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                j = lb.add(j0, jj)
-                value = lb(memref.LoadOp.get(source, [kk, lb.min(j, last)]))
-                value = lb(arith.SelectOp(_less(lb, j, n), value, _zero(lb, element)))
-                lb.ops.append(memref.StoreOp.get(value, packed, [p, kk, jj]))
+        def full(fb: Ops) -> None:
+            def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                for offset in range(0, nr, tiles.vector):
+                    o = rb.index(offset)
+                    piece = rb(vector.LoadOp(source, [kk, rb.add(j0, o)], vector_type))
+                    rb.ops.append(vector.StoreOp(piece, packed, [p, kk, o]))
                 return []
 
-            for_loop(rb, zero_i, nr_v, one, lane)
-            return []
+            for_loop(fb, zero_i, k, one, row)
 
-        for_loop(pb, zero_i, k, one, row)
+        def partial(qb: Ops) -> None:
+            def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                def lane(lb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                    j = lb.add(j0, jj)
+                    value = lb(memref.LoadOp.get(source, [kk, lb.min(j, last)]))
+                    value = lb(arith.SelectOp(_less(lb, j, n), value, _zero(lb, element)))
+                    lb.ops.append(memref.StoreOp.get(value, packed, [p, kk, jj]))
+                    return []
+
+                for_loop(rb, zero_i, nr_v, one, lane)
+                return []
+
+            for_loop(qb, zero_i, k, one, row)
+
+        if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
 
     parallel_loop(b, zero_i, panels, one, panel)
     return packed
@@ -265,7 +284,7 @@ def matmul_nest(
     assert isinstance(element, AnyFloat)
     vector_type = VectorType(element, [tiles.vector])
     m, k, n = b.dim(a, 0), b.dim(a, 1), b.dim(bm, 1)
-    packed = pack_b(b, bm, k, n, tiles.nr, element)
+    packed = pack_b(b, bm, k, n, tiles)
     zero, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
