@@ -224,7 +224,9 @@ def outline_parallel_loops(module: ModuleOp) -> set[str]:
             needed = captured_values(op)
             captured = [v for v in needed if not _is_constant(v)]
             constants = [v for v in needed if _is_constant(v)]
-            cost = max(1, work(op.body.block))
+            # Capped: past the threshold any trip count qualifies, and unknown trip
+            # counts multiplied through a nest would overflow an index constant.
+            cost = min(max(1, work(op.body.block)), PARALLEL_THRESHOLD)
             site = _call_site(op, name, captured, cost)
             for new in site:
                 for inner in new.walk():
