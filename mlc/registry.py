@@ -71,6 +71,12 @@ def _convert_to_llvm() -> type[ModulePass]:
     return ConvertToLLVMPass
 
 
+def _linalg_tile() -> type[ModulePass]:
+    from mlc.lowering.linalg_tile import LinalgTilePass
+
+    return LinalgTilePass
+
+
 MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "matmul-chain-reorder": _matmul_chain_reorder,
     "shape-inference": _shape_inference,
@@ -80,6 +86,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _bufferize,
     "convert-to-llvm": _convert_to_llvm,
     "convert-ml-to-linalg": _convert_ml_to_linalg,
+    "linalg-tile": _linalg_tile,
 }
 
 

@@ -514,6 +514,24 @@ def test_conv2d_dynamic_batch_and_size(rng):
         assert_matches(exe(x, w), want, rtol=1e-4, atol=1e-4)
 
 
+def test_conv2d_all_dims_dynamic(rng):
+    # Every loop bound is unknown at compile time: the nest's estimated work must not
+    # overflow the index constants of the parallel dispatch.
+    module = program(
+        [
+            tensor((2, 3, 7, 5), "float32", dynamic=True),
+            tensor((4, 3, 3, 3), "float32", dynamic=True),
+        ],
+        lambda v, w: ml.Conv2dOp(v, w, strides=(2, 2), pads=(1, 1, 1, 1)),
+    )
+    exe = mlc.compile(module)
+    for x_shape, w_shape in [((2, 3, 7, 5), (4, 3, 3, 3)), ((3, 2, 9, 8), (5, 2, 3, 3))]:
+        x = random_array(rng, x_shape, "float32")
+        w = random_array(rng, w_shape, "float32")
+        want = conv2d_reference(x, w, None, (2, 2), (1, 1), (1, 1, 1, 1), 1)
+        assert_matches(exe(x, w), want, rtol=1e-4, atol=1e-4)
+
+
 def pool_reference(x, kernel, strides, pads, kind):
     top, left, bottom, right = pads
     fill = -np.inf if kind == "max" else 0.0

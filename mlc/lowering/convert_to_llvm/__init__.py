@@ -20,8 +20,9 @@ with `cf`), shared types and helpers in `common`. Preconditions, decided here so
 `-p convert-to-llvm` takes level 4 as is: the pass first runs xDSL's `lower-affine` and
 `convert-scf-to-cf` itself (both do nothing on IR without affine/scf ops), after turning
 `memref.copy`s that are not one memcpy into `scf.for` loops. xDSL's `convert-scf-to-cf`
-does not lower `scf.while`, so mlc's `WhileLowering` does that first; `scf.parallel`
-is rejected.
+does not lower `scf.while`, so mlc's `WhileLowering` does that first. The outermost
+`scf.parallel` of a function is outlined into a chunk function that mlc's thread pool
+runs on all cores (`parallel`); nested ones become `scf.for` nests.
 
 The pass checks the whole module before it rewrites anything: an op or a type it cannot
 convert stops it with `op_error`, and the module is left as it was. Ops already in the
@@ -50,6 +51,8 @@ from mlc.lowering.convert_to_llvm import arith as arith_patterns
 from mlc.lowering.convert_to_llvm import func as func_patterns
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
+from mlc.lowering.convert_to_llvm import parallel as parallel_patterns
+from mlc.lowering.convert_to_llvm import vector as vector_patterns
 from mlc.lowering.convert_to_llvm.common import (
     TypeRecord,
     converted_type,
@@ -75,6 +78,8 @@ PRE_LOWERED: tuple[type[Operation], ...] = (
     scf.YieldOp,
     scf.WhileOp,
     scf.ConditionOp,
+    scf.ParallelOp,
+    scf.ReduceOp,
     affine.ForOp,
     affine.YieldOp,
     affine.ApplyOp,
@@ -88,6 +93,7 @@ SUPPORTED: tuple[type[Operation], ...] = (
     *math_patterns.SUPPORTED,
     *memref_patterns.SUPPORTED,
     *func_patterns.SUPPORTED,
+    *vector_patterns.SUPPORTED,
 )
 
 
@@ -97,6 +103,10 @@ def unsupported_op_reason(op: Operation) -> str | None:
         return None
     if not isinstance(op, SUPPORTED):
         return "is not supported by convert-to-llvm yet"
+    if (reason := vector_patterns.unsupported_vector_op_reason(op)) is not None:
+        return reason
+    if (reason := parallel_patterns.unsupported_parallel_reason(op)) is not None:
+        return reason
     return memref_patterns.unsupported_memref_op_reason(op)
 
 
@@ -147,6 +157,8 @@ class ConvertToLLVMPass(ModulePass):
         PatternRewriteWalker(arith_patterns.ExpandRoundingDivision()).rewrite_module(op)
         LowerAffinePass().apply(ctx, op)
         PatternRewriteWalker(WhileLowering()).rewrite_module(op)
+        dispatch = parallel_patterns.outline_parallel_loops(op)
+        PatternRewriteWalker(parallel_patterns.SerialParallel()).rewrite_module(op)
         ConvertScfToCf().apply(ctx, op)
         record = TypeRecord({inner: tuple(v.type for v in inner.operands) for inner in op.walk()})
         patterns: list[RewritePattern] = [
@@ -167,7 +179,9 @@ class ConvertToLLVMPass(ModulePass):
             memref_patterns.ConvertGetGlobal(),
             memref_patterns.ConvertView(record),
             memref_patterns.ConvertCast(),
+            vector_patterns.ConvertVector(record),
         ]
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns))
         walker.rewrite_module(op)
+        parallel_patterns.link_dispatch_calls(op, dispatch)
         _declare_c_functions(op, record)

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     NoneAttr,
     StridedLayoutAttr,
+    VectorType,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -43,6 +44,10 @@ def llvm_type(type_: Attribute) -> Attribute | None:
         return None  # llvmlite has no bfloat type
     if isinstance(type_, IntegerType | AnyFloat):
         return type_
+    if isinstance(type_, VectorType) and type_.get_num_dims() == 1:
+        element = type_.element_type
+        if isinstance(element, IntegerType | AnyFloat) and not isinstance(element, BFloat16Type):
+            return type_  # 1-D vectors of scalars are LLVM vectors as they are
     return None
 
 

@@ -1,0 +1,335 @@
+"""
+`scf.parallel` -> an outlined chunk function and a call into mlc's thread pool.
+
+The outermost `scf.parallel` of a function runs on all cores; any `scf.parallel`
+nested in it, or left over, runs serially as `scf.for` nests (`SerialParallel`).
+Its first dimension is split among threads by iteration number `t` in `[0, n)`, with
+`n = ceil((ub - lb) / step)`; the other dimensions stay inside each iteration:
+
+    scf.parallel (%i, %j) = (%lb, %lb1) to (%ub, %ub1) step (%s, %s1) { body }
+==>
+    func.func private @f_parallel0(%lo, %hi, %lb, %s, captured...) {
+      scf.for %t = %lo to %hi { %i = %lb + %t * %s; scf.for %j ... { body } }
+    }
+    %n = ceil((%ub - %lb) / %s)
+    scf.if (%n * work_per_iteration >= PARALLEL_THRESHOLD) {
+      func.call @f_parallel0_dispatch(0, %n, %lb, %s, captured...)  // a declaration
+    } else {
+      func.call @f_parallel0(0, %n, %lb, %s, captured...)           // serial, no overhead
+    }
+
+`captured` are the values the body uses from outside. Once everything is in the
+`llvm` dialect, `link_dispatch_calls` replaces each call to a `_dispatch` declaration
+by: the (expanded) arguments stored in 8-byte slots on the stack (each is a pointer, an
+integer or a float; the slots are allocated in the entry block, so a loop around the
+call does not grow the stack), and
+
+    llvm.call @mlc_parallel_for(@f_parallel0_chunk, %lo, %hi, %struct)
+
+where `@f_parallel0_chunk(%lo, %hi, %ctx)` loads the arguments back and calls
+`@f_parallel0`. `mlc.backend.parallel` defines `mlc_parallel_for`: it splits
+`[lo, hi)` into one contiguous range per thread and runs the chunks on its pool.
+Loops with reductions (`scf.parallel` with results) are rejected before any rewrite.
+"""
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, func, llvm, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mlc.lowering.convert_to_llvm.common import PTR, constant
+from mlc.tiling_model import PARALLEL_THRESHOLD
+
+RUNTIME_ENTRY = "mlc_parallel_for"
+DISPATCH_SUFFIX = "_dispatch"
+CHUNK_SUFFIX = "_chunk"
+UNKNOWN_TRIP_COUNT = 1024  # loops with dynamic bounds are assumed long: parallel
+
+
+def unsupported_parallel_reason(op: Operation) -> str | None:
+    if isinstance(op, scf.ParallelOp) and op.initVals:
+        return "with reductions is not supported by convert-to-llvm"
+    return None
+
+
+def _constant_value(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _trip_count(lb: SSAValue, ub: SSAValue, step: SSAValue) -> int:
+    bounds = [_constant_value(v) for v in (lb, ub, step)]
+    if any(b is None for b in bounds) or not bounds[2]:
+        return UNKNOWN_TRIP_COUNT
+    low, high, stride = (b or 0 for b in bounds)
+    return max(0, -(-(high - low) // stride))
+
+
+def work(block: Block) -> int:
+    """The ops one run of `block` executes, loops counted by their (estimated) trip count."""
+    total = 0
+    for op in block.ops:
+        inner = sum(work(b) for region in op.regions for b in region.blocks)
+        if isinstance(op, scf.ForOp):
+            inner *= _trip_count(op.lb, op.ub, op.step)
+        elif isinstance(op, scf.ParallelOp):
+            for bounds in zip(op.lowerBound, op.upperBound, op.step, strict=True):
+                inner *= _trip_count(*bounds)
+        total += 1 + inner
+    return total
+
+
+def captured_values(op: Operation) -> list[SSAValue]:
+    """
+    Values `op`'s outlined body needs from outside: the bounds of its inner dimensions,
+    then the values its region uses but does not define, in first-use order.
+    """
+    inside = {id(inner) for inner in op.walk()}
+    seen: dict[SSAValue, None] = {}
+    for bounds in (op.lowerBound[1:], op.upperBound[1:], op.step[1:]):
+        for value in bounds:
+            seen.setdefault(value, None)
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for operand in inner.operands:
+            owner = operand.owner
+            parent = owner.parent_op() if isinstance(owner, Block) else owner
+            if id(parent) not in inside:
+                seen.setdefault(operand, None)
+    return list(seen)
+
+
+def _is_constant(value: SSAValue) -> bool:
+    return isinstance(value.owner, arith.ConstantOp)
+
+
+def _serial_nest(op: scf.ParallelOp, dims: Sequence[int], ivs: list[SSAValue]) -> list[Operation]:
+    """`scf.for` loops over `dims` of `op`, innermost last, whose body is `op`'s body."""
+    if not dims:
+        body = op.body.block
+        for arg, iv in zip(body.args, ivs, strict=True):
+            arg.replace_all_uses_with(iv)
+        ops = [o for o in body.ops if not isinstance(o, scf.ReduceOp)]
+        for o in ops:
+            o.detach()
+        return ops
+    d = dims[0]
+    block = Block(arg_types=[IndexType()])
+    ivs[d] = block.args[0]
+    block.add_ops([*_serial_nest(op, dims[1:], ivs), scf.YieldOp()])
+    return [scf.ForOp(op.lowerBound[d], op.upperBound[d], op.step[d], [], block)]
+
+
+class SerialParallel(RewritePattern):
+    """An `scf.parallel` without results -> the same loops as an `scf.for` nest."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ParallelOp, rewriter: PatternRewriter, /) -> None:
+        if op.initVals:
+            return  # rejected before rewriting
+        dims = list(range(len(op.lowerBound)))
+        ivs: list[SSAValue] = list(op.body.block.args)
+        nest = _serial_nest(op, dims, ivs)
+        for new in nest:
+            new.location = op.location
+        rewriter.replace(op, nest, [])
+
+
+def _index(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp(IntegerAttr(value, IndexType()))
+
+
+def _outlined(
+    op: scf.ParallelOp, name: str, captured: list[SSAValue], constants: list[SSAValue]
+) -> func.FuncOp:
+    """`@name(%lo, %hi, %lb, %step, captured...)`: iterations `[lo, hi)` of `op`'s dim 0."""
+    index = IndexType()
+    entry = Block(arg_types=[index] * 4 + [v.type for v in captured])
+    lo, hi, lb, step = entry.args[:4]
+    for value, arg in zip(captured, entry.args[4:], strict=True):
+        value.replace_uses_with_if(arg, lambda use: _inside(use.operation, op))
+    # Constants are copied rather than passed, so the body still sees them as constants
+    # (memref.dim needs a constant index, and LLVM folds them).
+    copies: list[Operation] = []
+    for value in constants:
+        owner = value.owner
+        assert isinstance(owner, arith.ConstantOp)
+        copy = owner.clone()
+        copies.append(copy)
+        value.replace_uses_with_if(copy.result, lambda use: _inside(use.operation, op))
+    entry.add_ops(copies)
+    loop_block = Block(arg_types=[index])
+    scaled = arith.MuliOp(loop_block.args[0], step)
+    iv = arith.AddiOp(lb, scaled)
+    ivs: list[SSAValue] = list(op.body.block.args)
+    ivs[0] = iv.result
+    rest = _serial_nest(op, list(range(1, len(ivs))), ivs)
+    loop_block.add_ops([scaled, iv, *rest, scf.YieldOp()])
+    one = _index(1)
+    loop = scf.ForOp(lo, hi, one, [], loop_block)
+    entry.add_ops([one, loop, func.ReturnOp()])
+    function = func.FuncOp(
+        name, ([index] * 4 + [v.type for v in captured], []), Region(entry), "private"
+    )
+    for new in function.walk():
+        if new.location is None or str(new.location) == "loc(unknown)":
+            new.location = op.location
+    return function
+
+
+def _inside(user: Operation, op: Operation) -> bool:
+    return user is op or op.is_ancestor(user)
+
+
+def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: int) -> list[Operation]:
+    """The trip count, the work test and the `scf.if` between dispatch and serial call."""
+    lb, ub, step = op.lowerBound[0], op.upperBound[0], op.step[0]
+    ops: list[Operation] = []
+
+    def emit(new: Operation) -> SSAValue:
+        ops.append(new)
+        return new.results[0]
+
+    zero, one = emit(_index(0)), emit(_index(1))
+    span = emit(arith.SubiOp(ub, lb))
+    rounded = emit(arith.AddiOp(span, emit(arith.SubiOp(step, one))))  # ceil for step > 0
+    count = emit(arith.MaxSIOp(emit(arith.DivSIOp(rounded, step)), zero))
+    total = emit(arith.MuliOp(count, emit(_index(cost))))
+    big = emit(arith.CmpiOp(total, emit(_index(PARALLEL_THRESHOLD)), "sge"))
+    call_args = [zero, count, lb, step, *args]
+    parallel = func.CallOp(name + DISPATCH_SUFFIX, call_args, [])
+    serial = func.CallOp(name, call_args, [])
+    ops.append(scf.IfOp(big, [], [parallel, scf.YieldOp()], [serial, scf.YieldOp()]))
+    return ops
+
+
+def outline_parallel_loops(module: ModuleOp) -> set[str]:
+    """Outline every outermost `scf.parallel` (module docstring); the dispatch names."""
+    dispatch: set[str] = set()
+    for function in list(module.ops):
+        if not isinstance(function, func.FuncOp) or not function.body.blocks:
+            continue
+        loops = [op for op in function.walk() if isinstance(op, scf.ParallelOp)]
+        outermost = [
+            op for op in loops if not any(o is not op and o.is_ancestor(op) for o in loops)
+        ]
+        for n, op in enumerate(outermost):
+            name = f"{function.sym_name.data}_parallel{n}"
+            needed = captured_values(op)
+            captured = [v for v in needed if not _is_constant(v)]
+            constants = [v for v in needed if _is_constant(v)]
+            # Capped: past the threshold any trip count qualifies, and unknown trip
+            # counts multiplied through a nest would overflow an index constant.
+            cost = min(max(1, work(op.body.block)), PARALLEL_THRESHOLD)
+            site = _call_site(op, name, captured, cost)
+            for new in site:
+                for inner in new.walk():
+                    inner.location = op.location
+            Rewriter.insert_op(site, InsertPoint.before(op))
+            outlined = _outlined(op, name, captured, constants)
+            op.detach()
+            op.erase()
+            declaration = func.FuncOp.external(
+                name + DISPATCH_SUFFIX, outlined.function_type.inputs.data, []
+            )
+            declaration.sym_visibility = outlined.sym_visibility
+            Rewriter.insert_op([outlined, declaration], InsertPoint.after(function))
+            dispatch.add(name + DISPATCH_SUFFIX)
+    return dispatch
+
+
+def _chunk_function(name: str, types: Sequence[Attribute]) -> llvm.FuncOp:
+    """`@<name>_chunk(%lo: i64, %hi: i64, %ctx: ptr)`: unpack `ctx`, call `@name`."""
+    block = Block(arg_types=[i64, i64, PTR])
+    ops: list[Operation] = []
+    fields: list[SSAValue] = []
+    for k, type_ in enumerate(types):
+        slot = llvm.GEPOp(block.args[2], [k], i64)
+        if isinstance(type_, llvm.LLVMPointerType):  # stored as an integer (see _link_call)
+            load = llvm.LoadOp(slot, i64)
+            field = llvm.IntToPtrOp(load)
+            ops += [slot, load, field]
+        else:
+            field = llvm.LoadOp(llvm.GEPOp(slot, [0], type_), type_)
+            ops += [slot, field.ptr.owner, field]
+        fields.append(field.results[0])
+    call = llvm.CallOp(name, block.args[0], block.args[1], *fields)
+    ops += [call, llvm.ReturnOp()]
+    block.add_ops(ops)
+    chunk_type = llvm.LLVMFunctionType([i64, i64, PTR], llvm.LLVMVoidType())
+    return llvm.FuncOp(
+        name + CHUNK_SUFFIX, chunk_type, linkage=llvm.LinkageAttr("internal"), body=Region(block)
+    )
+
+
+def _entry_alloca(call: llvm.CallOp, slots: int) -> SSAValue:
+    """`slots` 8-byte stack slots in the entry block of the function around `call`."""
+    function = call.parent_op()
+    while function is not None and not isinstance(function, llvm.FuncOp):
+        function = function.parent_op()
+    assert function is not None and function.body.blocks.first is not None
+    entry = function.body.blocks.first
+    one = constant(1)
+    slot = llvm.AllocaOp(one, llvm.LLVMArrayType(max(1, slots), i64), alignment=8)
+    first = entry.first_op
+    point = InsertPoint.before(first) if first is not None else InsertPoint.at_end(entry)
+    Rewriter.insert_op([one, slot], point)
+    return slot.res
+
+
+def _link_call(call: llvm.CallOp, target: str) -> list[Operation]:
+    """The struct stores and the runtime call replacing one call to a dispatch stub."""
+    lo, hi, *rest = call.operands
+    slot = _entry_alloca(call, len(rest))
+    ops: list[Operation] = []
+    for k, value in enumerate(rest):
+        field = llvm.GEPOp(slot, [k], i64)
+        # llvmlite types pointers: a slot is addressed as the type stored in it, and a
+        # pointer is stored as an integer.
+        if isinstance(value.type, llvm.LLVMPointerType):
+            as_int = llvm.PtrToIntOp(value, i64)
+            ops += [field, as_int, llvm.StoreOp(as_int, field)]
+        else:
+            address = llvm.GEPOp(field, [0], value.type)
+            ops += [field, address, llvm.StoreOp(value, address)]
+    chunk = llvm.AddressOfOp(target + CHUNK_SUFFIX, PTR)
+    ops += [chunk, llvm.CallOp(RUNTIME_ENTRY, chunk, lo, hi, slot)]
+    for new in ops:
+        new.location = call.location
+    return ops
+
+
+def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
+    """Turn calls to the dispatch stubs into `mlc_parallel_for` calls (module docstring)."""
+    if not dispatch:
+        return
+    stubs = {
+        op.sym_name.data: op
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data in dispatch
+    }
+    for name, stub in stubs.items():
+        target = name.removesuffix(DISPATCH_SUFFIX)
+        types = list(stub.function_type.inputs.data[2:])
+        chunk = _chunk_function(target, types)
+        chunk.location = stub.location
+        Rewriter.replace_op(stub, chunk)
+    calls = [
+        op
+        for op in module.walk()
+        if isinstance(op, llvm.CallOp)
+        and op.callee is not None
+        and op.callee.string_value() in dispatch
+    ]
+    for call in calls:
+        target = call.callee.string_value().removesuffix(DISPATCH_SUFFIX)
+        Rewriter.replace_op(call, _link_call(call, target), [])
+    runtime_type = llvm.LLVMFunctionType([PTR, i64, i64, PTR], llvm.LLVMVoidType())
+    declaration = llvm.FuncOp(RUNTIME_ENTRY, runtime_type, linkage=llvm.LinkageAttr("external"))
+    Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))

@@ -1,0 +1,148 @@
+"""
+The host model behind `linalg-tile`: what the CPU offers, and the tile sizes that fit it.
+
+Heuristics live here, apart from the rewrites (R13), so each choice is a pure function
+with its own tests, and a pass option can always pin it. The model is first-order, as
+BLIS's analytical one (Low et al., "Analytical modeling is enough for high-performance
+BLIS", 2016):
+
+- the vector width is the widest the host's features allow (AVX-512: 512 bits, AVX:
+  256, otherwise 128);
+- the register block is MR x NR accumulators with NR = 2 vectors: MR rows so that the
+  accumulators, two B vectors and a broadcast A value fill at most the vector register
+  file (32 registers with AVX-512, 16 otherwise), capped at 8 rows;
+- KC (the depth of one pass over the packed B micro-panel, KC x NR) keeps that panel in
+  half of L1, leaving the other half for A's rows and the C tile;
+- MC (rows per parallel task) keeps an MC x KC block of A in half of L2, and is a
+  multiple of MR.
+
+Cache sizes come from `/sys/devices/system/cpu/cpu0/cache/index*/size` (level 1 data,
+2 and 3), with defaults of 32 KiB / 512 KiB / 8 MiB where the system does not say.
+"""
+
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+THREADS_VARIABLE = "MLC_NUM_THREADS"
+DEFAULT_CACHES = {1: 32 * 1024, 2: 512 * 1024, 3: 8 * 1024 * 1024}
+CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
+
+# Work (in scalar operations) below which a parallel loop runs on the calling thread:
+# about 20 us of code, the cost of waking the thread pool and joining it.
+PARALLEL_THRESHOLD = 50_000
+
+
+@dataclass(frozen=True)
+class Host:
+    """What the tile model needs to know about a CPU."""
+
+    vector_bits: int = 256
+    vector_registers: int = 16
+    l1: int = DEFAULT_CACHES[1]
+    l2: int = DEFAULT_CACHES[2]
+    l3: int = DEFAULT_CACHES[3]
+
+
+@dataclass(frozen=True)
+class MatmulTiles:
+    """The blocking of `C += A @ B`: register block MR x NR, depth KC, rows per task MC."""
+
+    mr: int
+    nr: int
+    kc: int
+    mc: int
+    vector: int  # elements per vector register
+
+    def __post_init__(self) -> None:
+        if min(self.mr, self.nr, self.kc, self.mc, self.vector) < 1:
+            raise ValueError(f"tile sizes must be positive, got {self}")
+        if self.nr % self.vector:
+            raise ValueError(f"NR ({self.nr}) must be a multiple of the vector length")
+
+
+def parse_size(text: str) -> int | None:
+    """`32K` -> 32768, `1M` -> 1048576, `512` -> 512; None if unreadable."""
+    text = text.strip().upper()
+    scale = {"K": 1024, "M": 1024 * 1024}.get(text[-1:], 1)
+    digits = text[:-1] if text[-1:] in "KM" else text
+    return int(digits) * scale if digits.isdigit() else None
+
+
+def read_caches(root: Path = CACHE_DIR) -> dict[int, int]:
+    """Data/unified cache sizes by level, from sysfs, with defaults for the missing ones."""
+    caches = dict(DEFAULT_CACHES)
+    for index in sorted(root.glob("index*")):
+        try:
+            level = int((index / "level").read_text())
+            kind = (index / "type").read_text().strip()
+            size = parse_size((index / "size").read_text())
+        except (OSError, ValueError):
+            continue
+        if kind != "Instruction" and size is not None and level in caches:
+            caches[level] = size
+    return caches
+
+
+def vector_bits_for(features: set[str]) -> int:
+    """The widest vector the host can use, in bits, from LLVM feature names."""
+    if "avx512f" in features:
+        return 512
+    if "avx" in features:
+        return 256
+    return 128
+
+
+@cache
+def host() -> Host:
+    """The machine we run on (cached: it does not change while the process lives)."""
+    import llvmlite.binding as llvm  # the model itself needs no LLVM; only detection does
+
+    features = {name for name, on in llvm.get_host_cpu_features().items() if on}
+    caches = read_caches()
+    bits = vector_bits_for(features)
+    return Host(bits, 32 if bits == 512 else 16, caches[1], caches[2], caches[3])
+
+
+def matmul_tiles(element_bytes: int, machine: Host | None = None) -> MatmulTiles:
+    """The register and cache blocking of a matmul with elements of `element_bytes`."""
+    machine = machine or host()
+    vector = max(1, machine.vector_bits // (8 * element_bytes))
+    nr = 2 * vector
+    # MR rows x 2 accumulators, plus 2 B vectors and 1 broadcast A value.
+    mr = max(1, min(8, (machine.vector_registers - 3) // 2))
+    kc = max(16, (machine.l1 // 2) // (nr * element_bytes) // 16 * 16)
+    mc = max(mr, (machine.l2 // 2) // (kc * element_bytes) // mr * mr)
+    return MatmulTiles(mr, nr, kc, mc, vector)
+
+
+def vector_length(element_bytes: int, machine: Host | None = None) -> int:
+    """Elements of `element_bytes` in one of the host's vector registers."""
+    machine = machine or host()
+    return max(1, machine.vector_bits // (8 * element_bytes))
+
+
+def thread_count() -> int:
+    """
+    Threads a parallel loop may use: `MLC_NUM_THREADS` if set, else the usable cores.
+
+    Read on every call, so a change of the variable takes effect at the next loop.
+    """
+    text = os.environ.get(THREADS_VARIABLE, "").strip()
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"{THREADS_VARIABLE} must be a positive integer, got '{text}'")
+        return int(text)
+    return len(os.sched_getaffinity(0))
+
+
+def balanced_rows(m: int, tiles: MatmulTiles, threads: int) -> int:
+    """
+    Rows per parallel task for `m` rows: at most MC, a multiple of MR, in a number of
+    tasks that the threads share evenly (a task is the unit the runtime hands out).
+    """
+    tasks = -(-m // tiles.mc)
+    tasks = -(-tasks // threads) * threads
+    rows = -(-m // tasks)
+    return max(tiles.mr, -(-rows // tiles.mr) * tiles.mr)

@@ -1,0 +1,74 @@
+// RUN: mlc-opt %s --split-input-file -p convert-to-llvm | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p convert-to-llvm --print-debuginfo | filecheck %s --check-prefix=LOC
+
+// The outermost scf.parallel is outlined into @<f>_parallel0(lo, hi, lb, step,
+// captured...), which runs iterations [lo, hi) of dimension 0 and the other
+// dimensions as loops. The call site counts the iterations and, when the work is
+// large enough, stores the arguments in stack slots (allocated in the entry block) and
+// calls mlc_parallel_for with the chunk trampoline; otherwise it calls the body directly.
+
+// CHECK:       llvm.func @mlc_parallel_for(!llvm.ptr, i64, i64, !llvm.ptr)
+// CHECK-LABEL: llvm.func @scale
+// CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: f32)
+// CHECK-NEXT:    %[[ONE:.+]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[SLOTS:.+]] = llvm.alloca %[[ONE]] x !llvm.array<18 x i64>
+// CHECK:         llvm.cond_br %{{.*}}, ^[[PAR:.+]], ^[[SER:[a-z0-9]+]]
+// CHECK:       ^[[PAR]]:
+// CHECK:         llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
+// CHECK:         %[[CHUNK:.+]] = llvm.mlir.addressof @scale_parallel0_chunk : !llvm.ptr
+// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[CHUNK]], %{{.*}}, %{{.*}}, %[[SLOTS]])
+// CHECK:       ^[[SER]]:
+// CHECK:         llvm.call @scale_parallel0(
+// CHECK-NOT:     scf.parallel
+
+// CHECK-LABEL: llvm.func internal @scale_parallel0
+// CHECK:         llvm.fmul
+
+// CHECK-LABEL: llvm.func internal @scale_parallel0_chunk
+// CHECK-SAME:    (%[[LO:.+]]: i64, %[[HI:.+]]: i64, %[[CTX:.+]]: !llvm.ptr)
+// CHECK:         llvm.inttoptr
+// CHECK:         llvm.call @scale_parallel0(%[[LO]], %[[HI]],
+
+// LOC-LABEL:   llvm.func @scale
+// LOC:           llvm.call @mlc_parallel_for({{.*}} loc("loops.py":4:2)
+func.func @scale(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x?xf32>
+  %m = memref.dim %a, %c1 : memref<?x?xf32>
+  "scf.parallel"(%c0, %c0, %n, %m, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %x = memref.load %a[%i, %j] : memref<?x?xf32>
+    %y = arith.mulf %x, %s : f32
+    memref.store %y, %b[%i, %j] : memref<?x?xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> () loc("loops.py":4:2)
+  func.return
+}
+
+// -----
+
+// A parallel loop inside another runs as plain loops inside the outer one's body.
+
+// CHECK-LABEL: llvm.func @nested
+// CHECK:         llvm.call @mlc_parallel_for
+// CHECK-LABEL: llvm.func internal @nested_parallel0(
+// CHECK-NOT:     mlc_parallel_for
+// CHECK-LABEL: llvm.func internal @nested_parallel0_chunk
+func.func @nested(%a: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x?xf32>
+  %m = memref.dim %a, %c1 : memref<?x?xf32>
+  %z = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %m, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb1(%j: index):
+      memref.store %z, %a[%i, %j] : memref<?x?xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}

@@ -1,0 +1,149 @@
+// RUN: mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=2}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=2}' --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+
+// A float matmul on buffers: B is packed into NR-wide panels by one parallel loop,
+// then a parallel loop over blocks of MC rows runs KC-deep MR x NR micro-kernels whose
+// accumulators are vectors carried by the k loop; the packed buffer is freed after.
+
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x32xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x32xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           memref.load %[[B]]
+// CHECK:           memref.store {{.*}}, %[[P]]
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK:             vector.load %[[P]]
+// CHECK:             memref.load %[[A]]
+// CHECK:             vector.broadcast {{.*}} : f32 to vector<4xf32>
+// CHECK-COUNT-2:     vector.fma
+// CHECK:           vector.load %[[C]]
+// CHECK:           vector.store {{.*}}, %[[C]]
+// CHECK:         memref.dealloc %[[P]]
+
+// LOC-LABEL: func.func @matmul
+// LOC:         vector.fma {{.*}} loc("model.py":3:5)
+func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } loc("model.py":3:5)
+  func.return
+}
+
+// -----
+
+// N = 1 (a matrix-vector product): dot products along the rows of A in vector
+// registers, the vector operand read as a flat K-vector, reduced once per row.
+
+// CHECK-LABEL: func.func @matvec
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<?x?xf64>, %[[X:[a-zA-Z0-9_]+]]: memref<?x1xf64>, %[[Y:[a-zA-Z0-9_]+]]: memref<?x1xf64>)
+// CHECK:         %[[FLAT:.+]] = memref.collapse_shape %[[X]] {{\[}}[0 : i64, 1 : i64]] : memref<?x1xf64> into memref<?xf64>
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
+// CHECK:             vector.load %[[FLAT]]
+// CHECK:             vector.load %[[A]]
+// CHECK:             vector.fma
+// CHECK:           vector.reduction <add>
+// CHECK:           memref.store {{.*}}, %[[Y]]
+func.func @matvec(%a: memref<?x?xf64>, %x: memref<?x1xf64>, %y: memref<?x1xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %x : memref<?x?xf64>, memref<?x1xf64>) outs(%y : memref<?x1xf64>) {
+  ^bb0(%u: f64, %v: f64, %w: f64):
+    %p = arith.mulf %u, %v : f64
+    %s = arith.addf %w, %p : f64
+    linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
+// An elementwise generic with enough work is split into one block of rows per
+// thread: views of its operands, the same generic on them, in an scf.parallel.
+
+// CHECK-LABEL: func.func @elementwise
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<512x256xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<512x256xf32>)
+// CHECK:         "scf.parallel"
+// CHECK:           %[[XV:.+]] = memref.subview %[[X]][{{.*}}, 0] [{{.*}}, 256] [1, 1] : memref<512x256xf32> to memref<?x256xf32, strided<[256, 1], offset: ?>>
+// CHECK:           %[[YV:.+]] = memref.subview %[[Y]]
+// CHECK:           linalg.generic {{.*}} ins(%[[XV]] : {{.*}}) outs(%[[YV]] : {{.*}})
+// CHECK:             math.exp
+func.func @elementwise(%x: memref<512x256xf32>, %y: memref<512x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<512x256xf32>) outs(%y : memref<512x256xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  func.return
+}
+
+// -----
+
+// A loop of extent 1 is not split; the next parallel loop is, and an operand whose
+// map does not use it (a broadcast row) is shared whole.
+
+// CHECK-LABEL: func.func @skips_unit_loop
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x300x300xf32>, %[[R:[a-zA-Z0-9_]+]]: memref<300xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x300x300xf32>)
+// CHECK:         "scf.parallel"
+// CHECK:           %[[XV:.+]] = memref.subview %[[X]][0, {{.*}}, 0] [1, {{.*}}, 300] [1, 1, 1]
+// CHECK:           linalg.generic {{.*}} ins(%[[XV]], %[[R]] : {{.*}})
+func.func @skips_unit_loop(%x: memref<1x300x300xf32>, %r: memref<300xf32>, %y: memref<1x300x300xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %r : memref<1x300x300xf32>, memref<300xf32>) outs(%y : memref<1x300x300xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Left alone: too little work to split, a parallel loop that only appears inside a
+// compound index of an input (a window: blocks of it would need overlapping views),
+// and generics on tensors.
+
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     scf.parallel
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT:     scf.parallel
+func.func @left_alone(%x: memref<4x4xf32>, %w: memref<100002xf32>, %k: memref<3xf32>, %o: memref<100000xf32>, %t: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x4xf32>) outs(%x : memref<4x4xf32>) {
+  ^bb0(%u: f32, %v: f32):
+    linalg.yield %u : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0 + d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%w, %k : memref<100002xf32>, memref<3xf32>) outs(%o : memref<100000xf32>) {
+  ^bb0(%u: f32, %v: f32, %acc: f32):
+    %m = arith.mulf %u, %v : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%t : tensor<4x4xf32>) outs(%t : tensor<4x4xf32>) {
+  ^bb0(%u: f32, %v: f32):
+    linalg.yield %u : f32
+  } -> tensor<4x4xf32>
+  func.return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// Dynamic sizes: the blocks are sized at run time, and a view's unknown strides stay
+// unknown (`?`) in its layout.
+
+// CHECK-LABEL: func.func @dynamic_fill
+// CHECK-SAME:    (%[[C:[a-zA-Z0-9_]+]]: memref<?x?xf32>)
+// CHECK:         %[[N:.+]] = memref.dim %[[C]], %{{.+}} : memref<?x?xf32>
+// CHECK:         %[[BLOCK:.+]] = arith.ceildivsi %[[N]], %{{.+}} : index
+// CHECK:         "scf.parallel"
+// CHECK:           memref.subview %[[C]][{{.*}}, 0] [{{.*}}, {{.*}}] [1, 1] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 1], offset: ?>>
+func.func @dynamic_fill(%c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x?xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  func.return
+}

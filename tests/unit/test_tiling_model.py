@@ -1,0 +1,104 @@
+from pathlib import Path
+
+import pytest
+
+from mlc.tiling_model import (
+    Host,
+    MatmulTiles,
+    balanced_rows,
+    matmul_tiles,
+    parse_size,
+    read_caches,
+    thread_count,
+    vector_bits_for,
+    vector_length,
+)
+
+ZEN4 = Host(vector_bits=512, vector_registers=32, l1=32 * 1024, l2=1024 * 1024)
+AVX2 = Host(vector_bits=256, vector_registers=16, l1=32 * 1024, l2=512 * 1024)
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [("32K", 32768), ("1M", 1 << 20), ("512", 512), (" 48K\n", 49152), ("x", None)],
+)
+def test_parse_size(text: str, size: int | None):
+    assert parse_size(text) == size
+
+
+def test_read_caches_from_sysfs_layout(tmp_path: Path):
+    for index, (level, kind, size) in enumerate(
+        [
+            (1, "Data", "48K"),
+            (1, "Instruction", "32K"),
+            (2, "Unified", "2048K"),
+            (3, "Unified", "96M"),
+        ]
+    ):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        (folder / "level").write_text(f"{level}\n")
+        (folder / "type").write_text(f"{kind}\n")
+        (folder / "size").write_text(f"{size}\n")
+    assert read_caches(tmp_path) == {1: 48 * 1024, 2: 2 << 20, 3: 96 << 20}
+
+
+def test_read_caches_defaults_when_sysfs_is_silent(tmp_path: Path):
+    assert read_caches(tmp_path)[1] == 32 * 1024
+
+
+def test_vector_bits_for_features():
+    assert vector_bits_for({"avx512f", "avx2", "avx"}) == 512
+    assert vector_bits_for({"avx2", "avx"}) == 256
+    assert vector_bits_for({"sse4.2"}) == 128
+
+
+def test_register_block_fills_the_register_file():
+    zen4 = matmul_tiles(4, ZEN4)
+    assert (zen4.mr, zen4.nr, zen4.vector) == (8, 32, 16)
+    assert zen4.mr * zen4.nr // zen4.vector + 3 <= 32  # accumulators, B vectors, broadcast
+    avx2 = matmul_tiles(4, AVX2)
+    assert (avx2.mr, avx2.nr, avx2.vector) == (6, 16, 8)
+    assert matmul_tiles(8, AVX2).vector == 4
+
+
+def test_cache_blocks_fit_their_caches():
+    for host in (ZEN4, AVX2):
+        tiles = matmul_tiles(4, host)
+        assert tiles.kc * tiles.nr * 4 <= host.l1 // 2  # packed B micro-panel in L1
+        assert tiles.mc * tiles.kc * 4 <= host.l2 // 2  # A block in L2
+        assert tiles.mc % tiles.mr == 0
+
+
+def test_tiles_reject_bad_sizes():
+    with pytest.raises(ValueError, match="multiple of the vector length"):
+        MatmulTiles(4, 12, 64, 64, 8)
+    with pytest.raises(ValueError, match="positive"):
+        MatmulTiles(0, 16, 64, 64, 8)
+
+
+@pytest.mark.parametrize(("m", "threads"), [(1024, 2), (1000, 2), (7, 2), (1, 4), (4096, 3)])
+def test_balanced_rows_share_evenly(m: int, threads: int):
+    tiles = matmul_tiles(4, AVX2)
+    rows = balanced_rows(m, tiles, threads)
+    tasks = -(-m // rows)
+    assert rows % tiles.mr == 0 and rows <= max(tiles.mc, tiles.mr)
+    assert tasks % threads == 0 or tasks < threads or rows == tiles.mr
+
+
+def test_vector_length():
+    assert vector_length(4, ZEN4) == 16
+    assert vector_length(2, AVX2) == 16
+
+
+def test_thread_count_follows_the_environment(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MLC_NUM_THREADS", "3")
+    assert thread_count() == 3
+    monkeypatch.delenv("MLC_NUM_THREADS")
+    import os
+
+    assert thread_count() == len(os.sched_getaffinity(0))
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("MLC_NUM_THREADS", bad)
+        with pytest.raises(ValueError, match="MLC_NUM_THREADS must be a positive integer"):
+            thread_count()
