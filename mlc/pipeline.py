@@ -23,7 +23,7 @@ from mlc.registry import make_context, parse_pipeline
 
 STAGES: dict[str, str] = {
     "mlc": "shape-inference,canonicalize,cse,matmul-chain-reorder,licm,canonicalize,cse",
-    "linalg": "convert-ml-to-linalg",
+    "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise",
     "loops": "bufferize,convert-linalg-to-loops,lower-affine,canonicalize,cse",
     "llvm": "convert-to-llvm",
 }

@@ -58,6 +58,12 @@ def _simplify_graph() -> type[ModulePass]:
     return SimplifyGraphPass
 
 
+def _linalg_fuse_elementwise() -> type[ModulePass]:
+    from mlc.lowering.linalg_fuse_elementwise import LinalgFuseElementwisePass
+
+    return LinalgFuseElementwisePass
+
+
 def _convert_to_llvm() -> type[ModulePass]:
     from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 
@@ -72,6 +78,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _bufferize,
     "convert-to-llvm": _convert_to_llvm,
     "convert-ml-to-linalg": _convert_ml_to_linalg,
+    "linalg-fuse-elementwise": _linalg_fuse_elementwise,
 }
 
 
