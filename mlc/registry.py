@@ -19,7 +19,13 @@ def _ml_dialect() -> Dialect:
     return ML
 
 
-MLC_DIALECTS: dict[str, Callable[[], Dialect]] = {"ml": _ml_dialect}
+def _linalg_dialect() -> Dialect:
+    from mlc.dialects.linalg import linalg_dialect
+
+    return linalg_dialect()
+
+
+MLC_DIALECTS: dict[str, Callable[[], Dialect]] = {"ml": _ml_dialect, "linalg": _linalg_dialect}
 
 
 def _matmul_chain_reorder() -> type[ModulePass]:

@@ -237,6 +237,14 @@ class Use:
     seen: AffineMap
 
 
+def forward_dims(producer: GenericOp) -> None:
+    """Let `tensor.dim`s of the producer's result read its init, which has the same shape."""
+    init = producer.outputs[0]
+    for use in list(producer.res[0].uses):
+        if isinstance(use.operation, tensor.DimOp):
+            use.operation.operands = (init, use.operation.index)
+
+
 def fusable_uses(producer: GenericOp) -> tuple[list[Use], int]:
     """The uses of `producer` it can be fused into, and the number of all its uses."""
     uses: list[Use] = []
@@ -292,6 +300,7 @@ def fuse_elementwise_once(block: Block, declined: set[GenericOp]) -> bool:
     for op in block.ops:
         if not isinstance(op, GenericOp) or op in declined or not is_elementwise(op):
             continue
+        forward_dims(op)
         uses, total = fusable_uses(op)
         if not uses:
             continue
@@ -336,6 +345,7 @@ def epilogue_input(epilogue: GenericOp) -> int | None:
     for i, value in enumerate(epilogue.inputs):
         if not takes_epilogue(value.owner) or value.type != epilogue.res[0].type:
             continue
+        forward_dims(value.owner)  # pyright: ignore[reportArgumentType]
         reads = [u for u in value.uses if u.operation is epilogue]
         if len(reads) == value.uses.get_length() and all(maps[u.index] == maps[-1] for u in reads):
             return i
@@ -432,6 +442,9 @@ class LinalgFuseElementwisePass(ModulePass):
                 pass
             while fuse_epilogue_once(block):
                 pass
-        for empty in [e for e in op.walk() if isinstance(e, tensor.EmptyOp)]:
-            if not empty.tensor.uses:
-                Rewriter.erase_op(empty)  # the outputs of the generics fused away
+        # The outputs of the generics fused away, and the sizes that only they needed.
+        for dead in reversed(
+            [o for o in op.walk() if isinstance(o, tensor.EmptyOp | tensor.DimOp)]
+        ):
+            if not dead.results[0].uses:
+                Rewriter.erase_op(dead)
