@@ -45,7 +45,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects.builtin import AffineMapAttr, IndexType, IntegerAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    UnknownLoc,
+)
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -220,7 +227,8 @@ def replace_generic(
         [v.type for v in outs],
     )
     for op in new.walk():
-        op.location = old.location
+        if op is new or isinstance(op.location, UnknownLoc):
+            op.location = old.location  # cloned body ops keep their own
     Rewriter.replace_op(old, new)
     return new
 
