@@ -297,7 +297,8 @@ def decide(producer: GenericOp, uses: list[Use], total_uses: int) -> bool:
     )
     what = f"{total_uses} uses" if total_uses > 1 else "a broadcasting use"
     if recompute:
-        op_remark(producer, f"recomputed in {len(uses)} consumers ({what}, {flops} flops/element)")
+        where = "its consumer" if len(uses) == 1 else f"{len(uses)} consumers"
+        op_remark(producer, f"recomputed in {where} ({what}, {flops} flops/element)")
     else:
         op_remark(producer, f"materialised: {what}, recomputing ({flops} flops/element) costs more")
     return recompute
