@@ -20,7 +20,13 @@ def _ml_dialect() -> Dialect:
     return ML
 
 
-MLC_DIALECTS: dict[str, Callable[[], Dialect]] = {"ml": _ml_dialect}
+def _linalg_dialect() -> Dialect:
+    from mlc.dialects.linalg import linalg_dialect
+
+    return linalg_dialect()
+
+
+MLC_DIALECTS: dict[str, Callable[[], Dialect]] = {"ml": _ml_dialect, "linalg": _linalg_dialect}
 
 
 def _matmul_chain_reorder() -> type[ModulePass]:
@@ -65,6 +71,12 @@ def _canonicalize() -> type[ModulePass]:
     return CanonicalizePass
 
 
+def _linalg_fuse_elementwise() -> type[ModulePass]:
+    from mlc.lowering.linalg_fuse_elementwise import LinalgFuseElementwisePass
+
+    return LinalgFuseElementwisePass
+
+
 def _convert_to_llvm() -> type[ModulePass]:
     from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 
@@ -87,6 +99,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-to-llvm": _convert_to_llvm,
     "convert-ml-to-linalg": _convert_ml_to_linalg,
     "linalg-tile": _linalg_tile,
+    "linalg-fuse-elementwise": _linalg_fuse_elementwise,
 }
 
 

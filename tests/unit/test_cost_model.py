@@ -5,6 +5,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 
+from mlc import cost_model
 from mlc.cost_model import bytes_moved, flops, matmul_flops
 from mlc.dialects.ml import MLOp
 from mlc.registry import make_context
@@ -142,3 +143,33 @@ def test_polynomial_compares_where_every_size_agrees():
     assert (nkm + nm + nm) == matmul_cost("n", "k", "m") + Polynomial.product(2, "m", "n")
     assert str(nkm + elements_cost(5)) == "2*k*m*n + 5"
     assert matmul_cost(2, 3, 4).constant() == 48 and nkm.constant() is None
+
+
+# ---------------------------------------------------------------------------
+# Fusion: recompute or materialise
+# ---------------------------------------------------------------------------
+
+
+def test_single_plain_consumer_always_recomputes():
+    # Fusing saves the write and the read of the intermediate, whatever the body costs.
+    for body_flops in (0, 1, 10, 1000):
+        assert cost_model.recompute_is_cheaper(body_flops, 8, 4, [1], kept=False)
+
+
+def test_cheap_producer_with_two_consumers_recomputes():
+    assert cost_model.recompute_is_cheaper(1, 8, 4, [1, 1], kept=False)
+
+
+def test_expensive_producer_with_many_consumers_materialises():
+    assert not cost_model.recompute_is_cheaper(200, 4, 4, [1, 1, 1], kept=False)
+
+
+def test_broadcast_reads_multiply_the_work():
+    assert cost_model.recompute_is_cheaper(1, 4, 4, [2], kept=False)
+    assert not cost_model.recompute_is_cheaper(10, 4, 4, [64], kept=False)
+    assert not cost_model.recompute_is_cheaper(0, 4, 4, [None], kept=False)
+
+
+def test_kept_producer_is_read_rather_than_recomputed():
+    # Its result is stored anyway: recomputing only adds work.
+    assert not cost_model.recompute_is_cheaper(10, 4, 4, [1], kept=True)

@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter
@@ -229,6 +230,8 @@ def build_generic(
     with ImplicitBuilder(block):
         yielded = body(block.args)
         YieldOp(*([yielded] if isinstance(yielded, SSAValue) else yielded))
+    if REDUCTION in iterators:
+        allow_reassociation(block)
     generic = GenericOp(
         inputs,
         inits,
@@ -238,6 +241,24 @@ def build_generic(
         [v.type for v in inits],
     )
     return tuple(rewriter.insert(generic).res)
+
+
+# Float ops whose order a reduction may change: LLVM vectorises a float sum only if it
+# may reassociate it, and contracts `acc + a * b` into an FMA only if allowed to.
+REASSOCIABLE = (arith.AddfOp, arith.SubfOp, arith.MulfOp)
+REDUCTION_FASTMATH = arith.FastMathFlagsAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
+
+
+def allow_reassociation(body: Block) -> None:
+    """
+    Mark the float add, sub and mul ops of a reduction body `reassoc` and `contract`.
+
+    Only these two flags: results may round differently (as any vectorised or
+    parallel sum does), but NaN, infinities and signed zeros keep their meaning.
+    """
+    for op in body.ops:
+        if isinstance(op, REASSOCIABLE):
+            op.fastmath = REDUCTION_FASTMATH
 
 
 def fill(

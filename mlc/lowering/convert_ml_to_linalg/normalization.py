@@ -1,17 +1,27 @@
 """
-`ml.softmax`, `ml.layer_norm` and `ml.batch_norm` to a few generics each.
+`ml.softmax`, `ml.layer_norm` and `ml.batch_norm` to row kernels: at most two passes over `x`.
 
-Softmax along `axis` is numerically stable, in four generics (plus two fills):
+Softmax along `axis` is online (Milakov and Gimelshein): one reduction generic keeps
+the running max `m` and the sum `s` of `exp(x - m)`, rescaling the sum when the max
+grows, and a second, elementwise one normalises:
 
-    m = max(x, axis, keepdims)      e = exp(x - m)
-    s = sum(e, axis, keepdims)      y = e / s
+    pass 1, per element:  m' = max(m, x)
+                          e  = exp(min(m, x) - m')      (one exp: the smaller side)
+                          s' = x > m ? s * e + 1 : s + e
+    pass 2:               y  = exp(x - m) / s
 
-Layer norm over the dims `axis..rank-1` (N elements) takes three, using the biased
-variance as the mean of squared deviations (two passes over `x`, which is stabler
-than `E[x^2] - E[x]^2`):
+`e` is taken as 0 where `min - max` is NaN (both -inf: masked entries before the
+first finite one), so a row is NaN only if it is entirely -inf, as in numpy.
 
-    s1 = sum(x)                     s2 = sum((x - s1/N)^2)
-    y  = (x - s1/N) * rsqrt(s2/N + epsilon) * scale + bias
+Layer norm over the dims `axis..rank-1` (N elements) sums the data shifted by the
+row's first element `k` in one pass (sum and sum of squares of `x - k`: with `k` near
+the mean, the subtraction in the variance loses nothing even for large means), turns
+them into a mean and `rsqrt(var + epsilon)` per row (a generic over the rows, not a
+pass over the data), then normalises:
+
+    pass 1:     s1 = sum(x - k)            s2 = sum((x - k)^2)
+    per row:    mean = k + s1/N            rstd = rsqrt(max(s2/N - (s1/N)^2, 0) + epsilon)
+    pass 2:     y = (x - mean) * rstd * scale + bias
 
 `scale` and `bias` are read through numpy broadcasting maps against `x` (they align
 with its trailing dims, which are the normalised ones). Batch norm (inference form)
@@ -40,12 +50,13 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     build_generic,
     dim_value,
     empty_like_result,
+    fill,
     iterator_types,
     keep_location,
     scalar_constant,
     tensor_type,
 )
-from mlc.lowering.convert_ml_to_linalg.reduction import accumulate, element_count, reduced_map
+from mlc.lowering.convert_ml_to_linalg.reduction import element_count, reduced_dims, reduced_map
 
 
 def kept_type(x: SSAValue, axes: Sequence[int]) -> TensorType[Attribute]:
@@ -103,56 +114,78 @@ def normalize(
     return arith.AddfOp(arith.MulfOp(normalized, scale), bias).result
 
 
+def rows_filled(
+    rewriter: PatternRewriter, x: SSAValue, axes: Sequence[int], identities: Sequence[float]
+) -> list[SSAValue]:
+    """One keepdims tensor per identity, reduced over `axes`, filled with it."""
+    kept = kept_type(x, axes)
+    dims = reduced_dims(rewriter, x, axes, True, kept)
+    return [fill(rewriter, kept, dims, identity) for identity in identities]
+
+
+def online_softmax_step(x: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
+    """The new running max and sum after element `x` (see the module docstring)."""
+    new_max = arith.MaximumfOp(m, x).result
+    gap = arith.SubfOp(arith.MinimumfOp(m, x), new_max).result
+    ordered = arith.CmpfOp(gap, gap, "ord").result
+    scale = arith.SelectOp(ordered, math.ExpOp(gap), scalar_constant(0, x.type)).result
+    one = scalar_constant(1, x.type)
+    grown = arith.AddfOp(arith.MulfOp(s, scale), one).result
+    kept = arith.AddfOp(s, scale).result
+    new_sum = arith.SelectOp(arith.CmpfOp(x, m, "ogt"), grown, kept).result
+    return [new_max, new_sum]
+
+
 class LowerSoftmax(RewritePattern):
-    """`ml.softmax` to max, exp, sum and divide generics."""
+    """`ml.softmax` to an online max-and-sum reduction and a normalising generic."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.SoftmaxOp, rewriter: PatternRewriter, /) -> None:
         x = op.x
         rank = tensor_type(x).get_num_dims()
         axes = [shapes.normalize_axis(op.axis.value.data, rank)]
-        kept = kept_type(x, axes)
         identity, kept_map = AffineMap.identity(rank), reduced_map(rank, axes, True)
         with keep_location(rewriter, op):
-            m = accumulate(
+            inits = rows_filled(rewriter, x, axes, [float("-inf"), 0])
+            m, s = build_generic(
                 rewriter,
-                x,
-                axes,
-                True,
-                kept,
-                float("-inf"),
-                ([x], [identity]),
-                lambda args: arith.MaximumfOp(args[0], args[1]).result,
-            )
-            e = map_over_x(
-                rewriter,
-                x,
-                x.type,
-                ([x, m], [identity, kept_map]),
-                lambda args: math.ExpOp(arith.SubfOp(args[0], args[1])).result,
-            )
-            s = accumulate(
-                rewriter,
-                e,
-                axes,
-                True,
-                kept,
-                0,
-                ([e], [identity]),
-                lambda args: arith.AddfOp(args[0], args[1]).result,
+                [x],
+                inits,
+                [identity, kept_map, kept_map],
+                iterator_types(rank, axes),
+                lambda args: online_softmax_step(*args),
             )
             y = map_over_x(
                 rewriter,
                 x,
                 op.result.type,
-                ([e, s], [identity, kept_map]),
-                lambda args: arith.DivfOp(args[0], args[1]).result,
+                ([x, m, s], [identity, kept_map, kept_map]),
+                lambda args: (
+                    arith.DivfOp(math.ExpOp(arith.SubfOp(args[0], args[1])), args[2]).result
+                ),
             )
         rewriter.replace(op, (), (y,))
 
 
+def shifted_sums(x: SSAValue, k: SSAValue, s1: SSAValue, s2: SSAValue) -> list[SSAValue]:
+    """One step of the sums of `x - k` and of its square."""
+    t = arith.SubfOp(x, k).result
+    return [arith.AddfOp(s1, t).result, arith.AddfOp(s2, arith.MulfOp(t, t)).result]
+
+
+def row_statistics(args: Sequence[SSAValue], epsilon: float) -> list[SSAValue]:
+    """The mean and `rsqrt(var + epsilon)` of a row from its shifted sums."""
+    k, s1, s2, n = args[:4]
+    mean_shift = arith.DivfOp(s1, n).result
+    mean = arith.AddfOp(k, mean_shift).result
+    square = arith.SubfOp(arith.DivfOp(s2, n), arith.MulfOp(mean_shift, mean_shift)).result
+    var = arith.MaximumfOp(square, scalar_constant(0, k.type)).result  # rounding can dip below 0
+    rstd = math.RsqrtOp(arith.AddfOp(var, scalar_constant(epsilon, k.type))).result
+    return [mean, rstd]
+
+
 class LowerLayerNorm(RewritePattern):
-    """`ml.layer_norm` to sum, squared-deviation sum and normalise generics."""
+    """`ml.layer_norm` to a shifted-sums reduction, per-row statistics and a normalising generic."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.LayerNormOp, rewriter: PatternRewriter, /) -> None:
@@ -160,31 +193,28 @@ class LowerLayerNorm(RewritePattern):
         x_type = tensor_type(x)
         rank = x_type.get_num_dims()
         axes = list(range(shapes.normalize_axis(op.axis.value.data, rank), rank))
-        kept = kept_type(x, axes)
         identity, kept_map = AffineMap.identity(rank), reduced_map(rank, axes, True)
-        scalar_map = AffineMap(rank, 0, ())
+        kept = kept_type(x, axes)
         epsilon = decimal_epsilon(op.epsilon)
         with keep_location(rewriter, op):
             n = element_count(rewriter, x, axes, x_type.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-            s1 = accumulate(
+            s1, s2 = build_generic(
                 rewriter,
-                x,
-                axes,
-                True,
-                kept,
-                0,
-                ([x], [identity]),
-                lambda args: arith.AddfOp(args[0], args[1]).result,
+                [x, x],
+                rows_filled(rewriter, x, axes, [0, 0]),
+                [identity, kept_map, kept_map, kept_map],
+                iterator_types(rank, axes),
+                lambda args: shifted_sums(*args),
             )
-            s2 = accumulate(
+            dims = reduced_dims(rewriter, x, axes, True, kept)
+            # Over the rows (the kept shape); `x` is read at each row's first element.
+            mean, rstd = build_generic(
                 rewriter,
-                x,
-                axes,
-                True,
-                kept,
-                0,
-                ([x, s1, n], [identity, kept_map, scalar_map]),
-                lambda args: squared_deviation(*args),
+                [x, s1, s2, n],
+                [empty_like_result(rewriter, kept, dims) for _ in range(2)],
+                [kept_map, identity, identity, AffineMap(rank, 0, ()), identity, identity],
+                iterator_types(rank),
+                lambda args: row_statistics(args, epsilon),
             )
             params = [op.scale, op.bias]
             param_maps = [
@@ -194,23 +224,17 @@ class LowerLayerNorm(RewritePattern):
                 rewriter,
                 x,
                 op.result.type,
-                ([x, s1, s2, n, *params], [identity, kept_map, kept_map, scalar_map, *param_maps]),
-                lambda args: layer_norm_body(args, epsilon),
+                ([x, mean, rstd, *params], [identity, kept_map, kept_map, *param_maps]),
+                lambda args: normalized(*args[:5]),
             )
         rewriter.replace(op, (), (y,))
 
 
-def squared_deviation(x: SSAValue, total: SSAValue, n: SSAValue, acc: SSAValue) -> SSAValue:
-    """`acc + (x - total / n)^2`: one step of the variance's sum."""
-    deviation = arith.SubfOp(x, arith.DivfOp(total, n))
-    return arith.AddfOp(acc, arith.MulfOp(deviation, deviation)).result
-
-
-def layer_norm_body(args: Sequence[SSAValue], epsilon: float) -> SSAValue:
-    x, s1, s2, n, scale, bias = args[:6]
-    mean = arith.DivfOp(s1, n).result
-    var = arith.DivfOp(s2, n).result
-    return normalize(x, mean, var, (scale, bias), epsilon)
+def normalized(
+    x: SSAValue, mean: SSAValue, rstd: SSAValue, scale: SSAValue, bias: SSAValue
+) -> SSAValue:
+    centred = arith.SubfOp(x, mean).result
+    return arith.AddfOp(arith.MulfOp(arith.MulfOp(centred, rstd), scale), bias).result
 
 
 class LowerBatchNorm(RewritePattern):

@@ -1,5 +1,8 @@
 """
-`arith` -> `llvm`: one llvm op (or intrinsic call) per arith op, flags dropped.
+`arith` -> `llvm`: one llvm op (or intrinsic call) per arith op.
+
+`addf`/`subf`/`mulf`/`divf` keep their fast-math flags (reductions carry `reassoc` and
+`contract`, so LLVM vectorises them); the flags of other ops are dropped.
 
 Semantics worth knowing: `fptosi`/`fptoui` become `llvm.fpto[su]i.sat` intrinsics (xDSL's
 `llvm` dialect has no plain `fptosi`; the saturating form agrees wherever the plain one is
@@ -157,7 +160,12 @@ class ConvertBinary(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if (make := BINARY_OPS.get(type(op))) is not None:
-            replace(rewriter, op, [make(op.operands[0], op.operands[1])])
+            new = make(op.operands[0], op.operands[1])
+            if isinstance(new, llvm.AbstractFloatArithOp) and isinstance(
+                flags := op.properties.get("fastmath"), arith.FastMathFlagsAttr
+            ):
+                new.fastmathFlags = llvm.FastMathAttr(flags.data)  # reductions: reassoc
+            replace(rewriter, op, [new])
         elif (name := INTRINSIC_BINARY_OPS.get(type(op))) is not None:
             type_ = _converted(op.results[0].type)
             name = f"{name}.{type_suffix(type_)}"

@@ -1,6 +1,10 @@
 """
 `math` -> `llvm`: LLVM intrinsics where LLVM has one, inline code or libm otherwise.
 
+`math.exp` on f32 (and f16, through f32) is inline (Cephes' expf, within 2 ulp):
+LLVM has no vector form of `llvm.exp` without a vector math library, so softmax,
+sigmoid and gelu loops would stay scalar around libm calls. f64 keeps `llvm.exp`.
+
 Intrinsics (`llvm.exp.f32`, `llvm.tanh.f64`, ...) let LLVM constant-fold and, where it
 has a vector form, vectorise. `math.erf` has no intrinsic: f32 (and f16, through f32)
 gets an inline approximation, so loops over it stay vectorisable; f64 calls libm's `erf`
@@ -18,6 +22,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     f32,
     i1,
+    i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -96,6 +101,47 @@ def _horner(b: Builder, x: SSAValue, coefficients: tuple[float, ...], type_: Att
     return acc
 
 
+# exp on f32 (Cephes' expf): exp(x) = 2^n * e^r, n = round(x / ln 2), |r| <= ln 2 / 2,
+# ln 2 split in two so that r is exact; e^r = 1 + r + r^2 P(r), within 2 ulp.
+_LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4
+_EXP_P = (5.0000001201e-1, 1.6666665459e-1, 4.1665795894e-2, 8.3334519073e-3, 1.3981999507e-3)
+_EXP_P6 = 1.9875691500e-4
+# Beyond these, exp overflows to inf or underflows to 0 (through the subnormals).
+_EXP_MAX, _EXP_MIN = 89.0, -104.0
+
+
+def _power_of_two(b: Builder, exponent: SSAValue) -> SSAValue:
+    """2^exponent as an f32, for an i32 exponent in the normal range [-126, 127]."""
+    biased = b.emit(llvm.AddOp(exponent, b.emit(llvm.ConstantOp(IntegerAttr(127, i32), i32))))
+    bits = b.emit(llvm.ShlOp(biased, b.emit(llvm.ConstantOp(IntegerAttr(23, i32), i32))))
+    return b.emit(llvm.BitcastOp(bits, f32))
+
+
+def exp_f32(b: Builder, x: SSAValue) -> SSAValue:
+    """
+    Inline branch-free exp for f32, so loops over it vectorise (libm's expf does not).
+
+    NaN propagates through the clamp (`llvm.minimum`/`maximum`); 2^n is applied as
+    two factors 2^(n/2) 2^(n - n/2), so results in the subnormal range and overflow
+    to inf come out right without a branch.
+    """
+    x = b.intrinsic("llvm.minimum.f32", [x, _float(b, _EXP_MAX, f32)], f32)
+    x = b.intrinsic("llvm.maximum.f32", [x, _float(b, _EXP_MIN, f32)], f32)
+    n = b.intrinsic(
+        "llvm.roundeven.f32", [b.emit(llvm.FMulOp(x, _float(b, 1.4426950409, f32)))], f32
+    )
+    r = b.intrinsic("llvm.fma.f32", [n, _float(b, -_LN2_HI, f32), x], f32)
+    r = b.intrinsic("llvm.fma.f32", [n, _float(b, -_LN2_LO, f32), r], f32)
+    poly = _horner(b, r, (*_EXP_P, _EXP_P6), f32)
+    r2 = b.emit(llvm.FMulOp(r, r))
+    e_r = b.emit(llvm.FAddOp(b.intrinsic("llvm.fma.f32", [r2, poly, r], f32), _float(b, 1.0, f32)))
+    k = b.intrinsic("llvm.fptosi.sat.i32.f32", [n], i32)
+    half = b.emit(llvm.AShrOp(k, b.emit(llvm.ConstantOp(IntegerAttr(1, i32), i32))))
+    rest = b.emit(llvm.SubOp(k, half))
+    scaled = b.emit(llvm.FMulOp(e_r, _power_of_two(b, half)))
+    return b.emit(llvm.FMulOp(scaled, _power_of_two(b, rest)))
+
+
 def erf_f32(b: Builder, x: SSAValue) -> SSAValue:
     """Inline branch-free erf for f32 (A&S 7.1.26, Maclaurin series near zero)."""
     ax = b.intrinsic("llvm.fabs.f32", [x], f32)
@@ -104,7 +150,7 @@ def erf_f32(b: Builder, x: SSAValue) -> SSAValue:
     t = b.emit(llvm.FDivOp(_float(b, 1.0, f32), denominator))
     poly = b.emit(llvm.FMulOp(t, _horner(b, t, _AS_A, f32)))
     x2 = b.emit(llvm.FMulOp(x, x))
-    gauss = b.intrinsic("llvm.exp.f32", [b.emit(llvm.FNegOp(x2))], f32)
+    gauss = exp_f32(b, b.emit(llvm.FNegOp(x2)))
     tail = b.emit(llvm.FSubOp(_float(b, 1.0, f32), b.emit(llvm.FMulOp(poly, gauss))))
     tail = b.intrinsic("llvm.copysign.f32", [tail, x], f32)
     series = b.emit(llvm.FMulOp(x, _horner(b, x2, _TAYLOR, f32)))
@@ -130,6 +176,8 @@ class ConvertMath(RewritePattern):
     def _intrinsic(self, b: Builder, op: Operation, type_: Attribute) -> bool:
         """One overloaded LLVM intrinsic call for the op, or False if it has none."""
         args = list(op.operands)
+        if isinstance(op, math.ExpOp) and isinstance(type_, Float32Type | Float16Type):
+            return False  # inline, see `exp_f32`
         if (name := UNARY_INTRINSICS.get(type(op))) is not None:
             if isinstance(op, math.AbsIOp):
                 args.append(b.emit(llvm.ConstantOp(IntegerAttr(0, i1), i1)))  # no poison
@@ -153,6 +201,12 @@ class ConvertMath(RewritePattern):
             b.emit(llvm.FDivOp(_float(b, 1.0, type_), root))
         elif (names := LIBM_FUNCTIONS.get(type(op))) is not None:
             self._libm(b, names, list(op.operands), type_)
+        elif isinstance(op, math.ExpOp):
+            if isinstance(type_, Float16Type):
+                wide = exp_f32(b, b.emit(llvm.FPExtOp(op.operand, f32)))
+                b.emit(llvm.FPTruncOp(wide, type_))
+            else:
+                exp_f32(b, op.operand)
         elif isinstance(op, math.ErfOp):
             if isinstance(type_, Float64Type):
                 self._libm(b, ("erff", "erf"), [op.operand], type_)

@@ -21,8 +21,8 @@
 // CHECK:         %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, ((d2 * 2) + d4), ((d6 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
 // CHECK-SAME:      ins(%[[P]], %[[W]] : tensor<1x3x11x10xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<1x4x5x4xf32>)
 // CHECK-NEXT:    ^bb0(%[[XV:.+]]: f32, %[[WV:.+]]: f32, %[[ACC:.+]]: f32):
-// CHECK-NEXT:      %[[M:.+]] = arith.mulf %[[XV]], %[[WV]] : f32
-// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[M]] : f32
+// CHECK-NEXT:      %[[M:.+]] = arith.mulf %[[XV]], %[[WV]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[M]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:      linalg.yield %[[S]] : f32
 // CHECK:         func.return %[[R]]
 

@@ -15,8 +15,8 @@
 // CHECK:         %[[C:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
 // CHECK-SAME:      ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x16xf32>) outs(%[[Z]] : tensor<4x16xf32>)
 // CHECK-NEXT:    ^bb0(%[[X:.+]]: f32, %[[Y:.+]]: f32, %[[ACC:.+]]: f32):
-// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[X]], %[[Y]] : f32
-// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[X]], %[[Y]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[P]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:      linalg.yield %[[S]] : f32
 // CHECK:         func.return %[[C]]
 

@@ -2,23 +2,32 @@
 // RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
 
-// Softmax is stable: max-reduce (keepdims), exp(x - max), sum-reduce, divide.
+// Softmax is an online row kernel: one reduction keeps the running max and the
+// rescaled sum (one exp per element, zero where both sides are -inf), then one
+// elementwise pass normalises. Two passes over x in all.
 
 // CHECK-LABEL: func.func @softmax_dynamic
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<2x?x16xf64>)
 // CHECK:           arith.constant 0xfff0000000000000 : f64
-// CHECK:         %[[M:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<2x?x16xf64>)
-// CHECK:           arith.maximumf
+// CHECK:         %[[M:[a-zA-Z0-9_]+]], %[[S:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<2x?x16xf64>)
+// CHECK-NEXT:    ^bb0(%[[XX:.+]]: f64, %[[MM:.+]]: f64, %[[SS:.+]]: f64):
+// CHECK-NEXT:      %[[NEWM:.+]] = arith.maximumf %[[MM]], %[[XX]] : f64
+// CHECK-NEXT:      %[[LOW:.+]] = arith.minimumf %[[MM]], %[[XX]] : f64
+// CHECK-NEXT:      %[[GAP:.+]] = arith.subf %[[LOW]], %[[NEWM]] fastmath<reassoc,contract> : f64
+// CHECK-NEXT:      %[[ORD:.+]] = arith.cmpf ord, %[[GAP]], %[[GAP]] : f64
+// CHECK-NEXT:      %[[EXP:.+]] = math.exp %[[GAP]] : f64
+// CHECK:           %[[E:.+]] = arith.select %[[ORD]], %[[EXP]], %{{.+}} : f64
+// CHECK:           %[[GROWN:.+]] = arith.addf %{{.+}}, %{{.+}} fastmath<reassoc,contract> : f64
+// CHECK-NEXT:      %[[KEPT:.+]] = arith.addf %[[SS]], %[[E]] fastmath<reassoc,contract> : f64
+// CHECK-NEXT:      %[[GT:.+]] = arith.cmpf ogt, %[[XX]], %[[MM]] : f64
+// CHECK-NEXT:      %[[NEWS:.+]] = arith.select %[[GT]], %[[GROWN]], %[[KEPT]] : f64
+// CHECK-NEXT:      linalg.yield %[[NEWM]], %[[NEWS]] : f64, f64
 // CHECK:         %[[D:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<2x?x16xf64>
-// CHECK-NEXT:    %[[E1:.+]] = tensor.empty(%[[D]]) : tensor<2x?x16xf64>
-// CHECK-NEXT:    %[[EXP:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[M]] : {{.*}}) outs(%[[E1]] : tensor<2x?x16xf64>)
+// CHECK-NEXT:    %[[E2:.+]] = tensor.empty(%[[D]]) : tensor<2x?x16xf64>
+// CHECK-NEXT:    %[[Y:.+]] = linalg.generic {{.*}} ins(%[[X]], %[[M]], %[[S]] : {{.*}}) outs(%[[E2]] : tensor<2x?x16xf64>)
 // CHECK:           arith.subf
 // CHECK-NEXT:      math.exp
-// CHECK:         %[[S:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[EXP]] : tensor<2x?x16xf64>)
-// CHECK:           arith.addf
-// CHECK:         %[[E2:.+]] = tensor.empty(%[[D]]) : tensor<2x?x16xf64>
-// CHECK-NEXT:    %[[Y:.+]] = linalg.generic {{.*}} ins(%[[EXP]], %[[S]] : {{.*}}) outs(%[[E2]] : tensor<2x?x16xf64>)
-// CHECK:           arith.divf
+// CHECK-NEXT:      arith.divf
 // CHECK:         func.return %[[Y]]
 
 // LOC-LABEL:   func.func @softmax_dynamic
@@ -32,24 +41,28 @@ func.func @softmax_dynamic(%x: tensor<2x?x16xf64>) -> tensor<2x?x16xf64> {
 
 // -----
 
-// Layer norm over the last dim: sum, sum of squared deviations from the mean, then
-// the normalisation; scale and bias broadcast against x's trailing dims, the count
-// (16) is a scalar operand, and epsilon keeps the digits the user wrote.
+// Layer norm over the last dim: one pass sums x - k and (x - k)^2, k the row's first
+// element (read through the keepdims map); a generic over the rows makes the mean and
+// rsqrt(var + epsilon); a second pass normalises. Scale and bias broadcast against
+// x's trailing dims, the count (16) is a scalar operand, and epsilon keeps the digits
+// the user wrote.
 
 // CHECK-LABEL: func.func @layer_norm
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<2x8x16xf32>, %[[G:[a-zA-Z0-9_]+]]: tensor<16xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<1xf32>)
 // CHECK:         %[[N:.+]] = arith.constant 1.600000e+01 : f32
-// CHECK:         %[[S1:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] : tensor<2x8x16xf32>)
-// CHECK:         %[[S2:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[S1]], %[[N]] : tensor<2x8x16xf32>, tensor<2x8x1xf32>, f32)
-// CHECK-NEXT:    ^bb0(%[[XX:.+]]: f32, %[[T:.+]]: f32, %[[NN:.+]]: f32, %[[ACC:.+]]: f32):
-// CHECK-NEXT:      %[[MEAN:.+]] = arith.divf %[[T]], %[[NN]] : f32
-// CHECK-NEXT:      %[[DEV:.+]] = arith.subf %[[XX]], %[[MEAN]] : f32
-// CHECK-NEXT:      %[[SQ:.+]] = arith.mulf %[[DEV]], %[[DEV]] : f32
-// CHECK-NEXT:      arith.addf %[[ACC]], %[[SQ]] : f32
-// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
-// CHECK-SAME:      ins(%[[X]], %[[S1]], %[[S2]], %[[N]], %[[G]], %[[B]] :
+// CHECK:         %[[S1:[a-zA-Z0-9_]+]], %[[S2:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[X]] : tensor<2x8x16xf32>, tensor<2x8x16xf32>)
+// CHECK-NEXT:    ^bb0(%[[XX:.+]]: f32, %[[K:.+]]: f32, %[[A1:.+]]: f32, %[[A2:.+]]: f32):
+// CHECK-NEXT:      %[[T:.+]] = arith.subf %[[XX]], %[[K]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[N1:.+]] = arith.addf %[[A1]], %[[T]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[SQ:.+]] = arith.mulf %[[T]], %[[T]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[N2:.+]] = arith.addf %[[A2]], %[[SQ]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      linalg.yield %[[N1]], %[[N2]] : f32, f32
+// CHECK:         %[[MEAN:[a-zA-Z0-9_]+]], %[[RSTD:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> ()>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[S1]], %[[S2]], %[[N]] : tensor<2x8x16xf32>, tensor<2x8x1xf32>, tensor<2x8x1xf32>, f32)
+// CHECK:           arith.maximumf
 // CHECK:           arith.constant 1.000000e-05 : f32
 // CHECK:           math.rsqrt
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME:      ins(%[[X]], %[[MEAN]], %[[RSTD]], %[[G]], %[[B]] :
 func.func @layer_norm(%x: tensor<2x8x16xf32>, %g: tensor<16xf32>, %b: tensor<1xf32>) -> tensor<2x8x16xf32> {
   %0 = ml.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x8x16xf32>, tensor<16xf32>, tensor<1xf32>) -> tensor<2x8x16xf32>
   func.return %0 : tensor<2x8x16xf32>
@@ -65,8 +78,8 @@ func.func @layer_norm(%x: tensor<2x8x16xf32>, %g: tensor<16xf32>, %b: tensor<1xf
 // CHECK:         arith.muli
 // CHECK:         arith.sitofp %{{.+}} : i64 to f64
 // CHECK:         iterator_types = ["parallel", "reduction", "reduction"]
-// CHECK:         affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK:           arith.constant 1.000000e-05 : f64
+// CHECK:         affine_map<(d0, d1, d2) -> (d1, d2)>
 func.func @layer_norm_f64_two_dims(%x: tensor<2x?x16xf64>, %g: tensor<?x16xf64>, %b: tensor<16xf64>) -> tensor<2x?x16xf64> {
   %0 = ml.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<2x?x16xf64>, tensor<?x16xf64>, tensor<16xf64>) -> tensor<2x?x16xf64>
   func.return %0 : tensor<2x?x16xf64>

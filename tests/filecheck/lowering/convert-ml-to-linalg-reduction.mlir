@@ -13,7 +13,7 @@
 // CHECK:         %[[S:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
 // CHECK-SAME:      ins(%[[X]] : tensor<4x8xf32>) outs(%[[Z]] : tensor<4xf32>)
 // CHECK-NEXT:    ^bb0(%[[IN:.+]]: f32, %[[ACC:.+]]: f32):
-// CHECK-NEXT:      %[[R:.+]] = arith.addf %[[IN]], %[[ACC]] : f32
+// CHECK-NEXT:      %[[R:.+]] = arith.addf %[[IN]], %[[ACC]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:      linalg.yield %[[R]] : f32
 // CHECK:         func.return %[[S]]
 

@@ -4,7 +4,7 @@
 // math ops with an LLVM intrinsic become calls of the type-suffixed intrinsic.
 
 // CHECK-LABEL: llvm.func @intrinsics(%x: f32, %y: f32) -> f32
-// CHECK-NEXT:    %[[E:.*]] = llvm.call_intrinsic "llvm.exp.f32"(%x) : (f32) -> f32
+// CHECK-NEXT:    %[[E:.*]] = llvm.call_intrinsic "llvm.exp2.f32"(%x) : (f32) -> f32
 // CHECK-NEXT:    %[[T:.*]] = llvm.call_intrinsic "llvm.tanh.f32"(%[[E]]) : (f32) -> f32
 // CHECK-NEXT:    %[[L:.*]] = llvm.call_intrinsic "llvm.log.f32"(%[[T]]) : (f32) -> f32
 // CHECK-NEXT:    %[[P:.*]] = llvm.call_intrinsic "llvm.pow.f32"(%[[L]], %y) : (f32, f32) -> f32
@@ -13,7 +13,7 @@
 // CHECK-NEXT:    %[[M:.*]] = llvm.call_intrinsic "llvm.maximum.f32"(%[[A]], %x) : (f32, f32) -> f32
 // CHECK-NEXT:    llvm.return %[[M]] : f32
 func.func @intrinsics(%x: f32, %y: f32) -> f32 {
-  %0 = math.exp %x : f32
+  %0 = math.exp2 %x : f32
   %1 = math.tanh %0 : f32
   %2 = math.log %1 : f32
   %3 = math.powf %2, %y : f32
@@ -44,7 +44,8 @@ func.func @rsqrt(%x: f64) -> f64 {
 // CHECK:       llvm.func @erf(f64) -> f64
 // CHECK-LABEL: llvm.func @erf32(%x: f32) -> f32
 // CHECK-NOT:     llvm.call @
-// CHECK:         llvm.call_intrinsic "llvm.exp.f32"
+// CHECK-NOT:     "llvm.exp.f32"
+// CHECK:         llvm.call_intrinsic "llvm.roundeven.f32"
 // CHECK:         llvm.select
 // CHECK-NEXT:    llvm.return
 // CHECK-LABEL: llvm.func @erf64(%{{.*}}: f64) -> f64
@@ -79,4 +80,37 @@ func.func @casts(%x: f32, %b: i1, %n: i64) -> (i32, f32, f64, i32, i1) {
   %3 = arith.bitcast %x : f32 to i32
   %4 = arith.cmpf uno, %x, %x : f32
   func.return %0, %1, %2, %3, %4 : i32, f32, f64, i32, i1
+}
+
+// -----
+
+// exp on f32 is inline too (Cephes' expf): clamp, n = roundeven(x log2 e), the
+// reduced argument with ln 2 in two parts, a polynomial, and 2^n as two exponent
+// bit patterns. f16 goes through it in f32; f64 keeps the intrinsic.
+
+// CHECK-LABEL: llvm.func @exp32(%x: f32) -> f32
+// CHECK-NOT:     llvm.call @
+// CHECK:         llvm.call_intrinsic "llvm.minimum.f32"(%x, %{{.*}})
+// CHECK:         llvm.call_intrinsic "llvm.roundeven.f32"
+// CHECK:         llvm.call_intrinsic "llvm.fptosi.sat.i32.f32"
+// CHECK:         llvm.shl
+// CHECK:         llvm.bitcast %{{.*}} : i32 to f32
+// CHECK:         llvm.return
+// CHECK-LABEL: llvm.func @exp16(%{{.*}}: f16) -> f16
+// CHECK-NEXT:    llvm.fpext %{{.*}} : f16 to f32
+// CHECK:         llvm.fptrunc %{{.*}} : f32 to f16
+// CHECK-LABEL: llvm.func @exp64(%{{.*}}: f64) -> f64
+// CHECK-NEXT:    %[[E:.*]] = llvm.call_intrinsic "llvm.exp.f64"(%{{.*}}) : (f64) -> f64
+// CHECK-NEXT:    llvm.return %[[E]] : f64
+func.func @exp32(%x: f32) -> f32 {
+  %0 = math.exp %x : f32
+  func.return %0 : f32
+}
+func.func @exp16(%x: f16) -> f16 {
+  %0 = math.exp %x : f16
+  func.return %0 : f16
+}
+func.func @exp64(%x: f64) -> f64 {
+  %0 = math.exp %x : f64
+  func.return %0 : f64
 }

@@ -7,6 +7,7 @@ numbers the generics compute (run by xDSL's interpreter, compared with numpy).
 # ruff: noqa: E501
 
 from collections.abc import Sequence
+from itertools import product
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 from xdsl.interpreters import arith as interp_arith
 from xdsl.interpreters import builtin as interp_builtin
@@ -155,6 +157,34 @@ class MissingScalarOps(InterpreterFunctions):
         return (1 / np.sqrt(args[0]),)
 
 
+@register_impls
+class MultiResultGeneric(InterpreterFunctions):
+    """
+    `linalg.generic` on tensors with any number of results.
+
+    xDSL's interpreter stores every yielded value into the first output, which breaks
+    the two-result row kernels (softmax's max and sum, layer norm's two sums).
+    """
+
+    @impl(GenericOp)
+    def run_generic(self, interpreter: Interpreter, op: GenericOp, args: Any) -> Any:
+        n_in = len(op.inputs)
+        maps = [m.data for m in op.indexing_maps.data]
+        outputs = tuple(out.copy() for out in args[n_in:])
+        operands = (*args[:n_in], *outputs)
+        shapes_ = [d for a in operands if isinstance(a, ShapedArray) for d in a.shape]
+        ranges = op.get_shapes_to_loops_map().eval(shapes_, [])
+        for indices in product(*(range(r) for r in ranges)):
+            scalars = tuple(
+                a.load(m.eval(indices, ())) if isinstance(a, ShapedArray) else a
+                for a, m in zip(operands, maps, strict=True)
+            )
+            values = interpreter.run_ssacfg_region(op.body, scalars, "generic")
+            for out, m, value in zip(outputs, maps[n_in:], values, strict=True):
+                out.store(m.eval(indices, ()), value)
+        return outputs
+
+
 def run(body: str, inputs: Sequence[np.ndarray], result: str) -> np.ndarray:
     """Lower `body` (ml ops on f64 or i64 args %a, %b, ...) and interpret it."""
 
@@ -175,6 +205,7 @@ def run(body: str, inputs: Sequence[np.ndarray], result: str) -> np.ndarray:
         MissingScalarOps(),
     ):
         interpreter.register_implementations(functions)
+    interpreter.register_implementations(MultiResultGeneric(), override=True)
     shaped = [
         ShapedArray(
             (TypedPtr.new_float64 if x.dtype == np.float64 else TypedPtr.new_int64)(
