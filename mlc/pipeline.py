@@ -23,7 +23,7 @@ from mlc.registry import make_context, parse_pipeline
 
 STAGES: dict[str, str] = {
     "mlc": "simplify-graph,cse,matmul-chain-reorder,licm,simplify-graph,cse",
-    "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise",
+    "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise{epilogues=false}",
     "loops": "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse",
     "llvm": "convert-to-llvm",
 }

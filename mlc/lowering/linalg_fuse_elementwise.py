@@ -441,6 +441,11 @@ class LinalgFuseElementwisePass(ModulePass):
 
     name = "linalg-fuse-elementwise"
 
+    # Fuse epilogues into contractions. The CPU pipeline turns this off: `linalg-tile`'s
+    # packed micro-kernel takes plain contractions only, so a matmul with a fused
+    # epilogue would run as untiled loops.
+    epilogues: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         blocks = {g.parent_block(): None for g in op.walk() if isinstance(g, GenericOp)}
         for block in blocks:
@@ -449,7 +454,7 @@ class LinalgFuseElementwisePass(ModulePass):
             declined: set[GenericOp] = set()
             while fuse_elementwise_once(block, declined):
                 pass
-            while fuse_epilogue_once(block):
+            while self.epilogues and fuse_epilogue_once(block):
                 pass
         # The outputs of the generics fused away, and the sizes that only they needed.
         for dead in reversed(
