@@ -38,6 +38,7 @@ from mlc.ir import parse_module, print_module
 from mlc.lowering.shape_inference import ArgumentDims, argument_constraints
 
 CACHE_SIZE = 64
+GPU_TARGETS = ("gpu", "cuda")
 
 
 class CompileError(DiagnosticError):
@@ -77,8 +78,12 @@ class Signature:
             tuple(argument_constraints(function)),
         )
 
-    def check(self, args: Sequence[Any]) -> list[Any]:
-        """The arguments as the backend takes them; raises on any mismatch."""
+    def check(self, args: Sequence[Any], device_arrays: bool = False) -> list[Any]:
+        """
+        The arguments as the backend takes them; raises on any mismatch.
+
+        With `device_arrays`, pycuda `GPUArray`s are accepted where arrays are expected.
+        """
         from mlc.backend.runtime import dtype_of
 
         if len(args) != len(self.inputs):
@@ -87,7 +92,8 @@ class Signature:
         for i, (arg, type_) in enumerate(zip(args, self.inputs, strict=True)):
             what = f"@{self.name}: argument {i} ({self.arg_names[i]})"
             if isinstance(type_, TensorType):
-                checked.append(_check_array(what, arg, type_, dtype_of(type_.element_type)))
+                dtype = dtype_of(type_.element_type)
+                checked.append(_check_array(what, arg, type_, dtype, device_arrays))
             else:
                 checked.append(_check_scalar(what, arg, type_))
         for constraint in self.constraints:
@@ -108,9 +114,12 @@ class Signature:
         )
 
 
-def _check_array(what: str, arg: Any, type_: TensorType, dtype: np.dtype) -> np.ndarray:
+def _check_array(
+    what: str, arg: Any, type_: TensorType, dtype: np.dtype, device_arrays: bool = False
+) -> np.ndarray:
     expected = _type_text(type_)
-    if not isinstance(arg, np.ndarray):
+    on_device = device_arrays and type(arg).__name__ == "GPUArray"
+    if not isinstance(arg, np.ndarray) and not on_device:
         raise TypeError(f"{what}: expected a numpy array for {expected}, got {type(arg).__name__}")
     if arg.dtype != dtype:
         raise TypeError(f"{what}: expected dtype {dtype} for {expected}, got {arg.dtype}")
@@ -124,6 +133,8 @@ def _check_array(what: str, arg: Any, type_: TensorType, dtype: np.dtype) -> np.
             raise ValueError(
                 f"{what}: expected size {want} in dim {dim} for {expected}, got shape {arg.shape}"
             )
+    if on_device:
+        return arg
     return np.require(arg, requirements="C")  # keeps rank 0, unlike ascontiguousarray
 
 
@@ -148,16 +159,17 @@ def _check_scalar(what: str, arg: Any, type_: Attribute) -> Any:
 class CompiledFunction:
     """One public function of a compiled program, callable on numpy arrays."""
 
-    def __init__(self, signature: Signature, native: Any):
+    def __init__(self, signature: Signature, native: Any, device_arrays: bool = False):
         self.signature = signature
         self._native = native
+        self._device_arrays = device_arrays
 
     @property
     def name(self) -> str:
         return self.signature.name
 
     def __call__(self, *args: Any) -> Any:
-        return self._native(*self.signature.check(args))
+        return self._native(*self.signature.check(args, self._device_arrays))
 
     def __repr__(self) -> str:
         inputs = ", ".join(_type_text(t) for t in self.signature.inputs)
@@ -270,6 +282,8 @@ def _build(module: ModuleOp, target: str) -> Executable:
         for op in module.body.ops
         if isinstance(op, func.FuncOp) and op.body.blocks and not _is_private(op)
     ]
+    if target in GPU_TARGETS:
+        return _build_gpu(module, target, signatures)
     try:
         pipeline.lower(module, target)
     except DiagnosticError as error:
@@ -282,6 +296,35 @@ def _build(module: ModuleOp, target: str) -> Executable:
         )
         functions[sig.name] = CompiledFunction(sig, compiled_function(jit, sig.name, buffers))
     return Executable(functions, jit.optimized_ir, target)
+
+
+def _build_gpu(module: ModuleOp, target: str, signatures: list[Signature]) -> Executable:
+    from mlc.backend import cuda
+
+    try:
+        cuda.device()  # no GPU: say so before compiling anything
+    except cuda.CudaUnavailableError as error:
+        raise CompileError([diagnostics.Diagnostic("error", str(error))]) from None
+    try:
+        pipeline.lower(module, target)
+    except DiagnosticError as error:
+        raise CompileError(error.diagnostics) from None
+    types = {
+        sig.name: FunctionType.from_lists(
+            [_buffer_type(t) for t in sig.inputs], [_buffer_type(t) for t in sig.outputs]
+        )
+        for sig in signatures
+    }
+    natives = cuda.load(module, types)
+    functions = {
+        sig.name: CompiledFunction(sig, natives[sig.name], device_arrays=True) for sig in signatures
+    }
+    return Executable(functions, natives_ptx(natives), target)
+
+
+def natives_ptx(natives: dict[str, Any]) -> str:
+    """The PTX a GPU executable runs (kept where the CPU one keeps its LLVM IR)."""
+    return next(iter(natives.values())).program.ptx if natives else ""
 
 
 def _buffer_type(type_: Attribute) -> Attribute:

@@ -64,6 +64,36 @@ def _convert_to_llvm() -> type[ModulePass]:
     return ConvertToLLVMPass
 
 
+def _convert_linalg_to_parallel_loops() -> type[ModulePass]:
+    from mlc.lowering.convert_linalg_to_parallel_loops import ConvertLinalgToParallelLoopsPass
+
+    return ConvertLinalgToParallelLoopsPass
+
+
+def _convert_parallel_loops_to_gpu() -> type[ModulePass]:
+    from mlc.lowering.convert_parallel_loops_to_gpu import ConvertParallelLoopsToGPUPass
+
+    return ConvertParallelLoopsToGPUPass
+
+
+def _gpu_kernel_outlining() -> type[ModulePass]:
+    from mlc.lowering.gpu_kernel_outlining import GPUKernelOutliningPass
+
+    return GPUKernelOutliningPass
+
+
+def _convert_gpu_to_nvvm() -> type[ModulePass]:
+    from mlc.lowering.convert_gpu_to_nvvm import ConvertGPUToNVVMPass
+
+    return ConvertGPUToNVVMPass
+
+
+def _convert_gpu_host_to_llvm() -> type[ModulePass]:
+    from mlc.lowering.convert_gpu_host_to_llvm import ConvertGPUHostToLLVMPass
+
+    return ConvertGPUHostToLLVMPass
+
+
 MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "matmul-chain-reorder": _matmul_chain_reorder,
     "shape-inference": _shape_inference,
@@ -72,6 +102,11 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _bufferize,
     "convert-to-llvm": _convert_to_llvm,
     "convert-ml-to-linalg": _convert_ml_to_linalg,
+    "convert-linalg-to-parallel-loops": _convert_linalg_to_parallel_loops,
+    "convert-parallel-loops-to-gpu": _convert_parallel_loops_to_gpu,
+    "gpu-kernel-outlining": _gpu_kernel_outlining,
+    "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
+    "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
 }
 
 

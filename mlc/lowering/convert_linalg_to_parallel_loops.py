@@ -1,0 +1,270 @@
+"""
+convert-linalg-to-parallel-loops: `linalg.generic` on memrefs to `scf.parallel` nests.
+
+The GPU counterpart of `convert-linalg-to-loops`. The parallel iterators of a generic
+become one `scf.parallel` (outermost, in the order of the map dims, so the last
+parallel dim walks the output's contiguous axis); its reduction iterators become
+`scf.for` loops inside. When no output map uses a reduction dim (every `ml`
+reduction and matmul), each output element is loaded once before the reduction
+loops, carried through them in `iter_args` (a register on the GPU) and stored once
+after:
+
+    linalg.generic {iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %b) outs(%c)     // matmul (i, k, j)
+==>
+    scf.parallel (%i, %j) = (%c0, %c0) to (%m, %n) step (%c1, %c1) {
+      %init = memref.load %c[%i, %j]
+      %acc = scf.for %k = %c0 to %kk step %c1 iter_args(%s = %init) -> (f32) {
+        ...loads of %a[%i, %k] and %b[%k, %j], the generic's body...
+        scf.yield %sum
+      }
+      memref.store %acc, %c[%i, %j]
+      scf.reduce
+    }
+
+A generic with no parallel iterator (a full reduction) gets a one-iteration
+`scf.parallel`, so it still becomes one kernel. `memref.copy` becomes an
+`scf.parallel` of loads and stores too: on the GPU target buffers live in device
+memory, where a copy is a kernel (or a driver copy) rather than a host `memcpy`.
+
+Precondition: buffer semantics (run `bufferize` first). Index arithmetic of
+non-trivial maps is left as `affine.apply` for `lower-affine`.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
+from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
+
+from mlc.diagnostics import op_error
+
+
+def split_iterators(op: GenericOp) -> tuple[list[int], list[int]]:
+    """The generic's parallel dims and its other (reduction) dims, each in map order."""
+    parallel: list[int] = []
+    reduction: list[int] = []
+    for dim, iterator in enumerate(op.iterator_types):
+        (parallel if iterator.data == IteratorType.PARALLEL else reduction).append(dim)
+    return parallel, reduction
+
+
+def outputs_independent_of(op: GenericOp, dims: Sequence[int]) -> bool:
+    """Whether no output indexing map reads any of `dims` (so outputs can live in registers)."""
+    maps = op.get_indexing_maps().data[len(op.inputs) :]
+    return not any(dim in expr.used_dims() for m in maps for expr in m.data.results for dim in dims)
+
+
+class _Emitter:
+    """Inserts ops at a moving point, each carrying the location of the op being lowered."""
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation):
+        self.rewriter = rewriter
+        self.location = op.location
+        self.point = InsertPoint.before(op)
+
+    def __call__(self, new: Operation) -> Operation:
+        new.location = self.location
+        self.rewriter.insert(new, self.point)
+        return new
+
+    def keep_location(self, new: Operation) -> Operation:
+        """Insert `new` as it is: a cloned body op keeps its own location."""
+        self.rewriter.insert(new, self.point)
+        return new
+
+    def index(self, value: int) -> SSAValue:
+        return self(arith.ConstantOp(IntegerAttr.from_index_int_value(value))).results[0]
+
+    def indices(self, affine_map: AffineMap, ivs: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        values = indices_for_map(self.rewriter, self.point, affine_map, ivs)
+        for value in values:
+            if value.owner is not None and isinstance(value.owner, Operation):
+                value.owner.location = self.location
+        return values
+
+
+def _parallel(emit: _Emitter, bounds: Sequence[SSAValue]) -> tuple[scf.ParallelOp, Block]:
+    """An empty `scf.parallel` from 0 to `bounds` step 1 (one iteration when no bounds)."""
+    zero, one = emit.index(0), emit.index(1)
+    uppers = list(bounds) or [one]
+    body = Block(arg_types=[IndexType()] * len(uppers))
+    loop = scf.ParallelOp([zero] * len(uppers), uppers, [one] * len(uppers), Region(body))
+    emit(loop)
+    return loop, body
+
+
+def _clone_body(
+    emit: _Emitter, block: Block, args: Sequence[SSAValue], ivs: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """Clone a generic's body with its arguments bound; the values it yields."""
+    mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, args, strict=True))
+    for inner in block.ops:
+        if isinstance(inner, YieldOp):
+            return [mapping.get(v, v) for v in inner.operands]
+        if isinstance(inner, IndexOp):
+            mapping[inner.result] = ivs[inner.dim.value.data]
+            continue
+        emit.keep_location(inner.clone(value_mapper=mapping))
+    raise AssertionError("a linalg.generic body ends with linalg.yield")
+
+
+class GenericToParallelLoops(RewritePattern):
+    """One `linalg.generic` on memrefs to `scf.parallel` over `scf.for` (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if op.res:
+            op_error(op, "requires buffer semantics: run bufferize before this pass")
+        emit = _Emitter(rewriter, op)
+        bounds: list[SSAValue] = []
+        for operand, dim_index, dim_size in op.get_loop_bound_sources():
+            if not isinstance(operand.type, MemRefType):
+                op_error(op, "requires buffer semantics: run bufferize before this pass")
+            bounds.append(
+                materialize_loop_bound(rewriter, emit.point, operand, dim_index, dim_size)
+            )
+        parallel, reduction = split_iterators(op)
+        _, body = _parallel(emit, [bounds[d] for d in parallel])
+        emit.point = InsertPoint.at_start(body)
+        ivs: list[SSAValue | None] = [None] * len(bounds)
+        for dim, iv in zip(parallel, body.args):
+            ivs[dim] = iv
+        if reduction and outputs_independent_of(op, reduction):
+            self._carried(op, emit, bounds, reduction, ivs)
+        else:
+            self._nested(op, emit, bounds, reduction, ivs)
+        emit(scf.ReduceOp())
+        rewriter.erase(op)
+
+    @staticmethod
+    def _loads(
+        op: GenericOp, emit: _Emitter, ivs: Sequence[SSAValue], which: range
+    ) -> list[SSAValue]:
+        maps = op.get_indexing_maps().data
+        values: list[SSAValue] = []
+        for i in which:
+            operand = op.operands[i]
+            if not isinstance(operand.type, MemRefType):
+                values.append(operand)  # a scalar operand is used as is
+                continue
+            load = memref.LoadOp.get(operand, emit.indices(maps[i].data, ivs))
+            values.append(emit(load).results[0])
+        return values
+
+    @staticmethod
+    def _stores(
+        op: GenericOp, emit: _Emitter, ivs: Sequence[SSAValue], values: Sequence[SSAValue]
+    ) -> None:
+        maps = op.get_indexing_maps().data
+        for j, value in enumerate(values):
+            i = len(op.inputs) + j
+            emit(memref.StoreOp.get(value, op.operands[i], emit.indices(maps[i].data, ivs)))
+
+    def _for_nest(
+        self,
+        emit: _Emitter,
+        bounds: Sequence[SSAValue],
+        dims: Sequence[int],
+        ivs: list[SSAValue | None],
+        carried: Sequence[SSAValue],
+    ) -> tuple[list[scf.ForOp], list[SSAValue]]:
+        """`scf.for` loops over `dims` (outermost first) carrying `carried`; emit moves inside."""
+        loops: list[scf.ForOp] = []
+        for dim in dims:
+            zero, one = emit.index(0), emit.index(1)
+            types = [v.type for v in carried]
+            block = Block(arg_types=[IndexType(), *types])
+            loop = scf.ForOp(zero, bounds[dim], one, carried, Region(block))
+            emit(loop)
+            loops.append(loop)
+            ivs[dim] = block.args[0]
+            carried = list(block.args[1:])
+            emit.point = InsertPoint.at_start(block)
+        return loops, list(carried)
+
+    def _carried(self, op, emit, bounds, reduction, ivs) -> None:
+        n_in = len(op.inputs)
+        # Output maps ignore the reduction dims: any index stands in for them here.
+        zero = emit.index(0)
+        outer = [zero if iv is None else iv for iv in ivs]
+        init = self._loads(op, emit, outer, range(n_in, len(op.operands)))
+        loops, carried = self._for_nest(emit, bounds, reduction, ivs, init)
+        inputs = self._loads(op, emit, ivs, range(n_in))
+        results = _clone_body(emit, op.body.block, [*inputs, *carried], ivs)
+        for loop in reversed(loops):
+            emit(scf.YieldOp(*results))
+            results = list(loop.results)
+            emit.point = InsertPoint.after(loop)
+        emit.point = InsertPoint.after(loops[0])
+        self._stores(op, emit, outer, results)
+
+    def _nested(self, op, emit, bounds, reduction, ivs) -> None:
+        loops, _ = self._for_nest(emit, bounds, reduction, ivs, [])
+        values = self._loads(op, emit, ivs, range(len(op.operands)))
+        results = _clone_body(emit, op.body.block, values, ivs)
+        self._stores(op, emit, ivs, results)
+        for loop in reversed(loops):
+            emit(scf.YieldOp())
+            emit.point = InsertPoint.after(loop)
+
+
+class CopyToParallelLoops(RewritePattern):
+    """`memref.copy` to an `scf.parallel` of element loads and stores."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CopyOp, rewriter: PatternRewriter) -> None:
+        target = op.destination.type
+        assert isinstance(target, MemRefType)
+        emit = _Emitter(rewriter, op)
+        bounds = [
+            materialize_loop_bound(rewriter, emit.point, op.destination, dim, size)
+            for dim, size in enumerate(target.get_shape())
+        ]
+        _, body = _parallel(emit, bounds)
+        emit.point = InsertPoint.at_start(body)
+        ivs = list(body.args) if bounds else []
+        value = emit(memref.LoadOp.get(op.source, ivs)).results[0]
+        emit(memref.StoreOp.get(value, op.destination, ivs))
+        emit(scf.ReduceOp())
+        rewriter.erase(op)
+
+
+def _reject_other_linalg(module: ModuleOp) -> None:
+    for op in module.walk():
+        if op.dialect_name() == "linalg" and not isinstance(op, GenericOp | YieldOp | IndexOp):
+            op_error(
+                op,
+                f"'{op.name}' is not supported by convert-linalg-to-parallel-loops "
+                "(convert-ml-to-linalg emits linalg.generic only)",
+            )
+
+
+@dataclass(frozen=True)
+class ConvertLinalgToParallelLoopsPass(ModulePass):
+    """Lower `linalg.generic`s and `memref.copy`s on memrefs to `scf.parallel` nests."""
+
+    name = "convert-linalg-to-parallel-loops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _reject_other_linalg(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([GenericToParallelLoops(), CopyToParallelLoops()]),
+            apply_recursively=False,
+        ).rewrite_module(op)
