@@ -125,8 +125,72 @@ def _clone_body(
     raise AssertionError("a linalg.generic body ends with linalg.yield")
 
 
+def contraction_dims(op: GenericOp, parallel: Sequence[int]) -> tuple[int, int] | None:
+    """
+    The last two parallel dims when register tiling them saves loads, else None.
+
+    That is when one input ignores the last dim and another ignores the one before it,
+    as matmul's `a[i, k]` ignores `j` and `b[k, j]` ignores `i`: each value loaded then
+    serves a whole row or column of the tile.
+    """
+    if len(parallel) < 2:
+        return None
+    rows, cols = parallel[-2], parallel[-1]
+    maps = [m.data for m in op.get_indexing_maps().data[: len(op.inputs)]]
+
+    def ignores(m: AffineMap, dim: int) -> bool:
+        return not any(dim in expr.used_dims() for expr in m.results)
+
+    for n, first in enumerate(maps):
+        for m, second in enumerate(maps):
+            if n != m and ignores(first, cols) and ignores(second, rows):
+                return rows, cols
+    return None
+
+
+@dataclass
+class RegisterTile:
+    """`tile_rows` x `tile_cols` outputs per iteration of the parallel loop, in registers."""
+
+    rows: int
+    cols: int
+    tile_rows: int
+    tile_cols: int
+    sizes: tuple[SSAValue, SSAValue]
+
+    def points(
+        self, emit: _Emitter, outer: Sequence[SSAValue]
+    ) -> list[tuple[list[SSAValue], SSAValue]]:
+        """Each output of the tile: its indices (clamped into range) and whether it is in range."""
+        one = emit.index(1)
+        coordinates = []
+        for dim, tile, size in zip(
+            (self.rows, self.cols), (self.tile_rows, self.tile_cols), self.sizes, strict=True
+        ):
+            last = emit(arith.SubiOp(size, one)).results[0]
+            first = emit(arith.MuliOp(outer[dim], emit.index(tile))).results[0]
+            column = []
+            for offset in range(tile):
+                index = emit(arith.AddiOp(first, emit.index(offset))).results[0]
+                clamped = emit(arith.MinUIOp(index, last)).results[0]
+                inside = emit(arith.CmpiOp(index, size, "ult")).results[0]
+                column.append((clamped, inside))
+            coordinates.append(column)
+        points = []
+        for row, row_inside in coordinates[0]:
+            for col, col_inside in coordinates[1]:
+                point = list(outer)
+                point[self.rows], point[self.cols] = row, col
+                inside = emit(arith.AndIOp(row_inside, col_inside)).results[0]
+                points.append((point, inside))
+        return points
+
+
+@dataclass
 class GenericToParallelLoops(RewritePattern):
     """One `linalg.generic` on memrefs to `scf.parallel` over `scf.for` (module docstring)."""
+
+    register_tile: tuple[int, int] = (1, 1)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
@@ -141,17 +205,33 @@ class GenericToParallelLoops(RewritePattern):
                 materialize_loop_bound(rewriter, emit.point, operand, dim_index, dim_size)
             )
         parallel, reduction = split_iterators(op)
-        _, body = _parallel(emit, [bounds[d] for d in parallel])
+        carried = bool(reduction) and outputs_independent_of(op, reduction)
+        tile = self._tile(op, emit, parallel, bounds) if carried else None
+        counts = [bounds[d] for d in parallel]
+        if tile is not None:
+            counts[-2] = _ceil_div(emit, bounds[tile.rows], tile.tile_rows)
+            counts[-1] = _ceil_div(emit, bounds[tile.cols], tile.tile_cols)
+        _, body = _parallel(emit, counts)
         emit.point = InsertPoint.at_start(body)
         ivs: list[SSAValue | None] = [None] * len(bounds)
         for dim, iv in zip(parallel, body.args):
             ivs[dim] = iv
-        if reduction and outputs_independent_of(op, reduction):
-            self._carried(op, emit, bounds, reduction, ivs)
+        if carried:
+            self._carried(op, emit, bounds, reduction, ivs, tile)
         else:
             self._nested(op, emit, bounds, reduction, ivs)
         emit(scf.ReduceOp())
         rewriter.erase(op)
+
+    def _tile(
+        self, op: GenericOp, emit: _Emitter, parallel: Sequence[int], bounds: Sequence[SSAValue]
+    ) -> RegisterTile | None:
+        if self.register_tile == (1, 1):
+            return None
+        if (dims := contraction_dims(op, parallel)) is None:
+            return None
+        rows, cols = dims
+        return RegisterTile(rows, cols, *self.register_tile, (bounds[rows], bounds[cols]))
 
     @staticmethod
     def _loads(
@@ -199,21 +279,39 @@ class GenericToParallelLoops(RewritePattern):
             emit.point = InsertPoint.at_start(block)
         return loops, list(carried)
 
-    def _carried(self, op, emit, bounds, reduction, ivs) -> None:
-        n_in = len(op.inputs)
+    def _carried(self, op, emit, bounds, reduction, ivs, tile: RegisterTile | None) -> None:
+        n_in, n_out = len(op.inputs), len(op.outputs)
         # Output maps ignore the reduction dims: any index stands in for them here.
         zero = emit.index(0)
         outer = [zero if iv is None else iv for iv in ivs]
-        init = self._loads(op, emit, outer, range(n_in, len(op.operands)))
+        points = tile.points(emit, outer) if tile else [(outer, None)]
+        init: list[SSAValue] = []
+        for point, _ in points:
+            init += self._loads(op, emit, point, range(n_in, len(op.operands)))
         loops, carried = self._for_nest(emit, bounds, reduction, ivs, init)
-        inputs = self._loads(op, emit, ivs, range(n_in))
-        results = _clone_body(emit, op.body.block, [*inputs, *carried], ivs)
+        results: list[SSAValue] = []
+        for n, (point, _) in enumerate(points):
+            inner = [ivs[d] if d in reduction else iv for d, iv in enumerate(point)]
+            inputs = self._loads(op, emit, inner, range(n_in))
+            accumulators = carried[n * n_out : (n + 1) * n_out]
+            results += _clone_body(emit, op.body.block, [*inputs, *accumulators], inner)
         for loop in reversed(loops):
             emit(scf.YieldOp(*results))
             results = list(loop.results)
             emit.point = InsertPoint.after(loop)
         emit.point = InsertPoint.after(loops[0])
-        self._stores(op, emit, outer, results)
+        for n, (point, inside) in enumerate(points):
+            values = results[n * n_out : (n + 1) * n_out]
+            if inside is None:
+                self._stores(op, emit, point, values)
+                continue
+            then = Block()
+            emit(scf.IfOp(inside, [], Region(then)))
+            after = emit.point
+            emit.point = InsertPoint.at_end(then)
+            self._stores(op, emit, point, values)
+            emit(scf.YieldOp())
+            emit.point = after
 
     def _nested(self, op, emit, bounds, reduction, ivs) -> None:
         loops, _ = self._for_nest(emit, bounds, reduction, ivs, [])
@@ -223,6 +321,11 @@ class GenericToParallelLoops(RewritePattern):
         for loop in reversed(loops):
             emit(scf.YieldOp())
             emit.point = InsertPoint.after(loop)
+
+
+def _ceil_div(emit: _Emitter, value: SSAValue, divisor: int) -> SSAValue:
+    bumped = emit(arith.AddiOp(value, emit.index(divisor - 1))).results[0]
+    return emit(arith.DivUIOp(bumped, emit.index(divisor))).results[0]
 
 
 class CopyToParallelLoops(RewritePattern):
@@ -262,9 +365,18 @@ class ConvertLinalgToParallelLoopsPass(ModulePass):
 
     name = "convert-linalg-to-parallel-loops"
 
+    register_tile: tuple[int, ...] = (4, 4)
+
+    def __post_init__(self) -> None:
+        if len(self.register_tile) != 2 or not all(1 <= t <= 8 for t in self.register_tile):
+            raise ValueError(
+                f"register-tile takes two sizes in [1, 8], got {list(self.register_tile)}"
+            )
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _reject_other_linalg(op)
+        tile = (self.register_tile[0], self.register_tile[1])
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([GenericToParallelLoops(), CopyToParallelLoops()]),
+            GreedyRewritePatternApplier([GenericToParallelLoops(tile), CopyToParallelLoops()]),
             apply_recursively=False,
         ).rewrite_module(op)

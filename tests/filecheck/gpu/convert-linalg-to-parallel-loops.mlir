@@ -1,7 +1,11 @@
-// RUN: mlc-opt %s --split-input-file -p convert-linalg-to-parallel-loops | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'convert-linalg-to-parallel-loops{register-tile=1,1}' | filecheck %s
 // RUN: mlc-opt %s --split-input-file -p convert-linalg-to-parallel-loops | mlc-opt --split-input-file --verify-roundtrip > /dev/null
 // RUN: mlc-opt %s --split-input-file -p convert-linalg-to-parallel-loops --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
+// RUN: mlc-opt %s --split-input-file -p convert-linalg-to-parallel-loops | filecheck %s --check-prefix=TILE
+// RUN: not mlc-opt %s --split-input-file -p 'convert-linalg-to-parallel-loops{register-tile=4}' 2>&1 | filecheck %s --check-prefix=BAD
+
+// BAD: register-tile takes two sizes in [1, 8], got [4]
 
 // Parallel iterators become one scf.parallel, in map order; the body is inlined.
 
@@ -48,6 +52,24 @@ func.func @elementwise(%a: memref<?x8xf32>, %out: memref<?x8xf32>) {
 // CHECK-NEXT:      }
 // CHECK-NEXT:      memref.store %[[SUM]], %c[%[[I]], %[[J]]] : memref<4x8xf32>
 // CHECK-NEXT:      scf.reduce
+
+// With the default 4x4 register tile, each iteration of the parallel loop owns a
+// 4x4 block of outputs (the loop runs to ceil(4/4) x ceil(8/4)); indices are clamped
+// for the loads and each store is guarded; the 16 accumulators ride in iter_args.
+
+// TILE:       func.func @matmul
+// TILE:         %[[FOUR:.+]] = arith.constant 4 : index
+// TILE:         %[[ROWS:.+]] = arith.divui %{{.+}}, %{{.+}} : index
+// TILE:         %[[COLS:.+]] = arith.divui %{{.+}}, %{{.+}} : index
+// TILE:         "scf.parallel"(%{{.+}}, %{{.+}}, %[[ROWS]], %[[COLS]], %{{.+}}, %{{.+}})
+// TILE:           %[[I0:.+]] = arith.minui
+// TILE:           %[[IN0:.+]] = arith.cmpi ult
+// TILE:           scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// TILE-COUNT-16:    arith.addf
+// TILE:             scf.yield
+// TILE-COUNT-16:  scf.if
+// TILE-NOT:       scf.if
+// TILE:           scf.reduce
 func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
