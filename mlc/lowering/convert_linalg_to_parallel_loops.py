@@ -31,6 +31,7 @@ Precondition: buffer semantics (run `bufferize` first). Index arithmetic of
 non-trivial maps is left as `affine.apply` for `lower-affine`.
 """
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -148,6 +149,23 @@ def contraction_dims(op: GenericOp, parallel: Sequence[int]) -> tuple[int, int] 
     return None
 
 
+# Contractions with fewer outputs than this (all sizes static) are not register tiled:
+# tiles would leave too few threads to fill a GPU (132 SMs x 2048 threads on an H100),
+# while one warp per output (convert-parallel-loops-to-gpu) shares each reduction.
+SMALL_OUTPUT = 32768
+
+
+def _static_size(op: GenericOp, dims: Sequence[int]) -> float:
+    """The product of the loop sizes of `dims`, or infinity if any is dynamic."""
+    sizes = [size for _, _, size in op.get_loop_bound_sources()]
+    total = 1
+    for dim in dims:
+        if sizes[dim] < 0:
+            return math.inf
+        total *= sizes[dim]
+    return total
+
+
 @dataclass
 class RegisterTile:
     """`tile_rows` x `tile_cols` outputs per iteration of the parallel loop, in registers."""
@@ -230,6 +248,8 @@ class GenericToParallelLoops(RewritePattern):
             return None
         if (dims := contraction_dims(op, parallel)) is None:
             return None
+        if _static_size(op, parallel) < SMALL_OUTPUT:
+            return None  # few outputs: one warp each beats fewer, longer threads
         rows, cols = dims
         return RegisterTile(rows, cols, *self.register_tile, (bounds[rows], bounds[cols]))
 

@@ -24,11 +24,12 @@ after `convert-scf-to-cf`'s lowering of `scf.parallel`). Preconditions: bounds a
 steps are index values; reductions inside `scf.parallel` (`init_vals`) are rejected.
 """
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects import arith, gpu, llvm, memref, scf
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp, f32, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -74,6 +75,94 @@ def _ceil_div(emit: _Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
     return emit(arith.DivUIOp(emit(arith.AddiOp(a, bump)), b))
 
 
+WARP = 32
+
+# Combiners a warp can share a reduction with, and their identities.
+COMBINERS: dict[type[Operation], float] = {
+    arith.AddfOp: 0.0,
+    arith.MaximumfOp: -math.inf,
+    arith.MinimumfOp: math.inf,
+}
+
+
+def _accumulates(arg: SSAValue, value: SSAValue) -> bool:
+    """Whether `value` is `combine(arg, x)` with `arg` used there only (a reduction)."""
+    owner = value.owner
+    if type(owner) not in COMBINERS or arg.type != f32 or not arg.has_one_use():
+        return False
+    return arg in owner.operands and owner.operands[0] is not owner.operands[1]  # type: ignore
+
+
+def warp_reduction(op: scf.ParallelOp) -> scf.ForOp | None:
+    """
+    The loop of a row reduction a warp can share, or None.
+
+    That is a body of setup ops, one `scf.for` whose f32 `iter_args` each accumulate
+    with `addf`/`maximumf`/`minimumf` (no nested loops), then only stores.
+    """
+    ops = list(op.body.block.ops)[:-1]  # without scf.reduce
+    loops = [inner for inner in ops if isinstance(inner, scf.ForOp)]
+    if len(loops) != 1 or not loops[0].iter_args:
+        return None
+    loop = loops[0]
+    position = ops.index(loop)
+    if any(isinstance(inner, memref.StoreOp) for inner in ops[:position]):
+        return None
+    if not ops[position + 1 :] or not all(
+        isinstance(inner, memref.StoreOp) for inner in ops[position + 1 :]
+    ):
+        return None
+    if any(isinstance(inner, scf.ForOp | scf.WhileOp | scf.IfOp) for inner in loop.body.walk()):
+        return None
+    yielded = loop.body.block.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    args = loop.body.block.args[1:]
+    if not all(_accumulates(a, v) for a, v in zip(args, yielded.operands, strict=True)):
+        return None
+    return loop
+
+
+def _share_with_warp(loop: scf.ForOp, lane: SSAValue, location: object) -> None:
+    """Lanes take every 32nd iteration from their own; a butterfly combines the lanes."""
+    emit = _Emitter(InsertPoint.before(loop), location)
+    offset = emit(arith.MuliOp(lane, loop.step))
+    first = emit(arith.AddiOp(loop.lb, offset))
+    step = emit(arith.MuliOp(loop.step, emit.index(WARP)))
+    is_first = emit(arith.CmpiOp(lane, emit.index(0), "eq"))
+    yielded = loop.body.block.last_op
+    assert yielded is not None
+    combiners = [type(v.owner) for v in yielded.operands]
+    inits = []
+    for init, combiner in zip(loop.iter_args, combiners, strict=True):
+        identity = emit(arith.ConstantOp(FloatAttr(COMBINERS[combiner], f32)))
+        inits.append(emit(arith.SelectOp(is_first, init, identity)))
+    loop.operands = [first, loop.ub, step, *inits]
+    emit.point = InsertPoint.after(loop)
+    stores = [use.operation for result in loop.results for use in result.uses]
+    totals: list[SSAValue] = []
+    for result, combiner in zip(loop.results, combiners, strict=True):
+        value: SSAValue = result
+        for distance in (16, 8, 4, 2, 1):  # xDSL 0.74 has no gpu.shuffle: NVVM's own
+            args = [_i32(emit, -1), value, _i32(emit, distance), _i32(emit, WARP - 1)]
+            shuffle = emit(llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.bfly.f32", args, [f32]))
+            value = emit(combiner(value, shuffle))  # pyright: ignore[reportCallIssue]
+        totals.append(value)
+    for store in stores:
+        for index, operand in enumerate(store.operands):
+            if operand in loop.results:
+                store.operands[index] = totals[list(loop.results).index(operand)]
+    then = Block()
+    emit(scf.IfOp(is_first, [], Region(then)))
+    for store in dict.fromkeys(stores):
+        store.detach()
+        then.add_op(store)
+    then.add_op(scf.YieldOp())
+
+
+def _i32(emit: _Emitter, value: int) -> SSAValue:
+    return emit(llvm.ConstantOp(IntegerAttr(value, i32), i32))
+
+
 @dataclass
 class ParallelToLaunch(RewritePattern):
     """One outermost `scf.parallel` to a `gpu.launch` (module docstring)."""
@@ -94,8 +183,10 @@ class ParallelToLaunch(RewritePattern):
         total = counts[0]
         for count in counts[1:]:
             total = host(arith.MuliOp(total, count))
+        reduction = warp_reduction(op)
         threads = host.index(self.block_size)
-        blocks = _ceil_div(host, total, threads)
+        workers = host(arith.MuliOp(total, host.index(WARP))) if reduction else total
+        blocks = _ceil_div(host, workers, threads)
         blocks = host(arith.MaxUIOp(blocks, host.index(1)))  # a grid of 0 blocks is an error
         one = host.index(1)
 
@@ -108,6 +199,10 @@ class ParallelToLaunch(RewritePattern):
         thread_id = kernel(gpu.ThreadIdOp(x))
         first = kernel(arith.MuliOp(block_id, kernel(gpu.BlockDimOp(x))))
         linear = kernel(arith.AddiOp(first, thread_id))
+        lane = None
+        if reduction is not None:  # a warp per iteration
+            lane = kernel(arith.RemUIOp(linear, kernel.index(WARP)))
+            linear = kernel(arith.DivUIOp(linear, kernel.index(WARP)))
         inside = kernel(arith.CmpiOp(linear, total, "ult"))
         then = Block()
         kernel(scf.IfOp(inside, [], Region(then)))
@@ -131,6 +226,8 @@ class ParallelToLaunch(RewritePattern):
         rewriter.erase(terminator)
         rewriter.inline_block(loop_body, InsertPoint.at_end(then), ivs)
         inner(scf.YieldOp())
+        if reduction is not None and lane is not None:
+            _share_with_warp(reduction, lane, op.location)
         rewriter.erase(op)
 
 

@@ -53,12 +53,24 @@ func.func @elementwise(%a: memref<?x8xf32>, %out: memref<?x8xf32>) {
 // CHECK-NEXT:      memref.store %[[SUM]], %c[%[[I]], %[[J]]] : memref<4x8xf32>
 // CHECK-NEXT:      scf.reduce
 
+func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
 // With the default 4x4 register tile, each iteration of the parallel loop owns a
-// 4x4 block of outputs (the loop runs to ceil(4/4) x ceil(8/4)); indices are clamped
+// 4x4 block of outputs (the loop runs to ceil(M/4) x ceil(8/4)); contractions
+// with all sizes static and fewer than 32768 outputs are left untiled (as above); indices are clamped
 // for the loads and each store is guarded; the 16 accumulators ride in iter_args.
 
-// TILE:       func.func @matmul
-// TILE:         %[[FOUR:.+]] = arith.constant 4 : index
+// TILE:       func.func @matmul_dynamic
 // TILE:         %[[ROWS:.+]] = arith.divui %{{.+}}, %{{.+}} : index
 // TILE:         %[[COLS:.+]] = arith.divui %{{.+}}, %{{.+}} : index
 // TILE:         "scf.parallel"(%{{.+}}, %{{.+}}, %[[ROWS]], %[[COLS]], %{{.+}}, %{{.+}})
@@ -70,8 +82,8 @@ func.func @elementwise(%a: memref<?x8xf32>, %out: memref<?x8xf32>) {
 // TILE-COUNT-16:  scf.if
 // TILE-NOT:       scf.if
 // TILE:           scf.reduce
-func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>) {
+func.func @matmul_dynamic(%a: memref<?x16xf32>, %b: memref<16x8xf32>, %c: memref<?x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x16xf32>, memref<16x8xf32>) outs(%c : memref<?x8xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32

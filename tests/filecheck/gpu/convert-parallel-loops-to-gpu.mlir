@@ -101,3 +101,46 @@ func.func @in_a_host_loop(%m: memref<4xf32>, %n: index) {
   }
   func.return
 }
+
+// -----
+
+// A row reduction (one scf.for whose iter_args accumulate with addf, then stores)
+// gets a warp per row: lanes start at their lane index and stride by 32, lane 0
+// starts from the stored value and the others from the identity, a butterfly of
+// shuffles combines the lanes, and lane 0 stores.
+
+// CHECK-LABEL: func.func @row_sum(%x: memref<?x128xf32>, %r: memref<?xf32>, %n: index)
+// CHECK:         %[[WARP:.+]] = arith.constant 32 : index
+// CHECK-NEXT:    %[[WORKERS:.+]] = arith.muli %{{.+}}, %[[WARP]] : index
+// CHECK:         "gpu.launch"
+// CHECK:           %[[T:.+]] = arith.addi
+// CHECK:           %[[LANE:.+]] = arith.remui %[[T]], %{{.+}} : index
+// CHECK:           %[[ROW:.+]] = arith.divui %[[T]], %{{.+}} : index
+// CHECK:           %[[INIT:.+]] = memref.load %r[%{{.+}}] : memref<?xf32>
+// CHECK:           %[[START:.+]] = arith.addi %{{.+}}, %{{.+}} : index
+// CHECK:           %[[STRIDE:.+]] = arith.muli %{{.+}}, %{{.+}} : index
+// CHECK:           %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
+// CHECK:           %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[FROM:.+]] = arith.select %[[FIRST]], %[[INIT]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[PART:.+]] = scf.for %{{.+}} = %[[START]] to %{{.+}} step %[[STRIDE]] iter_args(%{{.+}} = %[[FROM]]) -> (f32) {
+// CHECK-COUNT-5:   llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
+// CHECK:           %[[SUM:.+]] = arith.addf
+// CHECK-NEXT:      scf.if %[[FIRST]] {
+// CHECK-NEXT:        memref.store %[[SUM]], %r[%{{.+}}] : memref<?xf32>
+func.func @row_sum(%x: memref<?x128xf32>, %r: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %init = memref.load %r[%i] : memref<?xf32>
+    %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x128xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %r[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
