@@ -191,9 +191,8 @@ def main() -> int:
         "# GPU benchmarks",
         "",
         f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
-        f"- device: {device.name} ({device.sm}), driver CUDA "
-        f"{torch.cuda.get_device_properties(0).major}.{torch.cuda.get_device_properties(0).minor}"
-        " capability",
+        f"- device: {device.name} ({device.sm}), compute capability "
+        f"{torch.cuda.get_device_properties(0).major}.{torch.cuda.get_device_properties(0).minor}",
         f"- versions: python {platform.python_version()}, torch {torch.__version__}, "
         f"llvmlite {llvmlite.__version__}, pycuda {pycuda.VERSION_TEXT}",
         f"- method: CUDA events around one call, medians of {args.repeats} alternating runs "
