@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from mlc.backend.jit import JITModule
 
 CACHE_SIZE = 64
+GPU_TARGETS = ("gpu", "cuda")
 
 
 class CompileError(DiagnosticError):
@@ -88,8 +89,12 @@ class Signature:
             tuple(argument_constraints(function)),
         )
 
-    def check(self, args: Sequence[Any]) -> list[Any]:
-        """The arguments as the backend takes them; raises on any mismatch."""
+    def check(self, args: Sequence[Any], device_arrays: bool = False) -> list[Any]:
+        """
+        The arguments as the backend takes them; raises on any mismatch.
+
+        With `device_arrays`, pycuda `GPUArray`s are accepted where arrays are expected.
+        """
         from mlc.backend.runtime import dtype_of
 
         if len(args) != len(self.inputs):
@@ -98,7 +103,8 @@ class Signature:
         for i, (arg, type_) in enumerate(zip(args, self.inputs, strict=True)):
             what = f"@{self.name}: argument {i} ({self.arg_names[i]})"
             if isinstance(type_, TensorType):
-                checked.append(_check_array(what, arg, type_, dtype_of(type_.element_type)))
+                dtype = dtype_of(type_.element_type)
+                checked.append(_check_array(what, arg, type_, dtype, device_arrays))
             else:
                 checked.append(_check_scalar(what, arg, type_))
         for constraint in self.constraints:
@@ -114,14 +120,16 @@ class Signature:
         listed = ", ".join(f"{self.arg_names[i]} dim {d} is {size}" for i, d, size in sizes)
         need = f"size {constraint.size}" if constraint.size != DYNAMIC_INDEX else "one size"
         raise ValueError(
-            f"@{self.name}: these dims must have {need} (dynamic dims are not broadcast): "
-            f"{listed}"
+            f"@{self.name}: these dims must have {need} (dynamic dims are not broadcast): {listed}"
         )
 
 
-def _check_array(what: str, arg: Any, type_: TensorType, dtype: np.dtype) -> np.ndarray:
+def _check_array(
+    what: str, arg: Any, type_: TensorType, dtype: np.dtype, device_arrays: bool = False
+) -> np.ndarray:
     expected = _type_text(type_)
-    if not isinstance(arg, np.ndarray):
+    on_device = device_arrays and type(arg).__name__ == "GPUArray"
+    if not isinstance(arg, np.ndarray) and not on_device:
         raise TypeError(f"{what}: expected a numpy array for {expected}, got {type(arg).__name__}")
     if arg.dtype != dtype:
         raise TypeError(f"{what}: expected dtype {dtype} for {expected}, got {arg.dtype}")
@@ -135,6 +143,8 @@ def _check_array(what: str, arg: Any, type_: TensorType, dtype: np.dtype) -> np.
             raise ValueError(
                 f"{what}: expected size {want} in dim {dim} for {expected}, got shape {arg.shape}"
             )
+    if on_device:
+        return arg
     return np.require(arg, requirements="C")  # keeps rank 0, unlike ascontiguousarray
 
 
@@ -159,16 +169,17 @@ def _check_scalar(what: str, arg: Any, type_: Attribute) -> Any:
 class CompiledFunction:
     """One public function of a compiled program, callable on numpy arrays."""
 
-    def __init__(self, signature: Signature, native: Any):
+    def __init__(self, signature: Signature, native: Any, device_arrays: bool = False):
         self.signature = signature
         self._native = native
+        self._device_arrays = device_arrays
 
     @property
     def name(self) -> str:
         return self.signature.name
 
     def __call__(self, *args: Any) -> Any:
-        return self._native(*self.signature.check(args))
+        return self._native(*self.signature.check(args, self._device_arrays))
 
     def __repr__(self) -> str:
         inputs = ", ".join(_type_text(t) for t in self.signature.inputs)
@@ -185,14 +196,16 @@ class Executable:
     def __init__(
         self,
         functions: dict[str, CompiledFunction],
-        jit: "JITModule",
+        jit: "JITModule | None",
         target: str,
         *,
         from_cache: bool = False,
         compile_times: dict[str, float] | None = None,
+        ptx: str = "",
     ):
         self.functions = functions
-        self.jit = jit
+        self.jit = jit  # None for a GPU program, whose kernels are `ptx`
+        self.ptx = ptx
         self.target = target
         self.from_cache = from_cache  # the machine code came from the on-disk cache
         self.compile_times = compile_times or {}  # seconds per stage of this compile
@@ -200,7 +213,7 @@ class Executable:
     @property
     def llvm_ir(self) -> str:
         """The optimised LLVM IR (made from the kept bitcode on first use)."""
-        return self.jit.optimized_ir
+        return self.jit.optimized_ir if self.jit is not None else ""
 
     @property
     def entry(self) -> CompiledFunction:
@@ -314,6 +327,8 @@ def _build(
         for op in module.body.ops
         if isinstance(op, func.FuncOp) and op.body.blocks and not _is_private(op)
     ]
+    if target in GPU_TARGETS:
+        return _build_gpu(module, target, signatures)
     stages = pipeline.stages_for(target)
     with timer.phase("cache lookup"):
         texts = [pipeline.stage_text(s, graph_passes) for s in stages]
@@ -346,6 +361,35 @@ def _run_stage(module: ModuleOp, stage: str, graph_passes: bool) -> None:
         pipeline.run_stage(module, stage, graph_passes)
     except DiagnosticError as error:
         raise CompileError(error.diagnostics) from None
+
+
+def _build_gpu(module: ModuleOp, target: str, signatures: list[Signature]) -> Executable:
+    from mlc.backend import cuda
+
+    try:
+        cuda.device()  # no GPU: say so before compiling anything
+    except cuda.CudaUnavailableError as error:
+        raise CompileError([diagnostics.Diagnostic("error", str(error))]) from None
+    try:
+        pipeline.lower(module, target)
+    except DiagnosticError as error:
+        raise CompileError(error.diagnostics) from None
+    types = {
+        sig.name: FunctionType.from_lists(
+            [_buffer_type(t) for t in sig.inputs], [_buffer_type(t) for t in sig.outputs]
+        )
+        for sig in signatures
+    }
+    natives = cuda.load(module, types)
+    functions = {
+        sig.name: CompiledFunction(sig, natives[sig.name], device_arrays=True) for sig in signatures
+    }
+    return Executable(functions, None, target, ptx=natives_ptx(natives))
+
+
+def natives_ptx(natives: dict[str, Any]) -> str:
+    """The PTX a GPU executable runs (kept where the CPU one keeps its LLVM IR)."""
+    return next(iter(natives.values())).program.ptx if natives else ""
 
 
 def _buffer_type(type_: Attribute) -> Attribute:

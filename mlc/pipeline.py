@@ -10,6 +10,13 @@ them, as Toy's `--emit` does.
     linalg  `ml` ops become `linalg.generic`s on tensors
     loops   tensors become buffers, generics become loops over memrefs
     llvm    everything becomes the `llvm` dialect, ready for llvmlite
+
+The `gpu` target (alias `cuda`) shares the first two stages, then:
+
+    parallel-loops  tensors become buffers, generics become `scf.parallel` over `scf.for`
+    gpu             each outermost parallel loop becomes a kernel in `gpu.module @kernels`
+    nvvm            kernels and host code become the `llvm` dialect: kernels with NVVM
+                    intrinsics (for `mlc.backend.ptx`), host code calling the CUDA driver
 """
 
 from collections.abc import Sequence
@@ -26,6 +33,11 @@ STAGES: dict[str, str] = {
     "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise{epilogues=false}",
     "loops": "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse",
     "llvm": "convert-to-llvm",
+    "parallel-loops": (
+        "bufferize,convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
+    ),
+    "gpu": "convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse",
+    "nvvm": "convert-gpu-to-nvvm,convert-gpu-host-to-llvm",
 }
 
 # The `mlc` stage without the graph optimisations (`lower(..., graph_passes=False)`),
@@ -34,7 +46,9 @@ UNOPTIMIZED_MLC_STAGE = "cse"
 
 TARGET_STAGES: dict[str, tuple[str, ...]] = {
     "cpu": ("mlc", "linalg", "loops", "llvm"),
+    "gpu": ("mlc", "linalg", "parallel-loops", "gpu", "nvvm"),
 }
+TARGET_STAGES["cuda"] = TARGET_STAGES["gpu"]
 
 
 def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
@@ -131,3 +145,30 @@ def remaining_pipelines(module: ModuleOp) -> list[str]:
     if any(not name.startswith("llvm.") for name in names):
         return [STAGES["llvm"]]
     return []
+
+
+def remaining_gpu_pipelines(module: ModuleOp) -> list[str]:
+    """
+    The `gpu` pipelines that take `module` from the level it is at to kernels in the
+    `llvm` dialect (for `mlc-translate --mlir-to-ptx`).
+
+    `ml` ops need every stage; tensors, bufferization onwards; linalg on memrefs, the
+    parallel-loops stage without `bufferize`; `scf.parallel` or `gpu.launch`, the gpu
+    stage; `gpu.func` kernels, the nvvm stage; an `llvm`-only module, nothing.
+    """
+    stages = stages_for("gpu")
+    names = {op.name for op in module.walk() if op is not module}
+    if any(name.startswith("ml.") for name in names):
+        start = 0
+    elif _has_tensors(module):
+        start = stages.index("parallel-loops")
+    elif any(name.startswith("linalg.") for name in names):
+        loops = ",".join(p for p in STAGES["parallel-loops"].split(",") if p != "bufferize")
+        return [loops, *(STAGES[s] for s in stages[stages.index("gpu") :])]
+    elif names & {"scf.parallel", "gpu.launch"}:
+        start = stages.index("gpu")
+    elif any(name.startswith("gpu.") for name in names):
+        start = stages.index("nvvm")
+    else:
+        return []
+    return [STAGES[s] for s in stages[start:]]

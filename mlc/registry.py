@@ -89,6 +89,36 @@ def _linalg_tile() -> type[ModulePass]:
     return LinalgTilePass
 
 
+def _convert_linalg_to_parallel_loops() -> type[ModulePass]:
+    from mlc.lowering.convert_linalg_to_parallel_loops import ConvertLinalgToParallelLoopsPass
+
+    return ConvertLinalgToParallelLoopsPass
+
+
+def _convert_parallel_loops_to_gpu() -> type[ModulePass]:
+    from mlc.lowering.convert_parallel_loops_to_gpu import ConvertParallelLoopsToGPUPass
+
+    return ConvertParallelLoopsToGPUPass
+
+
+def _gpu_kernel_outlining() -> type[ModulePass]:
+    from mlc.lowering.gpu_kernel_outlining import GPUKernelOutliningPass
+
+    return GPUKernelOutliningPass
+
+
+def _convert_gpu_to_nvvm() -> type[ModulePass]:
+    from mlc.lowering.convert_gpu_to_nvvm import ConvertGPUToNVVMPass
+
+    return ConvertGPUToNVVMPass
+
+
+def _convert_gpu_host_to_llvm() -> type[ModulePass]:
+    from mlc.lowering.convert_gpu_host_to_llvm import ConvertGPUHostToLLVMPass
+
+    return ConvertGPUHostToLLVMPass
+
+
 MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "matmul-chain-reorder": _matmul_chain_reorder,
     "shape-inference": _shape_inference,
@@ -100,6 +130,11 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-ml-to-linalg": _convert_ml_to_linalg,
     "linalg-tile": _linalg_tile,
     "linalg-fuse-elementwise": _linalg_fuse_elementwise,
+    "convert-linalg-to-parallel-loops": _convert_linalg_to_parallel_loops,
+    "convert-parallel-loops-to-gpu": _convert_parallel_loops_to_gpu,
+    "gpu-kernel-outlining": _gpu_kernel_outlining,
+    "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
+    "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
 }
 
 

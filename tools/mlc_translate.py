@@ -4,12 +4,18 @@ mlc-translate: translate MLIR out of MLIR, as mlir-translate does.
     mlc-translate --mlir-to-llvmir model.mlir -o model.ll
     mlc-opt model.mlir -p convert-ml-to-linalg | mlc-translate --mlir-to-llvmir -
     mlc-translate --mlir-to-llvmir -O3 model.mlir
+    mlc-translate --mlir-to-ptx model.mlir --sm sm_80
 
 The input may be at any level of docs/design/lowering.md (`ml`, linalg on tensors or
 memrefs, loops, `llvm`): it is lowered with the CPU pipeline of `mlc.pipeline` only as
 far as it still needs (an `llvm`-dialect module is just translated), so the output is
 the same as `mlc.compile` builds. By default the LLVM IR is the plain translation;
 `-O3` prints it as the JIT runs it, optimised for the host CPU.
+
+`--mlir-to-ptx` runs the `gpu` pipeline instead (from the `ml` level, or from any of
+its later stages: linalg, buffers, parallel loops, kernels) and prints the PTX of the
+kernels for `--sm` (default sm_90); no GPU or CUDA toolkit is needed, except CUDA's
+libdevice for kernels that call math functions.
 
 Errors follow mlc-opt's conventions: one-line diagnostics on stderr, exit status 1, no
 traceback unless `--debug`, and `-o` is written only on success. A bad command line is
@@ -26,6 +32,7 @@ from xdsl.utils.exceptions import ParseError
 from mlc import diagnostics, pipeline
 from mlc.backend.jit import JITError, JITModule
 from mlc.backend.llvm import LLVMTranslationError, to_llvm_ir
+from mlc.backend.ptx import PTX_FEATURES, PTXError, to_ptx
 from mlc.diagnostics import DiagnosticError
 from mlc.ir import parse_module
 
@@ -42,6 +49,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--mlir-to-llvmir",
         action="store_true",
         help="lower with the CPU pipeline as far as needed and print LLVM IR",
+    )
+    translation.add_argument(
+        "--mlir-to-ptx",
+        action="store_true",
+        help="lower with the GPU pipeline as far as needed and print the kernels' PTX",
+    )
+    p.add_argument(
+        "--sm",
+        default="sm_90",
+        choices=sorted(PTX_FEATURES),
+        help="GPU architecture for --mlir-to-ptx (default: sm_90)",
     )
     p.add_argument("input", nargs="?", default="-", help="input file ('-' or none: stdin)")
     p.add_argument("-o", "--output", help="output file (default: stdout)")
@@ -72,10 +90,29 @@ def translate(text: str, name: str, optimize: bool) -> str:
         raise DiagnosticError([diagnostics.Diagnostic("error", str(error))]) from None
 
 
+def translate_to_ptx(text: str, name: str, sm: str) -> str:
+    """PTX for MLIR text; raises `DiagnosticError` for bad or unlowerable input."""
+    try:
+        module = parse_module(text, name)
+    except ParseError as error:
+        raise DiagnosticError([diagnostics.from_parse_error(error)]) from None
+    if errors := diagnostics.verify_module(module):
+        raise DiagnosticError(errors)
+    for spec in pipeline.remaining_gpu_pipelines(module):
+        pipeline.run_pipeline(module, spec)
+    try:
+        return to_ptx(module, sm)
+    except (LLVMTranslationError, PTXError) as error:
+        raise DiagnosticError([diagnostics.Diagnostic("error", str(error))]) from None
+
+
 def run(args: argparse.Namespace) -> int:
     text, name = read_input(args.input)
     try:
-        output = translate(text, name, args.optimize)
+        if args.mlir_to_ptx:
+            output = translate_to_ptx(text, name, args.sm)
+        else:
+            output = translate(text, name, args.optimize)
     except DiagnosticError as error:
         report(error.diagnostics, {name: text})
         return 1

@@ -110,6 +110,10 @@ def _translate(module: ModuleOp) -> llvm_ir.Module:
     for op in declarations.ops:
         if isinstance(op, llvm.GlobalOp) and op.alignment is not None:
             result.get_global(op.sym_name.data).align = op.alignment.value.data
+        if isinstance(op, llvm.GlobalOp) and op.value is not None:
+            variable = result.get_global(op.sym_name.data)
+            if variable.linkage == "external":  # a definition: LLVM spells no linkage
+                variable.linkage = ""
     for op in byte_globals:
         _add_byte_global(op, result)
     for op in bodies:

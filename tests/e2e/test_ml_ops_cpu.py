@@ -1,5 +1,6 @@
 """
-Every `ml` op, compiled for the CPU by `mlc.compile`, against numpy on fresh random data.
+Every `ml` op, compiled by `mlc.compile` for the CPU and for the GPU (`cuda`, see
+tests/gpu/targets.py), against numpy on fresh random data.
 
 Programs group several ops over the same arguments (one compile, several results),
 and run with static shapes and with every dim other than 1 dynamic (`?`), so one
@@ -11,9 +12,9 @@ import math
 import numpy as np
 import pytest
 
-import mlc
 from mlc.dialects import ml
 from tests.e2e.programs import program, random_array, tensor
+from tests.gpu.targets import TARGETS, compile_for
 
 SEED = np.random.SeedSequence().entropy
 
@@ -35,8 +36,23 @@ def assert_matches(got, want, rtol=1e-5, atol=1e-6, what=""):
         np.testing.assert_array_equal(got, want, err_msg=f"{what} seed {SEED}")
 
 
+@pytest.fixture(autouse=True, params=TARGETS)
+def target(request: pytest.FixtureRequest) -> str:
+    # Every test runs on each target: `run` and `compile_target` read it from here.
+    global TARGET
+    TARGET = request.param
+    return request.param
+
+
+TARGET = "cpu"
+
+
+def compile_target(module):
+    return compile_for(module, TARGET)
+
+
 def run(module, *args):
-    results = mlc.compile(module)(*args)
+    results = compile_target(module)(*args)
     return results if isinstance(results, tuple) else (results,)
 
 
@@ -506,7 +522,7 @@ def test_conv2d_dynamic_batch_and_size(rng):
         [tensor((5, 3, 5, 5), "float32", dynamic=True), tensor((2, 3, 3, 3), "float32")],
         lambda v, w: ml.Conv2dOp(v, w, pads=(1, 1, 1, 1)),
     )
-    exe = mlc.compile(module)
+    exe = compile_target(module)
     w = random_array(rng, (2, 3, 3, 3), "float32")
     for shape in [(1, 3, 5, 5), (3, 3, 8, 6)]:
         x = random_array(rng, shape, "float32")

@@ -16,7 +16,7 @@ func.func @wrong_result_shape(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // A translation flag is required (argparse's usage error).
 // NO-TRANSLATION: usage: mlc-translate
-// NO-TRANSLATION: error: one of the arguments --mlir-to-llvmir is required
+// NO-TRANSLATION: error: one of the arguments --mlir-to-llvmir --mlir-to-ptx is required
 
 // MISSING-NOT: Traceback
 // MISSING:     mlc-translate: error: cannot read '{{.*}}does-not-exist.mlir': No such file or directory

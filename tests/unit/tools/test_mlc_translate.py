@@ -119,4 +119,4 @@ def test_missing_file(capsys, tmp_path):
 def test_a_translation_flag_is_required(capsys, tmp_path):
     run = run_tool(capsys, [write(tmp_path)])
     assert run.code == 2
-    assert "one of the arguments --mlir-to-llvmir is required" in run.err
+    assert "one of the arguments --mlir-to-llvmir --mlir-to-ptx is required" in run.err

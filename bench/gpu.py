@@ -1,0 +1,212 @@
+"""
+The GPU backend against the device's own ceilings and torch eager, in one process.
+
+1. elementwise chain `relu(a*b+c)*0.5+d` on 16M f32: its useful bytes (4 reads and
+   1 write of 64 MiB) per second, against the device-to-device copy bandwidth measured
+   here (torch `copy_`, bytes read plus written), and against torch eager;
+2. f32 matmul 4096 x 4096 against torch (cuBLAS, TF32 off);
+3. `examples/mlp.mlir` (batch 8192) and `examples/transformer_block.mlir` end to end
+   against the same model in torch eager.
+
+All inputs live on the device and are shared: mlc gets them as pycuda `GPUArray`s
+over torch's memory, so nothing is copied and both sides run the same work on the
+legacy default stream. Each case is timed with CUDA events around one call, after
+warm-up, alternating the two systems, median of the repeats; every result is
+checked against torch first (relative L2 error).
+
+Run on a machine with a GPU: `python bench/gpu.py [--out bench/results/gpu.md]`.
+"""
+
+import argparse
+import platform
+import statistics
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import mlc  # noqa: E402
+
+CHAIN = """
+func.func @chain(%a: tensor<16777216xf32>, %b: tensor<16777216xf32>,
+                 %c: tensor<16777216xf32>, %d: tensor<16777216xf32>) -> tensor<16777216xf32> {
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %ab = ml.mul %a, %b : (tensor<16777216xf32>, tensor<16777216xf32>) -> tensor<16777216xf32>
+  %abc = ml.add %ab, %c : (tensor<16777216xf32>, tensor<16777216xf32>) -> tensor<16777216xf32>
+  %r = ml.relu %abc : (tensor<16777216xf32>) -> tensor<16777216xf32>
+  %h = ml.mul %r, %half : (tensor<16777216xf32>, tensor<f32>) -> tensor<16777216xf32>
+  %y = ml.add %h, %d : (tensor<16777216xf32>, tensor<16777216xf32>) -> tensor<16777216xf32>
+  func.return %y : tensor<16777216xf32>
+}
+"""
+
+MATMUL = """
+func.func @mm(%a: tensor<4096x4096xf32>, %b: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %c = ml.matmul %a, %b : (tensor<4096x4096xf32>, tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  func.return %c : tensor<4096x4096xf32>
+}
+"""
+
+
+def event_time(torch, fn) -> float:
+    """Milliseconds one call of `fn` takes on the GPU (CUDA events around it)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def compare(torch, contenders: dict, repeats: int, warmup: int = 3) -> dict[str, float]:
+    """Median milliseconds of each contender, timed alternately."""
+    for fn in contenders.values():
+        for _ in range(warmup):
+            fn()
+    torch.cuda.synchronize()
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeats):
+        for name, fn in contenders.items():
+            times[name].append(event_time(torch, fn))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def rel_error(torch, got, want) -> float:
+    got_t = torch.as_tensor(got.get()).to(want.device).double()
+    want = want.double()
+    return float(torch.linalg.norm(got_t - want) / torch.linalg.norm(want))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--out", type=Path, help="write a markdown report here")
+    parser.add_argument("--repeats", type=int, default=20)
+    args = parser.parse_args()
+
+    import torch
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")  # torch's context is the primary one mlc uses too
+    from pycuda.gpuarray import GPUArray
+
+    from mlc.backend import cuda
+
+    device = cuda.device()
+    gen = torch.Generator(device="cuda").manual_seed(0)
+
+    def randn(*shape):
+        return torch.randn(*shape, device="cuda", generator=gen, dtype=torch.float32)
+
+    def view(t):
+        return GPUArray(tuple(t.shape), np.float32, gpudata=t.data_ptr())
+
+    rows: list[str] = []
+    notes: list[str] = []
+
+    # 1. copy bandwidth and the elementwise chain
+    n = 16 * 1024 * 1024
+    src, dst = randn(n), torch.empty(n, device="cuda")
+    copy_ms = compare(torch, {"copy": lambda: dst.copy_(src)}, args.repeats)["copy"]
+    copy_gbs = 2 * n * 4 / copy_ms / 1e6
+    a, b, c, d = (randn(n) for _ in range(4))
+    va, vb, vc, vd = (view(t) for t in (a, b, c, d))
+    chain = mlc.compile(CHAIN, target="cuda")
+
+    def chain_torch():
+        return torch.relu(a * b + c) * 0.5 + d
+
+    err = rel_error(torch, chain(va, vb, vc, vd), chain_torch())
+    ms = compare(torch, {"mlc": lambda: chain(va, vb, vc, vd), "torch": chain_torch}, args.repeats)
+    chain_gbs = 5 * n * 4 / ms["mlc"] / 1e6
+    rows.append(
+        f"| chain relu(a*b+c)*0.5+d, 16M f32 | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
+        f"{ms['torch'] / ms['mlc']:.2f} | {chain_gbs:.0f} GB/s useful = "
+        f"{chain_gbs / copy_gbs:.0%} of copy ({copy_gbs:.0f} GB/s) | {err:.1e} |"
+    )
+
+    # 2. f32 matmul 4096
+    size = 4096
+    ma, mb = randn(size, size), randn(size, size)
+    mm = mlc.compile(MATMUL, target="cuda")
+    vma, vmb = view(ma), view(mb)
+    err = rel_error(torch, mm(vma, vmb), ma @ mb)
+    ms = compare(torch, {"mlc": lambda: mm(vma, vmb), "torch": lambda: ma @ mb}, 5, warmup=1)
+    tflops = 2 * size**3 / ms["mlc"] / 1e9
+    rows.append(
+        f"| matmul 4096 f32 (TF32 off) | {ms['mlc']:.2f} | {ms['torch']:.2f} | "
+        f"{ms['torch'] / ms['mlc']:.2f} | {tflops:.1f} TFLOP/s vs "
+        f"{2 * size**3 / ms['torch'] / 1e9:.1f} (cuBLAS) | {err:.1e} |"
+    )
+
+    # 3. the MLP and the transformer block
+    batch = 8192
+    x, w1, b1 = randn(batch, 784), randn(784, 128) * 0.05, randn(128)
+    w2, b2 = randn(128, 10) * 0.1, randn(10)
+    mlp = mlc.compile(str(ROOT / "examples/mlp.mlir"), target="cuda")
+    mlp_args = [view(t) for t in (x, w1, b1, w2, b2)]
+
+    def mlp_torch():
+        return torch.softmax(torch.relu(x @ w1 + b1) @ w2 + b2, dim=-1)
+
+    err = rel_error(torch, mlp(*mlp_args), mlp_torch())
+    ms = compare(torch, {"mlc": lambda: mlp(*mlp_args), "torch": mlp_torch}, args.repeats)
+    rows.append(
+        f"| MLP 784-128-10, batch {batch} | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
+        f"{ms['torch'] / ms['mlc']:.2f} | | {err:.1e} |"
+    )
+
+    tx = randn(64, 128)
+    g1, be1, g2, be2 = randn(128), randn(128), randn(128), randn(128)
+    wq, wk, wv = (randn(128, 128) * 0.09 for _ in range(3))
+    tw1, tw2 = randn(128, 512) * 0.09, randn(512, 128) * 0.04
+    block = mlc.compile(str(ROOT / "examples/transformer_block.mlir"), target="cuda")
+    block_args = [view(t) for t in (tx, g1, be1, wq, wk, wv, g2, be2, tw1, tw2)]
+    functional = torch.nn.functional
+
+    def block_torch():
+        n1 = functional.layer_norm(tx, (128,), g1, be1, 1e-5)
+        q, k, v = n1 @ wq, n1 @ wk, n1 @ wv
+        p = torch.softmax((q @ k.T) * 0.0883883461, dim=-1)
+        h = tx + p @ v
+        n2 = functional.layer_norm(h, (128,), g2, be2, 1e-5)
+        return h + functional.gelu(n2 @ tw1, approximate="tanh") @ tw2
+
+    err = rel_error(torch, block(*block_args), block_torch())
+    ms = compare(torch, {"mlc": lambda: block(*block_args), "torch": block_torch}, args.repeats)
+    rows.append(
+        f"| transformer block 64x128 | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
+        f"{ms['torch'] / ms['mlc']:.2f} | | {err:.1e} |"
+    )
+
+    import llvmlite
+    import pycuda
+
+    header = [
+        "# GPU benchmarks",
+        "",
+        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        f"- device: {device.name} ({device.sm}), compute capability "
+        f"{torch.cuda.get_device_properties(0).major}.{torch.cuda.get_device_properties(0).minor}",
+        f"- versions: python {platform.python_version()}, torch {torch.__version__}, "
+        f"llvmlite {llvmlite.__version__}, pycuda {pycuda.VERSION_TEXT}",
+        f"- method: CUDA events around one call, medians of {args.repeats} alternating runs "
+        "(5 for matmul), inputs resident on the device; error is relative L2 against torch",
+        "",
+        "| case | mlc ms | torch ms | torch/mlc | throughput | rel err |",
+        "|---|---|---|---|---|---|",
+    ]
+    report = "\n".join(header + rows + [""] + notes) + "\n"
+    print(report)
+    if args.out:
+        args.out.write_text(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,415 @@
+"""
+Run programs compiled for the `gpu` target (`mlc.compile(src, target="cuda")`).
+
+Division of labour, as in MLIR's GPU runtime but without its wrapper library:
+- pycuda owns the device and its context (the device's primary context, as the CUDA
+  runtime and torch use it, so buffers can be shared with them) and `GPUArray`s;
+- the host code is compiled for the CPU by llvmlite's JIT and calls the CUDA driver
+  itself (`convert-gpu-host-to-llvm`): launches and stream-ordered allocations go
+  straight from compiled code to libcuda, with no Python between kernels;
+- this module loads the kernels' PTX (`mlc.backend.ptx`; cached per program and
+  architecture), binds the driver functions into the JIT, fills the kernel handles and
+  the device copies of constants, and moves arguments and results.
+
+Buffers stay on the device between kernels; only a call's numpy arguments are copied
+in and its results copied out. Given pycuda `GPUArray`s instead (any array argument),
+nothing is copied: results come back as `GPUArray`s owning their device memory, and
+the call returns without waiting for the GPU, like a torch op. Work is ordered on the
+legacy default stream, which pycuda uses too.
+
+With no pycuda or no GPU, `CudaUnavailableError` says so in one line.
+"""
+
+import atexit
+import ctypes
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import llvmlite.binding as llvm_binding
+import numpy as np
+from xdsl.dialects import gpu, llvm
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, IntegerType, ModuleOp
+
+from mlc.backend.jit import JITModule
+from mlc.backend.ptx import PTX_FEATURES, kernel_names, to_ptx
+from mlc.backend.runtime import INVOKE_PREFIX, ArgSpec, descriptor_struct, signature
+from mlc.lowering.convert_gpu_host_to_llvm import (
+    DEVICE_GLOBAL_PREFIX,
+    DRIVER,
+    KERNEL_HANDLE_PREFIX,
+    STATUS,
+)
+
+
+class CudaUnavailableError(RuntimeError):
+    """No pycuda, no driver or no GPU: the `cuda` target cannot run here."""
+
+
+class CudaError(RuntimeError):
+    """A CUDA driver call failed."""
+
+
+@dataclass
+class Device:
+    """The GPU programs run on: pycuda's context, the driver library, the architecture."""
+
+    pycuda: Any
+    context: Any
+    libcuda: ctypes.CDLL
+    name: str
+    sm: str
+
+    def check(self, status: int, what: str) -> None:
+        if status:
+            raise CudaError(f"{what} failed: {error_name(self.libcuda, status)}")
+
+    def malloc(self, nbytes: int) -> int:
+        pointer = ctypes.c_void_p()
+        self.check(
+            self.libcuda.cuMemAllocAsync(ctypes.byref(pointer), max(nbytes, 1), None),
+            "cuMemAllocAsync",
+        )
+        return pointer.value or 0
+
+    def free(self, pointer: int) -> None:
+        self.check(self.libcuda.cuMemFreeAsync(ctypes.c_void_p(pointer), None), "cuMemFreeAsync")
+
+    def to_device(self, pointer: int, array: np.ndarray) -> None:
+        if array.nbytes:
+            status = self.libcuda.cuMemcpyHtoD_v2(
+                ctypes.c_void_p(pointer), ctypes.c_void_p(array.ctypes.data), array.nbytes
+            )
+            self.check(status, "cuMemcpyHtoD")
+
+    def to_host(self, array: np.ndarray, pointer: int) -> None:
+        if array.nbytes:
+            status = self.libcuda.cuMemcpyDtoH_v2(
+                ctypes.c_void_p(array.ctypes.data), ctypes.c_void_p(pointer), array.nbytes
+            )
+            self.check(status, "cuMemcpyDtoH")
+
+
+def error_name(libcuda: ctypes.CDLL, status: int) -> str:
+    name = ctypes.c_char_p()
+    if libcuda.cuGetErrorName(status, ctypes.byref(name)) == 0 and name.value:
+        return f"{name.value.decode()} ({status})"
+    return f"CUDA error {status}"
+
+
+def architecture(capability: tuple[int, int]) -> str:
+    """The newest architecture mlc targets that a device of `capability` runs."""
+    wanted = capability[0] * 10 + capability[1]
+    known = sorted((int(sm[3:].rstrip("a")), sm) for sm in PTX_FEATURES if not sm.endswith("a"))
+    usable = [sm for number, sm in known if number <= wanted]
+    if not usable:
+        raise CudaUnavailableError(
+            f"GPU of compute capability {capability[0]}.{capability[1]} is older than "
+            f"mlc's oldest target {known[0][1]}"
+        )
+    return usable[-1]
+
+
+@cache
+def device() -> Device:
+    """The first GPU, its primary context made current (once per process)."""
+    try:
+        import pycuda.driver as driver  # pyright: ignore[reportMissingImports]
+    except ImportError as error:
+        raise CudaUnavailableError(
+            f"target 'cuda' needs pycuda and an NVIDIA GPU: {error}"
+        ) from None
+    try:
+        driver.init()
+        if driver.Device.count() == 0:
+            raise CudaUnavailableError("target 'cuda' needs an NVIDIA GPU: none found")
+        handle = driver.Device(0)
+        context = handle.retain_primary_context()
+        context.push()
+        atexit.register(_pop, context)
+        libcuda = ctypes.CDLL("libcuda.so.1")
+    except (driver.Error, OSError) as error:  # pyright: ignore[reportAttributeAccessIssue]
+        raise CudaUnavailableError(f"target 'cuda' cannot use the GPU: {error}") from None
+    _declare_driver(libcuda)
+    _keep_pool_memory(libcuda)
+    for name in DRIVER:  # compiled host code calls these directly
+        address = ctypes.cast(getattr(libcuda, name), ctypes.c_void_p).value
+        llvm_binding.add_symbol(name, address)
+    sm = architecture(handle.compute_capability())
+    return Device(driver, context, libcuda, handle.name(), sm)
+
+
+def _pop(context: Any) -> None:
+    try:
+        context.pop()
+    except Exception:
+        pass
+
+
+def _declare_driver(libcuda: ctypes.CDLL) -> None:
+    void_p, size = ctypes.c_void_p, ctypes.c_size_t
+    signatures: dict[str, list[Any]] = {
+        "cuMemAllocAsync": [ctypes.POINTER(void_p), size, void_p],
+        "cuMemFreeAsync": [void_p, void_p],
+        "cuMemcpyHtoD_v2": [void_p, void_p, size],
+        "cuMemcpyDtoH_v2": [void_p, void_p, size],
+        "cuModuleLoadData": [ctypes.POINTER(void_p), ctypes.c_char_p],
+        "cuModuleGetFunction": [ctypes.POINTER(void_p), void_p, ctypes.c_char_p],
+        "cuGetErrorName": [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)],
+        "cuCtxSynchronize": [],
+    }
+    for name, argtypes in signatures.items():
+        function = getattr(libcuda, name)
+        function.argtypes = argtypes
+        function.restype = ctypes.c_int
+
+
+def _keep_pool_memory(libcuda: ctypes.CDLL) -> None:
+    """Let the default memory pool keep freed memory, so allocations stay cheap."""
+    pool = ctypes.c_void_p()
+    if libcuda.cuDeviceGetDefaultMemPool(ctypes.byref(pool), 0) == 0:
+        threshold = ctypes.c_uint64(2**64 - 1)
+        release_threshold = 4  # CU_MEMPOOL_ATTR_RELEASE_THRESHOLD
+        libcuda.cuMemPoolSetAttribute(pool, release_threshold, ctypes.byref(threshold))
+
+
+# ---------------------------------------------------------------------------
+# Loading a program
+# ---------------------------------------------------------------------------
+
+_ptx_cache: dict[tuple[str, str], str] = {}
+
+
+def cached_ptx(module: ModuleOp, sm: str) -> str:
+    """The PTX of `module`'s kernels for `sm`, translated once per program and architecture."""
+    kernels = "\n".join(str(op) for op in module.ops if isinstance(op, gpu.ModuleOp))
+    key = (hashlib.sha256(kernels.encode()).hexdigest(), sm)
+    if key not in _ptx_cache:
+        _ptx_cache[key] = to_ptx(module, sm)
+    return _ptx_cache[key]
+
+
+def host_module(module: ModuleOp) -> ModuleOp:
+    """`module` without its `gpu.module`s: what runs on the CPU."""
+    host = module.clone()
+    for op in list(host.ops):
+        if isinstance(op, gpu.ModuleOp):
+            op.detach()
+            op.erase()
+    return host
+
+
+class Program:
+    """A program lowered through the `gpu` pipeline, loaded on the device."""
+
+    def __init__(self, module: ModuleOp):
+        self.device = device()
+        lib = self.device.libcuda
+        ptx = self.ptx = cached_ptx(module, self.device.sm)
+        self.cu_module = ctypes.c_void_p()
+        self.device.check(
+            lib.cuModuleLoadData(ctypes.byref(self.cu_module), ptx.encode() + b"\0"),
+            "loading the kernels (cuModuleLoadData)",
+        )
+        host = host_module(module)
+        self.jit = JITModule(host)
+        engine = self.jit.engine
+        for name in kernel_names(module):
+            function = ctypes.c_void_p()
+            status = lib.cuModuleGetFunction(ctypes.byref(function), self.cu_module, name.encode())
+            self.device.check(status, f"finding kernel {name}")
+            slot = engine.get_global_value_address(KERNEL_HANDLE_PREFIX + name)
+            ctypes.c_void_p.from_address(slot).value = function.value
+        self.constants: list[int] = []
+        for op in host.ops:
+            if isinstance(op, llvm.GlobalOp) and op.sym_name.data.startswith(DEVICE_GLOBAL_PREFIX):
+                self._upload(op.sym_name.data, _constant_data(host, op.sym_name.data))
+        self.status = ctypes.c_int32.from_address(engine.get_global_value_address(STATUS))
+
+    def _upload(self, slot_name: str, data: bytes) -> None:
+        """Copy a constant to the device and point its slot at the copy."""
+        pointer = self.device.malloc(len(data))
+        self.constants.append(pointer)
+        if data:
+            status = self.device.libcuda.cuMemcpyHtoD_v2(
+                ctypes.c_void_p(pointer), ctypes.c_char_p(data), len(data)
+            )
+            self.device.check(status, f"copying constant {slot_name} to the device")
+        slot = self.jit.engine.get_global_value_address(slot_name)
+        ctypes.c_void_p.from_address(slot).value = pointer
+
+    def check_status(self, what: str) -> None:
+        if self.status.value:
+            status, self.status.value = self.status.value, 0
+            self.device.check(status, what)
+
+    def __del__(self) -> None:
+        for pointer in getattr(self, "constants", []):
+            try:
+                self.device.free(pointer)
+            except CudaError:
+                pass
+
+
+# ---------------------------------------------------------------------------
+# Calling a function
+# ---------------------------------------------------------------------------
+
+
+class DeviceBuffer:
+    """Device memory from the stream-ordered allocator, freed when the last user dies."""
+
+    def __init__(self, device: Device, pointer: int):
+        self.device = device
+        self.pointer = pointer
+
+    def __int__(self) -> int:
+        return self.pointer
+
+    __index__ = __int__
+
+    def __del__(self) -> None:
+        if self.pointer:
+            try:
+                self.device.free(self.pointer)
+            except Exception:
+                pass
+            self.pointer = 0
+
+
+def is_device_array(value: Any) -> bool:
+    """Whether `value` is a pycuda `GPUArray` (checked without importing pycuda)."""
+    return type(value).__name__ == "GPUArray" and hasattr(value, "gpudata")
+
+
+class CudaFunction:
+    """A compiled function, called on numpy arrays or `GPUArray`s and Python scalars."""
+
+    def __init__(self, program: Program, name: str, function_type: FunctionType):
+        self.program = program
+        self.name = name
+        self.args, self.results = signature(function_type)
+        prototype = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+        self._invoke = prototype(program.jit.address(INVOKE_PREFIX + name))
+
+    def __call__(self, *values: Any) -> Any:
+        device = self.program.device
+        on_device = any(is_device_array(v) for v in values)
+        keep: list[Any] = []  # alive until the call has returned
+        pointers = (ctypes.c_void_p * (len(self.args) + len(self.results)))()
+        for i, (spec, value) in enumerate(zip(self.args, values, strict=True)):
+            if spec.rank is None:
+                storage = np.array([value], spec.dtype)
+                pointers[i] = storage.ctypes.data
+            else:
+                buffer = self._device_argument(device, value)
+                storage = _descriptor(spec, int(buffer), value.shape)
+                keep.append(buffer)
+                pointers[i] = ctypes.addressof(storage)
+            keep.append(storage)
+        outputs: list[Any] = []
+        for j, spec in enumerate(self.results):
+            out = np.zeros(1, spec.dtype) if spec.rank is None else descriptor_struct(spec.rank)()
+            address = out.ctypes.data if spec.rank is None else ctypes.addressof(out)
+            pointers[len(self.args) + j] = address
+            outputs.append(out)
+        self._invoke(pointers)
+        self.program.check_status(f"running @{self.name}")
+        results = self._results(device, outputs, on_device)
+        del keep
+        if not results:
+            return None
+        return results[0] if len(results) == 1 else tuple(results)
+
+    @staticmethod
+    def _device_argument(device: Device, value: Any) -> Any:
+        if is_device_array(value):
+            if not value.flags.c_contiguous:
+                raise ValueError("GPUArray arguments must be C-contiguous")
+            return value.gpudata
+        array = np.require(value, requirements="C")
+        buffer = DeviceBuffer(device, device.malloc(array.nbytes))
+        device.to_device(buffer.pointer, array)
+        return buffer
+
+    def _results(self, device: Device, outputs: Sequence[Any], on_device: bool) -> list[Any]:
+        owners: dict[int, DeviceBuffer] = {}
+        results: list[Any] = []
+        for spec, out in zip(self.results, outputs, strict=True):
+            if spec.rank is None:
+                results.append(out[0])
+                continue
+            shape = tuple(out.sizes) if spec.rank else ()
+            address = (out.aligned or 0) + out.offset * spec.dtype.itemsize
+            allocated = out.allocated or 0
+            owner = owners.setdefault(allocated, DeviceBuffer(device, allocated))
+            if on_device:
+                results.append(_gpu_array(device, shape, spec, address, owner))
+            else:
+                array = np.empty(shape, spec.dtype)
+                device.to_host(array, address)
+                results.append(array)
+        return results
+
+
+def _constant_data(host: ModuleOp, slot_name: str) -> bytes:
+    """The bytes of the constant whose device copy `slot_name` holds, as numpy lays them out."""
+    name = slot_name[len(DEVICE_GLOBAL_PREFIX) :]
+    for op in host.ops:
+        if isinstance(op, llvm.GlobalOp) and op.sym_name.data == name:
+            value = op.value
+            if isinstance(value, DenseIntOrFPElementsAttr):
+                element = value.get_element_type()
+                if isinstance(element, IntegerType) and element.width.data == 1:
+                    data = np.array(value.get_values(), np.bool_).tobytes()
+                else:
+                    data = bytes(value.data.data)
+                count = op.global_type.size.data  # pyright: ignore[reportAttributeAccessIssue]
+                size = len(data) // max(1, len(value.get_values()))
+                return data * (count if len(data) == size and count > 1 else 1)
+    raise CudaError(f"no data for constant @{name} in the program")
+
+
+def _descriptor(spec: ArgSpec, pointer: int, shape: Sequence[int]) -> Any:
+    descriptor = descriptor_struct(spec.rank or 0)()
+    descriptor.allocated = descriptor.aligned = pointer
+    descriptor.offset = 0
+    if spec.rank:
+        descriptor.sizes[:] = shape
+        strides, running = [], 1
+        for size in reversed(shape):
+            strides.append(running)
+            running *= size
+        descriptor.strides[:] = strides[::-1]
+    return descriptor
+
+
+def _gpu_array(
+    device: Device, shape: tuple[int, ...], spec: ArgSpec, address: int, owner: DeviceBuffer
+) -> Any:
+    """A `GPUArray` over a result's device memory, keeping its `DeviceBuffer` alive."""
+    import pycuda.driver as driver  # pyright: ignore[reportMissingImports]
+    from pycuda.gpuarray import GPUArray  # pyright: ignore[reportMissingImports]
+
+    class View(driver.PointerHolderBase):  # pycuda's driver calls take these as pointers
+        def __init__(self) -> None:
+            super().__init__()
+            self.owner = owner
+
+        def get_pointer(self) -> int:
+            return address
+
+        def __int__(self) -> int:
+            return address
+
+        __index__ = __int__
+
+    return GPUArray(shape, spec.dtype, gpudata=View())
+
+
+def load(module: ModuleOp, functions: dict[str, FunctionType]) -> dict[str, CudaFunction]:
+    """Load a module lowered by the `gpu` pipeline; its functions by name."""
+    program = Program(module)
+    return {name: CudaFunction(program, name, type_) for name, type_ in functions.items()}

@@ -1,0 +1,222 @@
+"""
+Translate the kernels of a module (its `gpu.module`s, lowered by `convert-gpu-to-nvvm`)
+to PTX text with llvmlite's NVPTX target: no CUDA toolkit is needed to produce PTX.
+
+Steps, all on the LLVM side:
+1. the `llvm`-dialect kernels become LLVM IR for `nvptx64-nvidia-cuda` through
+   `mlc.backend.llvm` (xDSL's translator plus mlc's extensions); functions marked
+   `nvvm.kernel` get the `ptx_kernel` calling convention, which is how LLVM 20 and
+   later mark entry points (`nvvm.annotations` metadata is no longer read);
+2. math NVPTX cannot select (`llvm.exp.f32`, `llvm.tanh.f64`, libm's `erf`, ...) is
+   redirected to libdevice (`__nv_expf`, ...), whose bitcode ships with the CUDA
+   toolkit: it is linked in when a kernel needs it, found through `CUDA_HOME`,
+   `CUDA_PATH` or /usr/local/cuda; f16 math goes through f32;
+3. LLVM's O3 pipeline for the target (NVVMReflect resolves libdevice's `__nvvm_reflect`
+   queries; unused libdevice functions are internalised and dropped), then PTX.
+
+`PTX_FEATURES` lists the architectures mlc targets, each with the PTX ISA version it
+asks for (8.0 runs on CUDA 12.0 drivers and later).
+"""
+
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+import llvmlite.binding as llvm
+import llvmlite.ir as llvm_ir
+from xdsl.dialects import gpu
+from xdsl.dialects import llvm as llvm_dialect
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+
+from mlc.backend.llvm import to_llvmlite
+
+TRIPLE = "nvptx64-nvidia-cuda"
+KERNEL_ATTR = "nvvm.kernel"  # as convert-gpu-to-nvvm marks kernels
+
+PTX_FEATURES: dict[str, str] = {
+    "sm_70": "+ptx80",
+    "sm_75": "+ptx80",
+    "sm_80": "+ptx80",
+    "sm_86": "+ptx80",
+    "sm_89": "+ptx80",
+    "sm_90": "+ptx80",
+    "sm_90a": "+ptx80",
+}
+
+# Math NVPTX has no instruction for: LLVM intrinsic name -> libdevice stem.
+_LIBDEVICE_INTRINSICS = (
+    "exp|exp2|exp10|log|log2|log10|sin|cos|tan|tanh|asin|acos|atan|sinh|cosh|pow|atan2"
+)
+_INTRINSIC = re.compile(rf'@"?llvm\.({_LIBDEVICE_INTRINSICS})\.(f16|f32|f64)"?(?=\()')
+
+
+class PTXError(Exception):
+    """The kernels cannot be turned into PTX (an unknown architecture, no libdevice, ...)."""
+
+
+@cache
+def _initialize() -> None:
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+
+
+def target_machine(sm: str) -> llvm.TargetMachine:
+    """llvmlite's NVPTX target machine for architecture `sm` (e.g. `sm_90`), at O3."""
+    if sm not in PTX_FEATURES:
+        known = ", ".join(PTX_FEATURES)
+        raise PTXError(f"unknown GPU architecture '{sm}' (known: {known})")
+    _initialize()
+    target = llvm.Target.from_triple(TRIPLE)
+    return target.create_target_machine(cpu=sm, features=PTX_FEATURES[sm], opt=3)
+
+
+def libdevice_path() -> Path | None:
+    """Where the CUDA toolkit's libdevice bitcode is, or None."""
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    for root in roots:
+        if root:
+            candidate = Path(root) / "nvvm" / "libdevice" / "libdevice.10.bc"
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+@cache
+def _libdevice_bitcode() -> bytes:
+    path = libdevice_path()
+    if path is None:
+        raise PTXError(
+            "these kernels call math functions that need CUDA's libdevice "
+            "(nvvm/libdevice/libdevice.10.bc), which was not found: set CUDA_HOME"
+        )
+    return path.read_bytes()
+
+
+def kernel_module(module: ModuleOp) -> ModuleOp:
+    """The contents of `module`'s `gpu.module`s as one `llvm`-dialect module for NVPTX."""
+    kernels = ModuleOp([])
+    for op in module.ops:
+        if isinstance(op, gpu.ModuleOp):
+            for inner in op.body.block.ops:
+                kernels.body.block.add_op(inner.clone())
+    kernels.attributes["llvm.target_triple"] = StringAttr(TRIPLE)
+    return kernels
+
+
+def kernel_names(module: ModuleOp) -> list[str]:
+    """The names of the kernels (entry points) among `module`'s `llvm.func`s."""
+    return [
+        op.sym_name.data
+        for op in module.walk()
+        if isinstance(op, llvm_dialect.FuncOp) and KERNEL_ATTR in op.attributes
+    ]
+
+
+def _f16_wrapper(stem: str, binary: bool) -> str:
+    """An f16 math function computing in f32 through libdevice."""
+    if binary:
+        return (
+            f"define internal half @__mlc_{stem}_f16(half %a, half %b) {{\n"
+            "  %x = fpext half %a to float\n  %y = fpext half %b to float\n"
+            f"  %r = call float @__nv_{stem}f(float %x, float %y)\n"
+            "  %h = fptrunc float %r to half\n  ret half %h\n}\n"
+            f"declare float @__nv_{stem}f(float, float)\n"
+        )
+    return (
+        f"define internal half @__mlc_{stem}_f16(half %a) {{\n"
+        "  %x = fpext half %a to float\n"
+        f"  %r = call float @__nv_{stem}f(float %x)\n"
+        "  %h = fptrunc float %r to half\n  ret half %h\n}\n"
+        f"declare float @__nv_{stem}f(float)\n"
+    )
+
+
+def redirect_math(ir_text: str, declared: list[str]) -> str:
+    """Calls NVPTX cannot select, redirected to libdevice (see the module docstring)."""
+    wrappers: dict[str, str] = {}
+
+    def replace(match: re.Match[str]) -> str:
+        stem, type_ = match.group(1), match.group(2)
+        if type_ == "f32":
+            return f"@__nv_{stem}f"
+        if type_ == "f64":
+            return f"@__nv_{stem}"
+        wrappers[stem] = _f16_wrapper(stem, stem in ("pow", "atan2"))
+        return f"@__mlc_{stem}_f16"
+
+    text = _without_repeated_declarations(_INTRINSIC.sub(replace, ir_text))
+    for name in declared:  # libm functions (erf, log1pf, ...) have libdevice twins
+        text = re.sub(rf'@"?{re.escape(name)}"?(?=\()', f"@__nv_{name}", text)
+    for wrapper in wrappers.values():
+        for line in wrapper.splitlines(keepends=True):
+            if not (line.startswith("declare") and line.strip() in text):
+                text += line
+    return text
+
+
+def _without_repeated_declarations(text: str) -> str:
+    """Drop declarations that renaming made repeats (and those f16 wrappers replace)."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    for line in text.splitlines():
+        if line.startswith("declare"):
+            if "@__mlc_" in line or line in seen:
+                continue
+            seen.add(line)
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _mark_entry_points(translated: llvm_ir.Module, entry_points: set[str]) -> list[str]:
+    """Make kernels PTX entry points; the external functions the kernels call."""
+    declared: list[str] = []
+    modern = llvm.llvm_version_info >= (20,)
+    for function in translated.functions:
+        if function.name in entry_points and modern:
+            function.calling_convention = "ptx_kernel"
+        elif function.name in entry_points:  # LLVM before 20 reads nvvm.annotations
+            annotation = translated.add_metadata([function, "kernel", llvm_ir.IntType(32)(1)])
+            translated.add_named_metadata("nvvm.annotations", annotation)
+        elif function.is_declaration and not function.name.startswith("llvm."):
+            declared.append(function.name)
+    return declared
+
+
+def _link(text: str, entry_points: set[str]) -> llvm.ModuleRef:
+    """Parse the kernels' IR, link libdevice if it is called, internalise the rest."""
+    try:
+        compiled = llvm.parse_assembly(text)
+        if "@__nv_" in text:
+            compiled.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
+        for function in compiled.functions:
+            if not function.is_declaration and function.name not in entry_points:
+                function.linkage = "internal"
+        compiled.verify()
+    except RuntimeError as error:
+        raise PTXError(f"invalid kernel LLVM IR: {error}") from None
+    return compiled
+
+
+def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
+    """PTX text for the kernels of `module` (after `convert-gpu-to-nvvm`)."""
+    machine = target_machine(sm)
+    kernels = kernel_module(module)
+    entry_points = set(kernel_names(kernels))
+    if not entry_points:
+        raise PTXError("the module has no kernels (run the gpu pipeline first)")
+    translated: llvm_ir.Module = to_llvmlite(kernels)
+    translated.triple = TRIPLE
+    translated.data_layout = str(machine.target_data)
+    declared = _mark_entry_points(translated, entry_points)
+    compiled = _link(redirect_math(str(translated), declared), entry_points)
+    options = llvm.create_pipeline_tuning_options(speed_level=3)
+    builder = llvm.create_pass_builder(machine, options)
+    builder.getModulePassManager().run(compiled, builder)
+    missing = [
+        f.name for f in compiled.functions if f.is_declaration and not f.name.startswith("llvm.")
+    ]
+    if missing:
+        names = ", ".join(f"@{name}" for name in sorted(missing))
+        raise PTXError(f"kernels call functions the GPU has no definition of: {names}")
+    return machine.emit_assembly(compiled)

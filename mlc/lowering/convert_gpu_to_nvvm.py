@@ -1,0 +1,160 @@
+"""
+convert-gpu-to-nvvm: the kernels of each `gpu.module` to the `llvm` dialect for NVPTX.
+
+xDSL has no NVVM dialect, so NVVM's operations are the LLVM intrinsics themselves,
+called with `llvm.call_intrinsic`:
+
+    gpu.thread_id x   ==>  %t = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.tid.x"() : () -> i32
+                           %i = arith.index_cast %t : i32 to index
+    gpu.block_id y    ==>  ... "llvm.nvvm.read.ptx.sreg.ctaid.y" ...
+    gpu.block_dim z   ==>  ... "llvm.nvvm.read.ptx.sreg.ntid.z" ...
+    gpu.grid_dim x    ==>  ... "llvm.nvvm.read.ptx.sreg.nctaid.x" ...
+    gpu.lane_id       ==>  ... "llvm.nvvm.read.ptx.sreg.laneid" ...
+    gpu.barrier       ==>  llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%c0)
+
+Everything else in a kernel (scalar `arith`/`math`, `scf`, `memref` accesses) is
+lowered by `convert-to-llvm`'s own patterns, run on the kernels alone, so kernels and
+host code share one lowering. A `gpu.func` becomes a `func.func` first; its memref
+arguments are therefore expanded into descriptor fields (allocated pointer, aligned
+pointer, offset, sizes, strides) exactly as for host functions, and the host passes
+the same fields at launch (`convert-gpu-host-to-llvm`). LLVM drops the fields a
+kernel does not read, and NVPTX turns the aligned pointer into a global-space pointer.
+
+A kernel comes out as an `llvm.func` with the `nvvm.kernel` unit attribute (as MLIR
+marks them); the PTX translation (`mlc.backend.ptx`) gives those functions LLVM's
+`ptx_kernel` calling convention, which is how LLVM 20 and later mark entry points.
+Math functions that NVPTX cannot select (`llvm.exp`, `erf`, ...) are mapped to
+libdevice there too.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, gpu, llvm
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, UnitAttr, i32
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from mlc.diagnostics import op_error
+from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
+
+KERNEL_ATTR = "nvvm.kernel"
+
+# The PTX special register each id/size op reads, by op and dimension.
+SPECIAL_REGISTERS: dict[type[Operation], str] = {
+    gpu.ThreadIdOp: "tid",
+    gpu.BlockIdOp: "ctaid",
+    gpu.BlockDimOp: "ntid",
+    gpu.GridDimOp: "nctaid",
+}
+
+# gpu ops this pass lowers; any other gpu op inside a kernel is an error.
+SUPPORTED: tuple[type[Operation], ...] = (
+    *SPECIAL_REGISTERS,
+    gpu.LaneIdOp,
+    gpu.BarrierOp,
+    gpu.FuncOp,
+    gpu.ReturnOp,
+)
+
+
+def special_register(op: Operation) -> str:
+    """The NVVM intrinsic that reads what `op` (an id or size op) returns."""
+    if isinstance(op, gpu.LaneIdOp):
+        return "llvm.nvvm.read.ptx.sreg.laneid"
+    dim = op.dimension.data.value.lower()  # pyright: ignore[reportAttributeAccessIssue]
+    return f"llvm.nvvm.read.ptx.sreg.{SPECIAL_REGISTERS[type(op)]}.{dim}"
+
+
+class LowerSpecialRegisters(RewritePattern):
+    """`gpu.thread_id x` and friends to an NVVM special-register read, cast to index."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self,
+        op: gpu.ThreadIdOp | gpu.BlockIdOp | gpu.BlockDimOp | gpu.GridDimOp | gpu.LaneIdOp,
+        rewriter: PatternRewriter,
+    ) -> None:
+        read = llvm.CallIntrinsicOp(special_register(op), [], [i32])
+        cast = arith.IndexCastOp(read.results[0], IndexType())
+        for new in (read, cast):
+            new.location = op.location
+        rewriter.replace(op, [read, cast])
+
+
+class LowerBarrier(RewritePattern):
+    """`gpu.barrier` to `bar.sync 0` for the whole block."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: gpu.BarrierOp, rewriter: PatternRewriter) -> None:
+        zero = llvm.ConstantOp(IntegerAttr(0, i32), i32)
+        barrier = llvm.CallIntrinsicOp("llvm.nvvm.barrier.cta.sync.aligned.all", [zero], [])
+        for new in (zero, barrier):
+            new.location = op.location
+        rewriter.replace(op, [zero, barrier], [])
+
+
+def _to_func(kernel: gpu.FuncOp) -> func.FuncOp:
+    """A `gpu.func` as a private `func.func` with the same body (`gpu.return` too)."""
+    body = kernel.body.clone()
+    for block in body.blocks:
+        last = block.last_op
+        if isinstance(last, gpu.ReturnOp):
+            ret = func.ReturnOp(*last.args)
+            ret.location = last.location
+            block.insert_op_before(ret, last)
+            block.erase_op(last)
+    function = func.FuncOp(
+        kernel.sym_name.data, kernel.function_type, body, visibility=StringAttr("private")
+    )
+    function.location = kernel.location
+    return function
+
+
+def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
+    """Lower one `gpu.module`'s contents to the llvm dialect, in place."""
+    for inner in kernels.walk():
+        if (
+            inner is not kernels
+            and inner.dialect_name() == "gpu"
+            and not isinstance(inner, SUPPORTED)
+        ):
+            op_error(inner, f"'{inner.name}' is not supported in kernels by convert-gpu-to-nvvm")
+    names = {
+        op.sym_name.data
+        for op in kernels.body.block.ops
+        if isinstance(op, gpu.FuncOp) and op.kernel
+    }
+    scratch = ModuleOp([])
+    for op in list(kernels.body.block.ops):
+        op.detach()
+        scratch.body.block.add_op(_to_func(op) if isinstance(op, gpu.FuncOp) else op)
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier([LowerSpecialRegisters(), LowerBarrier()])
+    ).rewrite_module(scratch)
+    ConvertToLLVMPass().apply(ctx, scratch)
+    for op in list(scratch.body.block.ops):
+        op.detach()
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data in names:
+            op.linkage = llvm.LinkageAttr("external")
+            op.attributes[KERNEL_ATTR] = UnitAttr()
+        kernels.body.block.add_op(op)
+
+
+@dataclass(frozen=True)
+class ConvertGPUToNVVMPass(ModulePass):
+    """Lower every `gpu.module`'s kernels to the llvm dialect with NVVM intrinsics."""
+
+    name = "convert-gpu-to-nvvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for inner in list(op.walk()):
+            if isinstance(inner, gpu.ModuleOp):
+                lower_kernel_module(ctx, inner)

@@ -1,0 +1,251 @@
+"""
+convert-parallel-loops-to-gpu: each outermost `scf.parallel` becomes one `gpu.launch`.
+
+Mapping: the loop's iteration space is flattened, row-major (the last dim fastest),
+and spread over a 1-D grid of `block-size` threads per block; thread `t` of block `b`
+runs iteration `b * block-size + t`, delinearised back into the loop's indices, and
+threads past the end do nothing. Neighbouring threads of a warp thus take neighbouring
+iterations of the last dim, which is the contiguous axis of the output that
+`convert-ml-to-linalg` puts last, so loads and stores are coalesced; any number of
+dims maps, unlike a dim-per-grid-axis mapping (xDSL's `gpu-map-parallel-loops`),
+which stops at three and leaves small dims with idle threads.
+
+    scf.parallel (%i, %j) = (%c0, %c0) to (%m, %n) step (%c1, %c1) { body(%i, %j) }
+==>
+    %total = %m * %n ; %blocks = max(ceildiv(%total, 256), 1)
+    gpu.launch blocks(...) in (%blocks, 1, 1) threads(...) in (256, 1, 1) {
+      %t = gpu.block_id x * 256 + gpu.thread_id x
+      scf.if %t < %total { %i = %t / %n ; %j = %t % %n ; body(%i, %j) }
+      gpu.terminator
+    }
+
+Nested `scf.parallel`s run sequentially inside their kernel thread (as `scf.for`s,
+after `convert-scf-to-cf`'s lowering of `scf.parallel`). Preconditions: bounds and
+steps are index values; reductions inside `scf.parallel` (`init_vals`) are rejected.
+"""
+
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, gpu, llvm, memref, scf
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp, f32, i32
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mlc.diagnostics import op_error
+
+
+def is_outermost(op: scf.ParallelOp) -> bool:
+    """Whether no `scf.parallel` or `gpu.launch` encloses `op`."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ParallelOp | gpu.LaunchOp):
+            return False
+        parent = parent.parent_op()
+    return True
+
+
+@dataclass
+class _Emitter:
+    """Appends ops at a point, each with the location of the loop being mapped."""
+
+    point: InsertPoint
+    location: object
+
+    def __call__(self, new: Operation) -> SSAValue:
+        new.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
+        Rewriter.insert_op(new, self.point)
+        return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
+
+    def index(self, value: int) -> SSAValue:
+        return self(arith.ConstantOp(IntegerAttr.from_index_int_value(value)))
+
+
+def _ceil_div(emit: _Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    """`(a + b - 1) / b` for a >= 0, b >= 1 (convert-to-llvm has no `arith.ceildivui`)."""
+    bump = emit(arith.SubiOp(b, emit.index(1)))
+    return emit(arith.DivUIOp(emit(arith.AddiOp(a, bump)), b))
+
+
+WARP = 32
+
+# Combiners a warp can share a reduction with, and their identities.
+COMBINERS: dict[type[Operation], float] = {
+    arith.AddfOp: 0.0,
+    arith.MaximumfOp: -math.inf,
+    arith.MinimumfOp: math.inf,
+}
+
+
+def _accumulates(arg: SSAValue, value: SSAValue) -> bool:
+    """Whether `value` is `combine(arg, x)` with `arg` used there only (a reduction)."""
+    owner = value.owner
+    if type(owner) not in COMBINERS or arg.type != f32 or not arg.has_one_use():
+        return False
+    return arg in owner.operands and owner.operands[0] is not owner.operands[1]  # type: ignore
+
+
+def warp_reduction(op: scf.ParallelOp) -> scf.ForOp | None:
+    """
+    The loop of a row reduction a warp can share, or None.
+
+    That is a body of setup ops, one `scf.for` whose f32 `iter_args` each accumulate
+    with `addf`/`maximumf`/`minimumf` (no nested loops), then only stores.
+    """
+    ops = list(op.body.block.ops)[:-1]  # without scf.reduce
+    loops = [inner for inner in ops if isinstance(inner, scf.ForOp)]
+    if len(loops) != 1 or not loops[0].iter_args:
+        return None
+    loop = loops[0]
+    position = ops.index(loop)
+    if any(isinstance(inner, memref.StoreOp) for inner in ops[:position]):
+        return None
+    if not ops[position + 1 :] or not all(
+        isinstance(inner, memref.StoreOp) for inner in ops[position + 1 :]
+    ):
+        return None
+    if any(isinstance(inner, scf.ForOp | scf.WhileOp | scf.IfOp) for inner in loop.body.walk()):
+        return None
+    yielded = loop.body.block.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    args = loop.body.block.args[1:]
+    if not all(_accumulates(a, v) for a, v in zip(args, yielded.operands, strict=True)):
+        return None
+    return loop
+
+
+def _share_with_warp(loop: scf.ForOp, lane: SSAValue, location: object) -> None:
+    """Lanes take every 32nd iteration from their own; a butterfly combines the lanes."""
+    emit = _Emitter(InsertPoint.before(loop), location)
+    offset = emit(arith.MuliOp(lane, loop.step))
+    first = emit(arith.AddiOp(loop.lb, offset))
+    step = emit(arith.MuliOp(loop.step, emit.index(WARP)))
+    is_first = emit(arith.CmpiOp(lane, emit.index(0), "eq"))
+    yielded = loop.body.block.last_op
+    assert yielded is not None
+    combiners = [type(v.owner) for v in yielded.operands]
+    inits = []
+    for init, combiner in zip(loop.iter_args, combiners, strict=True):
+        identity = emit(arith.ConstantOp(FloatAttr(COMBINERS[combiner], f32)))
+        inits.append(emit(arith.SelectOp(is_first, init, identity)))
+    loop.operands = [first, loop.ub, step, *inits]
+    emit.point = InsertPoint.after(loop)
+    stores = [use.operation for result in loop.results for use in result.uses]
+    totals: list[SSAValue] = []
+    for result, combiner in zip(loop.results, combiners, strict=True):
+        value: SSAValue = result
+        for distance in (16, 8, 4, 2, 1):  # xDSL 0.74 has no gpu.shuffle: NVVM's own
+            args = [_i32(emit, -1), value, _i32(emit, distance), _i32(emit, WARP - 1)]
+            shuffle = emit(llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.bfly.f32", args, [f32]))
+            value = emit(combiner(value, shuffle))  # pyright: ignore[reportCallIssue]
+        totals.append(value)
+    for store in stores:
+        for index, operand in enumerate(store.operands):
+            if operand in loop.results:
+                store.operands[index] = totals[list(loop.results).index(operand)]
+    then = Block()
+    emit(scf.IfOp(is_first, [], Region(then)))
+    for store in dict.fromkeys(stores):
+        store.detach()
+        then.add_op(store)
+    then.add_op(scf.YieldOp())
+
+
+def _i32(emit: _Emitter, value: int) -> SSAValue:
+    return emit(llvm.ConstantOp(IntegerAttr(value, i32), i32))
+
+
+@dataclass
+class ParallelToLaunch(RewritePattern):
+    """One outermost `scf.parallel` to a `gpu.launch` (module docstring)."""
+
+    block_size: int
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ParallelOp, rewriter: PatternRewriter) -> None:
+        if not is_outermost(op):
+            return  # runs inside the kernel of the loop that encloses it
+        if op.initVals:
+            op_error(op, "scf.parallel with reductions is not supported on the GPU target")
+        host = _Emitter(InsertPoint.before(op), op.location)
+        counts: list[SSAValue] = []
+        for lower, upper, step in zip(op.lowerBound, op.upperBound, op.step, strict=True):
+            span = host(arith.SubiOp(upper, lower))
+            counts.append(_ceil_div(host, span, step))
+        total = counts[0]
+        for count in counts[1:]:
+            total = host(arith.MuliOp(total, count))
+        reduction = warp_reduction(op)
+        threads = host.index(self.block_size)
+        workers = host(arith.MuliOp(total, host.index(WARP))) if reduction else total
+        blocks = _ceil_div(host, workers, threads)
+        blocks = host(arith.MaxUIOp(blocks, host.index(1)))  # a grid of 0 blocks is an error
+        one = host.index(1)
+
+        body = Block(arg_types=[IndexType()] * 12)
+        launch = gpu.LaunchOp(Region(body), [blocks, one, one], [threads, one, one])
+        host(launch)
+        kernel = _Emitter(InsertPoint.at_end(body), op.location)
+        x = gpu.DimensionAttr(gpu.DimensionEnum.X)
+        block_id = kernel(gpu.BlockIdOp(x))
+        thread_id = kernel(gpu.ThreadIdOp(x))
+        first = kernel(arith.MuliOp(block_id, kernel(gpu.BlockDimOp(x))))
+        linear = kernel(arith.AddiOp(first, thread_id))
+        lane = None
+        if reduction is not None:  # a warp per iteration
+            lane = kernel(arith.RemUIOp(linear, kernel.index(WARP)))
+            linear = kernel(arith.DivUIOp(linear, kernel.index(WARP)))
+        inside = kernel(arith.CmpiOp(linear, total, "ult"))
+        then = Block()
+        kernel(scf.IfOp(inside, [], Region(then)))
+        kernel(gpu.TerminatorOp())
+
+        inner = _Emitter(InsertPoint.at_end(then), op.location)
+        ivs: list[SSAValue] = []
+        rest = linear
+        for dim in reversed(range(len(counts))):
+            if dim:
+                position = inner(arith.RemUIOp(rest, counts[dim]))
+                rest = inner(arith.DivUIOp(rest, counts[dim]))
+            else:
+                position = rest
+            scaled = inner(arith.MuliOp(position, op.step[dim]))
+            ivs.append(inner(arith.AddiOp(op.lowerBound[dim], scaled)))
+        ivs.reverse()
+        loop_body = op.body.block
+        terminator = loop_body.last_op
+        assert isinstance(terminator, scf.ReduceOp)
+        rewriter.erase(terminator)
+        rewriter.inline_block(loop_body, InsertPoint.at_end(then), ivs)
+        inner(scf.YieldOp())
+        if reduction is not None and lane is not None:
+            _share_with_warp(reduction, lane, op.location)
+        rewriter.erase(op)
+
+
+@dataclass(frozen=True)
+class ConvertParallelLoopsToGPUPass(ModulePass):
+    """Map each outermost `scf.parallel` to a 1-D `gpu.launch` (see the module docstring)."""
+
+    name = "convert-parallel-loops-to-gpu"
+
+    block_size: int = 256
+
+    def __post_init__(self) -> None:
+        if not 32 <= self.block_size <= 1024 or self.block_size % 32:
+            raise ValueError(
+                f"block-size must be a multiple of 32 in [32, 1024], got {self.block_size}"
+            )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(
+            ParallelToLaunch(self.block_size), apply_recursively=False, walk_reverse=False
+        ).rewrite_module(op)

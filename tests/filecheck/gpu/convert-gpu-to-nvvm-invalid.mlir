@@ -1,0 +1,13 @@
+// RUN: mlc-opt %s --verify-diagnostics -p convert-gpu-to-nvvm
+
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "kernels"}> ({
+    "gpu.func"() <{function_type = (memref<4xindex>) -> (), kernel}> ({
+    ^bb0(%m: memref<4xindex>):
+      // expected-error @+1 {{'gpu.global_id' is not supported in kernels by convert-gpu-to-nvvm}}
+      %i = "gpu.global_id"() <{dimension = #gpu<dim x>}> : () -> index
+      memref.store %i, %m[%i] : memref<4xindex>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "k"} : () -> ()
+  }) : () -> ()
+}

@@ -1,0 +1,57 @@
+// RUN: mlc-opt %s --split-input-file -p convert-gpu-to-nvvm | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p convert-gpu-to-nvvm | mlc-opt --split-input-file --verify-roundtrip > /dev/null
+// RUN: mlc-opt %s --split-input-file -p convert-gpu-to-nvvm --print-debuginfo | filecheck %s --check-prefix=LOC
+
+// Ids and sizes read NVVM special registers; gpu.barrier is bar.sync; the kernel is
+// an llvm.func marked nvvm.kernel whose memref argument is expanded into descriptor
+// fields (as host functions pass it); the rest is convert-to-llvm's lowering.
+
+// CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
+// CHECK-NEXT:    llvm.func @k(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %n: i64) attributes {nvvm.kernel} {
+// CHECK:           %[[T:.+]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.tid.x"() : () -> i32
+// CHECK-NEXT:      %[[TI:.+]] = llvm.sext %[[T]] : i32 to i64
+// CHECK-NEXT:      %[[B:.+]] = llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ctaid.y"() : () -> i32
+// CHECK-NEXT:      %[[BI:.+]] = llvm.sext %[[B]] : i32 to i64
+// CHECK-NEXT:      llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ntid.z"() : () -> i32
+// CHECK-NEXT:      llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.nctaid.x"() : () -> i32
+// CHECK:           llvm.getelementptr inbounds %{{.+}}[%[[TI]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:           llvm.call_intrinsic "llvm.exp.f32"
+// CHECK-NEXT:      %[[ZERO:.+]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:      llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%[[ZERO]]) : (i32) -> ()
+// CHECK:           llvm.getelementptr inbounds %{{.+}}[%[[BI]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:           llvm.return
+// CHECK-NOT:     gpu.func
+// CHECK-NOT:     _mlc_invoke
+// LOC:           llvm.store {{.*}} loc("k.py":9:2)
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "kernels"}> ({
+    "gpu.func"() <{function_type = (memref<?xf32>, index) -> (), kernel}> ({
+    ^bb0(%m: memref<?xf32>, %n: index):
+      %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %b = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
+      %d = "gpu.block_dim"() <{dimension = #gpu<dim z>}> : () -> index
+      %g = "gpu.grid_dim"() <{dimension = #gpu<dim x>}> : () -> index
+      %x = memref.load %m[%t] : memref<?xf32>
+      %e = math.exp %x : f32
+      "gpu.barrier"() : () -> ()
+      memref.store %e, %m[%b] : memref<?xf32> loc("k.py":9:2)
+      "gpu.return"() : () -> ()
+    }) {sym_name = "k"} : () -> ()
+  }) : () -> ()
+}
+
+// -----
+
+// A device function (no `kernel`) stays a plain internal function.
+
+// CHECK:       "gpu.module"() <{sym_name = "lib"}> ({
+// CHECK-NEXT:    llvm.func internal @helper(%x: f32) -> f32 {
+// CHECK-NOT:       nvvm.kernel
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "lib"}> ({
+    "gpu.func"() <{function_type = (f32) -> f32}> ({
+    ^bb0(%x: f32):
+      "gpu.return"(%x) : (f32) -> ()
+    }) {sym_name = "helper"} : () -> ()
+  }) : () -> ()
+}

@@ -1,0 +1,151 @@
+// RUN: mlc-opt %s --split-input-file -p 'convert-linalg-to-parallel-loops{register-tile=1,1}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p convert-linalg-to-parallel-loops | mlc-opt --split-input-file --verify-roundtrip > /dev/null
+// RUN: mlc-opt %s --split-input-file -p convert-linalg-to-parallel-loops --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+// RUN: mlc-opt %s --split-input-file -p convert-linalg-to-parallel-loops | filecheck %s --check-prefix=TILE
+// RUN: not mlc-opt %s --split-input-file -p 'convert-linalg-to-parallel-loops{register-tile=4}' 2>&1 | filecheck %s --check-prefix=BAD
+
+// BAD: register-tile takes two sizes in [1, 8], got [4]
+
+// Parallel iterators become one scf.parallel, in map order; the body is inlined.
+
+// CHECK-LABEL: func.func @elementwise(%a: memref<?x8xf32>, %out: memref<?x8xf32>)
+// CHECK:         %[[N:.+]] = memref.dim %a, %{{.+}} : memref<?x8xf32>
+// CHECK:         %[[EIGHT:.+]] = arith.constant 8 : index
+// CHECK:         "scf.parallel"(%{{.+}}, %{{.+}}, %[[N]], %[[EIGHT]], %{{.+}}, %{{.+}})
+// CHECK-NEXT:    ^{{.+}}(%[[I:.+]]: index, %[[J:.+]]: index):
+// CHECK-NEXT:      %[[X:.+]] = memref.load %a[%[[I]], %[[J]]] : memref<?x8xf32>
+// CHECK-NEXT:      %{{.+}} = memref.load %out[%[[I]], %[[J]]] : memref<?x8xf32>
+// CHECK-NEXT:      %[[E:.+]] = math.exp %[[X]] : f32
+// CHECK-NEXT:      memref.store %[[E]], %out[%[[I]], %[[J]]] : memref<?x8xf32>
+// CHECK-NEXT:      scf.reduce
+// CHECK-NOT:     linalg.generic
+// LOC-LABEL:   func.func @elementwise
+// LOC:           memref.load {{.*}} loc("model.py":3:4)
+// LOC:           math.exp {{.*}} loc("model.py":2:1)
+// LOC:           memref.store {{.*}} loc("model.py":3:4)
+func.func @elementwise(%a: memref<?x8xf32>, %out: memref<?x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<?x8xf32>) outs(%out : memref<?x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %e = math.exp %x : f32 loc("model.py":2:1)
+    linalg.yield %e : f32
+  } loc("model.py":3:4)
+  func.return
+}
+
+// -----
+
+// A reduction keeps its output element in a register: loaded once before the
+// scf.for over the reduction dim (in the middle of the map dims here, as matmul's
+// (i, k, j)), carried in iter_args, stored once after.
+
+// CHECK-LABEL: func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>)
+// CHECK:         "scf.parallel"
+// CHECK-NEXT:    ^{{.+}}(%[[I:.+]]: index, %[[J:.+]]: index):
+// CHECK:           %[[INIT:.+]] = memref.load %c[%[[I]], %[[J]]] : memref<4x8xf32>
+// CHECK:           %[[SUM:.+]] = scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT:        %[[X:.+]] = memref.load %a[%[[I]], %[[K]]] : memref<4x16xf32>
+// CHECK-NEXT:        %[[Y:.+]] = memref.load %b[%[[K]], %[[J]]] : memref<16x8xf32>
+// CHECK-NEXT:        %[[P:.+]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT:        %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT:        scf.yield %[[S]] : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      memref.store %[[SUM]], %c[%[[I]], %[[J]]] : memref<4x8xf32>
+// CHECK-NEXT:      scf.reduce
+
+func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<4x16xf32>, memref<16x8xf32>) outs(%c : memref<4x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// With the default 4x4 register tile, each iteration of the parallel loop owns a
+// 4x4 block of outputs (the loop runs to ceil(M/4) x ceil(8/4)); contractions
+// with all sizes static and fewer than 32768 outputs are left untiled (as above); indices are clamped
+// for the loads and each store is guarded; the 16 accumulators ride in iter_args.
+
+// TILE:       func.func @matmul_dynamic
+// TILE:         %[[ROWS:.+]] = arith.divui %{{.+}}, %{{.+}} : index
+// TILE:         %[[COLS:.+]] = arith.divui %{{.+}}, %{{.+}} : index
+// TILE:         "scf.parallel"(%{{.+}}, %{{.+}}, %[[ROWS]], %[[COLS]], %{{.+}}, %{{.+}})
+// TILE:           %[[I0:.+]] = arith.minui
+// TILE:           %[[IN0:.+]] = arith.cmpi ult
+// TILE:           scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// TILE-COUNT-16:    arith.addf
+// TILE:             scf.yield
+// TILE-COUNT-16:  scf.if
+// TILE-NOT:       scf.if
+// TILE:           scf.reduce
+func.func @matmul_dynamic(%a: memref<?x16xf32>, %b: memref<16x8xf32>, %c: memref<?x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x16xf32>, memref<16x8xf32>) outs(%c : memref<?x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// A full reduction has no parallel dim: a one-iteration scf.parallel (one kernel).
+
+// CHECK-LABEL: func.func @full_reduction(%a: memref<?xf32>, %r: memref<f32>)
+// CHECK:         %[[ONE:.+]] = arith.constant 1 : index
+// CHECK-NEXT:    "scf.parallel"(%{{.+}}, %[[ONE]], %[[ONE]])
+// CHECK:           memref.load %r[] : memref<f32>
+// CHECK:           scf.for
+// CHECK:             arith.maximumf
+// CHECK:           memref.store %{{.+}}, %r[] : memref<f32>
+func.func @full_reduction(%a: memref<?xf32>, %r: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%a : memref<?xf32>) outs(%r : memref<f32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %acc, %x : f32
+    linalg.yield %m : f32
+  }
+  func.return
+}
+
+// -----
+
+// linalg.index becomes the loop index; broadcast maps index with constants.
+
+// CHECK-LABEL: func.func @index_and_broadcast(%a: memref<1x8xi64>, %out: memref<3x8xi64>)
+// CHECK:         ^{{.+}}(%[[I:.+]]: index, %[[J:.+]]: index):
+// CHECK-NEXT:      %[[ZERO:.+]] = affine.apply affine_map<() -> (0)> ()
+// CHECK-NEXT:      %[[X:.+]] = memref.load %a[%[[ZERO]], %[[J]]] : memref<1x8xi64>
+// CHECK-NEXT:      %{{.+}} = memref.load %out[%[[I]], %[[J]]] : memref<3x8xi64>
+// CHECK-NEXT:      %[[IDX:.+]] = arith.index_cast %[[I]] : index to i64
+// CHECK-NEXT:      %[[S:.+]] = arith.addi %[[X]], %[[IDX]] : i64
+// CHECK-NEXT:      memref.store %[[S]], %out[%[[I]], %[[J]]] : memref<3x8xi64>
+func.func @index_and_broadcast(%a: memref<1x8xi64>, %out: memref<3x8xi64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<1x8xi64>) outs(%out : memref<3x8xi64>) {
+  ^bb0(%x: i64, %o: i64):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i64
+    %s = arith.addi %x, %ii : i64
+    linalg.yield %s : i64
+  }
+  func.return
+}
+
+// -----
+
+// A buffer copy is a parallel loop too: on the GPU a copy is a kernel.
+
+// CHECK-LABEL: func.func @copy(%a: memref<?x4xf16, strided<[8, 1]>>, %b: memref<?x4xf16>)
+// CHECK:         "scf.parallel"
+// CHECK-NEXT:    ^{{.+}}(%[[I:.+]]: index, %[[J:.+]]: index):
+// CHECK-NEXT:      %[[V:.+]] = memref.load %a[%[[I]], %[[J]]] : memref<?x4xf16, strided<[8, 1]>>
+// CHECK-NEXT:      memref.store %[[V]], %b[%[[I]], %[[J]]] : memref<?x4xf16>
+// CHECK-NOT:     memref.copy
+func.func @copy(%a: memref<?x4xf16, strided<[8, 1]>>, %b: memref<?x4xf16>) {
+  "memref.copy"(%a, %b) : (memref<?x4xf16, strided<[8, 1]>>, memref<?x4xf16>) -> ()
+  func.return
+}

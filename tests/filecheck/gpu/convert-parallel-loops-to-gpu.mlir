@@ -1,0 +1,146 @@
+// RUN: mlc-opt %s --split-input-file -p convert-parallel-loops-to-gpu | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'convert-parallel-loops-to-gpu{block-size=128}' | filecheck %s --check-prefix=B128
+// RUN: mlc-opt %s --split-input-file -p convert-parallel-loops-to-gpu --print-debuginfo | filecheck %s --check-prefix=LOC
+// RUN: not mlc-opt %s -p 'convert-parallel-loops-to-gpu{block-size=100}' 2>&1 | filecheck %s --check-prefix=BAD
+
+// BAD: block-size must be a multiple of 32 in [32, 1024], got 100
+
+// A 2-D loop is flattened over a 1-D grid: the host computes the trip count and the
+// number of blocks (at least one); each thread delinearises its index (last dim
+// fastest) and does nothing past the end.
+
+// CHECK-LABEL: func.func @two_dims(%m: memref<?x?xf32>, %n0: index, %n1: index)
+// CHECK:         %[[C0:.+]] = arith.subi %n0, %[[LB:.+]] : index
+// CHECK:         %[[COUNT0:.+]] = arith.divui
+// CHECK:         %[[COUNT1:.+]] = arith.divui
+// CHECK:         %[[TOTAL:.+]] = arith.muli %[[COUNT0]], %[[COUNT1]] : index
+// CHECK:         %[[THREADS:.+]] = arith.constant 256 : index
+// CHECK:         %[[BLOCKS:.+]] = arith.divui
+// CHECK:         %[[GRID:.+]] = arith.maxui %[[BLOCKS]], %{{.+}} : index
+// CHECK:         "gpu.launch"(%[[GRID]], %[[ONE:.+]], %[[ONE]], %[[THREADS]], %[[ONE]], %[[ONE]])
+// CHECK:           %[[BID:.+]] = "gpu.block_id"() <{dimension = #gpu<dim x>}> : () -> index
+// CHECK-NEXT:      %[[TID:.+]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+// CHECK-NEXT:      %[[BDIM:.+]] = "gpu.block_dim"() <{dimension = #gpu<dim x>}> : () -> index
+// CHECK-NEXT:      %[[FIRST:.+]] = arith.muli %[[BID]], %[[BDIM]] : index
+// CHECK-NEXT:      %[[T:.+]] = arith.addi %[[FIRST]], %[[TID]] : index
+// CHECK-NEXT:      %[[IN:.+]] = arith.cmpi ult, %[[T]], %[[TOTAL]] : index
+// CHECK-NEXT:      scf.if %[[IN]] {
+// CHECK-NEXT:        %[[J:.+]] = arith.remui %[[T]], %[[COUNT1]] : index
+// CHECK-NEXT:        %[[I:.+]] = arith.divui %[[T]], %[[COUNT1]] : index
+// CHECK:             memref.store %{{.+}}, %m[%{{.+}}, %{{.+}}] : memref<?x?xf32>
+// CHECK:           "gpu.terminator"() : () -> ()
+// CHECK-NOT:     scf.parallel
+// B128-LABEL:  func.func @two_dims
+// B128:          arith.constant 128 : index
+// LOC-LABEL:   func.func @two_dims
+// LOC:           "gpu.thread_id"{{.*}} loc("prog.py":7:3)
+// LOC:           memref.store {{.*}} loc("prog.py":6:5)
+// LOC:           }) : (index, index, index, index, index, index) -> () loc("prog.py":7:3)
+func.func @two_dims(%m: memref<?x?xf32>, %n0: index, %n1: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = arith.constant 1.0 : f32
+  "scf.parallel"(%c0, %c0, %n0, %n1, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    memref.store %v, %m[%i, %j] : memref<?x?xf32> loc("prog.py":6:5)
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> () loc("prog.py":7:3)
+  func.return
+}
+
+// -----
+
+// Lower bounds and steps other than 0 and 1 are applied to each index; a nested
+// scf.parallel stays inside the kernel (it runs sequentially in its thread).
+
+// CHECK-LABEL: func.func @strided_and_nested(%m: memref<64x8xf32>)
+// CHECK:         "gpu.launch"
+// CHECK:           scf.if
+// CHECK:             %[[SCALED:.+]] = arith.muli %{{.+}}, %[[STEP:.+]] : index
+// CHECK-NEXT:        %[[I:.+]] = arith.addi %[[LOWER:.+]], %[[SCALED]] : index
+// CHECK:             "scf.parallel"
+// CHECK:               memref.store %{{.+}}, %m[%[[I]], %{{.+}}] : memref<64x8xf32>
+// CHECK-NOT:     "gpu.launch"
+func.func @strided_and_nested(%m: memref<64x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %v = arith.constant 2.0 : f32
+  "scf.parallel"(%c3, %c64, %c8) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb1(%j: index):
+      memref.store %v, %m[%i, %j] : memref<64x8xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// Loops inside host control flow become launches where they are.
+
+// CHECK-LABEL: func.func @in_a_host_loop(%m: memref<4xf32>, %n: index)
+// CHECK:         scf.for
+// CHECK:           "gpu.launch"
+func.func @in_a_host_loop(%m: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %v = arith.constant 2.0 : f32
+  scf.for %k = %c0 to %n step %c1 {
+    "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      memref.store %v, %m[%i] : memref<4xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+  }
+  func.return
+}
+
+// -----
+
+// A row reduction (one scf.for whose iter_args accumulate with addf, then stores)
+// gets a warp per row: lanes start at their lane index and stride by 32, lane 0
+// starts from the stored value and the others from the identity, a butterfly of
+// shuffles combines the lanes, and lane 0 stores.
+
+// CHECK-LABEL: func.func @row_sum(%x: memref<?x128xf32>, %r: memref<?xf32>, %n: index)
+// CHECK:         %[[WARP:.+]] = arith.constant 32 : index
+// CHECK-NEXT:    %[[WORKERS:.+]] = arith.muli %{{.+}}, %[[WARP]] : index
+// CHECK:         "gpu.launch"
+// CHECK:           %[[T:.+]] = arith.addi
+// CHECK:           %[[LANE:.+]] = arith.remui %[[T]], %{{.+}} : index
+// CHECK:           %[[ROW:.+]] = arith.divui %[[T]], %{{.+}} : index
+// CHECK:           %[[INIT:.+]] = memref.load %r[%{{.+}}] : memref<?xf32>
+// CHECK:           %[[START:.+]] = arith.addi %{{.+}}, %{{.+}} : index
+// CHECK:           %[[STRIDE:.+]] = arith.muli %{{.+}}, %{{.+}} : index
+// CHECK:           %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
+// CHECK:           %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[FROM:.+]] = arith.select %[[FIRST]], %[[INIT]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[PART:.+]] = scf.for %{{.+}} = %[[START]] to %{{.+}} step %[[STRIDE]] iter_args(%{{.+}} = %[[FROM]]) -> (f32) {
+// CHECK-COUNT-5:   llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
+// CHECK:           %[[SUM:.+]] = arith.addf
+// CHECK-NEXT:      scf.if %[[FIRST]] {
+// CHECK-NEXT:        memref.store %[[SUM]], %r[%{{.+}}] : memref<?xf32>
+func.func @row_sum(%x: memref<?x128xf32>, %r: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %init = memref.load %r[%i] : memref<?xf32>
+    %s = scf.for %k = %c0 to %c128 step %c1 iter_args(%acc = %init) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x128xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %r[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}

@@ -1,0 +1,66 @@
+"""
+Compiling test programs for each target, so one numerical test serves the CPU and GPU.
+
+`TARGETS` parametrises a test over `cpu` and `cuda` (the latter marked `gpu`, which
+the device run selects with `-m gpu`). `compile_for(module, "cuda")` compiles and loads
+on the GPU when there is one. Without a GPU it still lowers the program through the
+`gpu` pipeline and, where CUDA's `ptxas` is on PATH, assembles its PTX for sm_90 (so
+every test program's PTX is checked on machines with the toolkit but no GPU), then
+skips the numerical part with the reason.
+"""
+
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mlc
+
+TARGETS = [pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+@cache
+def gpu_unavailable_reason() -> str | None:
+    """Why the `cuda` target cannot run here, or None when it can."""
+    from mlc.backend import cuda
+
+    try:
+        cuda.device()
+    except cuda.CudaUnavailableError as error:
+        return str(error)
+    return None
+
+
+def assemble(ptx: str, sm: str = "sm_90") -> None:
+    """Assemble PTX with ptxas (skip when it is not on PATH); fail with its message."""
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("ptxas (CUDA toolkit) not on PATH: PTX not assembled")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "kernels.ptx"
+        path.write_text(ptx)
+        done = subprocess.run(
+            [ptxas, f"-arch={sm}", str(path), "-o", str(Path(tmp) / "kernels.cubin")],
+            capture_output=True,
+            text=True,
+        )
+    assert done.returncode == 0, f"ptxas rejected the PTX:\n{done.stderr}"
+
+
+def compile_for(module: Any, target: str) -> Any:
+    """`mlc.compile(module, target)`, or for `cuda` without a GPU: check PTX, then skip."""
+    if target == "cpu":
+        return mlc.compile(module)
+    reason = gpu_unavailable_reason()
+    if reason is None:
+        return mlc.compile(module, target="cuda")
+    if shutil.which("ptxas") is None:
+        pytest.skip(f"{reason}; ptxas not on PATH either")
+    from mlc.backend.ptx import to_ptx
+
+    assemble(to_ptx(mlc.compile(module, target="gpu", emit="nvvm")))
+    pytest.skip(f"{reason} (PTX assembled with ptxas)")

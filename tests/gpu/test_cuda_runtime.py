@@ -1,0 +1,129 @@
+"""
+The `cuda` target end to end: host control flow around kernels (loops, `scf.while` on a
+value read back from the device, branches), `GPUArray` arguments and results, argument
+checks, constants, caching, and the example programs; PTX of the examples through
+ptxas. Numerical tests skip with the reason where there is no GPU or no pycuda.
+"""
+
+import numpy as np
+import pytest
+
+import mlc
+from mlc.backend.ptx import to_ptx
+from tests.e2e.test_compile_cpu import (
+    IF_PROGRAM,
+    SCALE_LOOP,
+    TIED_DIMS,
+    WHILE_LOOP,
+    scale_loop_reference,
+)
+from tests.gpu.targets import assemble, gpu_unavailable_reason
+
+pytestmark = pytest.mark.gpu
+
+EXAMPLES = ["examples/mlp.mlir", "examples/transformer_block.mlir", "examples/convnet.mlir",
+            "examples/pagerank.mlir"]  # fmt: skip
+
+
+@pytest.fixture
+def gpu():
+    if (reason := gpu_unavailable_reason()) is not None:
+        pytest.skip(reason)
+
+
+@pytest.mark.parametrize("path", EXAMPLES)
+@pytest.mark.parametrize("sm", ["sm_80", "sm_90"])
+def test_example_ptx_assembles(path, sm):
+    assemble(to_ptx(mlc.compile(path, target="gpu", emit="nvvm"), sm), sm)
+
+
+def test_no_gpu_is_one_clear_error():
+    if gpu_unavailable_reason() is None:
+        pytest.skip("a GPU is present")
+    with pytest.raises(mlc.compiler.CompileError, match="target 'cuda' needs") as info:
+        mlc.compile(IF_PROGRAM, target="cuda")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("size, n", [(1, 3), (5, 0), (7, 4), (33, 2)])
+def test_host_for_loop_launches_kernels_each_iteration(gpu, size, n):
+    exe = mlc.compile(SCALE_LOOP, target="cuda")
+    x = np.random.default_rng().standard_normal((size, size)).astype(np.float32)
+    np.testing.assert_allclose(exe(x, n), scale_loop_reference(x, n), rtol=1e-5, atol=1e-6)
+    assert mlc.compile(SCALE_LOOP, target="cuda") is exe
+
+
+def test_while_condition_read_back_from_the_device(gpu):
+    exe = mlc.compile(WHILE_LOOP, target="cuda")
+    x = np.random.default_rng().uniform(0.1, 1.0, 8).astype(np.float32)
+    v, k = exe(x, 1000.0)
+    want_v, want_k = x.copy(), 0
+    while want_v.sum() < 1000.0:
+        want_v, want_k = want_v + want_v, want_k + 1
+    assert k == want_k
+    np.testing.assert_allclose(v, want_v, rtol=1e-6)
+
+
+def test_if_on_the_host(gpu):
+    exe = mlc.compile(IF_PROGRAM, target="cuda")
+    x = np.linspace(-1, 1, 11, dtype=np.float32)
+    np.testing.assert_allclose(exe(x, True), np.exp(x), rtol=1e-6)
+    np.testing.assert_array_equal(exe(x, False), x)
+
+
+def test_argument_checks_match_the_cpu_path(gpu):
+    exe = mlc.compile(TIED_DIMS, target="cuda")
+    rng = np.random.default_rng()
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(4, 4), (4,), (4, 4)])
+    u = a + a.T + b
+    np.testing.assert_allclose(exe(a, b, c), (u @ c) @ (u @ c), rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match=r"must have size 4"):
+        exe(a[:3, :3], b[:3], c[:3])
+    with pytest.raises(TypeError, match=r"expected dtype float32"):
+        exe(a.astype(np.float64), b, c)
+    with pytest.raises(TypeError, match=r"takes 3 argument"):
+        exe(a, b)
+
+
+def test_gpuarrays_in_and_out_without_copies(gpu):
+    import pycuda.gpuarray as gpuarray
+
+    exe = mlc.compile("examples/mlp.mlir", target="cuda")
+    rng = np.random.default_rng()
+    shapes = [(37, 784), (784, 128), (128,), (128, 10), (10,)]
+    host = [(rng.standard_normal(s) * 0.1).astype(np.float32) for s in shapes]
+    want = mlc.compile("examples/mlp.mlir")(*host)
+    result = exe(*[gpuarray.to_gpu(a) for a in host])
+    assert type(result).__name__ == "GPUArray"
+    np.testing.assert_allclose(result.get(), want, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(exe(*host), want, rtol=1e-4, atol=1e-6)  # numpy in, numpy out
+
+
+@pytest.mark.parametrize("path", EXAMPLES)
+def test_examples_match_the_cpu(gpu, path):
+    cpu = mlc.compile(path)
+    exe = mlc.compile(path, target="cuda")
+    rng = np.random.default_rng()
+    args = []
+    for type_ in cpu.entry.signature.inputs:
+        shape = [d if d >= 0 else 17 for d in type_.get_shape()]
+        args.append(rng.uniform(0.0, 0.1, shape).astype(np.float32))
+    want = cpu(*args)
+    got = exe(*args)
+    np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-5)
+
+
+def test_many_calls_keep_device_memory_flat(gpu):
+    import pycuda.driver as driver
+
+    exe = mlc.compile(SCALE_LOOP, target="cuda")
+    x = np.ones((256, 256), np.float32)
+    for _ in range(20):
+        exe(x, 3)
+    driver.Context.synchronize()
+    free_before, _ = driver.mem_get_info()
+    for _ in range(500):
+        exe(x, 3)
+    driver.Context.synchronize()
+    free_after, _ = driver.mem_get_info()
+    assert free_before - free_after < 64 * 2**20
