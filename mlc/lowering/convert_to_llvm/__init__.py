@@ -50,6 +50,7 @@ from mlc.lowering.convert_to_llvm import arith as arith_patterns
 from mlc.lowering.convert_to_llvm import func as func_patterns
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
+from mlc.lowering.convert_to_llvm import power as power_patterns
 from mlc.lowering.convert_to_llvm.common import (
     TypeRecord,
     converted_type,
@@ -88,6 +89,7 @@ SUPPORTED: tuple[type[Operation], ...] = (
     *math_patterns.SUPPORTED,
     *memref_patterns.SUPPORTED,
     *func_patterns.SUPPORTED,
+    *power_patterns.SUPPORTED,
 )
 
 
@@ -145,6 +147,7 @@ class ConvertToLLVMPass(ModulePass):
                     op_error(inner, reason)
         PatternRewriteWalker(memref_patterns.CopyToLoops()).rewrite_module(op)
         PatternRewriteWalker(arith_patterns.ExpandRoundingDivision()).rewrite_module(op)
+        PatternRewriteWalker(power_patterns.ExpandPower()).rewrite_module(op)
         LowerAffinePass().apply(ctx, op)
         PatternRewriteWalker(WhileLowering()).rewrite_module(op)
         ConvertScfToCf().apply(ctx, op)
