@@ -21,6 +21,7 @@ import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from mlc.backend.llvm import to_llvm_ir
+from mlc.backend.symbols import unresolved_symbols
 
 
 class JITError(Exception):
@@ -88,7 +89,12 @@ class JITModule:
         if opt_level:
             optimize(self.llvm_module, machine, opt_level)
         self.engine = llvm.create_mcjit_compiler(self.llvm_module, machine)
+        objects: list[bytes] = []
+        self.engine.set_object_cache(lambda _module, code: objects.append(code))
         self.engine.finalize_object()
+        missing = [name for code in objects for name in unresolved_symbols(code)]
+        if missing:  # the code would jump to address 0: refuse it
+            raise JITError(f"compiled code needs '{missing[0]}', which the JIT process lacks")
         self.engine.run_static_constructors()
 
     @property
