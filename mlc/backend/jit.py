@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mlc import resources
 from mlc.backend import parallel
+from mlc.backend.symbols import unresolved_symbols
 from mlc.driver import Timer
 
 OPT_LEVEL = 2  # LLVM's -O level for compiled programs (see the module docstring)
@@ -166,6 +167,9 @@ class JITModule:
         self.compiled = compiled
         _initialize()
         bind_resources()
+        missing = unresolved_symbols(compiled.object_code)
+        if missing:  # the code would jump to address 0: refuse it
+            raise JITError(f"compiled code needs '{missing[0]}', which the JIT process lacks")
         # An empty module only gives the engine a target; the code comes from the object.
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
         try:

@@ -53,6 +53,7 @@ from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
 from mlc.lowering.convert_to_llvm import parallel as parallel_patterns
 from mlc.lowering.convert_to_llvm import vector as vector_patterns
+from mlc.lowering.convert_to_llvm import power as power_patterns
 from mlc.lowering.convert_to_llvm.common import (
     TypeRecord,
     converted_type,
@@ -94,6 +95,7 @@ SUPPORTED: tuple[type[Operation], ...] = (
     *memref_patterns.SUPPORTED,
     *func_patterns.SUPPORTED,
     *vector_patterns.SUPPORTED,
+    *power_patterns.SUPPORTED,
 )
 
 
@@ -155,6 +157,7 @@ class ConvertToLLVMPass(ModulePass):
                     op_error(inner, reason)
         PatternRewriteWalker(memref_patterns.CopyToLoops()).rewrite_module(op)
         PatternRewriteWalker(arith_patterns.ExpandRoundingDivision()).rewrite_module(op)
+        PatternRewriteWalker(power_patterns.ExpandPower()).rewrite_module(op)
         LowerAffinePass().apply(ctx, op)
         PatternRewriteWalker(WhileLowering()).rewrite_module(op)
         dispatch = parallel_patterns.outline_parallel_loops(op)

@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from mlc.lowering.convert_to_llvm.common import Builder, constant, llvm_type, replace
+from mlc.lowering.convert_to_llvm.half import needs_inline_truncation, truncate_f64_to_f16
 
 BINARY_OPS: dict[type[Operation], Callable[[SSAValue, SSAValue], Operation]] = {
     arith.AddiOp: llvm.AddOp,
@@ -194,7 +195,13 @@ class ConvertCast(RewritePattern):
     """Scalar casts; `index_cast` is a sext/trunc to or from i64, or nothing at all."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if (make := CAST_OPS.get(type(op))) is not None:
+        if isinstance(op, arith.TruncFOp) and needs_inline_truncation(
+            op.input.type, op.result.type
+        ):
+            b = Builder()
+            truncate_f64_to_f16(b, op.input)
+            replace(rewriter, op, b.ops)
+        elif (make := CAST_OPS.get(type(op))) is not None:
             replace(rewriter, op, [make(op.operands[0], _converted(op.results[0].type))])
         elif isinstance(op, arith.FPToSIOp | arith.FPToUIOp):
             result = _converted(op.result.type)

@@ -51,7 +51,8 @@ func.func @scalar(%a: f64, %b: f64) -> f64 {
 // CHECK-NEXT:    %[[Z:.*]] = llvm.zext %[[N]] : i16 to i64
 // CHECK-NEXT:    llvm.sitofp %{{.*}} : i32 to f32
 // CHECK-NEXT:    llvm.fpext %{{.*}} : f32 to f64
-// CHECK-NEXT:    llvm.fptrunc %{{.*}} : f64 to f16
+// CHECK-NEXT:    llvm.fptrunc %{{.*}} : f64 to f32
+// CHECK:         llvm.fptrunc %{{.*}} : f32 to f16
 // CHECK-NEXT:    llvm.fpext %{{.*}} : f16 to f64
 // CHECK-NEXT:    %[[FI:.*]] = llvm.call_intrinsic "llvm.fptosi.sat.i64.f64"(%{{.*}}) : (f64) -> i64
 // CHECK-NEXT:    %[[CALL:.*]] = llvm.call @ext(%[[W]]) : (i64) -> i64

@@ -1,0 +1,144 @@
+"""
+Every cast to and from f16, compiled by `mlc.compile`, against numpy bit for bit.
+
+Each case runs in a child process: a conversion that LLVM lowers to a missing library
+call jumps to address 0, and that must fail this test, not kill pytest. Inputs are
+fresh random values plus the edge cases: every f16 bit pattern, the exact halfway points
+between neighbouring f16 values and their neighbours (round-to-nearest-even),
+subnormals, values that overflow to inf, NaN and inf where the source can hold them.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.e2e.programs import program, tensor
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = np.random.SeedSequence().entropy
+ALL_HALVES = np.arange(2**16, dtype=np.uint32).astype(np.uint16).view(np.float16)
+
+
+def _halfway_cases(dtype: str) -> np.ndarray:
+    """Every finite f16, the midpoints between neighbours, and the values just beside them."""
+    finite = ALL_HALVES[np.isfinite(ALL_HALVES)]
+    low = finite.astype(dtype)
+    with np.errstate(over="ignore"):  # 65504 -> inf: the midpoint above it overflows
+        high = np.nextafter(finite, np.float16(np.inf)).astype(dtype)
+    middle = low / 2 + high / 2  # exact in f32 and f64
+    middle = middle[np.isfinite(middle)]
+    return np.concatenate(
+        [
+            low,
+            middle,
+            np.nextafter(middle, np.inf, dtype=dtype),
+            np.nextafter(middle, -np.inf, dtype=dtype),
+        ]
+    )
+
+
+def _float_source(rng: np.random.Generator, dtype: str) -> np.ndarray:
+    info = np.finfo(dtype)
+    scale = 10.0 ** rng.integers(-12, 8, 5000)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, info.max, -info.max, info.tiny, info.eps]
+    special += [65504, 65519.99, 65520, -65520, 2.0**-24, 2.0**-25, 2.0**-26, 3 * 2.0**-26]
+    values = [_halfway_cases(dtype), rng.standard_normal(5000) * scale, special]
+    return np.concatenate([np.asarray(v, dtype=dtype) for v in values])
+
+
+def _int_source(rng: np.random.Generator, dtype: str) -> np.ndarray:
+    info = np.iinfo(dtype)
+    edges = [info.min, info.max, 0, 1, -1, 2049, 2051, -2049, 4097, 65504, 65519, 65520, 99999]
+    edges = [e for e in edges if info.min <= e <= info.max]
+    values = rng.integers(info.min, info.max, 5000, endpoint=True, dtype=dtype)
+    small = rng.integers(max(info.min, -70000), min(info.max, 70000), 5000, dtype=dtype)
+    return np.concatenate([np.asarray(edges, dtype=dtype), values, small])
+
+
+def _half_source(target: str) -> np.ndarray:
+    """Every f16 the conversion is defined for (float -> int outside the range is not)."""
+    if target in ("float32", "float64", "bool"):
+        return ALL_HALVES.copy()
+    finite = ALL_HALVES[np.isfinite(ALL_HALVES)]
+    info = np.iinfo(target)
+    wide = finite.astype(np.float64)
+    return finite[(wide > info.min - 1) & (wide < info.max + 1)]
+
+
+def _source(rng: np.random.Generator, source: str, target: str) -> np.ndarray:
+    if source == "float16":
+        return _half_source(target)
+    if source == "bool":
+        return rng.random(100) < 0.5
+    if source.startswith("float"):
+        return _float_source(rng, source)
+    return _int_source(rng, source)
+
+
+def cast_in_child(x: np.ndarray, target: str, tmp_path: Path) -> np.ndarray:
+    """`ml.cast` of `x` to `target`, compiled and run in a child process."""
+    np.save(tmp_path / "x.npy", x)
+    child = [
+        "import sys, numpy as np, mlc",
+        "from mlc.dialects import ml",
+        "from tests.e2e.programs import program, tensor",
+        "d = sys.argv[1]; x = np.load(d + '/x.npy'); n = x.size",
+        "t = lambda dtype: tensor((n,), dtype, dynamic=True)",
+        "m = program([t(x.dtype.name)], lambda v: ml.CastOp(v, t(sys.argv[2])))",
+        "np.save(d + '/y.npy', mlc.compile(m)(x))",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", "\n".join(child), str(tmp_path), target],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"child exited with {done.returncode}: {done.stderr[-2000:]}"
+    return np.load(tmp_path / "y.npy")
+
+
+def assert_same_bits(got: np.ndarray, want: np.ndarray, x: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if np.issubdtype(want.dtype, np.floating):
+        same = got.view(f"u{want.itemsize}") == want.view(f"u{want.itemsize}")
+        same |= np.isnan(got) & np.isnan(want)  # NaN payloads may differ
+    else:
+        same = got == want
+    wrong = np.flatnonzero(~same)
+    assert not wrong.size, (
+        f"{wrong.size} of {x.size} differ (seed {SEED}), e.g. {x[wrong[:5]]!r}: "
+        f"got {got[wrong[:5]]!r}, want {want[wrong[:5]]!r}"
+    )
+
+
+CASTS = [
+    *[(s, "float16") for s in ["float64", "float32", "int8", "int32", "int64", "bool"]],
+    *[("float16", t) for t in ["float64", "float32", "int8", "int32", "int64", "bool"]],
+]
+
+
+@pytest.mark.parametrize(("source", "target"), CASTS, ids=[f"{s}-{t}" for s, t in CASTS])
+def test_half_cast_bit_exact(source: str, target: str, tmp_path: Path):
+    rng = np.random.default_rng([SEED, CASTS.index((source, target))])
+    x = _source(rng, source, target)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = x.astype(target)
+    assert_same_bits(cast_in_child(x, target, tmp_path), want, x)
+
+
+def test_f64_to_f16_in_process():
+    # The original crash, now safe to run here: a 2-D dynamic program, once compiled.
+    import mlc
+    from mlc.dialects import ml
+
+    x = np.array([[1e-8, 2.0**-25, 65519.99], [65520.0, np.nan, -np.inf]])
+    m = program(
+        [tensor((2, 3), "float64", dynamic=True)],
+        lambda v: ml.CastOp(v, tensor((2, 3), "float16", dynamic=True)),
+    )
+    with np.errstate(over="ignore"):
+        assert_same_bits(mlc.compile(m)(x), x.astype(np.float16), x)
