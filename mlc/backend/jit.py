@@ -167,11 +167,12 @@ class JITModule:
         self.compiled = compiled
         _initialize()
         bind_resources()
+        # An empty module only gives the engine a target; the code comes from the object.
+        # Creating the engine also makes the process's own symbols (libc) visible.
+        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
         missing = unresolved_symbols(compiled.object_code)
         if missing:  # the code would jump to address 0: refuse it
             raise JITError(f"compiled code needs '{missing[0]}', which the JIT process lacks")
-        # An empty module only gives the engine a target; the code comes from the object.
-        self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
         try:
             self.engine.add_object_file(llvm.ObjectFileRef.from_data(compiled.object_code))
             self.engine.finalize_object()

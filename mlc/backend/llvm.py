@@ -88,6 +88,15 @@ def _add_byte_global(op: llvm.GlobalOp, module: llvm_ir.Module) -> None:
         variable.align = op.alignment.value.data
 
 
+def _fix_global(op: llvm.GlobalOp, result: llvm_ir.Module) -> None:
+    """What `convert_module` leaves out of a global: its alignment, and that it is defined."""
+    variable = result.get_global(op.sym_name.data)
+    if op.alignment is not None:
+        variable.align = op.alignment.value.data
+    if op.value is not None and variable.linkage == "external":
+        variable.linkage = ""  # a definition: LLVM spells no linkage
+
+
 def _translate(module: ModuleOp) -> llvm_ir.Module:
     """xDSL's `convert_module` for declarations and globals; bodies via `_convert_body`."""
     declarations = ModuleOp([])
@@ -108,12 +117,8 @@ def _translate(module: ModuleOp) -> llvm_ir.Module:
         declarations.attributes["llvm.target_triple"] = triple
     result = convert_module(declarations, fallback_target_triple=host_triple())
     for op in declarations.ops:
-        if isinstance(op, llvm.GlobalOp) and op.alignment is not None:
-            result.get_global(op.sym_name.data).align = op.alignment.value.data
-        if isinstance(op, llvm.GlobalOp) and op.value is not None:
-            variable = result.get_global(op.sym_name.data)
-            if variable.linkage == "external":  # a definition: LLVM spells no linkage
-                variable.linkage = ""
+        if isinstance(op, llvm.GlobalOp):
+            _fix_global(op, result)
     for op in byte_globals:
         _add_byte_global(op, result)
     for op in bodies:

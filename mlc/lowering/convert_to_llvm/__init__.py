@@ -52,8 +52,8 @@ from mlc.lowering.convert_to_llvm import func as func_patterns
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
 from mlc.lowering.convert_to_llvm import parallel as parallel_patterns
-from mlc.lowering.convert_to_llvm import vector as vector_patterns
 from mlc.lowering.convert_to_llvm import power as power_patterns
+from mlc.lowering.convert_to_llvm import vector as vector_patterns
 from mlc.lowering.convert_to_llvm.common import (
     TypeRecord,
     converted_type,

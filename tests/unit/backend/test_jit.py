@@ -56,4 +56,3 @@ def test_engines_do_not_share_a_target_machine():
     del first
     assert second.scalar_function("add", [ctypes.c_double] * 2, ctypes.c_double)(1, 2) == 3
     assert llvm.get_host_cpu_name()
-

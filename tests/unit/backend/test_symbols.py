@@ -2,6 +2,7 @@
 
 import ctypes
 
+import llvmlite.binding as llvm
 import pytest
 
 from mlc.backend.jit import JITError, JITModule
@@ -37,6 +38,11 @@ def test_missing_declared_function_is_refused_with_its_name():
 
 
 def test_missing_library_call_is_refused():
+    # GCC 12's libgcc_s also defines it, and C++ exception unwinding loads libgcc_s
+    # into the process: then the call resolves and runs correctly.
+    JITModule(CALLS_LIBM)  # an engine makes the process's libraries visible
+    if llvm.address_of_symbol("__truncdfhf2"):
+        pytest.skip("this process has loaded a library that defines __truncdfhf2")
     with pytest.raises(JITError, match=r"needs '__\w+'"):
         JITModule(NEEDS_COMPILER_RT)
 

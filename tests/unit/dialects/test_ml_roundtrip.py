@@ -170,9 +170,7 @@ def dims(static: bool = False) -> st.SearchStrategy[int]:
     return st.sampled_from((1, 2, 3, 4) if static else (1, 2, 3, 4, DYN))
 
 
-def shapes(
-    min_rank: int = 0, max_rank: int = 4, static: bool = False
-) -> st.SearchStrategy[Shape]:
+def shapes(min_rank: int = 0, max_rank: int = 4, static: bool = False) -> st.SearchStrategy[Shape]:
     return st.lists(dims(static), min_size=min_rank, max_size=max_rank).map(tuple)
 
 
@@ -345,9 +343,7 @@ def batch_norm(body: Body, draw: Draw) -> None:
     channels = shape_of(x)[1]
     # Where the channel dimension is `?`, the four sizes must still agree.
     size = channels if channels != DYN else draw(dims())
-    params = [
-        body.value(element_of(x), (draw(st.sampled_from((size, DYN))),)) for _ in range(4)
-    ]
+    params = [body.value(element_of(x), (draw(st.sampled_from((size, DYN))),)) for _ in range(4)]
     body.add(BatchNormOp(x, *params, epsilon=draw(epsilons())))
 
 

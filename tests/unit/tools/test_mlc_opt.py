@@ -389,9 +389,7 @@ def test_xdsl_exception_in_a_pass(capsys, tmp_path, diagnose_pass):
     assert run.err == "error: pass 'test-diagnose-neg' failed: something went wrong\n"
 
 
-def test_pass_that_breaks_the_ir_is_caught_by_the_verifier(
-    capsys, tmp_path, diagnose_pass
-):
+def test_pass_that_breaks_the_ir_is_caught_by_the_verifier(capsys, tmp_path, diagnose_pass):
     path = write(tmp_path, VALID)
     run = run_opt(capsys, [path, *diagnose_pass("break")])
     assert run.code == 1
@@ -417,7 +415,6 @@ def test_dumps_and_timing_go_to_stderr(capsys, tmp_path, diagnose_pass):
     assert "// -----// IR Dump After cse //----- //" in run.err
     assert "Execution time report" in run.err
     assert "IR Dump" not in out.read_text()
-
 
 
 def test_unexpected_remark_fails_verify_diagnostics(capsys, tmp_path, diagnose_pass):
