@@ -23,17 +23,19 @@ def rng(request: pytest.FixtureRequest) -> np.random.Generator:
     return np.random.default_rng([SEED, abs(hash(request.node.name))])
 
 
-def compiled(module, fused: bool, monkeypatch: pytest.MonkeyPatch):
-    """Compile `module` with or without fusion (a fresh compile cache either way)."""
+def compiled(module, linalg_stage: str | None, monkeypatch: pytest.MonkeyPatch):
+    """Compile `module` with `linalg_stage` (None: the default one), a fresh cache."""
     with monkeypatch.context() as patch:
         patch.setattr(compiler, "_cache", type(compiler._cache)())  # pyright: ignore[reportPrivateUsage]
-        if not fused:
-            patch.setitem(pipeline.STAGES, "linalg", "convert-ml-to-linalg")
+        if linalg_stage is not None:
+            patch.setitem(pipeline.STAGES, "linalg", linalg_stage)
         return mlc.compile(module.clone())
 
 
-def both(module, monkeypatch):
-    return compiled(module, True, monkeypatch), compiled(module, False, monkeypatch)
+def both(module, monkeypatch, fused_stage: str | None = None):
+    """The program compiled with fusion (the default pipeline's, or `fused_stage`) and without."""
+    unfused = compiled(module, "convert-ml-to-linalg", monkeypatch)
+    return compiled(module, fused_stage, monkeypatch), unfused
 
 
 def check(got, unfused, want, rtol=1e-5, atol=1e-6):
@@ -131,7 +133,10 @@ def test_matmul_epilogue(rng, activation, monkeypatch):
         act = ml.ReluOp(biased) if activation == "relu" else ml.GeluOp(biased)
         return [mm, biased, act, ml.AddOp(act, residual)]
 
-    fused, unfused = both(program(args, build), monkeypatch)
+    # The default pipeline leaves epilogues unfused (linalg-tile's kernel takes plain
+    # contractions): turn them on to test them.
+    epilogues = "convert-ml-to-linalg,linalg-fuse-elementwise{epilogues=true}"
+    fused, unfused = both(program(args, build), monkeypatch, epilogues)
     for rows in (1, 2, 16, 17):
         x = random_array(rng, (rows, 17), "float32")
         w = random_array(rng, (17, 19), "float32")
