@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseReso
 from xdsl.ir import Attribute
 
 INLINE_LIMIT = 256  # elements; larger constants become resources
+ALIGNMENT = 64  # bytes; as `memref.global`'s (bufferize) and the declared LLVM global's
 PREFIX = "__resource_"  # of the LLVM symbols of resources
 
 _store: dict[str, np.ndarray] = {}
@@ -55,9 +56,25 @@ def register(array: np.ndarray, name: str = "") -> str:
     stem = re.sub(r"[^\w.]", "_", name)[:48] or "blob"
     handle = f"{stem}_{digest.hexdigest()}"
     if handle not in _store:
-        data.setflags(write=False)
-        _store[handle] = data
+        stored = _aligned_copy(data)
+        stored.setflags(write=False)
+        _store[handle] = stored
     return handle
+
+
+def _aligned_copy(data: np.ndarray) -> np.ndarray:
+    """
+    `data` in a buffer aligned to `ALIGNMENT` bytes.
+
+    Compiled code declares a resource's global with that alignment (as every
+    `memref.global`), so LLVM may use aligned vector loads on it; numpy only promises
+    16 bytes, and an aligned load from a 16-byte address faults.
+    """
+    raw = np.empty(data.nbytes + ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    aligned = raw[start : start + data.nbytes].view(data.dtype).reshape(data.shape)
+    aligned[...] = data
+    return aligned
 
 
 def lookup(handle: str) -> np.ndarray | None:
