@@ -27,6 +27,7 @@ import sys
 from collections.abc import Sequence
 
 from mlc.tools.mlc_opt import guarded, read_input, report, write_output
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 
 from mlc import diagnostics, pipeline
@@ -73,14 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def translate(text: str, name: str, optimize: bool) -> str:
-    """LLVM IR for MLIR text; raises `DiagnosticError` for bad or unlowerable input."""
+def verified_module(text: str, name: str) -> ModuleOp:
+    """The parsed, verified module of MLIR text; `DiagnosticError` if it is neither."""
     try:
         module = parse_module(text, name)
     except ParseError as error:
         raise DiagnosticError([diagnostics.from_parse_error(error)]) from None
     if errors := diagnostics.verify_module(module):
         raise DiagnosticError(errors)
+    return module
+
+
+def translate(text: str, name: str, optimize: bool) -> str:
+    """LLVM IR for MLIR text; raises `DiagnosticError` for bad or unlowerable input."""
+    module = verified_module(text, name)
     for spec in pipeline.remaining_pipelines(module):
         pipeline.run_pipeline(module, spec)
     try:
@@ -92,12 +99,7 @@ def translate(text: str, name: str, optimize: bool) -> str:
 
 def translate_to_ptx(text: str, name: str, sm: str) -> str:
     """PTX for MLIR text; raises `DiagnosticError` for bad or unlowerable input."""
-    try:
-        module = parse_module(text, name)
-    except ParseError as error:
-        raise DiagnosticError([diagnostics.from_parse_error(error)]) from None
-    if errors := diagnostics.verify_module(module):
-        raise DiagnosticError(errors)
+    module = verified_module(text, name)
     for spec in pipeline.remaining_gpu_pipelines(module):
         pipeline.run_pipeline(module, spec)
     try:
