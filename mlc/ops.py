@@ -315,6 +315,12 @@ def _axes(a: TracedArray, axis: Axis) -> tuple[int, ...]:
         trace_error(f"reduction: {error}")
 
 
+def _widened(x: Any, dtype: type[np.generic]) -> TracedArray:
+    """Integers and bools promoted to `dtype`, as numpy accumulates them."""
+    a = _one(x)
+    return cast(a, dtype) if a.dtype.kind in "biu" else a
+
+
 def _reduce(name: str, op: type[ml.ReduceOp], a: TracedArray, axis: Axis, keepdims: bool) -> Any:
     axes = _axes(a, axis)
     if not axes:
@@ -324,18 +330,12 @@ def _reduce(name: str, op: type[ml.ReduceOp], a: TracedArray, axis: Axis, keepdi
 
 def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> TracedArray:
     """numpy.sum: integers and bools sum as int64."""
-    a = _one(x)
-    if a.dtype.kind in "biu":
-        a = cast(a, np.int64)
-    return _reduce("sum", ml.ReduceSumOp, a, axis, keepdims)
+    return _reduce("sum", ml.ReduceSumOp, _widened(x, np.int64), axis, keepdims)
 
 
 def mean(x: Any, axis: Axis = None, keepdims: bool = False) -> TracedArray:
     """numpy.mean: integers and bools average in float64."""
-    a = _one(x)
-    if a.dtype.kind in "biu":
-        a = cast(a, np.float64)
-    return _reduce("mean", ml.ReduceMeanOp, a, axis, keepdims)
+    return _reduce("mean", ml.ReduceMeanOp, _widened(x, np.float64), axis, keepdims)
 
 
 def _extremum(name: str, op: type[ml.ReduceOp], x: Any, axis: Axis, keepdims: bool) -> Any:
@@ -360,13 +360,8 @@ def min(x: Any, axis: Axis = None, keepdims: bool = False) -> TracedArray:
 # ---------------------------------------------------------------------------
 
 
-def _floating(x: Any) -> TracedArray:
-    a = _one(x)
-    return cast(a, np.float64) if a.dtype.kind in "biu" else a
-
-
 def softmax(x: Any, axis: int = -1) -> TracedArray:
-    a = _floating(x)
+    a = _widened(x, np.float64)
     return a.tracer.build("softmax", lambda: ml.SoftmaxOp(a.value, axis), (a,))
 
 
@@ -374,7 +369,7 @@ def layer_norm(
     x: Any, scale: Any = None, bias: Any = None, axis: int = -1, epsilon: float = 1e-5
 ) -> TracedArray:
     """Normalise over dims `axis..rank-1`, then `* scale + bias` (both broadcast)."""
-    a = _floating(x)
+    a = _widened(x, np.float64)
     g = lift(a.tracer, 1.0 if scale is None else scale, a.dtype)
     b = lift(a.tracer, 0.0 if bias is None else bias, a.dtype)
     return a.tracer.build(
@@ -456,7 +451,7 @@ def _pool(
     stride: int | Sequence[int] | None,
     padding: int | Sequence[int],
 ) -> TracedArray:
-    a = _floating(x)
+    a = _widened(x, np.float64)
     kernel = _pair(kernel_size, "kernel_size")
     strides = kernel if stride is None else _pair(stride, "stride")
     pads = _pads(padding)
