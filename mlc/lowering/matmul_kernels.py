@@ -46,7 +46,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from mlc.tiling_model import MatmulTiles
 
-MATVEC_ROWS = 4
+MATVEC_ROWS = 8
 ALIGNMENT = 64
 
 

@@ -44,7 +44,7 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<?x?xf64>, %[[X:[a-zA-Z0-9_]+]]: memref<?x1xf64>, %[[Y:[a-zA-Z0-9_]+]]: memref<?x1xf64>)
 // CHECK:         %[[FLAT:.+]] = memref.collapse_shape %[[X]] {{\[}}[0 : i64, 1 : i64]] : memref<?x1xf64> into memref<?xf64>
 // CHECK:         "scf.parallel"
-// CHECK:           scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
+// CHECK:           scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
 // CHECK:             vector.load %[[FLAT]]
 // CHECK:             vector.load %[[A]]
 // CHECK:             vector.fma
