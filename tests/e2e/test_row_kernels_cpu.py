@@ -40,7 +40,7 @@ def softmax_exe(shape: tuple[int, ...], dtype: str, dynamic_rows: bool = False):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize(
-    "shape", [(1, 16), (3, 24), (5, 32), (7, 48), (2, 3, 64), (4, 136), (33, 256)]
+    "shape", [(64,), (1, 16), (3, 24), (5, 32), (7, 48), (2, 3, 64), (4, 136), (33, 256)]
 )
 def test_lanes_match_numpy(rng, shape, dtype):
     exe = softmax_exe(shape, dtype)
