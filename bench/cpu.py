@@ -113,10 +113,15 @@ def prepare(workload: Workload, quick: bool) -> Row:
     return row
 
 
-def time_row(row: Row, budget: float, min_runs: int, max_runs: int) -> None:
-    """Alternate the systems, one call each per round, until the budget and minimum are met."""
-    runs = {name: p.run for name, p in row.prepared.items()}
-    row.times = {name: [] for name in runs}
+def alternate(
+    runs: dict[str, Callable[[], object]], budget: float, min_runs: int, max_runs: int
+) -> dict[str, list[float]]:
+    """
+    Seconds per call of each of `runs`, one call each per round, so all see the same
+    machine noise; rounds go on until `min_runs` and `budget` seconds are both reached,
+    or `max_runs`. The one timing loop of the benchmarks.
+    """
+    times: dict[str, list[float]] = {name: [] for name in runs}
     start = time.perf_counter()
     for round_ in range(max_runs):
         if round_ >= min_runs and time.perf_counter() - start > budget:
@@ -124,7 +129,15 @@ def time_row(row: Row, budget: float, min_runs: int, max_runs: int) -> None:
         for name, run in runs.items():
             t = time.perf_counter()
             run()
-            row.times[name].append(time.perf_counter() - t)
+            times[name].append(time.perf_counter() - t)
+    return times
+
+
+def time_row(row: Row, budget: float, min_runs: int, max_runs: int) -> None:
+    """Time the row's systems alternately (`alternate`), then drop their compiled code."""
+    row.times = alternate(
+        {name: p.run for name, p in row.prepared.items()}, budget, min_runs, max_runs
+    )
     row.compile_s = {n: (p.compile_s, p.cached_compile_s) for n, p in row.prepared.items()}
     row.prepared.clear()  # the compiled code and its buffers are no longer needed
 

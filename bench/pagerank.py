@@ -1,110 +1,91 @@
 """
 PageRank by power iteration (the DAPHNE example), N = 2048, 10 iterations:
-`p <- alpha * (G @ p) + (1 - alpha) * (e @ u @ p)`.
+`p <- alpha * (G @ p) + (1 - alpha) * (e @ u @ p)`, on the CPU suite's harness.
 
-Three contenders in one process, timed alternately, medians of several rounds:
+The contenders, timed alternately in one process (bench/cpu.py's loop, medians):
 - numpy written naively, left to right: `(e @ u) @ p` builds an N x N outer product
   every iteration;
 - numpy written optimally by hand: `e @ (u @ p)`, `1 - alpha` once;
 - mlc compiling the naive program (`examples/pagerank.mlir` at this size): the graph
   passes reorder the chain and hoist what does not change.
 
-Run: `.venv/bin/python bench/pagerank.py`; results go to bench/results/pagerank.md.
+Thread counts come from the environment, as for any user: `MLC_NUM_THREADS` for mlc,
+`OPENBLAS_NUM_THREADS` for numpy's BLAS; the report names both.
+
+    MLC_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 .venv/bin/python bench/pagerank.py
+
+appends a dated section to bench/results/pagerank.md (`--output -` only prints).
 """
 
+import argparse
 import os
-import platform
 import sys
-import time
-from datetime import date
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).parent))
 
-import mlc
+import cpu
+import machine
+import workloads
 
-N, ITERATIONS, ROUNDS = 2048, 10, 9
-HERE = Path(__file__).parent
+N, ITERATIONS = 2048, 10
+RESULTS = Path(__file__).parent / "results" / "pagerank.md"
+CONTENDERS = ("numpy naive (as written)", "numpy", "mlc")
+NAMES = {"numpy": "numpy optimal (by hand)"}
 
 
-def program_text() -> str:
-    text = (HERE.parent / "examples" / "pagerank.mlir").read_text()
-    text = text.replace("1000", str(N))
-    return text.replace(
-        "%hi = arith.constant 20 : index", f"%hi = arith.constant {ITERATIONS} : index"
+def threads() -> str:
+    def setting(name: str) -> str:
+        return os.environ.get(name, "unset (all cores)")
+
+    return (
+        f"`MLC_NUM_THREADS` {setting('MLC_NUM_THREADS')}, "
+        f"`OPENBLAS_NUM_THREADS` {setting('OPENBLAS_NUM_THREADS')}"
     )
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.machine()
-
-
-def naive(G, p, e, u):
-    alpha = np.float32(0.85)
-    for _ in range(ITERATIONS):
-        p = alpha * (G @ p) + (np.float32(1) - alpha) * ((e @ u) @ p)
-    return p
-
-
-def optimal(G, p, e, u):
-    alpha = np.float32(0.85)
-    beta = np.float32(1) - alpha
-    for _ in range(ITERATIONS):
-        p = alpha * (G @ p) + beta * (e @ (u @ p))
-    return p
-
-
-def main() -> int:
-    rng = np.random.default_rng(0)
-    G = rng.random((N, N), dtype=np.float32)
-    G /= G.sum(axis=0, keepdims=True)
-    args = [
-        G,
-        np.full((N, 1), 1 / N, np.float32),
-        np.ones((N, 1), np.float32),
-        np.full((1, N), 1 / N, np.float32),
-    ]
-    start = time.perf_counter()
-    exe = mlc.compile(program_text())
-    compile_s = time.perf_counter() - start
-    contenders = {"numpy naive": naive, "numpy optimal": optimal, "mlc": lambda *a: exe(*a)}
-    want = optimal(*args)
-    for name, fn in contenders.items():
-        np.testing.assert_allclose(fn(*args), want, rtol=1e-4, err_msg=name)
-    times: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(ROUNDS):
-        for name, fn in contenders.items():
-            t = time.perf_counter()
-            fn(*args)
-            times[name].append(time.perf_counter() - t)
-    medians = {name: float(np.median(ts)) for name, ts in times.items()}
-    machine = (
-        f"{cpu_name()} ({os.cpu_count()} cores), "
-        f"numpy {np.__version__}, python {platform.python_version()}"
-    )
+def report(row: cpu.Row, runs: int) -> str:
+    mlc = row.median("mlc")
     lines = [
-        f"## PageRank N={N}, {ITERATIONS} iterations ({date.today()})",
+        f"## PageRank N={N}, {ITERATIONS} iterations, {threads()}",
         "",
-        f"Machine: {machine}. mlc compile time {compile_s:.2f} s. Medians of {ROUNDS} "
-        "alternating rounds.",
+        *machine.describe(),
+        "",
+        f"Medians of at least {runs} alternating rounds (bench/cpu.py's loop).",
         "",
         "| contender | median ms | vs mlc |",
         "|---|---|---|",
     ]
-    for name, m in medians.items():
-        lines.append(f"| {name} | {m * 1e3:.2f} | {m / medians['mlc']:.2f}x |")
-    report = "\n".join(lines) + "\n"
-    print(report)
-    results = HERE / "results"
-    results.mkdir(exist_ok=True)
-    with open(results / "pagerank.md", "a") as out:
-        out.write(report + "\n")
+    for name in CONTENDERS:
+        median = row.median(name)
+        if median is None or mlc is None:
+            lines.append(f"| {NAMES.get(name, name)} | - | {row.missing.get(name, '')} |")
+            continue
+        lines.append(f"| {NAMES.get(name, name)} | {median * 1e3:.2f} | {median / mlc:.2f}x |")
+    cold, cached = row.compile_s.get("mlc", (None, None))
+    if cold is not None:
+        cached_text = "" if cached is None else f", {cached:.2f} s from the disk cache"
+        lines += ["", f"mlc compile: {cold:.2f} s cold{cached_text}."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--budget", type=float, default=10.0, help="seconds of timing")
+    parser.add_argument("--min-runs", type=int, default=9)
+    parser.add_argument("--max-runs", type=int, default=200)
+    parser.add_argument("--output", default=str(RESULTS), help="file to append to; - to print")
+    args = parser.parse_args(argv)
+    row = cpu.prepare(workloads.pagerank(N, ITERATIONS), quick=True)
+    if "mlc" in row.missing:
+        print(f"mlc: {row.missing['mlc']}", file=sys.stderr)
+        return 1
+    cpu.time_row(row, args.budget, args.min_runs, args.max_runs)
+    text = report(row, args.min_runs)
+    print(text)
+    if args.output != "-":
+        with open(args.output, "a") as out:
+            out.write("\n" + text)
     return 0
 
 

@@ -14,6 +14,7 @@ Run: `.venv/bin/python bench/trace_jit.py`; results go to bench/results/trace-ji
 
 import os
 import platform
+import statistics
 import sys
 import time
 from datetime import date
@@ -26,19 +27,16 @@ from mlc import ops
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent / "examples"))
+sys.path.insert(0, str(HERE))
 
+from cpu import alternate  # noqa: E402
 from solver import cg_loop, cg_python, spd_system  # noqa: E402
 
 
 def medians(*fns, rounds: int = 15) -> list[float]:
-    """The median ms of each function, calling them alternately."""
-    times: list[list[float]] = [[] for _ in fns]
-    for _ in range(rounds):
-        for fn, bucket in zip(fns, times, strict=True):
-            start = time.perf_counter()
-            fn()
-            bucket.append(time.perf_counter() - start)
-    return [float(np.median(t)) * 1e3 for t in times]
+    """The median ms of each function, timed alternately (bench/cpu.py's loop)."""
+    times = alternate({str(i): fn for i, fn in enumerate(fns)}, 0.0, rounds, rounds)
+    return [statistics.median(t) * 1e3 for t in times.values()]
 
 
 def dispatch() -> list[str]:

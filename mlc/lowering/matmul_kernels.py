@@ -22,7 +22,8 @@ padding is needed; a column tile past N goes through a small stack buffer.
 
 `matvec_nest`, for N = 1 (matrix-vector products such as PageRank's G @ p): a dot
 product over each contiguous row of A, in vector registers, R rows at a time so each
-loaded piece of the vector serves R rows; the tail of K is scalar.
+loaded piece of the vector serves R rows; the tail of K is scalar. Tasks of R rows
+run in an `scf.parallel`, unless A has no more than R rows (one task, run as is).
 
 Both are pure IR builders: they return the ops, and the pattern inserts them.
 """
@@ -46,7 +47,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from mlc.tiling_model import MatmulTiles
 
-MATVEC_ROWS = 4
+MATVEC_ROWS = 8
 ALIGNMENT = 64
 
 
@@ -381,5 +382,10 @@ def matvec_nest(a: SSAValue, x: SSAValue, c: SSAValue, lanes: int) -> list[Opera
 
             if_then(tb, _less(tb, target, m), store)
 
-    parallel_loop(b, zero, m, b.index(MATVEC_ROWS), task)
+    a_type = a.type
+    assert isinstance(a_type, MemRefType)
+    if 1 <= a_type.get_shape()[0] <= MATVEC_ROWS:
+        task(b, zero)  # one task (`u @ p`): no parallel loop to dispatch
+    else:
+        parallel_loop(b, zero, m, b.index(MATVEC_ROWS), task)
     return b.ops

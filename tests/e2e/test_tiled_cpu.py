@@ -145,3 +145,10 @@ def test_results_do_not_depend_on_the_thread_count(monkeypatch: pytest.MonkeyPat
 
 def test_large_matmul_runs_in_parallel_and_matches():
     check_matmul(256, 256, 256, "f32")
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f64"])
+def test_matvec_row_counts_around_the_block(dtype: str):
+    """Eight rows per task: fewer rows than a task (one task, no parallel loop), one
+    task exactly, and a partial last task; K below, at and above one vector."""
+    check_matmuls([(m, k, 1, dtype) for m in (1, 3, 8, 9, 17) for k in (1, 7, 8, 9, 33)])

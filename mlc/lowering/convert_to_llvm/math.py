@@ -117,6 +117,22 @@ def _power_of_two(b: Builder, exponent: SSAValue) -> SSAValue:
     return b.emit(llvm.BitcastOp(bits, f32))
 
 
+# 1.5 * 2^23: an f32 integer of magnitude under 2^22 added to it lands, exactly, in the
+# low bits of the mantissa, whose bit pattern is then that of the integer plus this one's.
+_MAGIC = 12582912.0
+_MAGIC_BITS = 0x4B400000
+
+
+def _integral_to_i32(b: Builder, n: SSAValue) -> SSAValue:
+    """
+    An integer-valued f32 of magnitude under 2^22 as an i32, by a bitcast (two vector
+    instructions): LLVM scalarises `fptosi.sat` on x86 without AVX-512, lane by lane.
+    A NaN gives some integer (exp's result is NaN from its other factor anyway).
+    """
+    shifted = b.emit(llvm.BitcastOp(b.emit(llvm.FAddOp(n, _float(b, _MAGIC, f32))), i32))
+    return b.emit(llvm.SubOp(shifted, b.emit(llvm.ConstantOp(IntegerAttr(_MAGIC_BITS, i32), i32))))
+
+
 def exp_f32(b: Builder, x: SSAValue) -> SSAValue:
     """
     Inline branch-free exp for f32, so loops over it vectorise (libm's expf does not).
@@ -135,7 +151,7 @@ def exp_f32(b: Builder, x: SSAValue) -> SSAValue:
     poly = _horner(b, r, (*_EXP_P, _EXP_P6), f32)
     r2 = b.emit(llvm.FMulOp(r, r))
     e_r = b.emit(llvm.FAddOp(b.intrinsic("llvm.fma.f32", [r2, poly, r], f32), _float(b, 1.0, f32)))
-    k = b.intrinsic("llvm.fptosi.sat.i32.f32", [n], i32)
+    k = _integral_to_i32(b, n)
     half = b.emit(llvm.AShrOp(k, b.emit(llvm.ConstantOp(IntegerAttr(1, i32), i32))))
     rest = b.emit(llvm.SubOp(k, half))
     scaled = b.emit(llvm.FMulOp(e_r, _power_of_two(b, half)))

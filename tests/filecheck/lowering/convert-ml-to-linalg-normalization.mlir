@@ -41,6 +41,65 @@ func.func @softmax_dynamic(%x: tensor<2x?x16xf64>) -> tensor<2x?x16xf64> {
 
 // -----
 
+// Along a static last axis that is a multiple of the lanes (16 here), the running
+// max and sum are kept per lane: x is viewed as rows of (32/16) x 16, the first
+// reduction keeps one state per lane (its innermost loop, over the lanes, is
+// contiguous and independent: a vector loop), and a second one merges the lanes of
+// each row with the same rescaling (sums weighted by exp of the max gap).
+
+// CHECK-LABEL: func.func @softmax_lanes
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<?x32xf32>)
+// CHECK:         %[[ROWS:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x32xf32>
+// CHECK:         %[[SPLIT:.+]] = tensor.expand_shape %[[X]] {{\[}}[0 : i64], [1 : i64, 2 : i64]] output_shape [%[[ROWS]], 2, 16] : tensor<?x32xf32> into tensor<?x2x16xf32>
+// CHECK:         %[[ML:[a-zA-Z0-9_]+]], %[[SL:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[SPLIT]] : tensor<?x2x16xf32>) outs({{.*}} : tensor<?x16xf32>, tensor<?x16xf32>)
+// CHECK:           arith.maximumf
+// CHECK:           math.exp
+// CHECK:         } -> (tensor<?x16xf32>, tensor<?x16xf32>)
+// CHECK:         %[[M:[a-zA-Z0-9_]+]], %[[S:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%[[ML]], %[[SL]] : tensor<?x16xf32>, tensor<?x16xf32>)
+// CHECK-NEXT:    ^bb0(%[[MB:.+]]: f32, %[[SB:.+]]: f32, %[[MA:.+]]: f32, %[[SA:.+]]: f32):
+// CHECK-NEXT:      %[[NEWM:.+]] = arith.maximumf %[[MA]], %[[MB]] : f32
+// CHECK-NEXT:      %[[LOW:.+]] = arith.minimumf %[[MA]], %[[MB]] : f32
+// CHECK-NEXT:      %[[GAP:.+]] = arith.subf %[[LOW]], %[[NEWM]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[ORD:.+]] = arith.cmpf ord, %[[GAP]], %[[GAP]] : f32
+// CHECK-NEXT:      %[[EXP:.+]] = math.exp %[[GAP]] : f32
+// CHECK-NEXT:      %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[E:.+]] = arith.select %[[ORD]], %[[EXP]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[SCALED:.+]] = arith.mulf %[[SA]], %[[E]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[GROWN:.+]] = arith.addf %[[SCALED]], %[[SB]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[WEIGHED:.+]] = arith.mulf %[[SB]], %[[E]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[KEPT:.+]] = arith.addf %[[SA]], %[[WEIGHED]] fastmath<reassoc,contract> : f32
+// CHECK-NEXT:      %[[GT:.+]] = arith.cmpf ogt, %[[MB]], %[[MA]] : f32
+// CHECK-NEXT:      %[[NEWS:.+]] = arith.select %[[GT]], %[[GROWN]], %[[KEPT]] : f32
+// CHECK-NEXT:      linalg.yield %[[NEWM]], %[[NEWS]] : f32, f32
+// CHECK:         %[[Y:.+]] = linalg.generic {{.*}} ins(%[[X]], %[[M]], %[[S]] : {{.*}})
+// CHECK:         func.return %[[Y]]
+
+// LOC-LABEL:   func.func @softmax_lanes
+// LOC:           tensor.expand_shape {{.*}} loc("nn.py":3:5)
+// LOC:           arith.maximumf {{.*}} loc("nn.py":3:5)
+func.func @softmax_lanes(%x: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  %0 = ml.softmax %x {axis = -1 : i64} : (tensor<?x32xf32>) -> tensor<?x32xf32> loc("nn.py":3:5)
+  func.return %0 : tensor<?x32xf32>
+}
+
+// -----
+
+// A last axis of 24 takes 8 lanes; one of 12 (under two vectors of 8) and a softmax
+// along another axis keep the scalar running state.
+
+// CHECK-LABEL: func.func @softmax_lane_counts
+// CHECK:         tensor.expand_shape %{{.+}} {{\[}}[0 : i64], [1 : i64, 2 : i64]] output_shape [3, 3, 8] : tensor<3x24xf32> into tensor<3x3x8xf32>
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         func.return
+func.func @softmax_lane_counts(%x: tensor<3x24xf32>, %y: tensor<3x12xf32>, %z: tensor<32x32xf32>) -> (tensor<3x24xf32>, tensor<3x12xf32>, tensor<32x32xf32>) {
+  %0 = ml.softmax %x {axis = 1 : i64} : (tensor<3x24xf32>) -> tensor<3x24xf32>
+  %1 = ml.softmax %y {axis = 1 : i64} : (tensor<3x12xf32>) -> tensor<3x12xf32>
+  %2 = ml.softmax %z {axis = 0 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
+  func.return %0, %1, %2 : tensor<3x24xf32>, tensor<3x12xf32>, tensor<32x32xf32>
+}
+
+// -----
+
 // Layer norm over the last dim: one pass sums x - k and (x - k)^2, k the row's first
 // element (read through the keepdims map); a generic over the rows makes the mean and
 // rsqrt(var + epsilon); a second pass normalises. Scale and bias broadcast against

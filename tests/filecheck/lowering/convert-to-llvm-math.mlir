@@ -86,13 +86,20 @@ func.func @casts(%x: f32, %b: i1, %n: i64) -> (i32, f32, f64, i32, i1) {
 
 // exp on f32 is inline too (Cephes' expf): clamp, n = roundeven(x log2 e), the
 // reduced argument with ln 2 in two parts, a polynomial, and 2^n as two exponent
-// bit patterns. f16 goes through it in f32; f64 keeps the intrinsic.
+// bit patterns. n becomes an i32 through the bits of n + 1.5 * 2^23 (0x4B400000),
+// not a saturating conversion, which x86 without AVX-512 runs lane by lane.
+// f16 goes through it in f32; f64 keeps the intrinsic.
 
 // CHECK-LABEL: llvm.func @exp32(%x: f32) -> f32
 // CHECK-NOT:     llvm.call @
 // CHECK:         llvm.call_intrinsic "llvm.minimum.f32"(%x, %{{.*}})
-// CHECK:         llvm.call_intrinsic "llvm.roundeven.f32"
-// CHECK:         llvm.call_intrinsic "llvm.fptosi.sat.i32.f32"
+// CHECK:         %[[N:.+]] = llvm.call_intrinsic "llvm.roundeven.f32"
+// CHECK-NOT:     fptosi
+// CHECK:         %[[MAGIC:.+]] = llvm.mlir.constant(0x4B400000 : f32) : f32
+// CHECK:         %[[SHIFTED:.+]] = llvm.fadd %[[N]], %[[MAGIC]] : f32
+// CHECK-NEXT:    %[[BITS:.+]] = llvm.bitcast %[[SHIFTED]] : f32 to i32
+// CHECK-NEXT:    %[[OFFSET:.+]] = llvm.mlir.constant(1262485504 : i32) : i32
+// CHECK-NEXT:    llvm.sub %[[BITS]], %[[OFFSET]] : i32
 // CHECK:         llvm.shl
 // CHECK:         llvm.bitcast %{{.*}} : i32 to f32
 // CHECK:         llvm.return

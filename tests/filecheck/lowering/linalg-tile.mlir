@@ -44,7 +44,7 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<?x?xf64>, %[[X:[a-zA-Z0-9_]+]]: memref<?x1xf64>, %[[Y:[a-zA-Z0-9_]+]]: memref<?x1xf64>)
 // CHECK:         %[[FLAT:.+]] = memref.collapse_shape %[[X]] {{\[}}[0 : i64, 1 : i64]] : memref<?x1xf64> into memref<?xf64>
 // CHECK:         "scf.parallel"
-// CHECK:           scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
+// CHECK:           scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
 // CHECK:             vector.load %[[FLAT]]
 // CHECK:             vector.load %[[A]]
 // CHECK:             vector.fma
@@ -56,6 +56,27 @@ func.func @matvec(%a: memref<?x?xf64>, %x: memref<?x1xf64>, %y: memref<?x1xf64>)
     %p = arith.mulf %u, %v : f64
     %s = arith.addf %w, %p : f64
     linalg.yield %s : f64
+  }
+  func.return
+}
+
+// -----
+
+// With no more rows than one task (u @ p in PageRank), the task runs as it is, without
+// a parallel loop to dispatch.
+
+// CHECK-LABEL: func.func @matvec_one_row
+// CHECK-NOT:     scf.parallel
+// CHECK:         scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
+// CHECK:         vector.reduction <add>
+// CHECK-NOT:     scf.parallel
+// CHECK:         func.return
+func.func @matvec_one_row(%a: memref<1x2048xf32>, %x: memref<2048x1xf32>, %y: memref<1x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %x : memref<1x2048xf32>, memref<2048x1xf32>) outs(%y : memref<1x1xf32>) {
+  ^bb0(%u: f32, %v: f32, %w: f32):
+    %p = arith.mulf %u, %v : f32
+    %s = arith.addf %w, %p : f32
+    linalg.yield %s : f32
   }
   func.return
 }
