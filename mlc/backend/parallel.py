@@ -41,6 +41,8 @@ from functools import cache
 
 import llvmlite.binding as llvm
 
+from mlc.backend.native import compile_runtime, function_address
+
 SYMBOL = "mlc_parallel_for"  # as mlc.lowering.convert_to_llvm.parallel calls it
 MAX_WORKERS = 255  # threads besides the caller
 WORKER_SPINS = 4096  # pause instructions a worker spins before sleeping (~0.1 ms)
@@ -385,28 +387,22 @@ def runtime_ir(machine: str | None = None) -> str:
     )
 
 
-class _Runtime:
-    """The compiled runtime: its engine (alive for the process) and its entry points."""
-
-    def __init__(self) -> None:
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        module = llvm.parse_assembly(runtime_ir())
-        module.verify()
-        target = llvm.Target.from_default_triple()
-        machine = target.create_target_machine(cpu=llvm.get_host_cpu_name(), opt=2)
-        self.engine = llvm.create_mcjit_compiler(module, machine)
-        self.engine.finalize_object()
-        address = self.engine.get_function_address
-        self.parallel_for = address(SYMBOL)
-        self.thread_count = ctypes.CFUNCTYPE(ctypes.c_int64)(address("mlc_thread_count"))
-        self.shutdown = ctypes.CFUNCTYPE(None)(address("mlc_pool_shutdown"))
-        self.after_fork = ctypes.CFUNCTYPE(None)(address("mlc_pool_after_fork"))
-        self.call = _ENTRY(self.parallel_for)
-
-
 _CHUNK = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+_COUNT = ctypes.CFUNCTYPE(ctypes.c_int64)
+_ACTION = ctypes.CFUNCTYPE(None)
+
+
+class _Runtime:
+    """The compiled runtime's entry points (its engine lives as long as the process)."""
+
+    def __init__(self) -> None:
+        engine = compile_runtime(runtime_ir())
+        self.parallel_for = function_address(engine, SYMBOL)
+        self.call = _ENTRY(self.parallel_for)
+        self.thread_count = _COUNT(function_address(engine, "mlc_thread_count"))
+        self.shutdown = _ACTION(function_address(engine, "mlc_pool_shutdown"))
+        self.after_fork = _ACTION(function_address(engine, "mlc_pool_after_fork"))
 
 
 @cache

@@ -62,8 +62,8 @@ def test_parts_run_on_several_threads(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("MLC_NUM_THREADS", "3")
     callback, calls = _recording_chunk(delay=0.05)  # long enough for every worker to wake
     parallel.parallel_for(_address(callback), 0, 3, 0)
-    threads = {thread for _, _, thread, _ in calls}
-    assert threading.get_ident() in threads and len(threads) == 3
+    # the caller claims parts as the workers do: which parts it gets is up to the race
+    assert len({thread for _, _, thread, _ in calls}) == 3
 
 
 def test_one_thread_runs_serially_on_the_caller(monkeypatch: pytest.MonkeyPatch):
