@@ -4,15 +4,15 @@ Runtime code that mlc writes in LLVM IR (the thread pool, the buffer cache).
 Compiled code calls it natively, with no Python in between, so it is compiled for the
 host once, kept in the on-disk cache like any program (LLVM's code generator takes
 30-50 ms even for these few functions, a cache hit a few), and loaded into an MCJIT
-engine kept for the life of the process: compiled programs hold addresses into that
-engine, so it is never freed.
+engine that is never freed: compiled programs and result arrays hold addresses into
+it until the very end of the process.
 """
+
+import ctypes
 
 import llvmlite.binding as llvm
 
 CODEGEN_LEVEL = 2
-
-_engines: list[llvm.ExecutionEngine] = []  # never freed (see the module docstring)
 
 
 def _machine() -> llvm.TargetMachine:
@@ -46,7 +46,9 @@ def compile_runtime(ir_text: str) -> llvm.ExecutionEngine:
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _machine())
     engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
-    _engines.append(engine)
+    # Immortal: arrays still alive while the interpreter shuts down free their buffers
+    # through this code, after module globals (and a plain reference) are gone.
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))
     return engine
 
 

@@ -204,3 +204,18 @@ print(os.waitstatus_to_exitcode(status))
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "0"
+
+
+def test_results_alive_at_exit_are_freed_cleanly():
+    code = f"""
+import numpy as np
+import mlc
+exe = mlc.compile('''{PROGRAM}''')
+a = np.ones({N}, np.float32)
+kept = [exe(a, a) for _ in range(3)]  # freed while the interpreter shuts down
+view = kept[0][::2]
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert (result.returncode, result.stderr) == (0, "")
