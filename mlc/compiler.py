@@ -7,14 +7,17 @@ level (the types users wrote), and it is lowered through the target's stages in
 against those signatures *before* native code runs, so a wrong count, dtype, rank or
 static size is a `TypeError`/`ValueError` naming the argument, never a crash.
 
-Compiled programs are cached in memory by a hash of the IR, the target and the
-options, so compiling the same program twice costs one parse and one print; their
-machine code is also cached on disk (`mlc.backend.cache`), so a new process loads it
-instead of lowering and compiling again. `MLC_TIMING=1` prints the wall time of each
+Compiled programs are cached in memory and on disk (`mlc.backend.cache`), keyed by
+their source (MLIR text, the bytes of a .mlir or .onnx file, a serialised ModelProto),
+the target and the options: a hit, in this process or a new one, runs no frontend at
+all, since the entry also holds the signatures and the weights the frontend would have
+made. An `ModuleOp` (or an ONNX model whose weights live in external files) is keyed
+by its printed IR instead, after parsing. `MLC_TIMING=1` prints the wall time of each
 stage of a compile to stderr; `Executable.compile_times` holds the same numbers.
 """
 
 import hashlib
+import json
 import os
 import sys
 from collections import OrderedDict
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -36,6 +40,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute
+from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
 from mlc import diagnostics, pipeline
@@ -45,7 +50,7 @@ from mlc.ir import parse_module, print_module
 from mlc.lowering.shape_inference import ArgumentDims, argument_constraints
 
 if TYPE_CHECKING:
-    from mlc.backend.jit import JITModule
+    from mlc.backend.jit import CompiledObject, JITModule
 
 CACHE_SIZE = 64
 GPU_TARGETS = ("gpu", "cuda")
@@ -87,6 +92,32 @@ class Signature:
             tuple(function.function_type.outputs),
             names,
             tuple(argument_constraints(function)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The signature as JSON data (types in MLIR syntax), for the disk cache."""
+        return {
+            "name": self.name,
+            "inputs": [_type_text(t) for t in self.inputs],
+            "outputs": [_type_text(t) for t in self.outputs],
+            "arg_names": list(self.arg_names),
+            "constraints": [[[list(d) for d in c.dims], c.size] for c in self.constraints],
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> "Signature":
+        """The signature `to_json` described; `ValueError`/`KeyError`/`ParseError` if bad."""
+        context = Context()  # builtin types only: no dialect needs loading
+        types = lambda texts: tuple(Parser(context, t).parse_attribute() for t in texts)  # noqa: E731
+        return Signature(
+            str(data["name"]),
+            types(data["inputs"]),
+            types(data["outputs"]),
+            tuple(str(n) for n in data["arg_names"]),
+            tuple(
+                ArgumentDims(tuple((int(i), int(d)) for i, d in dims), int(size))
+                for dims, size in data["constraints"]
+            ),
         )
 
     def check(self, args: Sequence[Any], device_arrays: bool = False) -> list[Any]:
@@ -291,6 +322,15 @@ def compile(
     skips the graph optimisations of the `mlc` stage (see `pipeline.lower`).
     """
     timer = Timer()
+    source_key = None
+    if emit is None and target in pipeline.TARGET_STAGES and target not in GPU_TARGETS:
+        with timer.phase("source hash"):
+            source_key = _source_key(src, target, graph_passes)
+        if source_key in _cache:
+            _cache.move_to_end(source_key)
+            return _cache[source_key]
+        if source_key is not None and (cached := _load_cached(source_key, target, timer)):
+            return _remember([source_key], cached, target, timer)
     with timer.phase("parse and verify"):
         module = load(src)
     if emit is not None:
@@ -304,23 +344,96 @@ def compile(
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    executable = _build(module, target, ir_text, timer, graph_passes)
+    executable = _build(module, target, ir_text, timer, graph_passes, source_key)
+    return _remember([key] if source_key is None else [key, source_key], executable, target, timer)
+
+
+def _remember(keys: list[str], executable: Executable, target: str, timer: Timer) -> Executable:
+    """Keep `executable` in the in-memory cache under `keys`; report `MLC_TIMING`."""
     if os.environ.get("MLC_TIMING", "0") not in ("", "0"):
         origin = "from the disk cache" if executable.from_cache else "compiled"
         sys.stderr.write(f"mlc.compile: {target}, {origin}\n{timer.report()}")
-    _cache[key] = executable
-    if len(_cache) > CACHE_SIZE:
+    for key in keys:
+        _cache[key] = executable
+    while len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
     return executable
 
 
-def _build(
-    module: ModuleOp, target: str, ir_text: str, timer: Timer, graph_passes: bool
-) -> Executable:
-    """Lower and compile `module`, or load its machine code from the disk cache."""
+def _source_bytes(src: Any) -> bytes | None:
+    """
+    What determines the program `src` stands for, before any parsing: MLIR text, a
+    file's bytes, a serialised ModelProto. None for a `ModuleOp`, an unreadable file
+    (the frontend reports it), or an ONNX model that may keep weights in external files.
+    """
+    if isinstance(src, ModuleOp):
+        return None
+    try:
+        if _is_onnx(src):
+            if isinstance(src, str | os.PathLike):
+                data = Path(src).read_bytes()
+            else:
+                data = src.SerializeToString(deterministic=True)
+            # an external tensor names its file under the key "location"
+            return None if b"location" in data else b"onnx\0" + data
+        if isinstance(src, os.PathLike) or (isinstance(src, str) and _looks_like_path(src)):
+            return b"mlir\0" + Path(src).read_bytes()
+    except OSError:
+        return None
+    return b"mlir\0" + src.encode() if isinstance(src, str) else None
+
+
+def _source_key(src: Any, target: str, graph_passes: bool) -> str | None:
+    """The disk cache key of `src` compiled for `target`, from its source alone."""
     from mlc.backend import cache
-    from mlc.backend.jit import OPT_LEVEL, JITModule, compile_object
-    from mlc.backend.runtime import compiled_function
+
+    data = _source_bytes(src)
+    if data is None:
+        return None
+    source = f"source {hashlib.sha256(data).hexdigest()}"
+    return cache.key(source, target, _options(target, graph_passes))
+
+
+def _options(target: str, graph_passes: bool) -> str:
+    """What besides the program decides its machine code: the pipeline and LLVM level."""
+    from mlc.backend.jit import OPT_LEVEL
+
+    texts = [pipeline.stage_text(s, graph_passes) for s in pipeline.stages_for(target)]
+    return ";".join([*texts, f"O{OPT_LEVEL}"])
+
+
+def _load_cached(key: str, target: str, timer: Timer) -> Executable | None:
+    """The executable a source-keyed disk entry holds, its weights registered; or None."""
+    from mlc import resources
+    from mlc.backend import cache
+
+    with timer.phase("cache lookup"):
+        entry = cache.load(key)
+        if entry is None or not entry.program:
+            return None
+        try:
+            signatures = [Signature.from_json(item) for item in json.loads(entry.program)]
+        except (ValueError, TypeError, KeyError, ParseError):
+            return None  # written by an incompatible mlc: compiled again
+        for handle, array in entry.resources.items():
+            resources.restore(handle, array)
+    return _load(entry.compiled, signatures, target, timer, from_cache=True)
+
+
+def _build(
+    module: ModuleOp,
+    target: str,
+    ir_text: str,
+    timer: Timer,
+    graph_passes: bool,
+    source_key: str | None = None,
+) -> Executable:
+    """
+    Lower and compile `module`, or load its machine code from the disk cache; the
+    entry is stored under `source_key` when the source has one, else under its IR.
+    """
+    from mlc.backend import cache
+    from mlc.backend.jit import compile_object
 
     signatures = [
         Signature.of(op)
@@ -331,18 +444,49 @@ def _build(
         return _build_gpu(module, target, signatures)
     stages = pipeline.stages_for(target)
     with timer.phase("cache lookup"):
-        texts = [pipeline.stage_text(s, graph_passes) for s in stages]
-        options = ";".join([*texts, f"O{OPT_LEVEL}"])
-        cache_key = cache.key(ir_text, target, options)
-        compiled = cache.load(cache_key)
-    from_cache = compiled is not None
-    if compiled is None:
-        for stage in stages:
-            with timer.phase(f"stage {stage}"):
-                _run_stage(module, stage, graph_passes)
-        compiled = compile_object(module, timer=timer)
-        with timer.phase("cache store"):
-            cache.store(cache_key, compiled)
+        cache_key = source_key or cache.key(ir_text, target, _options(target, graph_passes))
+        entry = None if source_key else cache.load(cache_key)
+    if entry is not None:
+        return _load(entry.compiled, signatures, target, timer, from_cache=True)
+    for stage in stages:
+        with timer.phase(f"stage {stage}"):
+            # The last stage's output (~10k llvm ops) goes straight to LLVM, whose own
+            # verifier checks the translated module: xDSL's would take seconds more.
+            _run_stage(module, stage, graph_passes, verify=stage != stages[-1])
+    compiled = compile_object(module, timer=timer)
+    with timer.phase("cache store"):
+        program = json.dumps([sig.to_json() for sig in signatures]).encode()
+        weights = _resources_read_by(compiled.object_code) if source_key else {}
+        cache.store(cache_key, cache.Entry(compiled, program, weights))
+    return _load(compiled, signatures, target, timer, from_cache=False)
+
+
+def _resources_read_by(object_code: bytes) -> dict[str, np.ndarray]:
+    """The stored constants (`mlc.resources`) whose symbols the machine code uses."""
+    from mlc import resources
+    from mlc.backend.symbols import undefined_symbols
+
+    used: dict[str, np.ndarray] = {}
+    for name in undefined_symbols(object_code):
+        if name.startswith(resources.PREFIX):
+            handle = name.removeprefix(resources.PREFIX)
+            if (array := resources.lookup(handle)) is not None:
+                used[handle] = array
+    return used
+
+
+def _load(
+    compiled: "CompiledObject",
+    signatures: list[Signature],
+    target: str,
+    timer: Timer,
+    *,
+    from_cache: bool,
+) -> Executable:
+    """The executable for machine code of a program with public `signatures`."""
+    from mlc.backend.jit import JITModule
+    from mlc.backend.runtime import compiled_function
+
     with timer.phase("load"):
         jit = JITModule.from_object(compiled)
         functions: dict[str, CompiledFunction] = {}
@@ -356,9 +500,9 @@ def _build(
     )
 
 
-def _run_stage(module: ModuleOp, stage: str, graph_passes: bool) -> None:
+def _run_stage(module: ModuleOp, stage: str, graph_passes: bool, verify: bool = True) -> None:
     try:
-        pipeline.run_stage(module, stage, graph_passes)
+        pipeline.run_stage(module, stage, graph_passes, verify)
     except DiagnosticError as error:
         raise CompileError(error.diagnostics) from None
 

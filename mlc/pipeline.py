@@ -70,13 +70,14 @@ def stage_text(stage: str, graph_passes: bool = True) -> str:
     return UNOPTIMIZED_MLC_STAGE if skip else STAGES[stage]
 
 
-def run_stage(module: ModuleOp, stage: str, graph_passes: bool = True) -> None:
+def run_stage(module: ModuleOp, stage: str, graph_passes: bool = True, verify: bool = True) -> None:
     """Apply one stage's passes in place; raise `DiagnosticError` if one fails."""
-    run_pipeline(module, stage_text(stage, graph_passes))
+    run_pipeline(module, stage_text(stage, graph_passes), verify)
 
 
-def run_pipeline(module: ModuleOp, spec: str) -> None:
-    """Apply a textual pipeline in place, verifying once it has run."""
+def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
+    """Apply a textual pipeline in place, verifying once it has run (unless told not
+    to, by a caller that hands the result to a verifier of its own)."""
     ctx = make_context()
     for module_pass in parse_pipeline(spec):
         try:
@@ -87,7 +88,7 @@ def run_pipeline(module: ModuleOp, spec: str) -> None:
             message = diagnostics.one_line(str(error))
             failure = Diagnostic("error", f"pass '{module_pass.name}' failed: {message}")
             raise DiagnosticError([failure]) from None
-    if errors := diagnostics.verify_module(module):
+    if verify and (errors := diagnostics.verify_module(module)):
         raise DiagnosticError(errors)
 
 

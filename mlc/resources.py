@@ -62,6 +62,15 @@ def register(array: np.ndarray, name: str = "") -> str:
     return handle
 
 
+def restore(handle: str, array: np.ndarray) -> None:
+    """Store `array` under a `handle` that `register` made (in an earlier process: the
+    compile cache keeps the constants a program reads, so that a hit needs no frontend)."""
+    if handle not in _store:
+        stored = _aligned_copy(array)
+        stored.setflags(write=False)
+        _store[handle] = stored
+
+
 def _aligned_copy(data: np.ndarray) -> np.ndarray:
     """
     `data` in a buffer aligned to `ALIGNMENT` bytes.

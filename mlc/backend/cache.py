@@ -8,7 +8,14 @@ version and a digest of its sources (so editing a pass never serves stale code),
 xDSL, llvmlite and LLVM versions, and the host's triple, CPU name and features. Its layout:
 
     b"MLCCACHE" | format (u32) | sha256(body) | body
-    body = len(object) (u64) | object file | optimised IR as LLVM bitcode
+    body = 4 sections, each as its length (u64) then its bytes: the object file, the
+           optimised IR as LLVM bitcode, the program's description (opaque here: the
+           compiler's JSON), and the constants the code reads (`resources`: a JSON index
+           of handle, dtype, shape and offset, then the bytes, each at a 64-byte offset)
+
+A program compiled from source text or an ONNX model is keyed by that source, so a hit
+needs no frontend at all: its description (signatures) and its weights, which the
+frontend would have made, come from the entry.
 
 The checksum is verified before LLVM sees a byte (LLVM aborts the process on a
 malformed object file): a corrupted or truncated entry is a miss, deleted and
@@ -24,20 +31,24 @@ fails because of it.
 """
 
 import hashlib
+import json
 import os
 import struct
 import tempfile
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 
 import llvmlite
 import llvmlite.binding as llvm
+import numpy as np
 
 from mlc.backend.jit import CompiledObject
 
 MAGIC = b"MLCCACHE"
-FORMAT = 1
+FORMAT = 2
+SECTIONS = 4
 SUFFIX = ".mlco"
 _HEADER = struct.Struct("<8sI32s")
 _LENGTH = struct.Struct("<Q")
@@ -104,28 +115,85 @@ def _path(cache_key: str) -> Path:
     return directory() / f"{cache_key}{SUFFIX}"
 
 
-def encode(compiled: CompiledObject) -> bytes:
+@dataclass(frozen=True, eq=False)  # arrays have no single truth value
+class Entry:
+    """What one cache entry holds (see the module docstring)."""
+
+    compiled: CompiledObject
+    program: bytes = b""
+    resources: dict[str, np.ndarray] = field(default_factory=dict[str, np.ndarray])
+
+
+_ALIGN = 64
+
+
+def _pack_resources(resources: dict[str, np.ndarray]) -> bytes:
+    index: list[dict[str, object]] = []
+    blob = bytearray()
+    for handle, array in resources.items():
+        blob += bytes(-len(blob) % _ALIGN)
+        index.append(
+            {"handle": handle, "dtype": array.dtype.str, "shape": array.shape, "at": len(blob)}
+        )
+        blob += np.ascontiguousarray(array).tobytes()
+    header = json.dumps(index).encode()
+    return _LENGTH.pack(len(header)) + header + bytes(blob)
+
+
+def _unpack_resources(data: memoryview) -> dict[str, np.ndarray] | None:
+    (size,) = _LENGTH.unpack_from(data)
+    blob = data[_LENGTH.size + size :]
+    resources: dict[str, np.ndarray] = {}
+    try:
+        for item in json.loads(bytes(data[_LENGTH.size : _LENGTH.size + size])):
+            dtype = np.dtype(item["dtype"])
+            count = int(np.prod(item["shape"], dtype=np.int64))
+            array = np.frombuffer(blob, dtype, count, item["at"]).reshape(item["shape"])
+            resources[item["handle"]] = array
+    except (ValueError, TypeError, KeyError):
+        return None
+    return resources
+
+
+def encode(entry: Entry) -> bytes:
     """An entry's bytes (see the module docstring for the layout)."""
-    body = _LENGTH.pack(len(compiled.object_code)) + compiled.object_code + compiled.bitcode
+    sections = [
+        entry.compiled.object_code,
+        entry.compiled.bitcode,
+        entry.program,
+        _pack_resources(entry.resources),
+    ]
+    body = b"".join(_LENGTH.pack(len(section)) + section for section in sections)
     return _HEADER.pack(MAGIC, FORMAT, hashlib.sha256(body).digest()) + body
 
 
-def decode(data: bytes) -> CompiledObject | None:
-    """The compiled object in an entry's bytes; None unless intact and of this format."""
-    if len(data) < _HEADER.size + _LENGTH.size:
+def decode(data: bytes) -> Entry | None:
+    """The entry in `data`; None unless intact and of this format."""
+    if len(data) < _HEADER.size:
         return None
     magic, version, checksum = _HEADER.unpack_from(data)
     body = memoryview(data)[_HEADER.size :]
     if magic != MAGIC or version != FORMAT or hashlib.sha256(body).digest() != checksum:
         return None
-    (size,) = _LENGTH.unpack_from(body)
-    if _LENGTH.size + size > len(body):
+    sections: list[memoryview] = []
+    at = 0
+    for _ in range(SECTIONS):
+        if at + _LENGTH.size > len(body):
+            return None
+        (size,) = _LENGTH.unpack_from(body, at)
+        at += _LENGTH.size
+        if at + size > len(body):
+            return None
+        sections.append(body[at : at + size])
+        at += size
+    resources = _unpack_resources(sections[3]) if len(sections[3]) else {}
+    if resources is None:
         return None
-    end = _LENGTH.size + size
-    return CompiledObject(bytes(body[_LENGTH.size : end]), bytes(body[end:]))
+    compiled = CompiledObject(bytes(sections[0]), bytes(sections[1]))
+    return Entry(compiled, bytes(sections[2]), resources)
 
 
-def load(cache_key: str) -> CompiledObject | None:
+def load(cache_key: str) -> Entry | None:
     """The entry for `cache_key`, or None (missing, corrupted, or the cache is off)."""
     if not enabled():
         return None
@@ -134,18 +202,18 @@ def load(cache_key: str) -> CompiledObject | None:
         data = path.read_bytes()
     except OSError:
         return None
-    compiled = decode(data)
+    entry = decode(data)
     try:
-        if compiled is None:
+        if entry is None:
             path.unlink()  # corrupted or truncated: recompiled and rewritten by the caller
         else:
             os.utime(path)  # recently used: pruned last
     except OSError:
         pass
-    return compiled
+    return entry
 
 
-def store(cache_key: str, compiled: CompiledObject) -> None:
+def store(cache_key: str, entry: Entry) -> None:
     """Write the entry for `cache_key` atomically; a cache that cannot be written is skipped."""
     if not enabled():
         return
@@ -155,7 +223,7 @@ def store(cache_key: str, compiled: CompiledObject) -> None:
         handle, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(handle, "wb") as out:
-                out.write(encode(compiled))
+                out.write(encode(entry))
             os.replace(temporary, _path(cache_key))
         except BaseException:
             os.unlink(temporary)

@@ -12,7 +12,8 @@ its code ran 7x slower, while matmul, softmax and elementwise kernels ran the sa
 
 Compiling and loading are two steps: `compile_object` makes an object file (and keeps
 the optimised IR as bitcode), and `JITModule` loads it into an engine that resolves its
-calls (`malloc`, `expf`, ...) against the process. Freshly compiled code and code from
+calls (`expf`, ...) against the process, and `malloc`/`free` against mlc's caching
+allocator (`mlc.backend.buffers`). Freshly compiled code and code from
 the on-disk cache (`mlc.backend.cache`) thus take the same path into memory.
 
 If llvmlite rejects the IR (a bug in a lowering), the IR is written to a temporary file
@@ -31,7 +32,7 @@ import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from mlc import resources
-from mlc.backend import parallel
+from mlc.backend import buffers, parallel
 from mlc.backend.symbols import unresolved_symbols
 from mlc.driver import Timer
 
@@ -47,6 +48,7 @@ def _initialize() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     parallel.install()  # compiled parallel loops call into mlc's thread pool
+    buffers.install()  # compiled code's malloc/free keep large buffers for reuse
 
 
 def host_features(cpu: str, features: dict[str, bool]) -> str:

@@ -1,105 +1,430 @@
 """
-The thread pool behind `scf.parallel`: `mlc_parallel_for(chunk, lo, hi, ctx)`.
+The thread pool behind `scf.parallel`: `mlc_parallel_for(chunk, lo, hi, ctx)`, native code.
 
 `convert-to-llvm` outlines the body of an outermost parallel loop into a chunk function
 `chunk(lo, hi, ctx)` that runs iterations `[lo, hi)` (mlc.lowering.convert_to_llvm.
-parallel), and calls `mlc_parallel_for` when the loop has enough work. That symbol is a
-ctypes callback registered with LLVM before any module is JIT-compiled: it splits
-`[lo, hi)` into one contiguous range per thread (so each thread touches one block of
-rows), runs the first on the calling thread and the others on a pool, and returns when
-all are done. Each chunk is called through ctypes, which releases the GIL while machine
-code runs, so the chunks run on all cores.
+parallel), and calls `mlc_parallel_for` when the loop has enough work. A thread pool in
+Python cost tens of microseconds per loop (a ctypes callback, futures, the GIL), more
+than a matrix-vector product gains from a second core, so the pool is a small runtime
+written in LLVM IR (`RUNTIME_IR`), compiled once per process into its own engine and
+bound as a symbol before any program is JIT-compiled: compiled code calls it with no
+Python involved.
 
-Threads: `mlc.tiling_model.thread_count()` (`MLC_NUM_THREADS`, else the cores this
-process may run on), read at every loop. A loop reached from a pool thread (a compiled
-function called from a worker) runs serially, so a pool thread never waits on its own
-pool. The split depends only on the range and the thread count, and every iteration is
-computed by the same code whichever thread runs it, so results do not depend on the
-number of threads.
+How a loop runs: `[lo, hi)` is split into one contiguous range ("part") per thread, so
+each thread touches one block of rows. The caller publishes the job (chunk, context,
+range, parts) and bumps a generation counter; workers, started with `pthread_create`
+the first time they are needed, notice the new generation by spinning briefly and
+otherwise sleep on a condition variable. Everyone, the caller included, then claims
+parts through one atomic work index until none is left, and the caller returns when
+all parts are done. The work index carries the generation in its high 32 bits, so a
+worker still busy with an old job can never claim a part of the next one.
+
+Threads: `MLC_NUM_THREADS` if it holds a positive integer, else the cores this process
+may run on (`sched_getaffinity`), read at every loop as `mlc.tiling_model.
+thread_count()` reads them at compile time (a malformed value falls back to all cores:
+the loop must run). The pool serves one loop at a time: a loop that finds it busy (a
+loop started inside a chunk, or by a second Python thread) runs serially on its own
+thread, so a thread never waits on the pool it is serving. Which thread runs a part
+never changes what it computes, so results do not depend on the number of threads.
+
+Lifetime: at interpreter exit the workers are woken, told to stop and joined (so no
+thread runs the runtime's code while its engine is torn down); loops after that run
+serially. In a child of `os.fork` the pool starts empty (the parent's workers do not
+exist there).
 """
 
+import atexit
 import ctypes
 import os
-import threading
-import warnings
-from concurrent.futures import ThreadPoolExecutor
+import platform
 from functools import cache
 
 import llvmlite.binding as llvm
 
-from mlc.tiling_model import thread_count
+from mlc.backend.native import compile_runtime, function_address
 
 SYMBOL = "mlc_parallel_for"  # as mlc.lowering.convert_to_llvm.parallel calls it
+MAX_WORKERS = 255  # threads besides the caller
+WORKER_SPINS = 4096  # pause instructions a worker spins before sleeping (~0.1 ms)
+CALLER_SPINS = 4096  # pause instructions the caller spins before yielding its core
+
+_PAUSE = {
+    "x86_64": "call void @llvm.x86.sse2.pause()",
+    "aarch64": 'call void asm sideeffect "yield", ""()',
+}
+
+# pthread_mutex_t and pthread_cond_t are at most 48 bytes on Linux and all-zero
+# initialised (PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER): 64 zero bytes each.
+RUNTIME_IR = r"""
+@generation = internal global i64 0, align 64
+@work_index = internal global i64 0, align 64
+@parts_done = internal global i64 0, align 64
+@job_chunk = internal global ptr null, align 64
+@job_context = internal global ptr null
+@job_lo = internal global i64 0
+@job_hi = internal global i64 0
+@job_parts = internal global i64 0
+@busy = internal global i32 0, align 64
+@stopping = internal global i32 0
+@workers = internal global i64 0
+@sleepers = internal global i64 0, align 64
+@mutex = internal global [64 x i8] zeroinitializer, align 64
+@wake = internal global [64 x i8] zeroinitializer, align 64
+@thread_ids = internal global [MAX_WORKERS x i64] zeroinitializer
+@variable = internal constant [16 x i8] c"MLC_NUM_THREADS\00"
+
+declare i32 @pthread_create(ptr, ptr, ptr, ptr)
+declare i32 @pthread_join(i64, ptr)
+declare i32 @pthread_mutex_lock(ptr)
+declare i32 @pthread_mutex_unlock(ptr)
+declare i32 @pthread_cond_wait(ptr, ptr)
+declare i32 @pthread_cond_broadcast(ptr)
+declare i32 @sched_yield()
+declare i32 @sched_getaffinity(i32, i64, ptr)
+declare ptr @getenv(ptr)
+declare i64 @strtol(ptr, ptr, i32)
+declare i64 @llvm.ctpop.i64(i64)
+declare void @llvm.x86.sse2.pause()
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+
+; Threads for the next loop: MLC_NUM_THREADS if a positive integer, else the usable cores.
+define i64 @mlc_thread_count() {
+entry:
+  %end = alloca ptr
+  %text = call ptr @getenv(ptr @variable)
+  %unset = icmp eq ptr %text, null
+  br i1 %unset, label %cores, label %parse
+parse:
+  %first = load i8, ptr %text
+  %empty = icmp eq i8 %first, 0
+  br i1 %empty, label %cores, label %number
+number:
+  %value = call i64 @strtol(ptr %text, ptr %end, i32 10)
+  %stop = load ptr, ptr %end
+  %last = load i8, ptr %stop
+  %whole = icmp eq i8 %last, 0
+  %positive = icmp sgt i64 %value, 0
+  %good = and i1 %whole, %positive
+  br i1 %good, label %given, label %cores
+given:
+  ret i64 %value
+cores:
+  %set = alloca [16 x i64], align 8
+  call void @llvm.memset.p0.i64(ptr %set, i8 0, i64 128, i1 false)
+  %failed = call i32 @sched_getaffinity(i32 0, i64 128, ptr %set)
+  %error = icmp ne i32 %failed, 0
+  br i1 %error, label %one, label %count
+one:
+  ret i64 1
+count:
+  %w = phi i64 [0, %cores], [%w1, %count]
+  %sum = phi i64 [0, %cores], [%sum1, %count]
+  %word_at = getelementptr i64, ptr %set, i64 %w
+  %word = load i64, ptr %word_at
+  %bits = call i64 @llvm.ctpop.i64(i64 %word)
+  %sum1 = add i64 %sum, %bits
+  %w1 = add i64 %w, 1
+  %more = icmp ult i64 %w1, 16
+  br i1 %more, label %count, label %counted
+counted:
+  %at_least_one = call i64 @llvm.umax.i64(i64 %sum1, i64 1)
+  ret i64 %at_least_one
+}
+declare i64 @llvm.umax.i64(i64, i64)
+
+; Claims and runs parts of the job of generation %gen until none is left.
+define internal void @run_parts(i64 %gen) {
+entry:
+  %tag = shl i64 %gen, 32
+  %chunk = load atomic ptr, ptr @job_chunk acquire, align 8
+  %context = load atomic ptr, ptr @job_context acquire, align 8
+  %lo = load atomic i64, ptr @job_lo acquire, align 8
+  %hi = load atomic i64, ptr @job_hi acquire, align 8
+  %parts = load atomic i64, ptr @job_parts acquire, align 8
+  %first = load atomic i64, ptr @work_index monotonic, align 8
+  br label %claim
+claim:
+  %current = phi i64 [%first, %entry], [%seen, %take], [%next, %run]
+  %current_tag = and i64 %current, -4294967296
+  %part = and i64 %current, 4294967295
+  %mine = icmp eq i64 %current_tag, %tag
+  %left = icmp ult i64 %part, %parts
+  %go = and i1 %mine, %left
+  br i1 %go, label %take, label %finished
+take:
+  %claimed = add i64 %current, 1
+  %pair = cmpxchg ptr @work_index, i64 %current, i64 %claimed acq_rel monotonic
+  %seen = extractvalue { i64, i1 } %pair, 0
+  %won = extractvalue { i64, i1 } %pair, 1
+  br i1 %won, label %run, label %claim
+run:
+  %count = sub i64 %hi, %lo
+  %base = udiv i64 %count, %parts
+  %extra = urem i64 %count, %parts
+  %earlier = mul i64 %part, %base
+  %spread = call i64 @llvm.umin.i64(i64 %part, i64 %extra)
+  %offset = add i64 %earlier, %spread
+  %begin = add i64 %lo, %offset
+  %long = icmp ult i64 %part, %extra
+  %bonus = zext i1 %long to i64
+  %length = add i64 %base, %bonus
+  %end = add i64 %begin, %length
+  call void %chunk(i64 %begin, i64 %end, ptr %context)
+  %done_before = atomicrmw add ptr @parts_done, i64 1 release
+  %next = load atomic i64, ptr @work_index monotonic, align 8
+  br label %claim
+finished:
+  ret void
+}
+declare i64 @llvm.umin.i64(i64, i64)
+
+; A worker: wait for a new generation (spin, then sleep), run its parts, repeat; until
+; told to stop. %start is the generation current when it was created.
+define internal ptr @worker(ptr %start) {
+entry:
+  %initial = ptrtoint ptr %start to i64
+  br label %wait
+wait:
+  %known = phi i64 [%initial, %entry], [%gen, %work]
+  br label %spin
+spin:
+  %spins = phi i64 [0, %wait], [%spins1, %pause]
+  %now = load atomic i64, ptr @generation acquire, align 8
+  %new = icmp ne i64 %now, %known
+  br i1 %new, label %awake, label %pause
+pause:
+  PAUSE
+  %spins1 = add i64 %spins, 1
+  %patient = icmp ult i64 %spins1, WORKER_SPINS
+  br i1 %patient, label %spin, label %sleep
+sleep:
+  %locked = call i32 @pthread_mutex_lock(ptr @mutex)
+  %sleeping = atomicrmw add ptr @sleepers, i64 1 seq_cst
+  br label %recheck
+recheck:
+  %latest = load atomic i64, ptr @generation seq_cst, align 8
+  %moved = icmp ne i64 %latest, %known
+  br i1 %moved, label %rise, label %doze
+doze:
+  %waited = call i32 @pthread_cond_wait(ptr @wake, ptr @mutex)
+  br label %recheck
+rise:
+  %awoken = atomicrmw sub ptr @sleepers, i64 1 seq_cst
+  %unlocked = call i32 @pthread_mutex_unlock(ptr @mutex)
+  br label %awake
+awake:
+  %stop = load atomic i32, ptr @stopping seq_cst, align 4
+  %stopped = icmp ne i32 %stop, 0
+  br i1 %stopped, label %exit, label %work
+work:
+  %gen = load atomic i64, ptr @generation acquire, align 8
+  call void @run_parts(i64 %gen)
+  br label %wait
+exit:
+  ret ptr null
+}
+
+; Starts workers until there are %wanted (fewer if the system refuses a thread).
+define internal void @grow(i64 %wanted, i64 %gen) {
+entry:
+  %initial = load i64, ptr @workers
+  br label %check
+check:
+  %have = phi i64 [%initial, %entry], [%more, %started]
+  %enough = icmp uge i64 %have, %wanted
+  br i1 %enough, label %done, label %start
+start:
+  %slot = getelementptr [MAX_WORKERS x i64], ptr @thread_ids, i64 0, i64 %have
+  %argument = inttoptr i64 %gen to ptr
+  %failed = call i32 @pthread_create(ptr %slot, ptr null, ptr @worker, ptr %argument)
+  %error = icmp ne i32 %failed, 0
+  br i1 %error, label %done, label %started
+started:
+  %more = add i64 %have, 1
+  store i64 %more, ptr @workers
+  br label %check
+done:
+  ret void
+}
+
+; Runs chunk(a, b, context) over a split of [lo, hi) into one part per thread.
+define void @mlc_parallel_for(ptr %chunk, i64 %lo, i64 %hi, ptr %context) {
+entry:
+  %count = sub i64 %hi, %lo
+  %nothing = icmp sle i64 %count, 0
+  br i1 %nothing, label %return, label %size
+size:
+  %threads = call i64 @mlc_thread_count()
+  %capped = call i64 @llvm.umin.i64(i64 %threads, i64 MAX_THREADS)
+  %parts = call i64 @llvm.umin.i64(i64 %capped, i64 %count)
+  %alone = icmp ule i64 %parts, 1
+  br i1 %alone, label %serial, label %acquire
+acquire:
+  %pair = cmpxchg ptr @busy, i32 0, i32 1 acquire monotonic
+  %free = extractvalue { i32, i1 } %pair, 1
+  br i1 %free, label %open, label %serial
+open:
+  %stop = load atomic i32, ptr @stopping acquire, align 4
+  %stopped = icmp ne i32 %stop, 0
+  br i1 %stopped, label %release_serial, label %publish
+release_serial:
+  store atomic i32 0, ptr @busy release, align 4
+  br label %serial
+publish:
+  %old = load atomic i64, ptr @generation monotonic, align 8
+  %helpers = sub i64 %parts, 1
+  call void @grow(i64 %helpers, i64 %old)
+  %gen0 = add i64 %old, 1
+  %gen = and i64 %gen0, 4294967295
+  %tag = shl i64 %gen, 32
+  store atomic i64 %tag, ptr @work_index seq_cst, align 8
+  store atomic ptr %chunk, ptr @job_chunk release, align 8
+  store atomic ptr %context, ptr @job_context release, align 8
+  store atomic i64 %lo, ptr @job_lo release, align 8
+  store atomic i64 %hi, ptr @job_hi release, align 8
+  store atomic i64 %parts, ptr @job_parts release, align 8
+  store atomic i64 0, ptr @parts_done release, align 8
+  store atomic i64 %gen, ptr @generation seq_cst, align 8
+  %sleeping = load atomic i64, ptr @sleepers seq_cst, align 8
+  %asleep = icmp ne i64 %sleeping, 0
+  br i1 %asleep, label %wake_up, label %share
+wake_up:
+  %locked = call i32 @pthread_mutex_lock(ptr @mutex)
+  %woken = call i32 @pthread_cond_broadcast(ptr @wake)
+  %unlocked = call i32 @pthread_mutex_unlock(ptr @mutex)
+  br label %share
+share:
+  call void @run_parts(i64 %gen)
+  br label %join
+join:
+  %spins = phi i64 [0, %share], [%spins1, %pause], [%spins1, %yield]
+  %done = load atomic i64, ptr @parts_done acquire, align 8
+  %all = icmp eq i64 %done, %parts
+  br i1 %all, label %finish, label %waiting
+waiting:
+  %spins1 = add i64 %spins, 1
+  %patient = icmp ult i64 %spins1, CALLER_SPINS
+  br i1 %patient, label %pause, label %yield
+pause:
+  PAUSE
+  br label %join
+yield:
+  %yielded = call i32 @sched_yield()
+  br label %join
+finish:
+  store atomic i32 0, ptr @busy release, align 4
+  br label %return
+serial:
+  call void %chunk(i64 %lo, i64 %hi, ptr %context)
+  br label %return
+return:
+  ret void
+}
+
+; Wakes the workers, tells them to stop and joins them; later loops run serially.
+define void @mlc_pool_shutdown() {
+entry:
+  br label %acquire
+acquire:
+  %pair = cmpxchg ptr @busy, i32 0, i32 1 acquire monotonic
+  %free = extractvalue { i32, i1 } %pair, 1
+  br i1 %free, label %stop, label %yield
+yield:
+  %yielded = call i32 @sched_yield()
+  br label %acquire
+stop:
+  store atomic i32 1, ptr @stopping seq_cst, align 4
+  %old = load atomic i64, ptr @generation monotonic, align 8
+  %gen0 = add i64 %old, 1
+  %gen = and i64 %gen0, 4294967295
+  store atomic i64 %gen, ptr @generation seq_cst, align 8
+  %locked = call i32 @pthread_mutex_lock(ptr @mutex)
+  %woken = call i32 @pthread_cond_broadcast(ptr @wake)
+  %unlocked = call i32 @pthread_mutex_unlock(ptr @mutex)
+  %count = load i64, ptr @workers
+  br label %join
+join:
+  %k = phi i64 [0, %stop], [%k1, %joined]
+  %left = icmp ult i64 %k, %count
+  br i1 %left, label %one, label %finish
+one:
+  %slot = getelementptr [MAX_WORKERS x i64], ptr @thread_ids, i64 0, i64 %k
+  %id = load i64, ptr %slot
+  %result = call i32 @pthread_join(i64 %id, ptr null)
+  br label %joined
+joined:
+  %k1 = add i64 %k, 1
+  br label %join
+finish:
+  store i64 0, ptr @workers
+  store atomic i32 0, ptr @busy release, align 4
+  ret void
+}
+
+; In a child of fork: no workers exist, and the locks may have been held by a thread
+; that does not exist either.
+define void @mlc_pool_after_fork() {
+entry:
+  store i64 0, ptr @workers
+  store i64 0, ptr @sleepers
+  store i32 0, ptr @busy
+  call void @llvm.memset.p0.i64(ptr @mutex, i8 0, i64 64, i1 false)
+  call void @llvm.memset.p0.i64(ptr @wake, i8 0, i64 64, i1 false)
+  ret void
+}
+"""
+
+
+def runtime_ir(machine: str | None = None) -> str:
+    """`RUNTIME_IR` for a machine (`platform.machine()`): its spin-wait hint and limits."""
+    pause = _PAUSE.get(machine or platform.machine(), "")
+    return (
+        RUNTIME_IR.replace("PAUSE", pause)
+        .replace("MAX_WORKERS", str(MAX_WORKERS))
+        .replace("MAX_THREADS", str(MAX_WORKERS + 1))
+        .replace("WORKER_SPINS", str(WORKER_SPINS))
+        .replace("CALLER_SPINS", str(CALLER_SPINS))
+    )
+
 
 _CHUNK = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
-
-_local = threading.local()
-_pools: dict[int, ThreadPoolExecutor] = {}
-_pools_lock = threading.Lock()
+_COUNT = ctypes.CFUNCTYPE(ctypes.c_int64)
+_ACTION = ctypes.CFUNCTYPE(None)
 
 
-def split_range(lo: int, hi: int, parts: int) -> list[tuple[int, int]]:
-    """`[lo, hi)` as at most `parts` contiguous, non-empty ranges of near-equal length."""
-    count = max(0, hi - lo)
-    parts = max(1, min(parts, count))
-    base, extra = divmod(count, parts)
-    ranges: list[tuple[int, int]] = []
-    start = lo
-    for k in range(parts):
-        end = start + base + (1 if k < extra else 0)
-        if end > start:
-            ranges.append((start, end))
-        start = end
-    return ranges
+class _Runtime:
+    """The compiled runtime's entry points (its engine lives as long as the process)."""
 
-
-def _pool(workers: int) -> ThreadPoolExecutor:
-    with _pools_lock:
-        if workers not in _pools:
-            _pools[workers] = ThreadPoolExecutor(workers, "mlc-worker", _mark_worker)
-        return _pools[workers]
-
-
-def _mark_worker() -> None:
-    _local.worker = True
+    def __init__(self) -> None:
+        engine = compile_runtime(runtime_ir())
+        self.parallel_for = function_address(engine, SYMBOL)
+        self.call = _ENTRY(self.parallel_for)
+        self.thread_count = _COUNT(function_address(engine, "mlc_thread_count"))
+        self.shutdown = _ACTION(function_address(engine, "mlc_pool_shutdown"))
+        self.after_fork = _ACTION(function_address(engine, "mlc_pool_after_fork"))
 
 
 @cache
-def _chunk(address: int) -> "ctypes._CFuncPtr":  # pyright: ignore[reportPrivateUsage]
-    return _CHUNK(address)
-
-
-def parallel_for(chunk: int, lo: int, hi: int, context: int) -> None:
-    """Run `chunk(a, b, context)` over a split of `[lo, hi)` on the thread pool."""
-    function = _chunk(chunk)
-    threads = 1 if getattr(_local, "worker", False) else _threads()
-    ranges = split_range(lo, hi, threads)
-    if len(ranges) <= 1:
-        if hi > lo:
-            function(lo, hi, context)
-        return
-    pool = _pool(len(ranges) - 1)
-    futures = [pool.submit(function, a, b, context) for a, b in ranges[1:]]
-    function(*ranges[0], context)
-    for future in futures:
-        future.result()
-
-
-def _threads() -> int:
-    """`thread_count()`, falling back to the cores on a bad `MLC_NUM_THREADS` (with a
-    warning): an exception cannot leave this callback, so the loop must still run."""
-    try:
-        return thread_count()
-    except ValueError as error:
-        warnings.warn(f"{error}; using all cores", RuntimeWarning, stacklevel=1)
-        return len(os.sched_getaffinity(0))
-
-
-_entry = _ENTRY(parallel_for)  # alive for the process: compiled code holds its address
+def runtime() -> _Runtime:
+    """The runtime of this process, compiled on first use (about 10 ms)."""
+    compiled = _Runtime()
+    atexit.register(compiled.shutdown)
+    os.register_at_fork(after_in_child=compiled.after_fork)
+    return compiled
 
 
 @cache
 def install() -> None:
     """Make `mlc_parallel_for` visible to code the JIT compiles (once per process)."""
-    llvm.add_symbol(SYMBOL, ctypes.cast(_entry, ctypes.c_void_p).value)
+    llvm.add_symbol(SYMBOL, runtime().parallel_for)
+
+
+def parallel_for(chunk: int, lo: int, hi: int, context: int) -> None:
+    """Run the chunk function at address `chunk` over `[lo, hi)` on the pool (for tests)."""
+    runtime().call(chunk, lo, hi, context)
+
+
+def thread_count() -> int:
+    """The threads the next parallel loop will use, as the runtime reads them."""
+    return runtime().thread_count()

@@ -8,8 +8,9 @@ those descriptors for numpy arrays and turns result descriptors back into arrays
 
 Ownership: a memref result is a buffer the compiled code `malloc`ed for the caller
 (docs/design/lowering.md, level 3). It becomes a numpy array whose base is a
-`_MallocBuffer`; when the last array viewing it dies, the buffer's `__del__` calls the C
-library's `free` on the allocated pointer, exactly once. Arguments are only borrowed.
+`_MallocBuffer`; when the last array viewing it dies, the buffer's `__del__` calls the
+compiled code's `free` on the allocated pointer, exactly once (`mlc.backend.buffers`
+keeps large buffers for the next call). Arguments are only borrowed.
 
 The call goes through a `ctypes.CFUNCTYPE` pointer, which releases the GIL for its
 duration, so Python threads can run compiled code in parallel.
@@ -35,6 +36,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from mlc.backend import buffers
 from mlc.backend.jit import JITModule
 
 INVOKE_PREFIX = "_mlc_invoke_"  # as mlc.lowering.convert_to_llvm.func names wrappers
@@ -105,29 +107,24 @@ def descriptor_struct(rank: int) -> type[ctypes.Structure]:
     return type(f"MemRefDescriptor{rank}", (ctypes.Structure,), {"_fields_": fields})
 
 
-@cache
-def _libc_free() -> Any:
-    free = ctypes.CDLL(None).free  # the process's C library: the compiled code's malloc
-    free.argtypes = [ctypes.c_void_p]
-    free.restype = None
-    return free
-
-
 class _MallocBuffer:
     """
     A result buffer from the compiled code's `malloc`, exposed to numpy.
 
     numpy keeps the object behind `__array_interface__` as the array's base, so this
-    lives exactly as long as some array uses the memory, and frees it once on death.
+    lives exactly as long as some array uses the memory, and frees it once on death,
+    through the compiled code's `free` (`mlc.backend.buffers`, which may keep it for
+    the next call). It holds that function, so the allocator outlives every buffer.
     """
 
     def __init__(self, allocated: int, interface: dict[str, Any]):
         self.allocated = allocated
         self.__array_interface__ = interface
+        self.free = buffers.runtime().free
 
     def __del__(self) -> None:
         if self.allocated:
-            _libc_free()(self.allocated)
+            self.free(self.allocated)
             self.allocated = 0
 
 

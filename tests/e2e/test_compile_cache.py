@@ -16,7 +16,7 @@ import pytest
 
 import mlc
 from mlc import compiler
-from mlc.backend import cache
+from mlc.backend import cache, jit
 from mlc.backend.jit import CompiledObject
 
 PROGRAM = """
@@ -31,6 +31,7 @@ func.func @main(%x: tensor<?x3xf32>, %y: tensor<3xf32>) -> tensor<?x3xf32> {
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A fresh cache folder and an empty in-memory cache, so `compile` goes to disk."""
+    jit._initialize()  # the runtime's own entries go to the default folder, not this one
     monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("MLC_CACHE", raising=False)
     compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
@@ -122,10 +123,17 @@ def test_key_depends_on_program_target_and_options():
 
 
 def test_decode_rejects_every_truncation_and_corruption():
-    compiled = CompiledObject(os.urandom(200), os.urandom(100))
-    data = cache.encode(compiled)
-    assert cache.decode(data) == compiled
-    assert all(cache.decode(data[:n]) is None for n in range(len(data)))
+    weights = {"w_1": np.arange(12, dtype=np.float32).reshape(3, 4), "b_2": np.ones(5, np.int64)}
+    entry = cache.Entry(CompiledObject(os.urandom(200), os.urandom(100)), b'{"f": 1}', weights)
+    data = cache.encode(entry)
+    decoded = cache.decode(data)
+    assert decoded is not None
+    assert (decoded.compiled, decoded.program) == (entry.compiled, entry.program)
+    assert decoded.resources.keys() == weights.keys()
+    for handle, array in weights.items():
+        assert decoded.resources[handle].dtype == array.dtype
+        np.testing.assert_array_equal(decoded.resources[handle], array)
+    assert all(cache.decode(data[:n]) is None for n in range(0, len(data), 3))
     for i in range(0, len(data), 7):
         flipped = bytearray(data)
         flipped[i] ^= 1
@@ -138,11 +146,12 @@ def test_concurrent_writers_never_expose_half_an_entry(cache_dir: Path):
 
     def write(compiled: CompiledObject) -> None:
         for _ in range(20):
-            cache.store("k", compiled)
+            cache.store("k", cache.Entry(compiled))
 
     def read() -> None:
         for _ in range(200):
-            seen.append(cache.load("k"))
+            entry = cache.load("k")
+            seen.append(entry.compiled if entry else None)
 
     threads = [threading.Thread(target=write, args=(o,)) for o in objects]
     threads.append(threading.Thread(target=read))
@@ -150,8 +159,9 @@ def test_concurrent_writers_never_expose_half_an_entry(cache_dir: Path):
         thread.start()
     for thread in threads:
         thread.join()
-    assert all(entry is None or entry in objects for entry in seen)
-    assert cache.load("k") in objects
+    assert all(compiled is None or compiled in objects for compiled in seen)
+    last = cache.load("k")
+    assert last is not None and last.compiled in objects
     assert not list(cache_dir.glob(".*.tmp"))
 
 
@@ -164,3 +174,147 @@ def test_prune_drops_least_recently_used(tmp_path: Path):
     assert [p.stem for p in entries(tmp_path)] == ["mid", "new"]
     cache.prune(tmp_path, 0)
     assert not entries(tmp_path)
+
+
+# --- hits keyed by the source: no frontend runs ---------------------------------------
+
+
+def _affine_model(seed: int = 0):
+    """y = relu(x @ w + b) with a random 30x10 weight (a resource, over 256 elements)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(seed)
+    w = numpy_helper.from_array(rng.standard_normal((30, 10)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(10).astype(np.float32), "b")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["m"]),
+        helper.make_node("Add", ["m", "b"], ["a"]),
+        helper.make_node("Relu", ["a"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "affine",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 30])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 10])],
+        [w, b],
+    )
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    proto.ir_version = 8
+    weights = (numpy_helper.to_array(w), numpy_helper.to_array(b))
+    return proto, weights
+
+
+def test_text_hit_skips_the_frontend(cache_dir: Path):
+    first = compile_fresh()
+    assert "parse and verify" in first.compile_times
+    second = compile_fresh()
+    assert second.from_cache
+    assert "parse and verify" not in second.compile_times
+    assert second.entry.signature == first.entry.signature  # dynamic dims and names too
+    check_runs(second)
+    with pytest.raises(ValueError, match="expected size 3 in dim 1"):
+        second(np.ones((2, 4), np.float32), np.ones(3, np.float32))
+
+
+def test_same_text_hits_in_memory_without_hashing_twice(cache_dir: Path):
+    first = compile_fresh()
+    assert mlc.compile(PROGRAM) is first
+
+
+def test_edited_file_misses(cache_dir: Path, tmp_path: Path):
+    path = tmp_path / "prog.mlir"
+    path.write_text(PROGRAM)
+    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    assert not mlc.compile(path).from_cache
+    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    assert mlc.compile(path).from_cache
+    path.write_text(PROGRAM.replace("ml.relu", "ml.exp"))
+    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    exe = mlc.compile(str(path))
+    assert not exe.from_cache
+    x, y = np.ones((2, 3), np.float32), np.zeros(3, np.float32)
+    np.testing.assert_allclose(exe(x, y), np.exp(x), rtol=1e-6)
+
+
+_ONNX_CHILD = """
+import json, sys, numpy as np, mlc
+from mlc import resources
+exe = mlc.compile(sys.argv[1])
+x = np.random.default_rng(1).standard_normal((4, 30)).astype(np.float32)
+print(json.dumps({"hit": exe.from_cache, "stages": list(exe.compile_times),
+                  "weights": len(resources.stored()), "y": exe(x).tolist()}))
+"""
+
+
+def test_onnx_hit_in_a_new_process_restores_the_weights(cache_dir: Path, tmp_path: Path):
+    import onnx
+
+    proto, (w, b) = _affine_model()
+    path = tmp_path / "affine.onnx"
+    onnx.save(proto, path)
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", _ONNX_CHILD, str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "MLC_CACHE_DIR": str(cache_dir)},
+            ).stdout
+        )
+        for _ in range(2)
+    ]
+    x = np.random.default_rng(1).standard_normal((4, 30)).astype(np.float32)
+    want = np.maximum(x @ w + b, 0)
+    assert [run["hit"] for run in runs] == [False, True]
+    assert "parse and verify" not in runs[1]["stages"]
+    assert runs[1]["weights"] >= 1  # the 300-element weight came from the entry
+    for run in runs:
+        np.testing.assert_allclose(np.array(run["y"], np.float32), want, rtol=1e-5)
+
+
+def test_model_proto_hits(cache_dir: Path):
+    proto, (w, b) = _affine_model(seed=5)
+    assert not mlc.compile(proto).from_cache
+    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    exe = mlc.compile(proto)
+    assert exe.from_cache and "parse and verify" not in exe.compile_times
+    x = np.ones((3, 30), np.float32)
+    np.testing.assert_allclose(exe(x), np.maximum(x @ w + b, 0), rtol=1e-5)
+
+
+def test_model_with_external_data_is_keyed_after_import(cache_dir: Path, tmp_path: Path):
+    import onnx
+
+    proto, (w, b) = _affine_model(seed=7)
+    path = tmp_path / "external.onnx"
+    onnx.save(proto, path, save_as_external_data=True, size_threshold=0)
+    assert compiler._source_bytes(path) is None  # pyright: ignore[reportPrivateUsage]
+    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    mlc.compile(path)
+    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    exe = mlc.compile(path)
+    assert exe.from_cache and "parse and verify" in exe.compile_times  # keyed by its IR
+    x = np.ones((2, 30), np.float32)
+    np.testing.assert_allclose(exe(x), np.maximum(x @ w + b, 0), rtol=1e-5)
+
+
+def test_entry_with_a_bad_description_is_recompiled(cache_dir: Path):
+    key = compiler._source_key(PROGRAM, "cpu", True)  # pyright: ignore[reportPrivateUsage]
+    assert key is not None
+    compile_fresh()
+    entry = cache.load(key)
+    assert entry is not None
+    cache.store(key, cache.Entry(entry.compiled, b'[{"name": "main"}]'))
+    exe = compile_fresh()
+    assert not exe.from_cache
+    check_runs(exe)
+
+
+def test_module_op_is_keyed_by_its_ir(cache_dir: Path):
+    module = compiler.load(PROGRAM)
+    assert compiler._source_bytes(module) is None  # pyright: ignore[reportPrivateUsage]
+    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    mlc.compile(module)
+    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    assert mlc.compile(module).from_cache

@@ -27,7 +27,10 @@ call does not grow the stack), and
     llvm.call @mlc_parallel_for(@f_parallel0_chunk, %lo, %hi, %struct)
 
 where `@f_parallel0_chunk(%lo, %hi, %ctx)` loads the arguments back and calls
-`@f_parallel0`. `mlc.backend.parallel` defines `mlc_parallel_for`: it splits
+`@f_parallel0`. Only the arguments the outlined body reads travel: once memrefs are
+expanded, the descriptor fields it never reads (static sizes and strides, the
+allocated pointer) are dropped from `@f_parallel0` and its calls, which cut the
+transformer block's `llvm`-level IR by a third. `mlc.backend.parallel` defines `mlc_parallel_for`: it splits
 `[lo, hi)` into one contiguous range per thread and runs the chunks on its pool.
 Loops with reductions (`scf.parallel` with results) are rejected before any rewrite.
 """
@@ -283,9 +286,10 @@ def _entry_alloca(call: llvm.CallOp, slots: int) -> SSAValue:
     return slot.res
 
 
-def _link_call(call: llvm.CallOp, target: str) -> list[Operation]:
-    """The struct stores and the runtime call replacing one call to a dispatch stub."""
-    lo, hi, *rest = call.operands
+def _link_call(operands: list[SSAValue], call: llvm.CallOp, target: str) -> list[Operation]:
+    """The struct stores and the runtime call replacing one call to a dispatch stub,
+    passing `operands` (the call's, less those the outlined body does not read)."""
+    lo, hi, *rest = operands
     slot = _entry_alloca(call, len(rest))
     ops: list[Operation] = []
     for k, value in enumerate(rest):
@@ -305,31 +309,89 @@ def _link_call(call: llvm.CallOp, target: str) -> list[Operation]:
     return ops
 
 
+def _forward_fields(function: llvm.FuncOp) -> None:
+    """
+    Read descriptor fields straight from the arguments inserted into them: an
+    `llvm.extractvalue` of a chain of `llvm.insertvalue`s takes the argument inserted
+    at its position, and chains left unused are erased. An outlined body rebuilds each
+    memref descriptor from its expanded arguments; after this, the arguments of the
+    fields it never reads have no uses. (Only arguments: llvmlite gives a pointer that
+    a GEP made its element type, and storing a vector through it would not translate.)
+    """
+    entry = function.body.blocks.first
+    for op in list(function.walk()):
+        if not isinstance(op, llvm.ExtractValueOp):
+            continue
+        wanted = tuple(op.position.iter_values())
+        source = op.container.owner
+        while isinstance(source, llvm.InsertValueOp):
+            position = tuple(source.position.iter_values())
+            if position == wanted and source.value.owner is not entry:
+                break
+            if position == wanted:
+                op.res.replace_all_uses_with(source.value)
+                op.detach()
+                op.erase()
+                break
+            if position[: len(wanted)] == wanted or wanted[: len(position)] == position:
+                break  # overlapping fields: left to LLVM
+            source = source.container.owner
+    for block in function.body.blocks:
+        for op in reversed(list(block.ops)):
+            if isinstance(op, llvm.InsertValueOp | llvm.UndefOp) and not op.res.uses:
+                op.detach()
+                op.erase()
+
+
+def _drop_unused_arguments(function: llvm.FuncOp, calls: Sequence[llvm.CallOp]) -> list[int]:
+    """
+    Remove the captured arguments (index 2 on) that `function`'s body never reads,
+    from it and from `calls` to it; the indices of those kept. Once memrefs are
+    expanded most captured fields are dead (static sizes and strides, the allocated
+    pointer), and each would otherwise cost a store and a load per dispatch.
+    """
+    entry = function.body.blocks.first
+    assert entry is not None
+    _forward_fields(function)
+    kept = [k for k, arg in enumerate(entry.args) if k < 2 or arg.uses]
+    if len(kept) == len(entry.args):
+        return kept
+    for arg in [arg for k, arg in enumerate(entry.args) if k not in kept]:
+        entry.erase_arg(arg)
+    inputs = function.function_type.inputs.data
+    function.function_type = llvm.LLVMFunctionType(
+        [inputs[k] for k in kept], function.function_type.output
+    )
+    for call in calls:
+        operands = list(call.args)
+        new = llvm.CallOp(call.callee, *[operands[k] for k in kept])
+        new.location = call.location
+        Rewriter.replace_op(call, new, [])
+    return kept
+
+
 def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
     """Turn calls to the dispatch stubs into `mlc_parallel_for` calls (module docstring)."""
     if not dispatch:
         return
-    stubs = {
-        op.sym_name.data: op
-        for op in module.ops
-        if isinstance(op, llvm.FuncOp) and op.sym_name.data in dispatch
-    }
-    for name, stub in stubs.items():
+    functions = {op.sym_name.data: op for op in module.ops if isinstance(op, llvm.FuncOp)}
+    calls: dict[str, list[llvm.CallOp]] = {}
+    for op in module.walk():
+        if isinstance(op, llvm.CallOp) and op.callee is not None:
+            calls.setdefault(op.callee.string_value(), []).append(op)
+    for name in dispatch:
+        stub = functions.get(name)
+        if stub is None:
+            continue
         target = name.removesuffix(DISPATCH_SUFFIX)
-        types = list(stub.function_type.inputs.data[2:])
-        chunk = _chunk_function(target, types)
+        kept = _drop_unused_arguments(functions[target], calls.get(target, []))
+        inputs = stub.function_type.inputs.data
+        chunk = _chunk_function(target, [inputs[k] for k in kept[2:]])
         chunk.location = stub.location
         Rewriter.replace_op(stub, chunk)
-    calls = [
-        op
-        for op in module.walk()
-        if isinstance(op, llvm.CallOp)
-        and op.callee is not None
-        and op.callee.string_value() in dispatch
-    ]
-    for call in calls:
-        target = call.callee.string_value().removesuffix(DISPATCH_SUFFIX)
-        Rewriter.replace_op(call, _link_call(call, target), [])
+        for call in calls.get(name, []):
+            operands = list(call.operands)
+            Rewriter.replace_op(call, _link_call([operands[k] for k in kept], call, target), [])
     runtime_type = llvm.LLVMFunctionType([PTR, i64, i64, PTR], llvm.LLVMVoidType())
     declaration = llvm.FuncOp(RUNTIME_ENTRY, runtime_type, linkage=llvm.LinkageAttr("external"))
     Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))

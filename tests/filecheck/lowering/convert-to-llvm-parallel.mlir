@@ -6,22 +6,27 @@
 // dimensions as loops. The call site counts the iterations and, when the work is
 // large enough, stores the arguments in stack slots (allocated in the entry block) and
 // calls mlc_parallel_for with the chunk trampoline; otherwise it calls the body directly.
+// Only the descriptor fields the body reads are passed: of each memref<?x?xf32> its
+// aligned pointer and its row stride (the allocated pointer, the offset, the sizes and
+// the unit stride are not read), so 8 slots: lb, step, %m, 2 x 2 fields and %s.
 
 // CHECK:       llvm.func @mlc_parallel_for(!llvm.ptr, i64, i64, !llvm.ptr)
 // CHECK-LABEL: llvm.func @scale
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: f32)
 // CHECK-NEXT:    %[[ONE:.+]] = llvm.mlir.constant(1) : i64
-// CHECK-NEXT:    %[[SLOTS:.+]] = llvm.alloca %[[ONE]] x !llvm.array<18 x i64>
+// CHECK-NEXT:    %[[SLOTS:.+]] = llvm.alloca %[[ONE]] x !llvm.array<8 x i64>
 // CHECK:         llvm.cond_br %{{.*}}, ^[[PAR:.+]], ^[[SER:[a-z0-9]+]]
 // CHECK:       ^[[PAR]]:
 // CHECK:         llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
 // CHECK:         %[[CHUNK:.+]] = llvm.mlir.addressof @scale_parallel0_chunk : !llvm.ptr
 // CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[CHUNK]], %{{.*}}, %{{.*}}, %[[SLOTS]])
 // CHECK:       ^[[SER]]:
-// CHECK:         llvm.call @scale_parallel0(
+// CHECK:         llvm.call @scale_parallel0({{.*}}) : (i64, i64, i64, i64, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> ()
 // CHECK-NOT:     scf.parallel
 
 // CHECK-LABEL: llvm.func internal @scale_parallel0
+// CHECK-SAME:    (%{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: i64, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64, %{{[^:]+}}: f32, %{{[^:]+}}: !llvm.ptr, %{{[^:]+}}: i64) {
+// CHECK-NOT:     llvm.insertvalue
 // CHECK:         llvm.fmul
 
 // CHECK-LABEL: llvm.func internal @scale_parallel0_chunk
