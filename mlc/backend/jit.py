@@ -31,7 +31,7 @@ import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from mlc import resources
-from mlc.backend import parallel
+from mlc.backend import assertions, parallel
 from mlc.backend.symbols import unresolved_symbols
 from mlc.driver import Timer
 
@@ -47,6 +47,7 @@ def _initialize() -> None:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     parallel.install()  # compiled parallel loops call into mlc's thread pool
+    assertions.install()  # failed run-time checks report to the caller
 
 
 def host_features(cpu: str, features: dict[str, bool]) -> str:

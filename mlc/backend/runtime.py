@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from mlc.backend.assertions import raise_failure
 from mlc.backend.jit import JITModule
 
 INVOKE_PREFIX = "_mlc_invoke_"  # as mlc.lowering.convert_to_llvm.func names wrappers
@@ -238,6 +239,7 @@ class CompiledFunction:
             out[0] if spec.rank is None else _array_from(spec, out, owners)
             for spec, out in zip(self.results, outputs, strict=True)
         ]
+        raise_failure()  # after the results own their buffers, which the error frees
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)

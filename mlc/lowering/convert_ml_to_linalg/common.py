@@ -42,6 +42,9 @@ REDUCTION = IteratorTypeAttr.reduction()
 # output) and returns the values to yield. Ops it creates land in the body.
 BodyFn = Callable[[Sequence[BlockArgument]], Sequence[SSAValue] | SSAValue]
 
+# An index known at compile time (a Python int) or only at run time (an `index` value).
+Index = SSAValue | int
+
 
 # ---------------------------------------------------------------------------
 # Locations and element types
@@ -117,6 +120,12 @@ def existing_dim(rewriter: PatternRewriter, value: SSAValue, axis: int) -> SSAVa
     return None
 
 
+def size_of(rewriter: PatternRewriter, value: SSAValue, axis: int) -> Index:
+    """Dim `axis` of `value`: an int if static, else a `tensor.dim`."""
+    size = tensor_type(value).get_shape()[axis]
+    return size if shapes.is_static(size) else dim_value(rewriter, value, axis)
+
+
 def dynamic_dims(rewriter: PatternRewriter, value: SSAValue) -> list[SSAValue | None]:
     """One entry per dim of `value`: its `tensor.dim` where dynamic, None where static."""
     shape = tensor_type(value).get_shape()
@@ -139,6 +148,23 @@ def empty_like_result(
     sizes = [dims[i] for i, d in enumerate(shape) if not shapes.is_static(d)]
     assert all(s is not None for s in sizes), "a dynamic result dim has no size"
     return rewriter.insert(tensor.EmptyOp([s for s in sizes if s is not None], result_type)).tensor
+
+
+def type_dims(
+    rewriter: PatternRewriter, result_type: Attribute, sizes: Sequence[Index]
+) -> list[SSAValue | None]:
+    """`sizes` (every dim) as `empty_like_result` and `fill` take them: values where dynamic."""
+    assert isinstance(result_type, TensorType)
+    calc = IndexCalc(rewriter.insert)
+    return [
+        None if shapes.is_static(d) else calc.value(s)
+        for d, s in zip(result_type.get_shape(), sizes, strict=True)
+    ]
+
+
+def empty_of(rewriter: PatternRewriter, result_type: Attribute, sizes: Sequence[Index]) -> SSAValue:
+    """A `tensor.empty` of `result_type`; `sizes` gives every dim, read where dynamic."""
+    return empty_like_result(rewriter, result_type, type_dims(rewriter, result_type, sizes))
 
 
 def broadcast_dim(rewriter: PatternRewriter, aligned: Sequence[tuple[SSAValue, int]]) -> SSAValue:
@@ -311,9 +337,6 @@ def int_max(type_: IntegerType) -> int:
 # ---------------------------------------------------------------------------
 # Index arithmetic that folds on ints (used by movement and conv)
 # ---------------------------------------------------------------------------
-
-# An index known at compile time (a Python int) or only at run time (an `index` value).
-Index = SSAValue | int
 
 
 class IndexCalc:

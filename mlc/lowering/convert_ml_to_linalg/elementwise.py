@@ -2,8 +2,10 @@
 Elementwise `ml` ops to one `linalg.generic` each.
 
 The generic iterates over the result, all loops parallel; every operand is read
-through its numpy broadcasting map (`common.broadcast_map`), and the output starts as
-a `tensor.empty` of the result type. The body is the scalar form of the op:
+through its numpy broadcasting map, and the output starts as a `tensor.empty` of the
+result type. A dynamic dim that may be 1 at run time without being provably the
+result's size is read with `tensor.extract` at a run-time stride instead, after a
+check (`broadcast`). The body is the scalar form of the op:
 
     %r = ml.add %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
     ==>
@@ -27,23 +29,21 @@ from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IntegerType, TensorType, f32
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from mlc.dialects import ml
 from mlc.dialects.ml.base import is_float
+from mlc.lowering.convert_ml_to_linalg.broadcast import broadcast_operands
 from mlc.lowering.convert_ml_to_linalg.common import (
-    broadcast_map,
-    broadcast_result_dims,
     build_generic,
     check_signless,
     element_type,
-    empty_like_result,
+    empty_of,
     iterator_types,
     keep_location,
     scalar_constant,
-    tensor_type,
 )
 
 # The scalar form of an op: (the ml op, its operands' element type, scalar operands).
@@ -222,16 +222,22 @@ class LowerElementwise(RewritePattern):
         out_shape = result_type.get_shape()
         rank = len(out_shape)
         with keep_location(rewriter, op):
-            dims = broadcast_result_dims(rewriter, operands, result_type)
-            init = empty_like_result(rewriter, result_type, dims)
-            maps = [broadcast_map(tensor_type(v).get_shape(), out_shape) for v in operands]
+            sizes, reads = broadcast_operands(rewriter, op, operands, out_shape)
+            init = empty_of(rewriter, result_type, sizes)
+            inputs = [read for read in reads if read.is_static]
+
+            def body(args: Sequence[BlockArgument]) -> SSAValue:
+                given = iter(args)
+                scalars = [next(given) if read.is_static else read.extract() for read in reads]
+                return scalar_fn(op, element, scalars)
+
             (result,) = build_generic(
                 rewriter,
-                operands,
+                [read.value for read in inputs],
                 [init],
-                [*maps, AffineMap.identity(rank)],
+                [*(read.indexing_map(rank) for read in inputs), AffineMap.identity(rank)],
                 iterator_types(rank),
-                lambda args: scalar_fn(op, element, args[: len(operands)]),
+                body,
             )
         rewriter.replace(op, (), (result,))
 
