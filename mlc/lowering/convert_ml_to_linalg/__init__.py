@@ -14,8 +14,9 @@ made by `tensor.empty` (or, for reductions, by a fill generic):
 - movement ops (transpose, reshape, broadcast_to, concat, slice, gather) and
   conv2d/pooling: `movement` and `conv`.
 
-Dynamic dims are read with `tensor.dim` and assumed to match wherever the `ml`
-verifier let them pass (a dynamic dim never broadcasts). Every new op keeps the
+Dynamic dims are read with `tensor.dim`; where one may be a size-1 broadcast at run
+time, the sizes are checked and the operand read at a run-time stride (`broadcast`);
+other dims the `ml` verifier let pass are assumed to match. Every new op keeps the
 location of the `ml` op it replaces. Afterwards no `ml` op may remain: one that no
 pattern lowers stops the pass with an error at its location.
 """

@@ -167,38 +167,6 @@ def empty_of(rewriter: PatternRewriter, result_type: Attribute, sizes: Sequence[
     return empty_like_result(rewriter, result_type, type_dims(rewriter, result_type, sizes))
 
 
-def broadcast_dim(rewriter: PatternRewriter, aligned: Sequence[tuple[SSAValue, int]]) -> SSAValue:
-    """
-    The size of one dim of a numpy broadcast, given the operand dims `(value, axis)` it aligns with.
-
-    A dynamic operand dim is assumed to equal the result dim, as the indexing maps
-    assume; if all are static, the size is their static broadcast (1 if none).
-    """
-    for value, axis in aligned:
-        if not shapes.is_static(tensor_type(value).get_shape()[axis]):
-            return dim_value(rewriter, value, axis)
-    static = shapes.broadcast(*[(tensor_type(v).get_shape()[a],) for v, a in aligned])
-    return index_constant(rewriter, static[0] if static else 1)
-
-
-def broadcast_result_dims(
-    rewriter: PatternRewriter, operands: Sequence[SSAValue], result_type: Attribute
-) -> list[SSAValue | None]:
-    """The sizes of the dynamic dims of a numpy broadcast of `operands` to `result_type`."""
-    assert isinstance(result_type, TensorType)
-    rank = result_type.get_num_dims()
-    dims: list[SSAValue | None] = []
-    for i, size in enumerate(result_type.get_shape()):
-        if shapes.is_static(size):
-            dims.append(None)
-            continue
-        aligned = [
-            (v, axis) for v in operands if (axis := i - rank + tensor_type(v).get_num_dims()) >= 0
-        ]
-        dims.append(broadcast_dim(rewriter, aligned))
-    return dims
-
-
 # ---------------------------------------------------------------------------
 # Indexing maps and iterators
 # ---------------------------------------------------------------------------
