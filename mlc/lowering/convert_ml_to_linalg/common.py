@@ -80,9 +80,26 @@ def element_type(value: SSAValue) -> Attribute:
 
 
 def check_signless(op: Operation, element: Attribute) -> None:
-    """`arith` works on signless integers only: stop with an error on `ui8` and friends."""
+    """For lowerings without unsigned forms: stop with an error on `ui8` and friends."""
     if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
         op_error(op, f"convert-ml-to-linalg: element type {element} is not supported yet")
+
+
+def is_unsigned(type_: Attribute) -> bool:
+    return isinstance(type_, IntegerType) and type_.signedness.data == Signedness.UNSIGNED
+
+
+def signless(type_: Attribute) -> Attribute:
+    """
+    `type_` with signless integers: `arith` computes on those, and the op, not the
+    type, says how (`divui`, `cmpi ult`, `extui`, ...). Tensors are retyped element-wise.
+    """
+    if isinstance(type_, IntegerType) and type_.signedness.data != Signedness.SIGNLESS:
+        return IntegerType(type_.width.data)
+    if isinstance(type_, TensorType) and is_unsigned(type_.element_type):  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        element = signless(type_.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return TensorType(element, type_.get_shape(), type_.encoding)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    return type_
 
 
 # ---------------------------------------------------------------------------
@@ -220,7 +237,7 @@ def build_generic(
     callback runs inside the new block, so the ops it creates land there; the yield
     is added for it. Scalar inputs (not tensors) take a map with no results.
     """
-    block = Block(arg_types=[element_type(v) for v in (*inputs, *inits)])
+    block = Block(arg_types=[signless(element_type(v)) for v in (*inputs, *inits)])
     with ImplicitBuilder(block):
         yielded = body(block.args)
         YieldOp(*([yielded] if isinstance(yielded, SSAValue) else yielded))
@@ -290,16 +307,22 @@ def scalar_constant(value: float | int, type_: Attribute) -> SSAValue:
     insert the owner through the rewriter.
     """
     if isinstance(type_, IntegerType):
-        return arith.ConstantOp(IntegerAttr(int(value), type_)).result
+        width = type_.width.data
+        wrapped = (
+            (int(value) + 2 ** (width - 1)) % 2**width - 2 ** (width - 1)
+            if width > 1
+            else int(value)
+        )
+        return arith.ConstantOp(IntegerAttr(wrapped, IntegerType(width))).result
     return arith.ConstantOp(FloatAttr(float(value), type_)).result  # pyright: ignore[reportArgumentType]
 
 
 def int_min(type_: IntegerType) -> int:
-    return -(2 ** (type_.width.data - 1))
+    return 0 if is_unsigned(type_) else -(2 ** (type_.width.data - 1))
 
 
 def int_max(type_: IntegerType) -> int:
-    return 2 ** (type_.width.data - 1) - 1
+    return 2**type_.width.data - 1 if is_unsigned(type_) else 2 ** (type_.width.data - 1) - 1
 
 
 # ---------------------------------------------------------------------------

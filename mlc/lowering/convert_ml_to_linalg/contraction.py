@@ -42,7 +42,6 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     Index,
     IndexCalc,
     build_generic,
-    check_signless,
     empty_of,
     fill,
     iterator_types,
@@ -117,7 +116,6 @@ class LowerMatmul(RewritePattern):
     def match_and_rewrite(self, op: ml.MatmulOp, rewriter: PatternRewriter, /) -> None:
         result_type = op.result.type
         assert isinstance(result_type, TensorType)
-        check_signless(op, result_type.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         out_shape = result_type.get_shape()
         nb = len(out_shape) - 2
         i, k, j = (AffineExpr.dimension(nb + d) for d in range(3))
