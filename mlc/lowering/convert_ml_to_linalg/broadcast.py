@@ -32,7 +32,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, cf, func, tensor
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -77,10 +77,27 @@ def size_key(value: SSAValue, axis: int) -> Hashable:
 
 
 def index_key(size: SSAValue) -> Hashable:
-    """`size_key` of an index value: the dim it reads, the number it is, or itself."""
+    """
+    `size_key` of an index value: the dim it reads, the number it is, or itself.
+
+    Casts and shape tensors built from dims are looked through, so a size that went
+    through a frontend's shape computation (`tensor.dim` -> `index_cast` ->
+    `from_elements` -> `extract` -> `index_cast`) is still the dim it came from.
+    """
     owner = size.owner
     if isinstance(owner, tensor.DimOp) and (axis := constant_index(owner.index)) is not None:
         return size_key(owner.source, axis)
+    if isinstance(owner, arith.IndexCastOp) and all(
+        isinstance(t, IndexType) or t == i64 for t in (owner.input.type, owner.result.type)
+    ):
+        return index_key(owner.input)  # between index and i64: the same number
+    if (
+        isinstance(owner, tensor.ExtractOp)
+        and isinstance(shape := owner.tensor.owner, tensor.FromElementsOp)
+        and len(owner.indices) == 1
+        and (i := constant_index(owner.indices[0])) is not None
+    ):
+        return index_key(shape.elements[i])
     if (number := constant_index(size)) is not None:
         return number
     return size
