@@ -1,5 +1,6 @@
 """mlc: a hackable, MLIR-style compiler for machine-learning programs."""
 
+from mlc.backend.assertions import RuntimeCheckError
 from mlc.compiler import CompileError, Executable, compile
 from mlc.frontends.onnx import import_onnx
 from mlc.frontends.trace import trace
@@ -11,6 +12,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CompileError",
     "Executable",
+    "RuntimeCheckError",
     "__version__",
     "compile",
     "import_onnx",

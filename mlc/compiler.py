@@ -143,7 +143,7 @@ class Signature:
         return checked
 
     def _check_constraint(self, constraint: ArgumentDims, args: Sequence[Any]) -> None:
-        """Dynamic dims the program ties together must agree (none is a size-1 broadcast)."""
+        """Dynamic dims the program ties together must agree (a size-1 broadcast is no tie)."""
         sizes = [(i, d, args[i].shape[d]) for i, d in constraint.dims]
         wanted = constraint.size if constraint.size != DYNAMIC_INDEX else sizes[0][2]
         if all(size == wanted for _, _, size in sizes):
@@ -151,7 +151,7 @@ class Signature:
         listed = ", ".join(f"{self.arg_names[i]} dim {d} is {size}" for i, d, size in sizes)
         need = f"size {constraint.size}" if constraint.size != DYNAMIC_INDEX else "one size"
         raise ValueError(
-            f"@{self.name}: these dims must have {need} (dynamic dims are not broadcast): {listed}"
+            f"@{self.name}: these dims must have {need} (the program ties them together): {listed}"
         )
 
 
@@ -339,7 +339,8 @@ def compile(
         except DiagnosticError as error:
             raise CompileError(error.diagnostics) from None
     with timer.phase("hash"):
-        ir_text = print_module(module)
+        # Locations count: compiled checks report them (mlc.backend.assertions).
+        ir_text = print_module(module, debuginfo=True)
         key = hashlib.sha256(f"{target}\n{graph_passes}\n{ir_text}".encode()).hexdigest()
     if key in _cache:
         _cache.move_to_end(key)

@@ -522,8 +522,11 @@ class DimUnifier(Generic[K]):
 
 
 # Dims an op's shape rule makes equal, as pairs of `(position, axis)`: position `i` is
-# operand `i`, `RESULT` the op's result. Dynamic dims are never size-1 broadcasts in mlc
-# (docs/design/lowering.md): only a static 1 escapes the equality with its partner.
+# operand `i`, `RESULT` the op's result. Where the lowering broadcasts a dynamic dim that
+# is 1 at run time (elementwise ops, broadcast_to, matmul batch dims: `runtime_broadcast`),
+# a dynamic dim equals its result dim only when nothing else can set that size; elsewhere
+# (layer_norm parameters, the traced-program analyses) a dynamic dim is taken to equal
+# its partner, and only a static 1 escapes the equality.
 
 RESULT = -1
 DimRef = tuple[int, int]
@@ -536,22 +539,63 @@ def identity_equalities(rank: int, operand: int = 0) -> list[Equality]:
 
 
 def broadcast_equalities(
-    operands: Sequence[Sequence[int]], rank: int, positions: Sequence[int] | None = None
+    operands: Sequence[Sequence[int]],
+    rank: int,
+    positions: Sequence[int] | None = None,
+    runtime_broadcast: bool = False,
 ) -> list[Equality]:
-    """Each operand dim that is not a static 1 equals the result dim it aligns with."""
+    """
+    Each operand dim that is not a static 1 equals the result dim it aligns with.
+
+    With `runtime_broadcast`, a dynamic dim may still be 1 at run time, so it equals
+    the result dim only if every other operand aligned with it is a static 1 or absent.
+    """
     positions = range(len(operands)) if positions is None else positions
+    equalities: list[Equality] = []
+    for i, (p, shape) in enumerate(zip(positions, operands, strict=True)):
+        for d, dim in enumerate(shape):
+            r = d + rank - len(shape)
+            if dim == 1 or (
+                runtime_broadcast and not is_static(dim) and _partnered(operands, i, r, rank)
+            ):
+                continue
+            equalities.append(((p, d), (RESULT, r)))
+    return equalities
+
+
+def _partnered(operands: Sequence[Sequence[int]], i: int, result_dim: int, rank: int) -> bool:
+    """Whether an operand other than `i` aligns with `result_dim` and is not a static 1."""
+    for j, shape in enumerate(operands):
+        axis = result_dim - rank + len(shape)
+        if j != i and axis >= 0 and shape[axis] != 1:
+            return True
+    return False
+
+
+def broadcast_to_equalities(
+    shape: Sequence[int], target: Sequence[int], has_shape_operand: bool
+) -> list[Equality]:
+    """
+    The operand dims of `broadcast_to` that equal their result dim at run time.
+
+    A static dim other than 1 must be the target's; a dynamic one only where the
+    result dim follows it (dynamic, with no shape operand), since it may be 1.
+    """
+    offset = len(target) - len(shape)
     return [
-        ((p, d), (RESULT, d + rank - len(shape)))
-        for p, shape in zip(positions, operands, strict=True)
+        ((0, d), (RESULT, d + offset))
         for d, dim in enumerate(shape)
         if dim != 1
+        and (is_static(dim) or (not has_shape_operand and not is_static(target[d + offset])))
     ]
 
 
-def matmul_equalities(a: Sequence[int], b: Sequence[int]) -> list[Equality]:
+def matmul_equalities(
+    a: Sequence[int], b: Sequence[int], runtime_broadcast: bool = False
+) -> list[Equality]:
     """Inner dims agree; rows come from `a`, columns from `b`; batch dims broadcast."""
     rank = max(len(a), len(b))
-    batch = broadcast_equalities([a[:-2], b[:-2]], rank - 2)
+    batch = broadcast_equalities([a[:-2], b[:-2]], rank - 2, runtime_broadcast=runtime_broadcast)
     return [
         *batch,
         ((0, len(a) - 1), (1, len(b) - 2)),

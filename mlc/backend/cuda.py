@@ -33,6 +33,7 @@ import numpy as np
 from xdsl.dialects import gpu, llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, IntegerType, ModuleOp
 
+from mlc.backend.assertions import raise_failure
 from mlc.backend.jit import JITModule
 from mlc.backend.ptx import PTX_FEATURES, kernel_names, to_ptx
 from mlc.backend.runtime import INVOKE_PREFIX, ArgSpec, descriptor_struct, signature
@@ -319,6 +320,7 @@ class CudaFunction:
         self.program.check_status(f"running @{self.name}")
         results = self._results(device, outputs, on_device)
         del keep
+        raise_failure()  # a failed run-time check, once the results are owned
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)

@@ -37,22 +37,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from mlc.backend import buffers
+from mlc.backend.assertions import raise_failure
 from mlc.backend.jit import JITModule
+from mlc.dtypes import DTYPES
 
 INVOKE_PREFIX = "_mlc_invoke_"  # as mlc.lowering.convert_to_llvm.func names wrappers
-
-# The one place element types meet numpy: MLIR spelling -> numpy dtype.
-DTYPES: dict[str, np.dtype[Any]] = {
-    "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32),
-    "f64": np.dtype(np.float64),
-    "i1": np.dtype(np.bool_),
-    "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64),
-    "index": np.dtype(np.int64),
-}
 
 
 class RuntimeTypeError(TypeError):
@@ -235,6 +224,7 @@ class CompiledFunction:
             out[0] if spec.rank is None else _array_from(spec, out, owners)
             for spec, out in zip(self.results, outputs, strict=True)
         ]
+        raise_failure()  # after the results own their buffers, which the error frees
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)

@@ -265,9 +265,23 @@ def fusable_uses(producer: GenericOp) -> tuple[list[Use], int]:
             and consumer.res
             and use.index < len(consumer.inputs)
             and (seen := loops_seen(producer, consumer, use.index)) is not None
+            and keeps_loop_sizes(producer, consumer, use.index, seen)
         ):
             uses.append(Use(consumer, use.index, seen))
     return uses, result.uses.get_length()
+
+
+def keeps_loop_sizes(producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap) -> bool:
+    """
+    Whether the fused generic still reads some operand along every loop, which is where
+    a loop's size comes from (a producer without inputs, reading through `tensor.extract`,
+    may be the only operand that gives a reduction loop its size).
+    """
+    maps = maps_of(consumer)
+    kept = [m for i, m in enumerate(maps) if i != index]
+    kept += [m.compose(seen) for m in maps_of(producer)[: len(producer.inputs)]]
+    used = set[int]().union(*(m.used_dims() for m in kept))
+    return used >= set(range(len(consumer.iterator_types.data)))
 
 
 def body_flops(op: GenericOp) -> int:

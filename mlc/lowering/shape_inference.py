@@ -53,11 +53,12 @@ def _equalities(op: ml.MLOp) -> list[shapes.Equality]:
     rank = len(ml.base.shape_of(op.results[0]))
     match op:
         case ml.BinaryOp() | ml.CmpOp() | ml.SelectOp():
-            return shapes.broadcast_equalities(s, rank)
+            return shapes.broadcast_equalities(s, rank, runtime_broadcast=True)
         case ml.BroadcastToOp():
-            return shapes.broadcast_equalities(s[:1], rank)
+            target = ml.base.shape_of(op.results[0])
+            return shapes.broadcast_to_equalities(s[0], target, op.shape is not None)
         case ml.MatmulOp():
-            return shapes.matmul_equalities(*s)
+            return shapes.matmul_equalities(*s, runtime_broadcast=True)
         case ml.TransposeOp():
             return shapes.transpose_equalities(op.perm.get_values())
         case ml.ConcatOp():

@@ -183,14 +183,21 @@ func.func @main(%a: tensor<?x?xf32>, %b: tensor<?xf32>, %c: tensor<?x4xf32>) -> 
 """
 
 
-def test_dynamic_dims_the_program_ties_are_checked_before_running():
+def test_dynamic_dims_follow_numpy_and_mismatches_raise():
     exe = mlc.compile(TIED_DIMS)
     rng = np.random.default_rng()
     a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(4, 4), (4,), (4, 4)])
-    u = a + a.T + b
-    np.testing.assert_allclose(exe(a, b, c), (u @ c) @ (u @ c), rtol=1e-4, atol=1e-4)
-    # Every `?` above is tied to the static 4 through the last matmul.
-    with pytest.raises(ValueError, match=r"must have size 4 .* %a dim 0 is 3, %a dim 1 is 3"):
+
+    def want(a, b, c):
+        u = a + a.T + b
+        return (u @ c) @ (u @ c)
+
+    np.testing.assert_allclose(exe(a, b, c), want(a, b, c), rtol=1e-4, atol=1e-4)
+    # Dynamic dims of size 1 broadcast, as in numpy.
+    for args in [(a, b[:1], c), (a[:1], b, c), (a[:1], b[:1], c)]:
+        np.testing.assert_allclose(exe(*args), want(*args), rtol=1e-4, atol=1e-4)
+    # The last matmul ties the rows of `u` to the static 4; 3 is neither 4 nor 1.
+    with pytest.raises(mlc.RuntimeCheckError, match=r":4:3: error: 'ml.add' op .* must be 1 or 4"):
         exe(a[:3, :3], b[:3], c[:3])
-    with pytest.raises(ValueError, match=r"%b dim 0 is 1"):
-        exe(a, b[:1], c)  # a dynamic dim is never a size-1 broadcast
+    with pytest.raises(mlc.RuntimeCheckError, match=r":6:3: error: 'ml.matmul' op .* inner dims"):
+        exe(a, b, c[:3])

@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from mlc.dtypes import DTYPES
+
 ELEMENT_TYPES: dict[int, Attribute] = {
     TensorProto.FLOAT: Float32Type(),
     TensorProto.DOUBLE: Float64Type(),
@@ -29,21 +31,6 @@ ELEMENT_TYPES: dict[int, Attribute] = {
     TensorProto.UINT16: IntegerType(16, Signedness.UNSIGNED),
     TensorProto.UINT32: IntegerType(32, Signedness.UNSIGNED),
     TensorProto.UINT64: IntegerType(64, Signedness.UNSIGNED),
-}
-
-DTYPES: dict[str, np.dtype[Any]] = {
-    "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32),
-    "f64": np.dtype(np.float64),
-    "i1": np.dtype(np.bool_),
-    "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16),
-    "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64),
-    "ui8": np.dtype(np.uint8),
-    "ui16": np.dtype(np.uint16),
-    "ui32": np.dtype(np.uint32),
-    "ui64": np.dtype(np.uint64),
 }
 
 

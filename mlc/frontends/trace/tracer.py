@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     IntAttr,
     IntegerType,
+    Signedness,
     StringAttr,
     TensorType,
     UnknownLoc,
@@ -50,6 +51,10 @@ ELEMENT_TYPES: dict[np.dtype[Any], Attribute] = {
     np.dtype(np.int16): IntegerType(16),
     np.dtype(np.int32): IntegerType(32),
     np.dtype(np.int64): IntegerType(64),
+    np.dtype(np.uint8): IntegerType(8, Signedness.UNSIGNED),
+    np.dtype(np.uint16): IntegerType(16, Signedness.UNSIGNED),
+    np.dtype(np.uint32): IntegerType(32, Signedness.UNSIGNED),
+    np.dtype(np.uint64): IntegerType(64, Signedness.UNSIGNED),
 }
 DTYPES: dict[Attribute, np.dtype[Any]] = {t: d for d, t in ELEMENT_TYPES.items()}
 

@@ -14,10 +14,12 @@ made by `tensor.empty` (or, for reductions, by a fill generic):
 - movement ops (transpose, reshape, broadcast_to, concat, slice, gather) and
   conv2d/pooling: `movement` and `conv`.
 
-Dynamic dims are read with `tensor.dim` and assumed to match wherever the `ml`
-verifier let them pass (a dynamic dim never broadcasts). Every new op keeps the
+Dynamic dims are read with `tensor.dim`; where one may be a size-1 broadcast at run
+time, the sizes are checked and the operand read at a run-time stride (`broadcast`);
+other dims the `ml` verifier let pass are assumed to match. Every new op keeps the
 location of the `ml` op it replaces. Afterwards no `ml` op may remain: one that no
-pattern lowers stops the pass with an error at its location.
+pattern lowers stops the pass with an error at its location. Unsigned integer types
+are then made signless (`signless`): the lowerings chose unsigned ops where they mattered.
 """
 
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ from mlc.lowering.convert_ml_to_linalg import (
     normalization,
     reduction,
 )
+from mlc.lowering.convert_ml_to_linalg.signless import signless_types
 
 PATTERNS = [
     *elementwise.PATTERNS,
@@ -63,3 +66,4 @@ class ConvertMLToLinalgPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(GreedyRewritePatternApplier(PATTERNS)).rewrite_module(op)
         check_fully_lowered(op)
+        signless_types(op)

@@ -42,6 +42,9 @@ REDUCTION = IteratorTypeAttr.reduction()
 # output) and returns the values to yield. Ops it creates land in the body.
 BodyFn = Callable[[Sequence[BlockArgument]], Sequence[SSAValue] | SSAValue]
 
+# An index known at compile time (a Python int) or only at run time (an `index` value).
+Index = SSAValue | int
+
 
 # ---------------------------------------------------------------------------
 # Locations and element types
@@ -77,9 +80,26 @@ def element_type(value: SSAValue) -> Attribute:
 
 
 def check_signless(op: Operation, element: Attribute) -> None:
-    """`arith` works on signless integers only: stop with an error on `ui8` and friends."""
+    """For lowerings without unsigned forms: stop with an error on `ui8` and friends."""
     if isinstance(element, IntegerType) and element.signedness.data != Signedness.SIGNLESS:
         op_error(op, f"convert-ml-to-linalg: element type {element} is not supported yet")
+
+
+def is_unsigned(type_: Attribute) -> bool:
+    return isinstance(type_, IntegerType) and type_.signedness.data == Signedness.UNSIGNED
+
+
+def signless(type_: Attribute) -> Attribute:
+    """
+    `type_` with signless integers: `arith` computes on those, and the op, not the
+    type, says how (`divui`, `cmpi ult`, `extui`, ...). Tensors are retyped element-wise.
+    """
+    if isinstance(type_, IntegerType) and type_.signedness.data != Signedness.SIGNLESS:
+        return IntegerType(type_.width.data)
+    if isinstance(type_, TensorType) and is_unsigned(type_.element_type):  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        element = signless(type_.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return TensorType(element, type_.get_shape(), type_.encoding)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    return type_
 
 
 # ---------------------------------------------------------------------------
@@ -117,6 +137,12 @@ def existing_dim(rewriter: PatternRewriter, value: SSAValue, axis: int) -> SSAVa
     return None
 
 
+def size_of(rewriter: PatternRewriter, value: SSAValue, axis: int) -> Index:
+    """Dim `axis` of `value`: an int if static, else a `tensor.dim`."""
+    size = tensor_type(value).get_shape()[axis]
+    return size if shapes.is_static(size) else dim_value(rewriter, value, axis)
+
+
 def dynamic_dims(rewriter: PatternRewriter, value: SSAValue) -> list[SSAValue | None]:
     """One entry per dim of `value`: its `tensor.dim` where dynamic, None where static."""
     shape = tensor_type(value).get_shape()
@@ -141,36 +167,21 @@ def empty_like_result(
     return rewriter.insert(tensor.EmptyOp([s for s in sizes if s is not None], result_type)).tensor
 
 
-def broadcast_dim(rewriter: PatternRewriter, aligned: Sequence[tuple[SSAValue, int]]) -> SSAValue:
-    """
-    The size of one dim of a numpy broadcast, given the operand dims `(value, axis)` it aligns with.
-
-    A dynamic operand dim is assumed to equal the result dim, as the indexing maps
-    assume; if all are static, the size is their static broadcast (1 if none).
-    """
-    for value, axis in aligned:
-        if not shapes.is_static(tensor_type(value).get_shape()[axis]):
-            return dim_value(rewriter, value, axis)
-    static = shapes.broadcast(*[(tensor_type(v).get_shape()[a],) for v, a in aligned])
-    return index_constant(rewriter, static[0] if static else 1)
-
-
-def broadcast_result_dims(
-    rewriter: PatternRewriter, operands: Sequence[SSAValue], result_type: Attribute
+def type_dims(
+    rewriter: PatternRewriter, result_type: Attribute, sizes: Sequence[Index]
 ) -> list[SSAValue | None]:
-    """The sizes of the dynamic dims of a numpy broadcast of `operands` to `result_type`."""
+    """`sizes` (every dim) as `empty_like_result` and `fill` take them: values where dynamic."""
     assert isinstance(result_type, TensorType)
-    rank = result_type.get_num_dims()
-    dims: list[SSAValue | None] = []
-    for i, size in enumerate(result_type.get_shape()):
-        if shapes.is_static(size):
-            dims.append(None)
-            continue
-        aligned = [
-            (v, axis) for v in operands if (axis := i - rank + tensor_type(v).get_num_dims()) >= 0
-        ]
-        dims.append(broadcast_dim(rewriter, aligned))
-    return dims
+    calc = IndexCalc(rewriter.insert)
+    return [
+        None if shapes.is_static(d) else calc.value(s)
+        for d, s in zip(result_type.get_shape(), sizes, strict=True)
+    ]
+
+
+def empty_of(rewriter: PatternRewriter, result_type: Attribute, sizes: Sequence[Index]) -> SSAValue:
+    """A `tensor.empty` of `result_type`; `sizes` gives every dim, read where dynamic."""
+    return empty_like_result(rewriter, result_type, type_dims(rewriter, result_type, sizes))
 
 
 # ---------------------------------------------------------------------------
@@ -226,7 +237,7 @@ def build_generic(
     callback runs inside the new block, so the ops it creates land there; the yield
     is added for it. Scalar inputs (not tensors) take a map with no results.
     """
-    block = Block(arg_types=[element_type(v) for v in (*inputs, *inits)])
+    block = Block(arg_types=[signless(element_type(v)) for v in (*inputs, *inits)])
     with ImplicitBuilder(block):
         yielded = body(block.args)
         YieldOp(*([yielded] if isinstance(yielded, SSAValue) else yielded))
@@ -296,24 +307,27 @@ def scalar_constant(value: float | int, type_: Attribute) -> SSAValue:
     insert the owner through the rewriter.
     """
     if isinstance(type_, IntegerType):
-        return arith.ConstantOp(IntegerAttr(int(value), type_)).result
+        width = type_.width.data
+        wrapped = (
+            (int(value) + 2 ** (width - 1)) % 2**width - 2 ** (width - 1)
+            if width > 1
+            else int(value)
+        )
+        return arith.ConstantOp(IntegerAttr(wrapped, IntegerType(width))).result
     return arith.ConstantOp(FloatAttr(float(value), type_)).result  # pyright: ignore[reportArgumentType]
 
 
 def int_min(type_: IntegerType) -> int:
-    return -(2 ** (type_.width.data - 1))
+    return 0 if is_unsigned(type_) else -(2 ** (type_.width.data - 1))
 
 
 def int_max(type_: IntegerType) -> int:
-    return 2 ** (type_.width.data - 1) - 1
+    return 2**type_.width.data - 1 if is_unsigned(type_) else 2 ** (type_.width.data - 1) - 1
 
 
 # ---------------------------------------------------------------------------
 # Index arithmetic that folds on ints (used by movement and conv)
 # ---------------------------------------------------------------------------
-
-# An index known at compile time (a Python int) or only at run time (an `index` value).
-Index = SSAValue | int
 
 
 class IndexCalc:

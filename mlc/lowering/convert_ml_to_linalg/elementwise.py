@@ -2,8 +2,10 @@
 Elementwise `ml` ops to one `linalg.generic` each.
 
 The generic iterates over the result, all loops parallel; every operand is read
-through its numpy broadcasting map (`common.broadcast_map`), and the output starts as
-a `tensor.empty` of the result type. The body is the scalar form of the op:
+through its numpy broadcasting map, and the output starts as a `tensor.empty` of the
+result type. A dynamic dim that may be 1 at run time without being provably the
+result's size is read with `tensor.extract` at a run-time stride instead, after a
+check (`broadcast`). The body is the scalar form of the op:
 
     %r = ml.add %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
     ==>
@@ -16,10 +18,12 @@ a `tensor.empty` of the result type. The body is the scalar form of the op:
       linalg.yield %s : f32
     }
 
-Integers are signless and treated as signed (`divsi`, `maxsi`, `sitofp`, ...), except
-i1, which compares and converts as unsigned (numpy's True > False). Float `max`/`min`
-propagate NaN (`arith.maximumf`/`minimumf`, as numpy.maximum), and float comparisons are
-ordered except "ne", which is `une` (numpy's `nan != nan` is True).
+Integers are signed (`divsi`, `maxsi`, `sitofp`, ...) unless the element type is
+unsigned (`ui8`...: `divui`, `maxui`, `uitofp`, `extui`, `cmpi ult`) or i1, which
+compares and converts as unsigned (numpy's True > False); the generic bodies compute on
+signless values, as `arith` wants, and `signless_types` retypes the tensors afterwards.
+Float `max`/`min` propagate NaN (`arith.maximumf`/`minimumf`, as numpy.maximum), and
+float comparisons are ordered except "ne", which is `une` (numpy's `nan != nan` is True).
 """
 
 import math as pymath
@@ -27,23 +31,22 @@ from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import IntegerType, TensorType, f32
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from mlc.dialects import ml
 from mlc.dialects.ml.base import is_float
+from mlc.lowering.convert_ml_to_linalg.broadcast import broadcast_operands
 from mlc.lowering.convert_ml_to_linalg.common import (
-    broadcast_map,
-    broadcast_result_dims,
     build_generic,
-    check_signless,
     element_type,
-    empty_like_result,
+    empty_of,
+    is_unsigned,
     iterator_types,
     keep_location,
     scalar_constant,
-    tensor_type,
+    signless,
 )
 
 # The scalar form of an op: (the ml op, its operands' element type, scalar operands).
@@ -53,11 +56,16 @@ ScalarFn = Callable[[Operation, Attribute, Sequence[SSAValue]], SSAValue]
 def float_or_int(
     float_op: Callable[[SSAValue, SSAValue], Operation],
     int_op: Callable[[SSAValue, SSAValue], Operation],
+    unsigned_op: Callable[[SSAValue, SSAValue], Operation] | None = None,
 ) -> ScalarFn:
-    """A binary scalar op that picks the float or the integer `arith` op."""
+    """A binary scalar op that picks the float, the (signed) integer or the unsigned op."""
 
     def build(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
-        return (float_op if is_float(element) else int_op)(*args).results[0]
+        if is_float(element):
+            return float_op(*args).results[0]
+        if unsigned_op is not None and is_unsigned(element):
+            return unsigned_op(*args).results[0]
+        return int_op(*args).results[0]
 
     return build
 
@@ -73,7 +81,7 @@ def pow_(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue
 
 CMPF = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 CMPI_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
-CMPI_BOOL = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+CMPI_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
 
 
 def cmp(op: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
@@ -81,7 +89,7 @@ def cmp(op: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue
     predicate = op.predicate.data
     if is_float(element):
         return arith.CmpfOp(*args, CMPF[predicate]).result
-    table = CMPI_BOOL if element == IntegerType(1) else CMPI_SIGNED
+    table = CMPI_UNSIGNED if element == IntegerType(1) or is_unsigned(element) else CMPI_SIGNED
     return arith.CmpiOp(*args, table[predicate]).result
 
 
@@ -96,10 +104,14 @@ def neg(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
 
 
 def abs_(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    if is_unsigned(element):
+        return args[0]
     return (math.AbsFOp if is_float(element) else math.AbsIOp)(args[0]).result
 
 
 def relu(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    if is_unsigned(element):
+        return args[0]
     zero = scalar_constant(0, element)
     return (arith.MaximumfOp if is_float(element) else arith.MaxSIOp)(args[0], zero).result
 
@@ -145,10 +157,11 @@ def cast(op: Operation, source: Attribute, args: Sequence[SSAValue]) -> SSAValue
     if is_float(source) and is_float(target):
         return float_to_float(x, source, target)
     if is_float(source):
-        return arith.FPToSIOp(x, target).result  # pyright: ignore[reportArgumentType]
+        to_int = arith.FPToUIOp if is_unsigned(target) else arith.FPToSIOp
+        return to_int(x, signless(target)).result  # pyright: ignore[reportArgumentType]
     if is_float(target):
-        to_float = arith.UIToFPOp if source == IntegerType(1) else arith.SIToFPOp
-        return to_float(x, target).result
+        unsigned = source == IntegerType(1) or is_unsigned(source)
+        return (arith.UIToFPOp if unsigned else arith.SIToFPOp)(x, target).result
     return int_to_int(x, source, target)
 
 
@@ -169,20 +182,22 @@ def float_to_float(x: SSAValue, source: Attribute, target: Attribute) -> SSAValu
 
 def int_to_int(x: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
     assert isinstance(source, IntegerType) and isinstance(target, IntegerType)
+    if source.width.data == target.width.data:
+        return x  # signless values: i8 and ui8 hold the same bits
     if source.width.data > target.width.data:
-        return arith.TruncIOp(x, target).result
-    # i1 is a bool: true widens to 1, not to -1.
-    extend = arith.ExtUIOp if source.width.data == 1 else arith.ExtSIOp
-    return extend(x, target).result
+        return arith.TruncIOp(x, signless(target)).result
+    # i1 is a bool: true widens to 1, not to -1; an unsigned source widens with zeros.
+    extend = arith.ExtUIOp if source.width.data == 1 or is_unsigned(source) else arith.ExtSIOp
+    return extend(x, signless(target)).result
 
 
 BODIES: dict[type[Operation], ScalarFn] = {
     ml.AddOp: float_or_int(arith.AddfOp, arith.AddiOp),
     ml.SubOp: float_or_int(arith.SubfOp, arith.SubiOp),
     ml.MulOp: float_or_int(arith.MulfOp, arith.MuliOp),
-    ml.DivOp: float_or_int(arith.DivfOp, arith.DivSIOp),
-    ml.MaxOp: float_or_int(arith.MaximumfOp, arith.MaxSIOp),
-    ml.MinOp: float_or_int(arith.MinimumfOp, arith.MinSIOp),
+    ml.DivOp: float_or_int(arith.DivfOp, arith.DivSIOp, arith.DivUIOp),
+    ml.MaxOp: float_or_int(arith.MaximumfOp, arith.MaxSIOp, arith.MaxUIOp),
+    ml.MinOp: float_or_int(arith.MinimumfOp, arith.MinSIOp, arith.MinUIOp),
     ml.PowOp: pow_,
     ml.CmpOp: cmp,
     ml.SelectOp: select,
@@ -217,21 +232,25 @@ class LowerElementwise(RewritePattern):
         element = element_type(data)
         result_type = op.results[0].type
         assert isinstance(result_type, TensorType)
-        check_signless(op, element)
-        check_signless(op, result_type.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         out_shape = result_type.get_shape()
         rank = len(out_shape)
         with keep_location(rewriter, op):
-            dims = broadcast_result_dims(rewriter, operands, result_type)
-            init = empty_like_result(rewriter, result_type, dims)
-            maps = [broadcast_map(tensor_type(v).get_shape(), out_shape) for v in operands]
+            sizes, reads = broadcast_operands(rewriter, op, operands, out_shape)
+            init = empty_of(rewriter, result_type, sizes)
+            inputs = [read for read in reads if read.is_static]
+
+            def body(args: Sequence[BlockArgument]) -> SSAValue:
+                given = iter(args)
+                scalars = [next(given) if read.is_static else read.extract() for read in reads]
+                return scalar_fn(op, element, scalars)
+
             (result,) = build_generic(
                 rewriter,
-                operands,
+                [read.value for read in inputs],
                 [init],
-                [*maps, AffineMap.identity(rank)],
+                [*(read.indexing_map(rank) for read in inputs), AffineMap.identity(rank)],
                 iterator_types(rank),
-                lambda args: scalar_fn(op, element, args[: len(operands)]),
+                body,
             )
         rewriter.replace(op, (), (result,))
 

@@ -2,7 +2,8 @@
 Data-movement `ml` ops to linalg on tensors: views where possible, else one generic.
 
 - `ml.transpose` and `ml.broadcast_to`: one all-parallel generic that copies through
-  a permuted (transpose) or broadcasting (broadcast_to) input map.
+  a permuted (transpose) or broadcasting (broadcast_to) input map; a dynamic dim of
+  `x` that may be 1 at run time is read at a run-time stride (see `broadcast`).
 - `ml.reshape`: `tensor.collapse_shape` to 1-D, then `tensor.expand_shape` to the
   result (row-major data is contiguous, so this is free after bufferization). Dynamic
   result dims come from the `shape` operand (`tensor.extract` + `arith.index_cast`;
@@ -45,25 +46,26 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.dialects.utils.dynamic_index_list import split_dynamic_index_list
-from xdsl.ir import Attribute, BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from mlc import shapes
 from mlc.dialects import ml
+from mlc.lowering.convert_ml_to_linalg.broadcast import broadcast_read, copy_generic_reading
 from mlc.lowering.convert_ml_to_linalg.common import (
     Index,
     IndexCalc,
-    broadcast_map,
     build_generic,
-    dim_value,
     element_type,
-    empty_like_result,
+    empty_of,
     index_constant,
     iterator_types,
     keep_location,
+    size_of,
     tensor_type,
 )
+from mlc.lowering.convert_ml_to_linalg.common import type_dims as type_dims  # conv reads it here
 
 # ---------------------------------------------------------------------------
 # Pure index arithmetic (unit-tested against numpy on ints)
@@ -102,29 +104,6 @@ def slice_bounds(
 # ---------------------------------------------------------------------------
 # IR helpers
 # ---------------------------------------------------------------------------
-
-
-def size_of(rewriter: PatternRewriter, value: SSAValue, axis: int) -> Index:
-    """Dim `axis` of `value`: an int if static, else a `tensor.dim`."""
-    size = tensor_type(value).get_shape()[axis]
-    return size if shapes.is_static(size) else dim_value(rewriter, value, axis)
-
-
-def type_dims(
-    rewriter: PatternRewriter, result_type: Attribute, sizes: Sequence[Index]
-) -> list[SSAValue | None]:
-    """`sizes` (every dim) as `empty_like_result` and `fill` take them: values where dynamic."""
-    assert isinstance(result_type, TensorType)
-    calc = IndexCalc(rewriter.insert)
-    return [
-        None if shapes.is_static(d) else calc.value(s)
-        for d, s in zip(result_type.get_shape(), sizes, strict=True)
-    ]
-
-
-def empty_of(rewriter: PatternRewriter, result_type: Attribute, sizes: Sequence[Index]) -> SSAValue:
-    """A `tensor.empty` of `result_type`; `sizes` gives every dim, read where dynamic."""
-    return empty_like_result(rewriter, result_type, type_dims(rewriter, result_type, sizes))
 
 
 def copy_generic(
@@ -201,7 +180,7 @@ class LowerTranspose(RewritePattern):
 
 
 class LowerBroadcastTo(RewritePattern):
-    """`ml.broadcast_to` to a copy generic through a broadcasting map."""
+    """`ml.broadcast_to` to a copy generic reading `x` broadcast (`broadcast.broadcast_read`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.BroadcastToOp, rewriter: PatternRewriter, /) -> None:
@@ -217,8 +196,9 @@ class LowerBroadcastTo(RewritePattern):
                     sizes.append(shape_entry(rewriter, op.shape, i))
                 else:  # the verifier ties it to a dynamic operand dim
                     sizes.append(size_of(rewriter, op.x, i - offset))
+            read = broadcast_read(rewriter, op, op.x, sizes, target_shape)
             init = empty_of(rewriter, op.result.type, sizes)
-            result = copy_generic(rewriter, op.x, init, broadcast_map(source_shape, target_shape))
+            result = copy_generic_reading(rewriter, read, init)
         rewriter.replace(op, (), (result,))
 
 

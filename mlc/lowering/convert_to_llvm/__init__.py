@@ -22,7 +22,8 @@ with `cf`), shared types and helpers in `common`. Preconditions, decided here so
 `memref.copy`s that are not one memcpy into `scf.for` loops. xDSL's `convert-scf-to-cf`
 does not lower `scf.while`, so mlc's `WhileLowering` does that first. The outermost
 `scf.parallel` of a function is outlined into a chunk function that mlc's thread pool
-runs on all cores (`parallel`); nested ones become `scf.for` nests.
+runs on all cores (`parallel`); nested ones become `scf.for` nests. `cf.assert` becomes
+a branch to a call of the JIT-bound `mlc_assert_failed` (`assertions`).
 
 The pass checks the whole module before it rewrites anything: an op or a type it cannot
 convert stops it with `op_error`, and the module is left as it was. Ops already in the
@@ -33,7 +34,7 @@ convert stops it with `op_error`, and the module is left as it was. Ops already 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import affine, llvm, scf
+from xdsl.dialects import affine, cf, llvm, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -48,6 +49,7 @@ from xdsl.transforms.lower_affine import LowerAffinePass
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import arith as arith_patterns
+from mlc.lowering.convert_to_llvm import assertions
 from mlc.lowering.convert_to_llvm import func as func_patterns
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
@@ -96,6 +98,7 @@ SUPPORTED: tuple[type[Operation], ...] = (
     *func_patterns.SUPPORTED,
     *vector_patterns.SUPPORTED,
     *power_patterns.SUPPORTED,
+    cf.AssertOp,
 )
 
 
@@ -109,7 +112,18 @@ def unsupported_op_reason(op: Operation) -> str | None:
         return reason
     if (reason := parallel_patterns.unsupported_parallel_reason(op)) is not None:
         return reason
+    if isinstance(op, cf.AssertOp) and _inside_parallel_loop(op):
+        return "inside scf.parallel is not supported (its failure would be lost on a pool thread)"
     return memref_patterns.unsupported_memref_op_reason(op)
+
+
+def _inside_parallel_loop(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ParallelOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def unsupported_type_reason(op: Operation) -> str | None:
@@ -164,6 +178,7 @@ class ConvertToLLVMPass(ModulePass):
         PatternRewriteWalker(parallel_patterns.SerialParallel()).rewrite_module(op)
         ConvertScfToCf().apply(ctx, op)
         record = TypeRecord({inner: tuple(v.type for v in inner.operands) for inner in op.walk()})
+        assertions.lower_asserts(op, record)
         patterns: list[RewritePattern] = [
             func_patterns.ConvertFunc(),
             func_patterns.ConvertReturnAndCall(record),

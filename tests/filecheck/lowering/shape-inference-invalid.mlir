@@ -14,13 +14,13 @@ func.func @matmul_after_refinement(%x: tensor<4x8xf32>, %w: tensor<9x2xf32>) -> 
 
 // -----
 
-// %r's dim 0 must be 3 (by the first add) and 5 (by the second).
+// %r's dim 1 must be 3 (by the first matmul) and 5 (by the second).
 
-func.func @unification_conflict(%x: tensor<?x4xf32>, %c: tensor<3x4xf32>, %d: tensor<5x4xf32>) {
-  %r = ml.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
-  %a = ml.add %r, %c : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x4xf32>
-  // expected-error @+1 {{operand #0 dim 0 (3) must equal result dim 0 (5)}}
-  %b = ml.add %r, %d : (tensor<?x4xf32>, tensor<5x4xf32>) -> tensor<?x4xf32>
+func.func @unification_conflict(%x: tensor<?x?xf32>, %c: tensor<3x2xf32>, %d: tensor<5x2xf32>) {
+  %r = ml.relu %x : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %a = ml.matmul %r, %c : (tensor<?x?xf32>, tensor<3x2xf32>) -> tensor<?x2xf32>
+  // expected-error @+1 {{operand #0 dim 1 (3) must equal operand #1 dim 0 (5)}}
+  %b = ml.matmul %r, %d : (tensor<?x?xf32>, tensor<5x2xf32>) -> tensor<?x2xf32>
   func.return
 }
 

@@ -9,16 +9,17 @@
 // A cast the pass inserts takes the location of the use it serves (LOC); each
 // function it changes gets one remark (REMARK).
 
-// REMARK: shape-inference.mlir:[[# @LINE + 12]]:1: remark: 'func.func' op refined 8 dims
+// REMARK: shape-inference.mlir:[[# @LINE + 13]]:1: remark: 'func.func' op refined 5 dims
 
 // Broadcasting: a size-1 dim takes its partner's size, a missing leading dim is
-// broadcast, and the result type flows into the function's signature.
+// broadcast, and the result type flows into the function's signature. A dynamic dim
+// broadcast against a static 3 may be 1 at run time, so %a's dim 0 stays dynamic.
 
 // CHECK-LABEL: func.func @broadcast
 // CHECK-SAME:    -> tensor<3x4xf32>
-// CHECK:         ml.add {{.*}} -> tensor<3x4xf32>
-// CHECK-NEXT:    ml.mul {{.*}} : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
-// CHECK-NEXT:    ml.exp {{.*}} -> tensor<3x4xf32>
+// CHECK:         ml.add {{.*}} -> tensor<?x4xf32>
+// CHECK-NEXT:    ml.mul {{.*}} : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+// CHECK-NEXT:    ml.exp {{.*}} -> tensor<?x4xf32>
 // CHECK-NEXT:    ml.sub {{.*}} -> tensor<3x4xf32>
 // CHECK-NEXT:    func.return {{.*}} : tensor<3x4xf32>
 func.func @broadcast(%x: tensor<?x?xf32>, %row: tensor<1x4xf32>, %v: tensor<4xf32>, %c: tensor<3x1xf32>) -> tensor<?x?xf32> {
@@ -219,23 +220,42 @@ func.func @simplify(%x: tensor<2x3xf32>) -> tensor<?x?xf32> {
 
 // -----
 
-// What a branch requires holds only inside it: %r is 3 rows in the then-branch and
+// What a branch requires holds only inside it: %r's dim 1 is 3 in the then-branch and
 // 5 in the else-branch (no conflict), and stays dynamic outside.
 
 // CHECK-LABEL: func.func @branch_scoped_facts
-// CHECK:         ml.relu {{.*}} -> tensor<?x4xf32>
-// CHECK:         ml.add {{.*}} -> tensor<3x4xf32>
-// CHECK-NEXT:    ml.exp {{.*}} : (tensor<?x4xf32>) -> tensor<3x4xf32>
-// CHECK:         ml.add {{.*}} -> tensor<5x4xf32>
-func.func @branch_scoped_facts(%c: i1, %x: tensor<?x4xf32>, %a: tensor<3x4xf32>, %b: tensor<5x4xf32>) {
-  %r = ml.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK:         ml.relu {{.*}} -> tensor<4x?xf32>
+// CHECK:         ml.matmul {{.*}} : (tensor<4x?xf32>, tensor<3x2xf32>)
+// CHECK-NEXT:    ml.exp {{.*}} : (tensor<4x?xf32>) -> tensor<4x3xf32>
+// CHECK:         ml.matmul {{.*}} : (tensor<4x?xf32>, tensor<5x2xf32>)
+func.func @branch_scoped_facts(%c: i1, %x: tensor<4x?xf32>, %a: tensor<3x2xf32>, %b: tensor<5x2xf32>) {
+  %r = ml.relu %x : (tensor<4x?xf32>) -> tensor<4x?xf32>
   scf.if %c {
-    %s = ml.add %r, %a : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x4xf32>
-    %t = ml.exp %r : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    %s = ml.matmul %r, %a : (tensor<4x?xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+    %t = ml.exp %r : (tensor<4x?xf32>) -> tensor<4x?xf32>
   } else {
-    %s = ml.add %r, %b : (tensor<?x4xf32>, tensor<5x4xf32>) -> tensor<?x4xf32>
+    %s = ml.matmul %r, %b : (tensor<4x?xf32>, tensor<5x2xf32>) -> tensor<4x2xf32>
   }
   func.return
+}
+
+// -----
+
+// Numpy broadcasting at run time: a dynamic dim may be 1, so it is refined only where
+// nothing else can set the result's size (%x's dim 0 by %y's static 1), never from a
+// static partner (%x's dim 1 against 5), and two dynamic dims are not tied.
+
+// CHECK-LABEL: func.func @dynamic_broadcast
+// CHECK:         ml.add {{.*}} -> tensor<?x5xf32>
+// CHECK-NEXT:    ml.mul {{.*}} : (tensor<?x5xf32>, tensor<?x?xf32>) -> tensor<?x5xf32>
+// CHECK-NEXT:    ml.sub {{.*}} : (tensor<?x5xf32>, tensor<3x1xf32>) -> tensor<3x5xf32>
+// CHECK-NEXT:    ml.broadcast_to {{.*}} : (tensor<?xf32>) -> tensor<3x5xf32>
+func.func @dynamic_broadcast(%x: tensor<?x?xf32>, %y: tensor<1x5xf32>, %z: tensor<?x?xf32>, %c: tensor<3x1xf32>, %v: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<3x5xf32>) {
+  %a = ml.add %x, %y : (tensor<?x?xf32>, tensor<1x5xf32>) -> tensor<?x?xf32>
+  %b = ml.mul %a, %z : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %s = ml.sub %b, %c : (tensor<?x?xf32>, tensor<3x1xf32>) -> tensor<?x?xf32>
+  %t = ml.broadcast_to %v : (tensor<?xf32>) -> tensor<3x5xf32>
+  func.return %s, %t : tensor<?x?xf32>, tensor<3x5xf32>
 }
 
 // -----

@@ -134,6 +134,7 @@ LEVEL_2_OPS = {
     "tensor.expand_shape",
     "tensor.extract_slice",
     "tensor.insert_slice",
+    "cf.assert",  # run-time broadcast checks
 }
 
 CASES = {

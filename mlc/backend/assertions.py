@@ -1,0 +1,50 @@
+"""
+Run-time checks of compiled code: `mlc_assert_failed(message)` and the error it becomes.
+
+`convert-to-llvm` lowers `cf.assert` to a call of `mlc_assert_failed` with a one-line
+diagnostic (`file:line:col: error: 'ml.add' op ...`) when the condition is false, and
+the compiled code then carries on (mlc.lowering.convert_to_llvm.assertions). The symbol
+is a ctypes callback registered with LLVM before any module is JIT-compiled; it keeps the
+first message per thread. Whoever calls compiled code calls `raise_failure()` once the
+call has returned (and its results are owned), so the failure surfaces as a Python
+`RuntimeCheckError` in the caller, never as a crash or a wrong result.
+
+Checks run on the thread that called the compiled function: convert-to-llvm refuses a
+`cf.assert` inside a parallel loop, whose body may run on a pool thread.
+"""
+
+import ctypes
+import threading
+from functools import cache
+
+import llvmlite.binding as llvm
+
+SYMBOL = "mlc_assert_failed"  # as mlc.lowering.convert_to_llvm.assertions calls it
+
+_local = threading.local()
+
+
+class RuntimeCheckError(ValueError):
+    """A check in compiled code failed: arguments a program cannot run on (bad sizes)."""
+
+
+def _record(message: bytes | None) -> None:
+    if getattr(_local, "failure", None) is None:
+        _local.failure = (message or b"error: a run-time check failed").decode(errors="replace")
+
+
+_callback = ctypes.CFUNCTYPE(None, ctypes.c_char_p)(_record)  # alive for the process
+
+
+@cache
+def install() -> None:
+    """Make `mlc_assert_failed` visible to code the JIT compiles (once per process)."""
+    llvm.add_symbol(SYMBOL, ctypes.cast(_callback, ctypes.c_void_p).value)
+
+
+def raise_failure() -> None:
+    """Raise the failure this thread's last compiled call recorded, if any (and forget it)."""
+    failure = getattr(_local, "failure", None)
+    if failure is not None:
+        _local.failure = None
+        raise RuntimeCheckError(failure)
