@@ -145,3 +145,84 @@ def test_results_do_not_depend_on_the_thread_count(monkeypatch: pytest.MonkeyPat
 
 def test_large_matmul_runs_in_parallel_and_matches():
     check_matmul(256, 256, 256, "f32")
+
+
+def epilogue_source(m: str, k: int, n: int, dtype: str, name: str) -> str:
+    """gelu(x @ w + bias) * scale[rows] + residual: an epilogue with every kind of read."""
+    x, w, y = f"tensor<{m}x{k}x{dtype}>", f"tensor<{k}x{n}x{dtype}>", f"tensor<{m}x{n}x{dtype}>"
+    bias, scale = f"tensor<{n}x{dtype}>", f"tensor<{m}x1x{dtype}>"
+    return f"""
+    func.func @{name}(%x: {x}, %w: {w}, %bias: {bias}, %scale: {scale}, %res: {y}) -> {y} {{
+      %mm = ml.matmul %x, %w : ({x}, {w}) -> {y}
+      %b = ml.add %mm, %bias : ({y}, {bias}) -> {y}
+      %g = ml.gelu %b : ({y}) -> {y}
+      %s = ml.mul %g, %scale : ({y}, {scale}) -> {y}
+      %o = ml.add %s, %res : ({y}, {y}) -> {y}
+      func.return %o : {y}
+    }}"""
+
+
+def gelu(h: NDArray[Any]) -> NDArray[Any]:
+    from math import erf
+
+    return 0.5 * h * (1 + np.vectorize(erf)(h / np.sqrt(2)))
+
+
+EPILOGUE_SIZES = [(1, 1, 1), (2, 3, 17), (7, 13, 16), (37, 29, 53), (61, 70, 47), (13, 41, 33)]
+
+
+@pytest.mark.parametrize(
+    "tile", ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
+)
+def test_epilogue_applied_by_the_kernel(tile: str):
+    # Odd sizes below and above the tiles, several K blocks with the small tiles, and
+    # one dynamic-row case: the result must equal numpy's at every element.
+    cases = [(str(m), k, n) for m, k, n in EPILOGUE_SIZES] + [("?", 29, 53)]
+    source = "\n".join(
+        epilogue_source(m, k, n, "f32", f"case{i}") for i, (m, k, n) in enumerate(cases)
+    )
+    module = parse_module(source)
+    pipeline.run_pipeline(module, pipeline.STAGES["linalg"])
+    generics = [op for op in module.walk() if op.name == "linalg.generic"]
+    assert any(any(o.name == "scf.if" for o in g.walk()) for g in generics)  # fused
+    functions = build_all(source, tile)
+    for i, (m, k, n) in enumerate(cases):
+        rows = 37 if m == "?" else int(m)
+        rng = np.random.default_rng(rows * 10_000 + k * 100 + n)
+        x, w = random((rows, k), "f32", rng), random((k, n), "f32", rng)
+        bias, scale = random((n,), "f32", rng), random((rows, 1), "f32", rng)
+        res = random((rows, n), "f32", rng)
+        want = gelu(x.astype(np.float64) @ w + bias) * scale + res
+        got = functions[f"case{i}"](x, w, bias, scale, res)
+        atol = 2e-4 * (np.sqrt(k) + 1)
+        np.testing.assert_allclose(got, want, rtol=0, atol=atol, err_msg=str(cases[i]))
+
+
+def test_epilogue_matches_unfused_and_untiled():
+    source = epilogue_source("67", 131, 71, "f64", "f")
+    rng = np.random.default_rng(13)
+    args = [random(s, "f64", rng) for s in ((67, 131), (131, 71), (71,), (67, 1), (67, 71))]
+    tiled, plain = build(source), build(source, tile=None)
+    np.testing.assert_allclose(tiled(*args), plain(*args), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ("5x17x19", "5x19x23", "5x17x23"),  # one B per batch
+        ("2x3x7x33", "33x17", "2x3x7x17"),  # B shared by every batch
+        ("4x9x8", "1x8x40", "4x9x40"),  # B broadcast from one batch
+        ("?x13x21", "?x21x16", "?x13x16"),  # dynamic batch
+    ],
+)
+def test_batched_matmul_through_the_kernel(shapes: tuple[str, str, str]):
+    source = matmul_source(*shapes, "f32")
+    module = parse_module(source)
+    pipeline.run_pipeline(module, ",".join([pipeline.STAGES["linalg"], "bufferize", "linalg-tile"]))
+    assert any(op.name == "vector.fma" for op in module.walk())  # the micro-kernel ran
+    f = build(source)
+    rng = np.random.default_rng(17)
+    a_shape, b_shape = ([int(d) if d != "?" else 3 for d in s.split("x")] for s in shapes[:2])
+    a, b = random(tuple(a_shape), "f32", rng), random(tuple(b_shape), "f32", rng)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(f(a, b), want, rtol=0, atol=1e-4 * np.sqrt(a.shape[-1]))

@@ -1,0 +1,258 @@
+"""
+Which `linalg.generic`s on memrefs are (batched) matmuls that `linalg-tile`'s micro-kernel
+can run, and the elementwise epilogue some of them finish with.
+
+A matmul generic has loops `(b_0, ..., b_{n-1}, i, k, j)`, iterators
+`[parallel] * n + [parallel, reduction, parallel]`, and maps
+
+    A: (batch..., i, k)    B: (batch..., k, j)    C: (b_0, ..., b_{n-1}, i, j)
+
+where A's and B's batch results are batch loops or constants (a broadcast operand) and
+may be fewer than `n` (an unbatched operand), on float row-major memrefs. Its body is
+`yield c + a * b`, or, as `linalg-fuse-elementwise` builds it, that sum followed by an
+epilogue applied on the last iteration of `k`:
+
+    %s = arith.addf %c, (arith.mulf %a, %b)
+    %last = arith.cmpi eq, (linalg.index 1 + n), K - 1
+    %r = scf.if %last { <epilogue ops on %s and the extra inputs> } else { %s }
+    linalg.yield %r
+
+The kernel accumulates `C += A @ B` as usual, and once a tile of C is final (after its
+last K block) replays the epilogue's scalar ops on it (`Epilogue.apply`), reading the
+extra inputs through their maps; LLVM vectorises that loop over the tile's columns.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import AnyFloat, IntegerAttr, MemRefType, NoneAttr, StridedLayoutAttr
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+
+from mlc.lowering.loop_builder import Ops
+
+
+def is_row_major(type_: MemRefType) -> bool:
+    """Unit stride in the last dimension: rows are contiguous."""
+    layout = type_.layout
+    if isinstance(layout, NoneAttr):
+        return True
+    if isinstance(layout, StridedLayoutAttr):
+        strides = layout.get_strides()
+        return bool(strides) and strides[-1] == 1
+    return False
+
+
+def indices(b: Ops, map_: AffineMap, loops: Sequence[SSAValue]) -> list[SSAValue]:
+    """The indices `map_` gives for `loops`; its results are loops or constants (`_plain`)."""
+    result: list[SSAValue] = []
+    for expr in map_.results:
+        if isinstance(expr, AffineDimExpr):
+            result.append(loops[expr.position])
+        else:
+            assert isinstance(expr, AffineConstantExpr)
+            result.append(b.index(expr.value))
+    return result
+
+
+def _plain(map_: AffineMap) -> bool:
+    return all(isinstance(e, AffineDimExpr | AffineConstantExpr) for e in map_.results)
+
+
+@dataclass
+class Epilogue:
+    """The elementwise ops a contraction applies to each finished element of C."""
+
+    body: Block
+    """The `then` block of the `scf.if`: scalar ops ending in `scf.yield`."""
+
+    accumulated: SSAValue
+    """The value in `body` that stands for the finished sum."""
+
+    inputs: dict[SSAValue, tuple[SSAValue, AffineMap]]
+    """Block argument of the generic -> (memref, map over the generic's loops)."""
+
+    last_k: int
+    """The value of `linalg.index` of the reduction loop in the epilogue (K - 1)."""
+
+    k_loop: int
+
+    def apply(self, b: Ops, loops: Sequence[SSAValue], value: SSAValue) -> SSAValue:
+        """The epilogue's scalar ops on `value` at `loops` (the k loop is ignored)."""
+        mapping: dict[SSAValue, SSAValue] = {self.accumulated: value}
+        for arg, (source, map_) in self.inputs.items():
+            mapping[arg] = b(memref.LoadOp.get(source, indices(b, map_, loops)))
+        result: SSAValue | None = None
+        for op in self.body.ops:
+            if isinstance(op, scf.YieldOp):
+                result = mapping[op.operands[0]]
+            elif isinstance(op, IndexOp):
+                d = op.dim.value.data
+                mapping[op.result] = b.index(self.last_k) if d == self.k_loop else loops[d]
+            else:
+                b.ops.append(op.clone(value_mapper=mapping))
+                for old, new in zip(op.results, b.ops[-1].results):
+                    mapping[old] = new
+        assert result is not None
+        return result
+
+
+@dataclass
+class Matmul:
+    """`C[batch, i, j] (+)= A[.., i, k] * B[.., k, j]` with an optional epilogue."""
+
+    a: SSAValue
+    b: SSAValue
+    c: SSAValue
+    maps: tuple[AffineMap, AffineMap, AffineMap]
+    batch: int
+    """Number of leading batch loops (0 for a plain matmul)."""
+
+    epilogue: Epilogue | None
+
+    @property
+    def element(self) -> AnyFloat:
+        type_ = self.c.type
+        assert isinstance(type_, MemRefType) and isinstance(type_.element_type, AnyFloat)
+        return type_.element_type
+
+    def dim(self, operand: SSAValue, from_end: int) -> int | None:
+        """A static size of one of the last two dims, or None."""
+        type_ = operand.type
+        assert isinstance(type_, MemRefType)
+        size = type_.get_shape()[-from_end]
+        return size if size >= 0 else None
+
+
+def _matmul_maps(maps: Sequence[AffineMap], batch: int) -> bool:
+    """A, B and C index as `(batch.., i, k)`, `(batch.., k, j)`, `(b_0.., i, j)`."""
+    i, k, j = batch, batch + 1, batch + 2
+    a_map, b_map, c_map = maps
+    if c_map.results != tuple(AffineDimExpr(d) for d in (*range(batch), i, j)):
+        return False
+    for map_, tail in ((a_map, (i, k)), (b_map, (k, j))):
+        if map_.results[-2:] != tuple(AffineDimExpr(d) for d in tail):
+            return False
+        for expr in map_.results[:-2]:
+            if isinstance(expr, AffineDimExpr) and expr.position < batch:
+                continue
+            if not isinstance(expr, AffineConstantExpr):
+                return False
+    return True
+
+
+def _sum(block: Block) -> tuple[list[Operation], SSAValue] | None:
+    """The ops after `s = c + a * b` at the start of `block`, and `s`."""
+    a, b, c = block.args[0], block.args[1], block.args[-1]
+    ops = list(block.ops)
+    if len(ops) < 3 or not isinstance(ops[0], arith.MulfOp) or not isinstance(ops[1], arith.AddfOp):
+        return None
+    mul, add = ops[0], ops[1]
+    if {mul.lhs, mul.rhs} != {a, b} or {add.lhs, add.rhs} != {c, mul.result}:
+        return None
+    return ops[2:], add.result
+
+
+def _epilogue(op: GenericOp, rest: list[Operation], total: SSAValue, k_loop: int, k: int | None):
+    """The epilogue of `op` if `rest` is `K-1 == index k ? epilogue : total; yield`."""
+    if k is None or k < 1 or len(rest) != 5:
+        return None
+    last, index, compare, branch, yield_ = rest
+    if not (
+        isinstance(last, arith.ConstantOp)
+        and isinstance(last.value, IntegerAttr)
+        and last.value.value.data == k - 1
+        and isinstance(index, IndexOp)
+        and index.dim.value.data == k_loop
+        and isinstance(compare, arith.CmpiOp)
+        and compare.predicate.value.data == 0  # eq
+        and {compare.lhs, compare.rhs} == {index.result, last.result}
+        and isinstance(branch, scf.IfOp)
+        and branch.cond == compare.result
+        and isinstance(yield_, YieldOp)
+        and list(yield_.operands) == [branch.results[0]]
+        and len(branch.results) == 1
+    ):
+        return None
+    otherwise = list(branch.false_region.block.ops)
+    if len(otherwise) != 1 or list(otherwise[0].operands) != [total]:
+        return None
+    body = branch.true_region.block
+    args = op.body.block.args
+    extra = {args[n]: (value, op.indexing_maps.data[n].data) for n, value in enumerate(op.inputs)}
+    extra = {arg: source for n, (arg, source) in enumerate(extra.items()) if n >= 2}
+    inside: set[SSAValue] = set()
+    for inner in body.walk():
+        inside.update(inner.results)
+        inside.update(a for region in inner.regions for bb in region.blocks for a in bb.args)
+    for inner in body.walk():
+        for operand in inner.operands:
+            if operand not in inside and operand is not total and operand not in extra:
+                return None  # reads something the replay cannot provide
+    if not all(_plain(map_) for _, map_ in extra.values()):
+        return None
+    if any(source is op.outputs[0] for source, _ in extra.values()):
+        return None  # reads C itself, which the kernel has overwritten by then
+    return Epilogue(body, total, extra, k - 1, k_loop)
+
+
+def _float_buffers(op: GenericOp, operands: Sequence[SSAValue]) -> bool:
+    """Every operand a memref; `operands` row-major, of one float element type."""
+    if not all(isinstance(v.type, MemRefType) for v in op.operands):
+        return False
+    types = [v.type for v in operands]
+    if not all(isinstance(t, MemRefType) and is_row_major(t) for t in types):
+        return False
+    elements = {t.element_type for t in types if isinstance(t, MemRefType)}
+    return len(elements) == 1 and isinstance(next(iter(elements)), AnyFloat)
+
+
+def matmul_of(op: GenericOp) -> Matmul | None:
+    """The (batched) matmul `op` computes, with its epilogue, or None (module docstring)."""
+    if op.res or len(op.inputs) < 2 or len(op.outputs) != 1:
+        return None
+    iterators = [it.data.value for it in op.iterator_types.data]
+    batch = len(iterators) - 3
+    if batch < 0 or iterators != ["parallel"] * batch + ["parallel", "reduction", "parallel"]:
+        return None
+    maps = [m.data for m in op.indexing_maps.data]
+    a, b, c = op.inputs[0], op.inputs[1], op.outputs[0]
+    if not _matmul_maps((maps[0], maps[1], maps[-1]), batch):
+        return None
+    if not _float_buffers(op, (a, b, c)) or (found := _sum(op.body.block)) is None:
+        return None
+    rest, total = found
+    epilogue = None
+    if len(op.inputs) > 2 or len(rest) > 1:
+        a_type = a.type
+        assert isinstance(a_type, MemRefType)
+        k = a_type.get_shape()[-1]
+        epilogue = _epilogue(op, rest, total, batch + 1, k if k >= 0 else None)
+        if epilogue is None:
+            return None
+    elif not isinstance(rest[0], YieldOp) or list(rest[0].operands) != [total]:
+        return None
+    return Matmul(a, b, c, (maps[0], maps[1], maps[-1]), batch, epilogue)
+
+
+def zero_fill_before(op: GenericOp, c: SSAValue) -> GenericOp | None:
+    """
+    The generic right before `op` that only fills `c` with a float constant, or None:
+    the kernel can then store its first K block instead of adding it to the fill.
+    """
+    fill = op.prev_op
+    if not isinstance(fill, GenericOp) or fill.inputs or list(fill.outputs) != [c] or fill.res:
+        return None
+    ops = list(fill.body.block.ops)
+    if len(ops) != 2 or not isinstance(ops[0], arith.ConstantOp):
+        return None
+    value = ops[0].value
+    if not isinstance(ops[1], YieldOp) or list(ops[1].operands) != [ops[0].result]:
+        return None
+    if not hasattr(value, "value") or getattr(value.value, "data", None) != 0.0:
+        return None
+    if any(it.data.value != "parallel" for it in fill.iterator_types.data):
+        return None
+    return fill
