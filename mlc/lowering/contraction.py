@@ -23,7 +23,8 @@ extra inputs through their maps; LLVM vectorises that loop over the tile's colum
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import AnyFloat, IntegerAttr, MemRefType, NoneAttr, StridedLayoutAttr
@@ -31,7 +32,10 @@ from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
-from mlc.lowering.loop_builder import Ops
+from mlc.lowering.loop_builder import Ops, collapse_trailing
+
+if TYPE_CHECKING:
+    from mlc.lowering.conv_gemm import Image
 
 
 def is_row_major(type_: MemRefType) -> bool:
@@ -74,10 +78,19 @@ class Epilogue:
     inputs: dict[SSAValue, tuple[SSAValue, AffineMap]]
     """Block argument of the generic -> (memref, map over the generic's loops)."""
 
-    last_k: int
-    """The value of `linalg.index` of the reduction loop in the epilogue (K - 1)."""
+    last: dict[int, int]
+    """Reduction loop -> its last index (what `linalg.index` of it reads in the epilogue)."""
 
-    k_loop: int
+    merged: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
+    """Inputs read through a view of their dims from this one on merged into one."""
+
+    def viewed(self, b: Ops) -> "Epilogue":
+        """This epilogue reading its `merged` inputs through their merged views."""
+        inputs = dict(self.inputs)
+        for arg, keep in self.merged.items():
+            source, map_ = inputs[arg]
+            inputs[arg] = (collapse_trailing(b, source, keep), map_)
+        return Epilogue(self.body, self.accumulated, inputs, self.last)
 
     def apply(self, b: Ops, loops: Sequence[SSAValue], value: SSAValue) -> SSAValue:
         """The epilogue's scalar ops on `value` at `loops` (the k loop is ignored)."""
@@ -90,7 +103,7 @@ class Epilogue:
                 result = mapping[op.operands[0]]
             elif isinstance(op, IndexOp):
                 d = op.dim.value.data
-                mapping[op.result] = b.index(self.last_k) if d == self.k_loop else loops[d]
+                mapping[op.result] = b.index(self.last[d]) if d in self.last else loops[d]
             else:
                 b.ops.append(op.clone(value_mapper=mapping))
                 for old, new in zip(op.results, b.ops[-1].results):
@@ -112,18 +125,17 @@ class Matmul:
 
     epilogue: Epilogue | None
 
+    sizes: tuple[int | None, int | None, int | None]
+    """M, N and K where static."""
+
+    image: "Image | None" = None
+    """For a convolution: how to pack B from the image (`mlc.lowering.conv_gemm`)."""
+
     @property
     def element(self) -> AnyFloat:
         type_ = self.c.type
         assert isinstance(type_, MemRefType) and isinstance(type_.element_type, AnyFloat)
         return type_.element_type
-
-    def dim(self, operand: SSAValue, from_end: int) -> int | None:
-        """A static size of one of the last two dims, or None."""
-        type_ = operand.type
-        assert isinstance(type_, MemRefType)
-        size = type_.get_shape()[-from_end]
-        return size if size >= 0 else None
 
 
 def _matmul_maps(maps: Sequence[AffineMap], batch: int) -> bool:
@@ -143,7 +155,7 @@ def _matmul_maps(maps: Sequence[AffineMap], batch: int) -> bool:
     return True
 
 
-def _sum(block: Block) -> tuple[list[Operation], SSAValue] | None:
+def multiply_add(block: Block) -> tuple[list[Operation], SSAValue] | None:
     """The ops after `s = c + a * b` at the start of `block`, and `s`."""
     a, b, c = block.args[0], block.args[1], block.args[-1]
     ops = list(block.ops)
@@ -155,50 +167,71 @@ def _sum(block: Block) -> tuple[list[Operation], SSAValue] | None:
     return ops[2:], add.result
 
 
-def _epilogue(op: GenericOp, rest: list[Operation], total: SSAValue, k_loop: int, k: int | None):
-    """The epilogue of `op` if `rest` is `K-1 == index k ? epilogue : total; yield`."""
-    if k is None or k < 1 or len(rest) != 5:
+def _last_iteration(condition: SSAValue, sizes: dict[int, int]) -> set[Operation] | None:
+    """
+    The ops computing `condition` if it is "every loop in `sizes` is at its last
+    iteration" (`index d == size - 1`, joined by `andi`), as `linalg-fuse-elementwise`
+    builds it; else None.
+    """
+    op = condition.owner
+    if isinstance(op, arith.AndIOp):
+        left, right = _last_iteration(op.lhs, sizes), _last_iteration(op.rhs, sizes)
+        return None if left is None or right is None else {op, *left, *right}
+    if not isinstance(op, arith.CmpiOp) or op.predicate.value.data != 0:  # eq
         return None
-    last, index, compare, branch, yield_ = rest
+    index, last = op.lhs.owner, op.rhs.owner
+    if not isinstance(index, IndexOp) or not isinstance(last, arith.ConstantOp):
+        return None
+    d = index.dim.value.data
+    if not isinstance(last.value, IntegerAttr) or sizes.get(d) != last.value.value.data + 1:
+        return None
+    return {op, index, last}
+
+
+def _self_contained(body: Block, given: set[SSAValue]) -> bool:
+    """Whether `body` reads only its own values and `given`."""
+    inside = set(given)
+    for inner in body.walk():
+        inside.update(inner.results)
+        inside.update(a for region in inner.regions for bb in region.blocks for a in bb.args)
+    return all(v in inside for inner in body.walk() for v in inner.operands)
+
+
+def epilogue_of(op: GenericOp, rest: list[Operation], total: SSAValue, sizes: dict[int, int]):
+    """The epilogue of `op` if `rest` is `last iteration ? epilogue : total; yield`."""
+    if len(rest) < 2 or min(sizes.values(), default=0) < 1:
+        return None
+    *condition, branch, yield_ = rest
     if not (
-        isinstance(last, arith.ConstantOp)
-        and isinstance(last.value, IntegerAttr)
-        and last.value.value.data == k - 1
-        and isinstance(index, IndexOp)
-        and index.dim.value.data == k_loop
-        and isinstance(compare, arith.CmpiOp)
-        and compare.predicate.value.data == 0  # eq
-        and {compare.lhs, compare.rhs} == {index.result, last.result}
-        and isinstance(branch, scf.IfOp)
-        and branch.cond == compare.result
+        isinstance(branch, scf.IfOp)
         and isinstance(yield_, YieldOp)
-        and list(yield_.operands) == [branch.results[0]]
         and len(branch.results) == 1
+        and list(yield_.operands) == [branch.results[0]]
     ):
+        return None
+    checked = _last_iteration(branch.cond, sizes)
+    if checked is None or checked != set(condition) or len(checked) < 3 * len(sizes):
         return None
     otherwise = list(branch.false_region.block.ops)
     if len(otherwise) != 1 or list(otherwise[0].operands) != [total]:
         return None
     body = branch.true_region.block
     args = op.body.block.args
-    extra = {args[n]: (value, op.indexing_maps.data[n].data) for n, value in enumerate(op.inputs)}
-    extra = {arg: source for n, (arg, source) in enumerate(extra.items()) if n >= 2}
-    inside: set[SSAValue] = set()
-    for inner in body.walk():
-        inside.update(inner.results)
-        inside.update(a for region in inner.regions for bb in region.blocks for a in bb.args)
-    for inner in body.walk():
-        for operand in inner.operands:
-            if operand not in inside and operand is not total and operand not in extra:
-                return None  # reads something the replay cannot provide
+    extra = {
+        args[n]: (value, op.indexing_maps.data[n].data)
+        for n, value in enumerate(op.inputs)
+        if n >= 2
+    }
+    if not _self_contained(body, {total, *extra}):
+        return None  # reads something the replay cannot provide
     if not all(_plain(map_) for _, map_ in extra.values()):
         return None
     if any(source is op.outputs[0] for source, _ in extra.values()):
         return None  # reads C itself, which the kernel has overwritten by then
-    return Epilogue(body, total, extra, k - 1, k_loop)
+    return Epilogue(body, total, extra, {d: size - 1 for d, size in sizes.items()})
 
 
-def _float_buffers(op: GenericOp, operands: Sequence[SSAValue]) -> bool:
+def float_buffers(op: GenericOp, operands: Sequence[SSAValue]) -> bool:
     """Every operand a memref; `operands` row-major, of one float element type."""
     if not all(isinstance(v.type, MemRefType) for v in op.operands):
         return False
@@ -221,20 +254,20 @@ def matmul_of(op: GenericOp) -> Matmul | None:
     a, b, c = op.inputs[0], op.inputs[1], op.outputs[0]
     if not _matmul_maps((maps[0], maps[1], maps[-1]), batch):
         return None
-    if not _float_buffers(op, (a, b, c)) or (found := _sum(op.body.block)) is None:
+    if not float_buffers(op, (a, b, c)) or (found := multiply_add(op.body.block)) is None:
         return None
     rest, total = found
+    m, k = (s if s >= 0 else None for s in a.type.get_shape()[-2:])  # pyright: ignore[reportAttributeAccessIssue]
+    n = c.type.get_shape()[-1]  # pyright: ignore[reportAttributeAccessIssue]
     epilogue = None
     if len(op.inputs) > 2 or len(rest) > 1:
-        a_type = a.type
-        assert isinstance(a_type, MemRefType)
-        k = a_type.get_shape()[-1]
-        epilogue = _epilogue(op, rest, total, batch + 1, k if k >= 0 else None)
+        epilogue = epilogue_of(op, rest, total, {batch + 1: k}) if k is not None else None
         if epilogue is None:
             return None
     elif not isinstance(rest[0], YieldOp) or list(rest[0].operands) != [total]:
         return None
-    return Matmul(a, b, c, (maps[0], maps[1], maps[-1]), batch, epilogue)
+    sizes = (m, n if n >= 0 else None, k)
+    return Matmul(a, b, c, (maps[0], maps[1], maps[-1]), batch, epilogue, sizes)
 
 
 def zero_fill_before(op: GenericOp, c: SSAValue) -> GenericOp | None:

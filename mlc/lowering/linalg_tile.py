@@ -1,5 +1,5 @@
 """
-linalg-tile: cache-tiled, vectorised, parallel loops for matmul generics on memrefs.
+linalg-tile: cache-tiled, vectorised, parallel loops for matmul and conv generics on memrefs.
 
 Runs after `bufferize`, on `linalg.generic`s over memrefs (tiling on buffers needs no
 tensor slicing machinery, and packing needs a buffer anyway); see
@@ -19,11 +19,17 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
 - N >= one vector: B packed into NR-wide panels, an `scf.parallel` over blocks of rows,
   a KC-deep loop, and an MR x NR register-blocked FMA micro-kernel in `vector` ops.
 
+The same kernel runs batched matmuls (a loop of batches around it), matmuls whose body
+ends in a fused elementwise epilogue (applied to each finished tile;
+`mlc.lowering.contraction`) and convolutions as implicit GEMMs, B packed from the
+image (`mlc.lowering.conv_gemm`). A zero fill of C right before the matmul is dropped:
+the first K block stores instead of adding.
+
 Tile sizes come from `mlc.tiling_model` (the host's vector width and cache sizes) and
 can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`).
 
-Every other generic on memrefs (elementwise, reductions, convolutions, integer or
-batched matmuls) with enough work is split along its outermost parallel loop that
+Every other generic on memrefs (elementwise, reductions, pooling, integer matmuls and
+convolutions) with enough work is split along its outermost parallel loop that
 indexes its operands plainly into one block per thread (`mlc.lowering.parallel_generic`),
 inside an `scf.parallel`; `convert-linalg-to-loops` then lowers each block as before.
 `threads=1` turns the split off.
@@ -46,6 +52,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from mlc.lowering.contraction import matmul_of, zero_fill_before
+from mlc.lowering.conv_gemm import conv_of
 from mlc.lowering.matmul_kernels import matmul_nest, matvec_nest
 from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.tiling_model import (
@@ -65,21 +72,19 @@ class TileMatmul(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
-        if (mm := matmul_of(op)) is None:
-            return  # not a float matmul on row-major buffers: convert-linalg-to-loops does it
+        if (mm := matmul_of(op) or conv_of(op)) is None:
+            return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
         element = mm.element
         tiles = self.tiles or matmul_tiles(element.bitwidth // 8)
-        n = mm.dim(mm.b, 1)
-        if n == 1 and mm.batch == 0 and mm.epilogue is None:
+        m, n, k = mm.sizes
+        if n == 1 and mm.batch == 0 and mm.epilogue is None and mm.image is None:
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
         elif n is not None and n < tiles.vector:
             return  # too narrow for one vector: the plain loops vectorise along j well enough
         else:
-            m = mm.dim(mm.a, 2)
             batches = total_iterations_of(mm.c, mm.batch)
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
             rows = tiles.mc if m is None else balanced_rows(m, tiles, threads)
-            k = mm.dim(mm.a, 1)
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             nest = matmul_nest(mm, tiles, rows, overwrite=fill is not None)
             if fill is not None:

@@ -5,18 +5,29 @@ callbacks, so a nest reads top-down like the pseudo-code it implements.
 """
 
 from collections.abc import Callable, Sequence
+from math import prod
 
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
     VectorType,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+)
 
 
 class Ops:
@@ -107,3 +118,38 @@ def zero(b: Ops, type_: Attribute) -> SSAValue:
 
 def less(b: Ops, x: SSAValue, y: SSAValue) -> SSAValue:
     return b(arith.CmpiOp(x, y, "slt"))
+
+
+def collapse_trailing(b: Ops, value: SSAValue, keep: int) -> SSAValue:
+    """An identity-layout memref with its dims from `keep` on merged into one (same data)."""
+    type_ = value.type
+    assert isinstance(type_, MemRefType)
+    shape = type_.get_shape()
+    tail = shape[keep:]
+    merged = DYNAMIC_INDEX if any(s < 0 for s in tail) else prod(tail)
+    groups = [[d] for d in range(keep)] + [list(range(keep, len(shape)))]
+    reassociation = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
+    flat = MemRefType(type_.element_type, [*shape[:keep], merged])
+    return b(
+        memref.CollapseShapeOp.build(
+            operands=[value], result_types=[flat], properties={"reassociation": reassociation}
+        )
+    )
+
+
+def affine_index(b: Ops, expr: AffineExpr, loops: Sequence[SSAValue]) -> SSAValue:
+    """The value of an affine expression of `loops` (non-negative, no symbols)."""
+    if isinstance(expr, AffineDimExpr):
+        return loops[expr.position]
+    if isinstance(expr, AffineConstantExpr):
+        return b.index(expr.value)
+    assert isinstance(expr, AffineBinaryOpExpr)
+    lhs, rhs = affine_index(b, expr.lhs, loops), affine_index(b, expr.rhs, loops)
+    kinds = {
+        AffineBinaryOpKind.Add: arith.AddiOp,
+        AffineBinaryOpKind.Mul: arith.MuliOp,
+        AffineBinaryOpKind.FloorDiv: arith.DivSIOp,
+        AffineBinaryOpKind.CeilDiv: arith.CeilDivSIOp,
+        AffineBinaryOpKind.Mod: arith.RemSIOp,
+    }
+    return b(kinds[expr.kind](lhs, rhs))

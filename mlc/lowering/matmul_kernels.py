@@ -47,8 +47,17 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
-from mlc.lowering.contraction import Matmul, indices
-from mlc.lowering.loop_builder import Ops, for_loop, if_then, less, parallel_loop, zero
+from mlc.lowering.contraction import Epilogue, Matmul, indices
+from mlc.lowering.loop_builder import (
+    Ops,
+    affine_index,
+    collapse_trailing,
+    for_loop,
+    if_then,
+    less,
+    parallel_loop,
+    zero,
+)
 from mlc.lowering.loop_builder import less as _less
 from mlc.lowering.loop_builder import zero as _zero
 from mlc.tiling_model import MatmulTiles
@@ -69,6 +78,8 @@ def _batch_indices(b: Ops, flat: SSAValue, extents: Sequence[SSAValue]) -> list[
 
 
 def _b_is_batched(mm: Matmul) -> bool:
+    if mm.image is not None:
+        return True  # every batch convolves its own image
     return any(isinstance(e, AffineDimExpr) for e in mm.maps[1].results[:-2])
 
 
@@ -130,6 +141,74 @@ def pack_b(
             for_loop(qb, zero_i, k, one, row)
 
         if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
+
+    parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
+    return packed
+
+
+def pack_image(
+    b: Ops,
+    mm: Matmul,
+    sizes: tuple[SSAValue, SSAValue],
+    batch: tuple[SSAValue, Sequence[SSAValue]],
+    tiles: MatmulTiles,
+) -> SSAValue:
+    """
+    `Bp[t, p, k, jj] = X'[t, k, p*NR + jj]` (0 past N) for a convolution: each element
+    read from the image through its map, the convolution's loops rebuilt from the batch,
+    the column (its spatial loops) and the reduction loops (`mlc.lowering.conv_gemm`).
+    """
+    image = mm.image
+    assert image is not None
+    k, n = sizes
+    count, extents = batch
+    nr = tiles.nr
+    zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
+    panels = b.ceildiv(n, nr_v)
+    packed_type = MemRefType(mm.element, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
+    packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
+    last = b(arith.SubiOp(n, one))
+    loop_count = image.map.num_dims
+    rank_w, rank_y = len(_shape(image.weight)), len(_shape(image.output))
+    reduction_sizes = [
+        b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)
+    ]
+    spatial_sizes = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+
+    def panel(pb: Ops, t: SSAValue) -> None:
+        flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
+        loops: list[SSAValue] = [zero_i] * loop_count
+        for d, value in zip(image.prefix, _batch_indices(pb, flat, extents), strict=True):
+            loops[d] = value
+        j0 = pb.mul(p, nr_v)
+
+        def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            j = cb.add(j0, jj)
+            inside = less(cb, j, n)
+            at = list(loops)
+            spatial = _batch_indices(cb, cb.min(j, last), spatial_sizes)
+            for d, value in zip(image.spatial, spatial, strict=True):
+                at[d] = value
+
+            def reduce(level: int, rb: Ops, kk: SSAValue) -> None:
+                if level == len(image.reductions):
+                    index = [affine_index(rb, e, at) for e in image.map.results]
+                    value = rb(memref.LoadOp.get(image.source, index))
+                    value = rb(arith.SelectOp(inside, value, zero(rb, mm.element)))
+                    rb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
+                    return
+
+                def step(sb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                    at[image.reductions[level]] = r
+                    reduce(level + 1, sb, sb.add(sb.mul(kk, reduction_sizes[level]), r))
+                    return []
+
+                for_loop(rb, zero_i, reduction_sizes[level], one, step)
+
+            reduce(0, cb, zero_i)
+            return []
+
+        for_loop(pb, zero_i, nr_v, one, column)
 
     parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
     return packed
@@ -256,25 +335,24 @@ def _over_tile(
 
 
 def _finish(
+    epilogue: Epilogue,
     b: Ops,
-    mm: Matmul,
-    c_at: CAt,
+    c: tuple[SSAValue, CAt],
     batch_ivs: Sequence[SSAValue],
     tile: tuple[SSAValue, SSAValue],
     sizes: tuple[SSAValue, SSAValue],
     tiles: MatmulTiles,
 ) -> None:
     """Apply the epilogue to the finished tile of C, in place, while it is in L1."""
-    epilogue = mm.epilogue
-    assert epilogue is not None
+    target, c_at = c
     i, j0 = tile
 
     def element_at(eb: Ops, r: SSAValue, jj: SSAValue) -> None:
         row, column = eb.add(i, r), eb.add(j0, jj)
         at = c_at(eb, row, column)
-        value = eb(memref.LoadOp.get(mm.c, at))
+        value = eb(memref.LoadOp.get(target, at))
         loops = [*batch_ivs, row, eb.index(0), column]
-        eb.ops.append(memref.StoreOp.get(epilogue.apply(eb, loops, value), mm.c, at))
+        eb.ops.append(memref.StoreOp.get(epilogue.apply(eb, loops, value), target, at))
 
     _over_tile(b, tile, sizes, tiles, element_at)
 
@@ -288,14 +366,16 @@ def matmul_nest(
     stores into C instead of adding to it (C held zeros, which need not be written).
     """
     b = Ops()
-    a, c = mm.a, mm.c
+    a, c = _matrices(b, mm)
+    epilogue = mm.epilogue.viewed(b) if mm.epilogue is not None else None
     vector_type = VectorType(mm.element, [tiles.vector])
-    rank_a, rank_b = len(_shape(a)), len(_shape(mm.b))
-    m, k, n = b.dim(a, rank_a - 2), b.dim(a, rank_a - 1), b.dim(mm.b, rank_b - 1)
+    rank_a, rank_c = len(_shape(a)), len(_shape(c))
+    m, k, n = b.dim(a, rank_a - 2), b.dim(a, rank_a - 1), b.dim(c, rank_c - 1)
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
     packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
-    packed = pack_b(b, mm, (k, n), packed_batches, tiles)
+    pack = pack_b if mm.image is None else pack_image
+    packed = pack(b, mm, (k, n), packed_batches, tiles)
     zero_i, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
@@ -335,8 +415,8 @@ def matmul_nest(
                         if_then(bb, bb(arith.CmpiOp(k0, zero_i, "eq")), write(False), write(True))
                     else:
                         write(True)(bb)
-                    if mm.epilogue is not None:
-                        finish = partial(_finish, mm=mm, c_at=c_at, batch_ivs=batch_ivs)
+                    if epilogue is not None:
+                        finish = partial(_finish, epilogue, c=(c, c_at), batch_ivs=batch_ivs)
                         last = bb(arith.CmpiOp(k_end, k, "eq"))
                         if_then(
                             bb, last, lambda fb: finish(fb, tile=(i, j0), sizes=(m, n), tiles=tiles)
@@ -354,6 +434,14 @@ def matmul_nest(
     parallel_loop(b, zero_i, b.mul(batches, blocks), one, task)
     b.ops.append(memref.DeallocOp.get(packed))
     return b.ops
+
+
+def _matrices(b: Ops, mm: Matmul) -> tuple[SSAValue, SSAValue]:
+    """A and C; for a convolution, the weight and the output as (batches of) matrices."""
+    if mm.image is None:
+        return mm.a, mm.c
+    a = collapse_trailing(b, mm.a, len(_shape(mm.a)) - len(mm.image.reductions))
+    return a, collapse_trailing(b, mm.c, len(_shape(mm.c)) - len(mm.image.spatial))
 
 
 def _product(b: Ops, values: Sequence[SSAValue]) -> SSAValue:

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, TensorType
 
+import mlc
 from mlc import pipeline
 from mlc.backend.jit import JITModule
 from mlc.backend.runtime import compiled_function
@@ -226,3 +227,47 @@ def test_batched_matmul_through_the_kernel(shapes: tuple[str, str, str]):
     a, b = random(tuple(a_shape), "f32", rng), random(tuple(b_shape), "f32", rng)
     want = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(f(a, b), want, rtol=0, atol=1e-4 * np.sqrt(a.shape[-1]))
+
+
+# (image, weight, strides, dilations, pads, groups): odd sizes above and below the tiles
+CONVS = [
+    ((2, 5, 13, 11), (7, 5, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    ((1, 6, 17, 9), (10, 3, 3, 2), (2, 1), (1, 2), (0, 1, 2, 0), 2),
+    ((3, 16, 7, 7), (33, 16, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),  # 1x1: a plain GEMM
+    ((1, 4, 6, 5), (4, 1, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 4),  # depthwise
+]
+
+
+@pytest.mark.parametrize("tile", ["", "{tile-sizes=3,8,16,6 vector-length=4}"])
+@pytest.mark.parametrize("case", CONVS, ids=range(len(CONVS)))
+def test_conv_through_the_kernel(case, tile: str, monkeypatch: pytest.MonkeyPatch):
+    # relu(conv(x, w) + bias, scaled per channel) + residual: the epilogue fuses into
+    # the convolution and the micro-kernel applies it to the implicit GEMM's tiles.
+    from mlc.dialects import ml
+    from tests.e2e.programs import program, tensor
+    from tests.e2e.test_ml_ops_cpu import conv2d_reference
+
+    x_shape, w_shape, strides, dilations, pads, groups = case
+    attrs = dict(strides=strides, dilations=dilations, pads=pads, groups=groups)
+    rng = np.random.default_rng(sum(x_shape) * 100 + sum(w_shape))
+    x, w = random(x_shape, "f32", rng), random(w_shape, "f32", rng)
+    bias, scale = random((w_shape[0],), "f32", rng), random((w_shape[0], 1, 1), "f32", rng)
+    plain = conv2d_reference(x.astype(np.float64), w.astype(np.float64), bias, **attrs)
+    residual = random(plain.shape, "f32", rng)
+    want = np.maximum(plain * scale + residual, 0)
+    types = [tensor(a.shape, "float32") for a in (x, w, bias, scale, residual)]
+
+    def build(x, w, b, s, r):
+        conv = ml.Conv2dOp(x, w, b, **attrs)
+        scaled = ml.MulOp(conv, s)
+        total = ml.AddOp(scaled, r)
+        return [conv, scaled, total, ml.ReluOp(total)]
+
+    module = program(types, build)
+    loops = pipeline.STAGES["loops"].replace("linalg-tile", "linalg-tile" + tile)
+    monkeypatch.setitem(pipeline.STAGES, "loops", loops)
+    lowered = pipeline.lower(module.clone(), emit="loops")
+    assert any(op.name == "vector.fma" for op in lowered.walk())  # the micro-kernel ran
+    assert not any(op.name == "linalg.generic" for op in lowered.walk())  # epilogue too
+    got = mlc.compile(module)(x, w, bias, scale, residual)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(np.prod(w_shape[1:])))

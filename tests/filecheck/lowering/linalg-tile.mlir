@@ -265,3 +265,53 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
   }
   func.return
 }
+
+// -----
+
+// A convolution (stride 2, as convert-ml-to-linalg builds it) is an implicit GEMM per
+// image: the weight and the output are read as matrices through views that merge
+// their trailing dims, and B's panels are packed straight from the image through its
+// map (no im2col buffer); the per-channel bias epilogue reads the bias by the row.
+
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<2x3x9x9xf32>, %[[W:[a-zA-Z0-9_]+]]: memref<4x3x3x3xf32>, %[[BIAS:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<2x4x4x4xf32>)
+// CHECK:         %[[A:.+]] = memref.collapse_shape %[[W]] {{\[}}[0 : i64], [1 : i64, 2 : i64, 3 : i64]] : memref<4x3x3x3xf32> into memref<4x27xf32>
+// CHECK:         %[[C:.+]] = memref.collapse_shape %[[Y]] {{\[}}[0 : i64], [1 : i64], [2 : i64, 3 : i64]] : memref<2x4x4x4xf32> into memref<2x4x16xf32>
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           arith.muli {{.*}} : index
+// CHECK:           memref.load %[[X]]
+// CHECK:           memref.store {{.*}}, %[[P]]
+// CHECK:         "scf.parallel"
+// CHECK:           memref.load %[[A]]
+// CHECK:           vector.fma
+// CHECK:           vector.store {{.*}}, %[[C]]
+// CHECK:           memref.load %[[BIAS]]
+// CHECK:           memref.store {{.*}}, %[[C]]
+// CHECK-NOT:     linalg.generic
+func.func @conv(%x: memref<2x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<4xf32>, %y: memref<2x4x4x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 * 2 + d4, d6 * 2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w, %bias : memref<2x3x9x9xf32>, memref<4x3x3x3xf32>, memref<4xf32>) outs(%y : memref<2x4x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    %c2 = arith.constant 2 : index
+    %i3 = linalg.index 3 : index
+    %l3 = arith.cmpi eq, %i3, %c2 : index
+    %c2b = arith.constant 2 : index
+    %i4 = linalg.index 4 : index
+    %l4 = arith.cmpi eq, %i4, %c2b : index
+    %l34 = arith.andi %l3, %l4 : i1
+    %c2c = arith.constant 2 : index
+    %i5 = linalg.index 5 : index
+    %l5 = arith.cmpi eq, %i5, %c2c : index
+    %last = arith.andi %l34, %l5 : i1
+    %r = scf.if %last -> (f32) {
+      %t = arith.addf %s, %v : f32
+      scf.yield %t : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  func.return
+}
