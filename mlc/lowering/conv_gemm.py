@@ -30,9 +30,16 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineDimExpr, AffineMap
 
-from mlc.lowering.contraction import Epilogue, Matmul, epilogue_of, float_buffers, multiply_add
+from mlc.lowering.contraction import (
+    Epilogue,
+    Matmul,
+    epilogue_of,
+    float_buffers,
+    is_row_major,
+    multiply_add,
+)
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,25 @@ class Image:
 
     weight: SSAValue
     output: SSAValue
+
+    def rows_contiguous(self) -> bool:
+        """
+        Whether consecutive columns of X' within one output row are consecutive image
+        elements: the innermost spatial loop `ow` is read only by the image's last,
+        unit-stride dim, as `ow + (terms without ow)` (a stride-1 convolution).
+        """
+        ow = self.spatial[-1]
+        *outer, last = self.map.results
+        if any(ow in e.used_dims() for e in outer) or not is_row_major(self.source.type):  # pyright: ignore[reportArgumentType]
+            return False
+        if last == AffineDimExpr(ow):
+            return True
+        if not isinstance(last, AffineBinaryOpExpr) or last.kind != AffineBinaryOpKind.Add:
+            return False
+        for one, other in ((last.lhs, last.rhs), (last.rhs, last.lhs)):
+            if one == AffineDimExpr(ow) and ow not in other.used_dims():
+                return True
+        return False
 
 
 def _dims(map_: AffineMap) -> list[int] | None:

@@ -48,6 +48,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.contraction import Epilogue, Matmul, indices
+from mlc.lowering.conv_gemm import Image
 from mlc.lowering.loop_builder import (
     Ops,
     affine_index,
@@ -175,6 +176,9 @@ def pack_image(
     ]
     spatial_sizes = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
 
+    vector_type = VectorType(mm.element, [tiles.vector])
+    row_length = spatial_sizes[-1]
+
     def panel(pb: Ops, t: SSAValue) -> None:
         flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
         loops: list[SSAValue] = [zero_i] * loop_count
@@ -185,33 +189,79 @@ def pack_image(
         def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             j = cb.add(j0, jj)
             inside = less(cb, j, n)
-            at = list(loops)
-            spatial = _batch_indices(cb, cb.min(j, last), spatial_sizes)
-            for d, value in zip(image.spatial, spatial, strict=True):
-                at[d] = value
+            at = _at_column(cb, image, loops, cb.min(j, last), spatial_sizes)
 
-            def reduce(level: int, rb: Ops, kk: SSAValue) -> None:
-                if level == len(image.reductions):
-                    index = [affine_index(rb, e, at) for e in image.map.results]
-                    value = rb(memref.LoadOp.get(image.source, index))
-                    value = rb(arith.SelectOp(inside, value, zero(rb, mm.element)))
-                    rb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
-                    return
+            def element(rb: Ops, kk: SSAValue) -> None:
+                index = [affine_index(rb, e, at) for e in image.map.results]
+                value = rb(memref.LoadOp.get(image.source, index))
+                value = rb(arith.SelectOp(inside, value, zero(rb, mm.element)))
+                rb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
 
-                def step(sb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                    at[image.reductions[level]] = r
-                    reduce(level + 1, sb, sb.add(sb.mul(kk, reduction_sizes[level]), r))
-                    return []
-
-                for_loop(rb, zero_i, reduction_sizes[level], one, step)
-
-            reduce(0, cb, zero_i)
+            _over_reductions(cb, image, reduction_sizes, at, element)
             return []
 
-        for_loop(pb, zero_i, nr_v, one, column)
+        def by_columns(cb: Ops) -> None:
+            for_loop(cb, zero_i, nr_v, one, column)
+
+        if not image.rows_contiguous():
+            by_columns(pb)
+            return
+
+        # The panel lies in one output row: each k reads NR contiguous image elements.
+        at = _at_column(pb, image, loops, pb.min(j0, last), spatial_sizes)
+
+        def vectors(vb: Ops) -> None:
+            def piece(rb: Ops, kk: SSAValue) -> None:
+                index = [affine_index(rb, e, at) for e in image.map.results]
+                for offset in range(0, nr, tiles.vector):
+                    o = rb.index(offset)
+                    start = [*index[:-1], rb.add(index[-1], o)]
+                    value = rb(vector.LoadOp(image.source, start, vector_type))
+                    rb.ops.append(vector.StoreOp(value, packed, [flat, p, kk, o]))
+
+            _over_reductions(vb, image, reduction_sizes, at, piece)
+
+        in_row = pb(arith.CmpiOp(pb.add(at[image.spatial[-1]], nr_v), row_length, "sle"))
+        in_range = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
+        if_then(pb, pb(arith.AndIOp(in_row, in_range)), vectors, by_columns)
 
     parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
     return packed
+
+
+def _at_column(
+    b: Ops, image: Image, loops: Sequence[SSAValue], j: SSAValue, sizes: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """`loops` with the spatial loops set to those of column `j` of X'."""
+    at = list(loops)
+    for d, value in zip(image.spatial, _batch_indices(b, j, sizes), strict=True):
+        at[d] = value
+    return at
+
+
+def _over_reductions(
+    b: Ops,
+    image: Image,
+    sizes: Sequence[SSAValue],
+    at: list[SSAValue],
+    body: Callable[[Ops, SSAValue], None],
+) -> None:
+    """`body(kk)` in loops over the convolution's reduction loops (set in `at`), with
+    `kk` their row-major flat number: the row of X' they make."""
+
+    def nest(level: int, rb: Ops, kk: SSAValue) -> None:
+        if level == len(image.reductions):
+            body(rb, kk)
+            return
+
+        def step(sb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            at[image.reductions[level]] = r
+            nest(level + 1, sb, sb.add(sb.mul(kk, sizes[level]), r))
+            return []
+
+        for_loop(rb, rb.index(0), sizes[level], rb.index(1), step)
+
+    nest(0, b, b.index(0))
 
 
 def _micro_kernel(
