@@ -10,10 +10,11 @@ A matmul generic has loops `(b_0, ..., b_{n-1}, i, k, j)`, iterators
 where A's and B's batch results are batch loops or constants (a broadcast operand) and
 may be fewer than `n` (an unbatched operand), on float row-major memrefs. Its body is
 `yield c + a * b`, or, as `linalg-fuse-elementwise` builds it, that sum followed by an
-epilogue applied on the last iteration of `k`:
+epilogue applied on the last iteration of every reduction loop (`k`; a convolution's
+`(ci, kh, kw)`, see `mlc.lowering.conv_gemm`):
 
     %s = arith.addf %c, (arith.mulf %a, %b)
-    %last = arith.cmpi eq, (linalg.index 1 + n), K - 1
+    %last = arith.cmpi eq, (linalg.index <k>), K - 1       (and-ed over the loops)
     %r = scf.if %last { <epilogue ops on %s and the extra inputs> } else { %s }
     linalg.yield %r
 
@@ -27,7 +28,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import AnyFloat, IntegerAttr, MemRefType, NoneAttr, StridedLayoutAttr
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StridedLayoutAttr,
+)
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
@@ -189,7 +197,10 @@ def _last_iteration(condition: SSAValue, sizes: dict[int, int]) -> set[Operation
 
 
 def _self_contained(body: Block, given: set[SSAValue]) -> bool:
-    """Whether `body` reads only its own values and `given`."""
+    """Whether `body` reads only its own values and `given`, and `linalg.index` only at
+    its top level (where the replay can give it the loop's value)."""
+    if any(isinstance(o, IndexOp) and o.parent_block() is not body for o in body.walk()):
+        return False
     inside = set(given)
     for inner in body.walk():
         inside.update(inner.results)
@@ -197,7 +208,9 @@ def _self_contained(body: Block, given: set[SSAValue]) -> bool:
     return all(v in inside for inner in body.walk() for v in inner.operands)
 
 
-def epilogue_of(op: GenericOp, rest: list[Operation], total: SSAValue, sizes: dict[int, int]):
+def epilogue_of(
+    op: GenericOp, rest: list[Operation], total: SSAValue, sizes: dict[int, int]
+) -> Epilogue | None:
     """The epilogue of `op` if `rest` is `last iteration ? epilogue : total; yield`."""
     if len(rest) < 2 or min(sizes.values(), default=0) < 1:
         return None
@@ -284,8 +297,10 @@ def zero_fill_before(op: GenericOp, c: SSAValue) -> GenericOp | None:
     value = ops[0].value
     if not isinstance(ops[1], YieldOp) or list(ops[1].operands) != [ops[0].result]:
         return None
-    if not hasattr(value, "value") or getattr(value.value, "data", None) != 0.0:
+    if not isinstance(value, FloatAttr) or value.value.data != 0.0:
         return None
     if any(it.data.value != "parallel" for it in fill.iterator_types.data):
         return None
+    if fill.indexing_maps.data[0].data.inverse_permutation() is None:
+        return None  # does not write every element once
     return fill
