@@ -30,7 +30,7 @@ from mlc.registry import make_context, parse_pipeline
 
 STAGES: dict[str, str] = {
     "mlc": "simplify-graph,cse,matmul-chain-reorder,licm,simplify-graph,cse",
-    "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise{epilogues=false}",
+    "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise",
     "loops": "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse",
     "llvm": "convert-to-llvm",
     "parallel-loops": ("bufferize,convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"),

@@ -1,5 +1,5 @@
 """
-linalg-tile: cache-tiled, vectorised, parallel loops for matmul generics on memrefs.
+linalg-tile: cache-tiled, vectorised, parallel loops for matmul and conv generics on memrefs.
 
 Runs after `bufferize`, on `linalg.generic`s over memrefs (tiling on buffers needs no
 tensor slicing machinery, and packing needs a buffer anyway); see
@@ -19,33 +19,40 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
 - N >= one vector: B packed into NR-wide panels, an `scf.parallel` over blocks of rows,
   a KC-deep loop, and an MR x NR register-blocked FMA micro-kernel in `vector` ops.
 
+The same kernel runs batched matmuls (a loop of batches around it), matmuls whose body
+ends in a fused elementwise epilogue (applied to each finished tile;
+`mlc.lowering.contraction`) and convolutions as implicit GEMMs, B packed from the
+image (`mlc.lowering.conv_gemm`). A zero fill of C right before the matmul is dropped:
+the first K block stores instead of adding.
+
 Tile sizes come from `mlc.tiling_model` (the host's vector width and cache sizes) and
 can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`).
 
-Every other generic on memrefs (elementwise, reductions, convolutions, integer or
-batched matmuls) with enough work is split along its outermost parallel loop that
+Every other generic on memrefs (elementwise, reductions, pooling, integer matmuls and
+convolutions) with enough work is split along its outermost parallel loop that
 indexes its operands plainly into one block per thread (`mlc.lowering.parallel_generic`),
 inside an `scf.parallel`; `convert-linalg-to-loops` then lowers each block as before.
 `threads=1` turns the split off.
 """
 
 from dataclasses import dataclass
+from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import AnyFloat, MemRefType, ModuleOp, NoneAttr, StridedLayoutAttr
-from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
 
+from mlc.lowering.contraction import matmul_of, zero_fill_before
+from mlc.lowering.conv_gemm import conv_of
 from mlc.lowering.matmul_kernels import matmul_nest, matvec_nest
 from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.tiling_model import (
@@ -56,65 +63,6 @@ from mlc.tiling_model import (
     thread_count,
 )
 
-MATMUL_MAPS = (
-    AffineMap.from_callable(lambda i, k, j: (i, k)),
-    AffineMap.from_callable(lambda i, k, j: (k, j)),
-    AffineMap.from_callable(lambda i, k, j: (i, j)),
-)
-
-
-def is_row_major(type_: MemRefType) -> bool:
-    """Unit stride in the last dimension: rows are contiguous."""
-    layout = type_.layout
-    if isinstance(layout, NoneAttr):
-        return True
-    if isinstance(layout, StridedLayoutAttr):
-        strides = layout.get_strides()
-        return bool(strides) and strides[-1] == 1
-    return False
-
-
-def _is_multiply_add(op: GenericOp) -> bool:
-    """The body is `yield c + a * b` (or `a * b + c`) of the block arguments (a, b, c)."""
-    block = op.body.block
-    a, b, c = block.args
-    ops = list(block.ops)
-    if (
-        len(ops) != 3
-        or not isinstance(ops[0], arith.MulfOp)
-        or not isinstance(ops[1], arith.AddfOp)
-    ):
-        return False
-    mul, add, yield_ = ops
-    if {mul.lhs, mul.rhs} != {a, b} or {add.lhs, add.rhs} != {c, mul.result}:
-        return False
-    return isinstance(yield_, YieldOp) and list(yield_.operands) == [add.result]
-
-
-def matmul_operands(op: GenericOp) -> tuple[SSAValue, SSAValue, SSAValue] | None:
-    """(A, B, C) if `op` is a float `C += A @ B` on row-major memrefs, else None."""
-    if op.res or len(op.inputs) != 2 or len(op.outputs) != 1:
-        return None
-    maps = tuple(m.data for m in op.indexing_maps.data)
-    iterators = [it.data.value for it in op.iterator_types.data]
-    if maps != MATMUL_MAPS or iterators != ["parallel", "reduction", "parallel"]:
-        return None
-    operands = (op.inputs[0], op.inputs[1], op.outputs[0])
-    types = [v.type for v in operands]
-    if not all(isinstance(t, MemRefType) and is_row_major(t) for t in types):
-        return None
-    elements = {t.element_type for t in types if isinstance(t, MemRefType)}
-    if len(elements) != 1 or not isinstance(next(iter(elements)), AnyFloat):
-        return None
-    return operands if _is_multiply_add(op) else None
-
-
-def _static_dim(value: SSAValue, d: int) -> int | None:
-    type_ = value.type
-    assert isinstance(type_, MemRefType)
-    size = type_.get_shape()[d]
-    return size if size >= 0 else None
-
 
 class TileMatmul(RewritePattern):
     """A matmul generic -> the packed micro-kernel nest, or dot products when N = 1."""
@@ -124,27 +72,35 @@ class TileMatmul(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
-        if (operands := matmul_operands(op)) is None:
-            return  # not a float matmul on row-major buffers: convert-linalg-to-loops does it
-        a, b, c = operands
-        c_type = c.type
-        assert isinstance(c_type, MemRefType)
-        element = c_type.element_type
-        assert isinstance(element, AnyFloat)
+        if (mm := matmul_of(op) or conv_of(op)) is None:
+            return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
+        element = mm.element
         tiles = self.tiles or matmul_tiles(element.bitwidth // 8)
-        n = _static_dim(b, 1)
-        if n == 1:
-            nest = matvec_nest(a, b, c, tiles.vector)
+        m, n, k = mm.sizes
+        if n == 1 and mm.batch == 0 and mm.epilogue is None and mm.image is None:
+            nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
         elif n is not None and n < tiles.vector:
             return  # too narrow for one vector: the plain loops vectorise along j well enough
         else:
-            m = _static_dim(a, 0)
-            rows = tiles.mc if m is None else balanced_rows(m, tiles, thread_count())
-            nest = matmul_nest(a, b, c, tiles, rows)
+            batches = total_iterations_of(mm.c, mm.batch)
+            threads = 1 if batches is not None and batches >= thread_count() else thread_count()
+            rows = tiles.mc if m is None else balanced_rows(m, tiles, threads)
+            fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
+            nest = matmul_nest(mm, tiles, rows, overwrite=fill is not None)
+            if fill is not None:
+                rewriter.erase(fill)  # the first K block stores instead
         for new in nest:
             for inner in new.walk():
                 inner.location = op.location
         rewriter.replace(op, nest, [])
+
+
+def total_iterations_of(value: SSAValue, dims: int) -> int | None:
+    """The number of elements in the first `dims` dims of a memref, if static."""
+    type_ = value.type
+    assert isinstance(type_, MemRefType)
+    shape = type_.get_shape()[:dims]
+    return None if any(s < 0 for s in shape) else prod(shape)
 
 
 class SplitGeneric(RewritePattern):
@@ -205,5 +161,6 @@ class LinalgTilePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         threads = self.threads or thread_count()
-        patterns = GreedyRewritePatternApplier([TileMatmul(self.tiles()), SplitGeneric(threads)])
-        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+        # Matmuls first, so that a split does not hide the zero fill before one of them.
+        for pattern in (TileMatmul(self.tiles()), SplitGeneric(threads)):
+            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

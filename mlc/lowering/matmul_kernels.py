@@ -6,19 +6,23 @@ Two kernels for `C += A @ B` (A: M x K, B: K x N, C: M x N, floats, row-major):
 `matmul_nest`, the BLIS/GotoBLAS blocking with packed B and a register-blocked
 micro-kernel (MR x NR accumulators live in vector registers across the k loop;
 each step broadcasts one A value per row, loads NR/VL vectors of packed B and does
-MR * NR/VL FMAs):
+MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.contraction`):
 
-    Bp = alloc(P, K, NR)                          P = ceil(N / NR), zero-padded
-    scf.parallel p in [0, P): Bp[p, k, :] = B[k, p*NR : p*NR+NR]
-    scf.parallel i0 in [0, M) step MCb:           rows per task (the model's MC)
-      for k0 in [0, K) step KC:                   Bp[p, k0:k0+KC] stays in L1
+    Bp = alloc(T, P, K, NR)                       P = ceil(N / NR), zero-padded;
+    scf.parallel (t, p) in [0, T) x [0, P):       T = batches of B (1 if B is shared)
+      Bp[t, p, k, :] = B[t, k, p*NR : p*NR+NR]
+    scf.parallel (t, i0) in [0, batches) x [0, M) step MCb:   one flat loop of tasks
+      for k0 in [0, K) step KC:                   Bp[t, p, k0:k0+KC] stays in L1
         for p in [0, P):
           for i in [i0, min(i0+MCb, M)) step MR:
-            acc = micro_kernel(A[i:i+MR, k0:k0+KC], Bp[p, k0:k0+KC])
-            C[i:i+MR, p*NR : p*NR+NR] += acc      (rows < M, columns < N)
+            acc = micro_kernel(A[t, i:i+MR, k0:k0+KC], Bp[t, p, k0:k0+KC])
+            C[t, i:i+MR, p*NR : p*NR+NR] += acc   (rows < M, columns < N; `=` on the
+                                                   first K block when C held zeros)
+            if k0 + KC >= K: C[t, tile] = epilogue(C[t, tile])   (if the generic has one)
 
 A rows past M are read as row M-1 (the results are dropped), so no A packing or
-padding is needed; a column tile past N goes through a small stack buffer.
+padding is needed; a column tile past N goes through a small stack buffer. The
+epilogue runs on each MR x NR tile right after its last K block, while it is in L1.
 
 `matvec_nest`, for N = 1 (matrix-vector products such as PageRank's G @ p): a dot
 product over each contiguous row of A, in vector registers, R rows at a time so each
@@ -29,143 +33,97 @@ Both are pure IR builders: they return the ops, and the pattern inserts them.
 """
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
-from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
     ArrayAttr,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IndexType,
     IntegerAttr,
     MemRefType,
     VectorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 
+from mlc.lowering.contraction import Epilogue, Matmul, indices
+from mlc.lowering.conv_gemm import Image
+from mlc.lowering.loop_builder import (
+    Ops,
+    affine_index,
+    collapse_trailing,
+    for_loop,
+    if_then,
+    less,
+    parallel_loop,
+    zero,
+)
+from mlc.lowering.loop_builder import less as _less
+from mlc.lowering.loop_builder import zero as _zero
 from mlc.tiling_model import MatmulTiles
+
+__all__ = ["Ops", "matmul_nest", "matvec_nest", "pack_b"]
 
 MATVEC_ROWS = 8
 ALIGNMENT = 64
 
 
-class Ops:
-    """Collects new ops in order; calling it appends an op and returns its result."""
-
-    def __init__(self) -> None:
-        self.ops: list[Operation] = []
-
-    def __call__(self, op: Operation) -> SSAValue:
-        self.ops.append(op)
-        return op.results[0]
-
-    def index(self, value: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr(value, IndexType())))
-
-    def dim(self, value: SSAValue, d: int) -> SSAValue:
-        type_ = value.type
-        assert isinstance(type_, MemRefType)
-        size = type_.get_shape()[d]
-        return self.index(size) if size >= 0 else self(memref.DimOp(value, self.index(d)))
-
-    def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.MinSIOp(a, b))
-
-    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.AddiOp(a, b))
-
-    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.MuliOp(a, b))
-
-    def ceildiv(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.CeilDivSIOp(a, b))
+def _batch_indices(b: Ops, flat: SSAValue, extents: Sequence[SSAValue]) -> list[SSAValue]:
+    """The batch loop values of a flat batch number (row-major over `extents`)."""
+    values: list[SSAValue] = []
+    for extent in reversed(extents):
+        values.append(b(arith.RemSIOp(flat, extent)))
+        flat = b(arith.DivSIOp(flat, extent))
+    return values[::-1]
 
 
-Body = Callable[[Ops, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]]
+def _b_is_batched(mm: Matmul) -> bool:
+    if mm.image is not None:
+        return True  # every batch convolves its own image
+    return any(isinstance(e, AffineDimExpr) for e in mm.maps[1].results[:-2])
 
 
-def for_loop(
-    b: Ops, lb: SSAValue, ub: SSAValue, step: SSAValue, body: Body, init: Sequence[SSAValue] = ()
-) -> Sequence[SSAValue]:
-    """`scf.for` whose body `body(ops, iv, carried)` builds and returns the yielded values."""
-    block = Block(arg_types=[IndexType(), *(v.type for v in init)])
-    inner = Ops()
-    yielded = body(inner, block.args[0], block.args[1:])
-    block.add_ops([*inner.ops, scf.YieldOp(*yielded)])
-    loop = scf.ForOp(lb, ub, step, list(init), block)
-    b.ops.append(loop)
-    return loop.results
-
-
-def parallel_loop(
-    b: Ops, lb: SSAValue, ub: SSAValue, step: SSAValue, body: Callable[[Ops, SSAValue], None]
-) -> None:
-    """A one-dimensional `scf.parallel` without reductions."""
-    block = Block(arg_types=[IndexType()])
-    inner = Ops()
-    body(inner, block.args[0])
-    block.add_ops([*inner.ops, scf.ReduceOp()])
-    b.ops.append(scf.ParallelOp([lb], [ub], [step], Region(block)))
-
-
-def if_then(
+def pack_b(
     b: Ops,
-    condition: SSAValue,
-    then: Callable[[Ops], None],
-    otherwise: Callable[[Ops], None] | None = None,
-) -> None:
-    """`scf.if` without results."""
-    regions: list[list[Operation]] = []
-    for build in (then, otherwise):
-        if build is None:
-            regions.append([])
-            continue
-        inner = Ops()
-        build(inner)
-        regions.append([*inner.ops, scf.YieldOp()])
-    b.ops.append(scf.IfOp(condition, [], regions[0], regions[1] or None))
-
-
-def _zero(b: Ops, type_: Attribute) -> SSAValue:
-    if isinstance(type_, VectorType):
-        element = type_.element_type
-        assert isinstance(element, AnyFloat)
-        return b(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(type_, [0.0])))
-    assert isinstance(type_, AnyFloat)
-    return b(arith.ConstantOp(FloatAttr(0.0, type_)))
-
-
-def _less(b: Ops, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b(arith.CmpiOp(x, y, "slt"))
-
-
-def pack_b(b: Ops, source: SSAValue, k: SSAValue, n: SSAValue, tiles: MatmulTiles) -> SSAValue:
+    mm: Matmul,
+    sizes: tuple[SSAValue, SSAValue],
+    batch: tuple[SSAValue, Sequence[SSAValue]],
+    tiles: MatmulTiles,
+) -> SSAValue:
     """
-    `Bp[p, k, jj] = B[k, p*NR + jj]` (0 past N), one panel per parallel iteration: full
-    panels are copied a vector at a time, the last, partial one element by element.
+    `Bp[t, p, k, jj] = B[batch(t), k, p*NR + jj]` (0 past N), one panel of one batch per
+    parallel iteration: full panels are copied a vector at a time, the last, partial one
+    element by element. `batch` is the number of batches packed and their extents.
     """
-    source_type = source.type
-    assert isinstance(source_type, MemRefType)
-    element = source_type.element_type
+    source, map_ = mm.b, mm.maps[1]
+    k, n = sizes
+    count, extents = batch
+    element = mm.element
     nr = tiles.nr
     vector_type = VectorType(element, [tiles.vector])
     zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
     panels = b.ceildiv(n, nr_v)
-    packed_type = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
-    packed = b(memref.AllocOp([panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
+    packed_type = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
+    packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
     last = b(arith.SubiOp(n, one))
 
-    def panel(pb: Ops, p: SSAValue) -> None:
+    def panel(pb: Ops, t: SSAValue) -> None:
+        flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
+        # B indexed by no batch loop: any value for them reads the same panel
+        batch_ivs = _batch_indices(pb, flat, extents) if extents else [zero_i] * mm.batch
         j0 = pb.mul(p, nr_v)
+
+        def source_at(rb: Ops, kk: SSAValue, j: SSAValue) -> list[SSAValue]:
+            return indices(rb, map_, [*batch_ivs, zero_i, kk, j])
 
         def full(fb: Ops) -> None:
             def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 for offset in range(0, nr, tiles.vector):
                     o = rb.index(offset)
-                    piece = rb(vector.LoadOp(source, [kk, rb.add(j0, o)], vector_type))
-                    rb.ops.append(vector.StoreOp(piece, packed, [p, kk, o]))
+                    piece = rb(vector.LoadOp(source, source_at(rb, kk, rb.add(j0, o)), vector_type))
+                    rb.ops.append(vector.StoreOp(piece, packed, [flat, p, kk, o]))
                 return []
 
             for_loop(fb, zero_i, k, one, row)
@@ -174,9 +132,9 @@ def pack_b(b: Ops, source: SSAValue, k: SSAValue, n: SSAValue, tiles: MatmulTile
             def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 def lane(lb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                     j = lb.add(j0, jj)
-                    value = lb(memref.LoadOp.get(source, [kk, lb.min(j, last)]))
-                    value = lb(arith.SelectOp(_less(lb, j, n), value, _zero(lb, element)))
-                    lb.ops.append(memref.StoreOp.get(value, packed, [p, kk, jj]))
+                    value = lb(memref.LoadOp.get(source, source_at(lb, kk, lb.min(j, last))))
+                    value = lb(arith.SelectOp(less(lb, j, n), value, zero(lb, element)))
+                    lb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
                     return []
 
                 for_loop(rb, zero_i, nr_v, one, lane)
@@ -186,48 +144,173 @@ def pack_b(b: Ops, source: SSAValue, k: SSAValue, n: SSAValue, tiles: MatmulTile
 
         if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
 
-    parallel_loop(b, zero_i, panels, one, panel)
+    parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
     return packed
+
+
+def pack_image(
+    b: Ops,
+    mm: Matmul,
+    sizes: tuple[SSAValue, SSAValue],
+    batch: tuple[SSAValue, Sequence[SSAValue]],
+    tiles: MatmulTiles,
+) -> SSAValue:
+    """
+    `Bp[t, p, k, jj] = X'[t, k, p*NR + jj]` (0 past N) for a convolution: each element
+    read from the image through its map, the convolution's loops rebuilt from the batch,
+    the column (its spatial loops) and the reduction loops (`mlc.lowering.conv_gemm`).
+    """
+    image = mm.image
+    assert image is not None
+    k, n = sizes
+    count, extents = batch
+    nr = tiles.nr
+    zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
+    panels = b.ceildiv(n, nr_v)
+    packed_type = MemRefType(mm.element, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
+    packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
+    last = b(arith.SubiOp(n, one))
+    loop_count = image.map.num_dims
+    rank_w, rank_y = len(_shape(image.weight)), len(_shape(image.output))
+    reduction_sizes = [
+        b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)
+    ]
+    spatial_sizes = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+
+    vector_type = VectorType(mm.element, [tiles.vector])
+    row_length = spatial_sizes[-1]
+
+    def panel(pb: Ops, t: SSAValue) -> None:
+        flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
+        loops: list[SSAValue] = [zero_i] * loop_count
+        for d, value in zip(image.prefix, _batch_indices(pb, flat, extents), strict=True):
+            loops[d] = value
+        j0 = pb.mul(p, nr_v)
+
+        def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            j = cb.add(j0, jj)
+            inside = less(cb, j, n)
+            at = _at_column(cb, image, loops, cb.min(j, last), spatial_sizes)
+
+            def element(rb: Ops, kk: SSAValue) -> None:
+                index = [affine_index(rb, e, at) for e in image.map.results]
+                value = rb(memref.LoadOp.get(image.source, index))
+                value = rb(arith.SelectOp(inside, value, zero(rb, mm.element)))
+                rb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
+
+            _over_reductions(cb, image, reduction_sizes, at, element)
+            return []
+
+        def by_columns(cb: Ops) -> None:
+            for_loop(cb, zero_i, nr_v, one, column)
+
+        if not image.rows_contiguous():
+            by_columns(pb)
+            return
+
+        # The panel lies in one output row: each k reads NR contiguous image elements.
+        at = _at_column(pb, image, loops, pb.min(j0, last), spatial_sizes)
+
+        def vectors(vb: Ops) -> None:
+            def piece(rb: Ops, kk: SSAValue) -> None:
+                index = [affine_index(rb, e, at) for e in image.map.results]
+                for offset in range(0, nr, tiles.vector):
+                    o = rb.index(offset)
+                    start = [*index[:-1], rb.add(index[-1], o)]
+                    value = rb(vector.LoadOp(image.source, start, vector_type))
+                    rb.ops.append(vector.StoreOp(value, packed, [flat, p, kk, o]))
+
+            _over_reductions(vb, image, reduction_sizes, at, piece)
+
+        in_row = pb(arith.CmpiOp(pb.add(at[image.spatial[-1]], nr_v), row_length, "sle"))
+        in_range = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
+        if_then(pb, pb(arith.AndIOp(in_row, in_range)), vectors, by_columns)
+
+    parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
+    return packed
+
+
+def _at_column(
+    b: Ops, image: Image, loops: Sequence[SSAValue], j: SSAValue, sizes: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """`loops` with the spatial loops set to those of column `j` of X'."""
+    at = list(loops)
+    for d, value in zip(image.spatial, _batch_indices(b, j, sizes), strict=True):
+        at[d] = value
+    return at
+
+
+def _over_reductions(
+    b: Ops,
+    image: Image,
+    sizes: Sequence[SSAValue],
+    at: list[SSAValue],
+    body: Callable[[Ops, SSAValue], None],
+) -> None:
+    """`body(kk)` in loops over the convolution's reduction loops (set in `at`), with
+    `kk` their row-major flat number: the row of X' they make."""
+
+    def nest(level: int, rb: Ops, kk: SSAValue) -> None:
+        if level == len(image.reductions):
+            body(rb, kk)
+            return
+
+        def step(sb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            at[image.reductions[level]] = r
+            nest(level + 1, sb, sb.add(sb.mul(kk, sizes[level]), r))
+            return []
+
+        for_loop(rb, rb.index(0), sizes[level], rb.index(1), step)
+
+    nest(0, b, b.index(0))
 
 
 def _micro_kernel(
     b: Ops,
-    a: SSAValue,
-    packed: SSAValue,
+    a: tuple[SSAValue, Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]],
+    panel: tuple[SSAValue, SSAValue, SSAValue],
     rows: Sequence[SSAValue],
-    p: SSAValue,
     k_range: tuple[SSAValue, SSAValue],
     tiles: MatmulTiles,
     vector_type: VectorType,
 ) -> Sequence[SSAValue]:
     """MR x NR/VL vector accumulators over `k` in `k_range`: the FMA loop."""
+    source, a_at = a
+    packed, t, p = panel
     lanes = tiles.nr // tiles.vector
-    zero = _zero(b, vector_type)
+    start = zero(b, vector_type)
     offsets = [b.index(v * tiles.vector) for v in range(lanes)]
 
     def step(kb: Ops, k: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        panel = [kb(vector.LoadOp(packed, [p, k, o], vector_type)) for o in offsets]
+        loaded = [kb(vector.LoadOp(packed, [t, p, k, o], vector_type)) for o in offsets]
         out: list[SSAValue] = []
         for r, row in enumerate(rows):
-            value = kb(vector.BroadcastOp(kb(memref.LoadOp.get(a, [row, k])), vector_type))
-            out += [kb(vector.FMAOp(value, panel[v], acc[r * lanes + v])) for v in range(lanes)]
+            value = kb(memref.LoadOp.get(source, a_at(kb, row, k)))
+            value = kb(vector.BroadcastOp(value, vector_type))
+            out += [kb(vector.FMAOp(value, loaded[v], acc[r * lanes + v])) for v in range(lanes)]
         return out
 
-    return for_loop(b, *k_range, b.index(1), step, [zero] * (tiles.mr * lanes))
+    return for_loop(b, *k_range, b.index(1), step, [start] * (tiles.mr * lanes))
+
+
+CAt = Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]
 
 
 def _write_back(
     b: Ops,
-    c: SSAValue,
+    c: tuple[SSAValue, CAt],
     acc: Sequence[SSAValue],
-    i: SSAValue,
-    j0: SSAValue,
+    tile: tuple[SSAValue, SSAValue],
     sizes: tuple[SSAValue, SSAValue],
     tiles: MatmulTiles,
-    vector_type: VectorType,
+    accumulate: bool,
 ) -> None:
-    """`C[i + r, j0 + jj] += acc` for the rows below M and the columns below N."""
+    """`C[i + r, j0 + jj] (+)= acc` for the rows below M and the columns below N."""
+    target, c_at = c
+    i, j0 = tile
     m, n = sizes
+    vector_type = acc[0].type
+    assert isinstance(vector_type, VectorType)
     lanes = tiles.nr // tiles.vector
     offsets = [b.index(v * tiles.vector) for v in range(lanes)]
     row_ids = [b.add(i, b.index(r)) for r in range(tiles.mr)]
@@ -235,16 +318,9 @@ def _write_back(
 
     def vectors(vb: Ops) -> None:
         for r, row in enumerate(row_ids):
-
-            def update(ub: Ops, r: int = r, row: SSAValue = row) -> None:
-                for v in range(lanes):
-                    column = ub.add(j0, offsets[v])
-                    old = ub(vector.LoadOp(c, [row, column], vector_type))
-                    ub.ops.append(
-                        vector.StoreOp(ub(arith.AddfOp(old, acc[r * lanes + v])), c, [row, column])
-                    )
-
-            if_then(vb, _less(vb, row, m), update)
+            columns = [(acc[r * lanes + v], offsets[v]) for v in range(lanes)]
+            store = _store_row(c, row, j0, columns, accumulate)
+            if_then(vb, less(vb, row, m), store)
 
     def scalars(sb: Ops) -> None:
         element = vector_type.element_type
@@ -252,46 +328,122 @@ def _write_back(
         for r in range(tiles.mr):
             for v in range(lanes):
                 sb.ops.append(vector.StoreOp(acc[r * lanes + v], buffer, [sb.index(r), offsets[v]]))
-        width = sb(arith.SubiOp(n, j0))
-        rows = sb.min(sb(arith.SubiOp(m, i)), sb.index(tiles.mr))
 
-        def row(rb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                target = [cb.add(i, r), cb.add(j0, jj)]
-                total = cb(
-                    arith.AddfOp(
-                        cb(memref.LoadOp.get(c, target)), cb(memref.LoadOp.get(buffer, [r, jj]))
-                    )
-                )
-                cb.ops.append(memref.StoreOp.get(total, c, target))
-                return []
+        def element_at(eb: Ops, r: SSAValue, jj: SSAValue) -> None:
+            at = c_at(eb, eb.add(i, r), eb.add(j0, jj))
+            value = eb(memref.LoadOp.get(buffer, [r, jj]))
+            if accumulate:
+                value = eb(arith.AddfOp(eb(memref.LoadOp.get(target, at)), value))
+            eb.ops.append(memref.StoreOp.get(value, target, at))
 
-            for_loop(rb, rb.index(0), width, rb.index(1), column)
-            return []
-
-        for_loop(sb, sb.index(0), rows, sb.index(1), row)
+        _over_tile(sb, (i, j0), sizes, tiles, element_at)
 
     if_then(b, full, vectors, scalars)
 
 
+def _store_row(
+    c: tuple[SSAValue, CAt],
+    row: SSAValue,
+    j0: SSAValue,
+    columns: Sequence[tuple[SSAValue, SSAValue]],
+    accumulate: bool,
+) -> Callable[[Ops], None]:
+    """A builder of `C[row, j0 + offset : +VL] (+)= value` for each (value, offset)."""
+    target, c_at = c
+
+    def build(ub: Ops) -> None:
+        for value, offset in columns:
+            at = c_at(ub, row, ub.add(j0, offset))
+            if accumulate:
+                old = ub(vector.LoadOp(target, at, value.type))
+                value = ub(arith.AddfOp(old, value))
+            ub.ops.append(vector.StoreOp(value, target, at))
+
+    return build
+
+
+def _over_tile(
+    b: Ops,
+    tile: tuple[SSAValue, SSAValue],
+    sizes: tuple[SSAValue, SSAValue],
+    tiles: MatmulTiles,
+    body: Callable[[Ops, SSAValue, SSAValue], None],
+) -> None:
+    """`body(r, jj)` over the part of the MR x NR tile at `tile` that lies inside M x N."""
+    (i, j0), (m, n) = tile, sizes
+    rows = b.min(b(arith.SubiOp(m, i)), b.index(tiles.mr))
+    width = b.min(b(arith.SubiOp(n, j0)), b.index(tiles.nr))
+
+    def row(rb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            body(cb, r, jj)
+            return []
+
+        for_loop(rb, rb.index(0), width, rb.index(1), column)
+        return []
+
+    for_loop(b, b.index(0), rows, b.index(1), row)
+
+
+def _finish(
+    epilogue: Epilogue,
+    b: Ops,
+    c: tuple[SSAValue, CAt],
+    batch_ivs: Sequence[SSAValue],
+    tile: tuple[SSAValue, SSAValue],
+    sizes: tuple[SSAValue, SSAValue],
+    tiles: MatmulTiles,
+) -> None:
+    """Apply the epilogue to the finished tile of C, in place, while it is in L1."""
+    target, c_at = c
+    i, j0 = tile
+
+    def element_at(eb: Ops, r: SSAValue, jj: SSAValue) -> None:
+        row, column = eb.add(i, r), eb.add(j0, jj)
+        at = c_at(eb, row, column)
+        value = eb(memref.LoadOp.get(target, at))
+        loops = [*batch_ivs, row, eb.index(0), column]
+        eb.ops.append(memref.StoreOp.get(epilogue.apply(eb, loops, value), target, at))
+
+    _over_tile(b, tile, sizes, tiles, element_at)
+
+
 def matmul_nest(
-    a: SSAValue, bm: SSAValue, c: SSAValue, tiles: MatmulTiles, rows_per_task: int
+    mm: Matmul, tiles: MatmulTiles, rows_per_task: int, overwrite: bool = False
 ) -> list[Operation]:
-    """The packed, register-blocked `C += A @ B` (see the module docstring)."""
+    """
+    The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
+    then `mm`'s epilogue on each finished tile. With `overwrite`, the first K block
+    stores into C instead of adding to it (C held zeros, which need not be written).
+    """
     b = Ops()
-    c_type = c.type
-    assert isinstance(c_type, MemRefType)
-    element = c_type.element_type
-    assert isinstance(element, AnyFloat)
-    vector_type = VectorType(element, [tiles.vector])
-    m, k, n = b.dim(a, 0), b.dim(a, 1), b.dim(bm, 1)
-    packed = pack_b(b, bm, k, n, tiles)
-    zero, one = b.index(0), b.index(1)
+    a, c = _matrices(b, mm)
+    epilogue = mm.epilogue.viewed(b) if mm.epilogue is not None else None
+    vector_type = VectorType(mm.element, [tiles.vector])
+    rank_a, rank_c = len(_shape(a)), len(_shape(c))
+    m, k, n = b.dim(a, rank_a - 2), b.dim(a, rank_a - 1), b.dim(c, rank_c - 1)
+    extents = [b.dim(c, d) for d in range(mm.batch)]
+    batches = _product(b, extents)
+    packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
+    pack = pack_b if mm.image is None else pack_image
+    packed = pack(b, mm, (k, n), packed_batches, tiles)
+    zero_i, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
+    blocks = b.ceildiv(m, b.index(rows_per_task))
 
-    def task(tb: Ops, i0: SSAValue) -> None:
+    def task(tb: Ops, t: SSAValue) -> None:
+        flat = tb(arith.DivSIOp(t, blocks))
+        batch_ivs = _batch_indices(tb, flat, extents)
+        packed_t = flat if _b_is_batched(mm) else zero_i
+        i0 = tb.mul(tb(arith.RemSIOp(t, blocks)), tb.index(rows_per_task))
         i_end = tb.min(tb.add(i0, tb.index(rows_per_task)), m)
+
+        def a_at(ab: Ops, row: SSAValue, kk: SSAValue) -> list[SSAValue]:
+            return indices(ab, mm.maps[0], [*batch_ivs, row, kk, zero_i])
+
+        def c_at(cb: Ops, row: SSAValue, column: SSAValue) -> list[SSAValue]:
+            return indices(cb, mm.maps[2], [*batch_ivs, row, zero_i, column])
 
         def depth(db: Ops, k0: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             k_end = db.min(db.add(k0, db.index(tiles.kc)), k)
@@ -301,21 +453,59 @@ def matmul_nest(
 
                 def block(bb: Ops, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                     rows = [bb.min(bb.add(i, bb.index(r)), last_row) for r in range(tiles.mr)]
-                    acc = _micro_kernel(bb, a, packed, rows, p, (k0, k_end), tiles, vector_type)
-                    _write_back(bb, c, acc, i, j0, (m, n), tiles, vector_type)
+                    acc = _micro_kernel(
+                        bb, (a, a_at), (packed, packed_t, p), rows, (k0, k_end), tiles, vector_type
+                    )
+
+                    def write(accumulate: bool) -> Callable[[Ops], None]:
+                        return lambda wb: _write_back(
+                            wb, (c, c_at), acc, (i, j0), (m, n), tiles, accumulate
+                        )
+
+                    if overwrite:  # C holds no zeros: the first K block stores
+                        if_then(bb, bb(arith.CmpiOp(k0, zero_i, "eq")), write(False), write(True))
+                    else:
+                        write(True)(bb)
+                    if epilogue is not None:
+                        finish = partial(_finish, epilogue, c=(c, c_at), batch_ivs=batch_ivs)
+                        last = bb(arith.CmpiOp(k_end, k, "eq"))
+                        if_then(
+                            bb, last, lambda fb: finish(fb, tile=(i, j0), sizes=(m, n), tiles=tiles)
+                        )
                     return []
 
                 for_loop(pb, i0, i_end, pb.index(tiles.mr), block)
                 return []
 
-            for_loop(db, zero, panels, one, panel)
+            for_loop(db, zero_i, panels, one, panel)
             return []
 
-        for_loop(tb, zero, k, tb.index(tiles.kc), depth)
+        for_loop(tb, zero_i, k, tb.index(tiles.kc), depth)
 
-    parallel_loop(b, zero, m, b.index(rows_per_task), task)
+    parallel_loop(b, zero_i, b.mul(batches, blocks), one, task)
     b.ops.append(memref.DeallocOp.get(packed))
     return b.ops
+
+
+def _matrices(b: Ops, mm: Matmul) -> tuple[SSAValue, SSAValue]:
+    """A and C; for a convolution, the weight and the output as (batches of) matrices."""
+    if mm.image is None:
+        return mm.a, mm.c
+    a = collapse_trailing(b, mm.a, len(_shape(mm.a)) - len(mm.image.reductions))
+    return a, collapse_trailing(b, mm.c, len(_shape(mm.c)) - len(mm.image.spatial))
+
+
+def _product(b: Ops, values: Sequence[SSAValue]) -> SSAValue:
+    result = b.index(1)
+    for value in values:
+        result = b.mul(result, value)
+    return result
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    type_ = value.type
+    assert isinstance(type_, MemRefType)
+    return type_.get_shape()
 
 
 def _collapse_column(b: Ops, column: SSAValue) -> SSAValue:

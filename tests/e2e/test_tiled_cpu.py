@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, TensorType
 
+import mlc
 from mlc import pipeline
 from mlc.backend.jit import JITModule
 from mlc.backend.runtime import compiled_function
@@ -152,3 +153,129 @@ def test_matvec_row_counts_around_the_block(dtype: str):
     """Eight rows per task: fewer rows than a task (one task, no parallel loop), one
     task exactly, and a partial last task; K below, at and above one vector."""
     check_matmuls([(m, k, 1, dtype) for m in (1, 3, 8, 9, 17) for k in (1, 7, 8, 9, 33)])
+
+
+def epilogue_source(m: str, k: int, n: int, dtype: str, name: str) -> str:
+    """gelu(x @ w + bias) * scale[rows] + residual: an epilogue with every kind of read."""
+    x, w, y = f"tensor<{m}x{k}x{dtype}>", f"tensor<{k}x{n}x{dtype}>", f"tensor<{m}x{n}x{dtype}>"
+    bias, scale = f"tensor<{n}x{dtype}>", f"tensor<{m}x1x{dtype}>"
+    return f"""
+    func.func @{name}(%x: {x}, %w: {w}, %bias: {bias}, %scale: {scale}, %res: {y}) -> {y} {{
+      %mm = ml.matmul %x, %w : ({x}, {w}) -> {y}
+      %b = ml.add %mm, %bias : ({y}, {bias}) -> {y}
+      %g = ml.gelu %b : ({y}) -> {y}
+      %s = ml.mul %g, %scale : ({y}, {scale}) -> {y}
+      %o = ml.add %s, %res : ({y}, {y}) -> {y}
+      func.return %o : {y}
+    }}"""
+
+
+def gelu(h: NDArray[Any]) -> NDArray[Any]:
+    from math import erf
+
+    return 0.5 * h * (1 + np.vectorize(erf)(h / np.sqrt(2)))
+
+
+EPILOGUE_SIZES = [(1, 1, 1), (2, 3, 17), (7, 13, 16), (37, 29, 53), (61, 70, 47), (13, 41, 33)]
+
+
+@pytest.mark.parametrize(
+    "tile", ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
+)
+def test_epilogue_applied_by_the_kernel(tile: str):
+    # Odd sizes below and above the tiles, several K blocks with the small tiles, and
+    # one dynamic-row case: the result must equal numpy's at every element.
+    cases = [(str(m), k, n) for m, k, n in EPILOGUE_SIZES] + [("?", 29, 53)]
+    source = "\n".join(
+        epilogue_source(m, k, n, "f32", f"case{i}") for i, (m, k, n) in enumerate(cases)
+    )
+    module = parse_module(source)
+    pipeline.run_pipeline(module, pipeline.STAGES["linalg"])
+    generics = [op for op in module.walk() if op.name == "linalg.generic"]
+    assert any(any(o.name == "scf.if" for o in g.walk()) for g in generics)  # fused
+    functions = build_all(source, tile)
+    for i, (m, k, n) in enumerate(cases):
+        rows = 37 if m == "?" else int(m)
+        rng = np.random.default_rng(rows * 10_000 + k * 100 + n)
+        x, w = random((rows, k), "f32", rng), random((k, n), "f32", rng)
+        bias, scale = random((n,), "f32", rng), random((rows, 1), "f32", rng)
+        res = random((rows, n), "f32", rng)
+        want = gelu(x.astype(np.float64) @ w + bias) * scale + res
+        got = functions[f"case{i}"](x, w, bias, scale, res)
+        atol = 2e-4 * (np.sqrt(k) + 1)
+        np.testing.assert_allclose(got, want, rtol=0, atol=atol, err_msg=str(cases[i]))
+
+
+def test_epilogue_matches_unfused_and_untiled():
+    source = epilogue_source("67", 131, 71, "f64", "f")
+    rng = np.random.default_rng(13)
+    args = [random(s, "f64", rng) for s in ((67, 131), (131, 71), (71,), (67, 1), (67, 71))]
+    tiled, plain = build(source), build(source, tile=None)
+    np.testing.assert_allclose(tiled(*args), plain(*args), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ("5x17x19", "5x19x23", "5x17x23"),  # one B per batch
+        ("2x3x7x33", "33x17", "2x3x7x17"),  # B shared by every batch
+        ("4x9x8", "1x8x40", "4x9x40"),  # B broadcast from one batch
+        ("?x13x21", "?x21x16", "?x13x16"),  # dynamic batch
+    ],
+)
+def test_batched_matmul_through_the_kernel(shapes: tuple[str, str, str]):
+    source = matmul_source(*shapes, "f32")
+    module = parse_module(source)
+    pipeline.run_pipeline(module, ",".join([pipeline.STAGES["linalg"], "bufferize", "linalg-tile"]))
+    assert any(op.name == "vector.fma" for op in module.walk())  # the micro-kernel ran
+    f = build(source)
+    rng = np.random.default_rng(17)
+    a_shape, b_shape = ([int(d) if d != "?" else 3 for d in s.split("x")] for s in shapes[:2])
+    a, b = random(tuple(a_shape), "f32", rng), random(tuple(b_shape), "f32", rng)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(f(a, b), want, rtol=0, atol=1e-4 * np.sqrt(a.shape[-1]))
+
+
+# (image, weight, strides, dilations, pads, groups): odd sizes above and below the tiles
+CONVS = [
+    ((2, 5, 13, 11), (7, 5, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    ((1, 6, 17, 9), (10, 3, 3, 2), (2, 1), (1, 2), (0, 1, 2, 0), 2),
+    ((3, 16, 7, 7), (33, 16, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),  # 1x1: a plain GEMM
+    ((1, 4, 6, 5), (4, 1, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 4),  # depthwise
+    ((2, 3, 5, 70), (5, 3, 3, 3), (1, 1), (1, 2), (1, 0, 1, 3), 1),  # rows of 69: vector packing
+]
+
+
+@pytest.mark.parametrize("tile", ["", "{tile-sizes=3,8,16,6 vector-length=4}"])
+@pytest.mark.parametrize("case", CONVS, ids=range(len(CONVS)))
+def test_conv_through_the_kernel(case, tile: str, monkeypatch: pytest.MonkeyPatch):
+    # relu(conv(x, w) + bias, scaled per channel) + residual: the epilogue fuses into
+    # the convolution and the micro-kernel applies it to the implicit GEMM's tiles.
+    from mlc.dialects import ml
+    from tests.e2e.programs import program, tensor
+    from tests.e2e.test_ml_ops_cpu import conv2d_reference
+
+    x_shape, w_shape, strides, dilations, pads, groups = case
+    attrs = dict(strides=strides, dilations=dilations, pads=pads, groups=groups)
+    rng = np.random.default_rng(sum(x_shape) * 100 + sum(w_shape))
+    x, w = random(x_shape, "f32", rng), random(w_shape, "f32", rng)
+    bias, scale = random((w_shape[0],), "f32", rng), random((w_shape[0], 1, 1), "f32", rng)
+    plain = conv2d_reference(x.astype(np.float64), w.astype(np.float64), bias, **attrs)
+    residual = random(plain.shape, "f32", rng)
+    want = np.maximum(plain * scale + residual, 0)
+    types = [tensor(a.shape, "float32") for a in (x, w, bias, scale, residual)]
+
+    def build(x, w, b, s, r):
+        conv = ml.Conv2dOp(x, w, b, **attrs)
+        scaled = ml.MulOp(conv, s)
+        total = ml.AddOp(scaled, r)
+        return [conv, scaled, total, ml.ReluOp(total)]
+
+    module = program(types, build)
+    loops = pipeline.STAGES["loops"].replace("linalg-tile", "linalg-tile" + tile)
+    monkeypatch.setitem(pipeline.STAGES, "loops", loops)
+    lowered = pipeline.lower(module.clone(), emit="loops")
+    assert any(op.name == "vector.fma" for op in lowered.walk())  # the micro-kernel ran
+    assert not any(op.name == "linalg.generic" for op in lowered.walk())  # epilogue too
+    got = mlc.compile(module)(x, w, bias, scale, residual)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(np.prod(w_shape[1:])))

@@ -30,8 +30,9 @@ where `@f_parallel0_chunk(%lo, %hi, %ctx)` loads the arguments back and calls
 `@f_parallel0`. Only the arguments the outlined body reads travel: once memrefs are
 expanded, the descriptor fields it never reads (static sizes and strides, the
 allocated pointer) are dropped from `@f_parallel0` and its calls, which cut the
-transformer block's `llvm`-level IR by a third. `mlc.backend.parallel` defines `mlc_parallel_for`: it splits
-`[lo, hi)` into one contiguous range per thread and runs the chunks on its pool.
+transformer block's `llvm`-level IR by a third. `mlc.backend.parallel` defines
+`mlc_parallel_for`: it splits `[lo, hi)` into one contiguous range per thread and runs
+the chunks on its pool.
 Loops with reductions (`scf.parallel` with results) are rejected before any rewrite.
 """
 

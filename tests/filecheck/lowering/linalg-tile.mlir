@@ -2,14 +2,14 @@
 // RUN: mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=2}' --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
 
-// A float matmul on buffers: B is packed into NR-wide panels by one parallel loop,
+// A float matmul on buffers: B is packed into NR-wide panels (of one batch) by one parallel loop,
 // then a parallel loop over blocks of MC rows runs KC-deep MR x NR micro-kernels whose
 // accumulators are vectors carried by the k loop; the packed buffer is freed after.
 
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x32xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x32xf32>)
 // CHECK-NOT:     linalg.generic
-// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x8xf32>
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         "scf.parallel"
 // CHECK:           memref.load %[[B]]
 // CHECK:           memref.store {{.*}}, %[[P]]
@@ -165,6 +165,174 @@ func.func @dynamic_fill(%c: memref<?x?xf32>) {
   ^bb0(%z: f32):
     %zero = arith.constant 0.0 : f32
     linalg.yield %zero : f32
+  }
+  func.return
+}
+
+// -----
+
+// A matmul with an epilogue (as linalg-fuse-elementwise builds it) and a zero fill
+// before it: the fill is dropped, the first K block stores its accumulators (no load
+// of C), later ones add to C, and after the last K block the epilogue's scalar ops run
+// over the finished tile, reading the bias through its map.
+
+// CHECK-LABEL: func.func @epilogue
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<5x12xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<12x9xf32>, %[[BIAS:[a-zA-Z0-9_]+]]: memref<9xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<5x9xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         vector.fma
+// CHECK:         %[[FIRST:.+]] = arith.cmpi eq, %{{.+}}, %{{.+}} : index
+// CHECK-NEXT:    scf.if %[[FIRST]] {
+// CHECK-NOT:       vector.load %[[C]]
+// CHECK:           vector.store {{.*}}, %[[C]]
+// CHECK:         } else {
+// CHECK:           vector.load %[[C]]
+// CHECK:           arith.addf {{.*}} : vector<4xf32>
+// CHECK:           vector.store {{.*}}, %[[C]]
+// CHECK:         %[[LAST:.+]] = arith.cmpi eq, %{{.+}}, %{{.+}} : index
+// CHECK-NEXT:    scf.if %[[LAST]] {
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               memref.load %[[C]]
+// CHECK:               memref.load %[[BIAS]]
+// CHECK:               arith.addf
+// CHECK:               arith.maximumf
+// CHECK:               memref.store {{.*}}, %[[C]]
+// CHECK:         memref.dealloc
+// CHECK-NOT:     linalg.generic
+
+// LOC-LABEL: func.func @epilogue
+// LOC:         arith.maximumf {{.*}} loc("model.py":7:1)
+func.func @epilogue(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %bias: memref<9xf32>, %c: memref<5x9xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %bias : memref<5x12xf32>, memref<12x9xf32>, memref<9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    %last = arith.constant 11 : index
+    %k = linalg.index 1 : index
+    %is_last = arith.cmpi eq, %k, %last : index
+    %r = scf.if %is_last -> (f32) {
+      %t = arith.addf %s, %v : f32
+      %zero = arith.constant 0.0 : f32
+      %relu = arith.maximumf %t, %zero : f32
+      scf.yield %relu : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  } loc("model.py":7:1)
+  func.return
+}
+
+// -----
+
+// A batched matmul whose B is shared by every batch: B is packed once (one batch of
+// panels), and one flat parallel loop runs every (batch, row block) task.
+
+// CHECK-LABEL: func.func @batched
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<3x8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x8xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<3x8x8xf32>)
+// CHECK:         %[[BATCHES:.+]] = arith.muli %{{.+}}, %{{.+}} : index
+// CHECK-NEXT:    %[[ONE:.+]] = arith.constant 1 : index
+// CHECK:         memref.alloc(%[[ONE]], {{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:         "scf.parallel"
+// CHECK:           arith.divsi
+// CHECK:           arith.remsi
+// CHECK:           vector.fma
+// CHECK:           vector.store {{.*}}, %[[C]][{{.*}}, {{.*}}, {{.*}}] : memref<3x8x8xf32>, vector<4xf32>
+func.func @batched(%a: memref<3x8x16xf32>, %b: memref<16x8xf32>, %c: memref<3x8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<3x8x16xf32>, memref<16x8xf32>) outs(%c : memref<3x8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Left to the loops: an epilogue that reads C itself (C already holds the sum when the
+// epilogue would run), and a body that is not a multiply-add.
+
+// CHECK-LABEL: func.func @not_tiled
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     vector.fma
+func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %c : memref<8x8xf32>, memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    %last = arith.constant 7 : index
+    %k = linalg.index 1 : index
+    %is_last = arith.cmpi eq, %k, %last : index
+    %r = scf.if %is_last -> (f32) {
+      %t = arith.addf %s, %v : f32
+      scf.yield %t : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.maximumf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// A convolution (stride 2, as convert-ml-to-linalg builds it) is an implicit GEMM per
+// image: the weight and the output are read as matrices through views that merge
+// their trailing dims, and B's panels are packed straight from the image through its
+// map (no im2col buffer); the per-channel bias epilogue reads the bias by the row.
+
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<2x3x9x9xf32>, %[[W:[a-zA-Z0-9_]+]]: memref<4x3x3x3xf32>, %[[BIAS:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<2x4x4x4xf32>)
+// CHECK:         %[[A:.+]] = memref.collapse_shape %[[W]] {{\[}}[0 : i64], [1 : i64, 2 : i64, 3 : i64]] : memref<4x3x3x3xf32> into memref<4x27xf32>
+// CHECK:         %[[C:.+]] = memref.collapse_shape %[[Y]] {{\[}}[0 : i64], [1 : i64], [2 : i64, 3 : i64]] : memref<2x4x4x4xf32> into memref<2x4x16xf32>
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           arith.muli {{.*}} : index
+// CHECK:           memref.load %[[X]]
+// CHECK:           memref.store {{.*}}, %[[P]]
+// CHECK:         "scf.parallel"
+// CHECK:           memref.load %[[A]]
+// CHECK:           vector.fma
+// CHECK:           vector.store {{.*}}, %[[C]]
+// CHECK:           memref.load %[[BIAS]]
+// CHECK:           memref.store {{.*}}, %[[C]]
+// CHECK-NOT:     linalg.generic
+func.func @conv(%x: memref<2x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<4xf32>, %y: memref<2x4x4x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 * 2 + d4, d6 * 2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w, %bias : memref<2x3x9x9xf32>, memref<4x3x3x3xf32>, memref<4xf32>) outs(%y : memref<2x4x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %v: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    %c2 = arith.constant 2 : index
+    %i3 = linalg.index 3 : index
+    %l3 = arith.cmpi eq, %i3, %c2 : index
+    %c2b = arith.constant 2 : index
+    %i4 = linalg.index 4 : index
+    %l4 = arith.cmpi eq, %i4, %c2b : index
+    %l34 = arith.andi %l3, %l4 : i1
+    %c2c = arith.constant 2 : index
+    %i5 = linalg.index 5 : index
+    %l5 = arith.cmpi eq, %i5, %c2c : index
+    %last = arith.andi %l34, %l5 : i1
+    %r = scf.if %last -> (f32) {
+      %t = arith.addf %s, %v : f32
+      scf.yield %t : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
   }
   func.return
 }
