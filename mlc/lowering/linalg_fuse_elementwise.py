@@ -266,9 +266,20 @@ def fusable_uses(producer: GenericOp) -> tuple[list[Use], int]:
             and use.index < len(consumer.inputs)
             and (seen := loops_seen(producer, consumer, use.index)) is not None
             and keeps_loop_sizes(producer, consumer, use.index, seen)
+            and not feeds_contraction(consumer, seen)
         ):
             uses.append(Use(consumer, use.index, seen))
     return uses, result.uses.get_length()
+
+
+def feeds_contraction(consumer: GenericOp, seen: AffineMap) -> bool:
+    """
+    Whether the consumer is a contraction (matmul, conv) reading each producer element
+    more than once: its operands stay plain reads, which the contraction kernels pack
+    once, instead of recomputing the producer for every output column.
+    """
+    reduces = any(it != PARALLEL for it in consumer.iterator_types.data)
+    return reduces and repeats(consumer, seen) != 1
 
 
 def keeps_loop_sizes(producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap) -> bool:
