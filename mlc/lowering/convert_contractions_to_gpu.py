@@ -21,9 +21,17 @@ parallel dim, another the one before it), with one reduction dim and an
 - out-of-range rows and columns are clamped for loads and skipped at the store;
   K's tail is zero-filled, which leaves `acc + a * b` unchanged.
 
+When the 128x128 grid has fewer than `FEW_BLOCKS` blocks (an MLP's 8192x128 output
+has 64: half an H100 idle), the host launches the same kernel with 64x64 tiles and
+4x4 register tiles instead; both are compiled, the choice is one `scf.if` on the host
+(folded away when the sizes are static).
+
 An epilogue that `linalg-fuse-elementwise` fused into the contraction (`scf.if` on the
 last reduction iteration) is applied to each finished accumulator before its store,
-with its other inputs read at the output element. Contractions whose sizes are all
+with its other inputs read at the output element. When a fill generic (a constant, as the zeros
+`convert-ml-to-linalg` starts a matmul from) writes the output just before, the
+accumulators start at that constant and the fill is dropped: one launch and one pass
+over the output fewer. Contractions whose sizes are all
 static with fewer than `SMALL_OUTPUT` outputs are left to the loop mapping, which
 gives each output a warp: a 128x128 tile would leave most of the GPU idle.
 """
@@ -43,8 +51,10 @@ from xdsl.dialects.builtin import (
     f32,
     i64,
 )
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -65,10 +75,12 @@ from mlc.lowering.convert_linalg_to_parallel_loops import (
 )
 
 TILE = 128  # output rows and columns per block
+SMALL_TILE = 64  # for grids of big tiles that would leave SMs idle
+FEW_BLOCKS = 264  # fewer 128x128 blocks than this (2 per SM of an H100): small tiles
 SLICE = 8  # K per shared-memory slice
-THREADS = 256  # a 16 x 16 grid of threads, each with an 8 x 8 register tile
-HALF = 4  # each thread's tile is two 4-wide halves, 64 apart
-A_ROW = TILE + 4  # the transposed A slice's padded row (bank-conflict-free copies)
+THREADS = 256  # a 16 x 16 grid of threads, each with an 8 x 8 (4 x 4) register tile
+HALF = 4  # each thread's tile is two (one) 4-wide halves, 64 apart
+PAD = 4  # floats padding each row of the transposed A slice (bank-conflict-free copies)
 WORKGROUP = IntegerAttr(3, i64)  # NVVM's shared address space
 
 
@@ -85,6 +97,43 @@ class Contraction:
     k: int
     accumulate: list[Operation]  # the body's mulf, addf
     epilogue: scf.IfOp | None
+    fill: GenericOp | None = None  # the generic that fills the output just before
+
+
+def _filled_with(op: GenericOp) -> SSAValue | None:
+    """The constant an input-less, all-parallel, identity generic fills its output with."""
+    if op.inputs or len(op.outputs) != 1 or op.res:
+        return None
+    if any(it.data != IteratorType.PARALLEL for it in op.iterator_types):
+        return None
+    affine_map = op.get_indexing_maps().data[0].data
+    if affine_map != AffineMap.identity(affine_map.num_dims):
+        return None
+    yielded = op.body.block.last_op
+    assert isinstance(yielded, YieldOp)
+    value = yielded.operands[0]
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and owner.parent_block() is op.body.block:
+        return value
+    return None
+
+
+def fill_before(op: GenericOp) -> GenericOp | None:
+    """
+    The fill generic that writes `op`'s output last before it, if nothing reads it between.
+
+    The kernel then starts its accumulators at the constant and the fill goes: one
+    launch and one pass over the output fewer.
+    """
+    output = op.outputs[0]
+    previous = op.prev_op
+    while previous is not None:
+        if isinstance(previous, GenericOp) and list(previous.outputs) == [output]:
+            return previous if _filled_with(previous) is not None else None
+        if output in previous.operands and not isinstance(previous, memref.DimOp):
+            return None
+        previous = previous.prev_op
+    return None
 
 
 def _accumulation(op: GenericOp) -> tuple[int, int, list[Operation], SSAValue] | None:
@@ -177,7 +226,7 @@ def match(op: GenericOp) -> Contraction | None:
     if any(_uses(op, i, k) for i in others):
         return None  # an epilogue input read along K
     batch = parallel[:-2]
-    return Contraction(op, a, b, batch, rows, cols, k, accumulate, epilogue)
+    return Contraction(op, a, b, batch, rows, cols, k, accumulate, epilogue, fill_before(op))
 
 
 class _Emitter:
@@ -238,6 +287,7 @@ class _Kernel:
     emit: _Emitter
     bounds: list[SSAValue]
     batch_ivs: list[SSAValue]
+    tile: int
 
     def ivs(self, row: SSAValue, col: SSAValue, k: SSAValue) -> list[SSAValue]:
         values: list[SSAValue] = [k] * len(self.bounds)
@@ -247,40 +297,39 @@ class _Kernel:
         return values
 
     def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
-        emit, c = self.emit, self.c
+        emit, c, tile = self.emit, self.c, self.tile
+        width = HALF * tile // 64  # a thread's tile is width x width
+        copies = tile * SLICE // THREADS  # elements of each slice a thread copies
         m, n, k = self.bounds[c.rows], self.bounds[c.cols], self.bounds[c.k]
-        a_tiles = emit(memref.AllocaOp.get(f32, shape=[2, SLICE, A_ROW], memory_space=WORKGROUP))
-        b_tiles = emit(memref.AllocaOp.get(f32, shape=[2, SLICE, TILE], memory_space=WORKGROUP))
+        a_shape = [2, SLICE, tile + PAD]
+        a_tiles = emit(memref.AllocaOp.get(f32, shape=a_shape, memory_space=WORKGROUP))
+        b_tiles = emit(memref.AllocaOp.get(f32, shape=[2, SLICE, tile], memory_space=WORKGROUP))
         last_row = emit(arith.SubiOp(m, emit.index(1)))
         last_col = emit(arith.SubiOp(n, emit.index(1)))
-        row0, col0 = emit.mul(by, TILE), emit.mul(bx, TILE)
+        row0, col0 = emit.mul(by, tile), emit.mul(bx, tile)
         tx, ty = emit.rem(tid, 16), emit.div(tid, 16)
         rows = self._mine(row0, ty)
         cols = self._mine(col0, tx)
         zero_index = emit.index(0)
         clamped_rows = [emit(arith.MinUIOp(r, last_row)) for r in rows]
         clamped_cols = [emit(arith.MinUIOp(x, last_col)) for x in cols]
-        out = len(c.op.inputs)
-        init = [
-            emit.load(c.op, out, self.ivs(r, x, zero_index))
-            for r in clamped_rows
-            for x in clamped_cols
-        ]
-        # What each thread copies: A at row tid / 2, k (tid % 2) * 4 + [0, 4);
-        # B at k tid / 32, columns (tid % 32) * 4 + [0, 4).
-        a_row = emit.div(tid, 2)
-        a_k = emit.mul(emit.rem(tid, 2), HALF)
+        init = self._initial(clamped_rows, clamped_cols, zero_index)
+        # What each thread copies (128 tiles; 64 tiles take 2 where this takes 4):
+        # A at row tid / 2, k (tid % 2) * 4 + [0, 4); B at k tid / 32, columns
+        # (tid % 32) * 4 + [0, 4).
+        a_row = emit.div(tid, SLICE // copies)
+        a_k = emit.mul(emit.rem(tid, SLICE // copies), copies)
         a_source = emit(arith.MinUIOp(emit.add(row0, a_row), last_row))
-        b_k = emit.div(tid, 32)
-        b_col = emit.mul(emit.rem(tid, 32), HALF)
+        b_k = emit.div(tid, tile // copies)
+        b_col = emit.mul(emit.rem(tid, tile // copies), copies)
         b_sources = [
-            emit(arith.MinUIOp(emit.add(col0, emit.add(b_col, j)), last_col)) for j in range(HALF)
+            emit(arith.MinUIOp(emit.add(col0, emit.add(b_col, j)), last_col)) for j in range(copies)
         ]
 
         def slice_loads(e: _Emitter, first: SSAValue) -> list[SSAValue]:
             last_k = e(arith.SubiOp(k, e.index(1)))
             values = []
-            for kk, row_or_col in [(e.add(a_k, j), None) for j in range(HALF)] + [
+            for kk, row_or_col in [(e.add(a_k, j), None) for j in range(copies)] + [
                 (b_k, x) for x in b_sources
             ]:
                 index = e.add(first, kk)
@@ -294,23 +343,28 @@ class _Kernel:
 
         slices = emit.ceil_div(k, SLICE)
         then, otherwise = Block(), Block()
-        first_loads = emit(scf.IfOp(emit.less(zero_index, slices), [f32] * 8, [then], [otherwise]))
+        staged_types = [f32] * (2 * copies)
+        first_loads = emit(
+            scf.IfOp(emit.less(zero_index, slices), staged_types, [then], [otherwise])
+        )
         first = first_loads.owner
         inner = emit.region(then)
         inner(scf.YieldOp(*slice_loads(inner, zero_index)))
         inner = emit.region(otherwise)
         zero = inner.zero()
-        inner(scf.YieldOp(*[zero] * 8))
+        inner(scf.YieldOp(*[zero] * (2 * copies)))
 
-        body = Block(arg_types=[IndexType(), *[f32] * (64 + 8)])
+        outputs = width * width
+        body = Block(arg_types=[IndexType(), *[f32] * outputs, *staged_types])
         loop = scf.ForOp(zero_index, slices, emit.index(1), [*init, *first.results], Region(body))
         emit(loop)
         e = emit.region(body)
-        t, accs, staged = body.args[0], list(body.args[1:65]), list(body.args[65:])
+        t, accs = body.args[0], list(body.args[1 : 1 + outputs])
+        staged = list(body.args[1 + outputs :])
         buffer = e.rem(t, 2)
-        for j in range(HALF):
+        for j in range(copies):
             e(memref.StoreOp.get(staged[j], a_tiles, [buffer, e.add(a_k, j), a_row]))
-            e(memref.StoreOp.get(staged[HALF + j], b_tiles, [buffer, b_k, e.add(b_col, j)]))
+            e(memref.StoreOp.get(staged[copies + j], b_tiles, [buffer, b_k, e.add(b_col, j)]))
         e(gpu.BarrierOp())
         following = slice_loads(e, e.mul(e.add(t, 1), SLICE))
         a_offsets = self._mine(e.index(0), ty, e)[::HALF]
@@ -321,23 +375,36 @@ class _Kernel:
             b_values = self._quads(e, b_tiles, [buffer, step], b_offsets)
             for i, a_value in enumerate(a_values):
                 for j, b_value in enumerate(b_values):
-                    accs[8 * i + j] = e(math.FmaOp(a_value, b_value, accs[8 * i + j]))
+                    accs[width * i + j] = e(math.FmaOp(a_value, b_value, accs[width * i + j]))
         e(scf.YieldOp(*accs, *following))
-        results = list(loop.results)[:64]
+        results = list(loop.results)[:outputs]
         for i, row in enumerate(rows):
             for j, col in enumerate(cols):
                 inside = emit(arith.AndIOp(emit.less(row, m), emit.less(col, n)))
                 store = Block()
                 emit(scf.IfOp(inside, [], [store]))
                 s = emit.region(store)
-                self._store(s, results[8 * i + j], self.ivs(row, col, zero_index))
+                self._store(s, results[width * i + j], self.ivs(row, col, zero_index))
                 s(scf.YieldOp())
 
+    def _initial(
+        self, rows: list[SSAValue], cols: list[SSAValue], zero: SSAValue
+    ) -> list[SSAValue]:
+        """The accumulators' start: the fill's constant, or the output's elements."""
+        c, emit = self.c, self.emit
+        if c.fill is not None:
+            constant = _filled_with(c.fill)
+            assert constant is not None and isinstance(constant.owner, Operation)
+            return [emit(constant.owner.clone())] * (len(rows) * len(cols))
+        out = len(c.op.inputs)
+        return [emit.load(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
+
     def _mine(self, base: SSAValue, lane: SSAValue, e: _Emitter | None = None) -> list[SSAValue]:
-        """The 8 rows (or columns) of a thread's tile: base + 4 lane + [0, 4) and 64 + that."""
+        """A thread's rows (or columns): base + 4 lane + [0, 4), and 64 + those in 128 tiles."""
         e = e or self.emit
         first = e.add(base, e.mul(lane, HALF))
-        return [e.add(first, half * TILE // 2 + j) for half in range(2) for j in range(HALF)]
+        halves = range(self.tile // 64)
+        return [e.add(first, half * 64 + j) for half in halves for j in range(HALF)]
 
     @staticmethod
     def _quads(
@@ -377,6 +444,42 @@ class _Kernel:
         e(memref.StoreOp.get(value, c.op.outputs[0], indices))
 
 
+def _grid(
+    host: _Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue, tile: int
+) -> list[SSAValue]:
+    """Blocks in x (columns), y (rows) and z (batch) for `tile`-square output tiles."""
+    one = host.index(1)
+    return [
+        host(arith.MaxUIOp(host.ceil_div(bounds[c.cols], tile), one)),
+        host(arith.MaxUIOp(host.ceil_div(bounds[c.rows], tile), one)),
+        host(arith.MaxUIOp(batch, one)),
+    ]
+
+
+def _kernel_body(
+    kernel: _Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue, tile: int
+) -> None:
+    """The launch body: ids, the guard against empty outputs, then the tiled kernel."""
+    x, y, z = (gpu.DimensionAttr(d) for d in gpu.DimensionEnum)
+    bx, by, bz = (kernel(gpu.BlockIdOp(d)) for d in (x, y, z))
+    tid = kernel(gpu.ThreadIdOp(x))
+    zero = kernel.index(0)
+    rows, cols = kernel.less(zero, bounds[c.rows]), kernel.less(zero, bounds[c.cols])
+    work = kernel(arith.AndIOp(kernel(arith.AndIOp(rows, cols)), kernel.less(bz, batch)))
+    then = Block()
+    kernel(scf.IfOp(work, [], [then]))
+    kernel(gpu.TerminatorOp())
+    inner = kernel.region(then)
+    batch_ivs: list[SSAValue] = []
+    rest = bz
+    for dim in reversed(c.batch):
+        batch_ivs.append(inner.rem(rest, bounds[dim]))
+        rest = inner.div(rest, bounds[dim])
+    batch_ivs.reverse()
+    _Kernel(c, inner, bounds, batch_ivs, tile).build(bx, by, tid)
+    inner(scf.YieldOp())
+
+
 class ContractionToTiledLaunch(RewritePattern):
     """One matched contraction to a tiled `gpu.launch` (module docstring)."""
 
@@ -393,42 +496,21 @@ class ContractionToTiledLaunch(RewritePattern):
         for dim in contraction.batch:
             batch = host.mul(batch, bounds[dim])
         one = host.index(1)
-        grid = [
-            host(arith.MaxUIOp(host.ceil_div(bounds[contraction.cols], TILE), one)),
-            host(arith.MaxUIOp(host.ceil_div(bounds[contraction.rows], TILE), one)),
-            host(arith.MaxUIOp(batch, one)),
-        ]
-        body = Block(arg_types=[IndexType()] * 12)
-        host(gpu.LaunchOp(Region(body), grid, [host.index(THREADS), one, one]))
-        kernel = host.region(body)
-        x, y, z = (gpu.DimensionAttr(d) for d in gpu.DimensionEnum)
-        bx, by, bz = (kernel(gpu.BlockIdOp(d)) for d in (x, y, z))
-        tid = kernel(gpu.ThreadIdOp(x))
-        zero = kernel.index(0)
-        work = kernel(
-            arith.AndIOp(
-                kernel(
-                    arith.AndIOp(
-                        kernel.less(zero, bounds[contraction.rows]),
-                        kernel.less(zero, bounds[contraction.cols]),
-                    )
-                ),
-                kernel.less(bz, batch),
-            )
-        )
-        then = Block()
-        kernel(scf.IfOp(work, [], [then]))
-        kernel(gpu.TerminatorOp())
-        inner = kernel.region(then)
-        batch_ivs: list[SSAValue] = []
-        rest = bz
-        for dim in reversed(contraction.batch):
-            batch_ivs.append(inner.rem(rest, bounds[dim]))
-            rest = inner.div(rest, bounds[dim])
-        batch_ivs.reverse()
-        _Kernel(contraction, inner, bounds, batch_ivs).build(bx, by, tid)
-        inner(scf.YieldOp())
+        grids = {tile: _grid(host, contraction, bounds, batch, tile) for tile in (TILE, SMALL_TILE)}
+        x, y, z = grids[TILE]
+        big_blocks = host(arith.MuliOp(host(arith.MuliOp(x, y)), z))
+        big = host(arith.CmpiOp(big_blocks, host.index(FEW_BLOCKS), "uge"))
+        branches = {TILE: Block(), SMALL_TILE: Block()}
+        host(scf.IfOp(big, [], [branches[TILE]], [branches[SMALL_TILE]]))
+        for tile, block in branches.items():
+            inside = host.region(block)
+            body = Block(arg_types=[IndexType()] * 12)
+            inside(gpu.LaunchOp(Region(body), grids[tile], [inside.index(THREADS), one, one]))
+            inside(scf.YieldOp())
+            _kernel_body(host.region(body), contraction, bounds, batch, tile)
         rewriter.erase(op)
+        if contraction.fill is not None:
+            rewriter.erase(contraction.fill)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ assembled with ptxas (where it is installed) and the numerics skip with the reas
 import numpy as np
 import pytest
 
-from tests.gpu.targets import compile_for
+from tests.gpu.targets import compile_once
 
 pytestmark = pytest.mark.gpu
 
@@ -47,22 +47,6 @@ func.func @main(%a: tensor<?x40xf32>, %b: tensor<40x?xf32>) -> tensor<?x?xf32> {
 """
 
 
-_COMPILED: dict[str, object] = {}
-
-
-def _compiled(program: str):
-    """One compilation per program (without a GPU, one ptxas check, then the same skip)."""
-    if program not in _COMPILED:
-        try:
-            _COMPILED[program] = compile_for(program, "cuda")
-        except pytest.skip.Exception as skipped:
-            _COMPILED[program] = skipped
-    found = _COMPILED[program]
-    if isinstance(found, BaseException):
-        raise found
-    return found
-
-
 def _random(rng, *shape):
     return rng.standard_normal(shape).astype(np.float32)
 
@@ -80,7 +64,7 @@ def _close(got, want, k):
      (64, 1000, 64), (5, 0, 6), (0, 4, 3)],
 )  # fmt: skip
 def test_matmul_odd_sizes(m, k, n):
-    exe = _compiled(MATMUL)
+    exe = compile_once(MATMUL)
     rng = np.random.default_rng()
     a, b = _random(rng, m, k), _random(rng, k, n)
     _close(exe(a, b), a.astype(np.float64) @ b, k)
@@ -88,7 +72,7 @@ def test_matmul_odd_sizes(m, k, n):
 
 @pytest.mark.parametrize("batch, m, k, n", [(1, 130, 17, 129), (3, 65, 40, 200), (5, 1, 3, 1)])
 def test_batched_matmul_through_the_same_kernel(batch, m, k, n):
-    exe = _compiled(BATCHED)
+    exe = compile_once(BATCHED)
     rng = np.random.default_rng()
     a, b = _random(rng, batch, m, k), _random(rng, batch, k, n)
     _close(exe(a, b), a.astype(np.float64) @ b, k)
@@ -96,7 +80,7 @@ def test_batched_matmul_through_the_same_kernel(batch, m, k, n):
 
 @pytest.mark.parametrize("m, k, n", [(131, 70, 129), (7, 70, 300)])
 def test_bias_relu_residual_epilogue(m, k, n):
-    exe = _compiled(BIAS_RELU_RESIDUAL)
+    exe = compile_once(BIAS_RELU_RESIDUAL)
     rng = np.random.default_rng()
     a, b, bias, r = _random(rng, m, k), _random(rng, k, n), _random(rng, n), _random(rng, m, n)
     want = np.maximum(a.astype(np.float64) @ b + bias, 0.0) + r
@@ -106,7 +90,7 @@ def test_bias_relu_residual_epilogue(m, k, n):
 def test_gelu_epilogue():
     from math import erf, sqrt
 
-    exe = _compiled(GELU)
+    exe = compile_once(GELU)
     rng = np.random.default_rng()
     a, b = _random(rng, 150, 40), _random(rng, 40, 140)
     c = a.astype(np.float64) @ b

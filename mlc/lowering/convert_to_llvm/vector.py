@@ -9,13 +9,14 @@
 `vector.load`/`store` read and write consecutive elements along the last dimension
 (which must have unit stride: the kernels only emit them there), aligned as one element
 is, since a row of a matrix starts anywhere, unless the op's `alignment` attribute (bytes,
-as MLIR's) promises more: GPU shared-memory tiles are laid out for 16-byte accesses;
-`vector.broadcast` of a scalar is an
-`insertelement` into lane 0 and a zero-mask `shufflevector`; `vector.fma` is
-`llvm.intr.fma`; `vector.extract` of one element at a static position of a 1-D vector
-is a one-lane `shufflevector` bitcast to the scalar (xDSL has no `extractelement`;
-LLVM folds the pair into one); `vector.reduction <add>` of floats is `llvm.vector.reduce.fadd`
-(in order: the kernels reduce once per row, outside their hot loop).
+as MLIR's) promises more (GPU shared-memory tiles and checked-aligned rows allow 16
+bytes); `vector.broadcast` of a scalar is an `insertelement` into lane 0 and a
+zero-mask `shufflevector`; `vector.fma` is `llvm.intr.fma`; `vector.extract` of one
+element at a static position of a 1-D vector is a one-lane `shufflevector` bitcast to
+the scalar (xDSL has no `extractelement`; LLVM folds the pair into one), and
+`vector.insert` of one is an `insertelement`; `vector.reduction <add>` of floats is
+`llvm.vector.reduce.fadd` (in order: the kernels reduce once per row, outside their
+hot loop).
 """
 
 from xdsl.dialects import llvm, vector
@@ -44,6 +45,7 @@ SUPPORTED: tuple[type[Operation], ...] = (
     vector.FMAOp,
     vector.ReductionOp,
     vector.ExtractOp,
+    vector.InsertOp,
 )
 
 
@@ -61,6 +63,12 @@ def unsupported_vector_op_reason(op: Operation) -> str | None:
         op.dynamic_position
         or len(op.static_position.get_values()) != 1
         or isinstance(op.result.type, VectorType)
+    ):
+        return "is supported by convert-to-llvm for one element at a static position only"
+    if isinstance(op, vector.InsertOp) and (
+        op.dynamic_position
+        or len(op.static_position.get_values()) != 1
+        or isinstance(op.source.type, VectorType)
     ):
         return "is supported by convert-to-llvm for one element at a static position only"
     return None
@@ -112,6 +120,9 @@ class ConvertVector(RewritePattern):
             mask = DenseArrayBase.from_list(i32, [position])
             one = b.emit(llvm.ShuffleVectorOp(op.vector, op.vector, mask, lane))
             b.emit(llvm.BitcastOp(one, op.result.type))
+        elif isinstance(op, vector.InsertOp):
+            (position,) = op.static_position.get_values()
+            b.emit(llvm.InsertElementOp(op.dest, op.source, b.emit(constant(position, i32))))
         elif isinstance(op, vector.ReductionOp):
             assert op.acc is not None, "checked before rewriting"
             b.emit(llvm.VectorReduceFAddOp(op.acc, op.vector))

@@ -6,20 +6,34 @@
 // A matmul becomes one launch of 256-thread blocks over 128x128 output tiles
 // (ceil(N/128) x ceil(M/128) x 1), with two double-buffered shared tiles in address
 // space 3 (A transposed, rows padded to 132), one barrier per 8-wide K slice, 16-byte
-// shared loads, 64 fma accumulators per thread and guarded stores.
+// shared loads, 64 fma accumulators per thread and guarded stores. When that grid
+// has fewer than 264 blocks, the host launches the 64x64-tile variant instead
+// (16 accumulators a thread).
 
 // CHECK-LABEL: func.func @matmul
 // CHECK-NOT:     linalg.generic
-// CHECK:         "gpu.launch"
+// CHECK:         %[[BIG:.+]] = arith.cmpi uge, %{{.+}}, %{{.+}} : index
+// CHECK:         scf.if %[[BIG]] {
+// CHECK:           "gpu.launch"
 // CHECK:           memref.alloca() : memref<2x8x132xf32, 3 : i64>
 // CHECK-NEXT:      memref.alloca() : memref<2x8x128xf32, 3 : i64>
-// CHECK:           scf.for {{.*}} -> ({{(f32, )+}}f32) {
+// CHECK:           scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
 // CHECK-COUNT-8:     memref.store {{.*}} : memref<2x8x{{(132|128)}}xf32, 3 : i64>
 // CHECK:             gpu.barrier
 // CHECK:             vector.load {{.*}} {alignment = 16 : i64} : memref<2x8x132xf32, 3 : i64>, vector<4xf32>
 // CHECK-COUNT-64:    math.fma
 // CHECK:             scf.yield
 // CHECK-COUNT-64:  scf.if
+// CHECK-NOT:       scf.if
+// CHECK:           gpu.terminator
+// CHECK:         } else {
+// CHECK:           "gpu.launch"
+// CHECK:           memref.alloca() : memref<2x8x68xf32, 3 : i64>
+// CHECK-NEXT:      memref.alloca() : memref<2x8x64xf32, 3 : i64>
+// CHECK:           scf.for {{.*}} -> ({{(f32, ){19}f32}}) {
+// CHECK-COUNT-16:    math.fma
+// CHECK:             scf.yield
+// CHECK-COUNT-16:  scf.if
 // CHECK-NOT:       scf.if
 // CHECK:           gpu.terminator
 // LOC:           memref.alloca() : memref<2x8x132xf32, 3 : i64> loc("mm.py":3:4)
@@ -87,6 +101,54 @@ func.func @epilogue(%a: memref<?x?xf32>, %b: memref<?x64xf32>, %bias: memref<?xf
       scf.yield %s : f32
     }
     linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
+// The zero fill just before the matmul goes: the accumulators start at its constant
+// and the output is not read. A fill with a use between stays, and is read.
+
+// CHECK-LABEL: func.func @filled
+// CHECK-NOT:     linalg.generic
+// CHECK:         "gpu.launch"
+// CHECK:           %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %{{.+}} = arith.constant
+// CHECK-NOT:       memref.load %c
+// CHECK:           scf.for {{.*}} iter_args(%{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]],
+// CHECK-LABEL: func.func @read_between
+// CHECK:         linalg.generic
+// CHECK:         memref.load %c
+// CHECK:         "gpu.launch"
+// CHECK:           memref.load %c
+func.func @filled(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x?xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+func.func @read_between(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x?xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  %i = arith.constant 0 : index
+  %seen = memref.load %c[%i, %i] : memref<?x?xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   func.return
 }
