@@ -130,8 +130,10 @@ def fill_before(op: GenericOp) -> GenericOp | None:
     while previous is not None:
         if isinstance(previous, GenericOp) and list(previous.outputs) == [output]:
             return previous if _filled_with(previous) is not None else None
-        if output in previous.operands and not isinstance(previous, memref.DimOp):
-            return None
+        if isinstance(previous, memref.DimOp):
+            pass  # reads the sizes, not the elements
+        elif any(output in inner.operands for inner in previous.walk()):
+            return None  # read or written in between, maybe inside a region
         previous = previous.prev_op
     return None
 
