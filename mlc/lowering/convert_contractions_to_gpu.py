@@ -28,12 +28,12 @@ has 64: half an H100 idle), the host launches the same kernel with 64x64 tiles a
 
 An epilogue that `linalg-fuse-elementwise` fused into the contraction (`scf.if` on the
 last reduction iteration) is applied to each finished accumulator before its store,
-with its other inputs read at the output element. When a fill generic (a constant, as the zeros
-`convert-ml-to-linalg` starts a matmul from) writes the output just before, the
-accumulators start at that constant and the fill is dropped: one launch and one pass
-over the output fewer. Contractions whose sizes are all
-static with fewer than `SMALL_OUTPUT` outputs are left to the loop mapping, which
-gives each output a warp: a 128x128 tile would leave most of the GPU idle.
+with its other inputs read at the output element. When a fill generic (a constant,
+as the zeros `convert-ml-to-linalg` starts a matmul from) writes the output just
+before, the accumulators start at that constant and the fill is dropped: one launch
+and one pass over the output fewer. Contractions whose sizes are all static with
+fewer than `SMALL_OUTPUT` outputs are left to the loop mapping, which gives each
+output a warp: a 128x128 tile would leave most of the GPU idle.
 """
 
 from collections.abc import Sequence
