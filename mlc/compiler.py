@@ -23,7 +23,7 @@ import sys
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -126,21 +126,30 @@ class Signature:
 
         With `device_arrays`, pycuda `GPUArray`s are accepted where arrays are expected.
         """
-        from mlc.backend.runtime import dtype_of
-
         if len(args) != len(self.inputs):
             raise TypeError(f"@{self.name} takes {len(self.inputs)} argument(s), got {len(args)}")
         checked: list[Any] = []
         for i, (arg, type_) in enumerate(zip(args, self.inputs, strict=True)):
             what = f"@{self.name}: argument {i} ({self.arg_names[i]})"
             if isinstance(type_, TensorType):
-                dtype = dtype_of(type_.element_type)
-                checked.append(_check_array(what, arg, type_, dtype, device_arrays))
+                dtype, shape = self._array_types[i]
+                checked.append(_check_array(what, arg, type_, dtype, device_arrays, shape))
             else:
                 checked.append(_check_scalar(what, arg, type_))
         for constraint in self.constraints:
             self._check_constraint(constraint, checked)
         return checked
+
+    @cached_property
+    def _array_types(self) -> dict[int, tuple[np.dtype, tuple[int, ...]]]:
+        """Each tensor argument's dtype and shape, worked out once (not on every call)."""
+        from mlc.backend.runtime import dtype_of
+
+        return {
+            i: (dtype_of(t.element_type), tuple(t.get_shape()))
+            for i, t in enumerate(self.inputs)
+            if isinstance(t, TensorType)
+        }
 
     def _check_constraint(self, constraint: ArgumentDims, args: Sequence[Any]) -> None:
         """Dynamic dims the program ties together must agree (a size-1 broadcast is no tie)."""
@@ -156,21 +165,29 @@ class Signature:
 
 
 def _check_array(
-    what: str, arg: Any, type_: TensorType, dtype: np.dtype, device_arrays: bool = False
+    what: str,
+    arg: Any,
+    type_: TensorType,
+    dtype: np.dtype,
+    device_arrays: bool = False,
+    shape: Sequence[int] | None = None,
 ) -> np.ndarray:
-    expected = _type_text(type_)
     on_device = device_arrays and type(arg).__name__ == "GPUArray"
     if not isinstance(arg, np.ndarray) and not on_device:
+        expected = _type_text(type_)
         raise TypeError(f"{what}: expected a numpy array for {expected}, got {type(arg).__name__}")
     if arg.dtype != dtype:
+        expected = _type_text(type_)
         raise TypeError(f"{what}: expected dtype {dtype} for {expected}, got {arg.dtype}")
-    shape = type_.get_shape()
+    shape = type_.get_shape() if shape is None else shape
     if arg.ndim != len(shape):
+        expected = _type_text(type_)
         raise ValueError(
             f"{what}: expected rank {len(shape)} for {expected}, got shape {arg.shape}"
         )
     for dim, (want, got) in enumerate(zip(shape, arg.shape, strict=True)):
         if want != DYNAMIC_INDEX and want != got:
+            expected = _type_text(type_)
             raise ValueError(
                 f"{what}: expected size {want} in dim {dim} for {expected}, got shape {arg.shape}"
             )

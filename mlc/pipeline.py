@@ -33,7 +33,10 @@ STAGES: dict[str, str] = {
     "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise",
     "loops": "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse",
     "llvm": "convert-to-llvm",
-    "parallel-loops": ("bufferize,convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"),
+    "parallel-loops": (
+        "linalg-fuse-elementwise,bufferize,convert-contractions-to-gpu,"
+        "convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
+    ),
     "gpu": "convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse",
     "nvvm": "convert-gpu-to-nvvm,convert-gpu-host-to-llvm",
 }

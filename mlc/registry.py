@@ -95,6 +95,12 @@ def _convert_linalg_to_parallel_loops() -> type[ModulePass]:
     return ConvertLinalgToParallelLoopsPass
 
 
+def _convert_contractions_to_gpu() -> type[ModulePass]:
+    from mlc.lowering.convert_contractions_to_gpu import ConvertContractionsToGPUPass
+
+    return ConvertContractionsToGPUPass
+
+
 def _convert_parallel_loops_to_gpu() -> type[ModulePass]:
     from mlc.lowering.convert_parallel_loops_to_gpu import ConvertParallelLoopsToGPUPass
 
@@ -132,6 +138,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "linalg-fuse-elementwise": _linalg_fuse_elementwise,
     "convert-linalg-to-parallel-loops": _convert_linalg_to_parallel_loops,
     "convert-parallel-loops-to-gpu": _convert_parallel_loops_to_gpu,
+    "convert-contractions-to-gpu": _convert_contractions_to_gpu,
     "gpu-kernel-outlining": _gpu_kernel_outlining,
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,

@@ -392,23 +392,31 @@ def _gpu_array(
     device: Device, shape: tuple[int, ...], spec: ArgSpec, address: int, owner: DeviceBuffer
 ) -> Any:
     """A `GPUArray` over a result's device memory, keeping its `DeviceBuffer` alive."""
+    view_type, gpu_array_type = _pycuda_types()
+    return gpu_array_type(shape, spec.dtype, gpudata=view_type(address, owner))
+
+
+@cache
+def _pycuda_types() -> tuple[type, type]:
+    """pycuda's `GPUArray` and a pointer holder over result memory, made once (not per call)."""
     import pycuda.driver as driver  # pyright: ignore[reportMissingImports]
     from pycuda.gpuarray import GPUArray  # pyright: ignore[reportMissingImports]
 
     class View(driver.PointerHolderBase):  # pycuda's driver calls take these as pointers
-        def __init__(self) -> None:
+        def __init__(self, address: int, owner: DeviceBuffer) -> None:
             super().__init__()
+            self.address = address
             self.owner = owner
 
         def get_pointer(self) -> int:
-            return address
+            return self.address
 
         def __int__(self) -> int:
-            return address
+            return self.address
 
         __index__ = __int__
 
-    return GPUArray(shape, spec.dtype, gpudata=View())
+    return View, GPUArray
 
 
 def load(module: ModuleOp, functions: dict[str, FunctionType]) -> dict[str, CudaFunction]:

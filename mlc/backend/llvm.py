@@ -15,7 +15,10 @@ external), and dense global data: xDSL prints each element as a typed constant, 
 for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers
 are opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an
 op to its translation; function bodies are translated by `_convert_body`, which tries
-those first and falls back to xDSL's `convert_op`.
+those first and falls back to xDSL's `convert_op`. xDSL has no `llvm.addrspacecast`:
+an `llvm.mlir.addressof` typed `!llvm.ptr` of a global in another address space (GPU
+shared memory) is translated as that global's generic address, an `addrspacecast`;
+such a global with no initial value is defined `undef` (shared memory has none).
 """
 
 from collections.abc import Callable
@@ -26,7 +29,7 @@ from xdsl.backend.llvm.convert import convert_module
 from xdsl.backend.llvm.convert_op import convert_op
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
@@ -42,7 +45,22 @@ def _convert_fcmp(op: llvm.FCmpOp, builder: llvm_ir.IRBuilder, values: ValueMap)
     return True
 
 
-EXTRA_OPS: dict[type[Operation], Callable[..., bool]] = {llvm.FCmpOp: _convert_fcmp}
+def _convert_addressof(op: llvm.AddressOfOp, builder: llvm_ir.IRBuilder, values: ValueMap) -> bool:
+    """The generic address of a global in another address space; False for the others."""
+    variable = builder.module.get_global(op.global_name.root_reference.data)
+    wanted = op.result.type
+    assert isinstance(wanted, llvm.LLVMPointerType)
+    space = wanted.addr_space.data if isinstance(wanted.addr_space, IntAttr) else 0
+    if variable.type.addrspace == space:
+        return False
+    values[op.result] = builder.addrspacecast(variable, llvm_ir.PointerType(addrspace=space))
+    return True
+
+
+EXTRA_OPS: dict[type[Operation], Callable[..., bool]] = {
+    llvm.FCmpOp: _convert_fcmp,
+    llvm.AddressOfOp: _convert_addressof,
+}
 
 
 def _convert_body(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
@@ -95,6 +113,8 @@ def _fix_global(op: llvm.GlobalOp, result: llvm_ir.Module) -> None:
         variable.align = op.alignment.value.data
     if op.value is not None and variable.linkage == "external":
         variable.linkage = ""  # a definition: LLVM spells no linkage
+    if op.value is None and variable.linkage == "internal":
+        variable.initializer = llvm_ir.Constant(variable.value_type, llvm_ir.Undefined)
 
 
 def _translate(module: ModuleOp) -> llvm_ir.Module:

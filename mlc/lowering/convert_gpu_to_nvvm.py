@@ -23,6 +23,19 @@ kernel does not read, and NVPTX turns the aligned pointer into a global-space po
 A kernel comes out as an `llvm.func` with the `nvvm.kernel` unit attribute (as MLIR
 marks them); the PTX translation (`mlc.backend.ptx`) gives those functions LLVM's
 `ptx_kernel` calling convention, which is how LLVM 20 and later mark entry points.
+Shared memory: a `memref.alloca` in address space 3 (workgroup memory, as
+`convert-contractions-to-gpu` allocates its tiles) becomes a module-level
+`llvm.mlir.global internal` in address space 3 (`.shared` in PTX), one per alloca:
+
+    %t = memref.alloca() : memref<2x8x128xf32, 3>
+==>
+    llvm.mlir.global internal @__mlc_shared_0() {addr_space = 3 : i32} : !llvm.array<2048 x f32>
+    %p = llvm.mlir.addressof @__mlc_shared_0 : !llvm.ptr    // + the descriptor around it
+
+The descriptor holds the generic address of the global (xDSL has no
+`llvm.addrspacecast`; `mlc.backend.llvm` translates an `addressof` of a global in
+another address space, typed `!llvm.ptr`, as that cast), and LLVM's NVPTX address
+space inference turns the accesses back into `ld.shared`/`st.shared`.
 Math functions that NVPTX cannot select (`llvm.exp`, `erf`, ...) are mapped to
 libdevice there too.
 """
@@ -30,8 +43,16 @@ libdevice there too.
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, gpu, llvm
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, StringAttr, UnitAttr, i32
+from xdsl.dialects import arith, func, gpu, llvm, memref
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    i32,
+)
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -41,11 +62,14 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import Rewriter
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 
 KERNEL_ATTR = "nvvm.kernel"
+SHARED = 3  # NVVM's address space of workgroup (shared) memory
+SHARED_PREFIX = "__mlc_shared_"
 
 # The PTX special register each id/size op reads, by op and dimension.
 SPECIAL_REGISTERS: dict[type[Operation], str] = {
@@ -118,6 +142,34 @@ def _to_func(kernel: gpu.FuncOp) -> func.FuncOp:
     return function
 
 
+def _is_shared(op: Operation) -> bool:
+    if not isinstance(op, memref.AllocaOp):
+        return False
+    space = op.memref.type.memory_space
+    return isinstance(space, IntegerAttr) and space.value.data == SHARED
+
+
+def _shared_to_globals(scratch: ModuleOp) -> set[str]:
+    """Each shared-memory alloca to a `memref.get_global` of a new global; their names."""
+    names: set[str] = set()
+    for op in list(scratch.walk()):
+        if not _is_shared(op):
+            continue
+        assert isinstance(op, memref.AllocaOp)
+        if op.dynamic_sizes:
+            op_error(op, "shared memory (address space 3) must have a static shape")
+        name = f"{SHARED_PREFIX}{len(names)}"
+        names.add(name)
+        plain = MemRefType(op.memref.type.element_type, op.memref.type.get_shape())
+        declared = memref.GlobalOp.get(StringAttr(name), plain, UnitAttr(), StringAttr("public"))
+        scratch.body.block.add_op(declared)
+        read = memref.GetGlobalOp(name, plain)
+        read.location = op.location
+        declared.location = op.location
+        Rewriter.replace_op(op, read)
+    return names
+
+
 def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
     """Lower one `gpu.module`'s contents to the llvm dialect, in place."""
     for inner in kernels.walk():
@@ -139,9 +191,13 @@ def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
     PatternRewriteWalker(
         GreedyRewritePatternApplier([LowerSpecialRegisters(), LowerBarrier()])
     ).rewrite_module(scratch)
+    shared = _shared_to_globals(scratch)
     ConvertToLLVMPass().apply(ctx, scratch)
     for op in list(scratch.body.block.ops):
         op.detach()
+        if isinstance(op, llvm.GlobalOp) and op.sym_name.data in shared:
+            op.linkage = llvm.LinkageAttr("internal")
+            op.addr_space = IntegerAttr(SHARED, 32)
         if isinstance(op, llvm.FuncOp) and op.sym_name.data in names:
             op.linkage = llvm.LinkageAttr("external")
             op.attributes[KERNEL_ATTR] = UnitAttr()

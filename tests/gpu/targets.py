@@ -64,3 +64,20 @@ def compile_for(module: Any, target: str) -> Any:
 
     assemble(to_ptx(mlc.compile(module, target="gpu", emit="nvvm")))
     pytest.skip(f"{reason} (PTX assembled with ptxas)")
+
+
+_COMPILED: dict[str, Any] = {}
+
+
+def compile_once(program: str, target: str = "cuda") -> Any:
+    """`compile_for`, once per program text: later calls reuse it (or repeat its skip)."""
+    key = f"{target}\n{program}"
+    if key not in _COMPILED:
+        try:
+            _COMPILED[key] = compile_for(program, target)
+        except pytest.skip.Exception as skipped:
+            _COMPILED[key] = skipped
+    found = _COMPILED[key]
+    if isinstance(found, BaseException):
+        raise found
+    return found

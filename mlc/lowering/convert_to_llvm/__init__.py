@@ -197,6 +197,7 @@ class ConvertToLLVMPass(ModulePass):
             memref_patterns.ConvertGetGlobal(),
             memref_patterns.ConvertView(record),
             memref_patterns.ConvertCast(),
+            memref_patterns.ConvertExtractAlignedPointer(record),
             vector_patterns.ConvertVector(record),
         ]
         walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns))

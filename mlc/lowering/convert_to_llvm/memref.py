@@ -13,6 +13,7 @@ dynamic ones are read from the descriptor. `memref.alloc` calls `malloc(bytes + 
 rounds the pointer up to 64 bytes with a GEP (keeping the pointer's provenance, which
 alias analysis wants); field 0 keeps malloc's pointer, which `memref.dealloc` frees.
 A `memref.global` becomes a flat LLVM array global, its dense initialiser kept as data.
+`memref.extract_aligned_pointer_as_index` is the aligned pointer as an integer.
 `memref.copy` between identity layouts is one `llvm.memcpy`; other copies are turned
 into `scf.for` loops by `copy_to_loops` before control flow is lowered.
 """
@@ -60,6 +61,7 @@ SUPPORTED: tuple[type[Operation], ...] = (
     memref.ExpandShapeOp,
     memref.ReinterpretCastOp,
     memref.CastOp,
+    memref.ExtractAlignedPointerAsIndexOp,
 )
 
 ALIGNMENT = 64  # bytes: a cache line and a full AVX-512 vector
@@ -324,6 +326,22 @@ class ConvertGetGlobal(RewritePattern):
         address = b.emit(llvm.AddressOfOp(op.name_.string_value(), PTR))
         sizes: list[int | SSAValue] = list(type_.get_shape())
         pack_descriptor(b, len(sizes), address, address, 0, sizes, row_major_strides(b, sizes))
+        replace(rewriter, op, b.ops)
+
+
+class ConvertExtractAlignedPointer(RewritePattern):
+    """`memref.extract_aligned_pointer_as_index` -> the descriptor's aligned pointer as i64."""
+
+    def __init__(self, record: TypeRecord):
+        self.record = record
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: memref.ExtractAlignedPointerAsIndexOp, rewriter: PatternRewriter, /
+    ) -> None:
+        b = Builder()
+        pointer = self.record.descriptor(op, 0).aligned(b)
+        b.emit(llvm.PtrToIntOp(pointer, i64))
         replace(rewriter, op, b.ops)
 
 

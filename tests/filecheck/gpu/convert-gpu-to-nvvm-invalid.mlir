@@ -1,4 +1,4 @@
-// RUN: mlc-opt %s --verify-diagnostics -p convert-gpu-to-nvvm
+// RUN: mlc-opt %s --split-input-file --verify-diagnostics -p convert-gpu-to-nvvm
 
 builtin.module attributes {gpu.container_module} {
   "gpu.module"() <{sym_name = "kernels"}> ({
@@ -7,6 +7,19 @@ builtin.module attributes {gpu.container_module} {
       // expected-error @+1 {{'gpu.global_id' is not supported in kernels by convert-gpu-to-nvvm}}
       %i = "gpu.global_id"() <{dimension = #gpu<dim x>}> : () -> index
       memref.store %i, %m[%i] : memref<4xindex>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "k"} : () -> ()
+  }) : () -> ()
+}
+
+// -----
+
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "kernels"}> ({
+    "gpu.func"() <{function_type = (index) -> (), kernel}> ({
+    ^bb0(%n: index):
+      // expected-error @+1 {{shared memory (address space 3) must have a static shape}}
+      %a = memref.alloca(%n) : memref<?xf32, 3 : i64>
       "gpu.return"() : () -> ()
     }) {sym_name = "k"} : () -> ()
   }) : () -> ()

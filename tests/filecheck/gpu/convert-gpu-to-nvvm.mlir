@@ -57,3 +57,37 @@ builtin.module attributes {gpu.container_module} {
     }) {sym_name = "helper"} : () -> ()
   }) : () -> ()
 }
+
+// -----
+
+// Shared memory: each `memref.alloca` in address space 3 is an internal global of
+// the kernels' module in address space 3, reached through its generic address.
+
+// CHECK:       "gpu.module"() <{sym_name = "tiles"}> ({
+// CHECK:         llvm.func @shared(
+// CHECK:           llvm.mlir.addressof @__mlc_shared_0 : !llvm.ptr
+// CHECK:           llvm.mlir.addressof @__mlc_shared_1 : !llvm.ptr
+// CHECK:           llvm.store
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"
+// CHECK:           llvm.load
+// CHECK-NOT:       memref.
+// CHECK:         llvm.mlir.global internal @__mlc_shared_0() {addr_space = 3 : i32, alignment = 64 : i64} : !llvm.array<16 x f32>
+// CHECK-NEXT:    llvm.mlir.global internal @__mlc_shared_1() {addr_space = 3 : i32, alignment = 64 : i64} : !llvm.array<8 x f32>
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "tiles"}> ({
+    "gpu.func"() <{function_type = (memref<?xf32>) -> (), kernel}> ({
+    ^bb0(%m: memref<?xf32>):
+      %t = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+      %a = memref.alloca() : memref<2x8xf32, 3 : i64>
+      %b = memref.alloca() : memref<8xf32, 3 : i64>
+      %c0 = arith.constant 0 : index
+      %x = memref.load %m[%t] : memref<?xf32>
+      memref.store %x, %a[%c0, %t] : memref<2x8xf32, 3 : i64>
+      memref.store %x, %b[%t] : memref<8xf32, 3 : i64>
+      "gpu.barrier"() : () -> ()
+      %y = memref.load %a[%c0, %c0] : memref<2x8xf32, 3 : i64>
+      memref.store %y, %m[%t] : memref<?xf32>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "shared"} : () -> ()
+  }) : () -> ()
+}

@@ -1,6 +1,6 @@
-// RUN: mlc-opt %s --split-input-file -p convert-parallel-loops-to-gpu | filecheck %s
-// RUN: mlc-opt %s --split-input-file -p 'convert-parallel-loops-to-gpu{block-size=128}' | filecheck %s --check-prefix=B128
-// RUN: mlc-opt %s --split-input-file -p convert-parallel-loops-to-gpu --print-debuginfo | filecheck %s --check-prefix=LOC
+// RUN: mlc-opt %s --split-input-file -p 'convert-parallel-loops-to-gpu{vector-lanes=false}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'convert-parallel-loops-to-gpu{block-size=128 vector-lanes=false}' | filecheck %s --check-prefix=B128
+// RUN: mlc-opt %s --split-input-file -p 'convert-parallel-loops-to-gpu{vector-lanes=false}' --print-debuginfo | filecheck %s --check-prefix=LOC
 // RUN: not mlc-opt %s -p 'convert-parallel-loops-to-gpu{block-size=100}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // BAD: block-size must be a multiple of 32 in [32, 1024], got 100

@@ -1,0 +1,219 @@
+// RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu | mlc-opt --split-input-file --verify-roundtrip > /dev/null
+// RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu --print-debuginfo | filecheck %s --check-prefix=LOC
+
+// A matmul becomes one launch of 256-thread blocks over 128x128 output tiles
+// (ceil(N/128) x ceil(M/128) x 1), with two double-buffered shared tiles in address
+// space 3 (A transposed, rows padded to 132), one barrier per 8-wide K slice, 16-byte
+// shared loads, 64 fma accumulators per thread and guarded stores. When that grid
+// has fewer than 264 blocks, the host launches the 64x64-tile variant instead
+// (16 accumulators a thread).
+
+// CHECK-LABEL: func.func @matmul
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[BIG:.+]] = arith.cmpi uge, %{{.+}}, %{{.+}} : index
+// CHECK:         scf.if %[[BIG]] {
+// CHECK:           "gpu.launch"
+// CHECK:           memref.alloca() : memref<2x8x132xf32, 3 : i64>
+// CHECK-NEXT:      memref.alloca() : memref<2x8x128xf32, 3 : i64>
+// CHECK:           scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
+// CHECK-COUNT-8:     memref.store {{.*}} : memref<2x8x{{(132|128)}}xf32, 3 : i64>
+// CHECK:             gpu.barrier
+// CHECK:             vector.load {{.*}} {alignment = 16 : i64} : memref<2x8x132xf32, 3 : i64>, vector<4xf32>
+// CHECK-COUNT-64:    math.fma
+// CHECK:             scf.yield
+// CHECK-COUNT-64:  scf.if
+// CHECK-NOT:       scf.if
+// CHECK:           gpu.terminator
+// CHECK:         } else {
+// CHECK:           "gpu.launch"
+// CHECK:           memref.alloca() : memref<2x8x68xf32, 3 : i64>
+// CHECK-NEXT:      memref.alloca() : memref<2x8x64xf32, 3 : i64>
+// CHECK:           scf.for {{.*}} -> ({{(f32, ){19}f32}}) {
+// CHECK-COUNT-16:    math.fma
+// CHECK:             scf.yield
+// CHECK-COUNT-16:  scf.if
+// CHECK-NOT:       scf.if
+// CHECK:           gpu.terminator
+// LOC:           memref.alloca() : memref<2x8x132xf32, 3 : i64> loc("mm.py":3:4)
+// LOC:           "gpu.barrier"() : () -> () loc("mm.py":3:4)
+// LOC:           math.fma {{.*}} loc("mm.py":3:4)
+func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } loc("mm.py":3:4)
+  func.return
+}
+
+// -----
+
+// Batch dims are the grid's z: block z is delinearised into the batch indices.
+
+// CHECK-LABEL: func.func @batched
+// CHECK:         %[[B:.+]] = memref.dim %a, %{{.+}} : memref<?x?x?xf32>
+// CHECK:         %[[Z:.+]] = arith.muli %{{.+}}, %[[B]] : index
+// CHECK:         %[[GZ:.+]] = arith.maxui %[[Z]], %{{.+}} : index
+// CHECK:         "gpu.launch"(%{{.+}}, %{{.+}}, %[[GZ]],
+// CHECK:           "gpu.block_id"() <{dimension = #gpu<dim z>}>
+// CHECK:           memref.load %a[%{{.+}}, %{{.+}}, %{{.+}}] : memref<?x?x?xf32>
+func.func @batched(%a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, i, k, j) -> (n, i, k)>, affine_map<(n, i, k, j) -> (n, k, j)>, affine_map<(n, i, k, j) -> (n, i, j)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?x?xf32>, memref<?x?x?xf32>) outs(%c : memref<?x?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// An epilogue fused by linalg-fuse-elementwise (bias + relu on the last K iteration)
+// runs once per output, after the K loop and before its store, with the bias read at
+// the output's column; the per-iteration condition is gone.
+
+// CHECK-LABEL: func.func @epilogue
+// CHECK:         scf.for
+// CHECK-NOT:       linalg.index
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[BIAS:.+]] = memref.load %bias[%{{.+}}] : memref<?xf32>
+// CHECK:           %[[SUM:.+]] = arith.addf %{{.+}}, %[[BIAS]] : f32
+// CHECK-NEXT:      %[[R:.+]] = arith.maximumf %[[SUM]], %{{.+}} : f32
+// CHECK-NEXT:      memref.store %[[R]], %c[%{{.+}}, %{{.+}}] : memref<?x?xf32>
+func.func @epilogue(%a: memref<?x?xf32>, %b: memref<?x64xf32>, %bias: memref<?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %bias : memref<?x?xf32>, memref<?x64xf32>, memref<?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    %last = arith.constant 63 : index
+    %k = linalg.index 1 : index
+    %is_last = arith.cmpi eq, %k, %last : index
+    %r = scf.if %is_last -> (f32) {
+      %zero = arith.constant 0.0 : f32
+      %t = arith.addf %s, %z : f32
+      %u = arith.maximumf %t, %zero : f32
+      scf.yield %u : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
+// The zero fill just before the matmul goes: the accumulators start at its constant
+// and the output is not read. A fill with a use between stays, and is read.
+
+// CHECK-LABEL: func.func @filled
+// CHECK-NOT:     linalg.generic
+// CHECK:         "gpu.launch"
+// CHECK:           %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %{{.+}} = arith.constant
+// CHECK-NOT:       memref.load %c
+// CHECK:           scf.for {{.*}} iter_args(%{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]],
+// CHECK-LABEL: func.func @read_between
+// CHECK:         linalg.generic
+// CHECK:         memref.load %c
+// CHECK:         "gpu.launch"
+// CHECK:           memref.load %c
+// CHECK-LABEL: func.func @read_in_a_region
+// CHECK:         linalg.generic
+// CHECK:         scf.if
+// CHECK:           memref.load %c
+// CHECK:         "gpu.launch"
+// CHECK:           memref.load %c
+func.func @filled(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x?xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+func.func @read_between(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x?xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  %i = arith.constant 0 : index
+  %seen = memref.load %c[%i, %i] : memref<?x?xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+func.func @read_in_a_region(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>, %flag: i1) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x?xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  scf.if %flag {
+    %i = arith.constant 0 : index
+    %seen = memref.load %c[%i, %i] : memref<?x?xf32>
+    memref.store %seen, %a[%i, %i] : memref<?x?xf32>
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Left to convert-linalg-to-parallel-loops: f64, a small static matmul (a warp per
+// output does better there), two reduction dims, and a body that is not acc + a * b.
+
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NOT:     gpu.launch
+// CHECK-COUNT-4: linalg.generic
+// CHECK-NOT:     gpu.launch
+func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>,
+                      %s: memref<64x64xf32>, %t: memref<64x64xf32>, %u: memref<64x64xf32>,
+                      %x: memref<?x?x?xf32>, %w: memref<?x?xf32>, %y: memref<?x?xf32>,
+                      %p: memref<?x?xf32>, %q: memref<?x?xf32>, %r: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%c : memref<?x?xf64>) {
+  ^bb0(%e: f64, %f: f64, %acc: f64):
+    %m = arith.mulf %e, %f : f64
+    %n = arith.addf %acc, %m : f64
+    linalg.yield %n : f64
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%s, %t : memref<64x64xf32>, memref<64x64xf32>) outs(%u : memref<64x64xf32>) {
+  ^bb0(%e: f32, %f: f32, %acc: f32):
+    %m = arith.mulf %e, %f : f32
+    %n = arith.addf %acc, %m : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, l, j) -> (i, k, l)>, affine_map<(i, k, l, j) -> (k, j)>, affine_map<(i, k, l, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<?x?x?xf32>, memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%e: f32, %f: f32, %acc: f32):
+    %m = arith.mulf %e, %f : f32
+    %n = arith.addf %acc, %m : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%p, %q : memref<?x?xf32>, memref<?x?xf32>) outs(%r : memref<?x?xf32>) {
+  ^bb0(%e: f32, %f: f32, %acc: f32):
+    %m = arith.maximumf %e, %f : f32
+    %n = arith.addf %acc, %m : f32
+    linalg.yield %n : f32
+  }
+  func.return
+}

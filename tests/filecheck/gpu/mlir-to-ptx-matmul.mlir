@@ -1,0 +1,33 @@
+// RUN: mlc-translate --mlir-to-ptx %s | filecheck %s
+// RUN: mlc-translate --mlir-to-ptx --sm sm_80 %s | filecheck %s
+
+// A matmul with a bias + relu epilogue is one tiled kernel: two shared-memory tiles
+// (`.shared`, A's padded to 132 floats a row), one barrier per K slice, 16-byte shared
+// loads feeding 512 fma per slice (8x8 outputs, 8 deep), then the epilogue per output.
+// The bias and relu are no kernels of their own (epilogue fusion needs a static K),
+// nor is the zero fill of the output: the accumulators start at zero. The second
+// kernel is the 64x64-tile variant (4x4 outputs a thread, 128 fma a slice) that the
+// host launches instead when 128x128 tiles would leave SMs idle.
+
+// CHECK:       .visible .entry main_kernel_0(
+// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_0[8448];
+// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_1[8192];
+// CHECK:         st.shared.b32
+// CHECK:         bar.sync
+// CHECK:         ld.shared.v4.{{[bf]}}32
+// CHECK-COUNT-512: fma.rn.f32
+// CHECK:         max.NaN.f32
+// CHECK:       .visible .entry main_kernel_1(
+// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[4352];
+// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[4096];
+// CHECK:         bar.sync
+// CHECK:         ld.shared.v4.{{[bf]}}32
+// CHECK-COUNT-128: fma.rn.f32
+// CHECK:         max.NaN.f32
+// CHECK-NOT:   .entry
+func.func @main(%a: tensor<?x64xf32>, %b: tensor<64x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
+  %m = ml.matmul %a, %b : (tensor<?x64xf32>, tensor<64x?xf32>) -> tensor<?x?xf32>
+  %s = ml.add %m, %bias : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %r = ml.relu %s : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  func.return %r : tensor<?x?xf32>
+}
