@@ -39,6 +39,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
+from mlc.lowering.convert_to_llvm.assertions import MESSAGE_PREFIX
 from mlc.lowering.convert_to_llvm.common import PTR, Builder, element_size, llvm_type
 
 STATUS = "__mlc_cuda_status"
@@ -240,7 +241,11 @@ def _free_body(b: Builder, args: Sequence[SSAValue]) -> SSAValue | None:
 def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:
     """Define the stubs and the runtime's globals; point allocation and constants at them."""
     functions = {op.sym_name.data: op for op in module.ops if isinstance(op, llvm.FuncOp)}
-    data_globals = {op.sym_name.data for op in module.ops if isinstance(op, llvm.GlobalOp)}
+    data_globals = {
+        op.sym_name.data
+        for op in module.ops
+        if isinstance(op, llvm.GlobalOp) and not op.sym_name.data.startswith(MESSAGE_PREFIX)
+    }  # the constants kernels read; failed checks' messages stay on the host
     body = module.body.block
 
     def add_global(name: str, type_: Attribute) -> None:
