@@ -7,7 +7,9 @@
 // The bias and relu are no kernels of their own (epilogue fusion needs a static K),
 // nor is the zero fill of the output: the accumulators start at zero. The second
 // kernel is the 64x64-tile variant (4x4 outputs a thread, 128 fma a slice) that the
-// host launches instead when 128x128 tiles would leave SMs idle.
+// host launches instead when 128x128 tiles would leave SMs idle. The bias has the
+// matmul's static column count: a bias of an unrelated dynamic size would need a
+// run-time broadcast check and stay a kernel of its own.
 
 // CHECK:       .visible .entry main_kernel_0(
 // CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_0[8448];
@@ -25,9 +27,9 @@
 // CHECK-COUNT-128: fma.rn.f32
 // CHECK:         max.NaN.f32
 // CHECK-NOT:   .entry
-func.func @main(%a: tensor<?x64xf32>, %b: tensor<64x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
-  %m = ml.matmul %a, %b : (tensor<?x64xf32>, tensor<64x?xf32>) -> tensor<?x?xf32>
-  %s = ml.add %m, %bias : (tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
-  %r = ml.relu %s : (tensor<?x?xf32>) -> tensor<?x?xf32>
-  func.return %r : tensor<?x?xf32>
+func.func @main(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %bias: tensor<96xf32>) -> tensor<?x96xf32> {
+  %m = ml.matmul %a, %b : (tensor<?x64xf32>, tensor<64x96xf32>) -> tensor<?x96xf32>
+  %s = ml.add %m, %bias : (tensor<?x96xf32>, tensor<96xf32>) -> tensor<?x96xf32>
+  %r = ml.relu %s : (tensor<?x96xf32>) -> tensor<?x96xf32>
+  func.return %r : tensor<?x96xf32>
 }
