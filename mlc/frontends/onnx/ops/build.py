@@ -86,15 +86,17 @@ Size = int | SSAValue  # a static size, or an i64 scalar computed at run time
 
 def sizes(node: Node, x: SSAValue) -> list[Size]:
     """The dims of `x`: static ones as ints, dynamic ones read at run time (`tensor.dim`)."""
-    result: list[Size] = []
-    for axis, size in enumerate(shape_of(x)):
-        if size >= 0:
-            result.append(size)
-            continue
-        index = node.emit(arith.ConstantOp(IntegerAttr(axis, IndexType())))
-        dim = node.emit(tensor.DimOp(x, index))
-        result.append(node.emit(arith.IndexCastOp(dim, i64)))
-    return result
+    return [size_along(node, x, axis) for axis in range(len(shape_of(x)))]
+
+
+def size_along(node: Node, x: SSAValue, axis: int) -> Size:
+    """Dim `axis` of `x`: an int if static, else an i64 read at run time."""
+    size = shape_of(x)[axis]
+    if size >= 0:
+        return size
+    index = node.emit(arith.ConstantOp(IntegerAttr(axis, IndexType())))
+    dim = node.emit(tensor.DimOp(x, index))
+    return node.emit(arith.IndexCastOp(dim, i64))
 
 
 def product(node: Node, factors: Sequence[Size]) -> Size:

@@ -27,6 +27,7 @@ from mlc.frontends.onnx.ops.build import (
     product,
     shape_of,
     shape_tensor,
+    size_along,
     sizes,
     slice_at_run_time,
     static_or_dynamic,
@@ -209,7 +210,7 @@ def split(node: Node) -> Sequence[Value]:
     # Equal parts, the last one smaller if the size does not divide (num_outputs).
     count = node.attr("num_outputs", len(node.proto.output))
     calc = SizeCalc(node)
-    size = sizes(node, x)[axis]
+    size = size_along(node, x, axis)
     chunk = calc.ceildiv(size, count)
     bounds = [calc.min(calc.mul(chunk, i), size) for i in range(count + 1)]
     outputs: list[Value] = []

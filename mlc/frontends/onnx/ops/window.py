@@ -9,7 +9,7 @@ without pads; average pooling then divides by a pooled mask of the counted
 elements instead of relying on the op's own count.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.ir import SSAValue
@@ -33,19 +33,29 @@ def _spatial(x: SSAValue, what: str) -> int:
     return rank - 2
 
 
+def _kernel(node: Node, w: SSAValue) -> list[Size]:
+    """The kernel's sizes: the `kernel_shape` attribute, or the weights' spatial dims."""
+    return list(node.attr("kernel_shape", [])) or sizes(node, w)[2:]
+
+
 def _is_static(sizes: Sequence[Size]) -> bool:
     return all(isinstance(s, int) for s in sizes)
 
 
 def _window_pads(
     node: Node,
-    spatial: Sequence[Size],
-    kernel: Sequence[Size],
+    x: SSAValue,
+    kernel: Callable[[], Sequence[Size]],
     strides: Sequence[int],
     dilations: Sequence[int],
 ) -> list[Size]:
-    """ONNX `pads` (begins then ends), with `auto_pad` resolved (at run time if need be)."""
-    rank = len(kernel)
+    """
+    ONNX `pads` (begins then ends), with `auto_pad` resolved (at run time if need be).
+
+    The input's and the kernel's sizes are read only for SAME_*, so that no unused
+    `tensor.dim` is left behind.
+    """
+    rank = len(strides)
     auto_pad = node.attr("auto_pad", "NOTSET")
     if auto_pad in ("NOTSET", ""):
         return list(node.attr("pads", [0] * (2 * rank)))
@@ -53,10 +63,11 @@ def _window_pads(
         return [0] * (2 * rank)
     if auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
         raise NodeError(f"unknown auto_pad '{auto_pad}'")
+    spatial = sizes(node, x)[2:]
     calc = SizeCalc(node)
     begins: list[Size] = []
     ends: list[Size] = []
-    for size, k, s, d in zip(spatial, kernel, strides, dilations, strict=True):
+    for size, k, s, d in zip(spatial, kernel(), strides, dilations, strict=True):
         # out = ceil(size / s); total = max(0, (out - 1) * s + (k - 1) * d + 1 - size)
         last = calc.mul(calc.sub(calc.ceildiv(size, s), 1), s)
         extent = calc.add(calc.mul(calc.sub(k, 1), d), 1)
@@ -101,10 +112,9 @@ def _ceil_pads(
 def conv(node: Node) -> Sequence[Value]:
     x, w = node.input(0), node.input(1)
     spatial = _spatial(x, "input")
-    kernel = list(node.attr("kernel_shape", [])) or sizes(node, w)[2:]
     strides = list(node.attr("strides", [1] * spatial))
     dilations = list(node.attr("dilations", [1] * spatial))
-    pads = _window_pads(node, sizes(node, x)[2:], kernel, strides, dilations)
+    pads = _window_pads(node, x, lambda: _kernel(node, w), strides, dilations)
     if not _is_static(pads):
         x = pad_constant(node, x, list(range(2, spatial + 2)), pads, node.scalar(0, x))
         pads = [0] * (2 * spatial)
@@ -142,11 +152,10 @@ def _pool(node: Node, average: bool) -> SSAValue:
     kernel = list(node.attr("kernel_shape"))
     strides = list(node.attr("strides", [1] * spatial))
     dilations = list(node.attr("dilations", [1] * spatial))
-    dims = sizes(node, x)[2:]
-    pads = _window_pads(node, dims, kernel, strides, dilations)
+    pads = _window_pads(node, x, lambda: kernel, strides, dilations)
     window_pads = pads
     if node.attr("ceil_mode", 0):
-        window_pads = _ceil_pads(node, dims, kernel, strides, dilations, pads)
+        window_pads = _ceil_pads(node, sizes(node, x)[2:], kernel, strides, dilations, pads)
     op = (AVG_POOLS if average else MAX_POOLS)[spatial]
     zero, no_pads = node.scalar(0, x), [0] * (2 * spatial)
 
@@ -199,7 +208,7 @@ def global_pool(node: Node) -> Sequence[Value]:
 
 def _transposed_pads(
     node: Node,
-    spatial: Sequence[Size],
+    x: SSAValue,
     kernel: Sequence[Size],
     strides: Sequence[int],
     dilations: Sequence[int],
@@ -211,6 +220,7 @@ def _transposed_pads(
     output_shape = node.attr("output_shape")
     if output_shape is None and auto_pad not in ("SAME_UPPER", "SAME_LOWER"):
         return list(node.attr("pads", [0] * (2 * rank)))
+    spatial = sizes(node, x)[2:]
     calc = SizeCalc(node)
     wanted: list[Size] = (
         list(output_shape)[-rank:]
@@ -257,14 +267,14 @@ def conv_transpose(node: Node) -> Sequence[Value]:
     x, w = node.input(0), node.input(1)
     spatial = _spatial(x, "input")
     calc = SizeCalc(node)
-    kernel = list(node.attr("kernel_shape", [])) or sizes(node, w)[2:]
+    c_in, per_group, *window = sizes(node, w)
+    kernel = list(node.attr("kernel_shape", [])) or window
     strides = list(node.attr("strides", [1] * spatial))
     dilations = list(node.attr("dilations", [1] * spatial))
     extra = list(node.attr("output_padding", [0] * spatial))
-    pads = _transposed_pads(node, sizes(node, x)[2:], kernel, strides, dilations, extra)
+    pads = _transposed_pads(node, x, kernel, strides, dilations, extra)
     groups = node.attr("group", 1)
     # (C, O/G, k...) -> (G, C/G, O/G, k...) -> (G, O/G, C/G, k...) -> (O, C/G, k...), flipped
-    c_in, per_group, *window = sizes(node, w)
     c_group = calc.floordiv(c_in, groups)
     weights = reshape_to(node, w, [groups, c_group, per_group, *window])
     weights = node.emit(ml.TransposeOp(weights, [0, 2, 1, *range(3, spatial + 3)]))
