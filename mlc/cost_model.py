@@ -12,8 +12,8 @@ measured:
 - reductions (`ml.reduce_*`): 1 FLOP per input element.
 - `ml.softmax`: 5 per element (max, subtract, exp, sum, divide);
   `ml.layer_norm`: 8 per element; `ml.batch_norm`: 4 per element.
-- `ml.conv2d`: `2 * (C / groups) * KH * KW` per output element, plus 1 with a bias;
-  pooling: `KH * KW` per output element.
+- `ml.conv1d/2d/3d`: `2 * (C / groups) * KH * KW` (the kernel's volume) per output
+  element, plus 1 with a bias; pooling: the kernel's volume per output element.
 - data movement (`ml.transpose`, `ml.reshape`, `ml.cast`, `ml.slice`, ...): 0 FLOPs.
 
 Bytes moved is the unfused count: every operand is read once and the result is
@@ -40,11 +40,11 @@ from mlc.dialects.ml import (
     BinaryOp,
     CastOp,
     CmpOp,
-    Conv2dOp,
+    ConvOp,
     LayerNormOp,
     MatmulOp,
     MLOp,
-    Pool2dOp,
+    PoolOp,
     ReduceOp,
     SelectOp,
     SoftmaxOp,
@@ -162,7 +162,7 @@ def _matmul(op: MatmulOp) -> int | None:
     return _times(_elements(op.result), 2 * k if shapes.is_static(k) else None)
 
 
-def _conv2d(op: Conv2dOp) -> int | None:
+def _conv(op: ConvOp) -> int | None:
     w = _shape(op.w)
     if w is None or not all(shapes.is_static(d) for d in w[1:]):
         return None
@@ -170,7 +170,7 @@ def _conv2d(op: Conv2dOp) -> int | None:
     return _times(_elements(op.result), per_output)
 
 
-def _pool2d(op: Pool2dOp) -> int | None:
+def _pool(op: PoolOp) -> int | None:
     return _times(_elements(op.result), prod(op.kernel.get_values()))
 
 
@@ -179,10 +179,10 @@ def flops(op: Operation) -> int | None:
     match op:
         case MatmulOp():
             return _matmul(op)
-        case Conv2dOp():
-            return _conv2d(op)
-        case Pool2dOp():
-            return _pool2d(op)
+        case ConvOp():
+            return _conv(op)
+        case PoolOp():
+            return _pool(op)
         case ReduceOp():
             return _elements(op.x)
         case CastOp():

@@ -445,7 +445,7 @@ def conv2d(
 
 def _pool(
     name: str,
-    op: type[ml.Pool2dOp],
+    op: type[ml.PoolOp],
     x: Any,
     kernel_size: int | Sequence[int],
     stride: int | Sequence[int] | None,

@@ -355,15 +355,22 @@ def window_output(
     return out
 
 
+SPATIAL_NAMES = {1: "W", 2: "HW", 3: "DHW"}
+
+
 def check_window_attrs(
-    strides: Sequence[int], pads: Sequence[int], dilations: Sequence[int] = (1, 1)
+    spatial: int, strides: Sequence[int], pads: Sequence[int], dilations: Sequence[int]
 ) -> None:
-    if len(strides) != 2:
-        raise ShapeError(f"expects 2 strides, got {len(strides)}")
-    if len(dilations) != 2:
-        raise ShapeError(f"expects 2 dilations, got {len(dilations)}")
-    if len(pads) != 4:
-        raise ShapeError(f"expects 4 pads (top, left, bottom, right), got {len(pads)}")
+    """Window attributes of `spatial` dims: pads hold the begins, then the ends."""
+    if len(strides) != spatial:
+        raise ShapeError(f"expects {spatial} strides, got {len(strides)}")
+    if len(dilations) != spatial:
+        raise ShapeError(f"expects {spatial} dilations, got {len(dilations)}")
+    if len(pads) != 2 * spatial:
+        raise ShapeError(
+            f"expects {2 * spatial} pads (the begins, then the ends of "
+            f"{'x'.join(SPATIAL_NAMES[spatial])}), got {len(pads)}"
+        )
     if any(s < 1 for s in strides):
         raise ShapeError(f"strides {list(strides)} must be positive")
     if any(d < 1 for d in dilations):
@@ -372,7 +379,8 @@ def check_window_attrs(
         raise ShapeError(f"pads {list(pads)} must be non-negative")
 
 
-def conv2d(
+def conv(
+    spatial: int,
     x: Sequence[int],
     w: Sequence[int],
     bias: Sequence[int] | None,
@@ -381,19 +389,22 @@ def conv2d(
     pads: Sequence[int],
     groups: int,
 ) -> Shape:
-    """onnx Conv in NCHW / OIHW layout."""
-    check_window_attrs(strides, pads, dilations)
-    if len(x) != 4 or len(w) != 4:
+    """onnx Conv over `spatial` dims (1 to 3), in NC(D)(H)W / OI(D)(H)W layout."""
+    check_window_attrs(spatial, strides, pads, dilations)
+    rank = spatial + 2
+    if len(x) != rank or len(w) != rank:
+        names = SPATIAL_NAMES[spatial]
         raise ShapeError(
-            f"expects a rank-4 input (NCHW) and rank-4 weights (OIHW), "
+            f"expects a rank-{rank} input (NC{names}) and rank-{rank} weights (OI{names}), "
             f"got ranks {len(x)} and {len(w)}"
         )
     if groups < 1:
         raise ShapeError(f"groups ({groups}) must be positive")
-    n, c, h, wd = x
-    o, i, kh, kw = w
-    if any(is_static(k) and k < 1 for k in (kh, kw)):
-        raise ShapeError(f"weight kernel ({format_dim(kh)}x{format_dim(kw)}) must be non-empty")
+    n, c = x[:2]
+    o, i = w[:2]
+    kernel = w[2:]
+    if any(is_static(k) and k < 1 for k in kernel):
+        raise ShapeError(f"weight kernel ({format_shape(kernel)}) must be non-empty")
     if is_static(o) and o % groups:
         raise ShapeError(f"output channels ({o}) are not divisible by groups ({groups})")
     if is_static(c) and is_static(i) and c != i * groups:
@@ -404,30 +415,41 @@ def conv2d(
         if len(bias) != 1:
             raise ShapeError(f"expects a rank-1 bias, got rank {len(bias)}")
         join_dims(o, bias[0], f"bias size ({bias[0]}) does not match the output channels ({o})")
-    top, left, bottom, right = pads
-    oh = window_output(h, kh, strides[0], dilations[0], top, bottom)
-    ow = window_output(wd, kw, strides[1], dilations[1], left, right)
-    return (n, o, oh, ow)
+    outputs = [
+        window_output(size, k, strides[d], dilations[d], pads[d], pads[d + spatial])
+        for d, (size, k) in enumerate(zip(x[2:], kernel, strict=True))
+    ]
+    return (n, o, *outputs)
 
 
-def pool2d(
-    x: Sequence[int], kernel: Sequence[int], strides: Sequence[int], pads: Sequence[int]
+def pool(
+    spatial: int,
+    x: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    pads: Sequence[int],
 ) -> Shape:
-    """onnx MaxPool / AveragePool (NCHW); every window must hold an input element."""
-    check_window_attrs(strides, pads)
-    if len(kernel) != 2:
-        raise ShapeError(f"expects 2 kernel sizes, got {len(kernel)}")
+    """onnx MaxPool / AveragePool over `spatial` dims; every window must hold an input element."""
+    check_window_attrs(spatial, strides, pads, dilations)
+    if len(kernel) != spatial:
+        raise ShapeError(f"expects {spatial} kernel sizes, got {len(kernel)}")
     if any(k < 1 for k in kernel):
         raise ShapeError(f"kernel {list(kernel)} must be positive")
-    if len(x) != 4:
-        raise ShapeError(f"expects a rank-4 input (NCHW), got rank {len(x)}")
-    top, left, bottom, right = pads
-    if max(top, bottom) >= kernel[0] or max(left, right) >= kernel[1]:
-        raise ShapeError(f"pads {list(pads)} must be smaller than the kernel {list(kernel)}")
-    n, c, h, w = x
-    oh = window_output(h, kernel[0], strides[0], 1, top, bottom)
-    ow = window_output(w, kernel[1], strides[1], 1, left, right)
-    return (n, c, oh, ow)
+    if len(x) != spatial + 2:
+        names = SPATIAL_NAMES[spatial]
+        raise ShapeError(f"expects a rank-{spatial + 2} input (NC{names}), got rank {len(x)}")
+    extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+    if any(max(pads[d], pads[d + spatial]) >= extents[d] for d in range(spatial)):
+        raise ShapeError(
+            f"pads {list(pads)} must be smaller than the kernel {list(kernel)}"
+            + (f" dilated by {list(dilations)}" if any(d > 1 for d in dilations) else "")
+        )
+    outputs = [
+        window_output(size, k, strides[d], dilations[d], pads[d], pads[d + spatial])
+        for d, (size, k) in enumerate(zip(x[2:], kernel, strict=True))
+    ]
+    return (*x[:2], *outputs)
 
 
 # ---------------------------------------------------------------------------
@@ -643,7 +665,7 @@ def batch_norm_equalities(rank: int) -> list[Equality]:
     return identity_equalities(rank) + [((p, 0), (0, 1)) for p in range(1, 5)]
 
 
-def conv2d_equalities(has_bias: bool, groups: int) -> list[Equality]:
+def conv_equalities(has_bias: bool, groups: int) -> list[Equality]:
     """Batch from `x`, output channels from `w` (and the bias); input channels if ungrouped."""
     result = [((0, 0), (RESULT, 0)), ((1, 0), (RESULT, 1))]
     if has_bias:
@@ -653,5 +675,5 @@ def conv2d_equalities(has_bias: bool, groups: int) -> list[Equality]:
     return result
 
 
-def pool2d_equalities() -> list[Equality]:
+def pool_equalities() -> list[Equality]:
     return [((0, 0), (RESULT, 0)), ((0, 1), (RESULT, 1))]

@@ -80,10 +80,10 @@ def _nn_equalities(op: ml.MLOp, s: list[shapes.Shape], rank: int) -> list[shapes
             return shapes.layer_norm_equalities(*s)
         case ml.BatchNormOp():
             return shapes.batch_norm_equalities(rank)
-        case ml.Conv2dOp():
-            return shapes.conv2d_equalities(op.bias is not None, op.groups.value.data)
-        case ml.Pool2dOp():
-            return shapes.pool2d_equalities()
+        case ml.ConvOp():
+            return shapes.conv_equalities(op.bias is not None, op.groups.value.data)
+        case ml.PoolOp():
+            return shapes.pool_equalities()
         case _:
             return []  # reshape, slice: no dim is equal to another by rule
 

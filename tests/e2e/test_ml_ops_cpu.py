@@ -7,6 +7,7 @@ and run with static shapes and with every dim other than 1 dynamic (`?`), so one
 compiled function serves any size. Tolerances: rtol 1e-5, 1e-4 for transcendentals.
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -587,6 +588,121 @@ def test_pool2d(rng, kind, kernel, strides, pads, dynamic):
     )
     (got,) = run(module, x)
     assert_matches(got, pool_reference(x, kernel, strides, pads, kind), rtol=1e-5, atol=1e-6)
+
+
+def window_view(xp, offset, strides, dilations, outputs):
+    """The elements of padded `xp` that kernel position `offset` reads, per output."""
+    index = tuple(
+        slice(k * d, k * d + s * o, s)
+        for k, s, d, o in zip(offset, strides, dilations, outputs, strict=True)
+    )
+    return xp[(slice(None), slice(None), *index)]
+
+
+def window_outputs(x, kernel, strides, dilations, pads):
+    n = len(kernel)
+    return [
+        (x.shape[2 + i] + pads[i] + pads[i + n] - d * (k - 1) - 1) // s + 1
+        for i, (k, s, d) in enumerate(zip(kernel, strides, dilations, strict=True))
+    ]
+
+
+def pad_spatial(x, pads, value):
+    n = len(pads) // 2
+    widths = ((0, 0), (0, 0), *((pads[i], pads[i + n]) for i in range(n)))
+    return np.pad(x, widths, constant_values=value)
+
+
+def conv_nd_reference(x, w, strides, dilations, pads, groups):
+    """onnx Conv over any number of spatial dims, in float64."""
+    kernel = w.shape[2:]
+    outputs = window_outputs(x, kernel, strides, dilations, pads)
+    xp = pad_spatial(x.astype(np.float64), pads, 0.0)
+    out = np.zeros((x.shape[0], w.shape[0], *outputs))
+    per_group, i = w.shape[0] // groups, w.shape[1]
+    for f in range(w.shape[0]):
+        g = f // per_group
+        for offset in itertools.product(*(range(k) for k in kernel)):
+            view = window_view(xp, offset, strides, dilations, outputs)[:, g * i : (g + 1) * i]
+            out[:, f] += np.tensordot(view, w[(f, slice(None), *offset)], axes=([1], [0]))
+    return out
+
+
+def pool_nd_reference(x, kernel, strides, dilations, pads, kind):
+    """onnx MaxPool / AveragePool (pads not counted) over any number of spatial dims."""
+    outputs = window_outputs(x, kernel, strides, dilations, pads)
+    xp = pad_spatial(x, pads, -np.inf if kind == "max" else 0.0)
+    counted = pad_spatial(np.ones_like(x), pads, 0.0)
+    views = [
+        window_view(xp, o, strides, dilations, outputs)
+        for o in itertools.product(*(range(k) for k in kernel))
+    ]
+    if kind == "max":
+        return np.max(views, axis=0)
+    counts = [
+        window_view(counted, o, strides, dilations, outputs)
+        for o in itertools.product(*(range(k) for k in kernel))
+    ]
+    return np.sum(views, axis=0) / np.sum(counts, axis=0)
+
+
+CONVS_ND = [
+    dict(x=(2, 3, 11), w=(4, 3, 3), strides=(2,), dilations=(2,), pads=(1, 2), groups=1),
+    dict(
+        x=(1, 4, 5, 6, 4),
+        w=(6, 2, 3, 2, 2),
+        strides=(1, 2, 1),
+        dilations=(1, 1, 2),
+        pads=(1, 0, 1, 1, 1, 0),
+        groups=2,
+    ),
+    dict(
+        x=(2, 2, 4, 4, 5),
+        w=(3, 2, 2, 2, 2),
+        strides=(2, 2, 2),
+        dilations=(1, 1, 1),
+        pads=(0,) * 6,
+        groups=1,
+    ),
+]
+
+
+@DYNAMIC
+@pytest.mark.parametrize("case", CONVS_ND, ids=range(len(CONVS_ND)))
+def test_conv_1d_3d(rng, case, dynamic):
+    x = random_array(rng, case["x"], "float32")
+    w = random_array(rng, case["w"], "float32")
+    attrs = {k: case[k] for k in ("strides", "dilations", "pads", "groups")}
+    op = {3: ml.Conv1dOp, 5: ml.Conv3dOp}[x.ndim]
+    module = program(
+        [tensor(x.shape, "float32", dynamic), tensor(w.shape, "float32")],
+        lambda v, k: op(v, k, **attrs),
+    )
+    (got,) = run(module, x, w)
+    want = conv_nd_reference(x, w, **attrs).astype("float32")
+    assert_matches(got, want, rtol=1e-4, atol=1e-4)
+
+
+POOLS_ND = [
+    ((3,), (2,), (2,), (1, 2)),
+    ((3, 2), (2, 1), (2, 3), (2, 1, 1, 0)),
+    ((3, 1, 2), (1, 2, 1), (2, 1, 2), (1, 0, 0, 2, 0, 1)),
+]
+
+
+@DYNAMIC
+@pytest.mark.parametrize("kind", ["max", "avg"])
+@pytest.mark.parametrize("kernel, strides, dilations, pads", POOLS_ND, ids=str)
+def test_pool_nd_dilated(rng, kind, kernel, strides, dilations, pads, dynamic):
+    x = random_array(rng, (2, 3, 9, 8, 7)[: 2 + len(kernel)], "float32")
+    ops = {"max": (ml.MaxPool1dOp, ml.MaxPool2dOp, ml.MaxPool3dOp)}
+    ops["avg"] = (ml.AvgPool1dOp, ml.AvgPool2dOp, ml.AvgPool3dOp)
+    op = ops[kind][len(kernel) - 1]
+    attrs = dict(strides=strides, dilations=dilations, pads=pads)
+    module = program([tensor(x.shape, "float32", dynamic)], lambda v: op(v, kernel, **attrs))
+    (got,) = run(module, x)
+    want = pool_nd_reference(x, kernel, strides, dilations, pads, kind)
+    assert_matches(got, want.astype("float32"), rtol=1e-5, atol=1e-6)
 
 
 def test_float16(rng):

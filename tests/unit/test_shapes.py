@@ -809,8 +809,10 @@ def test_window_output_does_not_fit():
 
 
 def test_check_window_attrs_accepts():
-    shapes.check_window_attrs((1, 2), (0, 1, 2, 3), (2, 1))
-    shapes.check_window_attrs((1, 1), (0, 0, 0, 0))
+    shapes.check_window_attrs(2, (1, 2), (0, 1, 2, 3), (2, 1))
+    shapes.check_window_attrs(2, (1, 1), (0, 0, 0, 0), (1, 1))
+    shapes.check_window_attrs(1, (3,), (0, 1), (2,))
+    shapes.check_window_attrs(3, (1, 2, 1), (0, 1, 2, 3, 0, 0), (2, 1, 1))
 
 
 @pytest.mark.parametrize(
@@ -818,7 +820,7 @@ def test_check_window_attrs_accepts():
     [
         ((1,), (0, 0, 0, 0), (1, 1), "expects 2 strides, got 1"),
         ((1, 1), (0, 0, 0, 0), (1, 1, 1), "expects 2 dilations, got 3"),
-        ((1, 1), (0, 0), (1, 1), "expects 4 pads (top, left, bottom, right), got 2"),
+        ((1, 1), (0, 0), (1, 1), "expects 4 pads (the begins, then the ends of HxW), got 2"),
         ((1, 0), (0, 0, 0, 0), (1, 1), "strides [1, 0] must be positive"),
         ((1, 1), (0, 0, 0, 0), (0, 1), "dilations [0, 1] must be positive"),
         ((1, 1), (0, -1, 0, 0), (1, 1), "pads [0, -1, 0, 0] must be non-negative"),
@@ -828,7 +830,7 @@ def test_check_window_attrs_errors(
     strides: tuple[int, ...], pads: tuple[int, ...], dilations: tuple[int, ...], fragment: str
 ):
     with raises_shape_error(fragment):
-        shapes.check_window_attrs(strides, pads, dilations)
+        shapes.check_window_attrs(2, strides, pads, dilations)
 
 
 def conv(
@@ -840,7 +842,7 @@ def conv(
     pads: tuple[int, int, int, int] = (0, 0, 0, 0),
     groups: int = 1,
 ) -> shapes.Shape:
-    return shapes.conv2d(x, w, bias, strides, dilations, pads, groups)
+    return shapes.conv(len(strides), x, w, bias, strides, dilations, pads, groups)
 
 
 @pytest.mark.parametrize(
@@ -947,6 +949,16 @@ def test_conv2d_checks_window_attrs():
         conv((1, 3, 8, 8), (16, 3, 3, 3), strides=(0, 1))
 
 
+def pool(
+    x: tuple[int, ...],
+    kernel: tuple[int, ...],
+    strides: tuple[int, ...],
+    pads: tuple[int, ...],
+    dilations: tuple[int, ...] | None = None,
+) -> shapes.Shape:
+    return shapes.pool(len(kernel), x, kernel, strides, dilations or (1,) * len(kernel), pads)
+
+
 @pytest.mark.parametrize(
     ("x", "kernel", "strides", "pads", "expected"),
     [
@@ -967,7 +979,7 @@ def test_pool2d_onnx_cases(
     pads: tuple[int, int, int, int],
     expected: tuple[int, ...],
 ):
-    assert shapes.pool2d(x, kernel, strides, pads) == expected
+    assert pool(x, kernel, strides, pads) == expected
 
 
 POOL_CASES = [
@@ -987,11 +999,37 @@ def test_pool2d_counts_positions(
     top, left, bottom, right = pads
     oh = count_windows(8, kernel[0], strides[0], 1, top, bottom)
     ow = count_windows(5, kernel[1], strides[1], 1, left, right)
-    assert shapes.pool2d((2, 3, 8, 5), kernel, strides, pads) == (2, 3, oh, ow)
+    assert pool((2, 3, 8, 5), kernel, strides, pads) == (2, 3, oh, ow)
 
 
 def test_pool2d_dynamic():
-    assert shapes.pool2d((D, D, D, 8), (2, 2), (2, 2), (0, 0, 0, 0)) == (D, D, D, 4)
+    assert pool((D, D, D, 8), (2, 2), (2, 2), (0, 0, 0, 0)) == (D, D, D, 4)
+
+
+def test_pool_1d_and_3d():
+    assert pool((1, 3, 9), (3,), (2,), (1, 1)) == (1, 3, 5)
+    assert pool((1, 3, 8, 8, 8), (2, 2, 2), (2, 2, 2), (0,) * 6) == (1, 3, 4, 4, 4)
+    assert pool((1, 3, D, 8, 5), (3, 2, 1), (1, 2, 1), (1, 0, 0, 1, 1, 0)) == (1, 3, D, 4, 5)
+
+
+def test_pool_dilations():
+    # onnx test_maxpool_2d_dilations: 4x4, kernel 2, dilation 2 -> 2x2
+    assert pool((1, 1, 4, 4), (2, 2), (1, 1), (0, 0, 0, 0), (2, 2)) == (1, 1, 2, 2)
+    oh = count_windows(9, 3, 2, 3, 2, 1)
+    assert pool((1, 1, 9, 9), (3, 3), (2, 2), (2, 0, 1, 0), (3, 1))[2] == oh
+    # a pad may reach up to the dilated kernel's extent
+    with raises_shape_error("must be smaller than the kernel [2, 2] dilated by [2, 1]"):
+        pool((1, 1, 8, 8), (2, 2), (1, 1), (0, 0, 3, 0), (2, 1))
+
+
+def test_conv_1d_and_3d():
+    assert shapes.conv(1, (1, 3, 9), (4, 3, 3), None, (2,), (1,), (1, 1), 1) == (1, 4, 5)
+    result = shapes.conv(
+        3, (2, 4, 5, 6, 7), (8, 2, 3, 3, 3), (8,), (1, 2, 1), (1, 1, 2), (1,) * 6, 2
+    )
+    assert result == (2, 8, 5, 3, 5)
+    with raises_shape_error("expects a rank-5 input (NCDHW) and rank-5 weights (OIDHW)"):
+        shapes.conv(3, (1, 3, 8, 8), (4, 3, 3, 3), None, (1,) * 3, (1,) * 3, (0,) * 6, 1)
 
 
 @pytest.mark.parametrize(
@@ -1025,7 +1063,7 @@ def test_pool2d_errors(
     fragment: str,
 ):
     with raises_shape_error(fragment):
-        shapes.pool2d(x, kernel, strides, pads)
+        shapes.pool(2, x, kernel, strides, (1, 1), pads)
 
 
 # ---------------------------------------------------------------------------

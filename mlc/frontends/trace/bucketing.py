@@ -100,7 +100,7 @@ def _equalities(op: Operation) -> list[shapes.Equality] | None:
             a, b = operands
             inner = ((0, len(a) - 1), (1, len(b) - 2))
             return [e for e in shapes.matmul_equalities(a, b) if e != inner]
-        case ml.Conv2dOp() | ml.Pool2dOp():
+        case ml.ConvOp() | ml.PoolOp():
             return [((0, 0), (shapes.RESULT, 0))]
         case _:
             return None

@@ -1,30 +1,35 @@
 """
-`ml.conv2d`, `ml.max_pool2d` and `ml.avg_pool2d` to linalg on tensors.
+`ml.conv1d/2d/3d`, `ml.max_pool1d/2d/3d` and `ml.avg_pool1d/2d/3d` to linalg on tensors.
+
+One lowering serves every spatial rank: the loops, the indexing maps and the padding
+are built per spatial dim.
 
 Padding is materialised: a fill generic of the padded shape (0 for conv and average
 pooling, the lowest value for max pooling) and a `tensor.insert_slice` of the input,
 so the window generics read in bounds everywhere and need no conditionals.
 
 Loop order, kept by `convert-linalg-to-loops`: the reduction loops sit between the
-output row and the output column, e.g. conv2d without groups is
+outer output dims and the last (innermost) one, e.g. conv2d without groups is
 
     (n, f, oh, c, kh, kw, ow)   x[n, c, oh*sh + kh*dh, ow*sw + kw*dw] * w[f, c, kh, kw]
                                  accumulates into y[n, f, oh, ow]
 
 so the innermost loop walks one contiguous output row and one (strided) input row,
 with the weight fixed: it vectorises, and the output row stays in cache while every
-`(c, kh, kw)` adds into it. The window loops of pooling get their bounds from a
+`(c, kh, kw)` adds into it (conv3d: `(n, f, od, oh, c, kd, kh, kw, ow)`; conv1d:
+`(n, f, c, kw, ow)`). The window loops of pooling get their bounds from a
 `tensor.empty` of the kernel size that the body never reads, as MLIR's named pooling
 ops do. Groups add a loop `g` after `n`: the weights are expanded to
-`(G, O/G, I, KH, KW)` and the output computed as `(N, G, O/G, OH, OW)`, then
+`(G, O/G, I, kernel...)` and the output computed as `(N, G, O/G, spatial...)`, then
 collapsed, so every loop is a plain dim of some operand; the input channel is
 `g * I + c`, which needs static channel counts.
 
 Average pooling (count_include_pad = 0) sums the zero-padded input, then a final
-generic divides each sum in place by the number of input elements its window covers,
-`window_count` of the output row times that of the column, from `linalg.index`.
+generic divides each sum in place by the number of input elements its window covers:
+the product over the spatial dims of `window_count`, from `linalg.index`.
 """
 
+import math
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, tensor
@@ -79,16 +84,28 @@ def window_output_size(
 
 
 def window_count(
-    calc: IndexCalc, out: Index, size: Index, kernel: int, stride: int, pad: int
+    calc: IndexCalc,
+    out: Index,
+    size: Index,
+    kernel: int,
+    stride: int,
+    pad: int,
+    dilation: int = 1,
 ) -> Index:
     """
     How many input positions the window of output position `out` covers.
 
-    The window spans `[out * stride - pad, out * stride - pad + kernel)`; only its
-    overlap with `[0, size)` counts (count_include_pad = 0).
+    The window reads `start + j * dilation` for `j` in `[0, kernel)`, where
+    `start = out * stride - pad`; only the positions in `[0, size)` count
+    (count_include_pad = 0): `j` from `ceil(-start / dilation)` to
+    `floor((size - 1 - start) / dilation)`, clamped to the kernel.
     """
     start = calc.sub(calc.mul(out, stride), pad)
-    return calc.sub(calc.min(calc.add(start, kernel), size), calc.max(start, 0))
+    if dilation == 1:
+        return calc.sub(calc.min(calc.add(start, kernel), size), calc.max(start, 0))
+    first = calc.max(calc.sub(0, calc.floordiv(start, dilation)), 0)
+    last = calc.min(calc.floordiv(calc.sub(calc.sub(size, 1), start), dilation), kernel - 1)
+    return calc.max(calc.add(calc.sub(last, first), 1), 0)
 
 
 # ---------------------------------------------------------------------------
@@ -96,19 +113,23 @@ def window_count(
 # ---------------------------------------------------------------------------
 
 
-def pad_hw(rewriter: PatternRewriter, x: SSAValue, pads: Sequence[int], value: float) -> SSAValue:
-    """`x` (NCHW) padded by `pads` (top, left, bottom, right) of `value`, or `x` itself."""
+def pad_spatial(
+    rewriter: PatternRewriter, x: SSAValue, pads: Sequence[int], value: float
+) -> SSAValue:
+    """`x` (N, C, spatial...) padded by `pads` (begins, then ends) of `value`, or `x` itself."""
     if not any(pads):
         return x
-    top, left, bottom, right = pads
+    spatial = len(pads) // 2
     calc = IndexCalc(rewriter.insert)
-    sizes = [size_of(rewriter, x, d) for d in range(4)]
-    padded = [*sizes[:2], calc.add(sizes[2], top + bottom), calc.add(sizes[3], left + right)]
+    sizes = [size_of(rewriter, x, d) for d in range(spatial + 2)]
+    padded = sizes[:2] + [
+        calc.add(sizes[2 + d], pads[d] + pads[d + spatial]) for d in range(spatial)
+    ]
     padded_type = TensorType(
         element_type(x), [s if isinstance(s, int) else DYNAMIC_INDEX for s in padded]
     )
     filled = fill(rewriter, padded_type, type_dims(rewriter, padded_type, padded), value)
-    return insert_slice(rewriter, x, filled, [0, 0, top, left], sizes)
+    return insert_slice(rewriter, x, filled, [0, 0, *pads[:spatial]], sizes)
 
 
 def output_sizes(
@@ -116,52 +137,83 @@ def output_sizes(
     x: SSAValue,
     channels: Index,
     result: SSAValue,
-    kernel: tuple[Index, Index],
+    kernel: Sequence[Index],
     windows: Sequence[tuple[int, int, tuple[int, int]]],
 ) -> list[Index]:
     """
-    `(N, channels, OH, OW)`: static dims from the result type, the rest computed.
+    `(N, channels, spatial...)`: static dims from the result type, the rest computed.
 
-    `windows` holds (stride, dilation, (pad before, pad after)) for H and W.
+    `windows` holds (stride, dilation, (pad before, pad after)) per spatial dim.
     """
     calc = IndexCalc(rewriter.insert)
     declared = tensor_type(result).get_shape()
     sizes: list[Index] = [size_of(rewriter, x, 0), channels]
-    for axis, (stride, dilation, pads) in zip((2, 3), windows, strict=True):
-        if shapes.is_static(declared[axis]):
-            sizes.append(declared[axis])
+    for d, (stride, dilation, pads) in enumerate(windows):
+        if shapes.is_static(declared[d + 2]):
+            sizes.append(declared[d + 2])
         else:
-            size = size_of(rewriter, x, axis)
-            sizes.append(window_output_size(calc, size, kernel[axis - 2], stride, dilation, pads))
+            size = size_of(rewriter, x, d + 2)
+            sizes.append(window_output_size(calc, size, kernel[d], stride, dilation, pads))
     return [d if shapes.is_static(d) else s for d, s in zip(declared, sizes, strict=True)]
 
 
-CONV_LOOPS = ("n", "f", "oh", "c", "kh", "kw", "ow")
-GROUPED_CONV_LOOPS = ("n", "g", "f", "oh", "c", "kh", "kw", "ow")
-WINDOW_LOOPS = ("c", "kh", "kw")  # the reduction loops
+def windows_of(op: ml.ConvOp | ml.PoolOp) -> list[tuple[int, int, tuple[int, int]]]:
+    """(stride, dilation, (pad before, pad after)) of each spatial dim of `op`."""
+    strides, dilations, pads = (
+        op.strides.get_values(),
+        op.dilations.get_values(),
+        op.pads.get_values(),
+    )
+    n = op.SPATIAL
+    return [(strides[d], dilations[d], (pads[d], pads[d + n])) for d in range(n)]
+
+
+def window_loops(spatial: int, outer: Sequence[str], reduced: Sequence[str]) -> list[str]:
+    """
+    Loop names: `outer`, the output dims but the last, `reduced`, the kernel dims, and
+    the last output dim innermost (module docstring).
+    """
+    outputs = [f"o{d}" for d in range(spatial)]
+    kernel = [f"k{d}" for d in range(spatial)]
+    return [*outer, *outputs[:-1], *reduced, *kernel, outputs[-1]]
+
+
+def window_reads(
+    d: dict[str, AffineExpr], strides: Sequence[int], dilations: Sequence[int]
+) -> list[AffineExpr]:
+    """The input position each spatial dim reads: `o * stride + k * dilation`."""
+    return [
+        d[f"o{i}"] * stride + d[f"k{i}"] * dilation
+        for i, (stride, dilation) in enumerate(zip(strides, dilations, strict=True))
+    ]
+
+
+def conv_loops(spatial: int, grouped: bool) -> list[str]:
+    return window_loops(spatial, ("n", "g", "f") if grouped else ("n", "f"), ("c",))
 
 
 def conv_maps(
     strides: Sequence[int], dilations: Sequence[int], group_channels: int | None
 ) -> list[AffineMap]:
     """The maps of (input, weights, output); `group_channels` (I) is None without groups."""
-    names = CONV_LOOPS if group_channels is None else GROUPED_CONV_LOOPS
+    spatial = len(strides)
+    names = conv_loops(spatial, grouped=group_channels is not None)
     d = {name: AffineExpr.dimension(i) for i, name in enumerate(names)}
     channel = d["c"] if group_channels is None else d["g"] * group_channels + d["c"]
-    row = d["oh"] * strides[0] + d["kh"] * dilations[0]
-    column = d["ow"] * strides[1] + d["kw"] * dilations[1]
-    x = (d["n"], channel, row, column)
+    kernel = [d[f"k{i}"] for i in range(spatial)]
+    outputs = [d[f"o{i}"] for i in range(spatial)]
+    x = (d["n"], channel, *window_reads(d, strides, dilations))
     if group_channels is None:
-        w, y = (d["f"], d["c"], d["kh"], d["kw"]), (d["n"], d["f"], d["oh"], d["ow"])
+        w, y = (d["f"], d["c"], *kernel), (d["n"], d["f"], *outputs)
     else:
-        w = (d["g"], d["f"], d["c"], d["kh"], d["kw"])
-        y = (d["n"], d["g"], d["f"], d["oh"], d["ow"])
+        w = (d["g"], d["f"], d["c"], *kernel)
+        y = (d["n"], d["g"], d["f"], *outputs)
     return [AffineMap(len(names), 0, results) for results in (x, w, y)]
 
 
-def conv_iterators(grouped: bool) -> list[Attribute]:
-    names = GROUPED_CONV_LOOPS if grouped else CONV_LOOPS
-    return iterator_types(len(names), [i for i, n in enumerate(names) if n in WINDOW_LOOPS])
+def conv_iterators(spatial: int, grouped: bool) -> list[Attribute]:
+    names = conv_loops(spatial, grouped)
+    return iterator_types(len(names), [i for i, n in enumerate(names) if n[0] in "ck"])
 
 
 def multiply_add(args: Sequence[BlockArgument]) -> SSAValue:
@@ -170,17 +222,17 @@ def multiply_add(args: Sequence[BlockArgument]) -> SSAValue:
 
 
 # ---------------------------------------------------------------------------
-# conv2d
+# conv1d, conv2d, conv3d
 # ---------------------------------------------------------------------------
 
 
-class LowerConv2d(RewritePattern):
-    """`ml.conv2d` to padding, a bias or zero fill and one generic (module docstring)."""
+class LowerConv(RewritePattern):
+    """`ml.conv*d` to padding, a bias or zero fill and one generic (module docstring)."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: ml.Conv2dOp, rewriter: PatternRewriter, /) -> None:
+    def match_and_rewrite(self, op: ml.ConvOp, rewriter: PatternRewriter, /) -> None:
         groups = op.groups.value.data
-        out_channels, in_channels, _, _ = tensor_type(op.w).get_shape()
+        out_channels, in_channels = tensor_type(op.w).get_shape()[:2]
         grouped = groups > 1
         if grouped and not (shapes.is_static(out_channels) and shapes.is_static(in_channels)):
             op_error(
@@ -188,31 +240,28 @@ class LowerConv2d(RewritePattern):
                 "convert-ml-to-linalg: a grouped convolution needs static channel counts "
                 f"in its weights, got {tensor_type(op.w)}",
             )
+        spatial = op.SPATIAL
         strides, dilations = op.strides.get_values(), op.dilations.get_values()
-        top, left, bottom, right = pads = op.pads.get_values()
         with keep_location(rewriter, op):
-            x = pad_hw(rewriter, op.x, pads, 0.0)
-            kernel = (size_of(rewriter, op.w, 2), size_of(rewriter, op.w, 3))
-            windows = [
-                (strides[0], dilations[0], (top, bottom)),
-                (strides[1], dilations[1], (left, right)),
-            ]
+            x = pad_spatial(rewriter, op.x, op.pads.get_values(), 0.0)
+            kernel = [size_of(rewriter, op.w, 2 + d) for d in range(spatial)]
             channels = size_of(rewriter, op.w, 0)
-            sizes = output_sizes(rewriter, op.x, channels, op.result, kernel, windows)
+            sizes = output_sizes(rewriter, op.x, channels, op.result, kernel, windows_of(op))
             if grouped:
                 result = self.grouped(rewriter, op, x, sizes, groups)
             else:
                 init = self.init(rewriter, op, op.result.type, sizes, AffineExpr.dimension(1))
                 maps = conv_maps(strides, dilations, None)
+                iterators = conv_iterators(spatial, grouped=False)
                 (result,) = build_generic(
-                    rewriter, [x, op.w], [init], maps, conv_iterators(grouped=False), multiply_add
+                    rewriter, [x, op.w], [init], maps, iterators, multiply_add
                 )
         rewriter.replace(op, (), (result,))
 
     @staticmethod
     def init(
         rewriter: PatternRewriter,
-        op: ml.Conv2dOp,
+        op: ml.ConvOp,
         init_type: Attribute,
         sizes: Sequence[Index],
         channel: AffineExpr,
@@ -230,62 +279,70 @@ class LowerConv2d(RewritePattern):
 
     @staticmethod
     def grouped(
-        rewriter: PatternRewriter, op: ml.Conv2dOp, x: SSAValue, sizes: Sequence[Index], groups: int
+        rewriter: PatternRewriter, op: ml.ConvOp, x: SSAValue, sizes: Sequence[Index], groups: int
     ) -> SSAValue:
         """The conv with a group loop, over weights and an output split as (G, O/G)."""
+        spatial = op.SPATIAL
         w_type = tensor_type(op.w)
-        out_channels, in_channels, kh, kw = w_type.get_shape()
+        out_channels, in_channels, *kernel = w_type.get_shape()
         per_group = out_channels // groups
-        expanded_shape = [groups, per_group, in_channels, kh, kw]
+        expanded_shape = [groups, per_group, in_channels, *kernel]
         dynamic = [
             s
-            for s in (size_of(rewriter, op.w, 2), size_of(rewriter, op.w, 3))
+            for s in (size_of(rewriter, op.w, 2 + d) for d in range(spatial))
             if isinstance(s, SSAValue)
         ]
         expand = tensor.ExpandShapeOp(
             op.w,
             dynamic,
-            reassociation([[0, 1], [2], [3], [4]]),
+            reassociation([[0, 1], *([d] for d in range(2, spatial + 3))]),
             expanded_shape,
             TensorType(w_type.element_type, expanded_shape),
         )
         w = rewriter.insert(expand).result
         result_type = tensor_type(op.result)
-        n, _, oh, ow = result_type.get_shape()
-        init_type = TensorType(result_type.element_type, [n, groups, per_group, oh, ow])
-        init_sizes = [sizes[0], groups, per_group, sizes[2], sizes[3]]
+        n, _, *outputs = result_type.get_shape()
+        init_type = TensorType(result_type.element_type, [n, groups, per_group, *outputs])
+        init_sizes = [sizes[0], groups, per_group, *sizes[2:]]
         channel = AffineExpr.dimension(1) * per_group + AffineExpr.dimension(2)
-        init = LowerConv2d.init(rewriter, op, init_type, init_sizes, channel)
+        init = LowerConv.init(rewriter, op, init_type, init_sizes, channel)
         maps = conv_maps(op.strides.get_values(), op.dilations.get_values(), in_channels)
         (split,) = build_generic(
-            rewriter, [x, w], [init], maps, conv_iterators(grouped=True), multiply_add
+            rewriter, [x, w], [init], maps, conv_iterators(spatial, grouped=True), multiply_add
         )
         collapse = tensor.CollapseShapeOp.build(
             operands=[split],
             result_types=[result_type],
-            properties={"reassociation": reassociation([[0], [1, 2], [3], [4]])},
+            properties={
+                "reassociation": reassociation([[0], [1, 2], *([d] for d in range(3, spatial + 3))])
+            },
         )
         return rewriter.insert(collapse).result
 
 
 # ---------------------------------------------------------------------------
-# max_pool2d, avg_pool2d
+# max_pool*d, avg_pool*d
 # ---------------------------------------------------------------------------
 
-# Loops of a pooling window generic, and the maps of (input, window, output).
-POOL_LOOPS = ("n", "c", "oh", "kh", "kw", "ow")
+
+def pool_loops(spatial: int) -> list[str]:
+    return window_loops(spatial, ("n", "c"), ())
 
 
-def pool_maps(strides: Sequence[int]) -> list[AffineMap]:
-    d = {name: AffineExpr.dimension(i) for i, name in enumerate(POOL_LOOPS)}
-    x = (d["n"], d["c"], d["oh"] * strides[0] + d["kh"], d["ow"] * strides[1] + d["kw"])
-    window, y = (d["kh"], d["kw"]), (d["n"], d["c"], d["oh"], d["ow"])
-    return [AffineMap(len(POOL_LOOPS), 0, results) for results in (x, window, y)]
+def pool_maps(strides: Sequence[int], dilations: Sequence[int]) -> list[AffineMap]:
+    """The maps of (input, window, output) of a pooling generic."""
+    spatial = len(strides)
+    names = pool_loops(spatial)
+    d = {name: AffineExpr.dimension(i) for i, name in enumerate(names)}
+    x = (d["n"], d["c"], *window_reads(d, strides, dilations))
+    window = tuple(d[f"k{i}"] for i in range(spatial))
+    y = (d["n"], d["c"], *(d[f"o{i}"] for i in range(spatial)))
+    return [AffineMap(len(names), 0, results) for results in (x, window, y)]
 
 
 def pool_window(
     rewriter: PatternRewriter,
-    op: ml.Pool2dOp,
+    op: ml.PoolOp,
     padding: float,
     combine: Callable[[SSAValue, SSAValue], SSAValue],
 ) -> tuple[SSAValue, list[Index]]:
@@ -295,22 +352,20 @@ def pool_window(
     Returns the reduced tensor and the result's dims.
     """
     kernel = op.kernel.get_values()
-    strides = op.strides.get_values()
-    top, left, bottom, right = pads = op.pads.get_values()
-    x = pad_hw(rewriter, op.x, pads, padding)
-    windows = [(strides[0], 1, (top, bottom)), (strides[1], 1, (left, right))]
+    x = pad_spatial(rewriter, op.x, op.pads.get_values(), padding)
     channels = size_of(rewriter, op.x, 1)
-    sizes = output_sizes(rewriter, op.x, channels, op.result, (kernel[0], kernel[1]), windows)
+    sizes = output_sizes(rewriter, op.x, channels, op.result, kernel, windows_of(op))
     init = fill(rewriter, op.result.type, type_dims(rewriter, op.result.type, sizes), padding)
-    # Only the shape of the window matters: it gives the kh and kw loops their bounds.
+    # Only the shape of the window matters: it gives the kernel loops their bounds.
     window_type = TensorType(element_type(op.x), kernel)
     window = rewriter.insert(tensor.EmptyOp([], window_type)).tensor
-    iterators = iterator_types(len(POOL_LOOPS), [POOL_LOOPS.index("kh"), POOL_LOOPS.index("kw")])
+    names = pool_loops(op.SPATIAL)
+    iterators = iterator_types(len(names), [i for i, n in enumerate(names) if n[0] == "k"])
     (reduced,) = build_generic(
         rewriter,
         [x, window],
         [init],
-        pool_maps(strides),
+        pool_maps(op.strides.get_values(), op.dilations.get_values()),
         iterators,
         lambda args: combine(args[2], args[0]),
     )
@@ -324,11 +379,11 @@ def maximum(a: SSAValue, b: SSAValue) -> SSAValue:
     return arith.MaximumfOp(a, b).result
 
 
-class LowerMaxPool2d(RewritePattern):
-    """`ml.max_pool2d` to a window-max generic over the input padded with the lowest value."""
+class LowerMaxPool(RewritePattern):
+    """`ml.max_pool*d` to a window-max generic over the input padded with the lowest value."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: ml.MaxPool2dOp, rewriter: PatternRewriter, /) -> None:
+    def match_and_rewrite(self, op: ml.MaxPoolOp, rewriter: PatternRewriter, /) -> None:
         element = element_type(op.x)
         check_signless(op, element)
         lowest = int_min(element) if isinstance(element, IntegerType) else float("-inf")
@@ -337,33 +392,38 @@ class LowerMaxPool2d(RewritePattern):
         rewriter.replace(op, (), (result,))
 
 
-class LowerAvgPool2d(RewritePattern):
-    """`ml.avg_pool2d` to a window sum and an in-place division by the window counts."""
+class LowerAvgPool(RewritePattern):
+    """`ml.avg_pool*d` to a window sum and an in-place division by the window counts."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: ml.AvgPool2dOp, rewriter: PatternRewriter, /) -> None:
+    def match_and_rewrite(self, op: ml.AvgPoolOp, rewriter: PatternRewriter, /) -> None:
         element = element_type(op.x)
-        assert is_float(element), "the ml verifier admits float avg_pool2d only"
-        kernel, strides = op.kernel.get_values(), op.strides.get_values()
-        top, left, _, _ = pads = op.pads.get_values()
+        assert is_float(element), "the ml verifier admits float average pooling only"
+        kernel = op.kernel.get_values()
+        windows = windows_of(op)
+        spatial = op.SPATIAL
         with keep_location(rewriter, op):
             total, _ = pool_window(rewriter, op, 0.0, lambda a, b: arith.AddfOp(a, b).result)
-            height, width = size_of(rewriter, op.x, 2), size_of(rewriter, op.x, 3)
+            inputs = [size_of(rewriter, op.x, 2 + d) for d in range(spatial)]
 
             def body(args: Sequence[BlockArgument]) -> SSAValue:
-                if not any(pads):  # every window lies inside the input
-                    count = scalar_constant(kernel[0] * kernel[1], element)
+                if not any(op.pads.get_values()):  # every window lies inside the input
+                    count = scalar_constant(math.prod(kernel), element)
                     return arith.DivfOp(args[0], count).result
                 calc = IndexCalc.in_body()
-                rows = window_count(calc, IndexOp(2).result, height, kernel[0], strides[0], top)
-                columns = window_count(calc, IndexOp(3).result, width, kernel[1], strides[1], left)
-                count = arith.IndexCastOp(calc.value(calc.mul(rows, columns)), i64).result
+                count: Index = 1
+                for d, (stride, dilation, (before, _)) in enumerate(windows):
+                    out = IndexOp(2 + d).result
+                    along = window_count(calc, out, inputs[d], kernel[d], stride, before, dilation)
+                    count = calc.mul(count, along)
+                count = arith.IndexCastOp(calc.value(count), i64).result
                 return arith.DivfOp(args[0], arith.SIToFPOp(count, element).result).result
 
+            rank = spatial + 2
             (result,) = build_generic(
-                rewriter, [], [total], [AffineMap.identity(4)], iterator_types(4), body
+                rewriter, [], [total], [AffineMap.identity(rank)], iterator_types(rank), body
             )
         rewriter.replace(op, (), (result,))
 
 
-PATTERNS: list[RewritePattern] = [LowerConv2d(), LowerMaxPool2d(), LowerAvgPool2d()]
+PATTERNS: list[RewritePattern] = [LowerConv(), LowerMaxPool(), LowerAvgPool()]

@@ -27,13 +27,17 @@ from mlc.dialects.ml import (
     ML,
     AbsOp,
     AddOp,
+    AvgPool1dOp,
     AvgPool2dOp,
+    AvgPool3dOp,
     BatchNormOp,
     BroadcastToOp,
     CastOp,
     CmpOp,
     ConcatOp,
+    Conv1dOp,
     Conv2dOp,
+    Conv3dOp,
     DivOp,
     ErfOp,
     ExpOp,
@@ -43,7 +47,9 @@ from mlc.dialects.ml import (
     LogOp,
     MatmulOp,
     MaxOp,
+    MaxPool1dOp,
     MaxPool2dOp,
+    MaxPool3dOp,
     MinOp,
     MLOp,
     MulOp,
@@ -134,6 +140,9 @@ CONTRACT_OPS = {
     *("ml.conv2d", "ml.max_pool2d", "ml.avg_pool2d"),
 }
 
+# Beyond the contract: the 1-D and 3-D forms of the window ops.
+WINDOW_OPS = {f"ml.{op}{n}d" for op in ("conv", "max_pool", "avg_pool") for n in (1, 3)}
+
 ML_OP_NAMES = {op.name for op in ML.operations}
 
 
@@ -141,9 +150,9 @@ def test_dialect_name():
     assert ML.name == "ml"
 
 
-def test_dialect_has_exactly_the_contract_ops():
-    assert ML_OP_NAMES == CONTRACT_OPS
-    assert len(list(ML.operations)) == len(CONTRACT_OPS)
+def test_dialect_has_exactly_the_contract_ops_and_the_window_ops():
+    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS
+    assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS)
 
 
 def test_every_op_is_an_ml_op():
@@ -258,6 +267,41 @@ BUILDS: list[tuple[str, Callable[[], MLOp], str]] = [
         "ml.avg_pool2d",
         lambda: AvgPool2dOp(arg("tensor<1x16x8x8xf32>"), [3, 3], pads=(1, 1, 1, 1)),
         "tensor<1x16x8x8xf32>",
+    ),
+    (
+        "ml.conv1d",
+        lambda: Conv1dOp(*args("tensor<2x3x9xf32>", "tensor<4x3x3xf32>"), strides=(2,)),
+        "tensor<2x4x4xf32>",
+    ),
+    (
+        "ml.conv3d",
+        lambda: Conv3dOp(
+            *args("tensor<1x4x5x?x7xf64>", "tensor<6x2x3x3x1xf64>"),
+            pads=(1, 0, 0, 1, 0, 0),
+            dilations=(1, 2, 1),
+            groups=2,
+        ),
+        "tensor<1x6x5x?x7xf64>",
+    ),
+    (
+        "ml.max_pool1d",
+        lambda: MaxPool1dOp(arg("tensor<1x2x9xi32>"), [3], strides=(3,), dilations=(2,)),
+        "tensor<1x2x2xi32>",
+    ),
+    (
+        "ml.max_pool3d",
+        lambda: MaxPool3dOp(arg("tensor<1x2x8x8x8xf32>"), [2, 2, 2], strides=(2, 2, 2)),
+        "tensor<1x2x4x4x4xf32>",
+    ),
+    (
+        "ml.avg_pool1d",
+        lambda: AvgPool1dOp(arg("tensor<1x2x8xf16>"), [3], pads=(1, 1)),
+        "tensor<1x2x8xf16>",
+    ),
+    (
+        "ml.avg_pool3d",
+        lambda: AvgPool3dOp(arg("tensor<?x2x8x8x8xf32>"), [3, 2, 2], dilations=(2, 1, 1)),
+        "tensor<?x2x4x7x7xf32>",
     ),
 ]
 
@@ -557,6 +601,20 @@ ELEMENT_RULES: list[tuple[str, Callable[[str], MLOp], str]] = [
     ),
     ("ml.max_pool2d", lambda e: MaxPool2dOp(arg(f"tensor<1x3x8x8x{e}>"), [2, 2]), "numeric"),
     ("ml.avg_pool2d", lambda e: AvgPool2dOp(arg(f"tensor<1x3x8x8x{e}>"), [2, 2]), "float"),
+    (
+        "ml.conv1d",
+        lambda e: Conv1dOp(*args(f"tensor<1x3x8x{e}>", f"tensor<4x3x3x{e}>")),
+        "float",
+    ),
+    (
+        "ml.conv3d",
+        lambda e: Conv3dOp(*args(f"tensor<1x3x4x4x4x{e}>", f"tensor<4x3x2x2x2x{e}>")),
+        "float",
+    ),
+    ("ml.max_pool1d", lambda e: MaxPool1dOp(arg(f"tensor<1x3x8x{e}>"), [2]), "numeric"),
+    ("ml.max_pool3d", lambda e: MaxPool3dOp(arg(f"tensor<1x3x4x4x4x{e}>"), [2, 2, 2]), "numeric"),
+    ("ml.avg_pool1d", lambda e: AvgPool1dOp(arg(f"tensor<1x3x8x{e}>"), [2]), "float"),
+    ("ml.avg_pool3d", lambda e: AvgPool3dOp(arg(f"tensor<1x3x4x4x4x{e}>"), [2, 2, 2]), "float"),
 ]
 
 ACCEPTED = {

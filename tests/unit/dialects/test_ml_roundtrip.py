@@ -36,13 +36,17 @@ from mlc.diagnostics import verify_module
 from mlc.dialects.ml import (
     AbsOp,
     AddOp,
+    AvgPool1dOp,
     AvgPool2dOp,
+    AvgPool3dOp,
     BatchNormOp,
     BroadcastToOp,
     CastOp,
     CmpOp,
     ConcatOp,
+    Conv1dOp,
     Conv2dOp,
+    Conv3dOp,
     DivOp,
     ErfOp,
     ExpOp,
@@ -52,7 +56,9 @@ from mlc.dialects.ml import (
     LogOp,
     MatmulOp,
     MaxOp,
+    MaxPool1dOp,
     MaxPool2dOp,
+    MaxPool3dOp,
     MinOp,
     MLOp,
     MulOp,
@@ -353,45 +359,46 @@ def spatial(draw: Draw, kernel: int, dilation: int, pad_lo: int, pad_hi: int) ->
     return draw(st.sampled_from((DYN, smallest, smallest + 1, smallest + 3)))
 
 
-def conv2d(body: Body, draw: Draw) -> None:
+CONVS = {1: Conv1dOp, 2: Conv2dOp, 3: Conv3dOp}
+POOLS = {
+    1: ((MaxPool1dOp, NUMERIC), (AvgPool1dOp, FLOATS)),
+    2: ((MaxPool2dOp, NUMERIC), (AvgPool2dOp, FLOATS)),
+    3: ((MaxPool3dOp, NUMERIC), (AvgPool3dOp, FLOATS)),
+}
+
+
+def conv(body: Body, draw: Draw) -> None:
+    n = draw(st.integers(1, 3))
     element = draw(st.sampled_from(FLOATS))
     groups = draw(st.integers(1, 3))
     per_group_in = draw(st.integers(1, 2))
     out_channels = groups * draw(st.integers(1, 2))
-    kh, kw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    strides = draw(st.lists(st.integers(1, 3), min_size=2, max_size=2))
-    dilations = draw(st.lists(st.integers(1, 2), min_size=2, max_size=2))
-    top, left, bottom, right = draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))
-    h = spatial(draw, kh, dilations[0], top, bottom)
-    w = spatial(draw, kw, dilations[1], left, right)
+    kernel = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+    strides = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+    dilations = draw(st.lists(st.integers(1, 2), min_size=n, max_size=n))
+    pads = draw(st.lists(st.integers(0, 2), min_size=2 * n, max_size=2 * n))
+    sizes = [spatial(draw, kernel[d], dilations[d], pads[d], pads[d + n]) for d in range(n)]
     channels = draw(st.sampled_from((groups * per_group_in, DYN)))
-    x = body.value(element, (draw(dims()), channels, h, w))
-    weights = body.value(element, (out_channels, per_group_in, kh, kw))
+    x = body.value(element, (draw(dims()), channels, *sizes))
+    weights = body.value(element, (out_channels, per_group_in, *kernel))
     bias = None
     if draw(st.booleans()):
         bias = body.value(element, (draw(st.sampled_from((out_channels, DYN))),))
-    conv = Conv2dOp(
-        x,
-        weights,
-        bias,
-        strides=strides,
-        dilations=dilations,
-        pads=(top, left, bottom, right),
-        groups=groups,
-    )
-    body.add(conv)
+    op = CONVS[n](x, weights, bias, strides=strides, dilations=dilations, pads=pads, groups=groups)
+    body.add(op)
 
 
 def pool(body: Body, draw: Draw) -> None:
-    op, elements = draw(st.sampled_from(((MaxPool2dOp, NUMERIC), (AvgPool2dOp, FLOATS))))
-    kernel = draw(st.lists(st.integers(1, 3), min_size=2, max_size=2))
-    strides = draw(st.lists(st.integers(1, 3), min_size=2, max_size=2))
-    top, bottom = (draw(st.integers(0, kernel[0] - 1)) for _ in range(2))
-    left, right = (draw(st.integers(0, kernel[1] - 1)) for _ in range(2))
-    h = spatial(draw, kernel[0], 1, top, bottom)
-    w = spatial(draw, kernel[1], 1, left, right)
-    x = body.value(draw(st.sampled_from(elements)), (draw(dims()), draw(dims()), h, w))
-    body.add(op(x, kernel, strides=strides, pads=(top, left, bottom, right)))
+    n = draw(st.integers(1, 3))
+    op, elements = draw(st.sampled_from(POOLS[n]))
+    kernel = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+    strides = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+    dilations = draw(st.lists(st.integers(1, 2), min_size=n, max_size=n))
+    extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)]
+    pads = [draw(st.integers(0, extents[i % n] - 1)) for i in range(2 * n)]
+    sizes = [spatial(draw, kernel[d], dilations[d], pads[d], pads[d + n]) for d in range(n)]
+    x = body.value(draw(st.sampled_from(elements)), (draw(dims()), draw(dims()), *sizes))
+    body.add(op(x, kernel, strides=strides, dilations=dilations, pads=pads))
 
 
 FAMILIES = (
@@ -410,7 +417,7 @@ FAMILIES = (
     softmax,
     layer_norm,
     batch_norm,
-    conv2d,
+    conv,
     pool,
 )
 
@@ -522,8 +529,7 @@ def test_every_family_is_drawn():
         SoftmaxOp,
         LayerNormOp,
         BatchNormOp,
-        Conv2dOp,
-        MaxPool2dOp,
-        AvgPool2dOp,
+        *CONVS.values(),
+        *(op for ops in POOLS.values() for op, _ in ops),
     }
     assert {op.name for op in ML.operations} == {op.name for op in built}

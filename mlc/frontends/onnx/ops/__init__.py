@@ -1,6 +1,6 @@
 """ONNX op converters, one module per op family; `converter_for` looks them up."""
 
-from mlc.frontends.onnx.ops import elementwise, nn, reduction, tensor
+from mlc.frontends.onnx.ops import elementwise, nn, reduction, tensor, window
 from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 
-__all__ = ["converter_for", "elementwise", "nn", "reduction", "supported_ops", "tensor"]
+__all__ = ["converter_for", "elementwise", "nn", "reduction", "supported_ops", "tensor", "window"]

@@ -5,11 +5,13 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx import types
 from mlc.frontends.onnx.graph import Node, NodeError
+from mlc.lowering.convert_ml_to_linalg.common import IndexCalc
+from mlc.shapes import DYNAMIC
 
 
 def tensor_of(value: SSAValue) -> TensorType[Attribute]:
@@ -84,15 +86,17 @@ Size = int | SSAValue  # a static size, or an i64 scalar computed at run time
 
 def sizes(node: Node, x: SSAValue) -> list[Size]:
     """The dims of `x`: static ones as ints, dynamic ones read at run time (`tensor.dim`)."""
-    result: list[Size] = []
-    for axis, size in enumerate(shape_of(x)):
-        if size >= 0:
-            result.append(size)
-            continue
-        index = node.emit(arith.ConstantOp(IntegerAttr(axis, IndexType())))
-        dim = node.emit(tensor.DimOp(x, index))
-        result.append(node.emit(arith.IndexCastOp(dim, i64)))
-    return result
+    return [size_along(node, x, axis) for axis in range(len(shape_of(x)))]
+
+
+def size_along(node: Node, x: SSAValue, axis: int) -> Size:
+    """Dim `axis` of `x`: an int if static, else an i64 read at run time."""
+    size = shape_of(x)[axis]
+    if size >= 0:
+        return size
+    index = node.emit(arith.ConstantOp(IntegerAttr(axis, IndexType())))
+    dim = node.emit(tensor.DimOp(x, index))
+    return node.emit(arith.IndexCastOp(dim, i64))
 
 
 def product(node: Node, factors: Sequence[Size]) -> Size:
@@ -107,6 +111,26 @@ def product(node: Node, factors: Sequence[Size]) -> Size:
     return result
 
 
+class SizeCalc(IndexCalc):
+    """
+    `IndexCalc`'s arithmetic on `Size`s: ints fold, i64 scalars get `arith` ops at `node`.
+
+    Sizes that depend on dynamic dims (pads, split points) are thus written once, as
+    formulas, for the static and the dynamic case alike.
+    """
+
+    def __init__(self, node: Node):
+        def insert(op: Operation) -> Operation:
+            node.emit(op)
+            return op
+
+        super().__init__(insert)
+        self.node = node
+
+    def value(self, x: Size) -> SSAValue:
+        return _scalar(self.node, x)
+
+
 def _scalar(node: Node, size: Size) -> SSAValue:
     if isinstance(size, SSAValue):
         return size
@@ -119,3 +143,31 @@ def shape_tensor(node: Node, dims: Sequence[Size]) -> SSAValue:
         return node.constant(np.array(dims, dtype=np.int64))
     elements = [_scalar(node, d) for d in dims]
     return node.emit(tensor.FromElementsOp(*elements, result_type=TensorType(i64, [len(dims)])))
+
+
+def static_or_dynamic(dims: Sequence[Size]) -> list[int]:
+    """Sizes as a type's shape: the static ones, `?` for those known at run time."""
+    return [d if isinstance(d, int) else DYNAMIC for d in dims]
+
+
+def index_of(node: Node, size: Size) -> SSAValue | int:
+    """A size as `tensor` ops take it: a static int, or an `index` value."""
+    if isinstance(size, int):
+        return size
+    return node.emit(arith.IndexCastOp(size, IndexType()))
+
+
+def slice_at_run_time(node: Node, x: SSAValue, axis: int, start: Size, end: Size) -> SSAValue:
+    """`x[..., start:end, ...]` along `axis` for bounds in `[0, dim]` known at run time."""
+    calc = SizeCalc(node)
+    dims = sizes(node, x)
+    offsets: list[Size] = [0] * len(dims)
+    offsets[axis], dims[axis] = start, calc.sub(end, start)
+    extract = tensor.ExtractSliceOp(
+        x,
+        [index_of(node, o) for o in offsets],
+        [index_of(node, d) for d in dims],
+        [1] * len(dims),
+        TensorType(element_of(x), static_or_dynamic(dims)),
+    )
+    return node.emit(extract)

@@ -6,7 +6,8 @@ are read at import time. Where such an input is only known at run time but the m
 declares the output's static shape, the declared shape is used instead.
 """
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from onnx import numpy_helper
@@ -19,13 +20,17 @@ from mlc.dialects import ml
 from mlc.frontends.onnx.graph import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import (
     Size,
+    SizeCalc,
     cast,
     element_of,
     int_list,
     product,
     shape_of,
     shape_tensor,
+    size_along,
     sizes,
+    slice_at_run_time,
+    static_or_dynamic,
 )
 from mlc.frontends.onnx.ops.table import converts
 
@@ -115,58 +120,55 @@ def flatten(node: Node) -> Sequence[Value]:
     return [reshape_to(node, x, [product(node, current[:axis]), product(node, current[axis:])])]
 
 
-def _axes(node: Node, attr_until: int, input_index: int = 1) -> list[int] | None:
-    """Axes from the attribute (opsets before `attr_until`) or from an input."""
-    if node.opset < attr_until:
+def _reshape_by_axes(
+    node: Node, dims_of: Callable[[SSAValue, list[int] | None], list[Size]]
+) -> Sequence[Value]:
+    """
+    Squeeze and Unsqueeze: a reshape to `dims_of(x, axes)`, the axes from the attribute
+    (before opset 13) or the optional input. Axes known only at run time take the
+    output shape the model declares.
+    """
+    x = node.input(0)
+    if node.opset < 13:
         axes = node.attr("axes")
-        return None if axes is None else list(axes)
-    if not node.has(input_index):
-        return None
-    known = node.known(input_index)
-    if known is None:
-        raise _UnknownAxes
-    return int_list(known)
-
-
-class _UnknownAxes(Exception):
-    """The axes are a run-time input."""
+    elif node.has(1):
+        known = node.known(1)
+        if known is None:
+            return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, 1, "axes")))]
+        axes = int_list(known)
+    else:
+        axes = None
+    return [reshape_to(node, x, dims_of(x, None if axes is None else list(axes)))]
 
 
 @converts("Squeeze")
 def squeeze(node: Node) -> Sequence[Value]:
-    x = node.input(0)
-    source = shape_of(x)
-    try:
-        axes = _axes(node, 13)
-    except _UnknownAxes:
-        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, 1, "axes")))]
-    if axes is None:
-        if DYN in source:
-            raise NodeError("squeezing without axes needs a static input shape")
-        axes = [i for i, d in enumerate(source) if d == 1]
-    axes = list(shapes.normalize_axes(axes, len(source)))
-    for axis in axes:
-        if source[axis] not in (1, DYN):
-            raise NodeError(f"cannot squeeze dim {axis} of size {source[axis]}")
-    return [reshape_to(node, x, [d for i, d in enumerate(sizes(node, x)) if i not in axes])]
+    def squeezed(x: SSAValue, axes: list[int] | None) -> list[Size]:
+        source = shape_of(x)
+        if axes is None:
+            if DYN in source:
+                raise NodeError("squeezing without axes needs a static input shape")
+            axes = [i for i, d in enumerate(source) if d == 1]
+        axes = list(shapes.normalize_axes(axes, len(source)))
+        for axis in axes:
+            if source[axis] not in (1, DYN):
+                raise NodeError(f"cannot squeeze dim {axis} of size {source[axis]}")
+        return [d for i, d in enumerate(sizes(node, x)) if i not in axes]
+
+    return _reshape_by_axes(node, squeezed)
 
 
 @converts("Unsqueeze")
 def unsqueeze(node: Node) -> Sequence[Value]:
-    x = node.input(0)
-    source = shape_of(x)
-    try:
-        axes = _axes(node, 13)
-    except _UnknownAxes:
-        return [node.emit(ml.ReshapeOp(x, result_type=declared_static(node, 1, "axes")))]
-    if axes is None:
-        raise NodeError("Unsqueeze needs axes")
-    rank = len(source) + len(axes)
-    axes = sorted(shapes.normalize_axes(axes, rank))
-    dims = sizes(node, x)
-    for axis in axes:
-        dims.insert(axis, 1)
-    return [reshape_to(node, x, dims)]
+    def unsqueezed(x: SSAValue, axes: list[int] | None) -> list[Size]:
+        if axes is None:
+            raise NodeError("Unsqueeze needs axes")
+        dims = sizes(node, x)
+        for axis in sorted(shapes.normalize_axes(axes, len(dims) + len(axes))):
+            dims.insert(axis, 1)
+        return dims
+
+    return _reshape_by_axes(node, unsqueezed)
 
 
 @converts("Transpose")
@@ -196,24 +198,27 @@ def split(node: Node) -> Sequence[Value]:
     x = node.input(0)
     source = shape_of(x)
     axis = shapes.normalize_axis(node.attr("axis", 0), len(source))
-    count = len(node.proto.output)
     if node.opset < 13:
-        sizes = node.attr("split")
+        parts = node.attr("split")
     elif node.has(1):
-        sizes = int_list(node.const(1, "split sizes"))
+        parts = int_list(node.const(1, "split sizes"))
     else:
-        sizes = None
-    if sizes is None:
-        if source[axis] == DYN:
-            raise NodeError(f"splitting dynamic dim {axis} needs the split sizes")
-        parts = node.attr("num_outputs", count)
-        chunk = -(-source[axis] // parts)
-        sizes = [min(chunk, source[axis] - i * chunk) for i in range(parts)]
+        parts = None
+    if parts is not None:
+        starts = list(itertools.accumulate(parts, initial=0))
+        return [_slice(node, x, axis, a, b) for a, b in itertools.pairwise(starts)]
+    # Equal parts, the last one smaller if the size does not divide (num_outputs).
+    count = node.attr("num_outputs", len(node.proto.output))
+    calc = SizeCalc(node)
+    size = size_along(node, x, axis)
+    chunk = calc.ceildiv(size, count)
+    bounds = [calc.min(calc.mul(chunk, i), size) for i in range(count + 1)]
     outputs: list[Value] = []
-    start = 0
-    for size in sizes:
-        outputs.append(_slice(node, x, axis, start, start + size))
-        start += size
+    for start, end in itertools.pairwise(bounds):
+        if isinstance(start, int) and isinstance(end, int):
+            outputs.append(_slice(node, x, axis, start, end))
+        else:
+            outputs.append(slice_at_run_time(node, x, axis, start, end))
     return outputs
 
 
@@ -427,13 +432,36 @@ def _border(node: Node, x: SSAValue, axis: int, size: int, mode: str, at_end: bo
     return _slice(node, x, axis, 0, size) if at_end else _slice(node, x, axis, -size, INT64_MAX)
 
 
-def _block(node: Node, like: SSAValue, axis: int, size: int, value: SSAValue) -> SSAValue:
+def pad_constant(
+    node: Node, x: SSAValue, axes: Sequence[int], pads: Sequence[Size], value: SSAValue
+) -> SSAValue:
+    """`x` padded along `axes` by non-negative sizes (begins, then ends) of `value`.
+
+    A size may be known only at run time (pads computed from dynamic dims).
+    """
+    result = x
+    for i, axis in enumerate(axes):
+        before, after = pads[i], pads[i + len(axes)]
+        parts = [result]
+        if not (isinstance(before, int) and before == 0):
+            parts.insert(0, _block(node, result, axis, before, value))
+        if not (isinstance(after, int) and after == 0):
+            parts.append(_block(node, result, axis, after, value))
+        if len(parts) > 1:
+            result = node.emit(ml.ConcatOp(parts, axis))
+    return result
+
+
+def _block(node: Node, like: SSAValue, axis: int, size: Size, value: SSAValue) -> SSAValue:
     """A block of `value` shaped like `like` but `size` long along `axis`."""
     dims = sizes(node, like)
     dims[axis] = size
-    fill = cast(node, value, element_of(like))
-    static = [d if isinstance(d, int) else DYN for d in dims]
-    result = TensorType(element_of(like), static)
-    if DYN not in static:
-        return node.emit(ml.BroadcastToOp(fill, result))
-    return node.emit(ml.BroadcastToOp(fill, result, shape_tensor(node, dims)))
+    return full(node, dims, cast(node, value, element_of(like)))
+
+
+def full(node: Node, dims: Sequence[Size], value: SSAValue) -> SSAValue:
+    """A tensor of `dims` (static, or known at run time) holding the scalar `value`."""
+    result = TensorType(element_of(value), static_or_dynamic(dims))
+    if all(isinstance(d, int) for d in dims):
+        return node.emit(ml.BroadcastToOp(value, result))
+    return node.emit(ml.BroadcastToOp(value, result, shape_tensor(node, dims)))

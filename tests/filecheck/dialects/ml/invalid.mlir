@@ -852,7 +852,7 @@ func.func @conv2d_dilations_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf
 
 // conv2d pads of the wrong length.
 func.func @conv2d_pads_length(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{expects 4 pads (top, left, bottom, right), got 2}}
+  // expected-error @+1 {{expects 4 pads (the begins, then the ends of HxW), got 2}}
   %0 = ml.conv2d %x, %w {pads = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return
 }
@@ -1023,7 +1023,7 @@ func.func @avg_pool2d_strides_length(%x: tensor<1x2x6x6xf32>) {
 
 // Pool pads of the wrong length.
 func.func @max_pool2d_pads_length(%x: tensor<1x2x6x6xf32>) {
-  // expected-error @+1 {{expects 4 pads (top, left, bottom, right), got 1}}
+  // expected-error @+1 {{expects 4 pads (the begins, then the ends of HxW), got 1}}
   %0 = ml.max_pool2d %x {kernel = array<i64: 2, 2>, pads = array<i64: 0>} : (tensor<1x2x6x6xf32>) -> tensor<1x2x5x5xf32>
   func.return
 }
