@@ -72,12 +72,13 @@ def test_if_on_the_host(gpu):
 
 
 def test_argument_checks_match_the_cpu_path(gpu):
-    exe = mlc.compile(TIED_DIMS, target="cuda")
+    exe, exe_cpu = mlc.compile(TIED_DIMS, target="cuda"), mlc.compile(TIED_DIMS)
     rng = np.random.default_rng()
     a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(4, 4), (4,), (4, 4)])
     u = a + a.T + b
     np.testing.assert_allclose(exe(a, b, c), (u @ c) @ (u @ c), rtol=1e-4, atol=1e-4)
-    with pytest.raises(ValueError, match=r"must have size 4"):
+    np.testing.assert_allclose(exe(a[:1], b, c), exe_cpu(a[:1], b, c), rtol=1e-4, atol=1e-4)
+    with pytest.raises(mlc.RuntimeCheckError, match=r":4:3: error: 'ml.add' op .* must be 1 or 4"):
         exe(a[:3, :3], b[:3], c[:3])
     with pytest.raises(TypeError, match=r"expected dtype float32"):
         exe(a.astype(np.float64), b, c)
