@@ -362,11 +362,17 @@ def reduction_loops(op: GenericOp) -> list[int]:
 
 
 def takes_epilogue(op: Operation) -> bool:
-    """A one-result reduction generic, innermost loop parallel, static reductions, no epilogue."""
+    """
+    A one-result reduction generic, innermost loop parallel and wider than one element,
+    static reductions, no epilogue yet. A matrix-vector product (innermost loop of 1)
+    keeps its epilogue apart: its dot-product kernel takes none, and the epilogue's own
+    pass over one vector costs little.
+    """
     if not isinstance(op, GenericOp) or len(op.res) != 1 or len(op.outputs) != 1:
         return False
     reduced = reduction_loops(op)
-    if not reduced or op.iterator_types.data[-1] != PARALLEL:
+    innermost = len(op.iterator_types.data) - 1
+    if not reduced or innermost in reduced or loop_size(op, innermost) == 1:
         return False
     if any(isinstance(o, scf.IfOp) for o in op.body.walk()):
         return False
