@@ -329,8 +329,10 @@ def _reduce(name: str, op: type[ml.ReduceOp], a: TracedArray, axis: Axis, keepdi
 
 
 def sum(x: Any, axis: Axis = None, keepdims: bool = False) -> TracedArray:
-    """numpy.sum: integers and bools sum as int64."""
-    return _reduce("sum", ml.ReduceSumOp, _widened(x, np.int64), axis, keepdims)
+    """numpy.sum: unsigned integers sum as uint64, other integers and bools as int64."""
+    a = _one(x)
+    wide = np.uint64 if a.dtype.kind == "u" else np.int64
+    return _reduce("sum", ml.ReduceSumOp, _widened(a, wide), axis, keepdims)
 
 
 def mean(x: Any, axis: Axis = None, keepdims: bool = False) -> TracedArray:

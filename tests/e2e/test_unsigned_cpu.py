@@ -141,3 +141,15 @@ def test_traced_uint_arrays(rng):
     for got, expected in zip(f(x, y), want, strict=True):
         assert got.dtype == expected.dtype
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint32", "uint64"])
+def test_traced_sum_of_unsigned_is_uint64(rng, dtype):
+    """numpy sums unsigned integers as uint64: values past int64's range stay exact."""
+    x = full_range(rng, (5, 7), dtype)
+    f = mlc.jit(lambda a: (ops.sum(a), ops.sum(a, axis=0)))
+    with np.errstate(over="ignore"):
+        want = (np.sum(x), np.sum(x, axis=0))
+    for got, expected in zip(f(x), want, strict=True):
+        assert got.dtype == np.uint64
+        np.testing.assert_array_equal(got, expected)
