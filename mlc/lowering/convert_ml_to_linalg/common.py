@@ -379,6 +379,8 @@ class IndexCalc:
     def sub(self, a: Index, b: Index) -> Index:
         if isinstance(b, int) and b == 0:
             return a
+        if a is b:
+            return 0
         return self._binary(a, b, lambda x, y: x - y, arith.SubiOp)
 
     def mul(self, a: Index, b: Index) -> Index:
