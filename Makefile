@@ -4,6 +4,9 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# pytest runs on every core (pytest-xdist); `make test PYTEST_JOBS=0` runs it in one process.
+PYTEST_JOBS ?= auto
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_JOBS) --dist worksteal
 
 .PHONY: run test lit pytest conformance bench clean
 
@@ -11,11 +14,11 @@ run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
 
 test: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 	$(BIN)/lit -q tests/filecheck
 
 pytest: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 lit: $(VENV)/.installed-dev
 	$(BIN)/lit -v tests/filecheck
