@@ -82,7 +82,7 @@ def _batch_indices(b: Ops, flat: SSAValue, extents: Sequence[SSAValue]) -> list[
 def _b_is_batched(mm: Matmul) -> bool:
     if mm.image is not None:
         return True  # every batch convolves its own image
-    return any(isinstance(e, AffineDimExpr) for e in mm.maps[1].results[:-2])
+    return any(isinstance(e, AffineDimExpr) and e.position < mm.batch for e in mm.maps[1].results)
 
 
 def pack_b(
@@ -142,10 +142,47 @@ def pack_b(
 
             for_loop(qb, zero_i, k, one, row)
 
-        if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
+        if mm.transposed_b:  # B[.., j, k]: read each column of the panel along k
+            _pack_columns(pb, (source, source_at), (packed, [flat, p]), (j0, sizes), nr)
+        else:
+            if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
 
     parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
     return packed
+
+
+def _pack_columns(
+    b: Ops,
+    source: tuple[SSAValue, Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]],
+    panel: tuple[SSAValue, list[SSAValue]],
+    at: tuple[SSAValue, tuple[SSAValue, SSAValue]],
+    nr: int,
+) -> None:
+    """
+    `Bp[panel, kk, jj] = B[kk, j0 + jj]` (0 past N) from a B read along k (its last
+    dim): column by column, each a contiguous run of B, written NR elements apart.
+    """
+    (values, source_at), (packed, prefix), (j0, (k, n)) = source, panel, at
+    zero_i, one = b.index(0), b.index(1)
+    last = b(arith.SubiOp(n, one))
+    type_ = packed.type
+    assert isinstance(type_, MemRefType) and isinstance(type_.element_type, AnyFloat)
+    element = type_.element_type
+
+    def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        j = cb.add(j0, jj)
+        inside, clamped = less(cb, j, n), cb.min(j, last)
+
+        def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            value = rb(memref.LoadOp.get(values, source_at(rb, kk, clamped)))
+            value = rb(arith.SelectOp(inside, value, zero(rb, element)))
+            rb.ops.append(memref.StoreOp.get(value, packed, [*prefix, kk, jj]))
+            return []
+
+        for_loop(cb, zero_i, k, one, row)
+        return []
+
+    for_loop(b, zero_i, b.index(nr), one, column)
 
 
 def pack_image(
@@ -420,8 +457,9 @@ def matmul_nest(
     a, c = _matrices(b, mm)
     epilogue = mm.epilogue.viewed(b) if mm.epilogue is not None else None
     vector_type = VectorType(mm.element, [tiles.vector])
-    rank_a, rank_c = len(_shape(a)), len(_shape(c))
-    m, k, n = b.dim(a, rank_a - 2), b.dim(a, rank_a - 1), b.dim(c, rank_c - 1)
+    rank_c = len(_shape(c))
+    m, k = b.dim(a, mm.dim_of(0, "i")), b.dim(a, mm.dim_of(0, "k"))
+    n = b.dim(c, rank_c - 1)
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
     packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])

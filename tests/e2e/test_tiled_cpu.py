@@ -10,6 +10,7 @@ import pytest
 from numpy.typing import NDArray
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, TensorType
+from xdsl.dialects.linalg.ops import GenericOp
 
 import mlc
 from mlc import pipeline
@@ -279,3 +280,88 @@ def test_conv_through_the_kernel(case, tile: str, monkeypatch: pytest.MonkeyPatc
     assert not any(op.name == "linalg.generic" for op in lowered.walk())  # epilogue too
     got = mlc.compile(module)(x, w, bias, scale, residual)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(np.prod(w_shape[1:])))
+
+
+# (a shape, a's transpose, b shape, b's transpose, bias + relu epilogue): `ml.transpose`
+# folded into the matmul's map, the kernel packing B from its own layout; odd sizes
+# below and above the tiles, batched and broadcast, attention's head permutations.
+TRANSPOSED = [
+    ((37, 29), None, (53, 29), (1, 0), False),
+    ((29, 37), (1, 0), (29, 53), None, False),
+    ((70, 13), (1, 0), (47, 70), (1, 0), True),
+    ((2, 3), None, (17, 3), (1, 0), True),
+    ((64, 100), None, (130, 100), (1, 0), True),
+    ((3, 17, 19), None, (3, 23, 19), (0, 2, 1), False),
+    ((2, 7, 33), None, (40, 33), (1, 0), True),
+    ((1, 13, 4, 8), (0, 2, 1, 3), (1, 13, 4, 8), (0, 2, 3, 1), False),
+    ((1, 4, 13, 13), None, (1, 13, 4, 9), (0, 2, 1, 3), False),
+    (("?", 29), None, (53, 29), (1, 0), True),
+]
+
+
+def _type(shape: tuple[Any, ...]) -> str:
+    return f"tensor<{'x'.join(str(d) for d in shape)}xf32>"
+
+
+def transposed_source(case: tuple[Any, ...], name: str) -> str:
+    a_shape, a_perm, b_shape, b_perm, epilogue = case
+    a_t, b_t = (
+        [s[p] for p in perm] if perm else list(s)
+        for s, perm in ((a_shape, a_perm), (b_shape, b_perm))
+    )
+    out = _type((*a_t[:-1], b_t[-1]))
+    bias = _type((b_t[-1],))
+    lines = [
+        f"func.func @{name}(%a: {_type(a_shape)}, %b: {_type(b_shape)}, %bias: {bias}) -> {out} {{"
+    ]
+    names = []
+    for n, (shape, perm, moved) in enumerate(((a_shape, a_perm, a_t), (b_shape, b_perm, b_t))):
+        value = "%a" if n == 0 else "%b"
+        if perm:
+            attribute = f"{{perm = array<i64: {', '.join(map(str, perm))}>}}"
+            lines.append(
+                f'  %t{n} = "ml.transpose"({value}) {attribute}'
+                f" : ({_type(shape)}) -> {_type(tuple(moved))}"
+            )
+            value = f"%t{n}"
+        names.append((value, _type(tuple(moved))))
+    (a, a_type), (b, b_type) = names
+    lines.append(f"  %m = ml.matmul {a}, {b} : ({a_type}, {b_type}) -> {out}")
+    result = "%m"
+    if epilogue:
+        lines.append(f"  %s = ml.add %m, %bias : ({out}, {bias}) -> {out}")
+        lines.append(f"  %r = ml.relu %s : ({out}) -> {out}")
+        result = "%r"
+    lines += [f"  func.return {result} : {out}", "}"]
+    return "\n".join(lines)
+
+
+@pytest.fixture(
+    scope="module", params=["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
+)
+def transposed_functions(request: pytest.FixtureRequest) -> dict[str, Any]:
+    source = "\n".join(transposed_source(case, f"case{i}") for i, case in enumerate(TRANSPOSED))
+    module = parse_module(source)
+    spec = ",".join([pipeline.STAGES["mlc"], pipeline.STAGES["linalg"], "bufferize", request.param])
+    pipeline.run_pipeline(module, spec)
+    # every matmul in the kernel (`A^T @ B^T` may be reordered to `(B @ A)^T` first)
+    generics = [op for op in module.walk() if isinstance(op, GenericOp)]
+    assert all("reduction" not in str(op.iterator_types) for op in generics)
+    return build_all(source, request.param)
+
+
+@pytest.mark.parametrize("index", range(len(TRANSPOSED)))
+def test_transposed_operands_through_the_kernel(transposed_functions: dict[str, Any], index: int):
+    a_shape, a_perm, b_shape, b_perm, epilogue = TRANSPOSED[index]
+    rng = np.random.default_rng(index)
+    a_shape = tuple(31 if d == "?" else d for d in a_shape)
+    a, b = random(a_shape, "f32", rng), random(b_shape, "f32", rng)
+    a_t = a.astype(np.float64).transpose(a_perm) if a_perm else a.astype(np.float64)
+    b_t = b.astype(np.float64).transpose(b_perm) if b_perm else b.astype(np.float64)
+    bias = random((b_t.shape[-1],), "f32", rng)
+    want = a_t @ b_t
+    if epilogue:
+        want = np.maximum(want + bias, 0)
+    got = transposed_functions[f"case{index}"](a, b, bias)
+    atol = 2e-4 * (np.sqrt(a_t.shape[-1]) + 1)
+    np.testing.assert_allclose(got, want, rtol=0, atol=atol, err_msg=str(TRANSPOSED[index]))

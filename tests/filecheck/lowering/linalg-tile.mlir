@@ -289,6 +289,84 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 
 // -----
 
+// B read transposed (`x @ w.T`, ONNX Gemm's transB): each panel is packed from NR rows
+// of B read along k, and the same micro-kernel runs.
+
+// CHECK-LABEL: func.func @transposed_b
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<32x16xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x32xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for %[[JJ:[a-zA-Z0-9_]+]] =
+// CHECK:             scf.for %[[KK:[a-zA-Z0-9_]+]] =
+// CHECK:               memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
+// CHECK:               memref.store {{.*}}, %[[P]][{{.*}}, %[[KK]], %[[JJ]]]
+// CHECK:         "scf.parallel"
+// CHECK:           vector.load %[[P]]
+// CHECK-COUNT-2:   vector.fma
+// CHECK:         memref.dealloc %[[P]]
+
+// LOC-LABEL: func.func @transposed_b
+// LOC:         vector.fma {{.*}} loc("model.py":9:1)
+func.func @transposed_b(%a: memref<8x16xf32>, %b: memref<32x16xf32>, %c: memref<8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf32>, memref<32x16xf32>) outs(%c : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } loc("model.py":9:1)
+  func.return
+}
+
+// -----
+
+// A read transposed, its batch loop between its two dims (a folded head transpose):
+// the micro-kernel reads each A value through the map, A[k, b, i].
+
+// CHECK-LABEL: func.func @transposed_a
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<16x3x8xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<3x16x32xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           vector.load %[[B]]
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for %[[K:[a-zA-Z0-9_]+]] = {{.*}} iter_args
+// CHECK:             memref.load %[[A]][%[[K]], %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}]
+// CHECK:             vector.fma
+func.func @transposed_a(%a: memref<16x3x8xf32>, %b: memref<3x16x32xf32>, %c: memref<3x8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d2, d0, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<16x3x8xf32>, memref<3x16x32xf32>) outs(%c : memref<3x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Left to the loops: B's contiguous dim is a batch loop (neither k nor j can be packed
+// along it), and B read along the diagonal of its two dims.
+
+// CHECK-LABEL: func.func @layouts_not_tiled
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     vector.fma
+func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c: memref<3x8x32xf32>, %d: memref<16x16xf32>, %e: memref<8x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<3x8x16xf32>, memref<16x32x3xf32>) outs(%c : memref<3x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%e, %d : memref<8x16xf32>, memref<16x16xf32>) outs(%e : memref<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
 // A convolution (stride 2, as convert-ml-to-linalg builds it) is an implicit GEMM per
 // image: the weight and the output are read as matrices through views that merge
 // their trailing dims, and B's panels are packed straight from the image through its
