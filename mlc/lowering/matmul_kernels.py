@@ -21,7 +21,10 @@ MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.contraction
             if k0 + KC >= K: C[t, tile] = epilogue(C[t, tile])   (if the generic has one)
 
 A rows past M are read as row M-1 (the results are dropped), so no A packing or
-padding is needed; a column tile past N goes through a small stack buffer. The
+padding is needed; a column tile past N goes through a small stack buffer. A and B are
+read through their maps, so a transposed A (`A[k, i]`) needs nothing more, and a
+transposed B (`B[j, k]`) is packed a column at a time along k. When B is a constant
+weight, `Bp` is a global packed at compile time (`mlc.lowering.constant_panels`). The
 epilogue runs on each MR x NR tile right after its last K block, while it is in L1.
 
 `matvec_nest`, for N = 1 (matrix-vector products such as PageRank's G @ p): a dot
@@ -35,7 +38,7 @@ Both are pure IR builders: they return the ops, and the pattern inserts them.
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import arith, llvm, memref, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
@@ -48,6 +51,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
+from mlc.lowering.constant_panels import get_panels
 from mlc.lowering.contraction import Epilogue, Matmul, indices
 from mlc.lowering.conv_gemm import Image
 from mlc.lowering.loop_builder import (
@@ -361,6 +365,9 @@ def _write_back(
 
     def scalars(sb: Ops) -> None:
         element = vector_type.element_type
+        # The stack buffer lives for this tile only: without the restore, every partial
+        # tile of a task grows the stack (504 x 65536 x 17 overflowed a 1 MiB stack).
+        saved = sb(llvm.CallIntrinsicOp("llvm.stacksave.p0", [], [llvm.LLVMPointerType()]))
         buffer = sb(memref.AllocaOp.get(element, shape=[tiles.mr, tiles.nr]))
         for r in range(tiles.mr):
             for v in range(lanes):
@@ -374,6 +381,7 @@ def _write_back(
             eb.ops.append(memref.StoreOp.get(value, target, at))
 
         _over_tile(sb, (i, j0), sizes, tiles, element_at)
+        sb.ops.append(llvm.CallIntrinsicOp("llvm.stackrestore.p0", [saved], []))
 
     if_then(b, full, vectors, scalars)
 
@@ -446,12 +454,17 @@ def _finish(
 
 
 def matmul_nest(
-    mm: Matmul, tiles: MatmulTiles, rows_per_task: int, overwrite: bool = False
+    mm: Matmul,
+    tiles: MatmulTiles,
+    rows_per_task: int,
+    overwrite: bool = False,
+    panels: memref.GlobalOp | None = None,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
     then `mm`'s epilogue on each finished tile. With `overwrite`, the first K block
     stores into C instead of adding to it (C held zeros, which need not be written).
+    `panels` is B already packed, at compile time (`mlc.lowering.constant_panels`).
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -463,8 +476,7 @@ def matmul_nest(
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
     packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
-    pack = pack_b if mm.image is None else pack_image
-    packed = pack(b, mm, (k, n), packed_batches, tiles)
+    packed, free = _packed(b, mm, (k, n), packed_batches, tiles, panels)
     zero_i, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
@@ -521,8 +533,27 @@ def matmul_nest(
         for_loop(tb, zero_i, k, tb.index(tiles.kc), depth)
 
     parallel_loop(b, zero_i, b.mul(batches, blocks), one, task)
-    b.ops.append(memref.DeallocOp.get(packed))
+    b.ops += free
     return b.ops
+
+
+def _packed(
+    b: Ops,
+    mm: Matmul,
+    sizes: tuple[SSAValue, SSAValue],
+    batch: tuple[SSAValue, Sequence[SSAValue]],
+    tiles: MatmulTiles,
+    panels: memref.GlobalOp | None,
+) -> tuple[SSAValue, list[Operation]]:
+    """
+    B's panels: read from the global packed at compile time, else packed now into a
+    buffer; and the ops that free it once the kernel is done.
+    """
+    if panels is not None:
+        return b(get_panels(panels)), []
+    pack = pack_b if mm.image is None else pack_image
+    packed = pack(b, mm, sizes, batch, tiles)
+    return packed, [memref.DeallocOp.get(packed)]
 
 
 def _matrices(b: Ops, mm: Matmul) -> tuple[SSAValue, SSAValue]:

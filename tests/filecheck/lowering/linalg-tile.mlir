@@ -343,6 +343,30 @@ func.func @transposed_a(%a: memref<16x3x8xf32>, %b: memref<3x16x32xf32>, %c: mem
 
 // -----
 
+// B a `dense_resource` weight whose data this process does not hold (IR read from
+// text): its panels cannot be packed at compile time, so each call packs them.
+
+// CHECK-LABEL: func.func @weight_without_data
+// CHECK:         %[[W:.+]] = memref.get_global @__resource_w_0123 : memref<16x32xf32>
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           vector.load %[[W]]
+// CHECK:         memref.dealloc %[[P]]
+// CHECK-NOT:     panels
+"memref.global"() <{sym_name = "__resource_w_0123", type = memref<16x32xf32>, initial_value, sym_visibility = "public", constant, alignment = 64 : i64}> : () -> ()
+func.func @weight_without_data(%a: memref<8x16xf32>, %c: memref<8x32xf32>) {
+  %b = memref.get_global @__resource_w_0123 : memref<16x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
 // Left to the loops: B's contiguous dim is a batch loop (neither k nor j can be packed
 // along it), and B read along the diagonal of its two dims.
 
