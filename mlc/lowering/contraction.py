@@ -155,6 +155,11 @@ class Matmul:
         return self.maps[operand].results.index(expr)
 
     @property
+    def transposed_a(self) -> bool:
+        """A is read as `A[.., k, i]` (ONNX Gemm's transA, `x.T @ w`)."""
+        return self.maps[0].results[-1] == AffineDimExpr(self.batch)
+
+    @property
     def transposed_b(self) -> bool:
         """B is read as `B[.., j, k]` (ONNX Gemm's transB, `x @ w.T`, `q @ k.T`)."""
         return self.maps[1].results[-1] == AffineDimExpr(self.batch + 1)

@@ -55,7 +55,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.traits import SymbolTable
 
 from mlc.lowering.constant_panels import constant_panels
-from mlc.lowering.contraction import matmul_of, zero_fill_before
+from mlc.lowering.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.conv_gemm import conv_of
 from mlc.lowering.matmul_kernels import matmul_nest, matvec_nest
 from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_iterations
@@ -81,7 +81,7 @@ class TileMatmul(RewritePattern):
         element = mm.element
         tiles = self.tiles or matmul_tiles(element.bitwidth // 8)
         m, n, k = mm.sizes
-        if n == 1 and mm.batch == 0 and mm.epilogue is None and mm.image is None:
+        if n == 1 and is_matrix_vector(mm):
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
         elif n is not None and n < tiles.vector:
             return  # too narrow for one vector: the plain loops vectorise along j well enough
@@ -98,6 +98,12 @@ class TileMatmul(RewritePattern):
             for inner in new.walk():
                 inner.location = op.location
         rewriter.replace(op, nest, [])
+
+
+def is_matrix_vector(mm: Matmul) -> bool:
+    """What the dot-product kernel takes: one plain `(i, k)` A, one K x 1 B, nothing more."""
+    plain = not (mm.transposed_a or mm.transposed_b)
+    return plain and mm.batch == 0 and mm.epilogue is None and mm.image is None
 
 
 def _module_global(op: Operation, new: memref.GlobalOp | None) -> memref.GlobalOp | None:

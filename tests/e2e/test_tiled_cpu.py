@@ -367,6 +367,19 @@ def test_transposed_operands_through_the_kernel(transposed_functions: dict[str, 
     np.testing.assert_allclose(got, want, rtol=0, atol=atol, err_msg=str(TRANSPOSED[index]))
 
 
+def test_transposed_matrix_vector_products():
+    # N = 1 with A or B read transposed: not the dot-product kernel's plain rows of A
+    cases = [((29, 37), (1, 0), (29, 1), None, False), ((37, 29), None, (1, 29), (1, 0), False)]
+    source = "\n".join(transposed_source(case, f"case{i}") for i, case in enumerate(cases))
+    functions = build_all(source)
+    rng = np.random.default_rng(29)
+    for i, (a_shape, a_perm, b_shape, b_perm, _) in enumerate(cases):
+        a, b = random(a_shape, "f32", rng), random(b_shape, "f32", rng)
+        a_t, b_t = (v.transpose(p) if p else v for v, p in ((a, a_perm), (b, b_perm)))
+        got = functions[f"case{i}"](a, b, random((1,), "f32", rng))
+        np.testing.assert_allclose(got, a_t.astype(np.float64) @ b_t, rtol=0, atol=1e-4 * 6)
+
+
 def test_constant_weights_are_packed_at_compile_time():
     # Weights as `dense_resource` constants (as the ONNX frontend makes them), read
     # plainly, transposed (Gemm's transB) and with an epilogue, N not a multiple of NR:

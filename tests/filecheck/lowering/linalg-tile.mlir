@@ -368,12 +368,20 @@ func.func @weight_without_data(%a: memref<8x16xf32>, %c: memref<8x32xf32>) {
 // -----
 
 // Left to the loops: B's contiguous dim is a batch loop (neither k nor j can be packed
-// along it), and B read along the diagonal of its two dims.
+// along it), B read along the diagonal of its two dims, and a matrix-vector product
+// reading A transposed (the dot-product kernel takes contiguous rows of A only).
 
 // CHECK-LABEL: func.func @layouts_not_tiled
-// CHECK-COUNT-2: linalg.generic
+// CHECK-COUNT-3: linalg.generic
 // CHECK-NOT:     vector.fma
-func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c: memref<3x8x32xf32>, %d: memref<16x16xf32>, %e: memref<8x16xf32>) {
+// CHECK-NOT:     vector.reduction
+func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c: memref<3x8x32xf32>, %d: memref<16x16xf32>, %e: memref<8x16xf32>, %at: memref<16x8xf32>, %vx: memref<16x1xf32>, %vy: memref<8x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%at, %vx : memref<16x8xf32>, memref<16x1xf32>) outs(%vy : memref<8x1xf32>) {
+  ^bb0(%u: f32, %v: f32, %w: f32):
+    %p = arith.mulf %u, %v : f32
+    %s = arith.addf %w, %p : f32
+    linalg.yield %s : f32
+  }
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<3x8x16xf32>, memref<16x32x3xf32>) outs(%c : memref<3x8x32xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32):
     %p = arith.mulf %x, %y : f32
