@@ -8,7 +8,11 @@ A matmul generic has loops `(b_0, ..., b_{n-1}, i, k, j)`, iterators
     A: (batch..., i, k)    B: (batch..., k, j)    C: (b_0, ..., b_{n-1}, i, j)
 
 where A's and B's batch results are batch loops or constants (a broadcast operand) and
-may be fewer than `n` (an unbatched operand), on float row-major memrefs. Its body is
+may be fewer than `n` (an unbatched operand), on float row-major memrefs. A and B may
+also be read transposed, `A: (.., k, i)` and `B: (.., j, k)`, with their batch results
+anywhere (a transpose that `linalg-fuse-elementwise` folded into the map, as ONNX
+Gemm's transB, `x @ w.T` and attention's `q @ k.T` give): the kernel reads A a scalar
+at a time and packs B, so the layout is absorbed there. Its body is
 `yield c + a * b`, or, as `linalg-fuse-elementwise` builds it, that sum followed by an
 epilogue applied on the last iteration of every reduction loop (`k`; a convolution's
 `(ci, kh, kw)`, see `mlc.lowering.conv_gemm`):
@@ -145,22 +149,50 @@ class Matmul:
         assert isinstance(type_, MemRefType) and isinstance(type_.element_type, AnyFloat)
         return type_.element_type
 
+    def dim_of(self, operand: int, loop: str) -> int:
+        """The dim of operand 0 (A) or 1 (B) that loop `i`, `k` or `j` reads."""
+        expr = AffineDimExpr(self.batch + "ikj".index(loop))
+        return self.maps[operand].results.index(expr)
+
+    @property
+    def transposed_a(self) -> bool:
+        """A is read as `A[.., k, i]` (ONNX Gemm's transA, `x.T @ w`)."""
+        return self.maps[0].results[-1] == AffineDimExpr(self.batch)
+
+    @property
+    def transposed_b(self) -> bool:
+        """B is read as `B[.., j, k]` (ONNX Gemm's transB, `x @ w.T`, `q @ k.T`)."""
+        return self.maps[1].results[-1] == AffineDimExpr(self.batch + 1)
+
+
+def _matrix_reads(map_: AffineMap, batch: int, pair: tuple[int, int]) -> bool:
+    """
+    `map_` reads an operand at plain results: loops `pair` once each, in either order
+    (a transposed operand), batch loops at most once each, constants (a broadcast).
+    """
+    used: list[int] = []
+    for expr in map_.results:
+        if isinstance(expr, AffineDimExpr):
+            used.append(expr.position)
+        elif not isinstance(expr, AffineConstantExpr):
+            return False
+    matrix = [d for d in used if d >= batch]
+    return sorted(matrix) == sorted(pair) and len(set(used)) == len(used)
+
 
 def _matmul_maps(maps: Sequence[AffineMap], batch: int) -> bool:
-    """A, B and C index as `(batch.., i, k)`, `(batch.., k, j)`, `(b_0.., i, j)`."""
+    """
+    C indexes as `(b_0.., i, j)`; A reads `i` and `k`, B `k` and `j`, each with batch
+    loops or constants in front or between, in any order, so long as B's last result
+    is `j` or `k` (the packing reads B along its contiguous dim).
+    """
     i, k, j = batch, batch + 1, batch + 2
     a_map, b_map, c_map = maps
     if c_map.results != tuple(AffineDimExpr(d) for d in (*range(batch), i, j)):
         return False
-    for map_, tail in ((a_map, (i, k)), (b_map, (k, j))):
-        if map_.results[-2:] != tuple(AffineDimExpr(d) for d in tail):
-            return False
-        for expr in map_.results[:-2]:
-            if isinstance(expr, AffineDimExpr) and expr.position < batch:
-                continue
-            if not isinstance(expr, AffineConstantExpr):
-                return False
-    return True
+    if not (_matrix_reads(a_map, batch, (i, k)) and _matrix_reads(b_map, batch, (k, j))):
+        return False
+    return b_map.results[-1] in (AffineDimExpr(k), AffineDimExpr(j))
 
 
 def multiply_add(block: Block) -> tuple[list[Operation], SSAValue] | None:
@@ -270,7 +302,9 @@ def matmul_of(op: GenericOp) -> Matmul | None:
     if not float_buffers(op, (a, b, c)) or (found := multiply_add(op.body.block)) is None:
         return None
     rest, total = found
-    m, k = (s if s >= 0 else None for s in a.type.get_shape()[-2:])  # pyright: ignore[reportAttributeAccessIssue]
+    a_shape = a.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+    i_dim, k_dim = (maps[0].results.index(AffineDimExpr(batch + d)) for d in (0, 1))
+    m, k = (s if s >= 0 else None for s in (a_shape[i_dim], a_shape[k_dim]))
     n = c.type.get_shape()[-1]  # pyright: ignore[reportAttributeAccessIssue]
     epilogue = None
     if len(op.inputs) > 2 or len(rest) > 1:

@@ -2,7 +2,7 @@
 Fuse elementwise `linalg.generic`s into their consumers, and epilogues into contractions.
 
 Level 2 (linalg on tensors), after `convert-ml-to-linalg`. Two rewrites, as in MLIR's
-`ElementwiseOpFusion`:
+`ElementwiseOpFusion`, after a third that folds transposes into matmuls:
 
 **Producer into consumer.** A generic whose iterators are all parallel and whose one
 output map is a permutation (an elementwise op, broadcasts included) is inlined into
@@ -36,6 +36,16 @@ parallel (matmul's `(i, k, j)`, conv's `(..., kw, ow)`): the condition is then
 invariant in the innermost loop, LLVM unswitches it, and the hot loop stays the plain
 vectorised accumulation. The epilogue must keep the element type.
 
+**Transposes into matmuls.** First of all, a copy through a permutation (what
+`ml.transpose` lowers to: ONNX Gemm's transA/transB, `x @ w.T`, attention's heads)
+read as a factor of a matmul-like contraction (one reduction loop, `c + a * b`, plain
+maps) is folded into that operand's map, `in_map o inv(out_map) o consumer_map`, and
+erased once unread: linalg-tile's kernel packs its operands anyway and absorbs the
+layout there (`mlc.lowering.contraction`), so no transposed copy is materialised.
+
+    %t = generic ins(%w) (d0, d1) -> (d1, d0)      %m = generic ins(%x, %w)
+    %m = generic ins(%x, %t) (k, j)          ==>         (i, k, j) -> (j, k) for %w
+
 Both rewrites only touch generics in the same block, with tensor results, whose
 outputs' block arguments the producer does not read. Unsupported IR is left alone.
 """
@@ -47,6 +57,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
+    ArrayAttr,
     IndexType,
     IntegerAttr,
     ModuleOp,
@@ -62,6 +73,7 @@ from xdsl.rewriter import Rewriter
 
 from mlc import cost_model
 from mlc.diagnostics import op_remark
+from mlc.lowering.contraction import multiply_add
 
 PARALLEL = IteratorTypeAttr.parallel()
 
@@ -466,6 +478,66 @@ def fuse_epilogue_once(block: Block) -> bool:
     return False
 
 
+# ---------------------------------------------------------------------------
+# Transposes into matmuls
+# ---------------------------------------------------------------------------
+
+
+def is_transpose(op: GenericOp) -> bool:
+    """A copy of its one input through a permutation: what `ml.transpose` lowers to."""
+    if not is_elementwise(op) or len(op.inputs) != 1:
+        return False
+    block = op.body.block
+    only = block.first_op
+    if not isinstance(only, YieldOp) or list(only.operands) != [block.args[0]]:
+        return False
+    in_map = maps_of(op)[0]
+    return not in_map.num_symbols and in_map.inverse_permutation() is not None
+
+
+def reads_transposed(consumer: GenericOp, index: int) -> bool:
+    """
+    Whether input `index` is a factor of a matmul-like contraction (one reduction loop,
+    `c + a * b`, operands read at plain dims or constants), which can read it through a
+    permuted map: the matmul kernels pack their operands, absorbing the layout there.
+    """
+    if index > 1 or not consumer.res or multiply_add(consumer.body.block) is None:
+        return False
+    if sum(it != PARALLEL for it in consumer.iterator_types.data) != 1:
+        return False
+    return all(
+        isinstance(e, AffineDimExpr | AffineConstantExpr)
+        for m in maps_of(consumer)
+        for e in m.results
+    )
+
+
+def fold_transpose(producer: GenericOp, consumer: GenericOp, index: int) -> None:
+    """Let `consumer` read the producer's input through the composed map instead."""
+    seen = loops_seen(producer, consumer, index)
+    assert seen is not None  # plain consumer maps see plain producer loops
+    maps = maps_of(consumer)
+    maps[index] = maps_of(producer)[0].compose(seen)
+    consumer.operands = [
+        producer.inputs[0] if n == index else v for n, v in enumerate(consumer.operands)
+    ]
+    consumer.properties["indexing_maps"] = ArrayAttr(AffineMapAttr(m) for m in maps)
+
+
+def fold_transposes(block: Block) -> None:
+    """Fold every transpose of `block` into the matmuls that read it (module docstring)."""
+    for op in list(block.ops):
+        if not isinstance(op, GenericOp) or not is_transpose(op):
+            continue
+        forward_dims(op)
+        for use in list(op.res[0].uses):
+            consumer = use.operation
+            if isinstance(consumer, GenericOp) and reads_transposed(consumer, use.index):
+                fold_transpose(op, consumer, use.index)
+        if not op.res[0].uses:
+            Rewriter.erase_op(op)
+
+
 @dataclass(frozen=True)
 class LinalgFuseElementwisePass(ModulePass):
     """Fuse elementwise generics into their consumers and into contractions (see the module)."""
@@ -482,6 +554,7 @@ class LinalgFuseElementwisePass(ModulePass):
         for block in blocks:
             if block is None:
                 continue
+            fold_transposes(block)
             declined: set[GenericOp] = set()
             while fuse_elementwise_once(block, declined):
                 pass

@@ -19,11 +19,13 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
 - N >= one vector: B packed into NR-wide panels, an `scf.parallel` over blocks of rows,
   a KC-deep loop, and an MR x NR register-blocked FMA micro-kernel in `vector` ops.
 
-The same kernel runs batched matmuls (a loop of batches around it), matmuls whose body
-ends in a fused elementwise epilogue (applied to each finished tile;
-`mlc.lowering.contraction`) and convolutions as implicit GEMMs, B packed from the
-image (`mlc.lowering.conv_gemm`). A zero fill of C right before the matmul is dropped:
-the first K block stores instead of adding.
+The same kernel runs matmuls reading A or B transposed (`mlc.lowering.contraction`),
+batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
+elementwise epilogue (applied to each finished tile; `mlc.lowering.contraction`) and
+convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.conv_gemm`).
+A constant weight's B panels are packed at compile time (`mlc.lowering.constant_panels`).
+A zero fill of C right before the matmul is dropped: the first K block stores instead
+of adding.
 
 Tile sizes come from `mlc.tiling_model` (the host's vector width and cache sizes) and
 can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`).
@@ -39,10 +41,10 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import scf
+from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -50,8 +52,10 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.traits import SymbolTable
 
-from mlc.lowering.contraction import matmul_of, zero_fill_before
+from mlc.lowering.constant_panels import constant_panels
+from mlc.lowering.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.conv_gemm import conv_of
 from mlc.lowering.matmul_kernels import matmul_nest, matvec_nest
 from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_iterations
@@ -77,7 +81,7 @@ class TileMatmul(RewritePattern):
         element = mm.element
         tiles = self.tiles or matmul_tiles(element.bitwidth // 8)
         m, n, k = mm.sizes
-        if n == 1 and mm.batch == 0 and mm.epilogue is None and mm.image is None:
+        if n == 1 and is_matrix_vector(mm):
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
         elif n is not None and n < tiles.vector:
             return  # too narrow for one vector: the plain loops vectorise along j well enough
@@ -86,13 +90,36 @@ class TileMatmul(RewritePattern):
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
             rows = tiles.mc if m is None else balanced_rows(m, tiles, threads)
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
-            nest = matmul_nest(mm, tiles, rows, overwrite=fill is not None)
+            panels = _module_global(op, constant_panels(mm, tiles.nr))
+            nest = matmul_nest(mm, tiles, rows, overwrite=fill is not None, panels=panels)
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
         for new in nest:
             for inner in new.walk():
                 inner.location = op.location
         rewriter.replace(op, nest, [])
+
+
+def is_matrix_vector(mm: Matmul) -> bool:
+    """What the dot-product kernel takes: one plain `(i, k)` A, one K x 1 B, nothing more."""
+    plain = not (mm.transposed_a or mm.transposed_b)
+    return plain and mm.batch == 0 and mm.epilogue is None and mm.image is None
+
+
+def _module_global(op: Operation, new: memref.GlobalOp | None) -> memref.GlobalOp | None:
+    """`new`, or the module's global of the same name, defined once before `op`'s function."""
+    if new is None:
+        return None
+    module = op.get_toplevel_object()
+    assert isinstance(module, ModuleOp)
+    if isinstance(found := SymbolTable.lookup_symbol(module, new.sym_name), memref.GlobalOp):
+        return found
+    function = op.parent_op()
+    while function is not None and function.parent_op() is not module:
+        function = function.parent_op()
+    assert function is not None
+    module.body.block.insert_op_before(new, function)
+    return new
 
 
 def total_iterations_of(value: SSAValue, dims: int) -> int | None:

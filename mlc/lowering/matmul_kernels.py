@@ -21,7 +21,10 @@ MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.contraction
             if k0 + KC >= K: C[t, tile] = epilogue(C[t, tile])   (if the generic has one)
 
 A rows past M are read as row M-1 (the results are dropped), so no A packing or
-padding is needed; a column tile past N goes through a small stack buffer. The
+padding is needed; a column tile past N goes through a small stack buffer. A and B are
+read through their maps, so a transposed A (`A[k, i]`) needs nothing more, and a
+transposed B (`B[j, k]`) is packed a column at a time along k. When B is a constant
+weight, `Bp` is a global packed at compile time (`mlc.lowering.constant_panels`). The
 epilogue runs on each MR x NR tile right after its last K block, while it is in L1.
 
 `matvec_nest`, for N = 1 (matrix-vector products such as PageRank's G @ p): a dot
@@ -35,7 +38,7 @@ Both are pure IR builders: they return the ops, and the pattern inserts them.
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import arith, llvm, memref, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
@@ -48,6 +51,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
+from mlc.lowering.constant_panels import get_panels
 from mlc.lowering.contraction import Epilogue, Matmul, indices
 from mlc.lowering.conv_gemm import Image
 from mlc.lowering.loop_builder import (
@@ -82,7 +86,7 @@ def _batch_indices(b: Ops, flat: SSAValue, extents: Sequence[SSAValue]) -> list[
 def _b_is_batched(mm: Matmul) -> bool:
     if mm.image is not None:
         return True  # every batch convolves its own image
-    return any(isinstance(e, AffineDimExpr) for e in mm.maps[1].results[:-2])
+    return any(isinstance(e, AffineDimExpr) and e.position < mm.batch for e in mm.maps[1].results)
 
 
 def pack_b(
@@ -142,10 +146,47 @@ def pack_b(
 
             for_loop(qb, zero_i, k, one, row)
 
-        if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
+        if mm.transposed_b:  # B[.., j, k]: read each column of the panel along k
+            _pack_columns(pb, (source, source_at), (packed, [flat, p]), (j0, sizes), nr)
+        else:
+            if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
 
     parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
     return packed
+
+
+def _pack_columns(
+    b: Ops,
+    source: tuple[SSAValue, Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]],
+    panel: tuple[SSAValue, list[SSAValue]],
+    at: tuple[SSAValue, tuple[SSAValue, SSAValue]],
+    nr: int,
+) -> None:
+    """
+    `Bp[panel, kk, jj] = B[kk, j0 + jj]` (0 past N) from a B read along k (its last
+    dim): column by column, each a contiguous run of B, written NR elements apart.
+    """
+    (values, source_at), (packed, prefix), (j0, (k, n)) = source, panel, at
+    zero_i, one = b.index(0), b.index(1)
+    last = b(arith.SubiOp(n, one))
+    type_ = packed.type
+    assert isinstance(type_, MemRefType) and isinstance(type_.element_type, AnyFloat)
+    element = type_.element_type
+
+    def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        j = cb.add(j0, jj)
+        inside, clamped = less(cb, j, n), cb.min(j, last)
+
+        def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            value = rb(memref.LoadOp.get(values, source_at(rb, kk, clamped)))
+            value = rb(arith.SelectOp(inside, value, zero(rb, element)))
+            rb.ops.append(memref.StoreOp.get(value, packed, [*prefix, kk, jj]))
+            return []
+
+        for_loop(cb, zero_i, k, one, row)
+        return []
+
+    for_loop(b, zero_i, b.index(nr), one, column)
 
 
 def pack_image(
@@ -324,6 +365,9 @@ def _write_back(
 
     def scalars(sb: Ops) -> None:
         element = vector_type.element_type
+        # The stack buffer lives for this tile only: without the restore, every partial
+        # tile of a task grows the stack (504 x 65536 x 17 overflowed a 1 MiB stack).
+        saved = sb(llvm.CallIntrinsicOp("llvm.stacksave.p0", [], [llvm.LLVMPointerType()]))
         buffer = sb(memref.AllocaOp.get(element, shape=[tiles.mr, tiles.nr]))
         for r in range(tiles.mr):
             for v in range(lanes):
@@ -337,6 +381,7 @@ def _write_back(
             eb.ops.append(memref.StoreOp.get(value, target, at))
 
         _over_tile(sb, (i, j0), sizes, tiles, element_at)
+        sb.ops.append(llvm.CallIntrinsicOp("llvm.stackrestore.p0", [saved], []))
 
     if_then(b, full, vectors, scalars)
 
@@ -409,24 +454,29 @@ def _finish(
 
 
 def matmul_nest(
-    mm: Matmul, tiles: MatmulTiles, rows_per_task: int, overwrite: bool = False
+    mm: Matmul,
+    tiles: MatmulTiles,
+    rows_per_task: int,
+    overwrite: bool = False,
+    panels: memref.GlobalOp | None = None,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
     then `mm`'s epilogue on each finished tile. With `overwrite`, the first K block
     stores into C instead of adding to it (C held zeros, which need not be written).
+    `panels` is B already packed, at compile time (`mlc.lowering.constant_panels`).
     """
     b = Ops()
     a, c = _matrices(b, mm)
     epilogue = mm.epilogue.viewed(b) if mm.epilogue is not None else None
     vector_type = VectorType(mm.element, [tiles.vector])
-    rank_a, rank_c = len(_shape(a)), len(_shape(c))
-    m, k, n = b.dim(a, rank_a - 2), b.dim(a, rank_a - 1), b.dim(c, rank_c - 1)
+    rank_c = len(_shape(c))
+    m, k = b.dim(a, mm.dim_of(0, "i")), b.dim(a, mm.dim_of(0, "k"))
+    n = b.dim(c, rank_c - 1)
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
     packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
-    pack = pack_b if mm.image is None else pack_image
-    packed = pack(b, mm, (k, n), packed_batches, tiles)
+    packed, free = _packed(b, mm, (k, n), packed_batches, tiles, panels)
     zero_i, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
@@ -483,8 +533,27 @@ def matmul_nest(
         for_loop(tb, zero_i, k, tb.index(tiles.kc), depth)
 
     parallel_loop(b, zero_i, b.mul(batches, blocks), one, task)
-    b.ops.append(memref.DeallocOp.get(packed))
+    b.ops += free
     return b.ops
+
+
+def _packed(
+    b: Ops,
+    mm: Matmul,
+    sizes: tuple[SSAValue, SSAValue],
+    batch: tuple[SSAValue, Sequence[SSAValue]],
+    tiles: MatmulTiles,
+    panels: memref.GlobalOp | None,
+) -> tuple[SSAValue, list[Operation]]:
+    """
+    B's panels: read from the global packed at compile time, else packed now into a
+    buffer; and the ops that free it once the kernel is done.
+    """
+    if panels is not None:
+        return b(get_panels(panels)), []
+    pack = pack_b if mm.image is None else pack_image
+    packed = pack(b, mm, sizes, batch, tiles)
+    return packed, [memref.DeallocOp.get(packed)]
 
 
 def _matrices(b: Ops, mm: Matmul) -> tuple[SSAValue, SSAValue]:

@@ -289,6 +289,116 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 
 // -----
 
+// B read transposed (`x @ w.T`, ONNX Gemm's transB): each panel is packed from NR rows
+// of B read along k, and the same micro-kernel runs.
+
+// CHECK-LABEL: func.func @transposed_b
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<32x16xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x32xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for %[[JJ:[a-zA-Z0-9_]+]] =
+// CHECK:             scf.for %[[KK:[a-zA-Z0-9_]+]] =
+// CHECK:               memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
+// CHECK:               memref.store {{.*}}, %[[P]][{{.*}}, %[[KK]], %[[JJ]]]
+// CHECK:         "scf.parallel"
+// CHECK:           vector.load %[[P]]
+// CHECK-COUNT-2:   vector.fma
+// CHECK:         memref.dealloc %[[P]]
+
+// LOC-LABEL: func.func @transposed_b
+// LOC:         vector.fma {{.*}} loc("model.py":9:1)
+func.func @transposed_b(%a: memref<8x16xf32>, %b: memref<32x16xf32>, %c: memref<8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf32>, memref<32x16xf32>) outs(%c : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } loc("model.py":9:1)
+  func.return
+}
+
+// -----
+
+// A read transposed, its batch loop between its two dims (a folded head transpose):
+// the micro-kernel reads each A value through the map, A[k, b, i].
+
+// CHECK-LABEL: func.func @transposed_a
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<16x3x8xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<3x16x32xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           vector.load %[[B]]
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for %[[K:[a-zA-Z0-9_]+]] = {{.*}} iter_args
+// CHECK:             memref.load %[[A]][%[[K]], %{{[a-zA-Z0-9_]+}}, %{{[a-zA-Z0-9_]+}}]
+// CHECK:             vector.fma
+func.func @transposed_a(%a: memref<16x3x8xf32>, %b: memref<3x16x32xf32>, %c: memref<3x8x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d2, d0, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<16x3x8xf32>, memref<3x16x32xf32>) outs(%c : memref<3x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// B a `dense_resource` weight whose data this process does not hold (IR read from
+// text): its panels cannot be packed at compile time, so each call packs them.
+
+// CHECK-LABEL: func.func @weight_without_data
+// CHECK:         %[[W:.+]] = memref.get_global @__resource_w_0123 : memref<16x32xf32>
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           vector.load %[[W]]
+// CHECK:         memref.dealloc %[[P]]
+// CHECK-NOT:     panels
+"memref.global"() <{sym_name = "__resource_w_0123", type = memref<16x32xf32>, initial_value, sym_visibility = "public", constant, alignment = 64 : i64}> : () -> ()
+func.func @weight_without_data(%a: memref<8x16xf32>, %c: memref<8x32xf32>) {
+  %b = memref.get_global @__resource_w_0123 : memref<16x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Left to the loops: B's contiguous dim is a batch loop (neither k nor j can be packed
+// along it), B read along the diagonal of its two dims, and a matrix-vector product
+// reading A transposed (the dot-product kernel takes contiguous rows of A only).
+
+// CHECK-LABEL: func.func @layouts_not_tiled
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT:     vector.fma
+// CHECK-NOT:     vector.reduction
+func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c: memref<3x8x32xf32>, %d: memref<16x16xf32>, %e: memref<8x16xf32>, %at: memref<16x8xf32>, %vx: memref<16x1xf32>, %vy: memref<8x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%at, %vx : memref<16x8xf32>, memref<16x1xf32>) outs(%vy : memref<8x1xf32>) {
+  ^bb0(%u: f32, %v: f32, %w: f32):
+    %p = arith.mulf %u, %v : f32
+    %s = arith.addf %w, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d2, d3, d0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<3x8x16xf32>, memref<16x32x3xf32>) outs(%c : memref<3x8x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%e, %d : memref<8x16xf32>, memref<16x16xf32>) outs(%e : memref<8x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
 // A convolution (stride 2, as convert-ml-to-linalg builds it) is an implicit GEMM per
 // image: the weight and the output are read as matrices through views that merge
 // their trailing dims, and B's panels are packed straight from the image through its

@@ -112,3 +112,35 @@ def test_convolution_as_implicit_gemm():
 def test_a_matmul_is_not_taken_for_a_convolution():
     _, op = generics(matmul("linalg.yield %s : f32"))
     assert conv_of(op) is None
+
+
+def transposed(a_map: str, b_map: str, a_type: str, b_type: str) -> str:
+    maps = f"affine_map<(d0, d1, d2) -> {a_map}>, affine_map<(d0, d1, d2) -> {b_map}>"
+    return f"""
+    func.func @f(%a: {a_type}, %b: {b_type}, %c: memref<5x9xf32>) {{
+      linalg.generic {{indexing_maps = [{maps}, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}} ins(%a, %b : {a_type}, {b_type}) outs(%c : memref<5x9xf32>) {{
+      ^bb0(%u: f32, %w: f32, %acc: f32):
+        %p = arith.mulf %u, %w : f32
+        %s = arith.addf %acc, %p : f32
+        linalg.yield %s : f32
+      }}
+      func.return
+    }}"""
+
+
+def test_transposed_operands_are_matmuls():
+    # A^T (k, i) and B^T (j, k): the sizes come from the dims each loop reads
+    (op,) = generics(transposed("(d1, d0)", "(d2, d1)", "memref<12x5xf32>", "memref<9x12xf32>"))
+    mm = matmul_of(op)
+    assert mm is not None and mm.transposed_b
+    assert mm.sizes == (5, 9, 12)
+    assert (mm.dim_of(0, "i"), mm.dim_of(0, "k"), mm.dim_of(1, "j")) == (1, 0, 0)
+    (op,) = generics(transposed("(d0, d1)", "(d1, d2)", "memref<5x12xf32>", "memref<12x9xf32>"))
+    assert (mm := matmul_of(op)) is not None and not mm.transposed_b
+
+
+def test_layouts_the_kernel_cannot_pack_are_not_matmuls():
+    # B reading i, or k twice: not a matmul the kernel can run
+    for b_map in ("(d0, d1)", "(d1, d1)"):
+        (op,) = generics(transposed("(d0, d1)", b_map, "memref<5x12xf32>", "memref<12x12xf32>"))
+        assert matmul_of(op) is None
