@@ -317,6 +317,19 @@ def load(src: "str | os.PathLike[str] | ModuleOp") -> ModuleOp:
     return module
 
 
+def _check_resources_held(module: ModuleOp) -> None:
+    """Compiled code reads its `dense_resource` constants from this process's store."""
+    from mlc import resources
+
+    if unheld := resources.first_without_data(module):
+        op, handle = unheld
+        message = (
+            f"dense_resource<{handle}> has no data: the text has no `dialect_resources` "
+            "blob for it, and no frontend in this process made it"
+        )
+        raise CompileError([diagnostics.op_diagnostic(op, message)])
+
+
 def _looks_like_path(text: str) -> bool:
     return (
         "\n" not in text and ("{" not in text) and (text.endswith(".mlir") or os.path.exists(text))
@@ -350,6 +363,8 @@ def compile(
             return _remember([source_key], cached, target, timer)
     with timer.phase("parse and verify"):
         module = load(src)
+    if emit is None:
+        _check_resources_held(module)
     if emit is not None:
         try:
             return pipeline.lower(module, target, emit, graph_passes)

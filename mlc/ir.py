@@ -11,6 +11,7 @@ from bisect import bisect_right
 from io import StringIO
 
 from xdsl.context import Context
+from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
@@ -19,6 +20,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from mlc import resources
 from mlc.diagnostics import one_line
 from mlc.registry import make_context
 
@@ -78,12 +80,19 @@ def parse_module(
     """
     text = source.decode() if isinstance(source, bytes) else source
     padded = "\n" * (first_line - 1) + text
-    parser = LocatedParser(ctx or make_context(), padded, name)
+    ctx = ctx or make_context()
+    parser = LocatedParser(ctx, padded, name)
     if parser._current_token.kind == MLIRTokenKind.EOF:  # pyright: ignore[reportPrivateUsage]
         # Only whitespace and comments (an empty `// -----` chunk): an empty module,
         # as mlir-opt reads it; xDSL's parser rejects it.
         return ModuleOp([])
-    return parser.parse_module()
+    module = parser.parse_module()
+    blobs = ctx.get_dialect("builtin").get_interface(OpAsmDialectInterface)
+    try:
+        resources.import_blobs(module, blobs.lookup if blobs else lambda _: None)
+    except ValueError as error:
+        parser.raise_error(str(error))
+    return module
 
 
 def print_module(module: Operation, *, generic: bool = False, debuginfo: bool = False) -> str:

@@ -163,8 +163,24 @@ def make_context(allow_unregistered_dialect: bool = False) -> Context:
     """A context that knows every dialect mlc can parse."""
     ctx = Context(allow_unregistered=allow_unregistered_dialect)
     for name, factory in dialect_factories().items():
-        ctx.register_dialect(name, factory)
+        ctx.register_dialect(name, _builtin_of_this_context if name == "builtin" else factory)
     return ctx
+
+
+def _builtin_of_this_context() -> Dialect:
+    """
+    The builtin dialect with a resource-blob store of its own.
+
+    xDSL's builtin dialect keeps the blobs of parsed `dense_resource`s in one store per
+    process, and renames a handle it has seen before (`w` becomes `w_0` when the same
+    text is parsed twice): each parse gets a fresh store instead.
+    """
+    from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
+    from xdsl.dialects.builtin import Builtin
+
+    return Dialect(
+        Builtin.name, list(Builtin.operations), list(Builtin.attributes), [OpAsmDialectInterface()]
+    )
 
 
 class PipelineError(ValueError):

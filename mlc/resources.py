@@ -14,15 +14,26 @@ can never disagree on what a handle holds:
 `convert-to-llvm` declares it as an external LLVM global with no initialiser, and the
 JIT binds that symbol to the stored bytes (`symbol_name`, `lookup`). So a model's
 weights are never printed, never parsed by LLVM, and shared rather than copied.
+
+MLIR text may carry a resource's bytes itself, in the file's `dialect_resources`
+section. `import_blobs` registers those when the text is parsed, renaming each handle
+to its digest form, so the rule "equal IR text means equal data" holds for them too.
 """
 
 import hashlib
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, DenseResourceAttr, TensorType
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation
 
 INLINE_LIMIT = 256  # elements; larger constants become resources
 ALIGNMENT = 64  # bytes; as `memref.global`'s (bufferize) and the declared LLVM global's
@@ -99,3 +110,58 @@ def stored() -> list[tuple[str, np.ndarray]]:
 def symbol_name(handle: str) -> str:
     """The LLVM symbol of a resource's global."""
     return f"{PREFIX}{handle}"
+
+
+def _resource_attrs(module: ModuleOp):
+    """(op, attribute dict, name, attribute) of every `dense_resource` in `module`."""
+    for op in module.walk():
+        for attrs in (op.properties, op.attributes):
+            for name, attr in attrs.items():
+                if isinstance(attr, DenseResourceAttr):
+                    yield op, attrs, name, attr
+
+
+def _decode_blob(blob: str, type_: Attribute) -> np.ndarray:
+    """An MLIR blob (`0x`, a 4-byte alignment, then the data, in hex) as an array."""
+    from mlc.dtypes import DTYPES
+
+    assert isinstance(type_, TensorType)
+    element = str(type_.element_type)
+    if element not in DTYPES:
+        raise ValueError(f"element type {element} has no numpy dtype")
+    data = bytes.fromhex(blob.removeprefix("0x"))[4:]
+    dtype, shape = DTYPES[element], tuple(type_.get_shape())
+    expected = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if len(data) != expected:
+        raise ValueError(f"holds {len(data)} bytes, its type {type_} needs {expected}")
+    return np.frombuffer(data, dtype=dtype).reshape(shape)
+
+
+def import_blobs(module: ModuleOp, blob_of: Callable[[str], str | None]) -> None:
+    """
+    Register the resource blobs of parsed text (`blob_of(handle)`: the hex string of
+    the file's `dialect_resources` section) and rename their handles in `module` to
+    `register`'s. Raises ValueError, naming the handle, for a blob that does not match
+    its type.
+    """
+    renamed: dict[str, str] = {}
+    for _, attrs, name, attr in list(_resource_attrs(module)):
+        handle = attr.resource_handle.data
+        if handle not in renamed:
+            renamed[handle] = handle
+            if blob := blob_of(handle):
+                try:
+                    array = _decode_blob(blob, attr.type)
+                except ValueError as error:
+                    raise ValueError(f"dense_resource<{handle}>: {error}") from None
+                renamed[handle] = register(array, handle)
+        if renamed[handle] != handle:
+            attrs[name] = DenseResourceAttr.from_params(renamed[handle], attr.type)
+
+
+def first_without_data(module: ModuleOp) -> tuple[Operation, str] | None:
+    """The first op reading a resource this process holds no data for, with its handle."""
+    for op, _, _, attr in _resource_attrs(module):
+        if attr.resource_handle.data not in _store:
+            return op, attr.resource_handle.data
+    return None
