@@ -12,7 +12,7 @@ docs/design/lowering.md, level 3. A generic that is a float matmul,
         { c + a * b }
 
 on row-major operands (unit stride in the last dimension) becomes the loop nest of
-`mlc.lowering.matmul_kernels`:
+`mlc.lowering.matmul_kernels` (`mlc.lowering.matvec_kernels` for N = 1):
 
 - N = 1 (matrix-vector, e.g. PageRank's `G @ p`): vectorised dot products over the
   rows of A, several rows per task, tasks in an `scf.parallel`;
@@ -53,7 +53,8 @@ from xdsl.pattern_rewriter import (
 
 from mlc.lowering.contraction import matmul_of, zero_fill_before
 from mlc.lowering.conv_gemm import conv_of
-from mlc.lowering.matmul_kernels import matmul_nest, matvec_nest
+from mlc.lowering.matmul_kernels import matmul_nest
+from mlc.lowering.matvec_kernels import matvec_nest
 from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
