@@ -3,14 +3,30 @@ The loop nest `linalg-tile` puts in place of a matrix-vector product on memrefs.
 
 `matvec_nest`, for `C[:, 0] += A @ X[:, 0]` (N = 1: matrix-vector products such as
 PageRank's G @ p): a dot product over each contiguous row of A, in vector registers, R
-rows at a time so each loaded piece of the vector serves R rows; the tail of K is
-scalar. Tasks of R rows run in an `scf.parallel`, unless A has no more than R rows (one
-task, run as is).
+rows at a time so each loaded piece of the vector serves R rows:
+
+    scf.parallel i0 in [0, M) step R:              (one task, no loop, if M <= R)
+      acc[r] = 0 (vectors), r < R                  rows past M read row M-1
+      for k in [0, K - K % (U*VL)) step U*VL:      U vectors of each row per step
+        acc[r] = fma(A[i0+r, k+u*VL : +VL], X[k+u*VL : +VL], acc[r])   for u < U
+      for k in [.., K - K % VL) step VL:           the vectors left
+      for k in [.., K):                            the scalar tail
+      C[i0+r, 0] += reduce(acc[r]) + tail[r]       (rows < M)
+
+A matrix-vector product streams A from the cache or memory once and does one FMA per
+element loaded, so what counts is how many loads are in flight: R = 12 rows and U = 2
+vectors per row and step (24 independent loads per iteration, 12 accumulators, a piece
+of X and a loaded vector in the 16 AVX2 registers) read the 16 MB A of PageRank
+N = 2048 from L3 at 0.94x OpenBLAS's sgemv, where 8 rows and one vector reached 0.87x
+(bench/results/pagerank.md). With static sizes the loop bounds are constants, so
+loops that run no iteration are left out and `convert-to-llvm` sees the real amount of
+work when it decides whether the `scf.parallel` is worth the thread pool.
 
 It is a pure IR builder: it returns the ops, and the pattern inserts them.
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
@@ -23,13 +39,14 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from mlc.lowering.loop_builder import Ops, for_loop, if_then, parallel_loop
+from mlc.lowering.loop_builder import Body, Ops, for_loop, if_then, parallel_loop
 from mlc.lowering.loop_builder import less as _less
 from mlc.lowering.loop_builder import zero as _zero
 
 __all__ = ["matvec_nest"]
 
-MATVEC_ROWS = 8
+MATVEC_ROWS = 12  # rows per task: 12 accumulators, a piece of X and a load in 16 registers
+MATVEC_UNROLL = 2  # vectors of each row per step of the main loop
 
 
 def _collapse_column(b: Ops, column: SSAValue) -> SSAValue:
@@ -45,61 +62,110 @@ def _collapse_column(b: Ops, column: SSAValue) -> SSAValue:
     )
 
 
+@dataclass(frozen=True)
+class _MatVec:
+    """The operands of `C[:, 0] += A @ X[:, 0]` and what the loops need of them."""
+
+    a: SSAValue
+    x: SSAValue  # X as a K-vector
+    c: SSAValue
+    element: AnyFloat
+    lanes: int
+    static_k: int  # K, or negative if dynamic
+
+    @property
+    def vector_type(self) -> VectorType[AnyFloat]:
+        return VectorType(self.element, [self.lanes])
+
+    def needs(self, step: int, remainder_from: int = 0) -> bool:
+        """Whether a loop of `step`s after those of `remainder_from` runs at all."""
+        k = self.static_k
+        return k < 0 or (k % remainder_from if remainder_from else k) >= step
+
+    def dots(self, b: Ops, rows: Sequence[SSAValue], k: SSAValue) -> list[SSAValue]:
+        """Each row's dot product with X, as the loops of the module docstring build it."""
+        lanes, vector_type = self.lanes, self.vector_type
+        wide = lanes * MATVEC_UNROLL
+        zero, one = b.index(0), b.index(1)
+        k_unrolled, k_vector = _split(b, k, self.static_k, wide), _split(b, k, self.static_k, lanes)
+
+        def vectors(count: int) -> Body:
+            def body(vb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                acc = list(acc)
+                for u in range(count):
+                    at = vb.add(kk, vb.index(u * lanes)) if u else kk
+                    piece = vb(vector.LoadOp(self.x, [at], vector_type))
+                    for r, row in enumerate(rows):
+                        loaded = vb(vector.LoadOp(self.a, [row, at], vector_type))
+                        acc[r] = vb(vector.FMAOp(loaded, piece, acc[r]))
+                return acc
+
+            return body
+
+        def scalars(sb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            value = sb(memref.LoadOp.get(self.x, [kk]))
+            loads = [sb(memref.LoadOp.get(self.a, [row, kk])) for row in rows]
+            products = [sb(arith.MulfOp(loaded, value)) for loaded in loads]
+            return [sb(arith.AddfOp(acc[r], products[r])) for r in range(len(rows))]
+
+        partial = [_zero(b, vector_type)] * len(rows)
+        if self.needs(wide):
+            partial = for_loop(b, zero, k_unrolled, b.index(wide), vectors(MATVEC_UNROLL), partial)
+        if self.needs(lanes, wide):
+            partial = for_loop(b, k_unrolled, k_vector, b.index(lanes), vectors(1), partial)
+        tails = [_zero(b, self.element)] * len(rows)
+        if self.needs(1, lanes):
+            tails = for_loop(b, k_vector, k, one, scalars, tails)
+        kind = vector.CombiningKindAttr(vector.CombiningKindFlag.ADD)
+        # built by hand: xDSL's constructor gives the result the vector's type
+        return [
+            b(
+                vector.ReductionOp.build(
+                    operands=[vec, tail], result_types=[self.element], properties={"kind": kind}
+                )
+            )
+            for vec, tail in zip(partial, tails, strict=True)
+        ]
+
+
+def _split(b: Ops, k: SSAValue, static_k: int, step: int) -> SSAValue:
+    """The end of the part of `[0, k)` that steps of `step` cover: `k - k % step`."""
+    if static_k >= 0:
+        return b.index(static_k - static_k % step)
+    return b(arith.SubiOp(k, b(arith.RemSIOp(k, b.index(step)))))
+
+
 def matvec_nest(a: SSAValue, x: SSAValue, c: SSAValue, lanes: int) -> list[Operation]:
     """`C[:, 0] += A @ X[:, 0]` as vectorised dot products over rows (module docstring)."""
     b = Ops()
-    c_type = c.type
-    assert isinstance(c_type, MemRefType)
+    c_type, a_type = c.type, a.type
+    assert isinstance(c_type, MemRefType) and isinstance(a_type, MemRefType)
     element = c_type.element_type
     assert isinstance(element, AnyFloat)
-    vector_type = VectorType(element, [lanes])
+    static_m, static_k = a_type.get_shape()
+    kernel = _MatVec(a, _collapse_column(b, x), c, element, lanes, static_k)
+    row_count = MATVEC_ROWS if static_m < 0 else max(1, min(MATVEC_ROWS, static_m))
+    whole_tasks = static_m >= 0 and static_m % row_count == 0
     m, k = b.dim(a, 0), b.dim(a, 1)
-    flat = _collapse_column(b, x)
-    zero, one, width = b.index(0), b.index(1), b.index(lanes)
-    k_vector = b(arith.SubiOp(k, b(arith.RemSIOp(k, width))))
-    last_row = b(arith.SubiOp(m, one))
+    zero = b.index(0)
+    last_row = b(arith.SubiOp(m, b.index(1)))
 
     def task(tb: Ops, i0: SSAValue) -> None:
-        rows = [tb.min(tb.add(i0, tb.index(r)), last_row) for r in range(MATVEC_ROWS)]
+        targets = [tb.add(i0, tb.index(r)) for r in range(row_count)]
+        rows = [tb.min(target, last_row) for target in targets]
+        for target, dot in zip(targets, kernel.dots(tb, rows, k), strict=True):
 
-        def vectors(vb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            piece = vb(vector.LoadOp(flat, [kk], vector_type))
-            return [
-                vb(vector.FMAOp(vb(vector.LoadOp(a, [row, kk], vector_type)), piece, acc[r]))
-                for r, row in enumerate(rows)
-            ]
-
-        def scalars(sb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            value = sb(memref.LoadOp.get(flat, [kk]))
-            products = [
-                sb(arith.MulfOp(sb(memref.LoadOp.get(a, [row, kk])), value)) for row in rows
-            ]
-            return [sb(arith.AddfOp(acc[r], products[r])) for r in range(len(rows))]
-
-        partial = for_loop(tb, zero, k_vector, width, vectors, [_zero(tb, vector_type)] * len(rows))
-        tails = for_loop(tb, k_vector, k, one, scalars, [_zero(tb, element)] * len(rows))
-        for r in range(MATVEC_ROWS):
-            target = tb.add(i0, tb.index(r))
-
-            def store(ub: Ops, r: int = r, target: SSAValue = target) -> None:
-                kind = vector.CombiningKindAttr(vector.CombiningKindFlag.ADD)
-                # built by hand: xDSL's constructor gives the result the vector's type
-                dot = ub(
-                    vector.ReductionOp.build(
-                        operands=[partial[r], tails[r]],
-                        result_types=[element],
-                        properties={"kind": kind},
-                    )
-                )
+            def store(ub: Ops, target: SSAValue = target, dot: SSAValue = dot) -> None:
                 old = ub(memref.LoadOp.get(c, [target, zero]))
                 ub.ops.append(memref.StoreOp.get(ub(arith.AddfOp(old, dot)), c, [target, zero]))
 
-            if_then(tb, _less(tb, target, m), store)
+            if whole_tasks:
+                store(tb)  # no task reaches past row M
+            else:
+                if_then(tb, _less(tb, target, m), store)
 
-    a_type = a.type
-    assert isinstance(a_type, MemRefType)
-    if 1 <= a_type.get_shape()[0] <= MATVEC_ROWS:
+    if 1 <= static_m <= MATVEC_ROWS:
         task(b, zero)  # one task (`u @ p`): no parallel loop to dispatch
     else:
-        parallel_loop(b, zero, m, b.index(MATVEC_ROWS), task)
+        parallel_loop(b, zero, m, b.index(row_count), task)
     return b.ops
