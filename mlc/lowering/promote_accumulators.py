@@ -29,14 +29,14 @@ A pair qualifies when, in the loop's own block (not nested), a `memref.load` com
 before the only `memref.store` to the same memref value at the same indices, those
 indices are defined outside the loop, and the element cannot be reached any other way
 in the loop: the buffer it lies in (followed through views to its source) is a
-`memref.alloc` or `memref.alloca` of this function, no other op of the loop, nested
-ones included, reads or writes that buffer, and every buffer the loop accesses is an
-allocation, a global or an argument of the function (a loop-carried memref could be
-the accumulator's buffer under another name); every op of the loop is a load, a
-store, an `arith`/`math`/`vector` op or an `scf` loop, branch or yield (anything else,
-a call for one, may touch memory unseen). If the loop runs no iteration the element
-is loaded and stored back unchanged. Loops are visited innermost first, so an
-accumulator promoted out of one loop can climb out of the next.
+`memref.alloc` or `memref.alloca` of this function; no other op of the loop, nested
+ones included, has that buffer as an operand (a `vector.store` to it, say); every
+buffer the loop accesses is an allocation, a global or an argument of the function (a
+loop-carried memref could be the accumulator's buffer under another name); and every
+op of the loop is a load, a store, an `arith`/`math`/`vector` op or an `scf` loop,
+branch or yield (anything else, a call for one, may touch memory unseen). If the loop
+runs no iteration the element is loaded and stored back unchanged. Loops are visited
+innermost first, so an accumulator promoted out of one loop can climb out of the next.
 
 xDSL's `loop-hoist-memref` makes the same rewrite without the aliasing conditions (and
 drops a loop's existing `iter_args`), so it is not used.
@@ -46,7 +46,7 @@ from collections.abc import Sequence
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -70,21 +70,16 @@ def root(value: SSAValue) -> SSAValue:
     return value
 
 
-def _accessed(op: Operation) -> SSAValue | None:
-    if isinstance(op, memref.LoadOp | memref.StoreOp):
-        return op.memref
-    return None
-
-
 def _pairs(loop: scf.ForOp) -> list[tuple[memref.LoadOp, memref.StoreOp]]:
     """The load/store pairs of `loop` that become loop-carried (module docstring)."""
     inside = list(loop.body.walk())
     if not all(isinstance(op, SAFE_OPS) or op.dialect_name() in SAFE_DIALECTS for op in inside):
         return []
     by_buffer: dict[SSAValue, list[Operation]] = {}
-    for op in inside:
-        if (value := _accessed(op)) is not None:
-            by_buffer.setdefault(root(value), []).append(op)
+    for op in inside:  # any memref operand counts as an access (`vector.load`, ...)
+        for value in op.operands:
+            if isinstance(value.type, MemRefType):
+                by_buffer.setdefault(root(value), []).append(op)
     if not all(_known(buffer) for buffer in by_buffer):
         return []  # a buffer of unknown origin may be any of the others
     pairs: list[tuple[memref.LoadOp, memref.StoreOp]] = []

@@ -95,8 +95,9 @@ func.func @two_accumulators(%x: memref<4x8xf32>) -> f32 {
 // -----
 
 // Left alone: the accumulator lies in a function argument (the caller's buffer may be
-// %x too); the element depends on the loop; another element of the same buffer is read;
-// a call may touch any memory; a loop-carried buffer may be the accumulator's.
+// %x too); the element depends on the loop; another element of the same buffer is read,
+// or written by a vector store; a call may touch any memory; a loop-carried buffer may
+// be the accumulator's.
 
 // CHECK-LABEL: func.func @in_an_argument
 // CHECK:         scf.for
@@ -149,6 +150,26 @@ func.func @other_element_read(%x: memref<8xf32>) -> memref<8xf32> {
     memref.store %sum, %s[%c0] : memref<8xf32>
   }
   func.return %s : memref<8xf32>
+}
+
+// CHECK-LABEL: func.func @vector_store_to_the_buffer
+// CHECK:         scf.for
+// CHECK-NEXT:      memref.load
+// CHECK:           vector.store
+func.func @vector_store_to_the_buffer(%x: memref<8xf32>) -> memref<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %s = memref.alloc() : memref<16xf32>
+  %z = arith.constant dense<0.0> : vector<8xf32>
+  scf.for %j = %c0 to %c8 step %c1 {
+    %acc = memref.load %s[%c0] : memref<16xf32>
+    %v = memref.load %x[%j] : memref<8xf32>
+    %sum = arith.addf %acc, %v : f32
+    memref.store %sum, %s[%c0] : memref<16xf32>
+    vector.store %z, %s[%c8] : memref<16xf32>, vector<8xf32>
+  }
+  func.return %s : memref<16xf32>
 }
 
 func.func private @touch(memref<1xf32>) -> ()
