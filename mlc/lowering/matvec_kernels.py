@@ -7,20 +7,19 @@ rows at a time so each loaded piece of the vector serves R rows:
 
     scf.parallel i0 in [0, M) step R:              (one task, no loop, if M <= R)
       acc[r] = 0 (vectors), r < R                  rows past M read row M-1
-      for k in [0, K - K % (U*VL)) step U*VL:      U vectors of each row per step
-        acc[r] = fma(A[i0+r, k+u*VL : +VL], X[k+u*VL : +VL], acc[r])   for u < U
-      for k in [.., K - K % VL) step VL:           the vectors left
-      for k in [.., K):                            the scalar tail
+      for k in [0, K - K % VL) step VL:
+        acc[r] = fma(A[i0+r, k : k+VL], X[k : k+VL], acc[r])
+      for k in [K - K % VL, K):                    the scalar tail
       C[i0+r, 0] += reduce(acc[r]) + tail[r]       (rows < M)
 
-A matrix-vector product streams A from the cache or memory once and does one FMA per
-element loaded, so what counts is how many loads are in flight: R = 12 rows and U = 2
-vectors per row and step (24 independent loads per iteration, 12 accumulators, a piece
-of X and a loaded vector in the 16 AVX2 registers) read the 16 MB A of PageRank
-N = 2048 from L3 at 0.94x OpenBLAS's sgemv, where 8 rows and one vector reached 0.87x
-(bench/results/pagerank.md). With static sizes the loop bounds are constants, so
-loops that run no iteration are left out and `convert-to-llvm` sees the real amount of
-work when it decides whether the `scf.parallel` is worth the thread pool.
+A matrix-vector product streams A once, one FMA per element loaded: what counts is the
+loads in flight, and R = 8 rows reads the 16 MB A of PageRank N = 2048 from L3 at about
+0.9x OpenBLAS's sgemv; 12 rows ran at 0.7x, and two vectors per row and step changed
+nothing measurable (bench/results/pagerank.md). With static sizes the loop bounds are
+constants: a loop that runs no iteration is left out, a product with fewer rows than a
+task has one row per row of A, and `convert-to-llvm` sees the real amount of work when
+it decides whether the `scf.parallel` is worth the thread pool (PageRank's K = 1
+product `e @ (u @ p)` is not).
 
 It is a pure IR builder: it returns the ops, and the pattern inserts them.
 """
@@ -39,14 +38,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from mlc.lowering.loop_builder import Body, Ops, for_loop, if_then, parallel_loop
+from mlc.lowering.loop_builder import Ops, for_loop, if_then, parallel_loop
 from mlc.lowering.loop_builder import less as _less
 from mlc.lowering.loop_builder import zero as _zero
 
 __all__ = ["matvec_nest"]
 
-MATVEC_ROWS = 12  # rows per task: 12 accumulators, a piece of X and a load in 16 registers
-MATVEC_UNROLL = 2  # vectors of each row per step of the main loop
+MATVEC_ROWS = 8  # rows per task: 8 independent FMA chains, 8 streams of A in flight
 
 
 def _collapse_column(b: Ops, column: SSAValue) -> SSAValue:
@@ -77,30 +75,18 @@ class _MatVec:
     def vector_type(self) -> VectorType[AnyFloat]:
         return VectorType(self.element, [self.lanes])
 
-    def needs(self, step: int, remainder_from: int = 0) -> bool:
-        """Whether a loop of `step`s after those of `remainder_from` runs at all."""
-        k = self.static_k
-        return k < 0 or (k % remainder_from if remainder_from else k) >= step
-
     def dots(self, b: Ops, rows: Sequence[SSAValue], k: SSAValue) -> list[SSAValue]:
         """Each row's dot product with X, as the loops of the module docstring build it."""
         lanes, vector_type = self.lanes, self.vector_type
-        wide = lanes * MATVEC_UNROLL
         zero, one = b.index(0), b.index(1)
-        k_unrolled, k_vector = _split(b, k, self.static_k, wide), _split(b, k, self.static_k, lanes)
+        k_vector = _split(b, k, self.static_k, lanes)
 
-        def vectors(count: int) -> Body:
-            def body(vb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                acc = list(acc)
-                for u in range(count):
-                    at = vb.add(kk, vb.index(u * lanes)) if u else kk
-                    piece = vb(vector.LoadOp(self.x, [at], vector_type))
-                    for r, row in enumerate(rows):
-                        loaded = vb(vector.LoadOp(self.a, [row, at], vector_type))
-                        acc[r] = vb(vector.FMAOp(loaded, piece, acc[r]))
-                return acc
-
-            return body
+        def vectors(vb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            piece = vb(vector.LoadOp(self.x, [kk], vector_type))
+            return [
+                vb(vector.FMAOp(vb(vector.LoadOp(self.a, [row, kk], vector_type)), piece, acc[r]))
+                for r, row in enumerate(rows)
+            ]
 
         def scalars(sb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
             value = sb(memref.LoadOp.get(self.x, [kk]))
@@ -109,12 +95,10 @@ class _MatVec:
             return [sb(arith.AddfOp(acc[r], products[r])) for r in range(len(rows))]
 
         partial = [_zero(b, vector_type)] * len(rows)
-        if self.needs(wide):
-            partial = for_loop(b, zero, k_unrolled, b.index(wide), vectors(MATVEC_UNROLL), partial)
-        if self.needs(lanes, wide):
-            partial = for_loop(b, k_unrolled, k_vector, b.index(lanes), vectors(1), partial)
+        if self.static_k < 0 or self.static_k >= lanes:
+            partial = for_loop(b, zero, k_vector, b.index(lanes), vectors, partial)
         tails = [_zero(b, self.element)] * len(rows)
-        if self.needs(1, lanes):
+        if self.static_k < 0 or self.static_k % lanes:
             tails = for_loop(b, k_vector, k, one, scalars, tails)
         kind = vector.CombiningKindAttr(vector.CombiningKindFlag.ADD)
         # built by hand: xDSL's constructor gives the result the vector's type
