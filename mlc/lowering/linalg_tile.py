@@ -32,7 +32,9 @@ Every other generic on memrefs (elementwise, reductions, pooling, integer matmul
 convolutions) with enough work is split along its outermost parallel loop that
 indexes its operands plainly into one block per thread (`mlc.lowering.parallel_generic`),
 inside an `scf.parallel`; `convert-linalg-to-loops` then lowers each block as before.
-`threads=1` turns the split off.
+`threads=1` turns the split off. Before that, runs of generics over the same rows that
+share a buffer (softmax, layer norm) become one loop over L2-sized blocks of rows
+(`mlc.lowering.row_blocks`; `row-blocks=false` turns it off).
 """
 
 from dataclasses import dataclass
@@ -56,6 +58,7 @@ from mlc.lowering.conv_gemm import conv_of
 from mlc.lowering.matmul_kernels import matmul_nest
 from mlc.lowering.matvec_kernels import matvec_nest
 from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_iterations
+from mlc.lowering.row_blocks import fuse_row_blocks
 from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     MatmulTiles,
@@ -142,6 +145,9 @@ class LinalgTilePass(ModulePass):
     threads: int = 0
     """Blocks other generics are split into; 0: the host's thread count; 1: no split."""
 
+    row_blocks: bool = True
+    """Fuse runs of generics over the same rows into blocks of rows (`row_blocks`)."""
+
     def __post_init__(self) -> None:
         self.tiles()  # a bad option is a one-line error when the pipeline is built
         if self.threads < 0:
@@ -163,5 +169,7 @@ class LinalgTilePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         threads = self.threads or thread_count()
         # Matmuls first, so that a split does not hide the zero fill before one of them.
-        for pattern in (TileMatmul(self.tiles()), SplitGeneric(threads)):
-            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(TileMatmul(self.tiles()), apply_recursively=False).rewrite_module(op)
+        if self.row_blocks:
+            fuse_row_blocks(op, threads)
+        PatternRewriteWalker(SplitGeneric(threads), apply_recursively=False).rewrite_module(op)
