@@ -18,7 +18,9 @@ of R rows, each block running every generic of the run in order on views of its 
 
 so the later generics find the block's rows in L2 (R: the rows of the widest operand
 that fill half of L2, `tiling_model.rows_per_block`). The run is fused only if some
-buffer is used by two of its generics (otherwise there is nothing to find in cache).
+buffer is used by two of its generics (otherwise there is nothing to find in cache)
+and its rows, when their number is static, do not all fit in one block (then they are
+in L2 anyway, and one parallel loop per generic, or none, costs less code).
 
 The conditions, so that each block computes what the generics computed one by one:
 - each generic has a loop that splits into blocks (`parallel_generic.splittable_loop`:
@@ -120,8 +122,11 @@ class _Run:
         return extent == self.extent
 
     def worth_it(self) -> bool:
-        """Two generics at least, and a buffer that two of them use."""
-        return len(self.members) > 1 and any(len(seen) > 1 for seen in self.uses.values())
+        """Two generics at least, a buffer that two of them use, and more rows than one
+        block holds (rows that all fit in L2 are found there without blocks)."""
+        if len(self.members) < 2 or not any(len(seen) > 1 for seen in self.uses.values()):
+            return False
+        return self.extent < 0 or rows_per_block(self.row_bytes(), 1, self.extent) < self.extent
 
     def row_bytes(self) -> int:
         """Bytes of one row of the widest operand (for the block size)."""
