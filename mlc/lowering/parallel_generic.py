@@ -160,12 +160,9 @@ def block_of(b: Ops, op: GenericOp, d: int, start: SSAValue, size: SSAValue) -> 
     )
 
 
-def row_position(op: GenericOp, value: SSAValue, d: int) -> int | bool | None:
-    """The dimension of operand `value` that loop `d` indexes (None: none; False: mixed)."""
-    for operand, attr in zip(op.operands, op.indexing_maps.data, strict=True):
-        if operand is value:
-            return _dim_position(attr.data, d)
-    return None
+def row_position(op: GenericOp, k: int, d: int) -> int | bool | None:
+    """The dimension of operand `k` that loop `d` indexes (None: none; False: mixed)."""
+    return _dim_position(op.indexing_maps.data[k].data, d)
 
 
 def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:

@@ -97,7 +97,7 @@ class _Run:
         written = set(self.written)
         connected = False
         for k, value in enumerate(op.operands):
-            position = row_position(op, value, d)
+            position = row_position(op, k, d)
             buffer = root(value)
             if buffer in uses and _plain(position):
                 connected |= any(p == position and v is value for v, p in uses[buffer])
@@ -132,8 +132,8 @@ class _Run:
         """Bytes of one row of the widest operand (for the block size)."""
         widest = 1
         for op, d in self.members:
-            for value in op.operands:
-                position = row_position(op, value, d)
+            for k, value in enumerate(op.operands):
+                position = row_position(op, k, d)
                 type_ = value.type
                 if not _plain(position) or not isinstance(type_, MemRefType):
                     continue
