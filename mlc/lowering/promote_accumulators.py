@@ -110,11 +110,13 @@ def _pair(
 
 
 def _known(buffer: SSAValue) -> bool:
-    """Whether `buffer` is an allocation, a global or an argument of its function: such
-    buffers are told apart by identity (an allocation is no other buffer)."""
+    """Whether `buffer` is an allocation, a global or an argument of its function (of
+    its entry block): such buffers are told apart by identity (an allocation is no
+    other buffer)."""
     owner = buffer.owner
     if isinstance(owner, Block):
-        return isinstance(owner.parent_op(), func.FuncOp)
+        function = owner.parent_op()
+        return isinstance(function, func.FuncOp) and owner is function.body.blocks.first
     return isinstance(owner, (*ALLOCATIONS, memref.GetGlobalOp))
 
 
@@ -132,6 +134,7 @@ def _promote(loop: scf.ForOp, pairs: list[tuple[memref.LoadOp, memref.StoreOp]])
     yield_op = block.last_op
     assert isinstance(yield_op, scf.YieldOp)
     values = [*yield_op.arguments, *(store.value for _, store in pairs)]
+    locations = [store.location for _, store in pairs]
     for (load, store), arg in zip(pairs, carried, strict=True):
         load.res.replace_all_uses_with(arg)
         for op in (load, store):
@@ -145,9 +148,9 @@ def _promote(loop: scf.ForOp, pairs: list[tuple[memref.LoadOp, memref.StoreOp]])
     new_loop.location = loop.location
     count = len(loop.results)
     stores: list[Operation] = []
-    for k, (load, store) in enumerate(pairs):
-        stores.append(memref.StoreOp.get(new_loop.results[count + k], load.memref, load.indices))
-        stores[-1].location = store.location
+    for k, (first, location) in enumerate(zip(initial, locations, strict=True)):
+        stores.append(memref.StoreOp.get(new_loop.results[count + k], first.memref, first.indices))
+        stores[-1].location = location
     Rewriter.insert_op([new_loop, *stores], InsertPoint.before(loop))
     for old, new in zip(loop.results, new_loop.results, strict=False):
         old.replace_all_uses_with(new)
