@@ -31,7 +31,10 @@ from mlc.registry import make_context, parse_pipeline
 STAGES: dict[str, str] = {
     "mlc": "simplify-graph,cse,matmul-chain-reorder,licm,simplify-graph,cse",
     "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise",
-    "loops": "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse",
+    "loops": (
+        "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse,"
+        "promote-accumulators"
+    ),
     "llvm": "convert-to-llvm",
     "parallel-loops": (
         "linalg-fuse-elementwise,bufferize,convert-contractions-to-gpu,"

@@ -89,6 +89,12 @@ def _linalg_tile() -> type[ModulePass]:
     return LinalgTilePass
 
 
+def _promote_accumulators() -> type[ModulePass]:
+    from mlc.lowering.promote_accumulators import PromoteAccumulatorsPass
+
+    return PromoteAccumulatorsPass
+
+
 def _convert_linalg_to_parallel_loops() -> type[ModulePass]:
     from mlc.lowering.convert_linalg_to_parallel_loops import ConvertLinalgToParallelLoopsPass
 
@@ -136,6 +142,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-ml-to-linalg": _convert_ml_to_linalg,
     "linalg-tile": _linalg_tile,
     "linalg-fuse-elementwise": _linalg_fuse_elementwise,
+    "promote-accumulators": _promote_accumulators,
     "convert-linalg-to-parallel-loops": _convert_linalg_to_parallel_loops,
     "convert-parallel-loops-to-gpu": _convert_parallel_loops_to_gpu,
     "convert-contractions-to-gpu": _convert_contractions_to_gpu,

@@ -146,3 +146,17 @@ def balanced_rows(m: int, tiles: MatmulTiles, threads: int) -> int:
     tasks = -(-tasks // threads) * threads
     rows = -(-m // tasks)
     return max(tiles.mr, -(-rows // tiles.mr) * tiles.mr)
+
+
+def rows_per_block(row_bytes: int, threads: int, rows: int, machine: Host | None = None) -> int:
+    """
+    Rows per block of a row-blocked run of generics (`mlc.lowering.row_blocks`): as many
+    rows of `row_bytes` as fill half of L2, so that a block read once is still there
+    when the next generic reads it, but no more than leave every thread a block (of
+    `rows` in all, when static).
+    """
+    machine = machine or host()
+    block = max(1, (machine.l2 // 2) // max(1, row_bytes))
+    if rows > 0:
+        block = min(block, max(1, -(-rows // threads)))
+    return block

@@ -12,7 +12,7 @@ docs/design/lowering.md, level 3. A generic that is a float matmul,
         { c + a * b }
 
 on row-major operands (unit stride in the last dimension) becomes the loop nest of
-`mlc.lowering.matmul_kernels`:
+`mlc.lowering.matmul_kernels` (`mlc.lowering.matvec_kernels` for N = 1):
 
 - N = 1 (matrix-vector, e.g. PageRank's `G @ p`): vectorised dot products over the
   rows of A, several rows per task, tasks in an `scf.parallel`;
@@ -34,7 +34,9 @@ Every other generic on memrefs (elementwise, reductions, pooling, integer matmul
 convolutions) with enough work is split along its outermost parallel loop that
 indexes its operands plainly into one block per thread (`mlc.lowering.parallel_generic`),
 inside an `scf.parallel`; `convert-linalg-to-loops` then lowers each block as before.
-`threads=1` turns the split off.
+`threads=1` turns the split off. Before that, runs of generics over the same rows that
+share a buffer (softmax, layer norm) become one loop over L2-sized blocks of rows
+(`mlc.lowering.row_blocks`; `row-blocks=false` turns it off).
 """
 
 from dataclasses import dataclass
@@ -57,8 +59,10 @@ from xdsl.traits import SymbolTable
 from mlc.lowering.constant_panels import constant_panels
 from mlc.lowering.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.conv_gemm import conv_of
-from mlc.lowering.matmul_kernels import matmul_nest, matvec_nest
+from mlc.lowering.matmul_kernels import matmul_nest
+from mlc.lowering.matvec_kernels import matvec_nest
 from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_iterations
+from mlc.lowering.row_blocks import fuse_row_blocks
 from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     MatmulTiles,
@@ -168,6 +172,9 @@ class LinalgTilePass(ModulePass):
     threads: int = 0
     """Blocks other generics are split into; 0: the host's thread count; 1: no split."""
 
+    row_blocks: bool = True
+    """Fuse runs of generics over the same rows into blocks of rows (`row_blocks`)."""
+
     def __post_init__(self) -> None:
         self.tiles()  # a bad option is a one-line error when the pipeline is built
         if self.threads < 0:
@@ -189,5 +196,7 @@ class LinalgTilePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         threads = self.threads or thread_count()
         # Matmuls first, so that a split does not hide the zero fill before one of them.
-        for pattern in (TileMatmul(self.tiles()), SplitGeneric(threads)):
-            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(TileMatmul(self.tiles()), apply_recursively=False).rewrite_module(op)
+        if self.row_blocks:
+            fuse_row_blocks(op, threads)
+        PatternRewriteWalker(SplitGeneric(threads), apply_recursively=False).rewrite_module(op)

@@ -27,8 +27,10 @@ from math import prod
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AnyFloat,
     DenseArrayBase,
     IndexType,
+    IntegerType,
     MemRefType,
     NoneAttr,
     StridedLayoutAttr,
@@ -59,7 +61,8 @@ def loop_extents(op: GenericOp) -> dict[int, int]:
     extents: dict[int, int] = {}
     for value, attr in zip(op.operands, op.indexing_maps.data, strict=True):
         type_ = value.type
-        assert isinstance(type_, MemRefType)
+        if not isinstance(type_, MemRefType):
+            continue  # a scalar operand (an empty map)
         for size, expr in zip(type_.get_shape(), attr.data.results, strict=True):
             if isinstance(expr, AffineDimExpr) and extents.get(expr.position, -1) < 0:
                 extents[expr.position] = size
@@ -70,8 +73,9 @@ def splittable_loop(op: GenericOp) -> int | None:
     """The outermost parallel loop of `op` longer than 1 that splits into blocks, or None."""
     if any(isinstance(inner, IndexOp) for inner in op.body.walk()):
         return None
-    if op.res or not all(isinstance(v.type, MemRefType) for v in op.operands):
-        return None
+    scalar = AnyFloat | IntegerType | IndexType
+    if op.res or not all(isinstance(v.type, MemRefType | scalar) for v in op.operands):
+        return None  # on tensors
     maps = [m.data for m in op.indexing_maps.data]
     extents = loop_extents(op)
     for d, iterator in enumerate(op.iterator_types.data):
@@ -127,7 +131,8 @@ def _block_view(
     )
 
 
-def _loop_extent(b: Ops, op: GenericOp, d: int) -> SSAValue:
+def loop_extent(b: Ops, op: GenericOp, d: int) -> SSAValue:
+    """The extent of loop `d` (the size of an operand dimension it indexes plainly)."""
     for value, attr in zip(op.operands, op.indexing_maps.data, strict=True):
         position = _dim_position(attr.data, d)
         if position is not None and position is not False:
@@ -135,24 +140,15 @@ def _loop_extent(b: Ops, op: GenericOp, d: int) -> SSAValue:
     raise AssertionError("splittable_loop guarantees an operand with a plain d")
 
 
-def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
-    """The `scf.parallel` over blocks of loop `d` (module docstring); `op` is moved into it."""
-    b = Ops()
-    extent = _loop_extent(b, op, d)
-    zero, one = b.index(0), b.index(1)
-    block_size = b(arith.MaxSIOp(b.ceildiv(extent, b.index(threads)), one))
-    body = Block(arg_types=[IndexType()])
-    inner = Ops()
-    start = body.args[0]
-    size = inner.min(block_size, inner(arith.SubiOp(extent, start)))
+def block_of(b: Ops, op: GenericOp, d: int, start: SSAValue, size: SSAValue) -> GenericOp:
+    """`op` on rows `[start, start + size)` of loop `d` (views of its operands); `op`'s
+    body moves into it."""
     views: list[SSAValue] = []
     for value, attr in zip(op.operands, op.indexing_maps.data, strict=True):
         position = _dim_position(attr.data, d)
-        views.append(
-            value if position is None else _block_view(inner, value, position, start, size)
-        )
+        views.append(value if position is None else _block_view(b, value, position, start, size))
     n_in = len(op.inputs)
-    blocked = GenericOp(
+    return GenericOp(
         views[:n_in],
         views[n_in:],
         op.detach_region(op.body),
@@ -162,6 +158,24 @@ def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
         op.doc,
         op.library_call,
     )
+
+
+def row_position(op: GenericOp, k: int, d: int) -> int | bool | None:
+    """The dimension of operand `k` that loop `d` indexes (None: none; False: mixed)."""
+    return _dim_position(op.indexing_maps.data[k].data, d)
+
+
+def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
+    """The `scf.parallel` over blocks of loop `d` (module docstring); `op` is moved into it."""
+    b = Ops()
+    extent = loop_extent(b, op, d)
+    zero, one = b.index(0), b.index(1)
+    block_size = b(arith.MaxSIOp(b.ceildiv(extent, b.index(threads)), one))
+    body = Block(arg_types=[IndexType()])
+    inner = Ops()
+    start = body.args[0]
+    size = inner.min(block_size, inner(arith.SubiOp(extent, start)))
+    blocked = block_of(inner, op, d, start, size)
     body.add_ops([*inner.ops, blocked, scf.ReduceOp()])
     b.ops.append(scf.ParallelOp([zero], [extent], [block_size], Region(body)))
     return b.ops

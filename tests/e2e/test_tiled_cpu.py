@@ -149,11 +149,32 @@ def test_large_matmul_runs_in_parallel_and_matches():
     check_matmul(256, 256, 256, "f32")
 
 
+# the last case has the work to run on the thread pool
+MATVEC_CASES = [(m, k) for m in (1, 5, 8, 9, 17) for k in (1, 7, 8, 9, 33)] + [(997, 301)]
+
+
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
-def test_matvec_row_counts_around_the_block(dtype: str):
+def test_matvec_row_counts_around_the_block(dtype: str, monkeypatch: pytest.MonkeyPatch):
     """Eight rows per task: fewer rows than a task (one task, no parallel loop), one
-    task exactly, and a partial last task; K below, at and above one vector."""
-    check_matmuls([(m, k, 1, dtype) for m in (1, 3, 8, 9, 17) for k in (1, 7, 8, 9, 33)])
+    task exactly, a partial last task; K below, at and above one vector (with and
+    without the vector loop and the scalar tail). One thread and two give the same
+    bits."""
+    source = "\n".join(
+        matmul_source(f"{m}x{k}", f"{k}x1", f"{m}x1", dtype, f"case{i}")
+        for i, (m, k) in enumerate(MATVEC_CASES)
+    )
+    functions = build_all(source)
+    for i, (m, k) in enumerate(MATVEC_CASES):
+        rng = np.random.default_rng(m * 100 + k)
+        a, x = random((m, k), dtype, rng), random((k, 1), dtype, rng)
+        results = []
+        for threads in ("1", "2"):
+            monkeypatch.setenv("MLC_NUM_THREADS", threads)
+            results.append(functions[f"case{i}"](a, x))
+        expected = a.astype(np.float64) @ x.astype(np.float64)
+        atol = TOLERANCE[dtype] * (np.sqrt(k) + 1)
+        np.testing.assert_allclose(results[0], expected, rtol=0, atol=atol, err_msg=str((m, k)))
+        np.testing.assert_array_equal(results[0], results[1], err_msg=str((m, k)))
 
 
 def epilogue_source(m: str, k: int, n: int, dtype: str, name: str) -> str:

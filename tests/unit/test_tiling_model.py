@@ -9,6 +9,7 @@ from mlc.tiling_model import (
     matmul_tiles,
     parse_size,
     read_caches,
+    rows_per_block,
     thread_count,
     vector_bits_for,
     vector_length,
@@ -102,3 +103,15 @@ def test_thread_count_follows_the_environment(monkeypatch: pytest.MonkeyPatch):
         monkeypatch.setenv("MLC_NUM_THREADS", bad)
         with pytest.raises(ValueError, match="MLC_NUM_THREADS must be a positive integer"):
             thread_count()
+
+
+def test_rows_per_block_fill_half_of_l2_and_leave_every_thread_a_block():
+    machine = Host(l2=512 * 1024)
+    # 16 KB rows: 16 of them fill half of a 512 KB L2
+    assert rows_per_block(16 * 1024, 2, 4096, machine) == 16
+    # few rows: no more than a block per thread
+    assert rows_per_block(16 * 1024, 2, 6, machine) == 3
+    assert rows_per_block(64, 2, 1, machine) == 1
+    # rows wider than half of L2: one row per block; a dynamic row count caps nothing
+    assert rows_per_block(1 << 20, 4, 100, machine) == 1
+    assert rows_per_block(1024, 2, -1, machine) == 256

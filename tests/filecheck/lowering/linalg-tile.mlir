@@ -38,18 +38,23 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
 // -----
 
 // N = 1 (a matrix-vector product): dot products along the rows of A in vector
-// registers, the vector operand read as a flat K-vector, reduced once per row.
+// registers, eight rows per task, the vector operand read as a flat K-vector; a
+// vector loop, then a scalar loop for the tail; each row is reduced once and stored
+// only if it exists (M is dynamic).
 
 // CHECK-LABEL: func.func @matvec
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<?x?xf64>, %[[X:[a-zA-Z0-9_]+]]: memref<?x1xf64>, %[[Y:[a-zA-Z0-9_]+]]: memref<?x1xf64>)
 // CHECK:         %[[FLAT:.+]] = memref.collapse_shape %[[X]] {{\[}}[0 : i64, 1 : i64]] : memref<?x1xf64> into memref<?xf64>
-// CHECK:         "scf.parallel"
-// CHECK:           scf.for {{.*}} -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
+// CHECK:         %[[EIGHT:.+]] = arith.constant 8 : index
+// CHECK:         "scf.parallel"({{.*}}, %[[EIGHT]])
+// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>, vector<4xf64>)
 // CHECK:             vector.load %[[FLAT]]
-// CHECK:             vector.load %[[A]]
-// CHECK:             vector.fma
-// CHECK:           vector.reduction <add>
-// CHECK:           memref.store {{.*}}, %[[Y]]
+// CHECK-COUNT-8:     vector.fma
+// CHECK:             scf.yield
+// CHECK:           scf.for {{.*}} -> (f64, f64, f64, f64, f64, f64, f64, f64)
+// CHECK-COUNT-8:   vector.reduction <add>
+// CHECK:           scf.if
+// CHECK:             memref.store {{.*}}, %[[Y]]
 func.func @matvec(%a: memref<?x?xf64>, %x: memref<?x1xf64>, %y: memref<?x1xf64>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %x : memref<?x?xf64>, memref<?x1xf64>) outs(%y : memref<?x1xf64>) {
   ^bb0(%u: f64, %v: f64, %w: f64):
@@ -63,12 +68,17 @@ func.func @matvec(%a: memref<?x?xf64>, %x: memref<?x1xf64>, %y: memref<?x1xf64>)
 // -----
 
 // With no more rows than one task (u @ p in PageRank), the task runs as it is, without
-// a parallel loop to dispatch.
+// a parallel loop to dispatch, with one accumulator per row that exists. K = 2048 is
+// a multiple of the vector: no scalar loop.
 
 // CHECK-LABEL: func.func @matvec_one_row
 // CHECK-NOT:     scf.parallel
-// CHECK:         scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
-// CHECK:         vector.reduction <add>
+// CHECK:         scf.for {{.*}} -> (vector<4xf32>) {{[{]$}}
+// CHECK-COUNT-1:   vector.fma
+// CHECK:           scf.yield
+// CHECK-NOT:     scf.for
+// CHECK-COUNT-1: vector.reduction <add>
+// CHECK-NOT:     vector.reduction
 // CHECK-NOT:     scf.parallel
 // CHECK:         func.return
 func.func @matvec_one_row(%a: memref<1x2048xf32>, %x: memref<2048x1xf32>, %y: memref<1x1xf32>) {
@@ -77,6 +87,56 @@ func.func @matvec_one_row(%a: memref<1x2048xf32>, %x: memref<2048x1xf32>, %y: me
     %p = arith.mulf %u, %v : f32
     %s = arith.addf %w, %p : f32
     linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Static sizes: the loop bounds are constants and the loops that would run no
+// iteration are left out. K = 10 = 8 + 2: the vector loop to 8, a scalar tail of 2.
+// M = 24 is three whole tasks: every row exists, no guard.
+
+// CHECK-LABEL: func.func @matvec_static
+// CHECK:         %[[TEN:.+]] = arith.constant 10 : index
+// CHECK:         "scf.parallel"
+// CHECK:           %[[EIGHT:.+]] = arith.constant 8 : index
+// CHECK-NEXT:      arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK-NEXT:      %[[FOUR:.+]] = arith.constant 4 : index
+// CHECK-NEXT:      scf.for %{{.*}} = %{{.*}} to %[[EIGHT]] step %[[FOUR]] iter_args
+// CHECK:             scf.yield
+// CHECK-NEXT:      }
+// CHECK-NEXT:      arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      scf.for %{{.*}} = %[[EIGHT]] to %[[TEN]] step %{{.*}} iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-NOT:       scf.if
+// CHECK:           scf.reduce
+func.func @matvec_static(%a: memref<24x10xf32>, %x: memref<10x1xf32>, %y: memref<24x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %x : memref<24x10xf32>, memref<10x1xf32>) outs(%y : memref<24x1xf32>) {
+  ^bb0(%u: f32, %v: f32, %w: f32):
+    %p = arith.mulf %u, %v : f32
+    %s = arith.addf %w, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// K = 1 (e @ (u @ p) in PageRank): no vector loop at all, the scalar products only.
+
+// CHECK-LABEL: func.func @matvec_k1
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       vector.load
+// CHECK-NOT:       vector.fma
+// CHECK:           scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK:             arith.mulf
+// CHECK:           scf.reduce
+func.func @matvec_k1(%e: memref<2048x1xf32>, %s: memref<1x1xf32>, %y: memref<2048x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%e, %s : memref<2048x1xf32>, memref<1x1xf32>) outs(%y : memref<2048x1xf32>) {
+  ^bb0(%u: f32, %v: f32, %w: f32):
+    %p = arith.mulf %u, %v : f32
+    %t = arith.addf %w, %p : f32
+    linalg.yield %t : f32
   }
   func.return
 }
