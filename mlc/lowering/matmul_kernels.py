@@ -36,6 +36,7 @@ from functools import partial
 from xdsl.dialects import arith, llvm, memref, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    AnyFloat,
     IntegerAttr,
     MemRefType,
     VectorType,
