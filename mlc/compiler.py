@@ -16,12 +16,14 @@ by its printed IR instead, after parsing. `MLC_TIMING=1` prints the wall time of
 stage of a compile to stderr; `Executable.compile_times` holds the same numbers.
 """
 
+import gc
 import hashlib
 import json
 import os
 import sys
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -481,17 +483,35 @@ def _build(
         entry = None if source_key else cache.load(cache_key)
     if entry is not None:
         return _load(entry.compiled, signatures, target, timer, from_cache=True)
-    for stage in stages:
-        with timer.phase(f"stage {stage}"):
-            # The last stage's output (~10k llvm ops) goes straight to LLVM, whose own
-            # verifier checks the translated module: xDSL's would take seconds more.
-            _run_stage(module, stage, graph_passes, verify=stage != stages[-1])
-    compiled = compile_object(module, timer=timer)
+    with _cyclic_gc_paused():
+        for stage in stages:
+            with timer.phase(f"stage {stage}"):
+                # The last stage's output (~10k llvm ops) goes straight to LLVM, whose own
+                # verifier checks the translated module: xDSL's would take seconds more.
+                _run_stage(module, stage, graph_passes, verify=stage != stages[-1])
+        compiled = compile_object(module, timer=timer)
     with timer.phase("cache store"):
         program = json.dumps([sig.to_json() for sig in signatures]).encode()
         weights = _resources_read_by(compiled.object_code) if source_key else {}
         cache.store(cache_key, cache.Entry(compiled, program, weights))
     return _load(compiled, signatures, target, timer, from_cache=False)
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """
+    Python's cycle collector off while a program is lowered: the IR is a large graph
+    of objects, so each full collection walks it all, for nothing, as it all lives
+    until the compile ends. On the transformer block the collections took 7% of a
+    cold compile; the peak memory grew by 3% without them.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _resources_read_by(object_code: bytes) -> dict[str, np.ndarray]:

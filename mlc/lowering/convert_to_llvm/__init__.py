@@ -63,7 +63,9 @@ from mlc.lowering.convert_to_llvm.common import (
     llvm_type,
     unsupported_memref_reason,
 )
+from mlc.lowering.convert_to_llvm.merge_functions import merge_identical_functions
 from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
+from mlc.lowering.op_type_dispatch import OpTypeDispatch
 
 __all__ = [
     "ConvertToLLVMPass",
@@ -175,6 +177,9 @@ class ConvertToLLVMPass(ModulePass):
         LowerAffinePass().apply(ctx, op)
         PatternRewriteWalker(WhileLowering()).rewrite_module(op)
         dispatch = parallel_patterns.outline_parallel_loops(op)
+        outlined = {name.removesuffix(parallel_patterns.DISPATCH_SUFFIX) for name in dispatch}
+        merged = merge_identical_functions(op, outlined, [parallel_patterns.DISPATCH_SUFFIX])
+        dispatch -= {name + parallel_patterns.DISPATCH_SUFFIX for name in merged}
         PatternRewriteWalker(parallel_patterns.SerialParallel()).rewrite_module(op)
         ConvertScfToCf().apply(ctx, op)
         record = TypeRecord({inner: tuple(v.type for v in inner.operands) for inner in op.walk()})
@@ -200,7 +205,8 @@ class ConvertToLLVMPass(ModulePass):
             memref_patterns.ConvertExtractAlignedPointer(record),
             vector_patterns.ConvertVector(record),
         ]
-        walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns))
-        walker.rewrite_module(op)
+        # Converted ops (most of those the walker visits) are tried on no pattern.
+        dispatch_by_type = OpTypeDispatch(patterns, finished=["llvm"])
+        PatternRewriteWalker(GreedyRewritePatternApplier([dispatch_by_type])).rewrite_module(op)
         parallel_patterns.link_dispatch_calls(op, dispatch)
         _declare_c_functions(op, record)

@@ -9,6 +9,7 @@ them, so each helper can be read (and tested) on its own.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
@@ -110,6 +111,7 @@ def static_sizes(type_: MemRefType) -> list[int | None]:
     return [None if size < 0 else size for size in type_.get_shape()]
 
 
+@cache  # attributes are immutable; descriptors need a few dozen distinct positions
 def positions(*indices: int) -> DenseArrayBase:
     """The `[i, j]` position of an `llvm.extractvalue`/`insertvalue`."""
     return DenseArrayBase.from_list(i64, indices)

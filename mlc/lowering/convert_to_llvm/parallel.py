@@ -156,18 +156,21 @@ def _outlined(
     index = IndexType()
     entry = Block(arg_types=[index] * 4 + [v.type for v in captured])
     lo, hi, lb, step = entry.args[:4]
-    for value, arg in zip(captured, entry.args[4:], strict=True):
-        value.replace_uses_with_if(arg, lambda use: _inside(use.operation, op))
+    replacements: dict[SSAValue, SSAValue] = dict(zip(captured, entry.args[4:], strict=True))
     # Constants are copied rather than passed, so the body still sees them as constants
     # (memref.dim needs a constant index, and LLVM folds them).
     copies: list[Operation] = []
     for value in constants:
         owner = value.owner
         assert isinstance(owner, arith.ConstantOp)
-        copy = owner.clone()
-        copies.append(copy)
-        value.replace_uses_with_if(copy.result, lambda use: _inside(use.operation, op))
+        copies.append(owner.clone())
+        replacements[value] = copies[-1].results[0]
     entry.add_ops(copies)
+    # One walk of the loop renames what it uses (a constant may have thousands of uses
+    # elsewhere, which `replace_uses_with_if` would visit once per loop).
+    for inner in op.walk():
+        if any(operand in replacements for operand in inner.operands):
+            inner.operands = [replacements.get(v, v) for v in inner.operands]
     loop_block = Block(arg_types=[index])
     scaled = arith.MuliOp(loop_block.args[0], step)
     iv = arith.AddiOp(lb, scaled)
@@ -185,10 +188,6 @@ def _outlined(
         if new.location is None or str(new.location) == "loc(unknown)":
             new.location = op.location
     return function
-
-
-def _inside(user: Operation, op: Operation) -> bool:
-    return user is op or op.is_ancestor(user)
 
 
 def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: int) -> list[Operation]:
@@ -380,7 +379,7 @@ def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
     for op in module.walk():
         if isinstance(op, llvm.CallOp) and op.callee is not None:
             calls.setdefault(op.callee.string_value(), []).append(op)
-    for name in dispatch:
+    for name in sorted(dispatch):  # a set: sorted, so the output is deterministic
         stub = functions.get(name)
         if stub is None:
             continue

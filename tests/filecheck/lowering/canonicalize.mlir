@@ -217,3 +217,45 @@ func.func @dynamic_shape(%x: tensor<?xf32>, %s: tensor<2xi64>) -> (tensor<?x?xf3
   %d = tensor.dim %x, %zero : tensor<?xf32>
   func.return %r, %d : tensor<?x?xf32>, index
 }
+
+// -----
+
+// Constants leave a whole nest of scf.for loops at once, keeping their locations
+// (the folded `%k` too), but not an scf.if: they stay at the top of its region.
+
+// CHECK-LABEL: func.func @hoist_loop_constants
+// CHECK:         arith.constant 2.000000e+00 : f32
+// CHECK:         arith.constant 3.000000e+00 : f32
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        scf.for
+// CHECK-NOT:           arith.constant
+// CHECK:               scf.if
+// CHECK-NEXT:            arith.constant 5.000000e+00 : f32
+// CHECK-NEXT:            memref.store
+
+// LOC-LABEL:   func.func @hoist_loop_constants
+// LOC:           arith.constant 2.000000e+00 : f32 loc("loops.py":7:3)
+func.func @hoist_loop_constants(%m: memref<4x4x4xf32>, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      scf.for %k = %c0 to %c4 step %c1 {
+        %two = arith.constant 2.0 : f32 loc("loops.py":7:3)
+        %one = arith.constant 1.0 : f32
+        %three = arith.addf %two, %one : f32
+        %x = memref.load %m[%i, %j, %k] : memref<4x4x4xf32>
+        %y = arith.mulf %x, %three : f32
+        %z = arith.mulf %y, %two : f32
+        memref.store %z, %m[%i, %j, %k] : memref<4x4x4xf32>
+        scf.if %c {
+          %five = arith.constant 5.0 : f32
+          memref.store %five, %m[%i, %j, %k] : memref<4x4x4xf32>
+        }
+      }
+    }
+  }
+  func.return
+}
