@@ -4,7 +4,8 @@ The GPU backend against the device's own ceilings and torch eager, in one proces
 1. elementwise chain `relu(a*b+c)*0.5+d` on 16M f32: its useful bytes (4 reads and
    1 write of 64 MiB) per second, against the device-to-device copy bandwidth measured
    here (torch `copy_`, bytes read plus written), and against torch eager;
-2. f32 matmul 4096 x 4096 against torch (cuBLAS, TF32 off);
+2. f32 matmul 4096 x 4096 against torch (cuBLAS, TF32 off), and with tf32 allowed on
+   both sides (mlc's tensor-core kernel against cuBLAS's; error against float64);
 3. `examples/mlp.mlir` (batch 8192) and `examples/transformer_block.mlir` end to end
    against the same model in torch eager.
 
@@ -162,6 +163,25 @@ def main() -> int:
     tflops = 2 * size**3 / ms["mlc"] / 1e9
     rows.append(
         f"| matmul 4096 f32 (TF32 off) | {ms['mlc']:.2f} | {ms['torch']:.2f} | "
+        f"{ms['torch'] / ms['mlc']:.2f} | | {tflops:.1f} TFLOP/s vs "
+        f"{2 * size**3 / ms['torch'] / 1e9:.1f} (cuBLAS) | {err:.1e} |"
+    )
+
+    # 2b. the same matmul on the tensor cores, tf32 allowed on both sides
+    mm_tf32 = mlc.compile(MATMUL, target="cuda", allow_tf32=True)
+
+    def torch_tf32():
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            return ma @ mb
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = False
+
+    err = rel_error(torch, mm_tf32(vma, vmb), ma.double() @ mb.double())
+    ms = compare(torch, {"mlc": lambda: mm_tf32(vma, vmb), "torch": torch_tf32}, 5, warmup=1)
+    tflops = 2 * size**3 / ms["mlc"] / 1e9
+    rows.append(
+        f"| matmul 4096 tf32 (TF32 on both) | {ms['mlc']:.2f} | {ms['torch']:.2f} | "
         f"{ms['torch'] / ms['mlc']:.2f} | | {tflops:.1f} TFLOP/s vs "
         f"{2 * size**3 / ms['torch'] / 1e9:.1f} (cuBLAS) | {err:.1e} |"
     )

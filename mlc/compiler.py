@@ -345,14 +345,23 @@ def _is_onnx(src: object) -> bool:
 
 
 def compile(
-    src: Any, target: str = "cpu", *, emit: str | None = None, graph_passes: bool = True
+    src: Any,
+    target: str = "cpu",
+    *,
+    emit: str | None = None,
+    graph_passes: bool = True,
+    allow_tf32: bool = False,
 ) -> Any:
     """
     Compile `src` for `target`: MLIR text, a .mlir/.onnx path, an ONNX ModelProto or
     an xDSL `ModuleOp`. Returns an `Executable`, or with `emit=<stage>` the module as
     it is after that stage of `mlc.pipeline` (nothing is run). `graph_passes=False`
     skips the graph optimisations of the `mlc` stage (see `pipeline.lower`).
+    `allow_tf32=True` lets f32 contractions on the GPU round their operands to tf32
+    for the tensor cores (as torch's `allow_tf32`); f32 stays exact by default.
     """
+    if allow_tf32 and target not in GPU_TARGETS:
+        raise ValueError(f"allow_tf32 applies to the GPU targets ('cuda'), not '{target}'")
     timer = Timer()
     source_key = None
     if emit is None and target in pipeline.TARGET_STAGES and target not in GPU_TARGETS:
@@ -369,17 +378,18 @@ def compile(
         _check_resources_held(module)
     if emit is not None:
         try:
-            return pipeline.lower(module, target, emit, graph_passes)
+            return pipeline.lower(module, target, emit, graph_passes, allow_tf32)
         except DiagnosticError as error:
             raise CompileError(error.diagnostics) from None
     with timer.phase("hash"):
         # Locations count: compiled checks report them (mlc.backend.assertions).
         ir_text = print_module(module, debuginfo=True)
-        key = hashlib.sha256(f"{target}\n{graph_passes}\n{ir_text}".encode()).hexdigest()
+        options = f"{target}\n{graph_passes}\n" + ("tf32\n" if allow_tf32 else "")
+        key = hashlib.sha256(f"{options}{ir_text}".encode()).hexdigest()
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    executable = _build(module, target, ir_text, timer, graph_passes, source_key)
+    executable = _build(module, target, ir_text, timer, graph_passes, source_key, allow_tf32)
     return _remember([key] if source_key is None else [key, source_key], executable, target, timer)
 
 
@@ -462,6 +472,7 @@ def _build(
     timer: Timer,
     graph_passes: bool,
     source_key: str | None = None,
+    allow_tf32: bool = False,
 ) -> Executable:
     """
     Lower and compile `module`, or load its machine code from the disk cache; the
@@ -476,7 +487,7 @@ def _build(
         if isinstance(op, func.FuncOp) and op.body.blocks and not _is_private(op)
     ]
     if target in GPU_TARGETS:
-        return _build_gpu(module, target, signatures)
+        return _build_gpu(module, target, signatures, allow_tf32)
     stages = pipeline.stages_for(target)
     with timer.phase("cache lookup"):
         cache_key = source_key or cache.key(ir_text, target, _options(target, graph_passes))
@@ -560,7 +571,9 @@ def _run_stage(module: ModuleOp, stage: str, graph_passes: bool, verify: bool = 
         raise CompileError(error.diagnostics) from None
 
 
-def _build_gpu(module: ModuleOp, target: str, signatures: list[Signature]) -> Executable:
+def _build_gpu(
+    module: ModuleOp, target: str, signatures: list[Signature], allow_tf32: bool = False
+) -> Executable:
     from mlc.backend import cuda
 
     try:
@@ -568,7 +581,7 @@ def _build_gpu(module: ModuleOp, target: str, signatures: list[Signature]) -> Ex
     except cuda.CudaUnavailableError as error:
         raise CompileError([diagnostics.Diagnostic("error", str(error))]) from None
     try:
-        pipeline.lower(module, target)
+        pipeline.lower(module, target, allow_tf32=allow_tf32)
     except DiagnosticError as error:
         raise CompileError(error.diagnostics) from None
     types = {

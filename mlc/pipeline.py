@@ -70,15 +70,26 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
     return stages[: stages.index(emit) + 1]
 
 
-def stage_text(stage: str, graph_passes: bool = True) -> str:
+# With `allow_tf32`, GPU contractions multiply on the tensor cores in tf32.
+TF32_CONTRACTIONS = "convert-contractions-to-gpu{tf32=true}"
+
+
+def stage_text(stage: str, graph_passes: bool = True, allow_tf32: bool = False) -> str:
     """The pass pipeline of `stage`; the `mlc` stage without graph passes is only `cse`."""
     skip = stage == "mlc" and not graph_passes
-    return UNOPTIMIZED_MLC_STAGE if skip else STAGES[stage]
+    text = UNOPTIMIZED_MLC_STAGE if skip else STAGES[stage]
+    return text.replace("convert-contractions-to-gpu", TF32_CONTRACTIONS) if allow_tf32 else text
 
 
-def run_stage(module: ModuleOp, stage: str, graph_passes: bool = True, verify: bool = True) -> None:
+def run_stage(
+    module: ModuleOp,
+    stage: str,
+    graph_passes: bool = True,
+    verify: bool = True,
+    allow_tf32: bool = False,
+) -> None:
     """Apply one stage's passes in place; raise `DiagnosticError` if one fails."""
-    run_pipeline(module, stage_text(stage, graph_passes), verify)
+    run_pipeline(module, stage_text(stage, graph_passes, allow_tf32), verify)
 
 
 def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
@@ -99,15 +110,20 @@ def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
 
 
 def lower(
-    module: ModuleOp, target: str = "cpu", emit: str | None = None, graph_passes: bool = True
+    module: ModuleOp,
+    target: str = "cpu",
+    emit: str | None = None,
+    graph_passes: bool = True,
+    allow_tf32: bool = False,
 ) -> ModuleOp:
     """
     Run the target's stages on `module` in place, up to `emit`; return it.
 
-    With `graph_passes=False` the `mlc` stage runs only `UNOPTIMIZED_MLC_STAGE`.
+    With `graph_passes=False` the `mlc` stage runs only `UNOPTIMIZED_MLC_STAGE`;
+    with `allow_tf32` GPU contractions use `TF32_CONTRACTIONS`.
     """
     for stage in stages_for(target, emit):
-        run_stage(module, stage, graph_passes)
+        run_stage(module, stage, graph_passes, allow_tf32=allow_tf32)
     return module
 
 

@@ -11,6 +11,8 @@ Steps, all on the LLVM side:
    redirected to libdevice (`__nv_expf`, ...), whose bitcode ships with the CUDA
    toolkit: it is linked in when a kernel needs it, found through `CUDA_HOME`,
    `CUDA_PATH` or /usr/local/cuda; f16 math goes through f32;
+   kernels' launch bounds (`nvvm.maxntid`, `nvvm.minctasm` from convert-gpu-to-nvvm)
+   become the LLVM function attributes of those names;
 3. LLVM's O3 pipeline for the target (NVVMReflect resolves libdevice's `__nvvm_reflect`
    queries; unused libdevice functions are internalised and dropped), then PTX.
 
@@ -27,12 +29,15 @@ import llvmlite.binding as llvm
 import llvmlite.ir as llvm_ir
 from xdsl.dialects import gpu
 from xdsl.dialects import llvm as llvm_dialect
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr
 
 from mlc.backend.llvm import to_llvmlite
 
 TRIPLE = "nvptx64-nvidia-cuda"
 KERNEL_ATTR = "nvvm.kernel"  # as convert-gpu-to-nvvm marks kernels
+# Launch bounds convert-gpu-to-nvvm puts on kernels; LLVM (20 and later) reads them as
+# function attributes of these names, for PTX's `.maxntid` and `.minnctapersm`.
+_LAUNCH_BOUNDS = ("nvvm.maxntid", "nvvm.minctasm")
 
 PTX_FEATURES: dict[str, str] = {
     "sm_70": "+ptx80",
@@ -183,6 +188,35 @@ def _mark_entry_points(translated: llvm_ir.Module, entry_points: set[str]) -> li
     return declared
 
 
+def launch_bounds(kernels: ModuleOp) -> dict[str, dict[str, str]]:
+    """Each kernel's NVVM launch bounds as LLVM function attributes (`"nvvm.maxntid"="256,1,1"`)."""
+    bounds: dict[str, dict[str, str]] = {}
+    for op in kernels.walk():
+        if not isinstance(op, llvm_dialect.FuncOp) or KERNEL_ATTR not in op.attributes:
+            continue
+        found: dict[str, str] = {}
+        for name in _LAUNCH_BOUNDS:
+            value = op.attributes.get(name)
+            if isinstance(value, DenseArrayBase):
+                found[name] = ",".join(str(v) for v in value.get_values())
+            elif isinstance(value, IntegerAttr):
+                found[name] = str(value.value.data)
+        bounds[op.sym_name.data] = found
+    return bounds
+
+
+def _with_launch_bounds(text: str, bounds: dict[str, dict[str, str]]) -> str:
+    """Append each kernel's launch bounds to its `define` line as string attributes."""
+
+    def annotate(match: re.Match[str]) -> str:
+        found = bounds.get(match.group(2) or match.group(3), {})
+        attributes = "".join(f' "{name}"="{value}"' for name, value in found.items())
+        return f"{match.group(1)}{attributes}\n{{"
+
+    pattern = re.compile(r'^(define [^@\n]*@(?:"([^"]+)"|([\w.$]+))\(.*\)[^{\n]*?)\s*\{', re.M)
+    return pattern.sub(annotate, text)
+
+
 def _link(text: str, entry_points: set[str]) -> llvm.ModuleRef:
     """Parse the kernels' IR, link libdevice if it is called, internalise the rest."""
     try:
@@ -209,7 +243,8 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
     translated.triple = TRIPLE
     translated.data_layout = str(machine.target_data)
     declared = _mark_entry_points(translated, entry_points)
-    compiled = _link(redirect_math(str(translated), declared), entry_points)
+    text = _with_launch_bounds(str(translated), launch_bounds(kernels))
+    compiled = _link(redirect_math(text, declared), entry_points)
     options = llvm.create_pipeline_tuning_options(speed_level=3)
     builder = llvm.create_pass_builder(machine, options)
     builder.getModulePassManager().run(compiled, builder)

@@ -23,6 +23,10 @@ kernel does not read, and NVPTX turns the aligned pointer into a global-space po
 A kernel comes out as an `llvm.func` with the `nvvm.kernel` unit attribute (as MLIR
 marks them); the PTX translation (`mlc.backend.ptx`) gives those functions LLVM's
 `ptx_kernel` calling convention, which is how LLVM 20 and later mark entry points.
+Launch bounds go along as MLIR's NVVM attributes: `gpu.known_block_size` becomes
+`nvvm.maxntid`, and `nvvm.minctasm` (blocks per SM the kernel is built for, which caps
+its registers) stays as it is; the PTX translation turns them into `.maxntid` and
+`.minnctapersm`.
 Shared memory: a `memref.alloca` in address space 3 (workgroup memory, as
 `convert-contractions-to-gpu` allocates its tiles) becomes a module-level
 `llvm.mlir.global internal` in address space 3 (`.shared` in PTX), one per alloca:
@@ -53,7 +57,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i32,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -68,6 +72,8 @@ from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 
 KERNEL_ATTR = "nvvm.kernel"
+MAX_THREADS_ATTR = "nvvm.maxntid"  # launch bounds, as MLIR's NVVM dialect spells them
+MIN_BLOCKS_ATTR = "nvvm.minctasm"
 SHARED = 3  # NVVM's address space of workgroup (shared) memory
 SHARED_PREFIX = "__mlc_shared_"
 
@@ -170,6 +176,14 @@ def _shared_to_globals(scratch: ModuleOp) -> set[str]:
     return names
 
 
+def launch_bounds(kernel: gpu.FuncOp) -> dict[str, Attribute]:
+    """The kernel's NVVM launch bounds: `maxntid` from its known block size, `nvvm.*` as is."""
+    bounds = {name: v for name, v in kernel.attributes.items() if name.startswith("nvvm.")}
+    if kernel.known_block_size is not None:
+        bounds[MAX_THREADS_ATTR] = kernel.known_block_size
+    return bounds
+
+
 def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
     """Lower one `gpu.module`'s contents to the llvm dialect, in place."""
     for inner in kernels.walk():
@@ -180,7 +194,7 @@ def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
         ):
             op_error(inner, f"'{inner.name}' is not supported in kernels by convert-gpu-to-nvvm")
     names = {
-        op.sym_name.data
+        op.sym_name.data: launch_bounds(op)
         for op in kernels.body.block.ops
         if isinstance(op, gpu.FuncOp) and op.kernel
     }
@@ -201,6 +215,7 @@ def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
         if isinstance(op, llvm.FuncOp) and op.sym_name.data in names:
             op.linkage = llvm.LinkageAttr("external")
             op.attributes[KERNEL_ATTR] = UnitAttr()
+            op.attributes.update(names[op.sym_name.data])
         kernels.body.block.add_op(op)
 
 

@@ -22,7 +22,10 @@ after:
       scf.reduce
     }
 
-A generic with no parallel iterator (a full reduction) gets a one-iteration
+When a fill generic (`mlc.lowering.fills`) writes such an output just before, with
+nothing between reading it, the carried value starts at the fill's constant instead
+of a load, and the fill goes (one kernel fewer: softmax's and layer_norm's `-inf`
+and 0). A generic with no parallel iterator (a full reduction) gets a one-iteration
 `scf.parallel`, so it still becomes one kernel. `memref.copy` becomes an
 `scf.parallel` of loads and stores too: on the GPU target buffers live in device
 memory, where a copy is a kernel (or a driver copy) rather than a host `memcpy`.
@@ -33,15 +36,15 @@ non-trivial maps is left as `affine.apply` for `lower-affine`.
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -55,6 +58,7 @@ from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.diagnostics import op_error
+from mlc.lowering.fills import fill_before, filled_with
 
 
 def split_iterators(op: GenericOp) -> tuple[list[int], list[int]]:
@@ -209,9 +213,15 @@ class GenericToParallelLoops(RewritePattern):
     """One `linalg.generic` on memrefs to `scf.parallel` over `scf.for` (module docstring)."""
 
     register_tile: tuple[int, int] = (1, 1)
+    # id of a generic -> {output index: the constant its carried value starts at}
+    starts: dict[int, dict[int, Attribute]] = field(default_factory=dict[int, dict[int, Attribute]])
+    absorbed: set[int] = field(default_factory=set[int])  # ids of the fills those replace
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if id(op) in self.absorbed:
+            rewriter.erase(op)
+            return
         if op.res:
             op_error(op, "requires buffer semantics: run bufferize before this pass")
         emit = _Emitter(rewriter, op)
@@ -255,7 +265,7 @@ class GenericToParallelLoops(RewritePattern):
 
     @staticmethod
     def _loads(
-        op: GenericOp, emit: _Emitter, ivs: Sequence[SSAValue], which: range
+        op: GenericOp, emit: _Emitter, ivs: Sequence[SSAValue], which: Sequence[int]
     ) -> list[SSAValue]:
         maps = op.get_indexing_maps().data
         values: list[SSAValue] = []
@@ -305,9 +315,16 @@ class GenericToParallelLoops(RewritePattern):
         zero = emit.index(0)
         outer = [zero if iv is None else iv for iv in ivs]
         points = tile.points(emit, outer) if tile else [(outer, None)]
+        starts = self.starts.get(id(op), {})
         init: list[SSAValue] = []
         for point, _ in points:
-            init += self._loads(op, emit, point, range(n_in, len(op.operands)))
+            read = [n_in + i for i in range(n_out) if i not in starts]
+            loaded = iter(self._loads(op, emit, point, read))
+            for i in range(n_out):
+                if i in starts:
+                    init.append(emit(arith.ConstantOp(starts[i])).results[0])
+                else:
+                    init.append(next(loaded))
         loops, carried = self._for_nest(emit, bounds, reduction, ivs, init)
         results: list[SSAValue] = []
         for n, (point, _) in enumerate(points):
@@ -369,6 +386,43 @@ class CopyToParallelLoops(RewritePattern):
         rewriter.erase(op)
 
 
+def _covers(op: GenericOp, output: int) -> bool:
+    """Whether the parallel loops write every element of output `output` (each result
+    of its map a parallel dim, or 0 on a dim of static size 1)."""
+    operand = op.outputs[output]
+    affine_map = op.get_indexing_maps().data[len(op.inputs) + output].data
+    shape = operand.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+    dims: list[int] = []
+    for size, expr in zip(shape, affine_map.results, strict=True):
+        if isinstance(expr, AffineDimExpr):
+            dims.append(expr.position)
+        elif not (isinstance(expr, AffineConstantExpr) and expr.value == 0 and size == 1):
+            return False
+    return len(set(dims)) == len(dims)
+
+
+def absorbable_fills(module: ModuleOp) -> tuple[dict[int, dict[int, Attribute]], set[int]]:
+    """The fills that reductions carrying their outputs can start from (module docstring):
+    per reduction (by id) its outputs' starting constants, and the fills' ids."""
+    starts: dict[int, dict[int, Attribute]] = {}
+    absorbed: set[int] = set()
+    for op in module.walk():
+        if not isinstance(op, GenericOp) or op.res:
+            continue
+        _, reduction = split_iterators(op)
+        if not reduction or not outputs_independent_of(op, reduction):
+            continue
+        for output in range(len(op.outputs)):
+            fill = fill_before(op, output)
+            if fill is None or id(fill) in absorbed or not _covers(op, output):
+                continue
+            constant = filled_with(fill)
+            assert constant is not None and isinstance(constant.owner, arith.ConstantOp)
+            starts.setdefault(id(op), {})[output] = constant.owner.value
+            absorbed.add(id(fill))
+    return starts, absorbed
+
+
 def _reject_other_linalg(module: ModuleOp) -> None:
     for op in module.walk():
         if op.dialect_name() == "linalg" and not isinstance(op, GenericOp | YieldOp | IndexOp):
@@ -396,7 +450,9 @@ class ConvertLinalgToParallelLoopsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _reject_other_linalg(op)
         tile = (self.register_tile[0], self.register_tile[1])
+        starts, absorbed = absorbable_fills(op)
+        lower_generics = GenericToParallelLoops(tile, starts, absorbed)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([GenericToParallelLoops(tile), CopyToParallelLoops()]),
+            GreedyRewritePatternApplier([lower_generics, CopyToParallelLoops()]),
             apply_recursively=False,
         ).rewrite_module(op)

@@ -19,14 +19,25 @@ cloned into the kernel so that LLVM sees them; the launch becomes a
     }
 
 Uses of the launch's block arguments become `gpu.block_id`, `gpu.thread_id`,
-`gpu.grid_dim` and `gpu.block_dim` ops in the kernel.
+`gpu.grid_dim` and `gpu.block_dim` ops in the kernel. As in MLIR, a kernel whose
+launch has constant block sizes is marked `gpu.known_block_size` (NVVM's `maxntid`
+launch bound); `nvvm.*` attributes on the launch (e.g. `nvvm.minctasm`) go to the
+kernel too.
 """
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu
-from xdsl.dialects.builtin import ModuleOp, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    UnitAttr,
+    i32,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -90,6 +101,7 @@ def outline(launch: gpu.LaunchOp, name: str, kernels: gpu.ModuleOp) -> gpu.Launc
             kernel_block.add_op(ret)
             continue
         kernel_block.add_op(inner.clone(value_mapper=mapping))
+    _launch_bounds(launch, kernel)
     kernels.body.block.add_op(kernel)
 
     symbol = SymbolRefAttr(KERNEL_MODULE, [name])
@@ -98,6 +110,18 @@ def outline(launch: gpu.LaunchOp, name: str, kernels: gpu.ModuleOp) -> gpu.Launc
     launch_func = gpu.LaunchFuncOp(symbol, grid, block, kernelOperands=arguments)
     launch_func.location = launch.location
     return launch_func
+
+
+def _launch_bounds(launch: gpu.LaunchOp, kernel: gpu.FuncOp) -> None:
+    """The launch's constant block sizes and `nvvm.*` attributes, on its kernel."""
+    sizes = [launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ]
+    constants = [v.owner.value for v in sizes if isinstance(v.owner, arith.ConstantOp)]
+    if len(constants) == 3 and all(isinstance(c, IntegerAttr) for c in constants):
+        values = [c.value.data for c in constants]  # pyright: ignore[reportAttributeAccessIssue]
+        kernel.attributes["gpu.known_block_size"] = DenseArrayBase.from_list(i32, values)
+    for name, value in launch.attributes.items():
+        if name.startswith("nvvm."):
+            kernel.attributes[name] = value
 
 
 @dataclass(frozen=True)

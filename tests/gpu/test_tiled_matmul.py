@@ -8,7 +8,7 @@ assembled with ptxas (where it is installed) and the numerics skip with the reas
 import numpy as np
 import pytest
 
-from tests.gpu.targets import compile_once
+from tests.gpu.targets import compile_for, compile_once
 
 pytestmark = pytest.mark.gpu
 
@@ -96,3 +96,82 @@ def test_gelu_epilogue():
     c = a.astype(np.float64) @ b
     want = 0.5 * c * (1.0 + np.vectorize(erf)(c / sqrt(2.0)))
     _close(exe(a, b), want, 40)
+
+
+TILE_OPTIONS = "tile=64,128,8,8,8 small-tile=32,16,4,4,8 few-blocks=4 blocks-per-sm=2"
+
+
+@pytest.fixture(scope="module")
+def other_tiles():
+    """MATMUL through 64x128 tiles (8x8 a thread, launch-bounded) and 32x16 ones (4x4)."""
+    from mlc import compiler, pipeline
+
+    default = pipeline.STAGES["parallel-loops"]
+    pipeline.STAGES["parallel-loops"] = default.replace(
+        "convert-contractions-to-gpu", f"convert-contractions-to-gpu{{{TILE_OPTIONS}}}"
+    )
+    compiler._cache.clear()  # the same source as MATMUL: compile it again, this way
+    try:
+        return compile_for(MATMUL, "cuda")
+    except pytest.skip.Exception as skipped:
+        return skipped
+    finally:
+        pipeline.STAGES["parallel-loops"] = default
+        compiler._cache.clear()
+
+
+@pytest.mark.parametrize("m, k, n", [(200, 50, 300), (70, 9, 100), (33, 17, 15)])
+def test_other_tile_shapes(other_tiles, m, k, n):
+    if isinstance(other_tiles, BaseException):
+        raise other_tiles
+    rng = np.random.default_rng()
+    a, b = _random(rng, m, k), _random(rng, k, n)
+    _close(other_tiles(a, b), a.astype(np.float64) @ b, k)
+
+
+def _tf32_program(program: str):
+    """`program` with `allow_tf32`, or without a GPU: its PTX assembled for sm_80 and sm_90."""
+    import mlc
+    from tests.gpu.targets import assemble, gpu_unavailable_reason
+
+    reason = gpu_unavailable_reason()
+    if reason is None:
+        return mlc.compile(program, target="cuda", allow_tf32=True)
+    from mlc.backend.ptx import to_ptx
+
+    module = mlc.compile(program, target="cuda", emit="nvvm", allow_tf32=True)
+    for sm in ("sm_80", "sm_90"):
+        assemble(to_ptx(module, sm), sm)
+    pytest.skip(f"{reason} (tf32 PTX assembled with ptxas)")
+
+
+@pytest.fixture(scope="module")
+def tf32_matmul():
+    try:
+        return _tf32_program(MATMUL)
+    except pytest.skip.Exception as skipped:
+        return skipped
+
+
+def _close_tf32(got, want):
+    """tf32 keeps 10 mantissa bits of each operand: a relative L2 error near 1e-4."""
+    error = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+    assert error < 2e-3, f"relative L2 error {error:.2e}"
+
+
+@pytest.mark.parametrize("m, k, n", [(2100, 37, 2100), (131, 70, 129), (7, 300, 5)])
+def test_tf32_matmul(tf32_matmul, m, k, n):
+    if isinstance(tf32_matmul, BaseException):
+        raise tf32_matmul
+    rng = np.random.default_rng()
+    a, b = _random(rng, m, k), _random(rng, k, n)
+    _close_tf32(tf32_matmul(a, b), a.astype(np.float64) @ b)
+
+
+def test_tf32_epilogue():
+    program = _tf32_program(BIAS_RELU_RESIDUAL)
+    rng = np.random.default_rng()
+    m, k, n = 300, 70, 200
+    a, b, bias, r = _random(rng, m, k), _random(rng, k, n), _random(rng, n), _random(rng, m, n)
+    want = np.maximum(a.astype(np.float64) @ b + bias, 0.0) + r
+    _close_tf32(program(a, b, bias, r), want)

@@ -16,7 +16,9 @@ is materialised in the binary, so folding a broadcast into a megabyte constant w
 trade a loop for a global. An `ml.reshape` or `ml.broadcast_to` whose shape operand
 is a constant becomes the static form of the op (with a `tensor.cast` back to the
 written type where that was less static, which `shape-inference` then refines);
-`tensor.dim` of a static dim becomes an index constant.
+`tensor.dim` of a static dim becomes an index constant, and `memref.dim` of a
+`memref.alloc` its size (bufferization leaves buffers that only give their sizes to
+the next: once no dim reads them, xDSL's canonicalizer elides the alloc and dealloc).
 
 `explain_unfolded` remarks on the ops that had only constant operands and were not
 folded, and why (too large, undefined behaviour, bf16); `canonicalize` calls it once
@@ -27,7 +29,7 @@ from collections.abc import Sequence
 from math import prod
 
 import numpy as np
-from xdsl.dialects import arith, tensor
+from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.builtin import (
     BytesAttr,
     DenseIntOrFPElementsAttr,
@@ -265,7 +267,33 @@ class FoldIdentityCast(RewritePattern):
 
 
 # Patterns for ops that are not mlc's, applied by mlc's `canonicalize`.
-TENSOR_PATTERNS: tuple[RewritePattern, ...] = (FoldStaticDim(), FoldIdentityCast())
+class FoldDimOfAlloc(RewritePattern):
+    """memref.dim of a memref.alloc -> the size the alloc was given (or its static size)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter, /) -> None:
+        alloc, index = op.source.owner, op.index.owner
+        if not isinstance(alloc, memref.AllocOp) or not isinstance(index, arith.ConstantOp):
+            return
+        if not isinstance(axis := index.value, IntegerAttr):
+            return
+        shape = alloc.memref.type.get_shape()
+        if not 0 <= axis.value.data < len(shape):
+            return
+        if shapes.is_static(shape[axis.value.data]):
+            size = arith.ConstantOp(IntegerAttr(shape[axis.value.data], IndexType()))
+            size.location = op.location
+            rewriter.replace(op, [size], [size.result])
+            return
+        dynamic = sum(1 for d in shape[: axis.value.data] if not shapes.is_static(d))
+        rewriter.replace(op, [], [alloc.dynamic_sizes[dynamic]])
+
+
+TENSOR_PATTERNS: tuple[RewritePattern, ...] = (
+    FoldStaticDim(),
+    FoldIdentityCast(),
+    FoldDimOfAlloc(),
+)
 
 
 class ConstantFolding(HasCanonicalizationPatternsTrait):

@@ -217,3 +217,85 @@ func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
   }
   func.return
 }
+
+// -----
+
+// Other tile shapes and a launch bound, as pass options: 64x128 tiles of 8x8 (128
+// threads) marked for two blocks an SM, 32x16 tiles of 4x4 (32 threads).
+
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tile=64,128,8,8,8 small-tile=32,16,4,4,8 blocks-per-sm=2}' | filecheck %s --check-prefix=SHAPES
+// CHECK-LABEL: func.func @shapes
+// SHAPES-LABEL: func.func @shapes
+// SHAPES:         scf.if
+// SHAPES:           %[[T:.+]] = arith.constant 128 : index
+// SHAPES:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
+// SHAPES:             memref.alloca() : memref<2x8x68xf32, 3 : i64>
+// SHAPES-NEXT:        memref.alloca() : memref<2x8x128xf32, 3 : i64>
+// SHAPES:             scf.for {{.*}} -> ({{(f32, ){75}f32}}) {
+// SHAPES-COUNT-64:      math.fma
+// SHAPES:           }) {nvvm.minctasm = 2 : i32}
+// SHAPES:         } else {
+// SHAPES:           %[[S:.+]] = arith.constant 32 : index
+// SHAPES:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
+// SHAPES:             memref.alloca() : memref<2x8x36xf32, 3 : i64>
+// SHAPES-NEXT:        memref.alloca() : memref<2x8x16xf32, 3 : i64>
+// SHAPES:             scf.for {{.*}} -> ({{(f32, ){27}f32}}) {
+// SHAPES-COUNT-16:      math.fma
+// SHAPES-NOT:       nvvm.minctasm
+// SHAPES:           gpu.terminator
+func.func @shapes(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// Shapes the kernel cannot be built with are rejected with the reason.
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=64,64,3,8,8}' 2>&1 | filecheck %s --check-prefix=BAD-THREAD
+// BAD-THREAD: mlc-opt: error: pass 'convert-contractions-to-gpu': tile=64,64,3,8,8: thread tiles must be multiples of 4 in both dims
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=16,16,4,4,8}' 2>&1 | filecheck %s --check-prefix=BAD-THREADS
+// BAD-THREADS: error: pass 'convert-contractions-to-gpu': small-tile=16,16,4,4,8: 16 threads a block (32 to 1024 allowed)
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=128,128}' 2>&1 | filecheck %s --check-prefix=BAD-FIELDS
+// BAD-FIELDS: error: pass 'convert-contractions-to-gpu': tile takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH, got [128, 128]
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{blocks-per-sm=0}' 2>&1 | filecheck %s --check-prefix=BAD-BOUND
+// BAD-BOUND: error: pass 'convert-contractions-to-gpu': few-blocks must be >= 0 and blocks-per-sm in [1, 32], got 264 and 0
+
+// -----
+
+// tf32=true: both variants multiply on the tensor cores. Shared values are rounded to
+// tf32 (f2tf32.rna) and fed to mma.sync m16n8k8 (16 per 8-deep step and warp tile),
+// the accumulators staying f32; the B tile is padded too (132 floats a row) so that the
+// fragment reads do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2.
+
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tf32=true}' | filecheck %s --check-prefix=TF32
+// TF32-LABEL: func.func @tf32
+// TF32:         %[[T:.+]] = arith.constant 256 : index
+// TF32:         "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
+// TF32:           memref.alloca() : memref<2x8x132xf32, 3 : i64>
+// TF32-NEXT:      memref.alloca() : memref<2x8x132xf32, 3 : i64>
+// TF32:           scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
+// TF32-NOT:         math.fma
+// TF32-COUNT-24:    llvm.call_intrinsic "llvm.nvvm.f2tf32.rna"(%{{.+}}) : (f32) -> i32
+// TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// TF32-NOT:         math.fma
+// TF32:             scf.yield
+// TF32-COUNT-64:  scf.if
+// TF32:         } else {
+// TF32:           %[[S:.+]] = arith.constant 64 : index
+// TF32:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
+// TF32:           memref.alloca() : memref<2x8x68xf32, 3 : i64>
+// TF32-NEXT:      memref.alloca() : memref<2x8x68xf32, 3 : i64>
+// TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
+// CHECK-LABEL: func.func @tf32
+func.func @tf32(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}

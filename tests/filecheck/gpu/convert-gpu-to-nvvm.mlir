@@ -91,3 +91,22 @@ builtin.module attributes {gpu.container_module} {
     }) {sym_name = "shared"} : () -> ()
   }) : () -> ()
 }
+
+// -----
+
+// Launch bounds: a known block size becomes `nvvm.maxntid`, `nvvm.minctasm` stays;
+// a kernel without them gets neither.
+
+// CHECK:       "gpu.module"() <{sym_name = "bounded"}> ({
+// CHECK-NEXT:    llvm.func @big() attributes {nvvm.kernel, nvvm.minctasm = 2 : i32, nvvm.maxntid = array<i32: 256, 1, 1>} {
+// CHECK:         llvm.func @free() attributes {nvvm.kernel} {
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "bounded"}> ({
+    "gpu.func"() <{function_type = () -> (), kernel}> ({
+      "gpu.return"() : () -> ()
+    }) {sym_name = "big", gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32} : () -> ()
+    "gpu.func"() <{function_type = () -> (), kernel}> ({
+      "gpu.return"() : () -> ()
+    }) {sym_name = "free"} : () -> ()
+  }) : () -> ()
+}

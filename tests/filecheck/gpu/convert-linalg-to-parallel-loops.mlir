@@ -149,3 +149,76 @@ func.func @copy(%a: memref<?x4xf16, strided<[8, 1]>>, %b: memref<?x4xf16>) {
   "memref.copy"(%a, %b) : (memref<?x4xf16, strided<[8, 1]>>, memref<?x4xf16>) -> ()
   func.return
 }
+
+// -----
+
+// A fill just before a reduction that carries its outputs is absorbed: the carried
+// values start at the fills' constants (-inf, 0), with no load of the outputs and no
+// kernel for the fills. A fill read in between, or whose buffer the reduction writes
+// only in part, stays.
+
+// CHECK-LABEL: func.func @absorbed_fills
+// CHECK-NOT:     linalg.generic
+// CHECK:         "scf.parallel"
+// CHECK-NOT:     "scf.parallel"
+// CHECK:           %[[NEG:.+]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:      %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK:           scf.for {{.*}} iter_args(%{{.+}} = %[[NEG]], %{{.+}} = %[[ZERO]]) -> (f32, f32)
+// CHECK-NOT:     memref.load %max
+// CHECK-NOT:     memref.load %sum
+// CHECK:         func.return
+func.func @absorbed_fills(%x: memref<?x10xf32>, %max: memref<?x1xf32>, %sum: memref<?x1xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%max : memref<?x1xf32>) {
+  ^bb0(%o: f32):
+    %c = arith.constant 0xff800000 : f32
+    linalg.yield %c : f32
+  }
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x10xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%sum : memref<?x1xf32>) {
+  ^bb0(%o: f32):
+    %c = arith.constant 0.0 : f32
+    linalg.yield %c : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x10xf32>) outs(%max, %sum : memref<?x1xf32>, memref<?x1xf32>) {
+  ^bb0(%v: f32, %m: f32, %s: f32):
+    %mm = arith.maximumf %m, %v : f32
+    %ss = arith.addf %s, %v : f32
+    linalg.yield %mm, %ss : f32, f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @kept_fills
+// CHECK:         "scf.parallel"
+// CHECK:         memref.load %acc
+// CHECK:         "scf.parallel"
+// CHECK:           memref.load %acc
+// CHECK:         "scf.parallel"
+// CHECK:         "scf.parallel"
+// CHECK:           memref.load %part
+func.func @kept_fills(%x: memref<?x10xf32>, %acc: memref<?x1xf32>, %part: memref<?x2xf32>) -> f32 {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%acc : memref<?x1xf32>) {
+  ^bb0(%o: f32):
+    %c = arith.constant 0.0 : f32
+    linalg.yield %c : f32
+  }
+  %c0 = arith.constant 0 : index
+  %read = memref.load %acc[%c0, %c0] : memref<?x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x10xf32>) outs(%acc : memref<?x1xf32>) {
+  ^bb0(%v: f32, %s: f32):
+    %ss = arith.addf %s, %v : f32
+    linalg.yield %ss : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%part : memref<?x2xf32>) {
+  ^bb0(%o: f32):
+    %c = arith.constant 0.0 : f32
+    linalg.yield %c : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<?x10xf32>) outs(%part : memref<?x2xf32>) {
+  ^bb0(%v: f32, %s: f32):
+    %ss = arith.addf %s, %v : f32
+    linalg.yield %ss : f32
+  }
+  func.return %read : f32
+}

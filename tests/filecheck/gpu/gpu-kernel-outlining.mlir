@@ -3,7 +3,8 @@
 // RUN: mlc-opt %s --split-input-file -p gpu-kernel-outlining --print-debuginfo | filecheck %s --check-prefix=LOC
 
 // Values from outside become kernel arguments in order of first use; constants are
-// cloned into the kernel; uses of the launch's block arguments read the ids.
+// cloned into the kernel; uses of the launch's block arguments read the ids. The
+// constant block size becomes the kernel's `gpu.known_block_size`.
 
 // CHECK:       builtin.module attributes {gpu.container_module} {
 // CHECK-LABEL:   func.func @f(%m: memref<?xf32>, %n: index, %s: f32)
@@ -21,7 +22,7 @@
 // CHECK-NEXT:        %[[T:.+]] = arith.mulf %[[S]], %[[TWO]] : f32
 // CHECK-NEXT:        memref.store %[[T]], %[[M]][%[[I]]] : memref<?xf32>
 // CHECK-NEXT:        "gpu.return"() : () -> ()
-// CHECK-NEXT:      }) {sym_name = "f_kernel_0"} : () -> ()
+// CHECK-NEXT:      }) {sym_name = "f_kernel_0", gpu.known_block_size = array<i32: 64, 1, 1>} : () -> ()
 // LOC:           "gpu.launch_func"{{.*}} loc("k.py":3:1)
 // LOC:           "gpu.block_id"{{.*}} loc("k.py":3:1)
 func.func @f(%m: memref<?xf32>, %n: index, %s: f32) {
@@ -50,9 +51,9 @@ func.func @f(%m: memref<?xf32>, %n: index, %s: f32) {
 // CHECK-LABEL:   func.func @h(%m: memref<4xf32>)
 // CHECK:           "gpu.launch_func"({{.*}}) <{kernel = @kernels::@h_kernel_0
 // CHECK:         "gpu.module"() <{sym_name = "kernels"}> ({
-// CHECK:           {sym_name = "g_kernel_0"}
-// CHECK:           {sym_name = "g_kernel_1"}
-// CHECK:           {sym_name = "h_kernel_0"}
+// CHECK:           {sym_name = "g_kernel_0", gpu.known_block_size = array<i32: {{.+}}>}
+// CHECK:           {sym_name = "g_kernel_1", gpu.known_block_size = array<i32: {{.+}}>}
+// CHECK:           {sym_name = "h_kernel_0", gpu.known_block_size = array<i32: {{.+}}>}
 // CHECK-NOT:     "gpu.module"
 func.func @g(%m: memref<4xf32>) {
   %c1 = arith.constant 1 : index
@@ -75,6 +76,28 @@ func.func @h(%m: memref<4xf32>) {
   "gpu.launch"(%c1, %c1, %c1, %c1, %c1, %c1) <{operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>}> ({
   ^bb0(%bx: index, %by: index, %bz: index, %tx: index, %ty: index, %tz: index, %gx: index, %gy: index, %gz: index, %sx: index, %sy: index, %sz: index):
     memref.store %v, %m[%gz] : memref<4xf32>
+    "gpu.terminator"() : () -> ()
+  }) : (index, index, index, index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// Launch bounds: `nvvm.*` attributes of the launch go to the kernel; a block size
+// that is not a constant gives no `gpu.known_block_size`.
+
+// CHECK-LABEL: func.func @bounds
+// CHECK:         }) {sym_name = "bounds_kernel_0", gpu.known_block_size = array<i32: 256, 1, 1>, nvvm.minctasm = 2 : i32} : () -> ()
+// CHECK:         }) {sym_name = "bounds_kernel_1"} : () -> ()
+func.func @bounds(%m: memref<?xf32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  "gpu.launch"(%c1, %c1, %c1, %c256, %c1, %c1) <{operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>}> ({
+  ^bb0(%bx: index, %by: index, %bz: index, %tx: index, %ty: index, %tz: index, %gx: index, %gy: index, %gz: index, %sx: index, %sy: index, %sz: index):
+    "gpu.terminator"() : () -> ()
+  }) {nvvm.minctasm = 2 : i32} : (index, index, index, index, index, index) -> ()
+  "gpu.launch"(%c1, %c1, %c1, %n, %c1, %c1) <{operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>}> ({
+  ^bb0(%bx: index, %by: index, %bz: index, %tx: index, %ty: index, %tz: index, %gx: index, %gy: index, %gz: index, %sx: index, %sy: index, %sz: index):
     "gpu.terminator"() : () -> ()
   }) : (index, index, index, index, index, index) -> ()
   func.return

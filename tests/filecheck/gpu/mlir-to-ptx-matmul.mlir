@@ -9,9 +9,12 @@
 // kernel is the 64x64-tile variant (4x4 outputs a thread, 128 fma a slice) that the
 // host launches instead when 128x128 tiles would leave SMs idle. The bias has the
 // matmul's static column count: a bias of an unrelated dynamic size would need a
-// run-time broadcast check and stay a kernel of its own.
+// run-time broadcast check and stay a kernel of its own. Both kernels carry their
+// block size as a launch bound (`.maxntid`).
 
 // CHECK:       .visible .entry main_kernel_0(
+// CHECK:       .maxntid 256, 1, 1
+// CHECK-NOT:   .minnctapersm
 // CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_0[8448];
 // CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_1[8192];
 // CHECK:         st.shared.b32
@@ -20,6 +23,7 @@
 // CHECK-COUNT-512: fma.rn.f32
 // CHECK:         max.NaN.f32
 // CHECK:       .visible .entry main_kernel_1(
+// CHECK:       .maxntid 256, 1, 1
 // CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[4352];
 // CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[4096];
 // CHECK:         bar.sync

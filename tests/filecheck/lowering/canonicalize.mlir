@@ -259,3 +259,34 @@ func.func @hoist_loop_constants(%m: memref<4x4x4xf32>, %c: i1) {
   }
   func.return
 }
+
+// -----
+
+// memref.dim of a memref.alloc is the alloc's size; a buffer then left with only its
+// dealloc goes. A dim of a function argument stays, and so does a buffer that is read.
+
+// CHECK-LABEL: func.func @dim_of_alloc
+// CHECK-SAME:    (%[[X:.+]]: memref<?x784xf32>)
+// CHECK:         %[[N:.+]] = memref.dim %[[X]], %{{.+}} : memref<?x784xf32>
+// CHECK-NOT:     memref.dim
+// CHECK:         %[[B:.+]] = memref.alloc(%[[N]]) {alignment = 64 : i64} : memref<?x128xf32>
+// CHECK-NEXT:    %[[C:.+]] = memref.alloc(%[[N]], %[[N]]) : memref<?x?xf32>
+// CHECK-NEXT:    %[[Q:.+]] = memref.load %[[C]]
+// CHECK-NEXT:    memref.dealloc %[[C]] : memref<?x?xf32>
+// CHECK-NEXT:    %[[S:.+]] = arith.constant 128 : index
+// CHECK-NEXT:    func.return %[[B]], %[[N]], %[[S]], %[[Q]]
+func.func @dim_of_alloc(%x: memref<?x784xf32>) -> (memref<?x128xf32>, index, index, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?x784xf32>
+  %a = memref.alloc(%n) {alignment = 64 : i64} : memref<?x128xf32>
+  %m = memref.dim %a, %c0 : memref<?x128xf32>
+  memref.dealloc %a : memref<?x128xf32>
+  %b = memref.alloc(%m) {alignment = 64 : i64} : memref<?x128xf32>
+  %c = memref.alloc(%m, %n) : memref<?x?xf32>
+  %p = memref.dim %c, %c1 : memref<?x?xf32>
+  %q = memref.load %c[%c0, %c0] : memref<?x?xf32>
+  memref.dealloc %c : memref<?x?xf32>
+  %s = memref.dim %b, %c1 : memref<?x128xf32>
+  func.return %b, %p, %s, %q : memref<?x128xf32>, index, index, f32
+}

@@ -1,0 +1,177 @@
+"""
+The tiled contraction kernel's shapes against each other and cuBLAS, in one process.
+
+Each variant compiles `convert-contractions-to-gpu` with one block tile for every grid
+(`tile=ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH`, `few-blocks=0`) and a launch bound
+(`blocks-per-sm`). Three problems are timed against torch (TF32 off) by their GPU
+kernel time per call (the CUDA profiler, so host work does not count): the MLP's
+head (8192x128 @ 128x10 + bias), its first layer (8192x784 @ 784x128 + bias, relu:
+a tall, skinny output of few 128x128 tiles) and a 4096 matmul. Every variant is
+first checked against numpy on an odd size (1000x333 @ 333x257).
+
+Run on a machine with a GPU: `python bench/gpu_tiles.py [--out FILE]`.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import mlc  # noqa: E402
+from mlc import compiler, pipeline  # noqa: E402
+
+PROGRAM = """
+func.func @layer(%x: tensor<8192x784xf32>, %w: tensor<784x128xf32>, %b: tensor<128xf32>)
+    -> tensor<8192x128xf32> {
+  %h = ml.matmul %x, %w : (tensor<8192x784xf32>, tensor<784x128xf32>) -> tensor<8192x128xf32>
+  %s = ml.add %h, %b : (tensor<8192x128xf32>, tensor<128xf32>) -> tensor<8192x128xf32>
+  %r = ml.relu %s : (tensor<8192x128xf32>) -> tensor<8192x128xf32>
+  func.return %r : tensor<8192x128xf32>
+}
+func.func @mm(%a: tensor<4096x4096xf32>, %b: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %c = ml.matmul %a, %b : (tensor<4096x4096xf32>, tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  func.return %c : tensor<4096x4096xf32>
+}
+func.func @head(%h: tensor<8192x128xf32>, %w: tensor<128x10xf32>, %b: tensor<10xf32>)
+    -> tensor<8192x10xf32> {
+  %o = ml.matmul %h, %w : (tensor<8192x128xf32>, tensor<128x10xf32>) -> tensor<8192x10xf32>
+  %s = ml.add %o, %b : (tensor<8192x10xf32>, tensor<10xf32>) -> tensor<8192x10xf32>
+  func.return %s : tensor<8192x10xf32>
+}
+func.func @odd(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c = ml.matmul %a, %b : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  func.return %c : tensor<?x?xf32>
+}
+"""
+
+# (tile, blocks per SM)
+VARIANTS = [
+    ((128, 128, 8, 8, 8), 1),
+    ((128, 128, 8, 8, 8), 2),
+    ((128, 128, 8, 8, 16), 1),
+    ((64, 128, 8, 8, 16), 1),
+    ((128, 64, 8, 4, 16), 1),
+    ((64, 64, 4, 4, 8), 1),
+    ((64, 64, 4, 4, 16), 1),
+    ((64, 64, 4, 4, 32), 1),
+    ((32, 64, 4, 4, 16), 1),
+    ((64, 32, 4, 4, 16), 1),
+    ((32, 32, 4, 4, 16), 1),
+    ((64, 64, 8, 4, 16), 1),
+]
+
+
+def stage(tile: tuple[int, ...], blocks_per_sm: int) -> str:
+    options = f"tile={','.join(map(str, tile))} few-blocks=0 blocks-per-sm={blocks_per_sm}"
+    return pipeline.STAGES["parallel-loops"].replace(
+        "convert-contractions-to-gpu", f"convert-contractions-to-gpu{{{options}}}"
+    )
+
+
+def device_us(torch, fn, calls: int) -> float:
+    """Microseconds of GPU kernels per call of `fn` (CUDA profiler), after a warm-up."""
+    from torch.profiler import ProfilerActivity, profile
+
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    return sum(getattr(e, "self_device_time_total", 0) for e in prof.key_averages()) / calls
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--out", type=Path, help="write a markdown table here")
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+
+    import torch
+    from pycuda.gpuarray import GPUArray
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.zeros(1, device="cuda")
+    gen = torch.Generator(device="cuda").manual_seed(0)
+
+    def randn(*shape):
+        return torch.randn(*shape, device="cuda", generator=gen)
+
+    def view(t):
+        return GPUArray(tuple(t.shape), np.float32, gpudata=t.data_ptr())
+
+    def event_ms(fn) -> float:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end)
+
+    x, w, b = randn(8192, 784), randn(784, 128) * 0.05, randn(128)
+    ma, mb = randn(4096, 4096), randn(4096, 4096)
+    layer_args, mm_args = [view(t) for t in (x, w, b)], [view(ma), view(mb)]
+    hx, hw, hb = randn(8192, 128), randn(128, 10) * 0.1, randn(10)
+    head_args = [view(t) for t in (hx, hw, hb)]
+    cases = {
+        "head": (lambda: hx @ hw + hb, head_args, 2 * 8192 * 128 * 10),
+        "layer": (lambda: torch.relu(x @ w + b), layer_args, 2 * 8192 * 784 * 128),
+        "mm": (lambda: ma @ mb, mm_args, 2 * 4096**3),
+    }
+    rng = np.random.default_rng(0)
+    oa, ob = (
+        rng.standard_normal((1000, 333), np.float32),
+        rng.standard_normal((333, 257), np.float32),
+    )
+    default = pipeline.STAGES["parallel-loops"]
+    rows = []
+    for tile, blocks_per_sm in VARIANTS:
+        pipeline.STAGES["parallel-loops"] = stage(tile, blocks_per_sm)
+        compiler._cache.clear()  # the same source: compile again, with this stage
+        try:
+            program = mlc.compile(PROGRAM, target="cuda")
+        finally:
+            pipeline.STAGES["parallel-loops"] = default
+        got = program["odd"](oa, ob)
+        err = float(np.abs(got - oa.astype(np.float64) @ ob).max())
+        cells = [
+            f"{'x'.join(map(str, tile[:2]))}/{tile[2]}x{tile[3]}/{tile[4]}",
+            str(blocks_per_sm),
+        ]
+        for name, (reference, operands, flops) in cases.items():
+            ours = program[name]
+            want = reference()
+            rel = float(
+                torch.linalg.norm(torch.as_tensor(ours(*operands).get()).cuda() - want)
+                / torch.linalg.norm(want)
+            )
+            calls = 3 if name == "mm" else 10
+            mine, theirs = (
+                device_us(torch, f, calls) / 1e3 for f in (lambda: ours(*operands), reference)
+            )
+            cells += [f"{mine:.3f}", f"{theirs:.3f}", f"{flops / mine / 1e9:.1f}", f"{rel:.0e}"]
+        cells.append(f"{err:.0e}")
+        rows.append("| " + " | ".join(cells) + " |")
+        print(rows[-1], flush=True)
+    header = [
+        f"device: {torch.cuda.get_device_name()}",
+        "",
+        "| tile/thread/depth | blocks/SM | head ms | torch ms | TFLOP/s | rel err "
+        "| layer ms | torch ms | TFLOP/s | rel err "
+        "| mm4096 ms | torch ms | TFLOP/s | rel err | odd max err |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    report = "\n".join(header + rows) + "\n"
+    print(report)
+    if args.out:
+        args.out.write_text(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
