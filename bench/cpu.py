@@ -304,7 +304,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and few runs")
     parser.add_argument(
-        "--output", type=Path, help="results file (default: bench/results.md; none with --quick)"
+        "--output",
+        type=Path,
+        help="results file (default: bench/results.md; none with --quick; - only prints)",
     )
     parser.add_argument("--only", help="run only the workloads whose name contains this")
     parser.add_argument("--budget", type=float, help="seconds of timing per row")
@@ -339,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         time_row(row, args.budget, args.min_runs, args.max_runs)
         rows.append(row)
     text = report(rows, limits, args, load_at_start)
-    if args.output is not None:
+    if args.output is not None and str(args.output) != "-":
         args.output.write_text(text)
     print(text)
     return 0
