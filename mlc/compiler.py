@@ -478,6 +478,7 @@ def _build(
     Lower and compile `module`, or load its machine code from the disk cache; the
     entry is stored under `source_key` when the source has one, else under its IR.
     """
+    from mlc import resources
     from mlc.backend import cache
     from mlc.backend.jit import compile_object
 
@@ -493,6 +494,8 @@ def _build(
         cache_key = source_key or cache.key(ir_text, target, _options(target, graph_passes))
         entry = None if source_key else cache.load(cache_key)
     if entry is not None:
+        for handle, array in entry.resources.items():
+            resources.restore(handle, array)
         return _load(entry.compiled, signatures, target, timer, from_cache=True)
     with _cyclic_gc_paused():
         for stage in stages:
@@ -503,7 +506,9 @@ def _build(
         compiled = compile_object(module, timer=timer)
     with timer.phase("cache store"):
         program = json.dumps([sig.to_json() for sig in signatures]).encode()
-        weights = _resources_read_by(compiled.object_code) if source_key else {}
+        # Every constant the code reads: a hit may come in a process that never made
+        # them (constants derived while compiling, such as packed weight panels).
+        weights = _resources_read_by(compiled.object_code)
         cache.store(cache_key, cache.Entry(compiled, program, weights))
     return _load(compiled, signatures, target, timer, from_cache=False)
 

@@ -80,6 +80,36 @@ def test_hit_in_a_new_process(cache_dir: Path):
     assert json.loads(done.stdout)["hit"]
 
 
+def test_hit_on_a_module_in_a_new_process_brings_its_derived_constants(cache_dir: Path):
+    # A module (no source text: the entry is keyed by its IR) whose weight the matmul
+    # kernel packs at compile time into a new constant: a later process that imports
+    # the same model makes the weight but never the packed panels, so the entry must
+    # bring them.
+    script = (
+        "import json, numpy as np, mlc\n"
+        "from onnx import TensorProto, helper, numpy_helper\n"
+        "from mlc.frontends.onnx import import_onnx\n"
+        "w = np.arange(48 * 64, dtype=np.float32).reshape(48, 64) / 1000\n"
+        "graph = helper.make_graph(\n"
+        "    [helper.make_node('Gemm', ['x', 'w'], ['y'], transB=1)], 'g',\n"
+        "    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [5, 64])],\n"
+        "    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [5, 48])],\n"
+        "    [numpy_helper.from_array(w, 'w')])\n"
+        "exe = mlc.compile(import_onnx(helper.make_model(graph)))\n"
+        "x = np.ones((5, 64), np.float32)\n"
+        "print(json.dumps({'hit': exe.from_cache, 'ok': bool(np.allclose(exe(x), x @ w.T))}))\n"
+    )
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", script], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(2)
+    ]
+    assert runs == [{"hit": False, "ok": True}, {"hit": True, "ok": True}]
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
 def test_damaged_entry_is_recompiled(cache_dir: Path, damage: str):
     compile_fresh()
