@@ -13,8 +13,10 @@ Python involved.
 How a loop runs: `[lo, hi)` is split into one contiguous range ("part") per thread, so
 each thread touches one block of rows. The caller publishes the job (chunk, context,
 range, parts) and bumps a generation counter; workers, started with `pthread_create`
-the first time they are needed, notice the new generation by spinning briefly and
-otherwise sleep on a condition variable. Everyone, the caller included, then claims
+the first time they are needed, notice the new generation by spinning (about 3 ms, as
+onnxruntime's and OpenBLAS's workers do: a worker that slept must be woken by the
+kernel, which on a 2-core VM took several context switches per call) and otherwise
+sleep on a condition variable. Everyone, the caller included, then claims
 parts through one atomic work index until none is left, and the caller returns when
 all parts are done. The work index carries the generation in its high 32 bits, so a
 worker still busy with an old job can never claim a part of the next one.
@@ -45,7 +47,7 @@ from mlc.backend.native import compile_runtime, function_address
 
 SYMBOL = "mlc_parallel_for"  # as mlc.lowering.convert_to_llvm.parallel calls it
 MAX_WORKERS = 255  # threads besides the caller
-WORKER_SPINS = 4096  # pause instructions a worker spins before sleeping (~0.1 ms)
+WORKER_SPINS = 131072  # pause instructions a worker spins before sleeping (~3 ms)
 CALLER_SPINS = 4096  # pause instructions the caller spins before yielding its core
 
 _PAUSE = {
