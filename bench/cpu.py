@@ -133,6 +133,14 @@ def alternate(
     return times
 
 
+def publish(text: str, output: str) -> None:
+    """Print a report and append it to `output` (a results file; `-` only prints)."""
+    print(text)
+    if output != "-":
+        with open(output, "a") as out:
+            out.write("\n" + text)
+
+
 def time_row(row: Row, budget: float, min_runs: int, max_runs: int) -> None:
     """Time the row's systems alternately (`alternate`), then drop their compiled code."""
     row.times = alternate(

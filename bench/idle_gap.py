@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "examples"))
 
+import cpu
 import machine
 import onnx_models
 
@@ -89,10 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                 lines.append(f"| {label} | {system} | {threads} | {row} | {slowdown:.2f}x |")
         os.environ.pop("MLC_NUM_THREADS", None)
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output != "-":
-        with open(args.output, "a") as out:
-            out.write("\n" + text)
+    cpu.publish(text, args.output)
     return 0
 
 

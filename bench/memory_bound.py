@@ -121,10 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         *phase(items, args.budget, args.min_runs),
     ]
     text = "\n".join(lines) + "\n"
-    print(text)
-    if args.output != "-":
-        with open(args.output, "a") as out:
-            out.write("\n" + text)
+    cpu.publish(text, args.output)
     return 0
 
 

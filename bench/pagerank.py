@@ -82,10 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     cpu.time_row(row, args.budget, args.min_runs, args.max_runs)
     text = report(row, args.min_runs)
-    print(text)
-    if args.output != "-":
-        with open(args.output, "a") as out:
-            out.write("\n" + text)
+    cpu.publish(text, args.output)
     return 0
 
 
