@@ -238,23 +238,33 @@ def uncast(value: SSAValue) -> SSAValue:
     return value
 
 
+def _dim_axis(index: SSAValue, rank: int) -> int | None:
+    """The axis a `tensor.dim`/`memref.dim` reads, when it is a constant within `rank`."""
+    constant = index.owner
+    if not isinstance(constant, arith.ConstantOp) or not isinstance(constant.value, IntegerAttr):
+        return None
+    axis = constant.value.value.data
+    return axis if 0 <= axis < rank else None
+
+
+def _replace_by_size(rewriter: PatternRewriter, op: Operation, size: int) -> None:
+    constant = arith.ConstantOp(IntegerAttr(size, IndexType()))
+    constant.location = op.location
+    rewriter.replace(op, [constant], [constant.result])
+
+
 class FoldStaticDim(RewritePattern):
     """tensor.dim of a static dim (of the value, or of what it was cast from) -> a constant."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tensor.DimOp, rewriter: PatternRewriter, /) -> None:
-        index = op.index.owner
         source = uncast(op.source).type
-        if not isinstance(index, arith.ConstantOp) or not isinstance(source, TensorType):
-            return
-        if not isinstance(axis := index.value, IntegerAttr):
+        if not isinstance(source, TensorType):
             return
         shape = source.get_shape()
-        if not 0 <= axis.value.data < len(shape) or not shapes.is_static(shape[axis.value.data]):
-            return
-        size = arith.ConstantOp(IntegerAttr(shape[axis.value.data], IndexType()))
-        size.location = op.location
-        rewriter.replace(op, [size], [size.result])
+        axis = _dim_axis(op.index, len(shape))
+        if axis is not None and shapes.is_static(shape[axis]):
+            _replace_by_size(rewriter, op, shape[axis])
 
 
 class FoldIdentityCast(RewritePattern):
@@ -272,20 +282,16 @@ class FoldDimOfAlloc(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter, /) -> None:
-        alloc, index = op.source.owner, op.index.owner
-        if not isinstance(alloc, memref.AllocOp) or not isinstance(index, arith.ConstantOp):
-            return
-        if not isinstance(axis := index.value, IntegerAttr):
+        alloc = op.source.owner
+        if not isinstance(alloc, memref.AllocOp):
             return
         shape = alloc.memref.type.get_shape()
-        if not 0 <= axis.value.data < len(shape):
+        if (axis := _dim_axis(op.index, len(shape))) is None:
             return
-        if shapes.is_static(shape[axis.value.data]):
-            size = arith.ConstantOp(IntegerAttr(shape[axis.value.data], IndexType()))
-            size.location = op.location
-            rewriter.replace(op, [size], [size.result])
+        if shapes.is_static(shape[axis]):
+            _replace_by_size(rewriter, op, shape[axis])
             return
-        dynamic = sum(1 for d in shape[: axis.value.data] if not shapes.is_static(d))
+        dynamic = sum(1 for d in shape[:axis] if not shapes.is_static(d))
         rewriter.replace(op, [], [alloc.dynamic_sizes[dynamic]])
 
 
