@@ -2,7 +2,7 @@
 PageRank by power iteration (the DAPHNE example), N = 2048, 10 iterations:
 `p <- alpha * (G @ p) + (1 - alpha) * (e @ u @ p)`, on the CPU suite's harness.
 
-The contenders, timed alternately in one process (bench/cpu.py's loop, medians):
+The contenders, timed alternately in one process (bench/cpu.py's bursts, medians):
 - numpy written naively, left to right: `(e @ u) @ p` builds an N x N outer product
   every iteration;
 - numpy written optimally by hand: `e @ (u @ p)`, `1 - alpha` once;
@@ -51,17 +51,22 @@ def report(row: cpu.Row, runs: int) -> str:
         "",
         *machine.describe(),
         "",
-        f"Medians of at least {runs} alternating rounds (bench/cpu.py's loop).",
+        f"Medians of calls issued back to back, in at least {runs} alternating rounds "
+        "(bench/cpu.py's bursts); a burst's first call, after the other contenders ran, "
+        "apart.",
         "",
-        "| contender | median ms | vs mlc |",
-        "|---|---|---|",
+        "| contender | median ms | vs mlc | first call ms |",
+        "|---|---|---|---|",
     ]
     for name in CONTENDERS:
-        median = row.median(name)
-        if median is None or mlc is None:
-            lines.append(f"| {NAMES.get(name, name)} | - | {row.missing.get(name, '')} |")
+        median, first = row.median(name), row.first_median(name)
+        if median is None or mlc is None or first is None:
+            lines.append(f"| {NAMES.get(name, name)} | - | {row.missing.get(name, '')} | |")
             continue
-        lines.append(f"| {NAMES.get(name, name)} | {median * 1e3:.2f} | {median / mlc:.2f}x |")
+        lines.append(
+            f"| {NAMES.get(name, name)} | {median * 1e3:.2f} | {median / mlc:.2f}x | "
+            f"{first * 1e3:.2f} |"
+        )
     cold, cached = row.compile_s.get("mlc", (None, None))
     if cold is not None:
         cached_text = "" if cached is None else f", {cached:.2f} s from the disk cache"

@@ -36,7 +36,30 @@ def test_quick_run_writes_a_complete_table(tmp_path: Path):
         assert "wrong result" not in mlc_row and "failed" not in mlc_row
         assert float(mlc_row.split("|")[3]) > 0  # a median in ms
     assert "| matmul 32 f32 | onnxruntime | " in text and "x |" in text  # ratios printed
+    assert "| first call ms |" in text and "x) |" in mlc_row  # a burst's first call, apart
     assert "## Compile times" in text
+
+
+def test_bursts_time_back_to_back_calls_apart_from_each_bursts_first():
+    import time
+
+    import cpu
+
+    calls = {"fast": 0, "slow": 0}
+
+    def fast():
+        calls["fast"] += 1
+
+    def slow():
+        calls["slow"] += 1
+        time.sleep(0.02)
+
+    back_to_back, first = cpu.bursts({"fast": fast, "slow": slow}, 0.0, 3, 3)
+    assert len(first["fast"]) == len(first["slow"]) == 3  # one first call a round
+    assert len(back_to_back["fast"]) == 3 * (cpu.MAX_BURST - 1)  # capped burst
+    assert len(back_to_back["slow"]) == 3 * 3  # about BURST_S of 20 ms calls, after the first
+    assert calls == {"fast": 1 + 3 * cpu.MAX_BURST, "slow": 1 + 3 * 4}  # one calibration call
+    assert min(back_to_back["slow"]) >= 0.02
 
 
 def _run_both(model, inputs):
