@@ -178,5 +178,7 @@ def transform(module: ModuleOp, options: OptOptions, timer: Timer, dump: TextIO)
     if options.verify_roundtrip and (errors := roundtrip_problems(module, options)):
         return ChunkResult(None, errors)
     with timer.phase("Output"):
-        output = print_module(module, generic=options.generic, debuginfo=options.debuginfo)
+        output = print_module(
+            module, generic=options.generic, debuginfo=options.debuginfo, blobs=True
+        )
     return ChunkResult(output, [])

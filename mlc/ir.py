@@ -95,10 +95,17 @@ def parse_module(
     return module
 
 
-def print_module(module: Operation, *, generic: bool = False, debuginfo: bool = False) -> str:
-    """Print IR deterministically, in the custom form unless `generic`."""
+def print_module(
+    module: Operation, *, generic: bool = False, debuginfo: bool = False, blobs: bool = False
+) -> str:
+    """
+    Print IR deterministically, in the custom form unless `generic`; with `blobs`, the
+    bytes of the `dense_resource`s it reads follow in a `dialect_resources` section.
+    """
     out = StringIO()
     printer = Printer(stream=out, print_generic_format=generic, print_debuginfo=debuginfo)
     printer.print_op(module)
     out.write("\n")
+    if blobs and isinstance(module, ModuleOp):
+        out.write(resources.blobs_section(module))
     return out.getvalue()

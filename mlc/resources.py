@@ -1,5 +1,5 @@
 """
-Large constants as `dense_resource` handles: weights stay out of printed IR and LLVM IR.
+Large constants as `dense_resource` handles: weights stay out of the ops and LLVM IR.
 
 A frontend turns a constant into an attribute with `elements_attr`. Small ones (at most
 `INLINE_LIMIT` elements) are inlined as `dense<...>`, so folding and printing see their
@@ -13,11 +13,13 @@ can never disagree on what a handle holds:
 `bufferize` makes such a constant a `memref.global` with the same handle as its value;
 `convert-to-llvm` declares it as an external LLVM global with no initialiser, and the
 JIT binds that symbol to the stored bytes (`symbol_name`, `lookup`). So a model's
-weights are never printed, never parsed by LLVM, and shared rather than copied.
+weights are never parsed by LLVM, and shared rather than copied.
 
 MLIR text may carry a resource's bytes itself, in the file's `dialect_resources`
 section. `import_blobs` registers those when the text is parsed, renaming each handle
-to its digest form, so the rule "equal IR text means equal data" holds for them too.
+to its digest form, so the rule "equal IR text means equal data" holds for them too;
+`blobs_section` prints that section back (`mlc-opt`'s output), so a file keeps its
+weights through a round trip.
 """
 
 import hashlib
@@ -64,8 +66,10 @@ def register(array: np.ndarray, name: str = "") -> str:
     data = np.require(array, requirements="C")  # keeps rank 0, unlike ascontiguousarray
     digest = hashlib.blake2b(data.tobytes(), digest_size=8)
     digest.update(f"{data.dtype.str}{data.shape}".encode())
-    stem = re.sub(r"[^\w.]", "_", name)[:48] or "blob"
-    handle = f"{stem}_{digest.hexdigest()}"
+    stem = re.sub(r"[^\w.]", "_", name)
+    suffix = f"_{digest.hexdigest()}"
+    # A handle of this form already (printed IR parsed again) stays as it is.
+    handle = stem if stem.endswith(suffix) else f"{stem[:48] or 'blob'}{suffix}"
     if handle not in _store:
         stored = _aligned_copy(data)
         stored.setflags(write=False)
@@ -157,6 +161,26 @@ def import_blobs(module: ModuleOp, blob_of: Callable[[str], str | None]) -> None
                 renamed[handle] = register(array, handle)
         if renamed[handle] != handle:
             attrs[name] = DenseResourceAttr.from_params(renamed[handle], attr.type)
+
+
+def encode_blob(array: np.ndarray) -> str:
+    """An array as an MLIR blob: `0x`, its alignment as 4 little-endian bytes, its data."""
+    data = np.require(array, requirements="C")
+    return "0x" + data.dtype.alignment.to_bytes(4, "little").hex() + data.tobytes().hex()
+
+
+def blobs_section(module: ModuleOp) -> str:
+    """
+    The `dialect_resources` section MLIR's tools print after a module: the blob of each
+    resource `module` reads that this process holds, one a line, sorted by handle.
+    Empty when there is none.
+    """
+    handles = sorted({attr.resource_handle.data for *_, attr in _resource_attrs(module)})
+    entries = [f'      {h}: "{encode_blob(_store[h])}"' for h in handles if h in _store]
+    if not entries:
+        return ""
+    body = ",\n".join(entries)
+    return f"\n{{-#\n  dialect_resources: {{\n    builtin: {{\n{body}\n    }}\n  }}\n#-}}\n"
 
 
 def first_without_data(module: ModuleOp) -> tuple[Operation, str] | None:
