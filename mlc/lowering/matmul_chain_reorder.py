@@ -13,8 +13,10 @@ product of matrices, some transposed. Its leaves fix the dims `d0 x d1, ...,
 dn-1 x dn`; `matmul_chain_order.plan_chain` gives the cheapest association with
 the scalars (multiplied together first) applied to the smallest node, and the
 pass rebuilds the chain when that is strictly cheaper, or equally cheap with
-fewer transposes (the product may be built transposed, `(B^T @ A^T)^T`, when that
-needs fewer of them):
+transposes only on the leaves. A transposed leaf costs nothing: `linalg-fuse-elementwise`
+folds a transpose read by a matmul into its indexing map, and the kernel's packing
+reads either layout. A transposed product is a copy of it, so `A^T @ B^T` is kept as
+it is, never built as `(B @ A)^T`:
 
     %eu = ml.matmul %e, %u : (tensor<1000x1xf32>, tensor<1x1000xf32>) -> tensor<1000x1000xf32>
     %r = ml.matmul %eu, %p : (tensor<1000x1000xf32>, tensor<1000x1xf32>) -> tensor<1000x1xf32>
@@ -135,6 +137,7 @@ class Chain:
     matmuls: list[tuple[Span, int]] = field(default_factory=list[tuple[Span, int]])
     scaled: list[Span] = field(default_factory=list[Span])  # where each scalar applies
     transposes: int = 0
+    inner_transposes: int = 0  # of a product or a scaled value, not of a leaf
 
 
 def collect_chain(root: Operation) -> Chain:
@@ -157,6 +160,9 @@ def collect_chain(root: Operation) -> Chain:
                 return start, end
             case TransposeOp():
                 chain.transposes += 1
+                owner = op.x.owner
+                if isinstance(owner, Operation) and chain_user(owner) is op:
+                    chain.inner_transposes += 1
                 return visit(op.x, not transposed, op)
             case _:
                 assert isinstance(op, MulOp)
@@ -275,13 +281,7 @@ def reorder_chain(root: Operation, rewriter: Rewriter) -> None:
     if any(batch_of(leaf.value) != batch for leaf in chain.leaves):
         op_remark(root, "chain not reordered: batch dimensions differ")
         return
-    transposed = sum(leaf.transposed for leaf in chain.leaves)
-    flip = len(chain.leaves) - transposed + 1 < transposed  # build (B^T A^T)^T instead
-    leaves = (
-        [Leaf(leaf.value, not leaf.transposed) for leaf in reversed(chain.leaves)]
-        if flip
-        else chain.leaves
-    )
+    leaves = chain.leaves
     dims = chain_dims(leaves)
     try:
         plan = plan_chain(dims, bool(chain.scalars))
@@ -296,19 +296,18 @@ def reorder_chain(root: Operation, rewriter: Rewriter) -> None:
         if len(chain.scalars) > 1
         else plan.cost
     )
-    transposes = min(transposed, len(chain.leaves) - transposed + 1)
-    if cost == current and transposes >= chain.transposes:
+    if cost == current and not chain.inner_transposes:
         op_remark(root, f"chain not reordered: already optimal ({describe(current)} flops)")
         return  # keep the IR (and the pass idempotent)
     matmuls = len(chain.matmuls)
     plural = "s" if matmuls > 1 else ""
     change = f"{describe(current)} -> {describe(cost)} flops"
+    if chain.inner_transposes:
+        change += ", transposes moved to the operands"
     op_remark(root, f"reordered a chain of {matmuls} matmul{plural}: {change}")
     builder = Builder(leaves, None, fused_location(chain.ops))
     builder.scalar = combined_scalar(chain.scalars, builder)
     result = builder.node(plan.tree, plan)
-    if flip:
-        result = builder.emit(TransposeOp(result, swap_perm(len(ml_shape(result)))))
     # The result keeps the root's declared type, which its users were written for
     # and which may be less static than inferred; xDSL has no public setter.
     builder.ops[-1].results[0]._type = root.results[0].type  # pyright: ignore[reportPrivateUsage]

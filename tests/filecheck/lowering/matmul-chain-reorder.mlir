@@ -207,18 +207,21 @@ func.func @if_and_while_bodies(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p:
 
 // -----
 
-// Through a transpose: ((e @ u) @ p)^T = p^T @ (u^T @ e^T) is built as the transpose
-// of the reordered product, e @ (u @ p), which needs one transpose, not three.
+// Through a transpose: ((e @ u) @ p)^T is built as p^T @ (u^T @ e^T)'s cheapest
+// order, (p^T @ u^T) @ e^T: the transposes move to the leaves, where the matmul's
+// indexing maps absorb them, rather than copying the product.
 
 // CHECK-LABEL: func.func @through_transpose
 // CHECK-SAME:    (%[[E:[a-zA-Z0-9_]+]]: tensor<100x1xf32>, %[[U:[a-zA-Z0-9_]+]]: tensor<1x100xf32>, %[[P:[a-zA-Z0-9_]+]]: tensor<100x1xf32>)
-// CHECK-NEXT:    %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %[[U]], %[[P]] : (tensor<1x100xf32>, tensor<100x1xf32>) -> tensor<1x1xf32>
-// CHECK-NEXT:    %[[EUP:[a-zA-Z0-9_]+]] = ml.matmul %[[E]], %[[UP]] : (tensor<100x1xf32>, tensor<1x1xf32>) -> tensor<100x1xf32>
-// CHECK-NEXT:    %[[T:[a-zA-Z0-9_]+]] = ml.transpose %[[EUP]] {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32>
-// CHECK-NEXT:    func.return %[[T]]
+// CHECK-NEXT:    %[[PT:[a-zA-Z0-9_]+]] = ml.transpose %[[P]] {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32>
+// CHECK-NEXT:    %[[UT:[a-zA-Z0-9_]+]] = ml.transpose %[[U]] {perm = array<i64: 1, 0>} : (tensor<1x100xf32>) -> tensor<100x1xf32>
+// CHECK-NEXT:    %[[PU:[a-zA-Z0-9_]+]] = ml.matmul %[[PT]], %[[UT]] : (tensor<1x100xf32>, tensor<100x1xf32>) -> tensor<1x1xf32>
+// CHECK-NEXT:    %[[ET:[a-zA-Z0-9_]+]] = ml.transpose %[[E]] {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32>
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[PU]], %[[ET]] : (tensor<1x1xf32>, tensor<1x100xf32>) -> tensor<1x100xf32>
+// CHECK-NEXT:    func.return %[[R]]
 
 // LOC-LABEL:   func.func @through_transpose
-// LOC-COUNT-3:   {{.*}} loc(fused["t.py":1:1, "t.py":2:1, "t.py":3:1])
+// LOC-COUNT-5:   {{.*}} loc(fused["t.py":1:1, "t.py":2:1, "t.py":3:1])
 func.func @through_transpose(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p: tensor<100x1xf32>) -> tensor<1x100xf32> {
   %eu = ml.matmul %e, %u : (tensor<100x1xf32>, tensor<1x100xf32>) -> tensor<100x100xf32> loc("t.py":3:1)
   %eup = ml.matmul %eu, %p : (tensor<100x100xf32>, tensor<100x1xf32>) -> tensor<100x1xf32> loc("t.py":2:1)
@@ -228,15 +231,16 @@ func.func @through_transpose(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p: t
 
 // -----
 
-// Transposes inside the chain: (p^T @ u^T) @ e^T's leaves are all transposed, so the
-// product is rebuilt as (e @ (u @ p))^T, with one transpose instead of three.
+// Transposed leaves only, in the cheapest order: left alone. Building the product
+// transposed instead, (e @ (u @ p))^T, would copy it.
 
 // CHECK-LABEL: func.func @transposed_leaves
-// CHECK-NOT:     ml.transpose
-// CHECK:         %[[UP:[a-zA-Z0-9_]+]] = ml.matmul %{{.*}}, %{{.*}} : (tensor<1x100xf32>, tensor<100x1xf32>) -> tensor<1x1xf32>
-// CHECK-NEXT:    %[[EUP:[a-zA-Z0-9_]+]] = ml.matmul %{{.*}}, %[[UP]] : (tensor<100x1xf32>, tensor<1x1xf32>) -> tensor<100x1xf32>
-// CHECK-NEXT:    ml.transpose %[[EUP]]
-// CHECK-NOT:     ml.transpose
+// CHECK-NEXT:    ml.transpose
+// CHECK-NEXT:    ml.transpose
+// CHECK-NEXT:    ml.transpose
+// CHECK-NEXT:    %[[PU:[a-zA-Z0-9_]+]] = ml.matmul %pt, %ut
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[PU]], %et
+// CHECK-NEXT:    func.return %[[R]]
 func.func @transposed_leaves(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p: tensor<100x1xf32>) -> tensor<1x100xf32> {
   %pt = ml.transpose %p {perm = array<i64: 1, 0>} : (tensor<100x1xf32>) -> tensor<1x100xf32>
   %ut = ml.transpose %u {perm = array<i64: 1, 0>} : (tensor<1x100xf32>) -> tensor<100x1xf32>
@@ -244,6 +248,41 @@ func.func @transposed_leaves(%e: tensor<100x1xf32>, %u: tensor<1x100xf32>, %p: t
   %ptut = ml.matmul %pt, %ut : (tensor<1x100xf32>, tensor<100x1xf32>) -> tensor<1x1xf32>
   %r = ml.matmul %ptut, %et : (tensor<1x1xf32>, tensor<1x100xf32>) -> tensor<1x100xf32>
   func.return %r : tensor<1x100xf32>
+}
+
+// -----
+
+// A^T @ B^T stays: one product, its operands' transposes are free.
+
+// CHECK-LABEL: func.func @both_operands_transposed
+// CHECK-NEXT:    %[[AT:[a-zA-Z0-9_]+]] = ml.transpose %a
+// CHECK-NEXT:    %[[BT:[a-zA-Z0-9_]+]] = ml.transpose %b
+// CHECK-NEXT:    %[[C:[a-zA-Z0-9_]+]] = ml.matmul %[[AT]], %[[BT]]
+// CHECK-NEXT:    func.return %[[C]]
+func.func @both_operands_transposed(%a: tensor<64x32xf32>, %b: tensor<48x64xf32>) -> tensor<32x48xf32> {
+  %at = ml.transpose %a {perm = array<i64: 1, 0>} : (tensor<64x32xf32>) -> tensor<32x64xf32>
+  %bt = ml.transpose %b {perm = array<i64: 1, 0>} : (tensor<48x64xf32>) -> tensor<64x48xf32>
+  %c = ml.matmul %at, %bt : (tensor<32x64xf32>, tensor<64x48xf32>) -> tensor<32x48xf32>
+  func.return %c : tensor<32x48xf32>
+}
+
+// -----
+
+// A transposed product inside a chain of equal cost in every order: the transpose
+// moves to the leaves, (A @ B)^T @ C = B^T @ A^T @ C (associated to the right, the
+// planner's choice between equals), and no product is copied.
+
+// CHECK-LABEL: func.func @inner_transpose_moves_to_the_leaves
+// CHECK-NEXT:    %[[BT:[a-zA-Z0-9_]+]] = ml.transpose %b {perm = array<i64: 1, 0>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT:    %[[AT:[a-zA-Z0-9_]+]] = ml.transpose %a {perm = array<i64: 1, 0>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT:    %[[AC:[a-zA-Z0-9_]+]] = ml.matmul %[[AT]], %c
+// CHECK-NEXT:    %[[R:[a-zA-Z0-9_]+]] = ml.matmul %[[BT]], %[[AC]]
+// CHECK-NEXT:    func.return %[[R]]
+func.func @inner_transpose_moves_to_the_leaves(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %ab = ml.matmul %a, %b : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  %t = ml.transpose %ab {perm = array<i64: 1, 0>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = ml.matmul %t, %c : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  func.return %r : tensor<8x8xf32>
 }
 
 // -----
