@@ -19,7 +19,6 @@ onnxruntime's session creation.
 """
 
 import argparse
-import math
 import os
 import statistics
 import sys
@@ -141,41 +140,51 @@ def alternate(
     return times
 
 
-BURST_S = 0.05  # seconds of back-to-back calls per system per round
-MAX_BURST = 50
+@dataclass(frozen=True)
+class Bursts:
+    """How long each system runs back to back per round, and how much of that is settling."""
+
+    seconds: float = 0.3
+    settle: float = 0.1  # another system's BLAS threads spin ~50 ms after its last call
 
 
 def bursts(
-    runs: dict[str, Callable[[], object]], budget: float, min_runs: int, max_runs: int
+    runs: dict[str, Callable[[], object]],
+    budget: float,
+    min_runs: int,
+    max_runs: int,
+    shape: Bursts = Bursts(),
 ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """
     Seconds per call of each of `runs`, timed in rounds as `alternate` does, but each
-    system gets a burst of calls per round: about `BURST_S` of them back to back, as a
-    server issues them, after one call that follows the other systems' bursts.
+    system runs calls back to back for `shape.seconds` per round (at least two), as a
+    server issues them.
 
-    Returns the back-to-back calls' times and the bursts' first calls' times apart:
-    on a 2-core machine a call that follows an idle core (its threads asleep, its
-    caches cold) can take twice its back-to-back time, and mixing the two made the
+    Returns the times of the calls that start after the burst's settling time, and the
+    times of each burst's first call, apart: on a 2-core machine a call that follows
+    another system's work (its own threads asleep, its caches cold, the other's threads
+    still spinning) can take twice its back-to-back time, and mixing the two made the
     medians of fast calls bimodal from run to run.
     """
-    sizes = {}
-    for name, run in runs.items():
-        t = time.perf_counter()
-        run()
-        took = max(time.perf_counter() - t, 1e-6)
-        sizes[name] = 1 + min(MAX_BURST - 1, max(1, math.ceil(BURST_S / took)))
-    back_to_back: dict[str, list[float]] = {name: [] for name in runs}
+    settled: dict[str, list[float]] = {name: [] for name in runs}
     first: dict[str, list[float]] = {name: [] for name in runs}
     start = time.perf_counter()
     for round_ in range(max_runs):
         if round_ >= min_runs and time.perf_counter() - start > budget:
             break
         for name, run in runs.items():
-            for call in range(sizes[name]):
+            burst_start = time.perf_counter()
+            calls = 0
+            while calls < 2 or time.perf_counter() - burst_start < shape.seconds:
                 t = time.perf_counter()
                 run()
-                (back_to_back if call else first)[name].append(time.perf_counter() - t)
-    return back_to_back, first
+                took = time.perf_counter() - t
+                if calls == 0:
+                    first[name].append(took)
+                elif t - burst_start >= shape.settle:
+                    settled[name].append(took)
+                calls += 1
+    return settled, first
 
 
 def publish(text: str, output: str) -> None:
@@ -186,10 +195,12 @@ def publish(text: str, output: str) -> None:
             out.write("\n" + text)
 
 
-def time_row(row: Row, budget: float, min_runs: int, max_runs: int) -> None:
+def time_row(
+    row: Row, budget: float, min_runs: int, max_runs: int, shape: Bursts = Bursts()
+) -> None:
     """Time the row's systems in alternating bursts (`bursts`), then drop their compiled code."""
     row.times, row.first = bursts(
-        {name: p.run for name, p in row.prepared.items()}, budget, min_runs, max_runs
+        {name: p.run for name, p in row.prepared.items()}, budget, min_runs, max_runs, shape
     )
     row.compile_s = {n: (p.compile_s, p.cached_compile_s) for n, p in row.prepared.items()}
     row.prepared.clear()  # the compiled code and its buffers are no longer needed
@@ -324,9 +335,11 @@ def report(
         "",
         f"Medians of calls issued back to back, in alternating rounds (at least "
         f"{args.min_runs}, at most {args.max_runs}, about {args.budget:g} s per row): each "
-        f"round gives every system a burst of about {1000 * BURST_S:g} ms of calls, and the "
-        "burst's first call, which follows the other systems' work, is timed apart "
-        "(`first call ms`, with its slowdown). `vs numpy` and `vs onnxruntime` are that "
+        f"round gives every system {1000 * args.bursts.seconds:g} ms of calls back to back, "
+        f"of which the calls starting in the first {1000 * args.bursts.settle:g} ms are not "
+        "counted (the previous system's threads may still spin), and the burst's first "
+        "call, which follows the other systems' work, is timed apart (`first call ms`, "
+        "with its slowdown). `vs numpy` and `vs onnxruntime` are that "
         "system's median over this one's: above 1 is faster. Rates: matmul counts 2n^3 "
         "FLOPs; the chain counts 4 inputs read and 1 output written, softmax 1 read and 1 "
         "write. Results are written into buffers allocated once by "
@@ -382,6 +395,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for name, default in zip(("budget", "min_runs", "max_runs"), defaults, strict=True):
         if getattr(args, name) is None:
             setattr(args, name, default)
+    args.bursts = Bursts(0.01, 0.002) if args.quick else Bursts()
     if args.output is None and not args.quick:  # a quick run only prints, unless told
         args.output = Path(__file__).parent / "results.md"
     return args
@@ -403,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"{workload.name} ...", flush=True)
         row = prepare(workload, args.quick)
-        time_row(row, args.budget, args.min_runs, args.max_runs)
+        time_row(row, args.budget, args.min_runs, args.max_runs, args.bursts)
         rows.append(row)
     text = report(rows, limits, args, load_at_start)
     if args.output is not None and str(args.output) != "-":

@@ -40,26 +40,29 @@ def test_quick_run_writes_a_complete_table(tmp_path: Path):
     assert "## Compile times" in text
 
 
-def test_bursts_time_back_to_back_calls_apart_from_each_bursts_first():
+def test_bursts_count_settled_calls_apart_from_each_bursts_first():
     import time
 
     import cpu
 
-    calls = {"fast": 0, "slow": 0}
+    starts: list[float] = []
 
     def fast():
-        calls["fast"] += 1
+        starts.append(time.perf_counter())
 
     def slow():
-        calls["slow"] += 1
         time.sleep(0.02)
 
-    back_to_back, first = cpu.bursts({"fast": fast, "slow": slow}, 0.0, 3, 3)
-    assert len(first["fast"]) == len(first["slow"]) == 3  # one first call a round
-    assert len(back_to_back["fast"]) == 3 * (cpu.MAX_BURST - 1)  # capped burst
-    assert len(back_to_back["slow"]) == 3 * 3  # about BURST_S of 20 ms calls, after the first
-    assert calls == {"fast": 1 + 3 * cpu.MAX_BURST, "slow": 1 + 3 * 4}  # one calibration call
-    assert min(back_to_back["slow"]) >= 0.02
+    shape = cpu.Bursts(seconds=0.1, settle=0.05)
+    settled, first = cpu.bursts({"fast": fast, "slow": slow}, 0.0, 3, 3, shape)
+    assert len(first["fast"]) == len(first["slow"]) == 3  # one first call a burst
+    # 20 ms calls for 100 ms: those starting at 60 and 80 ms count (and one at 100 ms
+    # when the sleeps run short of the next 20 ms boundary).
+    assert 6 <= len(settled["slow"]) <= 9
+    assert min(settled["slow"]) >= 0.02
+    # The fast one's settled calls are those that started 50 ms or more into a burst.
+    assert 0 < len(settled["fast"]) < len(starts) - 3
+    assert all(t < 0.01 for t in settled["fast"])
 
 
 def _run_both(model, inputs):
