@@ -49,7 +49,7 @@ from xdsl.transforms.lower_affine import LowerAffinePass
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import arith as arith_patterns
-from mlc.lowering.convert_to_llvm import assertions
+from mlc.lowering.convert_to_llvm import assertions, llvm_ops
 from mlc.lowering.convert_to_llvm import func as func_patterns
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
@@ -158,6 +158,32 @@ def _declare_c_functions(module: ModuleOp, record: TypeRecord) -> None:
             Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))
 
 
+# `llvm` ops without side effects that the conversion leaves unused: descriptor fields
+# nobody reads (of results, or of memrefs a parallel loop's body does not touch) and
+# the arithmetic that computed them.
+UNUSED_WHEN_DEAD: tuple[type[Operation], ...] = (
+    llvm.ExtractValueOp,
+    llvm.InsertValueOp,
+    llvm.UndefOp,
+    llvm.ConstantOp,
+    llvm.GEPOp,
+    llvm.PtrToIntOp,
+    *llvm_ops.BINARY_BASES,
+)
+
+
+def _erase_unused_values(module: ModuleOp) -> None:
+    """Erase the side-effect-free ops whose results are unused, last block first."""
+    for function in module.ops:
+        if not isinstance(function, llvm.FuncOp):
+            continue
+        for block in reversed(function.body.blocks):
+            for inner in reversed(list(block.ops)):
+                if isinstance(inner, UNUSED_WHEN_DEAD) and not inner.results[0].uses:
+                    inner.detach()
+                    inner.erase()
+
+
 @dataclass(frozen=True)
 class ConvertToLLVMPass(ModulePass):
     """Lower loops on memrefs (level 4) to the llvm dialect (see the module docstring)."""
@@ -205,8 +231,13 @@ class ConvertToLLVMPass(ModulePass):
             memref_patterns.ConvertExtractAlignedPointer(record),
             vector_patterns.ConvertVector(record),
         ]
-        # Converted ops (most of those the walker visits) are tried on no pattern.
+        # Converted ops are tried on no pattern. The patterns emit only `llvm` ops, so
+        # one sweep converts everything: the ops it inserts are not visited, nor is
+        # the module swept again to find nothing left (a third of the walk's time).
         dispatch_by_type = OpTypeDispatch(patterns, finished=["llvm"])
-        PatternRewriteWalker(GreedyRewritePatternApplier([dispatch_by_type])).rewrite_module(op)
+        PatternRewriteWalker(dispatch_by_type, apply_recursively=False).rewrite_module(op)
+        if any(inner.dialect_name() != "llvm" for inner in op.walk() if inner is not op):
+            PatternRewriteWalker(GreedyRewritePatternApplier([dispatch_by_type])).rewrite_module(op)
         parallel_patterns.link_dispatch_calls(op, dispatch)
+        _erase_unused_values(op)
         _declare_c_functions(op, record)
