@@ -12,11 +12,11 @@ of each kind of op are read once from an op its own constructor built, so a defa
 xDSL changes is picked up, not copied by hand.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 _PTR = llvm.LLVMPointerType()
@@ -99,6 +99,18 @@ def element_address(pointer: SSAValue, index: SSAValue, element: Attribute) -> O
     )
 
 
+@cache
+def _field_properties(index: int, element: Attribute) -> dict[str, Attribute]:
+    return _properties_of(lambda v: llvm.GEPOp(v, [index], element))
+
+
+def field_address(pointer: SSAValue, index: int, element: Attribute) -> Operation:
+    """`llvm.getelementptr pointer[index] : element` (one constant index)."""
+    return llvm.GEPOp.create(
+        operands=[pointer], result_types=[_PTR], properties=_field_properties(index, element)
+    )
+
+
 def load(pointer: SSAValue, type_: Attribute) -> Operation:
     """`llvm.load pointer : type_`."""
     return llvm.LoadOp.create(
@@ -118,6 +130,27 @@ def _memory_properties(cls: type[llvm.LoadOp | llvm.StoreOp]) -> dict[str, Attri
     if cls is llvm.LoadOp:
         return _properties_of(lambda v: llvm.LoadOp(v, i64))
     return _properties_of(lambda v: llvm.StoreOp(v, v))
+
+
+def branch(successor: Block, arguments: Sequence[SSAValue]) -> Operation:
+    """`llvm.br ^successor(arguments)`."""
+    return llvm.BrOp.create(operands=arguments, successors=[successor])
+
+
+def cond_branch(
+    condition: SSAValue,
+    then_block: Block,
+    then_arguments: Sequence[SSAValue],
+    else_block: Block,
+    else_arguments: Sequence[SSAValue],
+) -> Operation:
+    """`llvm.cond_br condition, ^then_block(then_arguments), ^else_block(else_arguments)`."""
+    sizes = DenseArrayBase.from_list(i32, [1, len(then_arguments), len(else_arguments)])
+    return llvm.CondBrOp.create(
+        operands=[condition, *then_arguments, *else_arguments],
+        successors=[then_block, else_block],
+        properties={"operandSegmentSizes": sizes},
+    )
 
 
 def undef(type_: Attribute) -> Operation:

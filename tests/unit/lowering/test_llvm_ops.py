@@ -97,3 +97,34 @@ def test_properties_are_not_shared(values):
     first = llvm_ops.binary(llvm.AddOp, a, b)
     first.properties["overflowFlags"] = IntegerAttr(1, i32)
     assert same_op(llvm_ops.binary(llvm.AddOp, a, b), llvm.AddOp(a, b))
+
+
+@pytest.mark.parametrize(("index", "element"), [(0, i64), (3, i64), (0, f32)])
+def test_field_address(values, index, element):
+    pointer = values[4]
+    assert same_op(
+        llvm_ops.field_address(pointer, index, element), llvm.GEPOp(pointer, [index], element)
+    )
+
+
+def same_branch(fast: Operation, slow: Operation) -> bool:
+    return (
+        type(fast) is type(slow)
+        and list(fast.operands) == list(slow.operands)
+        and list(fast.successors) == list(slow.successors)
+        and fast.properties == slow.properties
+        and fast.attributes == slow.attributes
+    )
+
+
+@pytest.mark.parametrize(("then_count", "else_count"), [(0, 0), (2, 0), (1, 2)])
+def test_branches(then_count, else_count):
+    entry = Block(arg_types=[i1, i64, i64])
+    condition, a, b = entry.args
+    then_block, else_block = Block(arg_types=[i64] * then_count), Block()
+    then_args, else_args = [a, b][:then_count], [b, a][:else_count]
+    assert same_branch(llvm_ops.branch(then_block, then_args), llvm.BrOp(then_block, *then_args))
+    assert same_branch(
+        llvm_ops.cond_branch(condition, then_block, then_args, else_block, else_args),
+        llvm.CondBrOp(condition, then_block, then_args, else_block, else_args),
+    )
