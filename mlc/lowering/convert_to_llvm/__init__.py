@@ -16,19 +16,22 @@ and builtin scalar types. `index` becomes `i64`; a memref becomes MLIR's descrip
     llvm.func @_mlc_invoke_f(%packed: !llvm.ptr) { ...load arguments, call @f... }
 
 Structure: one pattern module per source dialect (`arith`, `math`, `memref`, `func`
-with `cf`), shared types and helpers in `common`. Preconditions, decided here so that
-`-p convert-to-llvm` takes level 4 as is: the pass first runs xDSL's `lower-affine` and
-`convert-scf-to-cf` itself (both do nothing on IR without affine/scf ops), after turning
-`memref.copy`s that are not one memcpy into `scf.for` loops. xDSL's `convert-scf-to-cf`
-does not lower `scf.while`, so mlc's `WhileLowering` does that first. The outermost
-`scf.parallel` of a function is outlined into a chunk function that mlc's thread pool
-runs on all cores (`parallel`); nested ones become `scf.for` nests. `cf.assert` becomes
-a branch to a call of the JIT-bound `mlc_assert_failed` (`assertions`).
+with `cf`), shared types and helpers in `common`; `llvm_ops` builds the most frequent
+`llvm` ops without xDSL's generic constructor (several times faster). Preconditions,
+decided here so that `-p convert-to-llvm` takes level 4 as is: the pass first runs
+xDSL's `lower-affine` and `convert-scf-to-cf` itself (both do nothing on IR without
+affine/scf ops), after turning `memref.copy`s that are not one memcpy into `scf.for`
+loops. xDSL's `convert-scf-to-cf` does not lower `scf.while`, so mlc's `WhileLowering`
+does that first. The outermost `scf.parallel` of a function is outlined into a chunk
+function that mlc's thread pool runs on all cores (`parallel`); nested ones become
+`scf.for` nests. `cf.assert` becomes a branch to a call of the JIT-bound
+`mlc_assert_failed` (`assertions`).
 
 The pass checks the whole module before it rewrites anything: an op or a type it cannot
 convert stops it with `op_error`, and the module is left as it was. Ops already in the
-`llvm` dialect are left alone. The C functions the code calls (`malloc`, `free`, libm's
-`erf`, ...) are declared once at the top of the module.
+`llvm` dialect are left alone. Side-effect-free `llvm` ops left unused (descriptor
+fields nobody reads) are erased at the end. The C functions the code calls (`malloc`,
+`free`, libm's `erf`, ...) are declared once at the top of the module.
 """
 
 from dataclasses import dataclass
