@@ -39,7 +39,7 @@ Loops with reductions (`scf.parallel` with results) are rejected before any rewr
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnknownLoc, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -186,7 +186,7 @@ def _outlined(
         name, ([index] * 4 + [v.type for v in captured], []), Region(entry), "private"
     )
     for new in function.walk():
-        if new.location is None or str(new.location) == "loc(unknown)":
+        if isinstance(new.location, UnknownLoc):  # str() of a location costs ~60 us
             new.location = op.location
     return function
 
