@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -29,9 +30,22 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.canonicalize import CanonicalizationRewritePattern
-from xdsl.transforms.dead_code_elimination import region_dce
+from xdsl.transforms.dead_code_elimination import is_trivially_dead, region_dce
 
 from mlc.lowering.patterns.fold import TENSOR_PATTERNS, explain_unfolded
+
+
+class EraseDeadOps(RewritePattern):
+    """
+    Erase an op without regions that is trivially dead, as the greedy applier's own
+    check would. That check, on a loop, computes the effects of its whole body, and
+    again for each loop nested in it: on loop-level IR most of the applier's time.
+    A dead loop is left to `region_dce`, which runs after every sweep anyway.
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not op.regions and is_trivially_dead(op):
+            rewriter.erase(op)
 
 
 class HoistLoopConstants(RewritePattern):
@@ -55,9 +69,10 @@ class HoistLoopConstants(RewritePattern):
 def canonicalize(ctx: Context, module: ModuleOp) -> None:
     """Apply the canonicalization patterns and folders until none applies."""
     pattern = GreedyRewritePatternApplier(
-        [HoistLoopConstants(), CanonicalizationRewritePattern(), *TENSOR_PATTERNS],
+        [EraseDeadOps(), HoistLoopConstants(), CanonicalizationRewritePattern(), *TENSOR_PATTERNS],
         ctx=ctx,
         folding_enabled=True,
+        dce_enabled=False,  # EraseDeadOps, then region_dce
     )
     PatternRewriteWalker(pattern, post_walk_func=region_dce).rewrite_module(module)
 

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, MemRefType
+from xdsl.dialects.builtin import IndexType, MemRefType, UnknownLoc
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -229,7 +229,7 @@ def _fuse(found: _Found, threads: int) -> None:
         for_loop(b, zero, extent, step, lambda fb, iv, _: body(fb, iv))
     for new in b.ops:
         for inner_op in new.walk():
-            if inner_op.location is None or str(inner_op.location) == "loc(unknown)":
+            if isinstance(inner_op.location, UnknownLoc):  # str() of a location costs ~60 us
                 inner_op.location = first.location
     block = first.parent_block()
     assert block is not None

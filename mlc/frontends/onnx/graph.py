@@ -43,7 +43,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlc import diagnostics, resources
 from mlc.diagnostics import Diagnostic, SourceLoc
-from mlc.frontends.onnx import types
+from mlc.frontends.onnx import shape_folds, types
 from mlc.frontends.onnx.model import DEFAULT_DOMAINS, LoadedModel, OnnxImportError, fail
 from mlc.lowering.shape_inference import DIM_NAMES
 from mlc.shapes import DYNAMIC, ShapeError
@@ -301,7 +301,12 @@ class GraphImporter:
             self.values[name] = outputs[i]
 
     def _evaluate(self, proto: onnx.NodeProto) -> list[Value]:
-        """Run a node on known inputs with onnx's reference implementation."""
+        """Run a node on known inputs: shape arithmetic in numpy, else with onnx's
+        reference implementation."""
+        if all(proto.input) and (
+            folded := shape_folds.fold(proto, [self.values[n] for n in proto.input])
+        ):
+            return list(folded)  # a list of arrays, as the evaluator returns
         from onnx.reference import ReferenceEvaluator
 
         inputs = {n: self.values[n] for n in proto.input if n}

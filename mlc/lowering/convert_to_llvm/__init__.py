@@ -16,19 +16,22 @@ and builtin scalar types. `index` becomes `i64`; a memref becomes MLIR's descrip
     llvm.func @_mlc_invoke_f(%packed: !llvm.ptr) { ...load arguments, call @f... }
 
 Structure: one pattern module per source dialect (`arith`, `math`, `memref`, `func`
-with `cf`), shared types and helpers in `common`. Preconditions, decided here so that
-`-p convert-to-llvm` takes level 4 as is: the pass first runs xDSL's `lower-affine` and
-`convert-scf-to-cf` itself (both do nothing on IR without affine/scf ops), after turning
-`memref.copy`s that are not one memcpy into `scf.for` loops. xDSL's `convert-scf-to-cf`
-does not lower `scf.while`, so mlc's `WhileLowering` does that first. The outermost
-`scf.parallel` of a function is outlined into a chunk function that mlc's thread pool
-runs on all cores (`parallel`); nested ones become `scf.for` nests. `cf.assert` becomes
-a branch to a call of the JIT-bound `mlc_assert_failed` (`assertions`).
+with `cf`), shared types and helpers in `common`; `llvm_ops` builds the most frequent
+`llvm` ops without xDSL's generic constructor (several times faster). Preconditions,
+decided here so that `-p convert-to-llvm` takes level 4 as is: the pass first runs
+xDSL's `lower-affine` and `convert-scf-to-cf` itself (both do nothing on IR without
+affine/scf ops), after turning `memref.copy`s that are not one memcpy into `scf.for`
+loops. xDSL's `convert-scf-to-cf` does not lower `scf.while`, so mlc's `WhileLowering`
+does that first. The outermost `scf.parallel` of a function is outlined into a chunk
+function that mlc's thread pool runs on all cores (`parallel`); nested ones become
+`scf.for` nests. `cf.assert` becomes a branch to a call of the JIT-bound
+`mlc_assert_failed` (`assertions`).
 
 The pass checks the whole module before it rewrites anything: an op or a type it cannot
 convert stops it with `op_error`, and the module is left as it was. Ops already in the
-`llvm` dialect are left alone. The C functions the code calls (`malloc`, `free`, libm's
-`erf`, ...) are declared once at the top of the module.
+`llvm` dialect are left alone. Side-effect-free `llvm` ops left unused (descriptor
+fields nobody reads) are erased at the end. The C functions the code calls (`malloc`,
+`free`, libm's `erf`, ...) are declared once at the top of the module.
 """
 
 from dataclasses import dataclass
@@ -49,7 +52,7 @@ from xdsl.transforms.lower_affine import LowerAffinePass
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import arith as arith_patterns
-from mlc.lowering.convert_to_llvm import assertions
+from mlc.lowering.convert_to_llvm import assertions, llvm_ops
 from mlc.lowering.convert_to_llvm import func as func_patterns
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
@@ -158,6 +161,32 @@ def _declare_c_functions(module: ModuleOp, record: TypeRecord) -> None:
             Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))
 
 
+# `llvm` ops without side effects that the conversion leaves unused: descriptor fields
+# nobody reads (of results, or of memrefs a parallel loop's body does not touch) and
+# the arithmetic that computed them.
+UNUSED_WHEN_DEAD: tuple[type[Operation], ...] = (
+    llvm.ExtractValueOp,
+    llvm.InsertValueOp,
+    llvm.UndefOp,
+    llvm.ConstantOp,
+    llvm.GEPOp,
+    llvm.PtrToIntOp,
+    *llvm_ops.BINARY_BASES,
+)
+
+
+def _erase_unused_values(module: ModuleOp) -> None:
+    """Erase the side-effect-free ops whose results are unused, last block first."""
+    for function in module.ops:
+        if not isinstance(function, llvm.FuncOp):
+            continue
+        for block in reversed(function.body.blocks):
+            for inner in reversed(list(block.ops)):
+                if isinstance(inner, UNUSED_WHEN_DEAD) and not inner.results[0].uses:
+                    inner.detach()
+                    inner.erase()
+
+
 @dataclass(frozen=True)
 class ConvertToLLVMPass(ModulePass):
     """Lower loops on memrefs (level 4) to the llvm dialect (see the module docstring)."""
@@ -205,8 +234,13 @@ class ConvertToLLVMPass(ModulePass):
             memref_patterns.ConvertExtractAlignedPointer(record),
             vector_patterns.ConvertVector(record),
         ]
-        # Converted ops (most of those the walker visits) are tried on no pattern.
+        # Converted ops are tried on no pattern. The patterns emit only `llvm` ops, so
+        # one sweep converts everything: the ops it inserts are not visited, nor is
+        # the module swept again to find nothing left (a third of the walk's time).
         dispatch_by_type = OpTypeDispatch(patterns, finished=["llvm"])
-        PatternRewriteWalker(GreedyRewritePatternApplier([dispatch_by_type])).rewrite_module(op)
+        PatternRewriteWalker(dispatch_by_type, apply_recursively=False).rewrite_module(op)
+        if any(inner.dialect_name() != "llvm" for inner in op.walk() if inner is not op):
+            PatternRewriteWalker(GreedyRewritePatternApplier([dispatch_by_type])).rewrite_module(op)
         parallel_patterns.link_dispatch_calls(op, dispatch)
+        _erase_unused_values(op)
         _declare_c_functions(op, record)

@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import Builder, constant, llvm_type, replace
 from mlc.lowering.convert_to_llvm.half import needs_inline_truncation, truncate_f64_to_f16
 
@@ -153,7 +154,8 @@ class ConvertConstant(RewritePattern):
         value = op.value
         if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
             value = IntegerAttr(value.value.data, i64)
-        replace(rewriter, op, [llvm.ConstantOp(value, type_)])
+        new = llvm.ConstantOp.create(result_types=[type_], properties={"value": value})
+        replace(rewriter, op, [new])  # `create`: see llvm_ops
 
 
 class ConvertBinary(RewritePattern):
@@ -161,7 +163,10 @@ class ConvertBinary(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if (make := BINARY_OPS.get(type(op))) is not None:
-            new = make(op.operands[0], op.operands[1])
+            if issubclass(make, llvm_ops.BINARY_BASES):
+                new = llvm_ops.binary(make, op.operands[0], op.operands[1])
+            else:
+                new = make(op.operands[0], op.operands[1])
             if isinstance(new, llvm.AbstractFloatArithOp) and isinstance(
                 flags := op.properties.get("fastmath"), arith.FastMathFlagsAttr
             ):

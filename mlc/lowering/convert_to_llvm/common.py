@@ -20,7 +20,6 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IndexType,
-    IntegerAttr,
     IntegerType,
     MemRefType,
     NoneAttr,
@@ -30,6 +29,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
+
+from mlc.lowering.convert_to_llvm import llvm_ops
+from mlc.lowering.convert_to_llvm.llvm_ops import constant
 
 PTR = llvm.LLVMPointerType()
 
@@ -117,11 +119,6 @@ def positions(*indices: int) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, indices)
 
 
-def constant(value: int, type_: Attribute = i64) -> llvm.ConstantOp:
-    """An integer `llvm.mlir.constant`."""
-    return llvm.ConstantOp(IntegerAttr(value, type_), type_)
-
-
 def replace(
     rewriter: PatternRewriter,
     op: Operation,
@@ -160,7 +157,7 @@ class Builder:
             return b
         if b == 0:
             return a
-        return self.emit(llvm.AddOp(self.value(a), self.value(b)))
+        return self.emit(llvm_ops.binary(llvm.AddOp, self.value(a), self.value(b)))
 
     def mul(self, a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
         if isinstance(a, int) and isinstance(b, int):
@@ -171,13 +168,13 @@ class Builder:
             return a
         if a == 0 or b == 0:
             return 0
-        return self.emit(llvm.MulOp(self.value(a), self.value(b)))
+        return self.emit(llvm_ops.binary(llvm.MulOp, self.value(a), self.value(b)))
 
     def extract(self, container: SSAValue, type_: Attribute, *indices: int) -> SSAValue:
-        return self.emit(llvm.ExtractValueOp(positions(*indices), container, type_))
+        return self.emit(llvm_ops.extract_value(container, type_, positions(*indices)))
 
     def insert(self, container: SSAValue, value: SSAValue, *indices: int) -> SSAValue:
-        return self.emit(llvm.InsertValueOp(positions(*indices), container, value))
+        return self.emit(llvm_ops.insert_value(container, value, positions(*indices)))
 
     def call(
         self, callee: str, args: Sequence[SSAValue], result: Attribute | None
@@ -233,10 +230,8 @@ class Descriptor:
         if linear == 0:
             return aligned
         element = llvm_type(self.type_.element_type)
-        gep = llvm.GEPOp(
-            aligned, [llvm.GEP_USE_SSA_VAL], element, ssa_indices=[b.value(linear)], inbounds=True
-        )
-        return b.emit(gep)
+        assert element is not None, "checked before rewriting"
+        return b.emit(llvm_ops.element_address(aligned, b.value(linear), element))
 
 
 def pack_descriptor(
@@ -249,7 +244,7 @@ def pack_descriptor(
     strides: Sequence[int | SSAValue],
 ) -> SSAValue:
     """A new descriptor struct value from its fields (`undef` + `insertvalue`s)."""
-    struct = b.emit(llvm.UndefOp(descriptor_type(rank)))
+    struct = b.emit(llvm_ops.undef(descriptor_type(rank)))
     struct = b.insert(struct, allocated, ALLOCATED)
     struct = b.insert(struct, aligned, ALIGNED)
     struct = b.insert(struct, b.value(offset), OFFSET)

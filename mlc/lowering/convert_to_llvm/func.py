@@ -18,6 +18,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
+from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import (
     ALIGNED,
     ALLOCATED,
@@ -219,9 +220,9 @@ class ConvertBranch(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, cf.BranchOp):
-            replace(rewriter, op, [llvm.BrOp(op.successor, *op.arguments)])
+            replace(rewriter, op, [llvm_ops.branch(op.successor, op.arguments)])
         elif isinstance(op, cf.ConditionalBranchOp):
-            new = llvm.CondBrOp(
+            new = llvm_ops.cond_branch(
                 op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments
             )
             replace(rewriter, op, [new])

@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import (
     PTR,
     Builder,
@@ -205,11 +206,9 @@ class ConvertAlloc(RewritePattern):
             assert allocated is not None
             # pad = (-address) & 63 bytes moves the pointer up to the next 64-byte line.
             address = b.emit(llvm.PtrToIntOp(allocated, i64))
-            negated = b.emit(llvm.SubOp(b.value(0), address))
-            pad = b.emit(llvm.AndOp(negated, b.value(ALIGNMENT - 1)))
-            aligned = b.emit(
-                llvm.GEPOp(allocated, [llvm.GEP_USE_SSA_VAL], i8, ssa_indices=[pad], inbounds=True)
-            )
+            negated = b.emit(llvm_ops.binary(llvm.SubOp, b.value(0), address))
+            pad = b.emit(llvm_ops.binary(llvm.AndOp, negated, b.value(ALIGNMENT - 1)))
+            aligned = b.emit(llvm_ops.element_address(allocated, pad, i8))
         strides = row_major_strides(b, sizes)
         pack_descriptor(b, len(sizes), allocated, aligned, 0, sizes, strides)
         replace(rewriter, op, b.ops)
@@ -240,11 +239,11 @@ class ConvertLoadStore(RewritePattern):
         b = Builder()
         if isinstance(op, memref.LoadOp):
             pointer = self.record.descriptor(op, 0).element_pointer(b, op.indices)
-            b.emit(llvm.LoadOp(pointer, llvm_type(op.res.type)))
+            b.emit(llvm_ops.load(pointer, llvm_type(op.res.type)))
             replace(rewriter, op, b.ops)
         elif isinstance(op, memref.StoreOp):
             pointer = self.record.descriptor(op, 1).element_pointer(b, op.indices)
-            b.ops.append(llvm.StoreOp(op.value, pointer))
+            b.ops.append(llvm_ops.store(op.value, pointer))
             replace(rewriter, op, b.ops, [])
 
 

@@ -39,11 +39,12 @@ Loops with reductions (`scf.parallel` with results) are rejected before any rewr
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnknownLoc, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, constant
 from mlc.tiling_model import PARALLEL_THRESHOLD
 
@@ -185,7 +186,7 @@ def _outlined(
         name, ([index] * 4 + [v.type for v in captured], []), Region(entry), "private"
     )
     for new in function.walk():
-        if new.location is None or str(new.location) == "loc(unknown)":
+        if isinstance(new.location, UnknownLoc):  # str() of a location costs ~60 us
             new.location = op.location
     return function
 
@@ -253,14 +254,15 @@ def _chunk_function(name: str, types: Sequence[Attribute]) -> llvm.FuncOp:
     ops: list[Operation] = []
     fields: list[SSAValue] = []
     for k, type_ in enumerate(types):
-        slot = llvm.GEPOp(block.args[2], [k], i64)
+        slot = llvm_ops.field_address(block.args[2], k, i64)
         if isinstance(type_, llvm.LLVMPointerType):  # stored as an integer (see _link_call)
-            load = llvm.LoadOp(slot, i64)
-            field = llvm.IntToPtrOp(load)
+            load = llvm_ops.load(slot.results[0], i64)
+            field = llvm.IntToPtrOp(load.results[0])
             ops += [slot, load, field]
         else:
-            field = llvm.LoadOp(llvm.GEPOp(slot, [0], type_), type_)
-            ops += [slot, field.ptr.owner, field]
+            address = llvm_ops.field_address(slot.results[0], 0, type_)
+            field = llvm_ops.load(address.results[0], type_)
+            ops += [slot, address, field]
         fields.append(field.results[0])
     call = llvm.CallOp(name, block.args[0], block.args[1], *fields)
     ops += [call, llvm.ReturnOp()]
@@ -293,15 +295,15 @@ def _link_call(operands: list[SSAValue], call: llvm.CallOp, target: str) -> list
     slot = _entry_alloca(call, len(rest))
     ops: list[Operation] = []
     for k, value in enumerate(rest):
-        field = llvm.GEPOp(slot, [k], i64)
+        field = llvm_ops.field_address(slot, k, i64)
         # llvmlite types pointers: a slot is addressed as the type stored in it, and a
         # pointer is stored as an integer.
         if isinstance(value.type, llvm.LLVMPointerType):
             as_int = llvm.PtrToIntOp(value, i64)
-            ops += [field, as_int, llvm.StoreOp(as_int, field)]
+            ops += [field, as_int, llvm_ops.store(as_int.results[0], field.results[0])]
         else:
-            address = llvm.GEPOp(field, [0], value.type)
-            ops += [field, address, llvm.StoreOp(value, address)]
+            address = llvm_ops.field_address(field.results[0], 0, value.type)
+            ops += [field, address, llvm_ops.store(value, address.results[0])]
     chunk = llvm.AddressOfOp(target + CHUNK_SUFFIX, PTR)
     ops += [chunk, llvm.CallOp(RUNTIME_ENTRY, chunk, lo, hi, slot)]
     for new in ops:
