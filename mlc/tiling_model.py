@@ -33,6 +33,12 @@ CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 # about 20 us of code, the cost of waking the thread pool and joining it.
 PARALLEL_THRESHOLD = 50_000
 
+# Column panels of B (NR wide) from which packing A's blocks pays: the copy costs about
+# as much as the FMAs of a few panels, and saves every panel's reads of MR rows a
+# K-stride apart (1024 x 1024 at one thread: 61 -> 71 GFLOP/s; 1024 x 1024 x 48: 2.8x
+# slower with the copy).
+PACK_A_PANELS = 8
+
 
 @dataclass(frozen=True)
 class Host:
@@ -115,6 +121,11 @@ def matmul_tiles(element_bytes: int, machine: Host | None = None) -> MatmulTiles
     kc = max(16, (machine.l1 // 2) // (nr * element_bytes) // 16 * 16)
     mc = max(mr, (machine.l2 // 2) // (kc * element_bytes) // mr * mr)
     return MatmulTiles(mr, nr, kc, mc, vector)
+
+
+def packs_a(n: int | None, tiles: MatmulTiles) -> bool:
+    """Whether a matmul with `n` columns (None: unknown) packs its blocks of A."""
+    return n is None or n >= PACK_A_PANELS * tiles.nr
 
 
 def vector_length(element_bytes: int, machine: Host | None = None) -> int:

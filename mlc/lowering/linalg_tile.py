@@ -68,6 +68,7 @@ from mlc.tiling_model import (
     MatmulTiles,
     balanced_rows,
     matmul_tiles,
+    packs_a,
     thread_count,
 )
 
@@ -95,7 +96,7 @@ class TileMatmul(RewritePattern):
             rows = tiles.mc if m is None else balanced_rows(m, tiles, threads)
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
-            nest = matmul_nest(mm, tiles, rows, overwrite=fill is not None, panels=panels)
+            nest = matmul_nest(mm, tiles, rows, fill is not None, panels, pack_a=packs_a(n, tiles))
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
         for new in nest:

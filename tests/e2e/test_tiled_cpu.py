@@ -103,6 +103,18 @@ def test_small_tiles_cover_every_edge():
     check_matmuls(cases, "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}")
 
 
+def test_packed_a_blocks_match_numpy():
+    # N at and above the packing threshold (8 panels): M not a multiple of MR nor of
+    # MC, K across several K blocks, a partial last column panel, M = 1; with the
+    # host's tiles (NR = 2 vectors) and with small ones (NR = 8: A packed from N = 64).
+    wide = [(1, 33, 200), (29, 300, 131), (97, 257, 257), (13, 7, 128), (6, 1, 500)]
+    check_matmuls([(*size, "f32") for size in wide] + [(37, 41, 130, "f64")])
+    small = [(29, 70, 67), (1, 17, 64), (8, 33, 71), (50, 9, 100)]
+    check_matmuls(
+        [(*size, "f32") for size in small], "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"
+    )
+
+
 def test_tiled_matches_untiled_loops():
     rng = np.random.default_rng(3)
     a, b = random((67, 131), "f32", rng), random((131, 71), "f32", rng)
@@ -317,6 +329,8 @@ TRANSPOSED = [
     ((1, 13, 4, 8), (0, 2, 1, 3), (1, 13, 4, 8), (0, 2, 3, 1), False),
     ((1, 4, 13, 13), None, (1, 13, 4, 9), (0, 2, 1, 3), False),
     (("?", 29), None, (53, 29), (1, 0), True),
+    ((40, 23), (1, 0), (40, 140), None, True),  # A packed from its transpose
+    ((3, 19, 17), (0, 2, 1), (3, 133, 19), (0, 2, 1), True),  # batched, both, packed A
 ]
 
 

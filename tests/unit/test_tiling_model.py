@@ -7,6 +7,7 @@ from mlc.tiling_model import (
     MatmulTiles,
     balanced_rows,
     matmul_tiles,
+    packs_a,
     parse_size,
     read_caches,
     rows_per_block,
@@ -85,6 +86,12 @@ def test_balanced_rows_share_evenly(m: int, threads: int):
     tasks = -(-m // rows)
     assert rows % tiles.mr == 0 and rows <= max(tiles.mc, tiles.mr)
     assert tasks % threads == 0 or tasks < threads or rows == tiles.mr
+
+
+def test_a_is_packed_when_enough_panels_reuse_it():
+    tiles = matmul_tiles(4, AVX2)  # NR = 16
+    assert packs_a(1024, tiles) and packs_a(128, tiles) and packs_a(None, tiles)
+    assert not packs_a(127, tiles) and not packs_a(16, tiles) and not packs_a(10, tiles)
 
 
 def test_vector_length():
