@@ -216,7 +216,6 @@ def pack_image(
     spatial_sizes = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
 
     vector_type = VectorType(mm.element, [tiles.vector])
-    row_length = spatial_sizes[-1]
 
     def panel(pb: Ops, t: SSAValue) -> None:
         flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
@@ -246,26 +245,61 @@ def pack_image(
             by_columns(pb)
             return
 
-        # The panel lies in one output row: each k reads NR contiguous image elements.
-        at = _at_column(pb, image, loops, pb.min(j0, last), spatial_sizes)
+        # Each vector of the panel in one output row (the panel may span rows, as
+        # with 8-wide rows): each k reads VL contiguous image elements per vector.
+        fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
 
         def vectors(vb: Ops) -> None:
             def piece(rb: Ops, kk: SSAValue) -> None:
-                index = [affine_index(rb, e, at) for e in image.map.results]
-                for offset in range(0, nr, tiles.vector):
-                    o = rb.index(offset)
-                    start = [*index[:-1], rb.add(index[-1], o)]
-                    value = rb(vector.LoadOp(image.source, start, vector_type))
+                for o, at in starts:
+                    value = rb(
+                        vector.LoadOp(
+                            image.source, _vector_start(rb, image, at, starts[0][1]), vector_type
+                        )
+                    )
                     rb.ops.append(vector.StoreOp(value, packed, [flat, p, kk, o]))
 
-            _over_reductions(vb, image, reduction_sizes, at, piece)
+            _over_reductions(vb, image, reduction_sizes, starts[0][1], piece)
 
-        in_row = pb(arith.CmpiOp(pb.add(at[image.spatial[-1]], nr_v), row_length, "sle"))
-        in_range = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
-        if_then(pb, pb(arith.AndIOp(in_row, in_range)), vectors, by_columns)
+        if_then(pb, fits, vectors, by_columns)
 
     parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
     return packed
+
+
+def _row_vectors(
+    b: Ops,
+    image: Image,
+    loops: Sequence[SSAValue],
+    columns: tuple[SSAValue, SSAValue],
+    sizes: Sequence[SSAValue],
+    tiles: MatmulTiles,
+) -> tuple[SSAValue, list[tuple[SSAValue, list[SSAValue]]]]:
+    """
+    Each VL-wide vector of the panel from column `j0` of X' (N columns): its offset in
+    the panel and the convolution's loops at its first column; and whether the panel
+    lies below N and each of its vectors within one output row (`sizes[-1]` wide).
+    """
+    (j0, n), last = columns, b(arith.SubiOp(columns[1], b.index(1)))
+    vl = b.index(tiles.vector)
+    fits = b(arith.CmpiOp(b.add(j0, b.index(tiles.nr)), n, "sle"))
+    starts: list[tuple[SSAValue, list[SSAValue]]] = []
+    for offset in range(0, tiles.nr, tiles.vector):
+        o = b.index(offset)
+        at = _at_column(b, image, loops, b.min(b.add(j0, o), last), sizes)
+        in_row = b(arith.CmpiOp(b.add(at[image.spatial[-1]], vl), sizes[-1], "sle"))
+        fits = b(arith.AndIOp(fits, in_row))
+        starts.append((o, at))
+    return fits, starts
+
+
+def _vector_start(
+    b: Ops, image: Image, at: list[SSAValue], first: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """The image index of a vector at loops `at`, its reduction loops those of `first`."""
+    for d in image.reductions:
+        at[d] = first[d]
+    return [affine_index(b, e, at) for e in image.map.results]
 
 
 def _at_column(
