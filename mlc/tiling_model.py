@@ -40,7 +40,8 @@ TASK_FLOPS = 1_000_000
 # Column panels of B (NR wide) from which packing A's blocks pays: the copy costs about
 # as much as the FMAs of a few panels, and saves every panel's reads of MR rows a
 # K-stride apart (1024 x 1024 at one thread: 61 -> 71 GFLOP/s; 1024 x 1024 x 48: 2.8x
-# slower with the copy).
+# slower with the copy). Rows of at most half a K block lie close enough together to
+# be read in place (128 x 64 x 128: 0.94x with the copy).
 PACK_A_PANELS = 8
 
 
@@ -127,9 +128,10 @@ def matmul_tiles(element_bytes: int, machine: Host | None = None) -> MatmulTiles
     return MatmulTiles(mr, nr, kc, mc, vector)
 
 
-def packs_a(n: int | None, tiles: MatmulTiles) -> bool:
-    """Whether a matmul with `n` columns (None: unknown) packs its blocks of A."""
-    return n is None or n >= PACK_A_PANELS * tiles.nr
+def packs_a(n: int | None, k: int | None, tiles: MatmulTiles) -> bool:
+    """Whether a matmul with `n` columns and depth `k` (None: unknown) packs its A blocks."""
+    wide = n is None or n >= PACK_A_PANELS * tiles.nr
+    return wide and (k is None or k > tiles.kc // 2)
 
 
 def vector_length(element_bytes: int, machine: Host | None = None) -> int:

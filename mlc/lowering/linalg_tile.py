@@ -100,7 +100,9 @@ class TileMatmul(RewritePattern):
             rows = tiles.mc if m is None else balanced_rows(m, tiles, threads, row_flops)
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
-            nest = matmul_nest(mm, tiles, rows, fill is not None, panels, pack_a=packs_a(n, tiles))
+            nest = matmul_nest(
+                mm, tiles, rows, fill is not None, panels, pack_a=packs_a(n, k, tiles)
+            )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
         for new in nest:

@@ -23,15 +23,16 @@ MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.contraction
             if k0 + KC >= K: C[t, tile] = epilogue(C[t, tile])   (if the generic has one)
 
 A's block is packed into MR-row micro-panels, contiguous along k, when B has enough
-panels to repay the copy (`tiling_model.packs_a`): unpacked, the micro-kernel reads MR
-rows a K-stride apart, which share cache sets when that stride is a multiple of 4 KiB
-(1024 x 1024 ran at 0.86x the packed speed); with few panels the kernel reads A in
-place. A rows past M are read as row M-1 (the results are dropped), so A needs no
-padding; a column tile past N goes through a small stack buffer. A and B are read
-through their maps, so a transposed A (`A[k, i]`) needs nothing more, and a
-transposed B (`B[j, k]`) is packed a column at a time along k. When B is a constant
-weight, `Bp` is a global packed at compile time (`mlc.lowering.constant_panels`). The
-epilogue runs on each MR x NR tile right after its last K block, while it is in L1.
+panels and A long enough rows to repay the copy (`tiling_model.packs_a`): unpacked,
+the micro-kernel reads MR rows a K-stride apart, which share cache sets when that
+stride is a multiple of 4 KiB (1024 x 1024 ran at 0.86x the packed speed); otherwise
+the kernel reads A in place. A rows past M are read as row M-1 (the results are
+dropped), so A needs no padding; a column tile past N goes through a small stack
+buffer. A and B are read through their maps, so a transposed A (`A[k, i]`) needs
+nothing more, and a transposed B (`B[j, k]`) is packed a column at a time along k.
+When B is a constant weight, `Bp` is a global packed at compile time
+(`mlc.lowering.constant_panels`). The epilogue runs on each MR x NR tile right after
+its last K block, while it is in L1.
 
 It is a pure IR builder: it returns the ops, and the pattern inserts them.
 """

@@ -104,10 +104,11 @@ def test_small_tiles_cover_every_edge():
 
 
 def test_packed_a_blocks_match_numpy():
-    # N at and above the packing threshold (8 panels): M not a multiple of MR nor of
-    # MC, K across several K blocks, a partial last column panel, M = 1; with the
-    # host's tiles (NR = 2 vectors) and with small ones (NR = 8: A packed from N = 64).
-    wide = [(1, 33, 200), (29, 300, 131), (97, 257, 257), (13, 7, 128), (6, 1, 500)]
+    # N at and above the packing threshold (8 panels), K above half a K block: M not a
+    # multiple of MR nor of MC, K across several K blocks, a partial last column panel,
+    # M = 1; with the host's tiles (NR = 2 vectors, KC = 256) and with small ones
+    # (NR = 8, KC = 16: A packed from N = 64 and K = 9); short K reads A in place.
+    wide = [(1, 133, 200), (29, 300, 131), (97, 257, 257), (13, 7, 128), (6, 1, 500)]
     check_matmuls([(*size, "f32") for size in wide] + [(37, 41, 130, "f64")])
     small = [(29, 70, 67), (1, 17, 64), (8, 33, 71), (50, 9, 100)]
     check_matmuls(

@@ -102,9 +102,10 @@ def test_small_matmuls_run_in_fewer_tasks(m: int, k: int, n: int, tasks: int):
 
 
 def test_a_is_packed_when_enough_panels_reuse_it():
-    tiles = matmul_tiles(4, AVX2)  # NR = 16
-    assert packs_a(1024, tiles) and packs_a(128, tiles) and packs_a(None, tiles)
-    assert not packs_a(127, tiles) and not packs_a(16, tiles) and not packs_a(10, tiles)
+    tiles = matmul_tiles(4, AVX2)  # NR = 16, KC = 256
+    assert packs_a(1024, 1024, tiles) and packs_a(128, 129, tiles) and packs_a(None, None, tiles)
+    assert not packs_a(127, 1024, tiles) and not packs_a(16, 1024, tiles)
+    assert not packs_a(1024, 128, tiles) and not packs_a(128, 64, tiles)  # short rows
 
 
 def test_vector_length():
