@@ -33,6 +33,17 @@ CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 # about 20 us of code, the cost of waking the thread pool and joining it.
 PARALLEL_THRESHOLD = 50_000
 
+# Floating-point operations a matmul task should be worth: about 20 us of one core's
+# FMAs (50 GFLOP/s), what handing it to another thread costs.
+TASK_FLOPS = 1_000_000
+
+# Column panels of B (NR wide) from which packing A's blocks pays: the copy costs about
+# as much as the FMAs of a few panels, and saves every panel's reads of MR rows a
+# K-stride apart (1024 x 1024 at one thread: 61 -> 71 GFLOP/s; 1024 x 1024 x 48: 2.8x
+# slower with the copy). Rows of at most half a K block lie close enough together to
+# be read in place (128 x 64 x 128: 0.94x with the copy).
+PACK_A_PANELS = 8
+
 
 @dataclass(frozen=True)
 class Host:
@@ -117,6 +128,12 @@ def matmul_tiles(element_bytes: int, machine: Host | None = None) -> MatmulTiles
     return MatmulTiles(mr, nr, kc, mc, vector)
 
 
+def packs_a(n: int | None, k: int | None, tiles: MatmulTiles) -> bool:
+    """Whether a matmul with `n` columns and depth `k` (None: unknown) packs its A blocks."""
+    wide = n is None or n >= PACK_A_PANELS * tiles.nr
+    return wide and (k is None or k > tiles.kc // 2)
+
+
 def vector_length(element_bytes: int, machine: Host | None = None) -> int:
     """Elements of `element_bytes` in one of the host's vector registers."""
     machine = machine or host()
@@ -137,13 +154,19 @@ def thread_count() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def balanced_rows(m: int, tiles: MatmulTiles, threads: int) -> int:
+def balanced_rows(m: int, tiles: MatmulTiles, threads: int, row_flops: int = 0) -> int:
     """
     Rows per parallel task for `m` rows: at most MC, a multiple of MR, in a number of
-    tasks that the threads share evenly (a task is the unit the runtime hands out).
+    tasks that the threads share evenly (a task is the unit the runtime hands out),
+    and, when the work of a row (`row_flops`) is known, tasks of at least `TASK_FLOPS`
+    (a multiple of the threads where there are that many; one, run on the calling
+    thread, where a task would not pay for waking another).
     """
     tasks = -(-m // tiles.mc)
     tasks = -(-tasks // threads) * threads
+    worth = m * row_flops // TASK_FLOPS
+    if row_flops and worth < tasks:
+        tasks = max(1, worth if worth < threads else worth // threads * threads)
     rows = -(-m // tasks)
     return max(tiles.mr, -(-rows // tiles.mr) * tiles.mr)
 

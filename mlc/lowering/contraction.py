@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.traits import is_side_effect_free
 
 from mlc.lowering.loop_builder import Ops, collapse_trailing
 
@@ -320,9 +321,13 @@ def matmul_of(op: GenericOp) -> Matmul | None:
 def zero_fill_before(op: GenericOp, c: SSAValue) -> GenericOp | None:
     """
     The generic right before `op` that only fills `c` with a float constant, or None:
-    the kernel can then store its first K block instead of adding it to the fill.
+    the kernel can then store its first K block instead of adding it to the fill. Ops
+    without memory effects may sit between the two (the `memref.get_global` of a bias
+    the epilogue reads, as ONNX Gemm gives).
     """
     fill = op.prev_op
+    while fill is not None and not isinstance(fill, GenericOp) and is_side_effect_free(fill):
+        fill = fill.prev_op
     if not isinstance(fill, GenericOp) or fill.inputs or list(fill.outputs) != [c] or fill.res:
         return None
     ops = list(fill.body.block.ops)

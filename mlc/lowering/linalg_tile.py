@@ -16,16 +16,19 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
 
 - N = 1 (matrix-vector, e.g. PageRank's `G @ p`): vectorised dot products over the
   rows of A, several rows per task, tasks in an `scf.parallel`;
-- N >= one vector: B packed into NR-wide panels, an `scf.parallel` over blocks of rows,
-  a KC-deep loop, and an MR x NR register-blocked FMA micro-kernel in `vector` ops.
+- N >= one vector: B packed into NR-wide panels, an `scf.parallel` over blocks of rows
+  (tasks of at least `tiling_model.TASK_FLOPS`, so a small matmul runs on the calling
+  thread), a KC-deep loop (each block of A packed when B has enough panels,
+  `tiling_model.packs_a`), and an MR x NR register-blocked FMA micro-kernel in `vector`
+  ops.
 
 The same kernel runs matmuls reading A or B transposed (`mlc.lowering.contraction`),
 batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
 elementwise epilogue (applied to each finished tile; `mlc.lowering.contraction`) and
 convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.conv_gemm`).
 A constant weight's B panels are packed at compile time (`mlc.lowering.constant_panels`).
-A zero fill of C right before the matmul is dropped: the first K block stores instead
-of adding.
+A zero fill of C right before the matmul (ops without memory effects may lie between)
+is dropped: the first K block stores instead of adding.
 
 Tile sizes come from `mlc.tiling_model` (the host's vector width and cache sizes) and
 can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`).
@@ -68,6 +71,7 @@ from mlc.tiling_model import (
     MatmulTiles,
     balanced_rows,
     matmul_tiles,
+    packs_a,
     thread_count,
 )
 
@@ -92,10 +96,13 @@ class TileMatmul(RewritePattern):
         else:
             batches = total_iterations_of(mm.c, mm.batch)
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
-            rows = tiles.mc if m is None else balanced_rows(m, tiles, threads)
+            row_flops = 2 * k * n if k is not None and n is not None else 0
+            rows = tiles.mc if m is None else balanced_rows(m, tiles, threads, row_flops)
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
-            nest = matmul_nest(mm, tiles, rows, overwrite=fill is not None, panels=panels)
+            nest = matmul_nest(
+                mm, tiles, rows, fill is not None, panels, pack_a=packs_a(n, k, tiles)
+            )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
         for new in nest:

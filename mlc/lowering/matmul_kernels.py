@@ -12,20 +12,27 @@ MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.contraction
     scf.parallel (t, p) in [0, T) x [0, P):       T = batches of B (1 if B is shared)
       Bp[t, p, k, :] = B[t, k, p*NR : p*NR+NR]
     scf.parallel (t, i0) in [0, batches) x [0, M) step MCb:   one flat loop of tasks
+      Ap = alloc(MCb/MR, KC, MR)                  (when A is packed)
       for k0 in [0, K) step KC:                   Bp[t, p, k0:k0+KC] stays in L1
+        Ap[q, kk, r] = A[t, i0 + q*MR + r, k0 + kk]     the task's A block, in L2
         for p in [0, P):
           for i in [i0, min(i0+MCb, M)) step MR:
-            acc = micro_kernel(A[t, i:i+MR, k0:k0+KC], Bp[t, p, k0:k0+KC])
+            acc = micro_kernel(Ap[(i-i0)/MR], Bp[t, p, k0:k0+KC])
             C[t, i:i+MR, p*NR : p*NR+NR] += acc   (rows < M, columns < N; `=` on the
                                                    first K block when C held zeros)
             if k0 + KC >= K: C[t, tile] = epilogue(C[t, tile])   (if the generic has one)
 
-A rows past M are read as row M-1 (the results are dropped), so no A packing or
-padding is needed; a column tile past N goes through a small stack buffer. A and B are
-read through their maps, so a transposed A (`A[k, i]`) needs nothing more, and a
-transposed B (`B[j, k]`) is packed a column at a time along k. When B is a constant
-weight, `Bp` is a global packed at compile time (`mlc.lowering.constant_panels`). The
-epilogue runs on each MR x NR tile right after its last K block, while it is in L1.
+A's block is packed into MR-row micro-panels, contiguous along k, when B has enough
+panels and A long enough rows to repay the copy (`tiling_model.packs_a`): unpacked,
+the micro-kernel reads MR rows a K-stride apart, which share cache sets when that
+stride is a multiple of 4 KiB (1024 x 1024 ran at 0.86x the packed speed); otherwise
+the kernel reads A in place. A rows past M are read as row M-1 (the results are
+dropped), so A needs no padding; a column tile past N goes through a small stack
+buffer. A and B are read through their maps, so a transposed A (`A[k, i]`) needs
+nothing more, and a transposed B (`B[j, k]`) is packed a column at a time along k.
+When B is a constant weight, `Bp` is a global packed at compile time
+(`mlc.lowering.constant_panels`). The epilogue runs on each MR x NR tile right after
+its last K block, while it is in L1.
 
 It is a pure IR builder: it returns the ops, and the pattern inserts them.
 """
@@ -42,7 +49,7 @@ from xdsl.dialects.builtin import (
     VectorType,
     i64,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.constant_panels import get_panels
@@ -210,7 +217,6 @@ def pack_image(
     spatial_sizes = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
 
     vector_type = VectorType(mm.element, [tiles.vector])
-    row_length = spatial_sizes[-1]
 
     def panel(pb: Ops, t: SSAValue) -> None:
         flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
@@ -240,26 +246,61 @@ def pack_image(
             by_columns(pb)
             return
 
-        # The panel lies in one output row: each k reads NR contiguous image elements.
-        at = _at_column(pb, image, loops, pb.min(j0, last), spatial_sizes)
+        # Each vector of the panel in one output row (the panel may span rows, as
+        # with 8-wide rows): each k reads VL contiguous image elements per vector.
+        fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
 
         def vectors(vb: Ops) -> None:
             def piece(rb: Ops, kk: SSAValue) -> None:
-                index = [affine_index(rb, e, at) for e in image.map.results]
-                for offset in range(0, nr, tiles.vector):
-                    o = rb.index(offset)
-                    start = [*index[:-1], rb.add(index[-1], o)]
-                    value = rb(vector.LoadOp(image.source, start, vector_type))
+                for o, at in starts:
+                    value = rb(
+                        vector.LoadOp(
+                            image.source, _vector_start(rb, image, at, starts[0][1]), vector_type
+                        )
+                    )
                     rb.ops.append(vector.StoreOp(value, packed, [flat, p, kk, o]))
 
-            _over_reductions(vb, image, reduction_sizes, at, piece)
+            _over_reductions(vb, image, reduction_sizes, starts[0][1], piece)
 
-        in_row = pb(arith.CmpiOp(pb.add(at[image.spatial[-1]], nr_v), row_length, "sle"))
-        in_range = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
-        if_then(pb, pb(arith.AndIOp(in_row, in_range)), vectors, by_columns)
+        if_then(pb, fits, vectors, by_columns)
 
     parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
     return packed
+
+
+def _row_vectors(
+    b: Ops,
+    image: Image,
+    loops: Sequence[SSAValue],
+    columns: tuple[SSAValue, SSAValue],
+    sizes: Sequence[SSAValue],
+    tiles: MatmulTiles,
+) -> tuple[SSAValue, list[tuple[SSAValue, list[SSAValue]]]]:
+    """
+    Each VL-wide vector of the panel from column `j0` of X' (N columns): its offset in
+    the panel and the convolution's loops at its first column; and whether the panel
+    lies below N and each of its vectors within one output row (`sizes[-1]` wide).
+    """
+    (j0, n), last = columns, b(arith.SubiOp(columns[1], b.index(1)))
+    vl = b.index(tiles.vector)
+    fits = b(arith.CmpiOp(b.add(j0, b.index(tiles.nr)), n, "sle"))
+    starts: list[tuple[SSAValue, list[SSAValue]]] = []
+    for offset in range(0, tiles.nr, tiles.vector):
+        o = b.index(offset)
+        at = _at_column(b, image, loops, b.min(b.add(j0, o), last), sizes)
+        in_row = b(arith.CmpiOp(b.add(at[image.spatial[-1]], vl), sizes[-1], "sle"))
+        fits = b(arith.AndIOp(fits, in_row))
+        starts.append((o, at))
+    return fits, starts
+
+
+def _vector_start(
+    b: Ops, image: Image, at: list[SSAValue], first: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """The image index of a vector at loops `at`, its reduction loops those of `first`."""
+    for d in image.reductions:
+        at[d] = first[d]
+    return [affine_index(b, e, at) for e in image.map.results]
 
 
 def _at_column(
@@ -297,16 +338,20 @@ def _over_reductions(
     nest(0, b, b.index(0))
 
 
+AAt = Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]
+RowAt = Callable[[Ops, int, SSAValue], list[SSAValue]]
+
+
 def _micro_kernel(
     b: Ops,
-    a: tuple[SSAValue, Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]],
+    a: tuple[SSAValue, RowAt],
     panel: tuple[SSAValue, SSAValue, SSAValue],
-    rows: Sequence[SSAValue],
     k_range: tuple[SSAValue, SSAValue],
     tiles: MatmulTiles,
     vector_type: VectorType,
 ) -> Sequence[SSAValue]:
-    """MR x NR/VL vector accumulators over `k` in `k_range`: the FMA loop."""
+    """MR x NR/VL vector accumulators over `k` in `k_range`: the FMA loop. `a` is A (or
+    its packed block) and the indices of row `r` (0 <= r < MR) of the tile at `k`."""
     source, a_at = a
     packed, t, p = panel
     lanes = tiles.nr // tiles.vector
@@ -316,13 +361,82 @@ def _micro_kernel(
     def step(kb: Ops, k: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
         loaded = [kb(vector.LoadOp(packed, [t, p, k, o], vector_type)) for o in offsets]
         out: list[SSAValue] = []
-        for r, row in enumerate(rows):
-            value = kb(memref.LoadOp.get(source, a_at(kb, row, k)))
+        for r in range(tiles.mr):
+            value = kb(memref.LoadOp.get(source, a_at(kb, r, k)))
             value = kb(vector.BroadcastOp(value, vector_type))
             out += [kb(vector.FMAOp(value, loaded[v], acc[r * lanes + v])) for v in range(lanes)]
         return out
 
     return for_loop(b, *k_range, b.index(1), step, [start] * (tiles.mr * lanes))
+
+
+def _a_buffer(
+    b: Ops, element: Attribute, rows: int, tiles: MatmulTiles, pack_a: bool
+) -> tuple[SSAValue | None, list[Operation]]:
+    """A task's buffer for its packed A block (`_pack_a`), if it packs one, and its free."""
+    if not pack_a:
+        return None, []
+    type_ = MemRefType(element, [-(-rows // tiles.mr), tiles.kc, tiles.mr])
+    buffer = b(memref.AllocOp([], [], type_, IntegerAttr(ALIGNMENT, i64)))
+    return buffer, [memref.DeallocOp.get(buffer)]
+
+
+def _pack_a(
+    b: Ops,
+    a: tuple[SSAValue, AAt],
+    block: tuple[SSAValue | None, SSAValue, SSAValue],
+    k_range: tuple[SSAValue, SSAValue],
+    tiles: MatmulTiles,
+) -> SSAValue | None:
+    """
+    `Ap[q, k - k0, r] = A[min(i0 + q*MR + r, i_end - 1), k]` for the task's rows
+    [i0, i_end) and `k` in `k_range`: each MR-row micro-panel of the A block contiguous
+    along k, so the micro-kernel reads one stream instead of MR rows a K-stride apart.
+    Nothing (None) for a task without a buffer for it.
+    """
+    (source, a_at), (packed, i0, i_end), (k0, k_end) = a, block, k_range
+    if packed is None:
+        return None
+    zero_i, one, mr = b.index(0), b.index(1), b.index(tiles.mr)
+    last_row = b(arith.SubiOp(i_end, one))
+
+    def panel(pb: Ops, q: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        first = pb.add(i0, pb.mul(q, mr))
+        rows = [pb.min(pb.add(first, pb.index(r)), last_row) for r in range(tiles.mr)]
+
+        def column(cb: Ops, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            kk = cb(arith.SubiOp(k, k0))
+            for r, row in enumerate(rows):
+                value = cb(memref.LoadOp.get(source, a_at(cb, row, k)))
+                cb.ops.append(memref.StoreOp.get(value, packed, [q, kk, cb.index(r)]))
+            return []
+
+        for_loop(pb, k0, k_end, one, column)
+        return []
+
+    for_loop(b, zero_i, b.ceildiv(b(arith.SubiOp(i_end, i0)), mr), one, panel)
+    return packed
+
+
+def _a_reader(
+    b: Ops,
+    a: tuple[SSAValue, AAt],
+    a_block: SSAValue | None,
+    tile: tuple[SSAValue, SSAValue],
+    task: tuple[SSAValue, SSAValue],
+    tiles: MatmulTiles,
+) -> tuple[SSAValue, RowAt]:
+    """
+    Where the micro-kernel reads row `r` of the MR-row tile at row `i`, for `k` in the K
+    block from `k0`: micro-panel `(i - i0) / MR` of the packed block, or A itself (rows
+    past M read as the task's last row, `last_row`).
+    """
+    (source, a_at), (i, k0), (i0, last_row) = a, tile, task
+    if a_block is not None:
+        q = b(arith.DivSIOp(b(arith.SubiOp(i, i0)), b.index(tiles.mr)))
+        return a_block, lambda rb, r, k: [q, rb(arith.SubiOp(k, k0)), rb.index(r)]
+    rows = [b.min(b.add(i, b.index(r)), last_row) for r in range(tiles.mr)]
+    return source, lambda rb, r, k: a_at(rb, rows[r], k)
 
 
 CAt = Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]
@@ -450,12 +564,14 @@ def matmul_nest(
     rows_per_task: int,
     overwrite: bool = False,
     panels: memref.GlobalOp | None = None,
+    pack_a: bool = False,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
     then `mm`'s epilogue on each finished tile. With `overwrite`, the first K block
     stores into C instead of adding to it (C held zeros, which need not be written).
     `panels` is B already packed, at compile time (`mlc.lowering.constant_panels`).
+    With `pack_a`, each task packs its block of A for each K block (`_pack_a`).
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -488,15 +604,15 @@ def matmul_nest(
 
         def depth(db: Ops, k0: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             k_end = db.min(db.add(k0, db.index(tiles.kc)), k)
+            a_block = _pack_a(db, (a, a_at), (a_buffer, i0, i_end), (k0, k_end), tiles)
 
             def panel(pb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 j0 = pb.mul(p, pb.index(tiles.nr))
 
                 def block(bb: Ops, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                    rows = [bb.min(bb.add(i, bb.index(r)), last_row) for r in range(tiles.mr)]
-                    acc = _micro_kernel(
-                        bb, (a, a_at), (packed, packed_t, p), rows, (k0, k_end), tiles, vector_type
-                    )
+                    reader = _a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
+                    panel_at = (packed, packed_t, p)
+                    acc = _micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
 
                     def write(accumulate: bool) -> Callable[[Ops], None]:
                         return lambda wb: _write_back(
@@ -521,7 +637,9 @@ def matmul_nest(
             for_loop(db, zero_i, panels, one, panel)
             return []
 
+        a_buffer, free_a = _a_buffer(tb, mm.element, rows_per_task, tiles, pack_a)
         for_loop(tb, zero_i, k, tb.index(tiles.kc), depth)
+        tb.ops += free_a
 
     parallel_loop(b, zero_i, b.mul(batches, blocks), one, task)
     b.ops += free

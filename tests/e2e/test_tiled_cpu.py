@@ -103,6 +103,19 @@ def test_small_tiles_cover_every_edge():
     check_matmuls(cases, "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}")
 
 
+def test_packed_a_blocks_match_numpy():
+    # N at and above the packing threshold (8 panels), K above half a K block: M not a
+    # multiple of MR nor of MC, K across several K blocks, a partial last column panel,
+    # M = 1; with the host's tiles (NR = 2 vectors, KC = 256) and with small ones
+    # (NR = 8, KC = 16: A packed from N = 64 and K = 9); short K reads A in place.
+    wide = [(1, 133, 200), (29, 300, 131), (97, 257, 257), (13, 7, 128), (6, 1, 500)]
+    check_matmuls([(*size, "f32") for size in wide] + [(37, 41, 130, "f64")])
+    small = [(29, 70, 67), (1, 17, 64), (8, 33, 71), (50, 9, 100)]
+    check_matmuls(
+        [(*size, "f32") for size in small], "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"
+    )
+
+
 def test_tiled_matches_untiled_loops():
     rng = np.random.default_rng(3)
     a, b = random((67, 131), "f32", rng), random((131, 71), "f32", rng)
@@ -265,6 +278,8 @@ CONVS = [
     ((3, 16, 7, 7), (33, 16, 1, 1), (1, 1), (1, 1), (0, 0, 0, 0), 1),  # 1x1: a plain GEMM
     ((1, 4, 6, 5), (4, 1, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 4),  # depthwise
     ((2, 3, 5, 70), (5, 3, 3, 3), (1, 1), (1, 2), (1, 0, 1, 3), 1),  # rows of 69: vector packing
+    ((2, 4, 8, 8), (6, 4, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),  # rows of 8: panels span rows
+    ((1, 3, 6, 12), (5, 3, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),  # rows of 12: some vectors fit
 ]
 
 
@@ -317,6 +332,8 @@ TRANSPOSED = [
     ((1, 13, 4, 8), (0, 2, 1, 3), (1, 13, 4, 8), (0, 2, 3, 1), False),
     ((1, 4, 13, 13), None, (1, 13, 4, 9), (0, 2, 1, 3), False),
     (("?", 29), None, (53, 29), (1, 0), True),
+    ((40, 23), (1, 0), (40, 140), None, True),  # A packed from its transpose
+    ((3, 19, 17), (0, 2, 1), (3, 133, 19), (0, 2, 1), True),  # batched, both, packed A
 ]
 
 

@@ -3,10 +3,12 @@ from pathlib import Path
 import pytest
 
 from mlc.tiling_model import (
+    TASK_FLOPS,
     Host,
     MatmulTiles,
     balanced_rows,
     matmul_tiles,
+    packs_a,
     parse_size,
     read_caches,
     rows_per_block,
@@ -85,6 +87,25 @@ def test_balanced_rows_share_evenly(m: int, threads: int):
     tasks = -(-m // rows)
     assert rows % tiles.mr == 0 and rows <= max(tiles.mc, tiles.mr)
     assert tasks % threads == 0 or tasks < threads or rows == tiles.mr
+
+
+@pytest.mark.parametrize(
+    ("m", "k", "n", "tasks"),
+    [(64, 1024, 10, 1), (64, 784, 1024, 2), (16, 144, 256, 1), (1024, 1024, 1024, 6)],
+)
+def test_small_matmuls_run_in_fewer_tasks(m: int, k: int, n: int, tasks: int):
+    # each task worth TASK_FLOPS, else one task on the calling thread; big ones unchanged
+    tiles = matmul_tiles(4, AVX2)
+    rows = balanced_rows(m, tiles, 2, 2 * k * n)
+    assert -(-m // rows) == tasks and rows % tiles.mr == 0
+    assert rows == balanced_rows(m, tiles, 2) or m * 2 * k * n // tasks >= TASK_FLOPS
+
+
+def test_a_is_packed_when_enough_panels_reuse_it():
+    tiles = matmul_tiles(4, AVX2)  # NR = 16, KC = 256
+    assert packs_a(1024, 1024, tiles) and packs_a(128, 129, tiles) and packs_a(None, None, tiles)
+    assert not packs_a(127, 1024, tiles) and not packs_a(16, 1024, tiles)
+    assert not packs_a(1024, 128, tiles) and not packs_a(128, 64, tiles)  # short rows
 
 
 def test_vector_length():

@@ -19,7 +19,14 @@ with the weight fixed: it vectorises, and the output row stays in cache while ev
 `(c, kh, kw)` adds into it (conv3d: `(n, f, od, oh, c, kd, kh, kw, ow)`; conv1d:
 `(n, f, c, kw, ow)`). The window loops of pooling get their bounds from a
 `tensor.empty` of the kernel size that the body never reads, as MLIR's named pooling
-ops do. Groups add a loop `g` after `n`: the weights are expanded to
+ops do. Pooling moves its last kernel dim inside the last output dim, `(n, c, oh, kh,
+ow, kw)`: the innermost loop is a short reduction into one output element (kept in a
+register), and the `ow` loop around it reads a contiguous run of input (2 x 2 stride
+2: two interleaved elements per output), which LLVM vectorises; with `kw` outside `ow`
+each output element was loaded and stored once per window element and the stride-2
+reads of `llvm.maximum` stayed scalar (batch 8 of 16 x 32 x 32: 5.4x slower).
+
+Groups add a loop `g` after `n`: the weights are expanded to
 `(G, O/G, I, kernel...)` and the output computed as `(N, G, O/G, spatial...)`, then
 collapsed, so every loop is a plain dim of some operand; the input channel is
 `g * I + c`, which needs static channel counts.
@@ -326,7 +333,12 @@ class LowerConv(RewritePattern):
 
 
 def pool_loops(spatial: int) -> list[str]:
-    return window_loops(spatial, ("n", "c"), ())
+    """
+    `(n, c, oh, kh, ow, kw)` (and so on per rank): unlike a convolution, the last kernel
+    dim sits inside the last output dim (module docstring).
+    """
+    *loops, kernel, last = window_loops(spatial, ("n", "c"), ())
+    return [*loops, last, kernel]
 
 
 def pool_maps(strides: Sequence[int], dilations: Sequence[int]) -> list[AffineMap]:

@@ -45,14 +45,14 @@ func.func @conv3d_groups(%x: tensor<1x4x5x6x?xf32>, %w: tensor<6x2x3x3x1xf32>) -
 // -----
 
 // max_pool3d with dilations: the input reads o * stride + k * dilation per dim, the
-// window operand (never read) bounds the three kernel loops.
+// window operand (never read) bounds the three kernel loops, the last innermost.
 
 // CHECK-LABEL: func.func @max_pool3d_dilated
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x2x6x6x6xf32>)
 // CHECK:         %[[INIT:.+]] = linalg.generic
 // CHECK:           arith.constant 0xff800000 : f32
 // CHECK:         %[[K:.+]] = tensor.empty() : tensor<3x2x2xf32>
-// CHECK-NEXT:    %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, ((d2 * 2) + (d4 * 2)), (d3 + (d5 * 2)), (d7 + d6))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5, d6)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d7)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
+// CHECK-NEXT:    %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, ((d2 * 2) + (d4 * 2)), (d3 + (d5 * 2)), (d6 + d7))>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d6)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "parallel", "reduction"]}
 // CHECK-SAME:      ins(%[[X]], %[[K]] : tensor<1x2x6x6x6xf32>, tensor<3x2x2xf32>) outs(%[[INIT]] : tensor<1x2x1x4x5xf32>)
 // CHECK:           arith.maximumf
 // CHECK:         func.return %[[R]]
@@ -70,7 +70,7 @@ func.func @max_pool3d_dilated(%x: tensor<1x2x6x6x6xf32>) -> tensor<1x2x1x4x5xf32
 // CHECK-LABEL: func.func @avg_pool1d_dilated_pads
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x2x?xf32>)
 // CHECK:         %[[W:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<1x2x?xf32>
-// CHECK:         %[[SUM:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, (d3 + (d2 * 3)))>, affine_map<(d0, d1, d2, d3) -> (d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+// CHECK:         %[[SUM:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, (d2 + (d3 * 3)))>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
 // CHECK:         linalg.generic {{.*}} outs(%[[SUM]] : tensor<1x2x?xf32>)
 // CHECK:           %[[O:.+]] = linalg.index 2 : index
 // CHECK-NEXT:      %[[C2:.+]] = arith.constant 2 : index

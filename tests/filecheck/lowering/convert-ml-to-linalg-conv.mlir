@@ -91,7 +91,8 @@ func.func @conv_groups(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>, %b: ten
 
 // max_pool2d: padding and the initial value are -inf (the lowest i32 for
 // integers), so padding never wins; the kh/kw loops take their bounds from an
-// unread tensor.empty of the kernel size.
+// unread tensor.empty of the kernel size; kw is innermost, inside ow: (n, c, oh, kh,
+// ow, kw).
 
 // CHECK-LABEL: func.func @max_pool_padded
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x2x5x5xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<1x2x5x5xi32>)
@@ -102,7 +103,7 @@ func.func @conv_groups(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>, %b: ten
 // CHECK-NEXT:    ^bb0(%{{.+}}: f32):
 // CHECK-NEXT:      arith.constant 0xff800000 : f32
 // CHECK:         %[[WIN:.+]] = tensor.empty() : tensor<2x2xf32>
-// CHECK-NEXT:    %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d5 * 2) + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+// CHECK-NEXT:    %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d4 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"]}
 // CHECK-SAME:      ins(%[[P]], %[[WIN]] : tensor<1x2x6x6xf32>, tensor<2x2xf32>) outs(%[[INIT]] : tensor<1x2x3x3xf32>)
 // CHECK-NEXT:    ^bb0(%[[V:.+]]: f32, %{{.+}}: f32, %[[ACC:.+]]: f32):
 // CHECK-NEXT:      %[[MAX:.+]] = arith.maximumf %[[ACC]], %[[V]] : f32
@@ -121,7 +122,7 @@ func.func @max_pool_padded(%x: tensor<1x2x5x5xf32>, %y: tensor<1x2x5x5xi32>) -> 
 // kernel size, in place.
 
 // CHECK-LABEL: func.func @avg_pool_unpadded
-// CHECK:         %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+// CHECK:         %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"]}
 // CHECK:           arith.addf
 // CHECK:         %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%[[SUM]] : tensor<1x2x2x2xf32>)
 // CHECK-NEXT:    ^bb0(%[[S:.+]]: f32):
@@ -143,7 +144,7 @@ func.func @avg_pool_unpadded(%x: tensor<1x2x4x5xf32>) -> tensor<1x2x2x2xf32> {
 // CHECK-LABEL: func.func @avg_pool_padded_dynamic
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x2x?x5xf32>)
 // CHECK:         %[[H:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<1x2x?x5xf32>
-// CHECK:         %[[SUM:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), ((d5 * 2) + d4))>,
+// CHECK:         %[[SUM:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), ((d4 * 2) + d5))>,
 // CHECK:         %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%[[SUM]] : tensor<1x2x?x3xf32>)
 // CHECK-NEXT:    ^bb0(%[[S:.+]]: f32):
 // CHECK-NEXT:      %[[OH:.+]] = linalg.index 2 : index

@@ -506,3 +506,116 @@ func.func @conv(%x: memref<2x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<
   }
   func.return
 }
+
+// -----
+
+// Enough column panels (N = 64 is 8 panels of NR = 8) to repay packing A: the task
+// allocates a buffer for its block of A (MC/MR micro-panels of KC x MR), copies the
+// block into it for each K block (rows past the task clamped to its last row), and the
+// micro-kernel reads its MR values for each k from that one contiguous micro-panel.
+
+// CHECK-LABEL: func.func @packed_a
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<9x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x64xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<9x64xf32>)
+// CHECK:         "scf.parallel"
+// CHECK:         "scf.parallel"
+// CHECK:           %[[AP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<5x4x2xf32>
+// CHECK:           scf.for %[[K0:[a-zA-Z0-9_]+]] =
+// CHECK:             scf.for %[[Q:[a-zA-Z0-9_]+]] =
+// CHECK:               arith.minsi
+// CHECK:               scf.for %[[K:[a-zA-Z0-9_]+]] = %[[K0]] to
+// CHECK:                 %[[KK:.+]] = arith.subi %[[K]], %[[K0]] : index
+// CHECK:                 %[[V0:.+]] = memref.load %[[A]][{{.*}}, %[[K]]] : memref<9x16xf32>
+// CHECK:                 memref.store %[[V0]], %[[AP]][%[[Q]], %[[KK]], %{{.+}}] : memref<5x4x2xf32>
+// CHECK:                 %[[V1:.+]] = memref.load %[[A]][{{.*}}, %[[K]]] : memref<9x16xf32>
+// CHECK:                 memref.store %[[V1]], %[[AP]][%[[Q]], %[[KK]], %{{.+}}] : memref<5x4x2xf32>
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 scf.for {{.*}} iter_args
+// CHECK-NOT:               memref.load %[[A]]
+// CHECK:                   memref.load %[[AP]][%{{.+}}, %{{.+}}, %{{.+}}] : memref<5x4x2xf32>
+// CHECK:                   vector.broadcast
+// CHECK-COUNT-2:           vector.fma
+// CHECK:           memref.dealloc %[[AP]] : memref<5x4x2xf32>
+// CHECK:         memref.dealloc
+
+// LOC-LABEL: func.func @packed_a
+// LOC:         memref.alloc() {alignment = 64 : i64} : memref<5x4x2xf32> loc("model.py":9:2)
+func.func @packed_a(%a: memref<9x16xf32>, %b: memref<16x64xf32>, %c: memref<9x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<9x16xf32>, memref<16x64xf32>) outs(%c : memref<9x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } loc("model.py":9:2)
+  func.return
+}
+
+// -----
+
+// N unknown until run time: A is packed too (a wide N is the common case).
+
+// CHECK-LABEL: func.func @packed_a_dynamic
+// CHECK:         "scf.parallel"
+// CHECK:           memref.alloc() {alignment = 64 : i64} : memref<2x4x2xf32>
+// CHECK:           memref.dealloc %{{.+}} : memref<2x4x2xf32>
+func.func @packed_a_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// A zero fill, then ops without memory effects (the bias's get_global, as ONNX Gemm
+// gives), then the matmul: the fill is still dropped; a store in between keeps it.
+
+// CHECK-LABEL: func.func @fill_before_global
+// CHECK-NOT:     linalg.generic
+// CHECK:         memref.get_global @bias
+// CHECK:         vector.fma
+// CHECK:         scf.if
+// CHECK-NOT:       vector.load
+// CHECK:           vector.store
+// CHECK:         } else {
+// CHECK:           vector.load
+// CHECK-LABEL: func.func @fill_before_store
+// CHECK:         linalg.generic
+// CHECK:         memref.store
+// CHECK:         vector.fma
+"memref.global"() <{sym_name = "bias", type = memref<9xf32>, initial_value, sym_visibility = "public", constant}> : () -> ()
+func.func @fill_before_global(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %c: memref<5x9xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  %bias = memref.get_global @bias : memref<9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+func.func @fill_before_store(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %c: memref<5x9xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  %one = arith.constant 1.0 : f32
+  %i = arith.constant 2 : index
+  memref.store %one, %c[%i, %i] : memref<5x9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}

@@ -15,7 +15,9 @@ def generics(source: str) -> list[GenericOp]:
     return [op for op in parse_module(source).walk() if isinstance(op, GenericOp)]
 
 
-def matmul(body: str, extra: str = "", extra_type: str = "", fill: str = "0.0") -> str:
+def matmul(
+    body: str, extra: str = "", extra_type: str = "", fill: str = "0.0", between: str = ""
+) -> str:
     ins = "%a, %b" + (", %x" if extra else "")
     types = "memref<5x12xf32>, memref<12x9xf32>" + (f", {extra_type}" if extra else "")
     maps = MATMUL + (f", {extra}" if extra else "") + ", affine_map<(d0, d1, d2) -> (d0, d2)>"
@@ -27,6 +29,7 @@ def matmul(body: str, extra: str = "", extra_type: str = "", fill: str = "0.0") 
         %v = arith.constant {fill} : f32
         linalg.yield %v : f32
       }}
+      {between}
       linalg.generic {{indexing_maps = [{maps}], iterator_types = ["parallel", "reduction", "parallel"]}} ins({ins} : {types}) outs(%c : memref<5x9xf32>) {{
       ^bb0(%u: f32, %w: f32, {args}%acc: f32):
         %p = arith.mulf %u, %w : f32
@@ -56,6 +59,20 @@ def test_plain_matmul_and_its_zero_fill():
     assert mm is not None and mm.batch == 0 and mm.epilogue is None
     assert mm.sizes == (5, 9, 12)
     assert zero_fill_before(op, mm.c) is fill
+
+
+def test_zero_fill_found_across_ops_without_memory_effects():
+    # ONNX Gemm: the bias's get_global sits between the fill and the matmul
+    pure = "%g = memref.get_global @bias : memref<9xf32>\n      %i = arith.constant 3 : index"
+    fill, op = generics(matmul("linalg.yield %s : f32", between=pure))
+    mm = matmul_of(op)
+    assert mm is not None and zero_fill_before(op, mm.c) is fill
+    # a store between them may write C: the fill stays
+    store = "%i = arith.constant 3 : index\n      memref.store %e0, %c[%i, %i] : memref<5x9xf32>"
+    store = "%e0 = arith.constant 1.0 : f32\n      " + store
+    _, op = generics(matmul("linalg.yield %s : f32", between=store))
+    mm = matmul_of(op)
+    assert mm is not None and zero_fill_before(op, mm.c) is None
 
 
 def test_a_nonzero_fill_stays():
