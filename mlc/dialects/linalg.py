@@ -3,7 +3,7 @@ xDSL's `linalg` dialect, with `linalg.generic` parsing every form it prints.
 
 xDSL prints a generic with several results as MLIR does, `-> (tensor<..>, tensor<..>)`,
 but parses only the bare list `-> tensor<..>, tensor<..>`, so mlc's multi-result row
-kernels (softmax's running max and sum) would not survive `mlc-opt | mlc-opt`.
+kernels (softmax's exps and row sums) would not survive `mlc-opt | mlc-opt`.
 `linalg_dialect()` makes `GenericOp.parse` accept both before handing out xDSL's
 dialect. The op class itself stays xDSL's, so code that dispatches on it is unaffected.
 """

@@ -16,6 +16,13 @@ threads, and each block runs the same generic on views of its operands:
       linalg.generic ins(%xv ...) outs(%yv ...)     // same maps, same body
     }
 
+When the extent of `d` is static and divides among the threads, the block size is a
+constant and the views have static sizes: the loops inside then have constant bounds,
+so `convert-to-llvm`, which weighs a parallel loop by its trip count times the work of
+one iteration, sees the blocks' real work (a dynamic bound counts as 1024 iterations
+there, and two such blocks of a small body fell under `PARALLEL_THRESHOLD`: the loop ran
+on one thread).
+
 `d` must appear in every operand's map either not at all or as one plain result
 (`d` alone), so that a block of `d` is a block of rows of those operands, and the
 generic's body must not read `linalg.index` (which would count from the block start).
@@ -101,22 +108,21 @@ def _strides(type_: MemRefType) -> list[int | None]:
 
 
 def _block_view(
-    b: Ops, value: SSAValue, position: int, start: SSAValue, size: SSAValue
+    b: Ops, value: SSAValue, position: int, start: SSAValue, size: SSAValue | int
 ) -> SSAValue:
-    """`value[..., start : start + size, ...]` along dimension `position`, as a strided view."""
+    """`value[..., start : start + size, ...]` along dimension `position`, as a strided view
+    (of static size there when `size` is an int)."""
     type_ = value.type
     assert isinstance(type_, MemRefType)
     shape = list(type_.get_shape())
     strides = _strides(type_)
-    dynamic_sizes = [
-        b.dim(value, r) for r, s in enumerate(shape) if s == DYNAMIC_INDEX and r != position
-    ]
-    sizes = [*dynamic_sizes]
-    sizes.insert(sum(1 for r in range(position) if shape[r] == DYNAMIC_INDEX), size)
-    static_sizes = [DYNAMIC_INDEX if r == position else s for r, s in enumerate(shape)]
+    static_size = size if isinstance(size, int) else DYNAMIC_INDEX
+    sizes = [b.dim(value, r) for r, s in enumerate(shape) if s == DYNAMIC_INDEX and r != position]
+    if isinstance(size, SSAValue):
+        sizes.insert(sum(1 for r in range(position) if shape[r] == DYNAMIC_INDEX), size)
+    static_sizes = [static_size if r == position else s for r, s in enumerate(shape)]
     static_offsets = [DYNAMIC_INDEX if r == position else 0 for r in range(len(shape))]
-    result_shape = [DYNAMIC_INDEX if r == position else s for r, s in enumerate(shape)]
-    result_type = MemRefType(type_.element_type, result_shape, StridedLayoutAttr(strides, None))
+    result_type = MemRefType(type_.element_type, static_sizes, StridedLayoutAttr(strides, None))
     return b(
         memref.SubviewOp(
             value,
@@ -140,7 +146,7 @@ def loop_extent(b: Ops, op: GenericOp, d: int) -> SSAValue:
     raise AssertionError("splittable_loop guarantees an operand with a plain d")
 
 
-def block_of(b: Ops, op: GenericOp, d: int, start: SSAValue, size: SSAValue) -> GenericOp:
+def block_of(b: Ops, op: GenericOp, d: int, start: SSAValue, size: SSAValue | int) -> GenericOp:
     """`op` on rows `[start, start + size)` of loop `d` (views of its operands); `op`'s
     body moves into it."""
     views: list[SSAValue] = []
@@ -170,11 +176,18 @@ def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
     b = Ops()
     extent = loop_extent(b, op, d)
     zero, one = b.index(0), b.index(1)
-    block_size = b(arith.MaxSIOp(b.ceildiv(extent, b.index(threads)), one))
+    static = loop_extents(op).get(d, -1)
     body = Block(arg_types=[IndexType()])
     inner = Ops()
     start = body.args[0]
-    size = inner.min(block_size, inner(arith.SubiOp(extent, start)))
+    if static > 0 and static % threads == 0:
+        # Blocks of one static size: the loops inside have constant bounds, so
+        # `convert-to-llvm` sees the work of a block when it weighs the thread pool.
+        block_size = b.index(static // threads)
+        size: SSAValue | int = static // threads
+    else:
+        block_size = b(arith.MaxSIOp(b.ceildiv(extent, b.index(threads)), one))
+        size = inner.min(block_size, inner(arith.SubiOp(extent, start)))
     blocked = block_of(inner, op, d, start, size)
     body.add_ops([*inner.ops, blocked, scf.ReduceOp()])
     b.ops.append(scf.ParallelOp([zero], [extent], [block_size], Region(body)))

@@ -1,9 +1,9 @@
 """
 Runs of generics over the same rows, fused into one loop over blocks of rows.
 
-A softmax lowers to generics over the same rows: a reduction of each row (its max and
-sum, per lane), a combination of the lanes, and an elementwise pass that reads each row
-again; a layer norm likewise. Split one by one (`mlc.lowering.parallel_generic`), each
+A softmax lowers to generics over the same rows: a max of each row, a pass storing
+`exp(x - max)` with the row's sum, per-row reciprocals, and a pass scaling the stored
+exps; a layer norm likewise. Split one by one (`mlc.lowering.parallel_generic`), each
 generic streams the whole input through the cache, so a 64 MB input is read from memory
 twice. Here a run of consecutive generics on memrefs whose row loops have the same
 extent, and that pass data to each other only row by row, becomes one loop over blocks

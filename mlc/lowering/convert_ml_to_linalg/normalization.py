@@ -1,26 +1,20 @@
 """
 `ml.softmax`, `ml.layer_norm` and `ml.batch_norm` to row kernels: at most two passes over `x`.
 
-Softmax along `axis` is online (Milakov and Gimelshein): one reduction generic keeps
-the running max `m` and the sum `s` of `exp(x - m)`, rescaling the sum when the max
-grows, and a second, elementwise one normalises:
+Softmax along `axis` makes three passes over each row, one `exp` per element:
 
-    pass 1, per element:  m' = max(m, x)
-                          e  = exp(min(m, x) - m')      (one exp: the smaller side)
-                          s' = x > m ? s * e + 1 : s + e
-    pass 2:               y  = exp(x - m) / s
+    pass 1:     m = max(x)                      (NaN-propagating, as numpy's)
+    pass 2:     e = exp(x - m), stored;  s = sum(e)
+    per row:    r = 1 / s
+    pass 3:     e = e * r                       (in place: the generic's output is `e`)
 
-`e` is taken as 0 where `min - max` is NaN (both -inf: masked entries before the
-first finite one), so a row is NaN only if it is entirely -inf, as in numpy.
-
-That recurrence carries one state per row from element to element, which no loop
-vectoriser takes apart. Along a static last axis that is a multiple of the lanes (16,
-else 8), pass 1 keeps one state per lane instead: the row viewed as
-`(size / lanes) x lanes`, a reduction whose innermost loop runs over the lanes
-(contiguous, independent: a vector loop), then a reduction over the lanes of each row
-that merges the states, `(m, s) + (m', s')` rescaling the sum with the smaller max
-(`merge_softmax_states`; the step above is its `s' = 1` case), as onnxruntime and
-FlashAttention combine partial softmaxes.
+`linalg-tile` runs the four generics over blocks of rows that fit in L2
+(`mlc.lowering.row_blocks`), so x is read from memory once and `e` is scaled while
+still in cache, and bufferization writes pass 3 into `e`'s buffer, which is the result.
+An online max-and-sum (Milakov and Gimelshein) reads x once less but computes `exp`
+twice per element (once for the sum, once for the result); that made softmax bound by
+arithmetic at about a third of memory speed. A row entirely -inf gives NaN (x - m is
+NaN), as in numpy; so does a row holding NaN or +inf.
 
 Layer norm over the dims `axis..rank-1` (N elements) sums the data shifted by the
 row's first element `k` in one pass (sum and sum of squares of `x - k`: with `k` near
@@ -41,7 +35,7 @@ float element types (the `ml` verifier checks this).
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import arith, math, tensor
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -66,7 +60,6 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     scalar_constant,
     tensor_type,
 )
-from mlc.lowering.convert_ml_to_linalg.movement import reassociation
 from mlc.lowering.convert_ml_to_linalg.reduction import element_count, reduced_dims, reduced_map
 
 
@@ -134,98 +127,14 @@ def rows_filled(
     return [fill(rewriter, kept, dims, identity) for identity in identities]
 
 
-def online_softmax_step(x: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
-    """The new running max and sum after element `x` (see the module docstring)."""
-    new_max = arith.MaximumfOp(m, x).result
-    gap = arith.SubfOp(arith.MinimumfOp(m, x), new_max).result
-    ordered = arith.CmpfOp(gap, gap, "ord").result
-    scale = arith.SelectOp(ordered, math.ExpOp(gap), scalar_constant(0, x.type)).result
-    one = scalar_constant(1, x.type)
-    grown = arith.AddfOp(arith.MulfOp(s, scale), one).result
-    kept = arith.AddfOp(s, scale).result
-    new_sum = arith.SelectOp(arith.CmpfOp(x, m, "ogt"), grown, kept).result
-    return [new_max, new_sum]
-
-
-def merge_softmax_states(m_b: SSAValue, s_b: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
-    """
-    The running max and sum of two parts of a row, `(m, s)` and `(m_b, s_b)`.
-
-    As `online_softmax_step` (which is this with `s_b = 1`): one exp, of the smaller
-    max minus the larger, taken as 0 where both are -inf.
-    """
-    new_max = arith.MaximumfOp(m, m_b).result
-    gap = arith.SubfOp(arith.MinimumfOp(m, m_b), new_max).result
-    ordered = arith.CmpfOp(gap, gap, "ord").result
-    scale = arith.SelectOp(ordered, math.ExpOp(gap), scalar_constant(0, m.type)).result
-    grown = arith.AddfOp(arith.MulfOp(s, scale), s_b).result
-    kept = arith.AddfOp(s, arith.MulfOp(s_b, scale)).result
-    new_sum = arith.SelectOp(arith.CmpfOp(m_b, m, "ogt"), grown, kept).result
-    return [new_max, new_sum]
-
-
-SOFTMAX_LANES = (16, 8)
-"""Running states per row when softmax runs along the last, static axis: two AVX2 or
-one AVX-512 vector of f32 (8 where the axis is a multiple of 8 only)."""
-
-
-def softmax_lanes(x: SSAValue, axis: int) -> int | None:
-    """The lanes of a vectorised max-and-sum for softmax over `axis`, or None (scalar)."""
-    shape = tensor_type(x).get_shape()
-    if axis != len(shape) - 1 or not shapes.is_static(shape[axis]):
-        return None
-    size = shape[axis]
-    return next((n for n in SOFTMAX_LANES if size % n == 0 and size >= 2 * n), None)
-
-
-def lane_max_and_sum(
-    rewriter: PatternRewriter, x: SSAValue, lanes: int, inits: Sequence[SSAValue]
-) -> tuple[SSAValue, ...]:
-    """
-    The running max and sum of each row of `x` (last axis) into `inits`, `lanes` at a time.
-
-    The row is viewed as `(size / lanes) x lanes`; a reduction over the first of these
-    keeps one running state per lane, `(..., lanes)`, whose innermost loop is over the
-    lanes, contiguous and independent (a vector loop for LLVM); a second reduction
-    merges the lanes of each row into `inits`.
-    """
-    x_type = tensor_type(x)
-    rank = x_type.get_num_dims()
-    lead = list(x_type.get_shape()[:-1])
-    element = x_type.element_type  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    dynamic = [dim_value(rewriter, x, i) for i, d in enumerate(lead) if not shapes.is_static(d)]
-    split_type = TensorType(element, [*lead, x_type.get_shape()[-1] // lanes, lanes])  # pyright: ignore[reportUnknownArgumentType]
-    groups = [[i] for i in range(rank - 1)] + [[rank - 1, rank]]
-    split = rewriter.insert(
-        tensor.ExpandShapeOp(x, dynamic, reassociation(groups), split_type.get_shape(), split_type)
-    ).result
-    state_type = TensorType(element, [*lead, lanes])  # pyright: ignore[reportUnknownArgumentType]
-    dims = [*dynamic_dims(rewriter, x)[:-1], None]
-    states = [fill(rewriter, state_type, dims, identity) for identity in (float("-inf"), 0)]
-    lane_map = AffineMap(
-        rank + 1, 0, tuple(AffineExpr.dimension(i) for i in [*range(rank - 1), rank])
-    )
-    m_lanes, s_lanes = build_generic(
-        rewriter,
-        [split],
-        states,
-        [AffineMap.identity(rank + 1), lane_map, lane_map],
-        iterator_types(rank + 1, [rank - 1]),
-        lambda args: online_softmax_step(*args),
-    )
-    kept_map = reduced_map(rank, [rank - 1], True)
-    return build_generic(
-        rewriter,
-        [m_lanes, s_lanes],
-        inits,
-        [AffineMap.identity(rank), AffineMap.identity(rank), kept_map, kept_map],
-        iterator_types(rank, [rank - 1]),
-        lambda args: merge_softmax_states(*args),
-    )
+def exp_and_sum(x: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
+    """`exp(x - m)`, stored once, and the row's sum with it added."""
+    e = math.ExpOp(arith.SubfOp(x, m)).result
+    return [e, arith.AddfOp(s, e).result]
 
 
 class LowerSoftmax(RewritePattern):
-    """`ml.softmax` to an online max-and-sum reduction and a normalising generic."""
+    """`ml.softmax` to a max pass, an exp-and-sum pass, per-row reciprocals and a scaling pass."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.SoftmaxOp, rewriter: PatternRewriter, /) -> None:
@@ -233,27 +142,41 @@ class LowerSoftmax(RewritePattern):
         rank = tensor_type(x).get_num_dims()
         axes = [shapes.normalize_axis(op.axis.value.data, rank)]
         identity, kept_map = AffineMap.identity(rank), reduced_map(rank, axes, True)
+        reduce = iterator_types(rank, axes)
         with keep_location(rewriter, op):
-            inits = rows_filled(rewriter, x, axes, [float("-inf"), 0])
-            if (lanes := softmax_lanes(x, axes[0])) is not None:
-                m, s = lane_max_and_sum(rewriter, x, lanes, inits)
-            else:
-                m, s = build_generic(
-                    rewriter,
-                    [x],
-                    inits,
-                    [identity, kept_map, kept_map],
-                    iterator_types(rank, axes),
-                    lambda args: online_softmax_step(*args),
-                )
-            y = map_over_x(
+            low, zero = rows_filled(rewriter, x, axes, [float("-inf"), 0])
+            (m,) = build_generic(
                 rewriter,
-                x,
-                op.result.type,
-                ([x, m, s], [identity, kept_map, kept_map]),
-                lambda args: (
-                    arith.DivfOp(math.ExpOp(arith.SubfOp(args[0], args[1])), args[2]).result
-                ),
+                [x],
+                [low],
+                [identity, kept_map],
+                reduce,
+                lambda args: arith.MaximumfOp(args[1], args[0]).result,
+            )
+            empty = empty_like_result(rewriter, op.result.type, dynamic_dims(rewriter, x))
+            e, s = build_generic(
+                rewriter,
+                [x, m],
+                [empty, zero],
+                [identity, kept_map, identity, kept_map],
+                reduce,
+                lambda args: exp_and_sum(args[0], args[1], args[3]),
+            )
+            (inverse,) = build_generic(
+                rewriter,
+                [s],
+                [empty_like_result(rewriter, s.type, dynamic_dims(rewriter, s))],
+                [AffineMap.identity(rank)] * 2,
+                iterator_types(rank),
+                lambda args: arith.DivfOp(scalar_constant(1, args[0].type), args[0]).result,
+            )
+            (y,) = build_generic(
+                rewriter,
+                [inverse],
+                [e],
+                [kept_map, identity],
+                iterator_types(rank),
+                lambda args: arith.MulfOp(args[1], args[0]).result,
             )
         rewriter.replace(op, (), (y,))
 

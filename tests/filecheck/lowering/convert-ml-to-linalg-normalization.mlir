@@ -2,38 +2,42 @@
 // RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
 
-// Softmax is an online row kernel: one reduction keeps the running max and the
-// rescaled sum (one exp per element, zero where both sides are -inf), then one
-// elementwise pass normalises. Two passes over x in all.
+// Softmax is a row kernel with one exp per element: a max reduction, then exp(x - max)
+// stored once while the row's sum accumulates, then per-row reciprocals and a pass that
+// scales the stored exps in place (the generic's output is the exps themselves).
 
 // CHECK-LABEL: func.func @softmax_dynamic
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<2x?x16xf64>)
+// CHECK:         %[[LOW:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<2x1x16xf64>)
 // CHECK:           arith.constant 0xfff0000000000000 : f64
-// CHECK:         %[[M:[a-zA-Z0-9_]+]], %[[S:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<2x?x16xf64>)
-// CHECK-NEXT:    ^bb0(%[[XX:.+]]: f64, %[[MM:.+]]: f64, %[[SS:.+]]: f64):
+// CHECK:         %[[ZERO:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<2x1x16xf64>)
+// CHECK:         %[[M:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]] : tensor<2x?x16xf64>) outs(%[[LOW]] : tensor<2x1x16xf64>)
+// CHECK-NEXT:    ^bb0(%[[XX:.+]]: f64, %[[MM:.+]]: f64):
 // CHECK-NEXT:      %[[NEWM:.+]] = arith.maximumf %[[MM]], %[[XX]] : f64
-// CHECK-NEXT:      %[[LOW:.+]] = arith.minimumf %[[MM]], %[[XX]] : f64
-// CHECK-NEXT:      %[[GAP:.+]] = arith.subf %[[LOW]], %[[NEWM]] fastmath<reassoc,contract> : f64
-// CHECK-NEXT:      %[[ORD:.+]] = arith.cmpf ord, %[[GAP]], %[[GAP]] : f64
-// CHECK-NEXT:      %[[EXP:.+]] = math.exp %[[GAP]] : f64
-// CHECK:           %[[E:.+]] = arith.select %[[ORD]], %[[EXP]], %{{.+}} : f64
-// CHECK:           %[[GROWN:.+]] = arith.addf %{{.+}}, %{{.+}} fastmath<reassoc,contract> : f64
-// CHECK-NEXT:      %[[KEPT:.+]] = arith.addf %[[SS]], %[[E]] fastmath<reassoc,contract> : f64
-// CHECK-NEXT:      %[[GT:.+]] = arith.cmpf ogt, %[[XX]], %[[MM]] : f64
-// CHECK-NEXT:      %[[NEWS:.+]] = arith.select %[[GT]], %[[GROWN]], %[[KEPT]] : f64
-// CHECK-NEXT:      linalg.yield %[[NEWM]], %[[NEWS]] : f64, f64
-// CHECK:         %[[D:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<2x?x16xf64>
-// CHECK-NEXT:    %[[E2:.+]] = tensor.empty(%[[D]]) : tensor<2x?x16xf64>
-// CHECK-NEXT:    %[[Y:.+]] = linalg.generic {{.*}} ins(%[[X]], %[[M]], %[[S]] : {{.*}}) outs(%[[E2]] : tensor<2x?x16xf64>)
-// CHECK:           arith.subf
-// CHECK-NEXT:      math.exp
-// CHECK-NEXT:      arith.divf
+// CHECK-NEXT:      linalg.yield %[[NEWM]] : f64
+// CHECK:         %[[EMPTY:.+]] = tensor.empty(%{{.+}}) : tensor<2x?x16xf64>
+// CHECK-NEXT:    %[[E:[a-zA-Z0-9_]+]], %[[S:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[X]], %[[M]] : tensor<2x?x16xf64>, tensor<2x1x16xf64>) outs(%[[EMPTY]], %[[ZERO]] : tensor<2x?x16xf64>, tensor<2x1x16xf64>)
+// CHECK-NEXT:    ^bb0(%[[XE:.+]]: f64, %[[ME:.+]]: f64, %{{.+}}: f64, %[[SE:.+]]: f64):
+// CHECK-NEXT:      %[[T:.+]] = arith.subf %[[XE]], %[[ME]] fastmath<reassoc,contract> : f64
+// CHECK-NEXT:      %[[EXP:.+]] = math.exp %[[T]] : f64
+// CHECK-NEXT:      %[[SUM:.+]] = arith.addf %[[SE]], %[[EXP]] fastmath<reassoc,contract> : f64
+// CHECK-NEXT:      linalg.yield %[[EXP]], %[[SUM]] : f64, f64
+// CHECK:         %[[INV:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[S]] : tensor<2x1x16xf64>)
+// CHECK-NEXT:    ^bb0(%[[SI:.+]]: f64, %{{.+}}: f64):
+// CHECK-NEXT:      %[[ONE:.+]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT:      %[[R:.+]] = arith.divf %[[ONE]], %[[SI]] : f64
+// CHECK-NEXT:      linalg.yield %[[R]] : f64
+// CHECK:         %[[Y:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, 0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[INV]] : tensor<2x1x16xf64>) outs(%[[E]] : tensor<2x?x16xf64>)
+// CHECK-NEXT:    ^bb0(%[[RY:.+]]: f64, %[[EY:.+]]: f64):
+// CHECK-NEXT:      %[[P:.+]] = arith.mulf %[[EY]], %[[RY]] : f64
+// CHECK-NEXT:      linalg.yield %[[P]] : f64
 // CHECK:         func.return %[[Y]]
 
 // LOC-LABEL:   func.func @softmax_dynamic
 // LOC:           arith.maximumf {{.*}} loc("nn.py":7:1)
 // LOC:           math.exp {{.*}} loc("nn.py":7:1)
 // LOC:           arith.divf {{.*}} loc("nn.py":7:1)
+// LOC:           arith.mulf {{.*}} loc("nn.py":7:1)
 func.func @softmax_dynamic(%x: tensor<2x?x16xf64>) -> tensor<2x?x16xf64> {
   %0 = ml.softmax %x {axis = 1 : i64} : (tensor<2x?x16xf64>) -> tensor<2x?x16xf64> loc("nn.py":7:1)
   func.return %0 : tensor<2x?x16xf64>
@@ -41,61 +45,22 @@ func.func @softmax_dynamic(%x: tensor<2x?x16xf64>) -> tensor<2x?x16xf64> {
 
 // -----
 
-// Along a static last axis that is a multiple of the lanes (16 here), the running
-// max and sum are kept per lane: x is viewed as rows of (32/16) x 16, the first
-// reduction keeps one state per lane (its innermost loop, over the lanes, is
-// contiguous and independent: a vector loop), and a second one merges the lanes of
-// each row with the same rescaling (sums weighted by exp of the max gap).
+// Along the last axis, of any length (a prime here): the same four generics, and no
+// exp anywhere but in the exp-and-sum pass, so one per element.
 
-// CHECK-LABEL: func.func @softmax_lanes
-// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<?x32xf32>)
-// CHECK:         %[[ROWS:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<?x32xf32>
-// CHECK:         %[[SPLIT:.+]] = tensor.expand_shape %[[X]] {{\[}}[0 : i64], [1 : i64, 2 : i64]] output_shape [%[[ROWS]], 2, 16] : tensor<?x32xf32> into tensor<?x2x16xf32>
-// CHECK:         %[[ML:[a-zA-Z0-9_]+]], %[[SL:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[SPLIT]] : tensor<?x2x16xf32>) outs({{.*}} : tensor<?x16xf32>, tensor<?x16xf32>)
-// CHECK:           arith.maximumf
+// CHECK-LABEL: func.func @softmax_last_axis
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<?x31xf32>)
+// CHECK-NOT:     math.exp
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<?x31xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      arith.maximumf
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %{{.+}} : tensor<?x31xf32>, tensor<?x1xf32>) outs(%{{.+}}, %{{.+}} : tensor<?x31xf32>, tensor<?x1xf32>)
 // CHECK:           math.exp
-// CHECK:         } -> (tensor<?x16xf32>, tensor<?x16xf32>)
-// CHECK:         %[[M:[a-zA-Z0-9_]+]], %[[S:[a-zA-Z0-9_]+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%[[ML]], %[[SL]] : tensor<?x16xf32>, tensor<?x16xf32>)
-// CHECK-NEXT:    ^bb0(%[[MB:.+]]: f32, %[[SB:.+]]: f32, %[[MA:.+]]: f32, %[[SA:.+]]: f32):
-// CHECK-NEXT:      %[[NEWM:.+]] = arith.maximumf %[[MA]], %[[MB]] : f32
-// CHECK-NEXT:      %[[LOW:.+]] = arith.minimumf %[[MA]], %[[MB]] : f32
-// CHECK-NEXT:      %[[GAP:.+]] = arith.subf %[[LOW]], %[[NEWM]] fastmath<reassoc,contract> : f32
-// CHECK-NEXT:      %[[ORD:.+]] = arith.cmpf ord, %[[GAP]], %[[GAP]] : f32
-// CHECK-NEXT:      %[[EXP:.+]] = math.exp %[[GAP]] : f32
-// CHECK-NEXT:      %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %[[E:.+]] = arith.select %[[ORD]], %[[EXP]], %[[ZERO]] : f32
-// CHECK-NEXT:      %[[SCALED:.+]] = arith.mulf %[[SA]], %[[E]] fastmath<reassoc,contract> : f32
-// CHECK-NEXT:      %[[GROWN:.+]] = arith.addf %[[SCALED]], %[[SB]] fastmath<reassoc,contract> : f32
-// CHECK-NEXT:      %[[WEIGHED:.+]] = arith.mulf %[[SB]], %[[E]] fastmath<reassoc,contract> : f32
-// CHECK-NEXT:      %[[KEPT:.+]] = arith.addf %[[SA]], %[[WEIGHED]] fastmath<reassoc,contract> : f32
-// CHECK-NEXT:      %[[GT:.+]] = arith.cmpf ogt, %[[MB]], %[[MA]] : f32
-// CHECK-NEXT:      %[[NEWS:.+]] = arith.select %[[GT]], %[[GROWN]], %[[KEPT]] : f32
-// CHECK-NEXT:      linalg.yield %[[NEWM]], %[[NEWS]] : f32, f32
-// CHECK:         %[[Y:.+]] = linalg.generic {{.*}} ins(%[[X]], %[[M]], %[[S]] : {{.*}})
-// CHECK:         func.return %[[Y]]
-
-// LOC-LABEL:   func.func @softmax_lanes
-// LOC:           tensor.expand_shape {{.*}} loc("nn.py":3:5)
-// LOC:           arith.maximumf {{.*}} loc("nn.py":3:5)
-func.func @softmax_lanes(%x: tensor<?x32xf32>) -> tensor<?x32xf32> {
-  %0 = ml.softmax %x {axis = -1 : i64} : (tensor<?x32xf32>) -> tensor<?x32xf32> loc("nn.py":3:5)
-  func.return %0 : tensor<?x32xf32>
-}
-
-// -----
-
-// A last axis of 24 takes 8 lanes; one of 12 (under two vectors of 8) and a softmax
-// along another axis keep the scalar running state.
-
-// CHECK-LABEL: func.func @softmax_lane_counts
-// CHECK:         tensor.expand_shape %{{.+}} {{\[}}[0 : i64], [1 : i64, 2 : i64]] output_shape [3, 3, 8] : tensor<3x24xf32> into tensor<3x3x8xf32>
-// CHECK-NOT:     tensor.expand_shape
+// CHECK-NOT:     math.exp
 // CHECK:         func.return
-func.func @softmax_lane_counts(%x: tensor<3x24xf32>, %y: tensor<3x12xf32>, %z: tensor<32x32xf32>) -> (tensor<3x24xf32>, tensor<3x12xf32>, tensor<32x32xf32>) {
-  %0 = ml.softmax %x {axis = 1 : i64} : (tensor<3x24xf32>) -> tensor<3x24xf32>
-  %1 = ml.softmax %y {axis = 1 : i64} : (tensor<3x12xf32>) -> tensor<3x12xf32>
-  %2 = ml.softmax %z {axis = 0 : i64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
-  func.return %0, %1, %2 : tensor<3x24xf32>, tensor<3x12xf32>, tensor<32x32xf32>
+func.func @softmax_last_axis(%x: tensor<?x31xf32>) -> tensor<?x31xf32> {
+  %0 = ml.softmax %x {axis = -1 : i64} : (tensor<?x31xf32>) -> tensor<?x31xf32>
+  func.return %0 : tensor<?x31xf32>
 }
 
 // -----

@@ -162,3 +162,65 @@ func.func @fits_in_cache(%x: memref<6x40xf32>, %s: memref<6x1xf32>, %y: memref<6
   }
   func.return
 }
+
+// -----
+
+// Softmax as bufferized: a max pass, exp(x - max) stored in %e with the row sums, the
+// sums' reciprocals in place, and %e scaled in place. All run over the same rows, so
+// each block of rows is read from memory once and its exps are scaled while in L2;
+// the result is %e itself (no second buffer of x's size).
+
+// CHECK-LABEL: func.func @softmax_in_place
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<4096x4096xf32>)
+// CHECK:         %[[E:.+]] = memref.alloc() {alignment = 64 : i64} : memref<4096x4096xf32>
+// CHECK-NOT:     memref.alloc() {{.*}} : memref<4096x4096xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           arith.maximumf
+// CHECK:           memref.subview %[[E]]
+// CHECK:           math.exp
+// CHECK:           arith.divf
+// CHECK:           arith.mulf
+// CHECK:           scf.reduce
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return %[[E]]
+func.func @softmax_in_place(%x: memref<4096x4096xf32>) -> memref<4096x4096xf32> {
+  %m = memref.alloc() {alignment = 64 : i64} : memref<4096x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%m : memref<4096x1xf32>) {
+  ^bb0(%o: f32):
+    %low = arith.constant 0xff800000 : f32
+    linalg.yield %low : f32
+  }
+  %s = memref.alloc() {alignment = 64 : i64} : memref<4096x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%s : memref<4096x1xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.000000e+00 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<4096x4096xf32>) outs(%m : memref<4096x1xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %t = arith.maximumf %acc, %a : f32
+    linalg.yield %t : f32
+  }
+  %e = memref.alloc() {alignment = 64 : i64} : memref<4096x4096xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : memref<4096x4096xf32>, memref<4096x1xf32>) outs(%e, %s : memref<4096x4096xf32>, memref<4096x1xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32, %acc: f32):
+    %d = arith.subf %a, %b : f32
+    %t = math.exp %d : f32
+    %u = arith.addf %acc, %t : f32
+    linalg.yield %t, %u : f32, f32
+  }
+  memref.dealloc %m : memref<4096x1xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : memref<4096x1xf32>) outs(%s : memref<4096x1xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %one = arith.constant 1.000000e+00 : f32
+    %r = arith.divf %one, %a : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%s : memref<4096x1xf32>) outs(%e : memref<4096x4096xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.mulf %o, %a : f32
+    linalg.yield %t : f32
+  }
+  memref.dealloc %s : memref<4096x1xf32>
+  func.return %e : memref<4096x4096xf32>
+}

@@ -144,12 +144,15 @@ func.func @matvec_k1(%e: memref<2048x1xf32>, %s: memref<1x1xf32>, %y: memref<204
 // -----
 
 // An elementwise generic with enough work is split into one block of rows per
-// thread: views of its operands, the same generic on them, in an scf.parallel.
+// thread: views of its operands, the same generic on them, in an scf.parallel. The
+// rows divide among the threads, so every block has the same static size (and the
+// loops inside have constant bounds).
 
 // CHECK-LABEL: func.func @elementwise
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<512x256xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<512x256xf32>)
-// CHECK:         "scf.parallel"
-// CHECK:           %[[XV:.+]] = memref.subview %[[X]][{{.*}}, 0] [{{.*}}, 256] [1, 1] : memref<512x256xf32> to memref<?x256xf32, strided<[256, 1], offset: ?>>
+// CHECK:         %[[BLOCK:.+]] = arith.constant 256 : index
+// CHECK:         "scf.parallel"(%{{.+}}, %{{.+}}, %[[BLOCK]])
+// CHECK:           %[[XV:.+]] = memref.subview %[[X]][{{.*}}, 0] [256, 256] [1, 1] : memref<512x256xf32> to memref<256x256xf32, strided<[256, 1], offset: ?>>
 // CHECK:           %[[YV:.+]] = memref.subview %[[Y]]
 // CHECK:           linalg.generic {{.*}} ins(%[[XV]] : {{.*}}) outs(%[[YV]] : {{.*}})
 // CHECK:             math.exp
@@ -170,13 +173,33 @@ func.func @elementwise(%x: memref<512x256xf32>, %y: memref<512x256xf32>) {
 // CHECK-LABEL: func.func @skips_unit_loop
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x300x300xf32>, %[[R:[a-zA-Z0-9_]+]]: memref<300xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x300x300xf32>)
 // CHECK:         "scf.parallel"
-// CHECK:           %[[XV:.+]] = memref.subview %[[X]][0, {{.*}}, 0] [1, {{.*}}, 300] [1, 1, 1]
+// CHECK:           %[[XV:.+]] = memref.subview %[[X]][0, {{.*}}, 0] [1, 150, 300] [1, 1, 1]
 // CHECK:           linalg.generic {{.*}} ins(%[[XV]], %[[R]] : {{.*}})
 func.func @skips_unit_loop(%x: memref<1x300x300xf32>, %r: memref<300xf32>, %y: memref<1x300x300xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %r : memref<1x300x300xf32>, memref<300xf32>) outs(%y : memref<1x300x300xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %s = arith.addf %a, %b : f32
     linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Rows that do not divide among the threads (301 for 2): blocks of ceil(301 / 2) rows,
+// the last one shorter, so each block's size is `min(block, rows - start)`.
+
+// CHECK-LABEL: func.func @odd_rows
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<301x256xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<301x256xf32>)
+// CHECK:         %[[BLOCK:.+]] = arith.maxsi
+// CHECK:         "scf.parallel"(%{{.+}}, %{{.+}}, %[[BLOCK]])
+// CHECK:           %[[SIZE:.+]] = arith.minsi %[[BLOCK]], %{{.+}} : index
+// CHECK:           memref.subview %[[X]][{{.*}}, 0] [%[[SIZE]], 256] [1, 1] : memref<301x256xf32> to memref<?x256xf32, strided<[256, 1], offset: ?>>
+func.func @odd_rows(%x: memref<301x256xf32>, %y: memref<301x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<301x256xf32>) outs(%y : memref<301x256xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
   }
   func.return
 }
