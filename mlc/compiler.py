@@ -443,7 +443,9 @@ def _options(target: str, graph_passes: bool) -> str:
     """What besides the program decides its machine code: the pipeline and LLVM level."""
     from mlc.backend.jit import OPT_LEVEL
 
-    texts = [pipeline.stage_text(s, graph_passes) for s in pipeline.stages_for(target)]
+    texts = [
+        pipeline.stage_text(s, graph_passes, target=target) for s in pipeline.stages_for(target)
+    ]
     return ";".join([*texts, f"O{OPT_LEVEL}"])
 
 

@@ -44,6 +44,14 @@ STAGES: dict[str, str] = {
     "nvvm": "convert-gpu-to-nvvm,convert-gpu-host-to-llvm",
 }
 
+# Where a target runs a stage's passes with other options. On the GPU softmax is
+# online (two passes over x, two `exp` an element): a GPU has the arithmetic to spare,
+# and fewer kernels and passes over memory pay; the CPU's three passes do one `exp`.
+TARGET_STAGE_TEXT: dict[str, dict[str, str]] = {
+    "gpu": {"linalg": "convert-ml-to-linalg{online-softmax=true},linalg-fuse-elementwise"},
+}
+TARGET_STAGE_TEXT["cuda"] = TARGET_STAGE_TEXT["gpu"]
+
 # The `mlc` stage without the graph optimisations (`lower(..., graph_passes=False)`),
 # for comparing a program's results with and without them.
 UNOPTIMIZED_MLC_STAGE = "cse"
@@ -74,10 +82,17 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
 TF32_CONTRACTIONS = "convert-contractions-to-gpu{tf32=true}"
 
 
-def stage_text(stage: str, graph_passes: bool = True, allow_tf32: bool = False) -> str:
-    """The pass pipeline of `stage`; the `mlc` stage without graph passes is only `cse`."""
+def stage_text(
+    stage: str, graph_passes: bool = True, allow_tf32: bool = False, target: str = "cpu"
+) -> str:
+    """The pass pipeline of `stage` for `target`; the `mlc` stage without graph passes is
+    only `cse`."""
     skip = stage == "mlc" and not graph_passes
-    text = UNOPTIMIZED_MLC_STAGE if skip else STAGES[stage]
+    text = (
+        UNOPTIMIZED_MLC_STAGE
+        if skip
+        else TARGET_STAGE_TEXT.get(target, {}).get(stage, STAGES[stage])
+    )
     return text.replace("convert-contractions-to-gpu", TF32_CONTRACTIONS) if allow_tf32 else text
 
 
@@ -87,9 +102,10 @@ def run_stage(
     graph_passes: bool = True,
     verify: bool = True,
     allow_tf32: bool = False,
+    target: str = "cpu",
 ) -> None:
     """Apply one stage's passes in place; raise `DiagnosticError` if one fails."""
-    run_pipeline(module, stage_text(stage, graph_passes, allow_tf32), verify)
+    run_pipeline(module, stage_text(stage, graph_passes, allow_tf32, target), verify)
 
 
 def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
@@ -123,13 +139,13 @@ def lower(
     with `allow_tf32` GPU contractions use `TF32_CONTRACTIONS`.
     """
     for stage in stages_for(target, emit):
-        run_stage(module, stage, graph_passes, allow_tf32=allow_tf32)
+        run_stage(module, stage, graph_passes, allow_tf32=allow_tf32, target=target)
     return module
 
 
 def describe(target: str = "cpu") -> Sequence[str]:
     """One line per stage of `target`: its name and its pass pipeline."""
-    return [f"{stage}: {STAGES[stage]}" for stage in stages_for(target)]
+    return [f"{stage}: {stage_text(stage, target=target)}" for stage in stages_for(target)]
 
 
 def _has_tensors(module: ModuleOp) -> bool:
@@ -192,4 +208,4 @@ def remaining_gpu_pipelines(module: ModuleOp) -> list[str]:
         start = stages.index("nvvm")
     else:
         return []
-    return [STAGES[s] for s in stages[start:]]
+    return [stage_text(s, target="gpu") for s in stages[start:]]

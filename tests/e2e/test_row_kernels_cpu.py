@@ -104,3 +104,21 @@ def test_nan_and_infinity_poison_their_row_only(rng):
     assert np.isnan(got[1]).all()
     np.testing.assert_array_equal(np.isnan(got[2]), np.isnan(expected[2]))
     np.testing.assert_allclose(got[[0, 3]], reference(x[[0, 3]]), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(3, 7), (33, 256), (5, 131)])
+def test_online_form_matches_numpy(rng, monkeypatch, shape):
+    # The GPU pipeline's form (`online-softmax`), compiled here for the CPU: the same
+    # results, masked entries and fully masked rows included.
+    from mlc import pipeline
+
+    online = pipeline.TARGET_STAGE_TEXT["gpu"]["linalg"]
+    assert "online-softmax=true" in online
+    monkeypatch.setitem(pipeline.STAGES, "linalg", online)
+    exe = softmax_exe(shape, "float32")
+    x = random_array(rng, shape, "float32", -20, 20)
+    x[0, : shape[1] // 2] = -np.inf  # masked before the first finite entry
+    got = exe(x)
+    np.testing.assert_allclose(got, reference(x), rtol=1e-5, atol=1e-7)
+    x[-1, :] = -np.inf
+    assert np.isnan(exe(x)[-1]).all()

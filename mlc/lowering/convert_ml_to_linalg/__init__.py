@@ -63,7 +63,17 @@ class ConvertMLToLinalgPass(ModulePass):
 
     name = "convert-ml-to-linalg"
 
+    online_softmax: bool = False
+    """Softmax as an online max-and-sum and a normalising pass (two `exp` per element,
+    two passes) rather than three passes with one `exp`: the GPU pipeline's choice."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(GreedyRewritePatternApplier(PATTERNS)).rewrite_module(op)
+        patterns = [
+            normalization.LowerSoftmax(online=True)
+            if self.online_softmax and isinstance(p, normalization.LowerSoftmax)
+            else p
+            for p in PATTERNS
+        ]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
         check_fully_lowered(op)
         signless_types(op)

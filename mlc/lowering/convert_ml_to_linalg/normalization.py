@@ -11,10 +11,24 @@ Softmax along `axis` makes three passes over each row, one `exp` per element:
 `linalg-tile` runs the four generics over blocks of rows that fit in L2
 (`mlc.lowering.row_blocks`), so x is read from memory once and `e` is scaled while
 still in cache, and bufferization writes pass 3 into `e`'s buffer, which is the result.
-An online max-and-sum (Milakov and Gimelshein) reads x once less but computes `exp`
-twice per element (once for the sum, once for the result); that made softmax bound by
-arithmetic at about a third of memory speed. A row entirely -inf gives NaN (x - m is
-NaN), as in numpy; so does a row holding NaN or +inf.
+A row entirely -inf gives NaN (x - m is NaN), as in numpy; so does a row holding NaN
+or +inf.
+
+The pass option `online-softmax` (the GPU pipeline's choice) makes two passes instead:
+an online max-and-sum (Milakov and Gimelshein) keeps the running max `m` and the sum
+`s` of `exp(x - m)`, rescaling the sum when the max grows, and an elementwise pass
+normalises:
+
+    pass 1, per element:  m' = max(m, x)
+                          e  = exp(min(m, x) - m')      (one exp: the smaller side)
+                          s' = x > m ? s * e + 1 : s + e
+    pass 2:               y  = exp(x - m) / s
+
+It reads x once less but computes `exp` twice per element: on the CPU that made
+softmax bound by arithmetic at about a third of memory speed, while a GPU has the
+arithmetic to spare and gains from the fewer kernels and passes over memory. `e` is
+taken as 0 where `min - max` is NaN (both -inf: masked entries before the first
+finite one), so there too a row is NaN only if it is entirely -inf.
 
 Layer norm over the dims `axis..rank-1` (N elements) sums the data shifted by the
 row's first element `k` in one pass (sum and sum of squares of `x - k`: with `k` near
@@ -33,6 +47,7 @@ float element types (the `ml` verifier checks this).
 """
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, math
@@ -133,8 +148,24 @@ def exp_and_sum(x: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
     return [e, arith.AddfOp(s, e).result]
 
 
+def online_softmax_step(x: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
+    """The running max and sum of `exp(x - max)` after element `x` (see the docstring)."""
+    new_max = arith.MaximumfOp(m, x).result
+    gap = arith.SubfOp(arith.MinimumfOp(m, x), new_max).result
+    ordered = arith.CmpfOp(gap, gap, "ord").result  # both -inf: the step adds nothing
+    scale = arith.SelectOp(ordered, math.ExpOp(gap), scalar_constant(0, x.type)).result
+    grown = arith.AddfOp(arith.MulfOp(s, scale), scalar_constant(1, x.type)).result
+    kept = arith.AddfOp(s, scale).result
+    new_sum = arith.SelectOp(arith.CmpfOp(x, m, "ogt"), grown, kept).result
+    return [new_max, new_sum]
+
+
+@dataclass(frozen=True)
 class LowerSoftmax(RewritePattern):
-    """`ml.softmax` to a max pass, an exp-and-sum pass, per-row reciprocals and a scaling pass."""
+    """`ml.softmax` to a max pass, an exp-and-sum pass, per-row reciprocals and a scaling
+    pass; with `online`, to an online max-and-sum and a normalising pass."""
+
+    online: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.SoftmaxOp, rewriter: PatternRewriter, /) -> None:
@@ -143,6 +174,27 @@ class LowerSoftmax(RewritePattern):
         axes = [shapes.normalize_axis(op.axis.value.data, rank)]
         identity, kept_map = AffineMap.identity(rank), reduced_map(rank, axes, True)
         reduce = iterator_types(rank, axes)
+        if self.online:
+            with keep_location(rewriter, op):
+                m, s = build_generic(
+                    rewriter,
+                    [x],
+                    rows_filled(rewriter, x, axes, [float("-inf"), 0]),
+                    [identity, kept_map, kept_map],
+                    reduce,
+                    lambda args: online_softmax_step(*args),
+                )
+                y = map_over_x(
+                    rewriter,
+                    x,
+                    op.result.type,
+                    ([x, m, s], [identity, kept_map, kept_map]),
+                    lambda args: (
+                        arith.DivfOp(math.ExpOp(arith.SubfOp(args[0], args[1])), args[2]).result
+                    ),
+                )
+            rewriter.replace(op, (), (y,))
+            return
         with keep_location(rewriter, op):
             low, zero = rows_filled(rewriter, x, axes, [float("-inf"), 0])
             (m,) = build_generic(

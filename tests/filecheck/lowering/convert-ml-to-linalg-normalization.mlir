@@ -1,6 +1,8 @@
 // RUN: mlc-opt %s --split-input-file --verify-roundtrip -p convert-ml-to-linalg | filecheck %s
 // RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
+// RUN: mlc-opt %s --split-input-file -p 'convert-ml-to-linalg{online-softmax=true}' \
+// RUN:   | filecheck %s --check-prefix=ONLINE
 
 // Softmax is a row kernel with one exp per element: a max reduction, then exp(x - max)
 // stored once while the row's sum accumulates, then per-row reciprocals and a pass that
@@ -58,6 +60,20 @@ func.func @softmax_dynamic(%x: tensor<2x?x16xf64>) -> tensor<2x?x16xf64> {
 // CHECK:           math.exp
 // CHECK-NOT:     math.exp
 // CHECK:         func.return
+// With `online-softmax` (the GPU pipeline's form): one reduction keeping the running
+// max and sum, one exp per element there, then a normalising pass with another.
+
+// ONLINE-LABEL: func.func @softmax_last_axis
+// ONLINE-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<?x31xf32>)
+// ONLINE:         %[[M:[a-zA-Z0-9_]+]], %[[S:[a-zA-Z0-9_]+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<?x31xf32>) outs(%{{.+}}, %{{.+}} : tensor<?x1xf32>, tensor<?x1xf32>)
+// ONLINE:           arith.maximumf
+// ONLINE:           math.exp
+// ONLINE-NOT:       math.exp
+// ONLINE:           linalg.yield
+// ONLINE:         %[[Y:[a-zA-Z0-9_]+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[M]], %[[S]] : tensor<?x31xf32>, tensor<?x1xf32>, tensor<?x1xf32>)
+// ONLINE:           math.exp
+// ONLINE-NEXT:      arith.divf
+// ONLINE:         func.return %[[Y]]
 func.func @softmax_last_axis(%x: tensor<?x31xf32>) -> tensor<?x31xf32> {
   %0 = ml.softmax %x {axis = -1 : i64} : (tensor<?x31xf32>) -> tensor<?x31xf32>
   func.return %0 : tensor<?x31xf32>
