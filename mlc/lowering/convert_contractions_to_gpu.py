@@ -46,7 +46,9 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
 from mlc.lowering.gpu_contraction_match import match
-from mlc.lowering.gpu_tiled_kernel import Emitter, TileShape, grid, kernel_body
+from mlc.lowering.gpu_emitter import Emitter
+from mlc.lowering.gpu_tile_shape import TileShape
+from mlc.lowering.gpu_tiled_kernel import grid, kernel_body
 
 BIG_TILE = TileShape(128, 128, 8, 8, 8)
 SMALL_TILE = TileShape(64, 64, 8, 4, 16, groups=2)

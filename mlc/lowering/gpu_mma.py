@@ -25,8 +25,9 @@ from xdsl.dialects.builtin import DenseArrayBase, f32, i32, i64
 from xdsl.ir import SSAValue
 
 if TYPE_CHECKING:
+    from mlc.lowering.gpu_emitter import Emitter
+    from mlc.lowering.gpu_tile_shape import TileShape
     from mlc.lowering.gpu_tile_staging import Staging
-    from mlc.lowering.gpu_tiled_kernel import Emitter, TileShape
 
 WARP = 32
 WARP_ROWS, WARP_COLS = 64, 32  # a warp's tile of the block's output

@@ -38,7 +38,7 @@ from xdsl.ir.affine import AffineDimExpr
 from mlc.lowering.gpu_contraction_match import Contraction
 
 if TYPE_CHECKING:
-    from mlc.lowering.gpu_tiled_kernel import Emitter
+    from mlc.lowering.gpu_emitter import Emitter
 
 QUAD = 4  # floats per 16-byte load
 K_PAD = 4  # floats after each row of an along-K tile

@@ -21,154 +21,28 @@ accumulators in registers:
   inputs read at the output element; a fill's constant is the accumulators' start.
 """
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, VectorType, f32, i64
-from xdsl.dialects.linalg.ops import GenericOp, IndexOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f32, i64
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.lowering.fills import filled_with
 from mlc.lowering.gpu_contraction_match import Contraction
+from mlc.lowering.gpu_emitter import Emitter
 from mlc.lowering.gpu_mma import (
     MMA_DEPTH,
     WARP,
-    WARP_COLS,
-    WARP_ROWS,
     Lanes,
     lane_rows_cols,
     mma_step,
 )
-from mlc.lowering.gpu_tile_staging import QUAD, WORKGROUP, Staging, tile_bytes
+from mlc.lowering.gpu_tile_shape import TileShape
+from mlc.lowering.gpu_tile_staging import QUAD, WORKGROUP, Staging
 
-SHARED_BYTES = 48 * 1024  # static shared memory a block may have
 WARP_PATCH_COLS = 8  # a warp's threads: 4 rows of 8 (`_Kernel._place`)
-
-
-@dataclass(frozen=True)
-class TileShape:
-    """A block's output tile, each thread's part of it, and the K slice depth."""
-
-    rows: int
-    cols: int
-    thread_rows: int
-    thread_cols: int
-    depth: int = 8
-    tf32: bool = False  # tensor cores (`mlc.lowering.gpu_mma`) instead of `math.fma`
-    groups: int = 1  # thread groups sharing each slice's K steps (`_Kernel._reduce`)
-
-    @property
-    def group_threads(self) -> int:
-        """Threads of one group: one a `thread_rows x thread_cols` patch of the tile."""
-        return (self.rows // self.thread_rows) * (self.cols // self.thread_cols)
-
-    @property
-    def threads(self) -> int:
-        return self.groups * self.group_threads
-
-    @property
-    def outputs(self) -> int:
-        return self.thread_rows * self.thread_cols
-
-    def problem(self) -> str | None:
-        """Why this shape cannot be built, or None."""
-        if self.thread_rows % QUAD or self.thread_cols % QUAD:
-            return "thread tiles must be multiples of 4 in both dims"
-        if self.rows % self.thread_rows or self.cols % self.thread_cols:
-            return "the block tile must be a multiple of the thread tile"
-        if (self.rows // self.thread_rows) % QUAD or (self.cols // self.thread_cols) % QUAD:
-            return "a block needs a multiple of 4 threads along rows and columns"
-        if not 32 <= self.threads <= 1024:
-            return f"{self.threads} threads a block (32 to 1024 allowed)"
-        if self.tf32 and (
-            (self.thread_rows, self.thread_cols) != (8, 8)
-            or self.rows % WARP_ROWS
-            or self.cols % WARP_COLS
-            or self.depth % MMA_DEPTH
-        ):
-            return "tf32 tiles are 64x32 warp tiles of 8x8 a thread, 8-deep steps"
-        if self.groups < 1 or self.depth % (QUAD * self.groups):
-            return "the K slice depth must be a multiple of 4 steps a group"
-        if self.tf32 and self.groups != 1:
-            return "tf32 tiles take one group"
-        return self._sharing_problem()
-
-    def _sharing_problem(self) -> str | None:
-        """Why the threads cannot share the copies, or shared memory cannot hold it all."""
-        for extent in (self.rows, self.cols):
-            copies = extent * self.depth // self.threads
-            if copies == 0 or self.depth % copies or extent % copies:
-                return "the threads cannot share the slice copies evenly"
-        sums = 4 * (self.groups - 1) * self.outputs * self.group_threads
-        used = tile_bytes(self.rows, self.depth) + tile_bytes(self.cols, self.depth) + sums
-        if used > SHARED_BYTES:
-            return f"{used} bytes of shared memory a block ({SHARED_BYTES} allowed)"
-        return None
-
-    def __str__(self) -> str:
-        text = f"{self.rows}x{self.cols}/{self.thread_rows}x{self.thread_cols}/{self.depth}"
-        return text + (f"/{self.groups}" if self.groups > 1 else "")
-
-
-class Emitter:
-    """Appends ops at a moving point, each with the location of the generic."""
-
-    def __init__(self, rewriter: PatternRewriter, point: InsertPoint, location: object):
-        self.rewriter = rewriter
-        self.point = point
-        self.location = location
-
-    def __call__(self, new: Operation) -> SSAValue:
-        new.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
-        self.rewriter.insert(new, self.point)
-        return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
-
-    def index(self, value: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr.from_index_int_value(value)))
-
-    def add(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
-        return self(arith.AddiOp(a, self.index(b) if isinstance(b, int) else b))
-
-    def mul(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
-        return self(arith.MuliOp(a, self.index(b) if isinstance(b, int) else b))
-
-    def div(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
-        return self(arith.DivUIOp(a, self.index(b) if isinstance(b, int) else b))
-
-    def rem(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
-        return self(arith.RemUIOp(a, self.index(b) if isinstance(b, int) else b))
-
-    def ceil_div(self, a: SSAValue, b: int) -> SSAValue:
-        return self.div(self.add(a, b - 1), b)
-
-    def less(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.CmpiOp(a, b, "ult"))
-
-    def zero(self) -> SSAValue:
-        return self(arith.ConstantOp(FloatAttr(0.0, f32)))
-
-    def sub(self, a: SSAValue, b: int) -> SSAValue:
-        return self(arith.SubiOp(a, self.index(b)))
-
-    def indices(self, op: GenericOp, index: int, ivs: Sequence[SSAValue]) -> list[SSAValue]:
-        """The indices of operand `index` of `op` at loop indices `ivs` (its indexing map)."""
-        affine_map = op.get_indexing_maps().data[index].data
-        indices = indices_for_map(self.rewriter, self.point, affine_map, ivs)
-        for value in indices:
-            if isinstance(value.owner, Operation):
-                value.owner.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
-        return list(indices)
-
-    def load(self, op: GenericOp, index: int, ivs: Sequence[SSAValue]) -> SSAValue:
-        """Operand `index` of `op` at loop indices `ivs` (through its indexing map)."""
-        return self(memref.LoadOp.get(op.operands[index], self.indices(op, index, ivs)))
-
-    def region(self, body: Block) -> "Emitter":
-        return Emitter(self.rewriter, InsertPoint.at_end(body), self.location)
 
 
 @dataclass
