@@ -20,18 +20,13 @@ Run on a machine with a GPU: `python bench/gpu.py [--out bench/results/gpu.md]`.
 """
 
 import argparse
-import platform
 import statistics
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
-import numpy as np
+from gpu_setup import ROOT, Device, publish
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import mlc  # noqa: E402
+import mlc
 
 CHAIN = """
 func.func @chain(%a: tensor<16777216xf32>, %b: tensor<16777216xf32>,
@@ -108,24 +103,8 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=20)
     args = parser.parse_args()
 
-    import torch
-
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    torch.cuda.init()
-    torch.zeros(1, device="cuda")  # torch's context is the primary one mlc uses too
-    from pycuda.gpuarray import GPUArray
-
-    from mlc.backend import cuda
-
-    device = cuda.device()
-    gen = torch.Generator(device="cuda").manual_seed(0)
-
-    def randn(*shape):
-        return torch.randn(*shape, device="cuda", generator=gen, dtype=torch.float32)
-
-    def view(t):
-        return GPUArray(tuple(t.shape), np.float32, gpudata=t.data_ptr())
+    gpu = Device()
+    torch, randn, view = gpu.torch, gpu.randn, gpu.view
 
     rows: list[str] = []
     notes: list[str] = []
@@ -230,26 +209,10 @@ def main() -> int:
         f"{err:.1e} |"
     )
 
-    from importlib import metadata
-
-    import llvmlite
-    import llvmlite.binding
-    import pycuda
-    import pycuda.driver
-
-    llvm_version = ".".join(map(str, llvmlite.binding.llvm_version_info[:2]))
-    driver_api = pycuda.driver.get_driver_version()
-    cuda_version = f"{driver_api // 1000}.{driver_api % 1000 // 10}"
-
     header = [
         "# GPU benchmarks",
         "",
-        f"- date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
-        f"- device: {device.name} ({device.sm}), compute capability "
-        f"{torch.cuda.get_device_properties(0).major}.{torch.cuda.get_device_properties(0).minor}",
-        f"- versions: python {platform.python_version()}, torch {torch.__version__}, "
-        f"llvmlite {llvmlite.__version__} (LLVM {llvm_version}), pycuda {pycuda.VERSION_TEXT}, "
-        f"xDSL {metadata.version('xdsl')}, CUDA driver API {cuda_version}",
+        gpu.versions(),
         f"- method: CUDA events around one call, medians of {args.repeats} alternating runs "
         "(5 for matmul), inputs resident on the device; error is relative L2 against torch;",
         "  back to back: ms per call over 20 calls issued without waiting (host work",
@@ -259,10 +222,7 @@ def main() -> int:
         "| rel err |",
         "|---|---|---|---|---|---|---|",
     ]
-    report = "\n".join(header + rows + [""] + notes) + "\n"
-    print(report)
-    if args.out:
-        args.out.write_text(report)
+    publish("\n".join(header + rows + [""] + notes) + "\n", args.out)
     return 0
 
 

@@ -22,12 +22,9 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+from gpu_setup import ROOT, Device, publish
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import mlc  # noqa: E402
+import mlc
 
 
 def host_us(torch, fn, calls: int = 200) -> float:
@@ -42,17 +39,10 @@ def host_us(torch, fn, calls: int = 200) -> float:
     return statistics.median(times) * 1e6
 
 
-def kernel_table(torch, fn, calls: int = 5) -> list[str]:
+def kernel_table(gpu: Device, fn, calls: int = 5) -> list[str]:
     """Each GPU kernel's count and mean microseconds over `calls` calls of `fn`."""
-    from torch.profiler import ProfilerActivity, profile
-
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
     rows, total = [], 0.0
-    for event in prof.key_averages():
+    for event in gpu.kernels(fn, calls):
         device_us = getattr(event, "self_device_time_total", 0)
         if device_us <= 0:
             continue
@@ -73,18 +63,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="write a markdown report here")
     args = parser.parse_args()
 
-    import torch
-    from pycuda.gpuarray import GPUArray
-
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.zeros(1, device="cuda")
-    gen = torch.Generator(device="cuda").manual_seed(0)
-
-    def randn(*shape):
-        return torch.randn(*shape, device="cuda", generator=gen)
-
-    def view(t):
-        return GPUArray(tuple(t.shape), np.float32, gpudata=t.data_ptr())
+    gpu = Device()
+    torch, randn, view = gpu.torch, gpu.randn, gpu.view
 
     batch = 8192
     tensors = [
@@ -107,14 +87,14 @@ def main() -> int:
 
     for _ in range(5):
         mlp(*on_device), mlp(*on_host), torch_mlp(*tensors), torch_from_host()
-    lines = [f"device: {torch.cuda.get_device_name()}", "", "## GPU kernels per call", ""]
+    lines = [gpu.versions(), "", "## GPU kernels per call", ""]
     for name, fn in (("mlc", lambda: mlp(*on_device)), ("torch", lambda: torch_mlp(*tensors))):
         lines += [
             f"### {name}",
             "",
             "| kernel | launches | us each | us per call |",
             "|---|---|---|---|",
-            *kernel_table(torch, fn),
+            *kernel_table(gpu, fn),
             "",
         ]
     lines += [
@@ -147,10 +127,7 @@ def main() -> int:
         text.getvalue().strip(),
         "```",
     ]
-    report = "\n".join(lines) + "\n"
-    print(report)
-    if args.out:
-        args.out.write_text(report)
+    publish("\n".join(lines) + "\n", args.out)
     return 0
 
 

@@ -17,12 +17,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from gpu_setup import Device, publish
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import mlc  # noqa: E402
-from mlc import compiler, pipeline  # noqa: E402
+import mlc
+from mlc import compiler, pipeline
 
 PROGRAM = """
 func.func @layer(%x: tensor<8192x784xf32>, %w: tensor<784x128xf32>, %b: tensor<128xf32>)
@@ -65,6 +63,12 @@ VARIANTS = [
 ]
 
 
+def _variant(text: str) -> tuple[tuple[int, ...], int]:
+    """`R,C,TR,TC,D[:BLOCKS_PER_SM]` as a (tile, blocks per SM) variant."""
+    tile, _, blocks = text.partition(":")
+    return tuple(int(x) for x in tile.split(",")), int(blocks or 1)
+
+
 def stage(tile: tuple[int, ...], blocks_per_sm: int) -> str:
     options = f"tile={','.join(map(str, tile))} few-blocks=0 blocks-per-sm={blocks_per_sm}"
     return pipeline.STAGES["parallel-loops"].replace(
@@ -72,46 +76,21 @@ def stage(tile: tuple[int, ...], blocks_per_sm: int) -> str:
     )
 
 
-def device_us(torch, fn, calls: int) -> float:
-    """Microseconds of GPU kernels per call of `fn` (CUDA profiler), after a warm-up."""
-    from torch.profiler import ProfilerActivity, profile
-
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-    return sum(getattr(e, "self_device_time_total", 0) for e in prof.key_averages()) / calls
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--out", type=Path, help="write a markdown table here")
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument(
+        "--tile",
+        action="append",
+        metavar="R,C,TR,TC,D[:BLOCKS_PER_SM]",
+        help="a variant to time instead of the built-in list (repeatable)",
+    )
     args = parser.parse_args()
+    variants = [_variant(text) for text in args.tile] if args.tile else VARIANTS
 
-    import torch
-    from pycuda.gpuarray import GPUArray
-
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.zeros(1, device="cuda")
-    gen = torch.Generator(device="cuda").manual_seed(0)
-
-    def randn(*shape):
-        return torch.randn(*shape, device="cuda", generator=gen)
-
-    def view(t):
-        return GPUArray(tuple(t.shape), np.float32, gpudata=t.data_ptr())
-
-    def event_ms(fn) -> float:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end)
+    gpu = Device()
+    torch, randn, view = gpu.torch, gpu.randn, gpu.view
 
     x, w, b = randn(8192, 784), randn(784, 128) * 0.05, randn(128)
     ma, mb = randn(4096, 4096), randn(4096, 4096)
@@ -130,7 +109,7 @@ def main() -> int:
     )
     default = pipeline.STAGES["parallel-loops"]
     rows = []
-    for tile, blocks_per_sm in VARIANTS:
+    for tile, blocks_per_sm in variants:
         pipeline.STAGES["parallel-loops"] = stage(tile, blocks_per_sm)
         compiler._cache.clear()  # the same source: compile again, with this stage
         try:
@@ -140,7 +119,7 @@ def main() -> int:
         got = program["odd"](oa, ob)
         err = float(np.abs(got - oa.astype(np.float64) @ ob).max())
         cells = [
-            f"{'x'.join(map(str, tile[:2]))}/{tile[2]}x{tile[3]}/{tile[4]}",
+            f"{'x'.join(map(str, tile[:2]))}/{tile[2]}x{tile[3]}/{'/'.join(map(str, tile[4:]))}",
             str(blocks_per_sm),
         ]
         for name, (reference, operands, flops) in cases.items():
@@ -152,24 +131,21 @@ def main() -> int:
             )
             calls = 3 if name == "mm" else 10
             mine, theirs = (
-                device_us(torch, f, calls) / 1e3 for f in (lambda: ours(*operands), reference)
+                gpu.kernel_us(f, calls) / 1e3 for f in (lambda: ours(*operands), reference)
             )
             cells += [f"{mine:.3f}", f"{theirs:.3f}", f"{flops / mine / 1e9:.1f}", f"{rel:.0e}"]
         cells.append(f"{err:.0e}")
         rows.append("| " + " | ".join(cells) + " |")
         print(rows[-1], flush=True)
     header = [
-        f"device: {torch.cuda.get_device_name()}",
+        gpu.versions(),
         "",
-        "| tile/thread/depth | blocks/SM | head ms | torch ms | TFLOP/s | rel err "
+        "| tile/thread/depth[/groups] | blocks/SM | head ms | torch ms | TFLOP/s | rel err "
         "| layer ms | torch ms | TFLOP/s | rel err "
         "| mm4096 ms | torch ms | TFLOP/s | rel err | odd max err |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    report = "\n".join(header + rows) + "\n"
-    print(report)
-    if args.out:
-        args.out.write_text(report)
+    publish("\n".join(header + rows) + "\n", args.out)
     return 0
 
 

@@ -128,6 +128,8 @@ class Signature:
 
         With `device_arrays`, pycuda `GPUArray`s are accepted where arrays are expected.
         """
+        if self._conforming(args, device_arrays):
+            return list(args)
         if len(args) != len(self.inputs):
             raise TypeError(f"@{self.name} takes {len(self.inputs)} argument(s), got {len(args)}")
         checked: list[Any] = []
@@ -141,6 +143,32 @@ class Signature:
         for constraint in self.constraints:
             self._check_constraint(constraint, checked)
         return checked
+
+    def _conforming(self, args: Sequence[Any], device_arrays: bool) -> bool:
+        """
+        Whether `args` pass every check as they are: contiguous arrays (or `GPUArray`s)
+        of the right dtypes and static sizes, no scalars. The common case, checked
+        without building a message; anything else takes the full check, which says
+        what is wrong.
+        """
+        expected = self._array_types
+        if len(args) != len(self.inputs) or len(expected) != len(args):
+            return False
+        for i, arg in enumerate(args):
+            dtype, shape = expected[i]
+            kind = type(arg)
+            if kind is not np.ndarray and not (device_arrays and kind.__name__ == "GPUArray"):
+                return False
+            if arg.dtype != dtype or len(arg.shape) != len(shape):
+                return False
+            if not arg.flags.c_contiguous:
+                return False
+            for want, got in zip(shape, arg.shape):
+                if want != got and want != DYNAMIC_INDEX:
+                    return False
+        for constraint in self.constraints:
+            self._check_constraint(constraint, args)
+        return True
 
     @cached_property
     def _array_types(self) -> dict[int, tuple[np.dtype, tuple[int, ...]]]:

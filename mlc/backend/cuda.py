@@ -25,7 +25,7 @@ import ctypes
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import llvmlite.binding as llvm_binding
@@ -375,17 +375,20 @@ def _constant_data(host: ModuleOp, slot_name: str) -> bytes:
 
 
 def _descriptor(spec: ArgSpec, pointer: int, shape: Sequence[int]) -> Any:
-    descriptor = descriptor_struct(spec.rank or 0)()
-    descriptor.allocated = descriptor.aligned = pointer
-    descriptor.offset = 0
-    if spec.rank:
-        descriptor.sizes[:] = shape
-        strides, running = [], 1
-        for size in reversed(shape):
-            strides.append(running)
-            running *= size
-        descriptor.strides[:] = strides[::-1]
-    return descriptor
+    if not spec.rank:
+        return descriptor_struct(0)(pointer, pointer, 0)
+    return descriptor_struct(spec.rank)(pointer, pointer, 0, *_layout(tuple(shape)))
+
+
+@lru_cache(maxsize=256)
+def _layout(shape: tuple[int, ...]) -> tuple[Any, Any]:
+    """The sizes and row-major strides of `shape` as ctypes arrays (made once a shape)."""
+    strides, running = [], 1
+    for size in reversed(shape):
+        strides.append(running)
+        running *= size
+    array = ctypes.c_int64 * len(shape)
+    return array(*shape), array(*strides[::-1])
 
 
 def _gpu_array(

@@ -10,8 +10,10 @@ classic shared-memory kernel of `mlc.lowering.gpu_tiled_kernel`, in two variants
 - `tile` (default 128x128 outputs a block, 8x8 a thread, K slices of 8) for big
   outputs; with `blocks-per-sm` above 1 its launch is marked `nvvm.minctasm`, so that
   the register allocator leaves room for that many resident blocks per SM;
-- `small-tile` (default 64x64, 4x4 a thread) when the big grid has fewer than
-  `few-blocks` blocks (an MLP's 8192x128 output has 64: half an H100 idle).
+- `small-tile` (default 64x64, 8x4 a thread, K slices of 16 shared by two groups of
+  threads) when the big grid has fewer than `few-blocks` blocks (an MLP's 8192x128
+  output has 64: half an H100 idle); the groups give each SM twice the warps to hide
+  latency with.
 
 With `tf32=true` (reduced precision, allowed by the user: `mlc.compile(...,
 allow_tf32=True)`), both variants multiply on the tensor cores instead
@@ -19,10 +21,10 @@ allow_tf32=True)`), both variants multiply on the tensor cores instead
 `mma.sync`, f32 accumulators); the tile options are then not used.
 
 Both are compiled; the choice is one `scf.if` on the host, folded away when the sizes
-are static. A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH`. When a fill
-generic (a constant, as the zeros `convert-ml-to-linalg` starts a matmul from) writes
-the output just before, the accumulators start at that constant and the fill is
-dropped. Contractions whose sizes are all static with fewer than `SMALL_OUTPUT` outputs
+are static. A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS]`.
+When a fill generic (a constant, as the zeros `convert-ml-to-linalg` starts a matmul
+from) writes the output just before, the accumulators start at that constant and the
+fill is dropped. Contractions whose sizes are all static with fewer than `SMALL_OUTPUT` outputs
 are left to the loop mapping, which gives each output a warp.
 """
 
@@ -44,10 +46,12 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
 from mlc.lowering.gpu_contraction_match import match
-from mlc.lowering.gpu_tiled_kernel import Emitter, TileShape, grid, kernel_body
+from mlc.lowering.gpu_emitter import Emitter
+from mlc.lowering.gpu_tile_shape import TileShape
+from mlc.lowering.gpu_tiled_kernel import grid, kernel_body
 
 BIG_TILE = TileShape(128, 128, 8, 8, 8)
-SMALL_TILE = TileShape(64, 64, 4, 4, 8)
+SMALL_TILE = TileShape(64, 64, 8, 4, 16, groups=2)
 TF32_TILE = TileShape(128, 128, 8, 8, 8, tf32=True)  # 8 warps of 64x32
 TF32_SMALL_TILE = TileShape(64, 64, 8, 8, 8, tf32=True)  # 2 warps of 64x32
 FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tiles
@@ -99,18 +103,19 @@ class ContractionToTiledLaunch(RewritePattern):
 
 
 def _shape(option: str, sizes: tuple[int, ...]) -> TileShape:
-    if len(sizes) != 5:
+    if len(sizes) not in (5, 6):
         raise ValueError(
-            f"{option} takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH, got {list(sizes)}"
+            f"{option} takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS], got {list(sizes)}"
         )
-    shape = TileShape(*sizes)
+    shape = TileShape(*sizes[:5], groups=sizes[5] if len(sizes) == 6 else 1)
     if (problem := shape.problem()) is not None:
         raise ValueError(f"{option}={','.join(map(str, sizes))}: {problem}")
     return shape
 
 
 def _fields(shape: TileShape) -> tuple[int, ...]:
-    return (shape.rows, shape.cols, shape.thread_rows, shape.thread_cols, shape.depth)
+    fields = (shape.rows, shape.cols, shape.thread_rows, shape.thread_cols, shape.depth)
+    return fields + ((shape.groups,) if shape.groups > 1 else ())
 
 
 @dataclass(frozen=True)

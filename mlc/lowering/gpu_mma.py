@@ -2,7 +2,7 @@
 The tensor-core (tf32 `mma.sync`) inner step of the GPU's tiled contraction kernel.
 
 With `TileShape.tf32`, the tiled kernel (`mlc.lowering.gpu_tiled_kernel`) keeps its
-shared-memory tiles and K slices but multiplies them with NVVM's
+shared-memory tiles (`mlc.lowering.gpu_tile_staging`) and K slices but multiplies them with NVVM's
 `llvm.nvvm.mma.m16n8k8.row.col.tf32` (`mma.sync.aligned.m16n8k8`, sm_80 and later)
 instead of `math.fma`. The block's warps form a grid of 64x32 warp tiles, each
 4 x 4 mma tiles of 16x8; per 8-deep step a lane (group `g = lane / 4`, thread
@@ -25,7 +25,9 @@ from xdsl.dialects.builtin import DenseArrayBase, f32, i32, i64
 from xdsl.ir import SSAValue
 
 if TYPE_CHECKING:
-    from mlc.lowering.gpu_tiled_kernel import Emitter, TileShape
+    from mlc.lowering.gpu_emitter import Emitter
+    from mlc.lowering.gpu_tile_shape import TileShape
+    from mlc.lowering.gpu_tile_staging import Staging
 
 WARP = 32
 WARP_ROWS, WARP_COLS = 64, 32  # a warp's tile of the block's output
@@ -50,22 +52,25 @@ def lane_rows_cols(
     return rows, cols, (g, t, warp_row, warp_col)
 
 
-def _tf32(e: "Emitter", tile: SSAValue, indices: list[SSAValue]) -> SSAValue:
-    """A shared tile's float, rounded to tf32 (as the i32 that `mma` takes)."""
-    value = e(memref.LoadOp.get(tile, indices))
+def _tf32(
+    e: "Emitter", staging: "Staging", buffer: SSAValue, k: SSAValue, along: SSAValue
+) -> SSAValue:
+    """A shared tile's float at step `k`, row (or column) `along`, rounded to tf32."""
+    assert staging.tile is not None
+    value = e(memref.LoadOp.get(staging.tile, staging.at(buffer, k, along)))
     return e(llvm.CallIntrinsicOp("llvm.nvvm.f2tf32.rna", [value], [i32]))
 
 
 def mma_step(
     e: "Emitter",
-    tiles: tuple[SSAValue, SSAValue],
+    stagings: tuple["Staging", "Staging"],
     buffer: SSAValue,
     kk: int,
     accs: list[SSAValue],
     lanes: Lanes,
 ) -> None:
     """One 8-deep step of a warp tile: 16 `mma.sync`s into `accs` (8 x 8, row-major)."""
-    a_tiles, b_tiles = tiles
+    a_tiles, b_tiles = stagings
     g, t, warp_row, warp_col = lanes
     k_low, k_high = e.add(t, kk), e.add(t, kk + 4)
     a_fragments = []
@@ -73,11 +78,11 @@ def mma_step(
         row = e.add(e.add(warp_row, g), i * MMA_ROWS)
         row8 = e.add(row, 8)
         places = ((k_low, row), (k_low, row8), (k_high, row), (k_high, row8))
-        a_fragments.append([_tf32(e, a_tiles, [buffer, k, r]) for k, r in places])
+        a_fragments.append([_tf32(e, a_tiles, buffer, k, r) for k, r in places])
     b_fragments = []
     for n in range(4):
         col = e.add(e.add(warp_col, g), n * MMA_COLS)
-        b_fragments.append([_tf32(e, b_tiles, [buffer, k, col]) for k in (k_low, k_high)])
+        b_fragments.append([_tf32(e, b_tiles, buffer, k, col) for k in (k_low, k_high)])
     for i, a in enumerate(a_fragments):
         for n, b in enumerate(b_fragments):
             slots = [(2 * i + h) * 8 + 2 * n + j for h in range(2) for j in range(2)]

@@ -5,139 +5,44 @@ A block computes a `rows x cols` tile of the output (block x, y, z: columns, row
 batch) with `TileShape.threads` threads, each holding `thread_rows x thread_cols`
 accumulators in registers:
 
-- the K loop walks slices of `depth`: the threads copy the A slice (transposed, rows
-  padded by `PAD` floats so the copies do not conflict on banks) and the B slice into
-  shared memory (`memref.alloca` in address space 3), two buffers alternating so one
+- the K loop walks slices of `depth`: the threads copy the A and B slices into shared
+  memory (`mlc.lowering.gpu_tile_staging`: tiles laid out as the operands are, runs of
+  coalesced, where possible 16-byte, global loads), two buffers alternating so one
   `gpu.barrier` per slice suffices, and the next slice's global loads are issued before
   the current slice's arithmetic, hiding their latency;
-- a thread's rows are `4 ty + i` plus multiples of `4 rows / thread_rows` (columns
-  likewise with `tx`): each 4-wide group is one 16-byte shared load, and a warp's
-  stores cover contiguous runs of the output; products accumulate with `math.fma`;
+- a thread's rows and columns are 4-wide groups (`4 ty + i` plus multiples of
+  `4 rows / thread_rows`; columns likewise with `tx`) of a tile stored along its
+  extent, each group one 16-byte shared load of one K step; of a tile stored along K
+  they are interleaved with the other threads' (`ty + i rows / thread_rows`), each
+  16-byte shared load 4 K steps of one row; products accumulate with `math.fma`;
 - out-of-range rows and columns are clamped for loads and skipped at the store;
   K's tail is zero-filled, which leaves `acc + a * b` unchanged;
 - a fused epilogue runs on each finished accumulator before its store, its other
   inputs read at the output element; a fill's constant is the accumulators' start.
 """
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, VectorType, f32, i64
-from xdsl.dialects.linalg.ops import GenericOp, IndexOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f32, i64
+from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.lowering.fills import filled_with
 from mlc.lowering.gpu_contraction_match import Contraction
-from mlc.lowering.gpu_mma import MMA_DEPTH, WARP_COLS, WARP_ROWS, lane_rows_cols, mma_step
+from mlc.lowering.gpu_emitter import Emitter
+from mlc.lowering.gpu_mma import (
+    MMA_DEPTH,
+    WARP,
+    Lanes,
+    lane_rows_cols,
+    mma_step,
+)
+from mlc.lowering.gpu_tile_shape import TileShape
+from mlc.lowering.gpu_tile_staging import QUAD, WORKGROUP, Staging
 
-QUAD = 4  # floats per 16-byte shared load; thread tiles are made of 4-wide groups
-PAD = 4  # floats padding each row of the transposed A slice (bank-conflict-free copies)
-WORKGROUP = IntegerAttr(3, i64)  # NVVM's shared address space
-
-
-@dataclass(frozen=True)
-class TileShape:
-    """A block's output tile, each thread's part of it, and the K slice depth."""
-
-    rows: int
-    cols: int
-    thread_rows: int
-    thread_cols: int
-    depth: int = 8
-    tf32: bool = False  # tensor cores (`mlc.lowering.gpu_mma`) instead of `math.fma`
-
-    @property
-    def threads(self) -> int:
-        return (self.rows // self.thread_rows) * (self.cols // self.thread_cols)
-
-    @property
-    def a_copies(self) -> int:
-        """Elements of each A slice one thread copies (a run along K)."""
-        return self.rows * self.depth // self.threads
-
-    @property
-    def b_copies(self) -> int:
-        """Elements of each B slice one thread copies (a run along the columns)."""
-        return self.cols * self.depth // self.threads
-
-    def problem(self) -> str | None:
-        """Why this shape cannot be built, or None."""
-        if self.thread_rows % QUAD or self.thread_cols % QUAD:
-            return "thread tiles must be multiples of 4 in both dims"
-        if self.rows % self.thread_rows or self.cols % self.thread_cols:
-            return "the block tile must be a multiple of the thread tile"
-        if (self.rows // self.thread_rows) % QUAD or (self.cols // self.thread_cols) % QUAD:
-            return "a block needs a multiple of 4 threads along rows and columns"
-        if not 32 <= self.threads <= 1024:
-            return f"{self.threads} threads a block (32 to 1024 allowed)"
-        if self.tf32 and (
-            (self.thread_rows, self.thread_cols) != (8, 8)
-            or self.rows % WARP_ROWS
-            or self.cols % WARP_COLS
-            or self.depth % MMA_DEPTH
-        ):
-            return "tf32 tiles are 64x32 warp tiles of 8x8 a thread, 8-deep steps"
-        a, b = self.a_copies, self.b_copies
-        if a == 0 or b == 0 or self.depth % a or self.cols % b:
-            return "the threads cannot share the slice copies evenly"
-        return None
-
-    def __str__(self) -> str:
-        return f"{self.rows}x{self.cols}/{self.thread_rows}x{self.thread_cols}/{self.depth}"
-
-
-class Emitter:
-    """Appends ops at a moving point, each with the location of the generic."""
-
-    def __init__(self, rewriter: PatternRewriter, point: InsertPoint, location: object):
-        self.rewriter = rewriter
-        self.point = point
-        self.location = location
-
-    def __call__(self, new: Operation) -> SSAValue:
-        new.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
-        self.rewriter.insert(new, self.point)
-        return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
-
-    def index(self, value: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr.from_index_int_value(value)))
-
-    def add(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
-        return self(arith.AddiOp(a, self.index(b) if isinstance(b, int) else b))
-
-    def mul(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
-        return self(arith.MuliOp(a, self.index(b) if isinstance(b, int) else b))
-
-    def div(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
-        return self(arith.DivUIOp(a, self.index(b) if isinstance(b, int) else b))
-
-    def rem(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
-        return self(arith.RemUIOp(a, self.index(b) if isinstance(b, int) else b))
-
-    def ceil_div(self, a: SSAValue, b: int) -> SSAValue:
-        return self.div(self.add(a, b - 1), b)
-
-    def less(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.CmpiOp(a, b, "ult"))
-
-    def zero(self) -> SSAValue:
-        return self(arith.ConstantOp(FloatAttr(0.0, f32)))
-
-    def load(self, op: GenericOp, index: int, ivs: Sequence[SSAValue]) -> SSAValue:
-        """Operand `index` of `op` at loop indices `ivs` (through its indexing map)."""
-        affine_map = op.get_indexing_maps().data[index].data
-        indices = indices_for_map(self.rewriter, self.point, affine_map, ivs)
-        for value in indices:
-            if isinstance(value.owner, Operation):
-                value.owner.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
-        return self(memref.LoadOp.get(op.operands[index], indices))
-
-    def region(self, body: Block) -> "Emitter":
-        return Emitter(self.rewriter, InsertPoint.at_end(body), self.location)
+WARP_PATCH_COLS = 8  # a warp's threads: 4 rows of 8 (`_Kernel._place`)
 
 
 @dataclass
@@ -159,109 +64,167 @@ class _Kernel:
 
     def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
         emit, c, shape = self.emit, self.c, self.shape
-        depth, a_copies, b_copies = shape.depth, shape.a_copies, shape.b_copies
-        m, n, k = self.bounds[c.rows], self.bounds[c.cols], self.bounds[c.k]
-        a_shape = [2, depth, shape.rows + PAD]
-        a_tiles = emit(memref.AllocaOp.get(f32, shape=a_shape, memory_space=WORKGROUP))
-        b_shape = [2, depth, shape.cols + (PAD if shape.tf32 else 0)]
-        b_tiles = emit(memref.AllocaOp.get(f32, shape=b_shape, memory_space=WORKGROUP))
-        last_row = emit(arith.SubiOp(m, emit.index(1)))
-        last_col = emit(arith.SubiOp(n, emit.index(1)))
+        m, n = self.bounds[c.rows], self.bounds[c.cols]
+        a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, shape.tf32)
+        b = Staging.of(c, c.b, shape.cols, shape.depth, shape.threads, shape.tf32)
+        a.allocate(emit)
+        b.allocate(emit)
         row0, col0 = emit.mul(by, shape.rows), emit.mul(bx, shape.cols)
-        across = shape.cols // shape.thread_cols  # threads along a row of the tile
-        tx, ty = emit.rem(tid, across), emit.div(tid, across)
+        group_threads = emit.index(shape.group_threads)
+        group, local = emit.div(tid, group_threads), emit.rem(tid, group_threads)
+        tx, ty = self._place(local)
         lanes = None
         if shape.tf32:
             rows, cols, lanes = lane_rows_cols(emit, shape, row0, col0, tid)
         else:
-            rows = self._mine(row0, ty, shape.rows, shape.thread_rows)
-            cols = self._mine(col0, tx, shape.cols, shape.thread_cols)
+            rows = [emit.add(row0, r) for r in self._mine(emit, a, ty, shape.thread_rows)]
+            cols = [emit.add(col0, x) for x in self._mine(emit, b, tx, shape.thread_cols)]
         zero_index = emit.index(0)
+        last_row, last_col = emit.sub(m, 1), emit.sub(n, 1)
         clamped_rows = [emit(arith.MinUIOp(r, last_row)) for r in rows]
         clamped_cols = [emit(arith.MinUIOp(x, last_col)) for x in cols]
         init = self._initial(clamped_rows, clamped_cols, zero_index)
-        # Each thread copies a run of A along K (row tid / (depth / a_copies)) and a
-        # run of B along the columns (k row tid / (cols / b_copies)).
-        a_row = emit.div(tid, depth // a_copies)
-        a_k = emit.mul(emit.rem(tid, depth // a_copies), a_copies)
-        a_source = emit(arith.MinUIOp(emit.add(row0, a_row), last_row))
-        b_k = emit.div(tid, shape.cols // b_copies)
-        b_col = emit.mul(emit.rem(tid, shape.cols // b_copies), b_copies)
-        b_sources = [
-            emit(arith.MinUIOp(emit.add(col0, emit.add(b_col, j)), last_col))
-            for j in range(b_copies)
-        ]
-
-        def slice_loads(e: Emitter, first: SSAValue) -> list[SSAValue]:
-            last_k = e(arith.SubiOp(k, e.index(1)))
-            values = []
-            for kk, row_or_col in [(e.add(a_k, j), None) for j in range(a_copies)] + [
-                (b_k, x) for x in b_sources
-            ]:
-                index = e.add(first, kk)
-                clamped = e(arith.MinUIOp(index, last_k))
-                if row_or_col is None:
-                    value = e.load(c.op, c.a, self.ivs(a_source, zero_index, clamped))
-                else:
-                    value = e.load(c.op, c.b, self.ivs(zero_index, row_or_col, clamped))
-                values.append(e(arith.SelectOp(e.less(index, k), value, e.zero())))
-            return values
-
-        slices = emit.ceil_div(k, depth)
-        then, otherwise = Block(), Block()
-        staged_types = [f32] * (a_copies + b_copies)
-        first_loads = emit(
-            scf.IfOp(emit.less(zero_index, slices), staged_types, [then], [otherwise])
+        k_base = None
+        if shape.groups > 1:  # the other groups' sums start at zero
+            first_group = emit(arith.CmpiOp(group, zero_index, "eq"))
+            zero = emit.zero()
+            init = [emit(arith.SelectOp(first_group, v, zero)) for v in init]
+            k_base = emit.mul(group, shape.depth // shape.groups)
+        loop = _KLoop(
+            self,
+            (a, b),
+            [(row0, m), (col0, n)],
+            [a.assign(emit, tid), b.assign(emit, tid)],
+            lanes,
+            (tx, ty),
+            k_base,
         )
-        first = first_loads.owner
-        inner = emit.region(then)
-        inner(scf.YieldOp(*slice_loads(inner, zero_index)))
-        inner = emit.region(otherwise)
-        zero = inner.zero()
-        inner(scf.YieldOp(*[zero] * len(staged_types)))
-
-        width = shape.thread_cols
-        outputs = shape.thread_rows * width
-        body = Block(arg_types=[IndexType(), *[f32] * outputs, *staged_types])
-        loop = scf.ForOp(zero_index, slices, emit.index(1), [*init, *first.results], Region(body))
-        emit(loop)
-        e = emit.region(body)
-        t, accs = body.args[0], list(body.args[1 : 1 + outputs])
-        staged = list(body.args[1 + outputs :])
-        buffer = e.rem(t, 2)
-        for j in range(a_copies):
-            e(memref.StoreOp.get(staged[j], a_tiles, [buffer, e.add(a_k, j), a_row]))
-        for j in range(b_copies):
-            e(memref.StoreOp.get(staged[a_copies + j], b_tiles, [buffer, b_k, e.add(b_col, j)]))
-        e(gpu.BarrierOp())
-        following = slice_loads(e, e.mul(e.add(t, 1), depth))
-        if lanes is not None:
-            for kk in range(0, depth, MMA_DEPTH):
-                mma_step(e, (a_tiles, b_tiles), buffer, kk, accs, lanes)
+        flags = [flag for s in (a, b) if (flag := s.vectorisable(emit)) is not None]
+        if not flags:
+            accs = loop.build(emit, init, vectors=False)
         else:
-            self._fmas(e, (a_tiles, b_tiles), buffer, (tx, ty), accs)
-        e(scf.YieldOp(*accs, *following))
-        self._stores(list(loop.results)[:outputs], rows, cols)
+            flag = flags[0] if len(flags) == 1 else emit(arith.AndIOp(*flags))
+            versions = (Block(), Block())
+            branch = scf.IfOp(flag, [f32] * len(init), [versions[0]], [versions[1]])
+            accs = list(emit(branch).owner.results)
+            for block, vectors in zip(versions, (True, False), strict=True):
+                inner = emit.region(block)
+                inner(scf.YieldOp(*loop.build(inner, init, vectors)))
+        if shape.groups == 1:
+            self._stores(accs, rows, cols)
+            return
+        sums, first = self._leave(accs, group, local)
+        stores = Block()
+        emit(scf.IfOp(first, [], [stores]))
+        self.emit = emit.region(stores)
+        totals = []
+        for slot, value in enumerate(accs):
+            for other in range(shape.groups - 1):
+                indices = [self.emit.index(other), self.emit.index(slot), local]
+                value = self.emit(arith.AddfOp(value, self.emit(memref.LoadOp.get(sums, indices))))
+            totals.append(value)
+        self._stores(totals, rows, cols)
+        self.emit(scf.YieldOp())
+        self.emit = emit
+
+    def _leave(
+        self, accs: list[SSAValue], group: SSAValue, local: SSAValue
+    ) -> tuple[SSAValue, SSAValue]:
+        """
+        Each group but the first leaves its accumulators in shared memory (`[group - 1,
+        output, thread]`: a warp's stores are consecutive words), then one barrier; the
+        first group adds them to its own and stores the outputs. Returns the shared
+        sums and whether this thread is of the first group.
+        """
+        emit, shape = self.emit, self.shape
+        sums_shape = [shape.groups - 1, shape.outputs, shape.group_threads]
+        sums = emit(memref.AllocaOp.get(f32, shape=sums_shape, memory_space=WORKGROUP))
+        zero = emit.index(0)
+        leave = Block()
+        emit(scf.IfOp(emit.less(zero, group), [], [leave]))
+        inner = emit.region(leave)
+        other = inner.sub(group, 1)
+        for slot, value in enumerate(accs):
+            inner(memref.StoreOp.get(value, sums, [other, inner.index(slot), local]))
+        inner(scf.YieldOp())
+        emit(gpu.BarrierOp())
+        return sums, emit(arith.CmpiOp(group, zero, "eq"))
+
+    def _place(self, tid: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """
+        Thread `tid`'s column and row among the block's threads. A warp takes a 4 x 8
+        patch of them where it can (32 x 1 would read 8 + 128 floats of the tiles a K
+        step at 4x4 a thread, 4 x 8 reads 16 + 32: fewer shared-memory wavefronts).
+        """
+        emit, shape = self.emit, self.shape
+        across = shape.cols // shape.thread_cols  # threads along a row of the tile
+        down = shape.rows // shape.thread_rows
+        cols = min(across, WARP_PATCH_COLS)
+        rows = WARP // cols
+        if shape.threads % WARP or across % cols or down % rows:
+            return emit.rem(tid, across), emit.div(tid, across)
+        warp, lane = emit.div(tid, WARP), emit.rem(tid, WARP)
+        warps_across = across // cols
+        tx = emit.add(emit.mul(emit.rem(warp, warps_across), cols), emit.rem(lane, cols))
+        ty = emit.add(emit.mul(emit.div(warp, warps_across), rows), emit.div(lane, cols))
+        return tx, ty
 
     def _fmas(
         self,
         e: Emitter,
-        tiles: tuple[SSAValue, SSAValue],
+        stagings: tuple[Staging, Staging],
         buffer: SSAValue,
         lane: tuple[SSAValue, SSAValue],
         accs: list[SSAValue],
+        k_base: SSAValue | None,
     ) -> None:
-        """A slice's products: 16-byte shared loads feeding `math.fma`s into `accs`."""
+        """
+        A slice's products (the group's share of its steps, from `k_base`): 16-byte
+        shared loads feeding `math.fma`s into `accs`.
+        """
         shape, width = self.shape, self.shape.thread_cols
-        a_offsets = self._mine(e.index(0), lane[1], shape.rows, shape.thread_rows, e)[::QUAD]
-        b_offsets = self._mine(e.index(0), lane[0], shape.cols, shape.thread_cols, e)[::QUAD]
-        for kk in range(shape.depth):
-            step = e.index(kk)
-            a_values = self._quads(e, tiles[0], [buffer, step], a_offsets)
-            b_values = self._quads(e, tiles[1], [buffer, step], b_offsets)
-            for i, a_value in enumerate(a_values):
-                for j, b_value in enumerate(b_values):
-                    accs[width * i + j] = e(math.FmaOp(a_value, b_value, accs[width * i + j]))
+        a, b = stagings
+        a_offsets = self._mine(e, a, lane[1], shape.thread_rows)
+        b_offsets = self._mine(e, b, lane[0], shape.thread_cols)
+        for kq in range(0, shape.depth // shape.groups, QUAD):
+            a_steps = self._steps(e, a, buffer, kq, a_offsets, k_base)
+            b_steps = self._steps(e, b, buffer, kq, b_offsets, k_base)
+            for a_values, b_values in zip(a_steps, b_steps, strict=True):
+                for i, a_value in enumerate(a_values):
+                    for j, b_value in enumerate(b_values):
+                        slot = width * i + j
+                        accs[slot] = e(math.FmaOp(a_value, b_value, accs[slot]))
+
+    @staticmethod
+    def _steps(
+        e: Emitter,
+        staging: Staging,
+        buffer: SSAValue,
+        kq: int,
+        offsets: list[SSAValue],
+        k_base: SSAValue | None,
+    ) -> list[list[SSAValue]]:
+        """A thread's values at steps kq .. kq + 3 of the slice, 16-byte shared loads each."""
+        assert staging.tile is not None
+        quad = VectorType(f32, [QUAD])
+
+        def quad_at(indices: list[SSAValue]) -> list[SSAValue]:
+            load = vector.LoadOp(staging.tile, indices, quad)
+            load.attributes["alignment"] = IntegerAttr(16, i64)
+            loaded = e(load)
+            return [e(vector.ExtractOp(loaded, [j], f32)) for j in range(QUAD)]
+
+        def k_at(step: int) -> SSAValue:
+            return e.index(step) if k_base is None else e.add(k_base, step)
+
+        if staging.tile_along_k:  # one load: 4 steps of one row
+            rows = [quad_at(staging.at(buffer, k_at(kq), r)) for r in offsets]
+            return [[row[step] for row in rows] for step in range(QUAD)]
+        steps = []
+        for step in range(kq, kq + QUAD):  # one load: 4 rows of one step
+            k = k_at(step)
+            steps.append([v for r in offsets[::QUAD] for v in quad_at(staging.at(buffer, k, r))])
+        return steps
 
     def _stores(self, results: list[SSAValue], rows: list[SSAValue], cols: list[SSAValue]) -> None:
         """Each finished accumulator through the epilogue to the output, inside the bounds."""
@@ -290,28 +253,20 @@ class _Kernel:
         return [emit.load(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
 
     def _mine(
-        self, base: SSAValue, lane: SSAValue, tile: int, per_thread: int, e: Emitter | None = None
+        self, e: Emitter, staging: Staging, lane: SSAValue, per_thread: int
     ) -> list[SSAValue]:
-        """A thread's rows (or columns): base + 4 lane + [0, 4), and the groups after it."""
-        e = e or self.emit
-        first = e.add(base, e.mul(lane, QUAD))
+        """
+        A thread's rows (or columns) of the tile. Of an along-K tile, interleaved with
+        the other threads' (lane + i x extent / per_thread: a warp reads consecutive
+        rows); otherwise 4 lane + [0, 4) and the groups after it (one 16-byte read).
+        """
+        if staging.tile_along_k:
+            spacing = staging.extent // per_thread
+            return [e.add(lane, i * spacing) for i in range(per_thread)]
+        first = e.mul(lane, QUAD)
         groups = per_thread // QUAD
-        spacing = tile // groups
+        spacing = staging.extent // groups
         return [e.add(first, g * spacing + j) for g in range(groups) for j in range(QUAD)]
-
-    @staticmethod
-    def _quads(
-        e: Emitter, tile: SSAValue, outer: list[SSAValue], starts: list[SSAValue]
-    ) -> list[SSAValue]:
-        """The 4 floats at each start of a shared tile's row, one 16-byte load each."""
-        quad = VectorType(f32, [QUAD])
-        values = []
-        for start in starts:
-            load = vector.LoadOp(tile, [*outer, start], quad)
-            load.attributes["alignment"] = IntegerAttr(16, i64)
-            loaded = e(load)
-            values += [e(vector.ExtractOp(loaded, [j], f32)) for j in range(QUAD)]
-        return values
 
     def _store(self, e: Emitter, value: SSAValue, ivs: list[SSAValue]) -> None:
         c = self.c
@@ -335,6 +290,75 @@ class _Kernel:
         affine_map = c.op.get_indexing_maps().data[out].data
         indices = indices_for_map(e.rewriter, e.point, affine_map, ivs)
         e(memref.StoreOp.get(value, c.op.outputs[0], indices))
+
+
+@dataclass
+class _KLoop:
+    """
+    The K loop of one kernel: slices staged through shared memory, multiplied. Built
+    once with vector global loads and once without (the buffers' alignment picks one
+    at run time), so that each version's loop body has no branch.
+    """
+
+    kernel: _Kernel
+    stagings: tuple[Staging, Staging]
+    origins: list[tuple[SSAValue, SSAValue]]  # each tile's first row (column), its size
+    runs: list[tuple[SSAValue, SSAValue]]  # each thread's run (`Staging.assign`)
+    lanes: Lanes | None  # the tensor-core path's fragment places
+    lane: tuple[SSAValue, SSAValue]  # tx, ty
+    k_base: SSAValue | None  # the first K step of this thread's group in a slice
+
+    def loads(self, e: Emitter, first: SSAValue, vectors: bool) -> list[SSAValue]:
+        kernel, values = self.kernel, []
+        zero = e.index(0)
+        k = kernel.bounds[kernel.c.k]
+        places = (
+            lambda r, kk: kernel.ivs(r, zero, kk),
+            lambda x, kk: kernel.ivs(zero, x, kk),
+        )
+        for staging, (base, size), run, ivs in zip(
+            self.stagings, self.origins, self.runs, places, strict=True
+        ):
+            values += staging.load(e, run, first, base, (k, size), ivs, vectors)
+        return values
+
+    def build(self, emit: Emitter, init: list[SSAValue], vectors: bool) -> list[SSAValue]:
+        """The loop at `emit`, from accumulators `init`; the finished accumulators."""
+        kernel, (a, b) = self.kernel, self.stagings
+        shape, k = kernel.shape, kernel.bounds[kernel.c.k]
+        zero_index = emit.index(0)
+        slices = emit.ceil_div(k, shape.depth)
+        staged_types = a.value_types(vectors) + b.value_types(vectors)
+        then, otherwise = Block(), Block()
+        first = emit(
+            scf.IfOp(emit.less(zero_index, slices), staged_types, [then], [otherwise])
+        ).owner
+        inner = emit.region(then)
+        inner(scf.YieldOp(*self.loads(inner, zero_index, vectors)))
+        inner = emit.region(otherwise)
+        inner(scf.YieldOp(*a.zeros(inner, vectors), *b.zeros(inner, vectors)))
+
+        outputs = len(init)
+        body = Block(arg_types=[IndexType(), *[f32] * outputs, *staged_types])
+        loop = scf.ForOp(zero_index, slices, emit.index(1), [*init, *first.results], Region(body))
+        emit(loop)
+        e = emit.region(body)
+        t, accs = body.args[0], list(body.args[1 : 1 + outputs])
+        staged = list(body.args[1 + outputs :])
+        buffer = e.rem(t, 2)
+        start = e.mul(t, shape.depth)
+        split = len(a.value_types(vectors))
+        a.store(e, buffer, self.runs[0], staged[:split], start, k)
+        b.store(e, buffer, self.runs[1], staged[split:], start, k)
+        e(gpu.BarrierOp())
+        following = self.loads(e, e.add(start, shape.depth), vectors)
+        if self.lanes is not None:
+            for kk in range(0, shape.depth, MMA_DEPTH):
+                mma_step(e, (a, b), buffer, kk, accs, self.lanes)
+        else:
+            kernel._fmas(e, (a, b), buffer, self.lane, accs, self.k_base)
+        e(scf.YieldOp(*accs, *following))
+        return list(loop.results)[:outputs]
 
 
 def grid(

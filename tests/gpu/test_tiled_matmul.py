@@ -98,7 +98,7 @@ def test_gelu_epilogue():
     _close(exe(a, b), want, 40)
 
 
-TILE_OPTIONS = "tile=64,128,8,8,8 small-tile=32,16,4,4,8 few-blocks=4 blocks-per-sm=2"
+TILE_OPTIONS = "tile=64,128,8,8,8 small-tile=32,32,4,4,16,2 few-blocks=4 blocks-per-sm=2"
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +175,59 @@ def test_tf32_epilogue():
     a, b, bias, r = _random(rng, m, k), _random(rng, k, n), _random(rng, n), _random(rng, m, n)
     want = np.maximum(a.astype(np.float64) @ b + bias, 0.0) + r
     _close_tf32(program(a, b, bias, r), want)
+
+
+# Operands in either layout: each is staged along its contiguous dim (`a @ b.T` reads
+# b[j, k] along K; `a.T @ b` reads a[k, i] along the rows).
+TRANSPOSED = """
+func.func @main(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %at: tensor<?x?xf32>,
+                %b2: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %bt = ml.transpose %b {perm = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %ta = ml.transpose %at {perm = array<i64: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %c = ml.matmul %a, %bt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %d = ml.matmul %ta, %bt : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %e = ml.matmul %ta, %b2 : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  func.return %c, %d, %e : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("m, k, n", [(131, 37, 129), (300, 784, 128), (257, 8, 5), (7, 101, 300)])
+def test_transposed_operands(m, k, n):
+    exe = compile_once(TRANSPOSED)
+    rng = np.random.default_rng()
+    a, b, at, b2 = _random(rng, m, k), _random(rng, n, k), _random(rng, k, m), _random(rng, k, n)
+    c, d, e = exe(a, b, at, b2)
+    _close(c, a.astype(np.float64) @ b.T, k)
+    _close(d, at.T.astype(np.float64) @ b.T, k)
+    _close(e, at.T.astype(np.float64) @ b2, k)
+
+
+MLP_LAYER = """
+func.func @main(%x: tensor<?x784xf32>, %w: tensor<784x128xf32>, %b: tensor<128xf32>)
+    -> tensor<?x128xf32> {
+  %h = ml.matmul %x, %w : (tensor<?x784xf32>, tensor<784x128xf32>) -> tensor<?x128xf32>
+  %s = ml.add %h, %b : (tensor<?x128xf32>, tensor<128xf32>) -> tensor<?x128xf32>
+  %r = ml.relu %s : (tensor<?x128xf32>) -> tensor<?x128xf32>
+  func.return %r : tensor<?x128xf32>
+}
+"""
+
+
+def test_misaligned_views_take_the_scalar_loads():
+    """GPUArray views one float into their buffers: not 16-byte aligned, still right."""
+    exe = compile_once(MLP_LAYER)
+    from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
+
+    rng = np.random.default_rng()
+    m = 509
+    x, w, bias = _random(rng, m, 784), _random(rng, 784, 128), _random(rng, 128)
+    want = np.maximum(x.astype(np.float64) @ w + bias, 0.0)
+    _close(exe(x, w, bias), want, 784)
+    views = []
+    for array in (x, w):
+        padded = gpuarray.to_gpu(np.concatenate([[np.float32(7)], array.ravel()]))
+        view = gpuarray.GPUArray(array.shape, np.float32, gpudata=int(padded.gpudata) + 4)
+        views.append((view, padded))
+    got = exe(views[0][0], views[1][0], bias)
+    _close(got.get() if hasattr(got, "get") else got, want, 784)

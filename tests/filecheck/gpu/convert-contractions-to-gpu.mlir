@@ -4,35 +4,67 @@
 
 // A matmul becomes one launch of 256-thread blocks over 128x128 output tiles
 // (ceil(N/128) x ceil(M/128) x 1), with two double-buffered shared tiles in address
-// space 3 (A transposed, rows padded to 132), one barrier per 8-wide K slice, 16-byte
-// shared loads, 64 fma accumulators per thread and guarded stores. When that grid
-// has fewer than 264 blocks, the host launches the 64x64-tile variant instead
-// (16 accumulators a thread).
+// space 3 (A transposed as it is stored, rows padded to 132 floats; B as it is, 136),
+// one barrier per 8-deep K slice, 16-byte shared loads, 64 fma accumulators per thread
+// and guarded stores. The K loop is built twice: with 16-byte global loads (a run of 4
+// along K of A, along the columns of B), taken when both buffers are 16-byte aligned
+// with rows of a multiple of 4 floats, and with scalar loads. Elements past K are
+// zeroed as they are stored into shared memory. When the 128x128 grid has fewer than
+// 264 blocks, the host launches the 64x64-tile variant instead: 8x4 accumulators a
+// thread, 16-deep slices of which two groups of 128 threads take 8 steps each, the
+// second group's sums added to the first's through shared memory before the stores.
 
 // CHECK-LABEL: func.func @matmul
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[BIG:.+]] = arith.cmpi uge, %{{.+}}, %{{.+}} : index
 // CHECK:         scf.if %[[BIG]] {
 // CHECK:           "gpu.launch"
-// CHECK:           memref.alloca() : memref<2x8x132xf32, 3 : i64>
-// CHECK-NEXT:      memref.alloca() : memref<2x8x128xf32, 3 : i64>
-// CHECK:           scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
-// CHECK-COUNT-8:     memref.store {{.*}} : memref<2x8x{{(132|128)}}xf32, 3 : i64>
-// CHECK:             gpu.barrier
-// CHECK:             vector.load {{.*}} {alignment = 16 : i64} : memref<2x8x132xf32, 3 : i64>, vector<4xf32>
-// CHECK-COUNT-64:    math.fma
-// CHECK:             scf.yield
+// CHECK:           %[[A:.+]] = memref.alloca() : memref<2x8x132xf32, 3 : i64>
+// CHECK-NEXT:      %[[B:.+]] = memref.alloca() : memref<2x8x136xf32, 3 : i64>
+// CHECK:           "memref.extract_aligned_pointer_as_index"(%a)
+// CHECK:           "memref.extract_aligned_pointer_as_index"(%b)
+// CHECK:           scf.if %{{.+}} -> ({{(f32, ){63}f32}}) {
+// CHECK:             scf.if %{{.+}} -> (vector<4xf32>, vector<4xf32>) {
+// CHECK:               vector.load %a[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK:               vector.load %b[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK:             scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>) {
+// CHECK:               arith.select %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK-COUNT-4:       memref.store %{{.+}}, %[[A]][{{.*}}] : memref<2x8x132xf32, 3 : i64>
+// CHECK:               arith.select %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK-NEXT:          vector.store %{{.+}}, %[[B]][{{.*}}] {alignment = 16 : i64} : memref<2x8x136xf32, 3 : i64>, vector<4xf32>
+// CHECK-NEXT:          gpu.barrier
+// CHECK:               vector.load %a
+// CHECK:               vector.load %b
+// CHECK:               vector.load %[[A]][{{.*}}] {alignment = 16 : i64} : memref<2x8x132xf32, 3 : i64>, vector<4xf32>
+// CHECK-COUNT-64:      math.fma
+// CHECK:               scf.yield
+// CHECK:           } else {
+// CHECK-NOT:         vector.load %a
+// CHECK:             scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
+// CHECK-COUNT-4:       memref.store %{{.+}}, %[[A]][{{.*}}] : memref<2x8x132xf32, 3 : i64>
+// CHECK-COUNT-4:       memref.store %{{.+}}, %[[B]][{{.*}}] : memref<2x8x136xf32, 3 : i64>
+// CHECK-NEXT:          gpu.barrier
+// CHECK-COUNT-64:      math.fma
+// CHECK:               scf.yield
 // CHECK-COUNT-64:  scf.if
 // CHECK-NOT:       scf.if
 // CHECK:           gpu.terminator
 // CHECK:         } else {
-// CHECK:           "gpu.launch"
-// CHECK:           memref.alloca() : memref<2x8x68xf32, 3 : i64>
-// CHECK-NEXT:      memref.alloca() : memref<2x8x64xf32, 3 : i64>
-// CHECK:           scf.for {{.*}} -> ({{(f32, ){19}f32}}) {
-// CHECK-COUNT-16:    math.fma
+// CHECK:           %[[T:.+]] = arith.constant 256 : index
+// CHECK:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
+// CHECK:           memref.alloca() : memref<2x16x68xf32, 3 : i64>
+// CHECK-NEXT:      memref.alloca() : memref<2x16x72xf32, 3 : i64>
+// CHECK:           scf.for {{.*}} -> ({{(f32, ){32}v}}ector<4xf32>, vector<4xf32>) {
+// CHECK-COUNT-256:   math.fma
+// CHECK-NOT:         math.fma
 // CHECK:             scf.yield
-// CHECK-COUNT-16:  scf.if
+// CHECK:           %[[SUMS:.+]] = memref.alloca() : memref<1x32x128xf32, 3 : i64>
+// CHECK:           scf.if
+// CHECK-COUNT-32:    memref.store %{{.+}}, %[[SUMS]]
+// CHECK:           gpu.barrier
+// CHECK:           scf.if
+// CHECK-COUNT-32:    memref.load %[[SUMS]]
+// CHECK-COUNT-32:    scf.if
 // CHECK-NOT:       scf.if
 // CHECK:           gpu.terminator
 // LOC:           memref.alloca() : memref<2x8x132xf32, 3 : i64> loc("mm.py":3:4)
@@ -78,7 +110,7 @@ func.func @batched(%a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?x
 // CHECK-LABEL: func.func @epilogue
 // CHECK:         scf.for
 // CHECK-NOT:       linalg.index
-// CHECK:         scf.if
+// CHECK:         scf.if %{{[0-9]+}} {
 // CHECK-NEXT:      %[[BIAS:.+]] = memref.load %bias[%{{.+}}] : memref<?xf32>
 // CHECK:           %[[SUM:.+]] = arith.addf %{{.+}}, %[[BIAS]] : f32
 // CHECK-NEXT:      %[[R:.+]] = arith.maximumf %[[SUM]], %{{.+}} : f32
@@ -230,16 +262,16 @@ func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
 // SHAPES:           %[[T:.+]] = arith.constant 128 : index
 // SHAPES:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
 // SHAPES:             memref.alloca() : memref<2x8x68xf32, 3 : i64>
-// SHAPES-NEXT:        memref.alloca() : memref<2x8x128xf32, 3 : i64>
-// SHAPES:             scf.for {{.*}} -> ({{(f32, ){75}f32}}) {
+// SHAPES-NEXT:        memref.alloca() : memref<2x8x136xf32, 3 : i64>
+// SHAPES:             scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // SHAPES-COUNT-64:      math.fma
 // SHAPES:           }) {nvvm.minctasm = 2 : i32}
 // SHAPES:         } else {
 // SHAPES:           %[[S:.+]] = arith.constant 32 : index
 // SHAPES:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
 // SHAPES:             memref.alloca() : memref<2x8x36xf32, 3 : i64>
-// SHAPES-NEXT:        memref.alloca() : memref<2x8x16xf32, 3 : i64>
-// SHAPES:             scf.for {{.*}} -> ({{(f32, ){27}f32}}) {
+// SHAPES-NEXT:        memref.alloca() : memref<2x8x24xf32, 3 : i64>
+// SHAPES:             scf.for {{.*}} -> ({{(f32, ){16}v}}ector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // SHAPES-COUNT-16:      math.fma
 // SHAPES-NOT:       nvvm.minctasm
 // SHAPES:           gpu.terminator
@@ -259,24 +291,50 @@ func.func @shapes(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>)
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=16,16,4,4,8}' 2>&1 | filecheck %s --check-prefix=BAD-THREADS
 // BAD-THREADS: error: pass 'convert-contractions-to-gpu': small-tile=16,16,4,4,8: 16 threads a block (32 to 1024 allowed)
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=128,128}' 2>&1 | filecheck %s --check-prefix=BAD-FIELDS
-// BAD-FIELDS: error: pass 'convert-contractions-to-gpu': tile takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH, got [128, 128]
+// BAD-FIELDS: error: pass 'convert-contractions-to-gpu': tile takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS], got [128, 128]
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=64,64,4,4,32,2}' 2>&1 | filecheck %s --check-prefix=BAD-SHARED
+// BAD-SHARED: error: pass 'convert-contractions-to-gpu': small-tile=64,64,4,4,32,2: 53248 bytes of shared memory a block (49152 allowed)
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=64,64,4,4,12,2}' 2>&1 | filecheck %s --check-prefix=BAD-GROUPS
+// BAD-GROUPS: error: pass 'convert-contractions-to-gpu': small-tile=64,64,4,4,12,2: the K slice depth must be a multiple of 4 steps a group
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{blocks-per-sm=0}' 2>&1 | filecheck %s --check-prefix=BAD-BOUND
 // BAD-BOUND: error: pass 'convert-contractions-to-gpu': few-blocks must be >= 0 and blocks-per-sm in [1, 32], got 264 and 0
 
 // -----
 
+// B read as b[j, k] (`x @ w.T`): its runs go along K, its contiguous dim, 16 bytes at a
+// time, and are transposed as they are stored (B's tile padded to 132 like A's).
+
+// CHECK-LABEL: func.func @transposed_b
+// CHECK:         memref.alloca() : memref<2x8x132xf32, 3 : i64>
+// CHECK-NEXT:    %[[B:.+]] = memref.alloca() : memref<2x8x132xf32, 3 : i64>
+// CHECK:         vector.load %b[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<128x784xf32>, vector<4xf32>
+// CHECK:         scf.for
+// CHECK-COUNT-4:   memref.store %{{.+}}, %[[B]]
+func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memref<?x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (j, k)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x784xf32>, memref<128x784xf32>) outs(%c : memref<?x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
 // tf32=true: both variants multiply on the tensor cores. Shared values are rounded to
 // tf32 (f2tf32.rna) and fed to mma.sync m16n8k8 (16 per 8-deep step and warp tile),
-// the accumulators staying f32; the B tile is padded too (132 floats a row) so that the
-// fragment reads do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2.
+// the accumulators staying f32. The tiles keep the operands' layouts (A as [row, k],
+// rows padded to 12 floats; B as [k, column], padded by 8) so that the fragment reads
+// do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2.
 
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tf32=true}' | filecheck %s --check-prefix=TF32
 // TF32-LABEL: func.func @tf32
 // TF32:         %[[T:.+]] = arith.constant 256 : index
 // TF32:         "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
-// TF32:           memref.alloca() : memref<2x8x132xf32, 3 : i64>
-// TF32-NEXT:      memref.alloca() : memref<2x8x132xf32, 3 : i64>
-// TF32:           scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
+// TF32:           memref.alloca() : memref<2x128x12xf32, 3 : i64>
+// TF32-NEXT:      memref.alloca() : memref<2x8x136xf32, 3 : i64>
+// TF32:           scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>) {
 // TF32-NOT:         math.fma
 // TF32-COUNT-24:    llvm.call_intrinsic "llvm.nvvm.f2tf32.rna"(%{{.+}}) : (f32) -> i32
 // TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
@@ -286,8 +344,8 @@ func.func @shapes(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>)
 // TF32:         } else {
 // TF32:           %[[S:.+]] = arith.constant 64 : index
 // TF32:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
-// TF32:           memref.alloca() : memref<2x8x68xf32, 3 : i64>
-// TF32-NEXT:      memref.alloca() : memref<2x8x68xf32, 3 : i64>
+// TF32:           memref.alloca() : memref<2x64x12xf32, 3 : i64>
+// TF32-NEXT:      memref.alloca() : memref<2x8x72xf32, 3 : i64>
 // TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
 // CHECK-LABEL: func.func @tf32
 func.func @tf32(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {

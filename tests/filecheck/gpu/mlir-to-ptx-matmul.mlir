@@ -2,11 +2,14 @@
 // RUN: mlc-translate --mlir-to-ptx --sm sm_80 %s | filecheck %s
 
 // A matmul with a bias + relu epilogue is one tiled kernel: two shared-memory tiles
-// (`.shared`, A's padded to 132 floats a row), one barrier per K slice, 16-byte shared
-// loads feeding 512 fma per slice (8x8 outputs, 8 deep), then the epilogue per output.
-// The bias and relu are no kernels of their own (epilogue fusion needs a static K),
-// nor is the zero fill of the output: the accumulators start at zero. The second
-// kernel is the 64x64-tile variant (4x4 outputs a thread, 128 fma a slice) that the
+// (`.shared`: A's transposed, 132 floats a row; B's 136), one barrier per K slice,
+// 16-byte shared loads feeding 512 fma per slice (8x8 outputs, 8 deep), then the
+// epilogue per output. The K loop comes twice: with 16-byte global loads
+// (`ld.global.v4`, taken at run time when the buffers are aligned) and without. The
+// bias and relu are no kernels of their own (epilogue fusion needs a static K), nor is
+// the zero fill of the output: the accumulators start at zero. The second kernel is
+// the 64x64-tile variant (8x4 outputs a thread, two groups of threads sharing each
+// 16-deep slice, 256 fma each, their sums added through a third shared buffer) that the
 // host launches instead when 128x128 tiles would leave SMs idle. The bias has the
 // matmul's static column count: a bias of an unrelated dynamic size would need a
 // run-time broadcast check and stay a kernel of its own. Both kernels carry their
@@ -16,19 +19,23 @@
 // CHECK:       .maxntid 256, 1, 1
 // CHECK-NOT:   .minnctapersm
 // CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_0[8448];
-// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_1[8192];
+// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_1[8704];
 // CHECK:         st.shared.b32
 // CHECK:         bar.sync
 // CHECK:         ld.shared.v4.{{[bf]}}32
 // CHECK-COUNT-512: fma.rn.f32
+// CHECK:         ld.global.v4.{{[bf]}}32
+// CHECK:         bar.sync
+// CHECK-COUNT-512: fma.rn.f32
 // CHECK:         max.NaN.f32
 // CHECK:       .visible .entry main_kernel_1(
 // CHECK:       .maxntid 256, 1, 1
-// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[4352];
-// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[4096];
+// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[8704];
+// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[9216];
+// CHECK:         .shared .align {{[0-9]+}} .b8 __mlc_shared_{{[0-9]+}}[16384];
 // CHECK:         bar.sync
 // CHECK:         ld.shared.v4.{{[bf]}}32
-// CHECK-COUNT-128: fma.rn.f32
+// CHECK-COUNT-256: fma.rn.f32
 // CHECK:         max.NaN.f32
 // CHECK-NOT:   .entry
 func.func @main(%a: tensor<?x64xf32>, %b: tensor<64x96xf32>, %bias: tensor<96xf32>) -> tensor<?x96xf32> {

@@ -1,0 +1,71 @@
+"""
+Building the GPU's tiled contraction kernel: ops appended at a moving point, each with
+the location of the generic it replaces, and index arithmetic in one call each.
+"""
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
+
+
+class Emitter:
+    """Appends ops at a moving point, each with the location of the generic."""
+
+    def __init__(self, rewriter: PatternRewriter, point: InsertPoint, location: object):
+        self.rewriter = rewriter
+        self.point = point
+        self.location = location
+
+    def __call__(self, new: Operation) -> SSAValue:
+        new.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
+        self.rewriter.insert(new, self.point)
+        return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
+
+    def index(self, value: int) -> SSAValue:
+        return self(arith.ConstantOp(IntegerAttr.from_index_int_value(value)))
+
+    def add(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
+        return self(arith.AddiOp(a, self.index(b) if isinstance(b, int) else b))
+
+    def mul(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
+        return self(arith.MuliOp(a, self.index(b) if isinstance(b, int) else b))
+
+    def div(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
+        return self(arith.DivUIOp(a, self.index(b) if isinstance(b, int) else b))
+
+    def rem(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
+        return self(arith.RemUIOp(a, self.index(b) if isinstance(b, int) else b))
+
+    def ceil_div(self, a: SSAValue, b: int) -> SSAValue:
+        return self.div(self.add(a, b - 1), b)
+
+    def less(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self(arith.CmpiOp(a, b, "ult"))
+
+    def zero(self) -> SSAValue:
+        return self(arith.ConstantOp(FloatAttr(0.0, f32)))
+
+    def sub(self, a: SSAValue, b: int) -> SSAValue:
+        return self(arith.SubiOp(a, self.index(b)))
+
+    def indices(self, op: GenericOp, index: int, ivs: Sequence[SSAValue]) -> list[SSAValue]:
+        """The indices of operand `index` of `op` at loop indices `ivs` (its indexing map)."""
+        affine_map = op.get_indexing_maps().data[index].data
+        indices = indices_for_map(self.rewriter, self.point, affine_map, ivs)
+        for value in indices:
+            if isinstance(value.owner, Operation):
+                value.owner.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
+        return list(indices)
+
+    def load(self, op: GenericOp, index: int, ivs: Sequence[SSAValue]) -> SSAValue:
+        """Operand `index` of `op` at loop indices `ivs` (through its indexing map)."""
+        return self(memref.LoadOp.get(op.operands[index], self.indices(op, index, ivs)))
+
+    def region(self, body: Block) -> "Emitter":
+        return Emitter(self.rewriter, InsertPoint.at_end(body), self.location)
