@@ -48,11 +48,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.transforms.lower_affine import LowerAffinePass
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import arith as arith_patterns
-from mlc.lowering.convert_to_llvm import assertions, llvm_ops
+from mlc.lowering.convert_to_llvm import assertions
 from mlc.lowering.convert_to_llvm import func as func_patterns
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
@@ -161,28 +162,18 @@ def _declare_c_functions(module: ModuleOp, record: TypeRecord) -> None:
             Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))
 
 
-# `llvm` ops without side effects that the conversion leaves unused: descriptor fields
-# nobody reads (of results, or of memrefs a parallel loop's body does not touch) and
-# the arithmetic that computed them.
-UNUSED_WHEN_DEAD: tuple[type[Operation], ...] = (
-    llvm.ExtractValueOp,
-    llvm.InsertValueOp,
-    llvm.UndefOp,
-    llvm.ConstantOp,
-    llvm.GEPOp,
-    llvm.PtrToIntOp,
-    *llvm_ops.BINARY_BASES,
-)
-
-
 def _erase_unused_values(module: ModuleOp) -> None:
-    """Erase the side-effect-free ops whose results are unused, last block first."""
+    """
+    Erase the ops the conversion leaves unused and without effects (descriptor fields
+    nobody reads, of results or of memrefs a parallel loop's body does not touch, and
+    the arithmetic that computed them), last block first, so chains go in one sweep.
+    """
     for function in module.ops:
         if not isinstance(function, llvm.FuncOp):
             continue
         for block in reversed(function.body.blocks):
             for inner in reversed(list(block.ops)):
-                if isinstance(inner, UNUSED_WHEN_DEAD) and not inner.results[0].uses:
+                if is_trivially_dead(inner):
                     inner.detach()
                     inner.erase()
 
