@@ -7,9 +7,10 @@ The matmul micro-kernel and the models built on it, at a chosen thread count.
 
 `--threads N` sets `MLC_NUM_THREADS`, `OPENBLAS_NUM_THREADS` and onnxruntime's intra-op
 threads before anything is imported, so every system uses N threads. Each system runs
-in short back-to-back bursts (as a server issues calls), the systems alternating burst
-by burst in this one process; the medians per call and their ratios are printed and
-appended to `bench/results/matmul-kernel.md` with the machine, versions and date.
+in back-to-back bursts (as a server issues calls; `cpu.bursts`, the suite's loop), the
+systems alternating burst by burst in this one process; the medians per call and
+their ratios are printed and appended to `bench/results/matmul-kernel.md` with the
+machine, versions and date.
 The idle-gap effect is `bench/idle_gap.py`'s subject, not this one's.
 
     .venv/bin/python bench/matmul_kernel.py --threads 1
@@ -29,19 +30,12 @@ MATMULS += [(64, 784, 1024), (64, 1024, 10)]
 MODELS = ["MLP", "CNN batch 1", "CNN batch 8", "transformer block"]
 
 
-def bursts(systems: dict[str, Callable[[], object]], rounds: int, burst: int) -> dict[str, float]:
-    """Median seconds per call of each system: `rounds` alternating bursts of `burst` calls."""
-    times: dict[str, list[float]] = {name: [] for name in systems}
-    for run in systems.values():
-        for _ in range(3):
-            run()
-    for _ in range(rounds):
-        for name, run in systems.items():
-            for _ in range(burst):
-                start = time.perf_counter()
-                run()
-                times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+def medians(systems: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median seconds per call of each system, over `rounds` of `cpu.bursts`' rounds."""
+    import cpu
+
+    settled, _ = cpu.bursts(systems, 0.0, rounds, rounds)
+    return {name: statistics.median(times) for name, times in settled.items()}
 
 
 def matmul_rows(rounds: int) -> list[str]:
@@ -59,8 +53,7 @@ def matmul_rows(rounds: int) -> list[str]:
           func.return %c : {tc}
         }}""")
         np.testing.assert_allclose(exe(a, b), a @ b, rtol=1e-3, atol=1e-2 * np.sqrt(k))
-        burst = max(1, min(20, int(2e8 // (m * k * n))))
-        med = bursts({"mlc": lambda: exe(a, b), "numpy": lambda: a @ b}, rounds, burst)
+        med = medians({"mlc": lambda: exe(a, b), "numpy": lambda: a @ b}, rounds)
         flops = 2 * m * k * n
         rows.append(
             f"| {m} x {k} x {n} | {flops / med['mlc'] / 1e9:.1f} "
@@ -98,7 +91,7 @@ def model_rows(rounds: int, threads: int) -> list[str]:
         feed = {model.graph.input[0].name: x}
         want = session.run(None, feed)[0]
         np.testing.assert_allclose(exe(x), want, rtol=1e-3, atol=1e-3)
-        med = bursts({"mlc": lambda: exe(x), "ort": lambda: session.run(None, feed)}, rounds, 10)
+        med = medians({"mlc": lambda: exe(x), "ort": lambda: session.run(None, feed)}, rounds)
         rows.append(
             f"| {name} | {1e3 * med['mlc']:.3f} | {1e3 * med['ort']:.3f} "
             f"| {med['ort'] / med['mlc']:.2f}x |"
@@ -127,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *machine.describe(),
         "",
-        f"Medians per call of {args.rounds} alternating back-to-back bursts per system.",
+        f"Medians per call of {args.rounds} alternating rounds of back-to-back bursts "
+        "(`cpu.bursts`: the calls after each burst's settling time).",
         "",
         *matmul_rows(args.rounds),
         "",
