@@ -1,11 +1,11 @@
 """
 How much a call slows down when it follows an idle gap instead of the previous call.
 
-`bench/cpu.py` alternates systems, so each mlc call starts some milliseconds after its
-last one, with the other systems' calls in between. On the 2-core machine a call after
-a 20 ms gap takes far longer than one issued back to back, for mlc more than for
-onnxruntime: this script measures that, per system and thread count, with nothing in
-between but `time.sleep`, and counts the context switches per call.
+`bench/cpu.py` times calls back to back and reports each burst's first call, the one
+that follows the other systems' work, apart. On the 2-core machine a call after a 20 ms
+gap takes far longer than one issued back to back, for mlc more than for onnxruntime:
+this script measures that alone, per system and thread count, with nothing in between
+but `time.sleep`, and counts the context switches per call.
 
     .venv/bin/python bench/idle_gap.py      # appends to bench/results/idle-gap.md
 """
