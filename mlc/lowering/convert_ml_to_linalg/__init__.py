@@ -27,7 +27,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_ml_to_linalg import (
@@ -40,14 +44,17 @@ from mlc.lowering.convert_ml_to_linalg import (
 )
 from mlc.lowering.convert_ml_to_linalg.signless import signless_types
 
-PATTERNS = [
-    *elementwise.PATTERNS,
-    *contraction.PATTERNS,
-    *reduction.PATTERNS,
-    *normalization.PATTERNS,
-    *movement.PATTERNS,
-    *conv.PATTERNS,
-]
+
+def patterns(online_softmax: bool = False) -> list[RewritePattern]:
+    """Every `ml` op's lowering; softmax in its online form with `online_softmax`."""
+    return [
+        *elementwise.PATTERNS,
+        *contraction.PATTERNS,
+        *reduction.PATTERNS,
+        *normalization.patterns(online_softmax),
+        *movement.PATTERNS,
+        *conv.PATTERNS,
+    ]
 
 
 def check_fully_lowered(module: ModuleOp) -> None:
@@ -68,12 +75,7 @@ class ConvertMLToLinalgPass(ModulePass):
     two passes) rather than three passes with one `exp`: the GPU pipeline's choice."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = [
-            normalization.LowerSoftmax(online=True)
-            if self.online_softmax and isinstance(p, normalization.LowerSoftmax)
-            else p
-            for p in PATTERNS
-        ]
-        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+        applier = GreedyRewritePatternApplier(patterns(self.online_softmax))
+        PatternRewriteWalker(applier).rewrite_module(op)
         check_fully_lowered(op)
         signless_types(op)

@@ -326,4 +326,5 @@ class LowerBatchNorm(RewritePattern):
         rewriter.replace(op, (), (y,))
 
 
-PATTERNS: list[RewritePattern] = [LowerSoftmax(), LowerLayerNorm(), LowerBatchNorm()]
+def patterns(online_softmax: bool = False) -> list[RewritePattern]:
+    return [LowerSoftmax(online_softmax), LowerLayerNorm(), LowerBatchNorm()]
