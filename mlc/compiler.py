@@ -412,8 +412,8 @@ def compile(
     with timer.phase("hash"):
         # Locations count: compiled checks report them (mlc.backend.assertions).
         ir_text = print_module(module, debuginfo=True)
-        options = f"{target}\n{graph_passes}\n" + ("tf32\n" if allow_tf32 else "")
-        key = hashlib.sha256(f"{options}{ir_text}".encode()).hexdigest()
+        options = _options(target, graph_passes) + ("\ntf32" if allow_tf32 else "")
+        key = hashlib.sha256(f"{target}\n{options}\n{ir_text}".encode()).hexdigest()
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
@@ -468,13 +468,15 @@ def _source_key(src: Any, target: str, graph_passes: bool) -> str | None:
 
 
 def _options(target: str, graph_passes: bool) -> str:
-    """What besides the program decides its machine code: the pipeline and LLVM level."""
+    """What besides the program decides its machine code: the pipeline, the LLVM level and
+    the thread count (`linalg-tile` bakes static splits for it into the loops)."""
     from mlc.backend.jit import OPT_LEVEL
+    from mlc.tiling_model import thread_count
 
     texts = [
         pipeline.stage_text(s, graph_passes, target=target) for s in pipeline.stages_for(target)
     ]
-    return ";".join([*texts, f"O{OPT_LEVEL}"])
+    return ";".join([*texts, f"O{OPT_LEVEL}", f"threads {thread_count()}"])
 
 
 def _load_cached(key: str, target: str, timer: Timer) -> Executable | None:

@@ -145,6 +145,19 @@ def test_unwritable_folder_still_compiles(tmp_path: Path, monkeypatch: pytest.Mo
     compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
 
 
+def test_thread_count_is_part_of_the_key(cache_dir: Path, monkeypatch: pytest.MonkeyPatch):
+    """`linalg-tile` splits loops statically for the thread count: one entry per count."""
+    monkeypatch.setenv("MLC_NUM_THREADS", "1")
+    one = compile_fresh()
+    monkeypatch.setenv("MLC_NUM_THREADS", "2")
+    two = compile_fresh()
+    assert not one.from_cache and not two.from_cache and len(entries(cache_dir)) == 2
+    check_runs(two)
+    monkeypatch.setenv("MLC_NUM_THREADS", "1")
+    assert mlc.compile(PROGRAM) is not two  # nor does the in-memory cache mix them up
+    assert compile_fresh().from_cache
+
+
 def test_key_depends_on_program_target_and_options():
     base = cache.key("ir", "cpu", "a,b")
     assert base == cache.key("ir", "cpu", "a,b")
