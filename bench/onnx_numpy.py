@@ -188,6 +188,7 @@ OPS: dict[str, Op] = {
     "ReduceSum": _reduce(np.sum),
     "ReduceMax": _reduce(np.max),
     "Shape": lambda inputs, attrs: [np.array(inputs[0].shape, np.int64)],
+    "Gather": lambda inputs, attrs: [np.take(inputs[0], inputs[1], axis=attrs.get("axis", 0))],
     "Cast": lambda inputs, attrs: [inputs[0].astype(_np_dtype(attrs["to"]))],
 }
 

@@ -12,7 +12,9 @@ import pytest
 
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "examples"))
 
+import onnx_models  # noqa: E402
 import onnx_numpy  # noqa: E402
 
 
@@ -142,6 +144,19 @@ def test_numpy_runner_matches_onnxruntime_on_attention():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     got, want = _run_both(model, [rng.standard_normal((5, 8), dtype=np.float32)])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+MODELS = [onnx_models.mlp, onnx_models.cnn, onnx_models.transformer_block]
+
+
+@pytest.mark.parametrize("make", MODELS, ids=lambda f: f.__name__)
+def test_numpy_runner_matches_onnxruntime_on_the_bench_models(make):
+    """Every model row has its numpy baseline (the transformer's Gather included)."""
+    model = make()
+    shape = [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
+    x = np.random.default_rng().standard_normal(shape, dtype=np.float32)
+    got, want = _run_both(model, [x])
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
 
 
 def test_numpy_runner_names_an_op_it_lacks():
