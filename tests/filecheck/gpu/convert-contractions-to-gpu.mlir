@@ -376,26 +376,32 @@ func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memr
 // tf32 (f2tf32.rna) and fed to mma.sync m16n8k8 (16 per 8-deep step and warp tile),
 // the accumulators staying f32. The tiles keep the operands' layouts (A as [row, k],
 // rows padded to 12 floats; B as [k, column], padded by 8) so that the fragment reads
-// do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2.
+// do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2. Both copy
+// aligned operands through a 4-stage cp.async pipeline (4 buffers of each tile).
 
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tf32=true}' | filecheck %s --check-prefix=TF32
 // TF32-LABEL: func.func @tf32
 // TF32:         %[[T:.+]] = arith.constant 256 : index
 // TF32:         "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
-// TF32:           memref.alloca() : memref<2x128x12xf32, 3 : i64>
-// TF32-NEXT:      memref.alloca() : memref<2x8x136xf32, 3 : i64>
-// TF32:           scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>) {
+// TF32:           memref.alloca() : memref<4x128x12xf32, 3 : i64>
+// TF32-NEXT:      memref.alloca() : memref<4x8x136xf32, 3 : i64>
+// TF32:           scf.for {{.*}} -> ({{(f32, ){63}f32}}) {
+// TF32-NEXT:        llvm.inline_asm has_side_effects "cp.async.wait_group 2;"
 // TF32-NOT:         math.fma
 // TF32-COUNT-24:    llvm.call_intrinsic "llvm.nvvm.f2tf32.rna"(%{{.+}}) : (f32) -> i32
 // TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // TF32-NOT:         math.fma
 // TF32:             scf.yield
+// TF32:           llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
+// TF32:           scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
+// TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
+// TF32:             scf.yield
 // TF32-COUNT-64:  scf.if
 // TF32:         } else {
 // TF32:           %[[S:.+]] = arith.constant 64 : index
 // TF32:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
-// TF32:           memref.alloca() : memref<2x64x12xf32, 3 : i64>
-// TF32-NEXT:      memref.alloca() : memref<2x8x72xf32, 3 : i64>
+// TF32:           memref.alloca() : memref<4x64x12xf32, 3 : i64>
+// TF32-NEXT:      memref.alloca() : memref<4x8x72xf32, 3 : i64>
 // TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
 // CHECK-LABEL: func.func @tf32
 func.func @tf32(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
