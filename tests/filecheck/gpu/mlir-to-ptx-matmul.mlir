@@ -1,6 +1,8 @@
 // RUN: mlc-translate --mlir-to-ptx %s | filecheck %s
 // RUN: mlc-translate --mlir-to-ptx --sm sm_80 %s | filecheck %s
 // RUN: mlc-translate --mlir-to-ptx --sm sm_80 %s | filecheck %s --check-prefix=ASYNC
+// RUN: not mlc-translate --mlir-to-ptx --sm sm_75 %s 2>&1 | filecheck %s --check-prefix=OLD
+// OLD: error: the kernels copy through cp.async, which sm_75 lacks (sm_80 and later): give convert-contractions-to-gpu tile shapes without stages
 
 // A matmul with a bias + relu epilogue is one tiled kernel: two shared-memory tiles
 // (`.shared`: A's transposed, 132 floats a row; B's 136), one barrier per K slice,
