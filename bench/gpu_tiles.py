@@ -7,7 +7,9 @@ Each variant compiles `convert-contractions-to-gpu` with one block tile for ever
 kernel time per call (the CUDA profiler, so host work does not count): the MLP's
 head (8192x128 @ 128x10 + bias), its first layer (8192x784 @ 784x128 + bias, relu:
 a tall, skinny output of few 128x128 tiles) and a 4096 matmul. Every variant is
-first checked against numpy on an odd size (1000x333 @ 333x257).
+first checked against numpy on odd sizes: 1000x333 @ 333x257 (scalar copies) and
+997x332 @ 332x252, 131x4 @ 4x68 (16-byte copies: `cp.async` where the variant has
+stages; K not a multiple of the slice depth, and shorter than one slice).
 
 Run on a machine with a GPU: `python bench/gpu_tiles.py [--out FILE]`.
 """
@@ -83,7 +85,7 @@ def main() -> int:
     parser.add_argument(
         "--tile",
         action="append",
-        metavar="R,C,TR,TC,D[:BLOCKS_PER_SM]",
+        metavar="R,C,TR,TC,D[,GROUPS[,STAGES]][:BLOCKS_PER_SM]",
         help="a variant to time instead of the built-in list (repeatable)",
     )
     args = parser.parse_args()
@@ -103,10 +105,10 @@ def main() -> int:
         "mm": (lambda: ma @ mb, mm_args, 2 * 4096**3),
     }
     rng = np.random.default_rng(0)
-    oa, ob = (
-        rng.standard_normal((1000, 333), np.float32),
-        rng.standard_normal((333, 257), np.float32),
-    )
+    odd = [
+        (rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32))
+        for m, k, n in ((1000, 333, 257), (997, 332, 252), (131, 4, 68))
+    ]
     default = pipeline.STAGES["parallel-loops"]
     rows = []
     for tile, blocks_per_sm in variants:
@@ -116,8 +118,10 @@ def main() -> int:
             program = mlc.compile(PROGRAM, target="cuda")
         finally:
             pipeline.STAGES["parallel-loops"] = default
-        got = program["odd"](oa, ob)
-        err = float(np.abs(got - oa.astype(np.float64) @ ob).max())
+        err = max(
+            float(np.abs(program["odd"](oa, ob) - oa.astype(np.float64) @ ob).max())
+            for oa, ob in odd
+        )
         cells = [
             f"{'x'.join(map(str, tile[:2]))}/{tile[2]}x{tile[3]}/{'/'.join(map(str, tile[4:]))}",
             str(blocks_per_sm),

@@ -285,6 +285,19 @@ def is_device_array(value: Any) -> bool:
     return type(value).__name__ == "GPUArray" and hasattr(value, "gpudata")
 
 
+def _device_key(values: Sequence[Any]) -> tuple[Any, ...] | None:
+    """Each argument's pointer, shape and strides when all are `GPUArray`s, else None."""
+    key = []
+    for value in values:
+        if not is_device_array(value):
+            return None
+        key.append((int(value.gpudata), value.shape, value.strides))
+    return tuple(key)
+
+
+PACKED_CALLS = 16  # argument packings a function keeps (`CudaFunction._packed`)
+
+
 class CudaFunction:
     """A compiled function, called on numpy arrays or `GPUArray`s and Python scalars."""
 
@@ -294,22 +307,27 @@ class CudaFunction:
         self.args, self.results = signature(function_type)
         prototype = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
         self._invoke = prototype(program.jit.address(INVOKE_PREFIX + name))
+        self._slots = ctypes.c_void_p * (len(self.args) + len(self.results))
+        # The argument slots of calls on `GPUArray`s, by each array's pointer, shape and
+        # strides: a descriptor depends on nothing else, so a call on arrays seen before
+        # (the weights of every call, the same buffers in a loop) copies its slots at
+        # once instead of building a descriptor per array. Bounded: cleared when full.
+        self._packed: dict[tuple[Any, ...], tuple[Any, list[Any]]] = {}  # slots, descriptors
 
     def __call__(self, *values: Any) -> Any:
         device = self.program.device
-        on_device = any(is_device_array(v) for v in values)
-        keep: list[Any] = []  # alive until the call has returned
-        pointers = (ctypes.c_void_p * (len(self.args) + len(self.results)))()
-        for i, (spec, value) in enumerate(zip(self.args, values, strict=True)):
-            if spec.rank is None:
-                storage = np.array([value], spec.dtype)
-                pointers[i] = storage.ctypes.data
-            else:
-                buffer = self._device_argument(device, value)
-                storage = _descriptor(spec, int(buffer), value.shape)
-                keep.append(buffer)
-                pointers[i] = ctypes.addressof(storage)
-            keep.append(storage)
+        key = _device_key(values) if len(values) == len(self.args) else None
+        packed = self._packed.get(key) if key is not None else None
+        if packed is None:
+            pointers, keep, storages = self._pack(device, values)
+            if key is not None:  # the descriptors, not the arrays: they stay the caller's
+                if len(self._packed) >= PACKED_CALLS:
+                    self._packed.clear()
+                self._packed[key] = (self._slots.from_buffer_copy(pointers), storages)
+            on_device = key is not None or any(is_device_array(v) for v in values)
+        else:
+            pointers, keep = self._slots.from_buffer_copy(packed[0]), []
+            on_device = True
         outputs: list[Any] = []
         for j, spec in enumerate(self.results):
             out = np.zeros(1, spec.dtype) if spec.rank is None else descriptor_struct(spec.rank)()
@@ -324,6 +342,27 @@ class CudaFunction:
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _pack(self, device: Device, values: Sequence[Any]) -> tuple[Any, list[Any], list[Any]]:
+        """
+        The call's slots with the arguments filled in, what must outlive the call (the
+        device buffers too), and the descriptors and scalars the slots point into.
+        """
+        keep: list[Any] = []  # alive until the call has returned
+        storages: list[Any] = []
+        pointers = self._slots()
+        for i, (spec, value) in enumerate(zip(self.args, values, strict=True)):
+            if spec.rank is None:
+                storage = np.array([value], spec.dtype)
+                pointers[i] = storage.ctypes.data
+            else:
+                buffer = self._device_argument(device, value)
+                storage = _descriptor(spec, int(buffer), value.shape)
+                keep.append(buffer)
+                pointers[i] = ctypes.addressof(storage)
+            keep.append(storage)
+            storages.append(storage)
+        return pointers, keep, storages
 
     @staticmethod
     def _device_argument(device: Device, value: Any) -> Any:

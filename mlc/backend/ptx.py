@@ -49,6 +49,9 @@ PTX_FEATURES: dict[str, str] = {
     "sm_90a": "+ptx80",
 }
 
+# Architectures without `cp.async` (the tiled contractions' copy pipeline, sm_80 on).
+_NO_ASYNC_COPY = ("sm_70", "sm_75")
+
 # Math NVPTX has no instruction for: LLVM intrinsic name -> libdevice stem.
 _LIBDEVICE_INTRINSICS = (
     "exp|exp2|exp10|log|log2|log10|sin|cos|tan|tanh|asin|acos|atan|sinh|cosh|pow|atan2"
@@ -254,4 +257,10 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
     if missing:
         names = ", ".join(f"@{name}" for name in sorted(missing))
         raise PTXError(f"kernels call functions the GPU has no definition of: {names}")
-    return machine.emit_assembly(compiled)
+    ptx = machine.emit_assembly(compiled)
+    if sm in _NO_ASYNC_COPY and "cp.async" in ptx:
+        raise PTXError(
+            f"the kernels copy through cp.async, which {sm} lacks (sm_80 and later): "
+            "give convert-contractions-to-gpu tile shapes without stages"
+        )
+    return ptx

@@ -1,7 +1,8 @@
 """
 The shapes the GPU's tiled contraction kernel (`mlc.lowering.gpu_tiled_kernel`) is
 built for: a block's output tile, each thread's part of it, the K slice depth, the
-groups of threads sharing each slice, and why a shape cannot be built.
+groups of threads sharing each slice, the depth of its `cp.async` pipeline, and why a
+shape cannot be built.
 """
 
 from dataclasses import dataclass
@@ -23,6 +24,14 @@ class TileShape:
     depth: int = 8
     tf32: bool = False  # tensor cores (`mlc.lowering.gpu_mma`) instead of `math.fma`
     groups: int = 1  # thread groups sharing each slice's K steps (`_Kernel._reduce`)
+    # Slices in shared memory at once, copied by `cp.async` (sm_80 and later) where the
+    # operands allow 16-byte copies; 0: slices pass through registers, two buffers.
+    stages: int = 0
+
+    @property
+    def buffers(self) -> int:
+        """Slices each operand's shared tile holds."""
+        return max(2, self.stages)
 
     @property
     def group_threads(self) -> int:
@@ -58,6 +67,11 @@ class TileShape:
             return "the K slice depth must be a multiple of 4 steps a group"
         if self.tf32 and self.groups != 1:
             return "tf32 tiles take one group"
+        if self.stages == 1 or self.stages < 0:
+            return "stages must be 0 (through registers) or 2 and more (cp.async)"
+        runs = [extent * self.depth // self.threads for extent in (self.rows, self.cols)]
+        if self.stages and any(run % QUAD for run in runs):
+            return "cp.async stages need runs of 4 floats a thread (rows x depth / threads)"
         return self._sharing_problem()
 
     def _sharing_problem(self) -> str | None:
@@ -67,11 +81,13 @@ class TileShape:
             if copies == 0 or self.depth % copies or extent % copies:
                 return "the threads cannot share the slice copies evenly"
         sums = 4 * (self.groups - 1) * self.outputs * self.group_threads
-        used = tile_bytes(self.rows, self.depth) + tile_bytes(self.cols, self.depth) + sums
+        tiles = [tile_bytes(e, self.depth, self.buffers) for e in (self.rows, self.cols)]
+        used = sum(tiles) + sums
         if used > SHARED_BYTES:
             return f"{used} bytes of shared memory a block ({SHARED_BYTES} allowed)"
         return None
 
     def __str__(self) -> str:
         text = f"{self.rows}x{self.cols}/{self.thread_rows}x{self.thread_cols}/{self.depth}"
-        return text + (f"/{self.groups}" if self.groups > 1 else "")
+        text += f"/{self.groups}" if self.groups > 1 or self.stages else ""
+        return text + (f"/{self.stages}" if self.stages else "")

@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr, VectorType,
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
+from mlc.lowering import gpu_async_copy
 from mlc.lowering.gpu_contraction_match import Contraction
 
 if TYPE_CHECKING:
@@ -47,9 +48,9 @@ TRANSPOSED_PAD = 4  # floats after each row of a [k, extent] tile of an along-K 
 WORKGROUP = IntegerAttr(3, i64)  # NVVM's shared address space
 
 
-def tile_bytes(extent: int, depth: int) -> int:
-    """The most shared memory one operand's two tiles take, in either layout."""
-    return 2 * 4 * max(extent * (depth + K_PAD), depth * (extent + EXTENT_PAD))
+def tile_bytes(extent: int, depth: int, buffers: int = 2) -> int:
+    """The most shared memory one operand's `buffers` tiles take, in either layout."""
+    return buffers * 4 * max(extent * (depth + K_PAD), depth * (extent + EXTENT_PAD))
 
 
 @dataclass
@@ -65,13 +66,23 @@ class Staging:
     along_k: bool  # K is the operand's contiguous dim: runs go along K
     tile_along_k: bool  # the tile is [buffer, extent, k] (else [buffer, k, extent])
     width: int  # floats a global load reads at once on the vector path (1: none)
+    buffers: int = 2  # slices the shared tile holds (more than 2: a `cp.async` pipeline)
     tile: SSAValue | None = None
 
     @staticmethod
     def of(
-        c: Contraction, operand: int, extent: int, depth: int, threads: int, keep_layout: bool
+        c: Contraction,
+        operand: int,
+        extent: int,
+        depth: int,
+        threads: int,
+        keep_layout: bool,
+        buffers: int = 2,
     ) -> "Staging":
-        """The staging of `operand`; with `keep_layout`, an along-K run stays along K."""
+        """
+        The staging of `operand` in `buffers` tiles; with `keep_layout`, an along-K run
+        stays along K (as the tensor cores read it, and as `cp.async` can copy it).
+        """
         extent_dim = c.rows if operand == c.a else c.cols
         affine_map = c.op.get_indexing_maps().data[operand].data
         innermost = affine_map.results[-1] if affine_map.results else None
@@ -82,7 +93,9 @@ class Staging:
         copies = extent * depth // threads
         width = next((w for w in (QUAD, 2) if copies % w == 0), 1) if plain and identity else 1
         tile_along_k = along_k and keep_layout
-        return Staging(c, operand, extent_dim, extent, depth, threads, along_k, tile_along_k, width)
+        return Staging(
+            c, operand, extent_dim, extent, depth, threads, along_k, tile_along_k, width, buffers
+        )
 
     @property
     def copies(self) -> int:
@@ -90,11 +103,11 @@ class Staging:
 
     def allocate(self, emit: "Emitter") -> None:
         if self.tile_along_k:
-            shape = [2, self.extent, self.depth + K_PAD]
+            shape = [self.buffers, self.extent, self.depth + K_PAD]
         elif self.along_k:  # transposed by the stores
-            shape = [2, self.depth, self.extent + TRANSPOSED_PAD]
+            shape = [self.buffers, self.depth, self.extent + TRANSPOSED_PAD]
         else:
-            shape = [2, self.depth, self.extent + EXTENT_PAD]
+            shape = [self.buffers, self.depth, self.extent + EXTENT_PAD]
         self.tile = emit(memref.AllocaOp.get(f32, shape=shape, memory_space=WORKGROUP))
 
     def at(self, buffer: SSAValue, k: SSAValue, along: SSAValue) -> list[SSAValue]:
@@ -170,18 +183,24 @@ class Staging:
             return e.add(k0, step), along0
         return k0, e.add(along0, step)
 
-    def _read(self, e: "Emitter", k: SSAValue, along: SSAValue, sizes, ivs, width: int):
+    def _clamped(
+        self, e: "Emitter", k: SSAValue, along: SSAValue, sizes, ivs, width: int
+    ) -> list[SSAValue]:
         """
-        `width` contiguous elements at (k, along), clamped into the buffer: a vector's
-        start to its row's last vector (module docstring).
+        The operand's indices of `width` contiguous elements at (k, along), clamped into
+        the buffer: a vector's start to its row's last vector (module docstring).
         """
         k_size, size = sizes
         k_last = e.sub(k_size, width if self.along_k else 1)
         along_last = e.sub(size, 1 if self.along_k else width)
         k_in = e(arith.MinUIOp(k, k_last))
         along_in = e(arith.MinUIOp(along, along_last))
+        return e.indices(self.c.op, self.operand, ivs(along_in, k_in))
+
+    def _read(self, e: "Emitter", k: SSAValue, along: SSAValue, sizes, ivs, width: int):
+        """`width` contiguous elements at (k, along), clamped into the buffer (`_clamped`)."""
         operand = self.c.op.operands[self.operand]
-        indices = e.indices(self.c.op, self.operand, ivs(along_in, k_in))
+        indices = self._clamped(e, k, along, sizes, ivs, width)
         if width == 1:
             return e(memref.LoadOp.get(operand, indices))
         read = vector.LoadOp(operand, indices, VectorType(f32, [width]))
@@ -221,3 +240,43 @@ class Staging:
             else:
                 kept = e(arith.SelectOp(inside, value, e.zero()))
                 e(memref.StoreOp.get(kept, self.tile, self.at(buffer, k, along)))
+
+    def copy_async(
+        self,
+        e: "Emitter",
+        buffer: SSAValue,
+        run: tuple[SSAValue, SSAValue],
+        first: SSAValue,
+        base: SSAValue,
+        sizes: tuple[SSAValue, SSAValue],
+        ivs: "Callable[[SSAValue, SSAValue], list[SSAValue]]",
+    ) -> None:
+        """
+        A thread's run of the slice that starts at K index `first` straight into tile
+        `buffer`, as 16-byte `cp.async` copies (arguments as `load`'s; the vector path's
+        conditions hold: `width` is 4 and the buffer is aligned). A vector past K is
+        zero-filled: K is then a multiple of 4 along K, so a vector is all in or all out.
+        """
+        assert self.tile is not None and self.width == QUAD
+        k_run, along_run = run
+        k0, along0 = e.add(first, k_run), e.add(base, along_run)
+        operand = self.c.op.operands[self.operand]
+        for start in range(0, self.copies, QUAD):
+            k, along = self._place(e, k0, along0, start)
+            source = _address(e, operand, self._clamped(e, k, along, sizes, ivs, QUAD))
+            tile_k, tile_along = self._place(e, k_run, along_run, start)
+            shared = _address(e, self.tile, self.at(buffer, tile_k, tile_along))
+            read = gpu_async_copy.bytes_if(e, e.less(k, sizes[0]))
+            gpu_async_copy.copy(e, shared, source, read)
+
+
+def _address(e: "Emitter", buffer: SSAValue, indices: list[SSAValue]) -> SSAValue:
+    """The generic address of `buffer[indices]`, a row-major memref without an offset."""
+    assert isinstance(buffer.type, MemRefType)
+    linear = indices[0]
+    for dim, index in enumerate(indices[1:], start=1):
+        size = buffer.type.get_shape()[dim]
+        extent = e.index(size) if size >= 0 else e(memref.DimOp(buffer, e.index(dim)))
+        linear = e.add(e.mul(linear, extent), index)
+    base = e(memref.ExtractAlignedPointerAsIndexOp.get(buffer))
+    return e.add(base, e.mul(linear, 4))

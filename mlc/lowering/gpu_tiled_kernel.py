@@ -9,7 +9,9 @@ accumulators in registers:
   memory (`mlc.lowering.gpu_tile_staging`: tiles laid out as the operands are, runs of
   coalesced, where possible 16-byte, global loads), two buffers alternating so one
   `gpu.barrier` per slice suffices, and the next slice's global loads are issued before
-  the current slice's arithmetic, hiding their latency;
+  the current slice's arithmetic, hiding their latency; with `TileShape.stages` and
+  operands that allow 16-byte copies, `stages` buffers instead, filled by `cp.async`
+  (`mlc.lowering.gpu_async_copy`) `stages - 1` slices ahead of the arithmetic;
 - a thread's rows and columns are 4-wide groups (`4 ty + i` plus multiples of
   `4 rows / thread_rows`; columns likewise with `tx`) of a tile stored along its
   extent, each group one 16-byte shared load of one K step; of a tile stored along K
@@ -29,6 +31,7 @@ from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
+from mlc.lowering import gpu_async_copy
 from mlc.lowering.fills import filled_with
 from mlc.lowering.gpu_contraction_match import Contraction
 from mlc.lowering.gpu_emitter import Emitter
@@ -65,8 +68,9 @@ class _Kernel:
     def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
         emit, c, shape = self.emit, self.c, self.shape
         m, n = self.bounds[c.rows], self.bounds[c.cols]
-        a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, shape.tf32)
-        b = Staging.of(c, c.b, shape.cols, shape.depth, shape.threads, shape.tf32)
+        keep = shape.tf32 or shape.stages > 0  # cp.async copies runs as they are
+        a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, keep, shape.buffers)
+        b = Staging.of(c, c.b, shape.cols, shape.depth, shape.threads, keep, shape.buffers)
         a.allocate(emit)
         b.allocate(emit)
         row0, col0 = emit.mul(by, shape.rows), emit.mul(bx, shape.cols)
@@ -107,9 +111,13 @@ class _Kernel:
             versions = (Block(), Block())
             branch = scf.IfOp(flag, [f32] * len(init), [versions[0]], [versions[1]])
             accs = list(emit(branch).owner.results)
+            pipelined = shape.stages > 0 and a.width == b.width == QUAD
             for block, vectors in zip(versions, (True, False), strict=True):
                 inner = emit.region(block)
-                inner(scf.YieldOp(*loop.build(inner, init, vectors)))
+                if vectors and pipelined:
+                    inner(scf.YieldOp(*loop.build_pipelined(inner, init)))
+                else:
+                    inner(scf.YieldOp(*loop.build(inner, init, vectors)))
         if shape.groups == 1:
             self._stores(accs, rows, cols)
             return
@@ -352,13 +360,63 @@ class _KLoop:
         b.store(e, buffer, self.runs[1], staged[split:], start, k)
         e(gpu.BarrierOp())
         following = self.loads(e, e.add(start, shape.depth), vectors)
-        if self.lanes is not None:
-            for kk in range(0, shape.depth, MMA_DEPTH):
-                mma_step(e, (a, b), buffer, kk, accs, self.lanes)
-        else:
-            kernel._fmas(e, (a, b), buffer, self.lane, accs, self.k_base)
+        self.multiply(e, buffer, accs)
         e(scf.YieldOp(*accs, *following))
         return list(loop.results)[:outputs]
+
+    def multiply(self, e: Emitter, buffer: SSAValue, accs: list[SSAValue]) -> None:
+        """The products of the slice in tile `buffer`, into `accs`."""
+        kernel, stagings = self.kernel, self.stagings
+        if self.lanes is not None:
+            for kk in range(0, kernel.shape.depth, MMA_DEPTH):
+                mma_step(e, stagings, buffer, kk, accs, self.lanes)
+        else:
+            kernel._fmas(e, stagings, buffer, self.lane, accs, self.k_base)
+
+    def copy_async(self, e: Emitter, t: SSAValue, slices: SSAValue) -> None:
+        """Slice `t`'s copies into its buffer (when there is such a slice), then a commit."""
+        kernel, shape = self.kernel, self.kernel.shape
+        zero, k = e.index(0), kernel.bounds[kernel.c.k]
+        places = (
+            lambda r, kk: kernel.ivs(r, zero, kk),
+            lambda x, kk: kernel.ivs(zero, x, kk),
+        )
+        issue = Block()
+        e(scf.IfOp(e.less(t, slices), [], [issue]))
+        inner = e.region(issue)
+        buffer, first = inner.rem(t, shape.stages), inner.mul(t, shape.depth)
+        for staging, (base, size), run, ivs in zip(
+            self.stagings, self.origins, self.runs, places, strict=True
+        ):
+            staging.copy_async(inner, buffer, run, first, base, (k, size), ivs)
+        inner(scf.YieldOp())
+        gpu_async_copy.commit_group(e)  # every thread commits, an empty group too
+
+    def build_pipelined(self, emit: Emitter, init: list[SSAValue]) -> list[SSAValue]:
+        """
+        The loop with `stages` shared buffers filled by `cp.async`: slices 0 .. stages - 2
+        are issued first; at slice t each thread waits for its own copies of t, a barrier
+        publishes everyone's (and says every thread is done with slice t - 1, whose
+        buffer slice t + stages - 1 then fills), and slice t is multiplied while the
+        copies of the next stages - 1 slices are in flight.
+        """
+        shape, k = self.kernel.shape, self.kernel.bounds[self.kernel.c.k]
+        slices = emit.ceil_div(k, shape.depth)
+        for t in range(shape.stages - 1):
+            self.copy_async(emit, emit.index(t), slices)
+        body = Block(arg_types=[IndexType(), *[f32] * len(init)])
+        zero, one = emit.index(0), emit.index(1)
+        loop = scf.ForOp(zero, slices, one, init, Region(body))
+        emit(loop)
+        e = emit.region(body)
+        t, accs = body.args[0], list(body.args[1:])
+        gpu_async_copy.wait_group(e, shape.stages - 2)
+        e(gpu.BarrierOp())
+        self.copy_async(e, e.add(t, shape.stages - 1), slices)
+        self.multiply(e, e.rem(t, shape.stages), accs)
+        e(scf.YieldOp(*accs))
+        gpu_async_copy.wait_group(emit, 0)  # nothing in flight once the block moves on
+        return list(loop.results)
 
 
 def grid(

@@ -129,6 +129,46 @@ def test_other_tile_shapes(other_tiles, m, k, n):
     _close(other_tiles(a, b), a.astype(np.float64) @ b, k)
 
 
+# Aligned operands (K and N multiples of 4) take the cp.async pipeline of the 64x64
+# variant: prime row counts, K shorter than one slice (4) or not a multiple of its
+# depth (20, 332), one output.
+@pytest.mark.parametrize("m, k, n", [(997, 332, 252), (131, 4, 68), (509, 20, 132), (1, 4, 4)])
+def test_matmul_through_the_copy_pipeline(m, k, n):
+    exe = compile_once(MATMUL)
+    rng = np.random.default_rng()
+    a, b = _random(rng, m, k), _random(rng, k, n)
+    _close(exe(a, b), a.astype(np.float64) @ b, k)
+
+
+@pytest.fixture(scope="module")
+def deep_pipeline():
+    """MATMUL through 128x128 tiles with a 4-stage cp.async pipeline, for every grid."""
+    from mlc import compiler, pipeline
+
+    default = pipeline.STAGES["parallel-loops"]
+    options = "tile=128,128,8,8,8,1,4 few-blocks=0"
+    pipeline.STAGES["parallel-loops"] = default.replace(
+        "convert-contractions-to-gpu", f"convert-contractions-to-gpu{{{options}}}"
+    )
+    compiler._cache.clear()  # the same source as MATMUL: compile it again, this way
+    try:
+        return compile_for(MATMUL, "cuda")
+    except pytest.skip.Exception as skipped:
+        return skipped
+    finally:
+        pipeline.STAGES["parallel-loops"] = default
+        compiler._cache.clear()
+
+
+@pytest.mark.parametrize("m, k, n", [(300, 44, 260), (129, 8, 132), (67, 12, 4)])
+def test_deep_copy_pipeline(deep_pipeline, m, k, n):
+    if isinstance(deep_pipeline, BaseException):
+        raise deep_pipeline
+    rng = np.random.default_rng()
+    a, b = _random(rng, m, k), _random(rng, k, n)
+    _close(deep_pipeline(a, b), a.astype(np.float64) @ b, k)
+
+
 def _tf32_program(program: str):
     """`program` with `allow_tf32`, or without a GPU: its PTX assembled for sm_80 and sm_90."""
     import mlc
@@ -159,7 +199,12 @@ def _close_tf32(got, want):
     assert error < 2e-3, f"relative L2 error {error:.2e}"
 
 
-@pytest.mark.parametrize("m, k, n", [(2100, 37, 2100), (131, 70, 129), (7, 300, 5)])
+# K and N multiples of 4 take the cp.async pipeline: big tiles at 2100x36 @ 36x2100,
+# small ones at 516x44 @ 44x260 and 131x4 @ 4x68 (K shorter than one slice).
+@pytest.mark.parametrize(
+    "m, k, n",
+    [(2100, 37, 2100), (131, 70, 129), (7, 300, 5), (2100, 36, 2100), (516, 44, 260), (131, 4, 68)],
+)
 def test_tf32_matmul(tf32_matmul, m, k, n):
     if isinstance(tf32_matmul, BaseException):
         raise tf32_matmul

@@ -13,6 +13,11 @@
 // 264 blocks, the host launches the 64x64-tile variant instead: 8x4 accumulators a
 // thread, 16-deep slices of which two groups of 128 threads take 8 steps each, the
 // second group's sums added to the first's through shared memory before the stores.
+// Its vector version is a 3-stage cp.async pipeline: three buffers of each tile, both
+// kept in the operands' layouts (A as [row, k], rows padded to 20 floats); slices 0
+// and 1 are issued before the loop, each a commit group (one 16-byte copy of A and
+// one of B a thread); each iteration waits for all but the newest group, then a
+// barrier, issues the slice two ahead and multiplies; nothing is left in flight after.
 
 // CHECK-LABEL: func.func @matmul
 // CHECK-NOT:     linalg.generic
@@ -52,12 +57,36 @@
 // CHECK:         } else {
 // CHECK:           %[[T:.+]] = arith.constant 256 : index
 // CHECK:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
-// CHECK:           memref.alloca() : memref<2x16x68xf32, 3 : i64>
-// CHECK-NEXT:      memref.alloca() : memref<2x16x72xf32, 3 : i64>
-// CHECK:           scf.for {{.*}} -> ({{(f32, ){32}v}}ector<4xf32>, vector<4xf32>) {
-// CHECK-COUNT-256:   math.fma
-// CHECK-NOT:         math.fma
-// CHECK:             scf.yield
+// CHECK:           %[[SA:.+]] = memref.alloca() : memref<3x64x20xf32, 3 : i64>
+// CHECK-NEXT:      %[[SB:.+]] = memref.alloca() : memref<3x16x72xf32, 3 : i64>
+// CHECK:           "memref.extract_aligned_pointer_as_index"(%a)
+// CHECK:           "memref.extract_aligned_pointer_as_index"(%b)
+// CHECK:           scf.if %{{.+}} -> ({{(f32, ){31}f32}}) {
+// CHECK:             scf.if
+// CHECK:               "memref.extract_aligned_pointer_as_index"(%a)
+// CHECK:               "memref.extract_aligned_pointer_as_index"(%[[SA]])
+// CHECK:               llvm.inline_asm has_side_effects "{ .reg .u64 sa, ga; cvta.to.shared.u64 sa, $0; cvta.to.global.u64 ga, $1; cp.async.cg.shared.global [sa], [ga], 16, $2; }", "l,l,r,~{memory}"
+// CHECK:               "memref.extract_aligned_pointer_as_index"(%b)
+// CHECK:               "memref.extract_aligned_pointer_as_index"(%[[SB]])
+// CHECK:               llvm.inline_asm has_side_effects "{{.*}}cp.async.cg.shared.global
+// CHECK:             llvm.inline_asm has_side_effects "cp.async.commit_group;", "~{memory}"
+// CHECK-COUNT-2:       llvm.inline_asm has_side_effects "{{.*}}cp.async.cg.shared.global
+// CHECK:             llvm.inline_asm has_side_effects "cp.async.commit_group;"
+// CHECK:             scf.for {{.*}} -> ({{(f32, ){31}f32}}) {
+// CHECK-NEXT:          llvm.inline_asm has_side_effects "cp.async.wait_group 1;", "~{memory}"
+// CHECK-NEXT:          gpu.barrier
+// CHECK-COUNT-2:       llvm.inline_asm has_side_effects "{{.*}}cp.async.cg.shared.global
+// CHECK:               llvm.inline_asm has_side_effects "cp.async.commit_group;"
+// CHECK:               vector.load %[[SA]][{{.*}}] {alignment = 16 : i64} : memref<3x64x20xf32, 3 : i64>, vector<4xf32>
+// CHECK-COUNT-256:     math.fma
+// CHECK-NOT:           math.fma
+// CHECK:               scf.yield
+// CHECK:             llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
+// CHECK:           } else {
+// CHECK-NOT:         llvm.inline_asm
+// CHECK:             scf.for {{.*}} -> ({{(f32, ){39}f32}}) {
+// CHECK-COUNT-256:     math.fma
+// CHECK:               scf.yield
 // CHECK:           %[[SUMS:.+]] = memref.alloca() : memref<1x32x128xf32, 3 : i64>
 // CHECK:           scf.if
 // CHECK-COUNT-32:    memref.store %{{.+}}, %[[SUMS]]
@@ -256,6 +285,21 @@ func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
 // threads) marked for two blocks an SM, 32x16 tiles of 4x4 (32 threads).
 
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tile=64,128,8,8,8 small-tile=32,16,4,4,8 blocks-per-sm=2}' | filecheck %s --check-prefix=SHAPES
+
+// A pipeline of 4 stages on the big tile: four buffers of each tile, A kept as
+// [row, k]; three slices issued before the loop, which waits for all but two groups.
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tile=128,128,8,8,8,1,4}' | filecheck %s --check-prefix=STAGES
+// STAGES-LABEL: func.func @shapes
+// STAGES:           %[[A:.+]] = memref.alloca() : memref<4x128x12xf32, 3 : i64>
+// STAGES-NEXT:      %[[B:.+]] = memref.alloca() : memref<4x8x136xf32, 3 : i64>
+// STAGES-COUNT-3:   llvm.inline_asm has_side_effects "cp.async.commit_group;"
+// STAGES:           scf.for
+// STAGES-NEXT:        llvm.inline_asm has_side_effects "cp.async.wait_group 2;"
+// STAGES-NEXT:        gpu.barrier
+// STAGES:             llvm.inline_asm has_side_effects "cp.async.commit_group;"
+// STAGES:             vector.load %[[A]]
+// STAGES-COUNT-64:    math.fma
+// STAGES:           llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
 // CHECK-LABEL: func.func @shapes
 // SHAPES-LABEL: func.func @shapes
 // SHAPES:         scf.if
@@ -291,7 +335,13 @@ func.func @shapes(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>)
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=16,16,4,4,8}' 2>&1 | filecheck %s --check-prefix=BAD-THREADS
 // BAD-THREADS: error: pass 'convert-contractions-to-gpu': small-tile=16,16,4,4,8: 16 threads a block (32 to 1024 allowed)
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=128,128}' 2>&1 | filecheck %s --check-prefix=BAD-FIELDS
-// BAD-FIELDS: error: pass 'convert-contractions-to-gpu': tile takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS], got [128, 128]
+// BAD-FIELDS: error: pass 'convert-contractions-to-gpu': tile takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]], got [128, 128]
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=128,128,8,8,8,1,1}' 2>&1 | filecheck %s --check-prefix=BAD-STAGES
+// BAD-STAGES: error: pass 'convert-contractions-to-gpu': tile=128,128,8,8,8,1,1: stages must be 0 (through registers) or 2 and more (cp.async)
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=64,64,4,4,8,1,2}' 2>&1 | filecheck %s --check-prefix=BAD-RUNS
+// BAD-RUNS: error: pass 'convert-contractions-to-gpu': tile=64,64,4,4,8,1,2: cp.async stages need runs of 4 floats a thread (rows x depth / threads)
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=128,128,8,8,8,1,5}' 2>&1 | filecheck %s --check-prefix=BAD-DEEP
+// BAD-DEEP: error: pass 'convert-contractions-to-gpu': tile=128,128,8,8,8,1,5: 61440 bytes of shared memory a block (49152 allowed)
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=64,64,4,4,32,2}' 2>&1 | filecheck %s --check-prefix=BAD-SHARED
 // BAD-SHARED: error: pass 'convert-contractions-to-gpu': small-tile=64,64,4,4,32,2: 53248 bytes of shared memory a block (49152 allowed)
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=64,64,4,4,12,2}' 2>&1 | filecheck %s --check-prefix=BAD-GROUPS
@@ -326,26 +376,32 @@ func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memr
 // tf32 (f2tf32.rna) and fed to mma.sync m16n8k8 (16 per 8-deep step and warp tile),
 // the accumulators staying f32. The tiles keep the operands' layouts (A as [row, k],
 // rows padded to 12 floats; B as [k, column], padded by 8) so that the fragment reads
-// do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2.
+// do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2. Both copy
+// aligned operands through a 4-stage cp.async pipeline (4 buffers of each tile).
 
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tf32=true}' | filecheck %s --check-prefix=TF32
 // TF32-LABEL: func.func @tf32
 // TF32:         %[[T:.+]] = arith.constant 256 : index
 // TF32:         "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
-// TF32:           memref.alloca() : memref<2x128x12xf32, 3 : i64>
-// TF32-NEXT:      memref.alloca() : memref<2x8x136xf32, 3 : i64>
-// TF32:           scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>) {
+// TF32:           memref.alloca() : memref<4x128x12xf32, 3 : i64>
+// TF32-NEXT:      memref.alloca() : memref<4x8x136xf32, 3 : i64>
+// TF32:           scf.for {{.*}} -> ({{(f32, ){63}f32}}) {
+// TF32-NEXT:        llvm.inline_asm has_side_effects "cp.async.wait_group 2;"
 // TF32-NOT:         math.fma
 // TF32-COUNT-24:    llvm.call_intrinsic "llvm.nvvm.f2tf32.rna"(%{{.+}}) : (f32) -> i32
 // TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // TF32-NOT:         math.fma
 // TF32:             scf.yield
+// TF32:           llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
+// TF32:           scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
+// TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
+// TF32:             scf.yield
 // TF32-COUNT-64:  scf.if
 // TF32:         } else {
 // TF32:           %[[S:.+]] = arith.constant 64 : index
 // TF32:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
-// TF32:           memref.alloca() : memref<2x64x12xf32, 3 : i64>
-// TF32-NEXT:      memref.alloca() : memref<2x8x72xf32, 3 : i64>
+// TF32:           memref.alloca() : memref<4x64x12xf32, 3 : i64>
+// TF32-NEXT:      memref.alloca() : memref<4x8x72xf32, 3 : i64>
 // TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
 // CHECK-LABEL: func.func @tf32
 func.func @tf32(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
