@@ -31,7 +31,7 @@ are left to the loop mapping, which gives each output a warp.
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, scf
+from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Region
@@ -46,6 +46,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
 from mlc.lowering.gpu_contraction_match import match
+from mlc.lowering.gpu_conv_match import ConvGeometry, match_conv
 from mlc.lowering.gpu_emitter import Emitter
 from mlc.lowering.gpu_tile_shape import TileShape
 from mlc.lowering.gpu_tiled_kernel import grid, kernel_body
@@ -59,6 +60,13 @@ FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tile
 # H100 that ran no faster than one block an SM (36.4 against 37.5 TFLOP/s at 4096).
 BLOCKS_PER_SM = 1
 MIN_BLOCKS_ATTR = "nvvm.minctasm"  # on a launch: blocks per SM its kernel is built for
+# A convolution's tiles by its filters (rows): a 128-row tile would leave most of its
+# threads idle on the 16 or 32 filters of a small CNN. Columns are output pixels.
+CONV_TILES = (
+    (16, (TileShape(16, 128, 4, 4, 8), TileShape(16, 64, 4, 4, 8))),
+    (32, (TileShape(32, 128, 4, 8, 8), TileShape(32, 64, 4, 4, 8))),
+    (64, (TileShape(64, 128, 8, 8, 8), SMALL_TILE)),
+)
 
 
 class ContractionToTiledLaunch(RewritePattern):
@@ -70,11 +78,15 @@ class ContractionToTiledLaunch(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
-        if (contraction := match(op)) is None:
+        if (contraction := match(op) or match_conv(op)) is None:
             return
         host = Emitter(rewriter, InsertPoint.before(op), op.location)
-        bounds = [
-            materialize_loop_bound(rewriter, host.point, operand, dim, size)
+        conv = contraction.conv
+        padded = op.operands[contraction.b] if conv is not None and conv.padding_ops else None
+        bounds = [  # a padded image's batch and channels: the unpadded one's, which stays
+            materialize_loop_bound(
+                rewriter, host.point, conv.source if operand is padded else operand, dim, size
+            )
             for operand, dim, size in op.get_loop_bound_sources()
         ]
         batch = host.index(1)
@@ -82,6 +94,10 @@ class ContractionToTiledLaunch(RewritePattern):
             batch = host.mul(batch, bounds[dim])
         one = host.index(1)
         shapes = (self.big, self.small)
+        if conv is not None:
+            bounds += conv.merged_bounds(host, bounds)
+            filters = op.get_static_loop_ranges()[conv.f]
+            shapes = self.conv_shapes(filters)
         grids = [grid(host, contraction, bounds, batch, shape) for shape in shapes]
         x, y, z = grids[0]
         big_blocks = host(arith.MuliOp(host(arith.MuliOp(x, y)), z))
@@ -97,9 +113,37 @@ class ContractionToTiledLaunch(RewritePattern):
             inside(launch)
             inside(scf.YieldOp())
             kernel_body(host.region(body), contraction, bounds, batch, shape)
+        if conv is not None and conv.padding_ops:
+            keep_source_alive(rewriter, conv, op)
         rewriter.erase(op)
         if contraction.fill is not None:
             rewriter.erase(contraction.fill)
+        if conv is not None:
+            for padding in conv.padding_ops:  # the padded copy, its fill and buffer
+                rewriter.erase(padding)
+
+    def conv_shapes(self, filters: int) -> tuple[TileShape, TileShape]:
+        """A convolution's tiles: as many rows as its filters need (1 to 4 row groups)."""
+        if self.big.tf32:
+            return self.big, self.small
+        for most, shapes in CONV_TILES:
+            if 0 < filters <= most:
+                return shapes
+        return self.big, self.small
+
+
+def keep_source_alive(rewriter: PatternRewriter, conv: ConvGeometry, op: GenericOp) -> None:
+    """
+    Move a dealloc of the unpadded image that comes before the convolution (the padded
+    copy was its last use) to just after it: the kernel reads the image itself.
+    """
+    for use in list(conv.source.uses):
+        free = use.operation
+        if not isinstance(free, memref.DeallocOp) or free.parent_block() is not op.parent_block():
+            continue
+        if free.is_before_in_block(op):
+            free.detach()
+            rewriter.insert(free, InsertPoint.after(op))
 
 
 def _shape(option: str, sizes: tuple[int, ...]) -> TileShape:

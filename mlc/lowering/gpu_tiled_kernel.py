@@ -22,6 +22,7 @@ accumulators in registers:
 """
 
 from dataclasses import dataclass
+from functools import partial
 
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
 from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f32, i64
@@ -31,6 +32,7 @@ from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.lowering.fills import filled_with
 from mlc.lowering.gpu_contraction_match import Contraction
+from mlc.lowering.gpu_conv_staging import conv_staging
 from mlc.lowering.gpu_emitter import Emitter
 from mlc.lowering.gpu_mma import (
     MMA_DEPTH,
@@ -55,7 +57,13 @@ class _Kernel:
     batch_ivs: list[SSAValue]
     shape: TileShape
 
-    def ivs(self, row: SSAValue, col: SSAValue, k: SSAValue) -> list[SSAValue]:
+    def ivs(
+        self, row: SSAValue, col: SSAValue, k: SSAValue, e: Emitter | None = None
+    ) -> list[SSAValue]:
+        """The generic's loop indices at (row, col, k); a convolution's are decoded at `e`."""
+        if self.c.conv is not None:
+            merged = (self.c.cols, self.c.k)
+            return self.c.conv.loop_indices(e or self.emit, self.bounds, row, col, k, merged)
         values: list[SSAValue] = [k] * len(self.bounds)
         for dim, iv in zip(self.c.batch, self.batch_ivs, strict=True):
             values[dim] = iv
@@ -65,8 +73,9 @@ class _Kernel:
     def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
         emit, c, shape = self.emit, self.c, self.shape
         m, n = self.bounds[c.rows], self.bounds[c.cols]
-        a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, shape.tf32)
-        b = Staging.of(c, c.b, shape.cols, shape.depth, shape.threads, shape.tf32)
+        stage = Staging.of if c.conv is None else partial(conv_staging, self.bounds)
+        a = stage(c, c.a, shape.rows, shape.depth, shape.threads, shape.tf32)
+        b = stage(c, c.b, shape.cols, shape.depth, shape.threads, shape.tf32)
         a.allocate(emit)
         b.allocate(emit)
         row0, col0 = emit.mul(by, shape.rows), emit.mul(bx, shape.cols)
@@ -234,10 +243,11 @@ class _Kernel:
         for i, row in enumerate(rows):
             for j, col in enumerate(cols):
                 inside = emit(arith.AndIOp(emit.less(row, m), emit.less(col, n)))
+                ivs = self.ivs(row, col, zero_index, emit)
                 store = Block()
                 emit(scf.IfOp(inside, [], [store]))
                 s = emit.region(store)
-                self._store(s, results[len(cols) * i + j], self.ivs(row, col, zero_index))
+                self._store(s, results[len(cols) * i + j], ivs)
                 s(scf.YieldOp())
 
     def _initial(
@@ -313,8 +323,8 @@ class _KLoop:
         zero = e.index(0)
         k = kernel.bounds[kernel.c.k]
         places = (
-            lambda r, kk: kernel.ivs(r, zero, kk),
-            lambda x, kk: kernel.ivs(zero, x, kk),
+            lambda r, kk: kernel.ivs(r, zero, kk, e),
+            lambda x, kk: kernel.ivs(zero, x, kk, e),
         )
         for staging, (base, size), run, ivs in zip(
             self.stagings, self.origins, self.runs, places, strict=True
