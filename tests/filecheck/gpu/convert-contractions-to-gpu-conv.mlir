@@ -1,5 +1,4 @@
 // RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu | filecheck %s
-// RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu | mlc-opt --split-input-file --verify-roundtrip > /dev/null
 // RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu --print-debuginfo | filecheck %s --check-prefix=LOC
 // RUN: mlc-opt %s --split-input-file --verify-diagnostics -p convert-contractions-to-gpu --remarks > /dev/null
 
