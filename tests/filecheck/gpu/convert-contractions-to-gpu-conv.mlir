@@ -8,7 +8,8 @@
 // from the unpadded image, zero outside it (unsigned compares, selects): the padded
 // copy the linalg stage made (alloc, zero fill, copy into a subview) goes. The tile's
 // rows follow the filter count (16: 16x128 tiles of 128 threads, A's shared tile
-// 2x8x20; 32: 32x128; 64: 64x128; more: the matmul's 128x128 and 64x64), and the
+// 2x8x20; 32: 32x128; 64: 64x128; more: the matmul's 128x128 and 64x64; for grids of
+// fewer than 264 blocks 16x32 and 32x32 tiles, 16 deep), and the
 // fused epilogue (here a bias along the last dim and a relu) runs before each store.
 
 // CHECK-LABEL: func.func @conv3x3
@@ -31,8 +32,8 @@
 // CHECK:           arith.maximumf
 // CHECK-NEXT:      memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : memref<?x16x16x16xf32>
 // CHECK:         "gpu.launch"
-// CHECK:           memref.alloca() : memref<2x8x20xf32, 3 : i64>
-// CHECK:           memref.alloca() : memref<2x8x72xf32, 3 : i64>
+// CHECK:           memref.alloca() : memref<2x16x20xf32, 3 : i64>
+// CHECK:           memref.alloca() : memref<2x16x40xf32, 3 : i64>
 // CHECK-NOT:     linalg.generic
 // CHECK-NOT:     memref.dealloc
 // CHECK:         func.return
