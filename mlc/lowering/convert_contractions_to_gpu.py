@@ -20,6 +20,12 @@ allow_tf32=True)`), both variants multiply on the tensor cores instead
 (`mlc.lowering.gpu_mma`: 128x128 and 64x64 tiles of 64x32 warp tiles, tf32
 `mma.sync`, f32 accumulators); the tile options are then not used.
 
+A 2-D convolution generic becomes the same kernel as an implicit GEMM
+(`mlc.lowering.gpu_conv_match`: filters x output pixels x (c, kh, kw), the image
+gathered as it is staged, padding read as a predicate so the padded copy goes), with
+tiles whose rows follow the filter count (`CONV_TILES`); what it declines is left to
+the loop mapping with a remark saying why.
+
 Both are compiled; the choice is one `scf.if` on the host, folded away when the sizes
 are static. A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS]`.
 When a fill generic (a constant, as the zeros `convert-ml-to-linalg` starts a matmul

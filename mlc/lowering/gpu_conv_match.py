@@ -184,8 +184,24 @@ def _unpadded(op: GenericOp, image: SSAValue) -> tuple[SSAValue, tuple[int, int]
     strides = subview.static_strides.get_values()
     if len(offsets) != 4 or offsets[0] or offsets[1] or any(s != 1 for s in strides):
         return unchanged
+    source = copy.inputs[0]
+    if not _unused_between(source, copy, op):
+        return unchanged  # its buffer may be written before the convolution reads it
     ops = [copy, subview, fill] + ([dealloc] if dealloc else []) + [alloc]
-    return copy.inputs[0], (offsets[2], offsets[3]), ops
+    return source, (offsets[2], offsets[3]), ops
+
+
+def _unused_between(value: SSAValue, first: Operation, last: Operation) -> bool:
+    """Whether no op from `first` to `last` in their block uses `value` but to free it."""
+    if first.parent_block() is not last.parent_block() or not first.is_before_in_block(last):
+        return False
+    between = first.next_op
+    while between is not None and between is not last:
+        uses = any(value in inner.operands for inner in between.walk())
+        if uses and not isinstance(between, memref.DeallocOp):
+            return False
+        between = between.next_op
+    return True
 
 
 def fill_value(fill: GenericOp) -> float | None:
