@@ -51,7 +51,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
-from mlc.lowering.gpu_contraction_match import match
+from mlc.lowering.gpu_contraction_match import Contraction, match
 from mlc.lowering.gpu_conv_match import ConvGeometry, match_conv
 from mlc.lowering.gpu_emitter import Emitter
 from mlc.lowering.gpu_tile_shape import TileShape
@@ -122,14 +122,7 @@ class ContractionToTiledLaunch(RewritePattern):
             inside(launch)
             inside(scf.YieldOp())
             kernel_body(host.region(body), contraction, bounds, batch, shape)
-        if conv is not None and conv.padding_ops:
-            keep_source_alive(rewriter, conv, op)
-        rewriter.erase(op)
-        if contraction.fill is not None:
-            rewriter.erase(contraction.fill)
-        if conv is not None:
-            for padding in conv.padding_ops:  # the padded copy, its fill and buffer
-                rewriter.erase(padding)
+        erase_absorbed(rewriter, contraction)
 
     def conv_shapes(self, filters: int) -> tuple[TileShape, TileShape]:
         """A convolution's tiles: as many rows as its filters need (1 to 4 row groups)."""
@@ -139,6 +132,20 @@ class ContractionToTiledLaunch(RewritePattern):
             if 0 < filters <= most:
                 return shapes
         return self.big, self.small
+
+
+def erase_absorbed(rewriter: PatternRewriter, contraction: Contraction) -> None:
+    """Erase the contraction's generic and what its kernel absorbed: a fill, a
+    convolution's padded copy (its fill and buffer) and its bias broadcast."""
+    op, conv = contraction.op, contraction.conv
+    if conv is not None and conv.padding_ops:
+        keep_source_alive(rewriter, conv, op)
+    rewriter.erase(op)
+    absorbed = [contraction.fill] if contraction.fill is not None else []
+    if conv is not None:
+        absorbed += conv.padding_ops + ([conv.bias] if conv.bias is not None else [])
+    for other in absorbed:
+        rewriter.erase(other)
 
 
 def keep_source_alive(rewriter: PatternRewriter, conv: ConvGeometry, op: GenericOp) -> None:

@@ -25,6 +25,9 @@ of 0, and a copy generic into a `subview` at the padding offsets). When the imag
 operand is such a copy, the kernel reads the unpadded image instead, zero outside it
 (a predicate, not a copy), and the fill, copy and buffer go.
 
+The bias of `ml.conv2d` is broadcast into the output by a generic just before the
+convolution; the accumulators start at it instead (`bias_before`), and it goes.
+
 Declined, each with a `--remarks` line saying why: groups, other ranks, other element
 types, a weight that is not contiguous, maps of another form, and small outputs (all
 sizes static, fewer than `SMALL_OUTPUT`: the loop mapping gives each output a warp).
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr, MemRefType, NoneAttr, f32
+from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
@@ -91,6 +95,7 @@ class ConvGeometry:
     source: SSAValue  # the unpadded image
     padding: tuple[int, int]  # top, left
     padding_ops: list[Operation] = field(default_factory=list[Operation])  # go with the op
+    bias: GenericOp | None = None  # broadcasts a bias into the output just before: goes
 
     def merged_bounds(self, e: Emitter, bounds: list[SSAValue]) -> list[SSAValue]:
         """The sizes of the merged loops p (output pixels) and k (c, kh, kw)."""
@@ -189,6 +194,41 @@ def _unpadded(op: GenericOp, image: SSAValue) -> tuple[SSAValue, tuple[int, int]
         return unchanged  # its buffer may be written before the convolution reads it
     ops = [copy, subview, fill] + ([dealloc] if dealloc else []) + [alloc]
     return source, (offsets[2], offsets[3]), ops
+
+
+def bias_before(op: GenericOp) -> GenericOp | None:
+    """
+    The generic that writes `op`'s output last before it, if it copies its one input
+    into every element (the bias of `ml.conv2d`, broadcast along the output's dims) and
+    nothing reads or writes the output in between: the accumulators can start at the
+    bias instead, and the generic goes.
+    """
+    buffer = op.outputs[0]
+    previous = op.prev_op
+    while previous is not None:
+        if isinstance(previous, GenericOp) and list(previous.outputs) == [buffer]:
+            return previous if _is_broadcast(previous) else None
+        if not isinstance(previous, memref.DimOp) and any(
+            buffer in inner.operands for inner in previous.walk()
+        ):
+            return None
+        previous = previous.prev_op
+    return None
+
+
+def _is_broadcast(op: GenericOp) -> bool:
+    """One input copied to every output element: all parallel, identity output map."""
+    if len(op.inputs) != 1 or op.res or op.inputs[0] is op.outputs[0]:
+        return False
+    if any(it.data != IteratorType.PARALLEL for it in op.iterator_types):
+        return False
+    output_map = op.get_indexing_maps().data[1].data
+    yielded = op.body.block.last_op
+    return (
+        output_map == AffineMap.identity(output_map.num_dims)
+        and yielded is not None
+        and list(yielded.operands) == [op.body.block.args[0]]
+    )
 
 
 def _unused_between(value: SSAValue, first: Operation, last: Operation) -> bool:
@@ -316,10 +356,12 @@ def match_conv(op: GenericOp) -> Contraction | None:
     if (outputs := _static_size(op, parallel)) < SMALL_OUTPUT:
         return decline(op, f"{outputs} outputs (fewer than {SMALL_OUTPUT}: a warp each)")
     weight, image, geometry = found
+    fill = fill_before(op)
+    geometry.bias = bias_before(op) if fill is None else None
     epilogue = _epilogue(op, accumulated)
     assert not isinstance(epilogue, bool)
     loops = len(op.iterator_types)
     return Contraction(
         op, weight, image, [], geometry.f, loops, loops + 1, accumulate, epilogue,
-        fill_before(op), geometry,
+        fill, geometry,
     )  # fmt: skip

@@ -253,13 +253,16 @@ class _Kernel:
     def _initial(
         self, rows: list[SSAValue], cols: list[SSAValue], zero: SSAValue
     ) -> list[SSAValue]:
-        """The accumulators' start: the fill's constant, or the output's elements."""
+        """The accumulators' start: the fill's constant, a convolution's bias, or the output."""
         c, emit = self.c, self.emit
         if c.fill is not None:
             constant = filled_with(c.fill)
             assert constant is not None and isinstance(constant.owner, Operation)
             return [emit(constant.owner.clone())] * (len(rows) * len(cols))
         out = len(c.op.inputs)
+        if c.conv is not None and (bias := c.conv.bias) is not None:  # a broadcast bias
+            places = [emit.indices(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
+            return [emit.load(bias, 0, place) for place in places]
         return [emit.load(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
 
     def _mine(

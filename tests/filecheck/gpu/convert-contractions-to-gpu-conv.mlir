@@ -180,6 +180,65 @@ func.func @written_between(%x: memref<4x16x32x32xf32>, %w: memref<32x16x3x3xf32>
 
 // -----
 
+// The bias of `ml.conv2d` is broadcast into the output before the convolution: the
+// accumulators start at it (one load of b[f] per row) and the broadcast goes.
+
+// CHECK-LABEL: func.func @bias
+// CHECK-NOT:     linalg.generic
+// CHECK:         "gpu.launch"
+// CHECK:           memref.load %b[%{{.+}}] : memref<8xf32>
+// CHECK:           scf.for
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return
+
+func.func @bias(%x: memref<?x5x7x9xf32>, %w: memref<8x5x3x3xf32>, %b: memref<8xf32>) -> memref<?x8x4x5xf32> {
+  %0 = arith.constant 0 : index
+  %1 = memref.dim %x, %0 : memref<?x5x7x9xf32>
+  %2 = memref.alloc(%1) {alignment = 64 : i64} : memref<?x5x9x11xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%2 : memref<?x5x9x11xf32>) {
+  ^bb0(%3: f32):
+    %4 = arith.constant 0.000000e+00 : f32
+    linalg.yield %4 : f32
+  }
+  %5 = memref.subview %2[0, 0, 1, 1] [%1, 5, 7, 9] [1, 1, 1, 1] : memref<?x5x9x11xf32> to memref<?x5x7x9xf32, strided<[495, 99, 11, 1], offset: 12>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<?x5x7x9xf32>) outs(%5 : memref<?x5x7x9xf32, strided<[495, 99, 11, 1], offset: 12>>) {
+  ^bb0(%6: f32, %7: f32):
+    linalg.yield %6 : f32
+  }
+  %8 = memref.alloc(%1) {alignment = 64 : i64} : memref<?x8x4x5xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<8xf32>) outs(%8 : memref<?x8x4x5xf32>) {
+  ^bb0(%9: f32, %10: f32):
+    linalg.yield %9 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, ((d2 * 2) + d4), ((d6 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%2, %w : memref<?x5x9x11xf32>, memref<8x5x3x3xf32>) outs(%8 : memref<?x8x4x5xf32>) {
+  ^bb0(%11: f32, %12: f32, %13: f32):
+    %14 = arith.mulf %11, %12 fastmath<reassoc,contract> : f32
+    %15 = arith.addf %13, %14 fastmath<reassoc,contract> : f32
+    %16 = arith.constant 4 : index
+    %17 = linalg.index 3 : index
+    %18 = arith.cmpi eq, %17, %16 : index
+    %19 = arith.constant 2 : index
+    %20 = linalg.index 4 : index
+    %21 = arith.cmpi eq, %20, %19 : index
+    %22 = arith.andi %18, %21 : i1
+    %23 = linalg.index 5 : index
+    %24 = arith.cmpi eq, %23, %19 : index
+    %25 = arith.andi %22, %24 : i1
+    %26 = scf.if %25 -> (f32) {
+      %27 = arith.constant 0.000000e+00 : f32
+      %28 = arith.maximumf %15, %27 : f32
+      scf.yield %28 : f32
+    } else {
+      scf.yield %15 : f32
+    }
+    linalg.yield %26 : f32
+  }
+  memref.dealloc %2 : memref<?x5x9x11xf32>
+  func.return %8 : memref<?x8x4x5xf32>
+}
+
+// -----
+
 // A 1x1 convolution has no padding, so no predicate: the image is read as it is. 128
 // filters take the matmul's tiles; the weight's runs of 4 along K are 16-byte loads
 // when its view is aligned.
