@@ -7,7 +7,11 @@ The GPU backend against the device's own ceilings and torch eager, in one proces
 2. f32 matmul 4096 x 4096 against torch (cuBLAS, TF32 off), and with tf32 allowed on
    both sides (mlc's tensor-core kernel against cuBLAS's; error against float64);
 3. `examples/mlp.mlir` (batch 8192) and `examples/transformer_block.mlir` end to end
-   against the same model in torch eager.
+   against the same model in torch eager;
+4. one convolution (64 -> 64 channels, 3x3, padding 1, 56x56, batch 32) against
+   torch's cuDNN (TF32 off, `cudnn.benchmark` on: its fastest algorithm), in TFLOP/s;
+   the ResNet-style CNN of `examples/onnx_models.py` at batch 1 and 32 end to end
+   against the same network in torch eager, built from the model's initializers.
 
 All inputs live on the device and are shared: mlc gets them as pycuda `GPUArray`s
 over torch's memory, so nothing is copied and both sides run the same work on the
@@ -28,6 +32,9 @@ from gpu_setup import ROOT, Device, publish
 
 import mlc
 
+sys.path.insert(0, str(ROOT / "examples"))
+import onnx_models
+
 CHAIN = """
 func.func @chain(%a: tensor<16777216xf32>, %b: tensor<16777216xf32>,
                  %c: tensor<16777216xf32>, %d: tensor<16777216xf32>) -> tensor<16777216xf32> {
@@ -38,6 +45,14 @@ func.func @chain(%a: tensor<16777216xf32>, %b: tensor<16777216xf32>,
   %h = ml.mul %r, %half : (tensor<16777216xf32>, tensor<f32>) -> tensor<16777216xf32>
   %y = ml.add %h, %d : (tensor<16777216xf32>, tensor<16777216xf32>) -> tensor<16777216xf32>
   func.return %y : tensor<16777216xf32>
+}
+"""
+
+CONV = """
+func.func @conv(%x: tensor<32x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<32x64x56x56xf32> {
+  %y = ml.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>}
+      : (tensor<32x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<32x64x56x56xf32>
+  func.return %y : tensor<32x64x56x56xf32>
 }
 """
 
@@ -97,22 +112,39 @@ def rel_error(torch, got, want) -> float:
     return float(torch.linalg.norm(got_t - want) / torch.linalg.norm(want))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument("--out", type=Path, help="write a markdown report here")
-    parser.add_argument("--repeats", type=int, default=20)
-    args = parser.parse_args()
+def torch_cnn(torch, model):
+    """`examples/onnx_models.cnn` in torch eager, from the model's own initializers."""
+    from onnx import numpy_helper
 
-    gpu = Device()
+    p = {t.name: torch.as_tensor(numpy_helper.to_array(t)).cuda() for t in model.graph.initializer}
+    functional = torch.nn.functional
+
+    def conv_bn(x, name, stride=1):
+        y = functional.conv2d(x, p[f"{name}.weight"], stride=stride, padding=1)
+        bn = [p[f"{name}.bn.{k}"] for k in ("mean", "var", "scale", "bias")]
+        return functional.batch_norm(y, *bn, training=False, eps=1e-5)
+
+    def residual(x, name):
+        y = torch.relu(conv_bn(x, f"{name}.conv1"))
+        return torch.relu(conv_bn(y, f"{name}.conv2") + x)
+
+    def net(x):
+        x = functional.max_pool2d(torch.relu(conv_bn(x, "stem")), 2, 2)
+        x = residual(x, "layer1")
+        x = residual(torch.relu(conv_bn(x, "down", 2)), "layer2")
+        return torch.flatten(x.mean((2, 3)), 1) @ p["fc.weight"].T + p["fc.bias"]
+
+    return net
+
+
+def chain_rows(gpu: Device, repeats: int) -> list[str]:
+    """The elementwise chain against the copy bandwidth and torch."""
     torch, randn, view = gpu.torch, gpu.randn, gpu.view
-
     rows: list[str] = []
-    notes: list[str] = []
-
     # 1. copy bandwidth and the elementwise chain
     n = 16 * 1024 * 1024
     src, dst = randn(n), torch.empty(n, device="cuda")
-    copy_ms = compare(torch, {"copy": lambda: dst.copy_(src)}, args.repeats)["copy"]
+    copy_ms = compare(torch, {"copy": lambda: dst.copy_(src)}, repeats)["copy"]
     copy_gbs = 2 * n * 4 / copy_ms / 1e6
     a, b, c, d = (randn(n) for _ in range(4))
     va, vb, vc, vd = (view(t) for t in (a, b, c, d))
@@ -123,15 +155,21 @@ def main() -> int:
 
     err = rel_error(torch, chain(va, vb, vc, vd), chain_torch())
     contenders = {"mlc": lambda: chain(va, vb, vc, vd), "torch": chain_torch}
-    ms = compare(torch, contenders, args.repeats)
+    ms = compare(torch, contenders, repeats)
     chain_gbs = 5 * n * 4 / ms["mlc"] / 1e6
     rows.append(
         f"| chain relu(a*b+c)*0.5+d, 16M f32 | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
-        f"{ms['torch'] / ms['mlc']:.2f} | {streamed(torch, contenders, args.repeats)} | "
+        f"{ms['torch'] / ms['mlc']:.2f} | {streamed(torch, contenders, repeats)} | "
         f"{chain_gbs:.0f} GB/s useful = "
         f"{chain_gbs / copy_gbs:.0%} of copy ({copy_gbs:.0f} GB/s) | {err:.1e} |"
     )
+    return rows
 
+
+def matmul_rows(gpu: Device, repeats: int) -> list[str]:
+    """f32 matmul 4096 against cuBLAS, and with tf32 on both sides."""
+    torch, randn, view = gpu.torch, gpu.randn, gpu.view
+    rows: list[str] = []
     # 2. f32 matmul 4096
     size = 4096
     ma, mb = randn(size, size), randn(size, size)
@@ -164,7 +202,13 @@ def main() -> int:
         f"{ms['torch'] / ms['mlc']:.2f} | | {tflops:.1f} TFLOP/s vs "
         f"{2 * size**3 / ms['torch'] / 1e9:.1f} (cuBLAS) | {err:.1e} |"
     )
+    return rows
 
+
+def model_rows(gpu: Device, repeats: int) -> list[str]:
+    """The MLP and the transformer block against torch eager."""
+    torch, randn, view = gpu.torch, gpu.randn, gpu.view
+    rows: list[str] = []
     # 3. the MLP and the transformer block
     batch = 8192
     x, w1, b1 = randn(batch, 784), randn(784, 128) * 0.05, randn(128)
@@ -177,10 +221,10 @@ def main() -> int:
 
     err = rel_error(torch, mlp(*mlp_args), mlp_torch())
     contenders = {"mlc": lambda: mlp(*mlp_args), "torch": mlp_torch}
-    ms = compare(torch, contenders, args.repeats)
+    ms = compare(torch, contenders, repeats)
     rows.append(
         f"| MLP 784-128-10, batch {batch} | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
-        f"{ms['torch'] / ms['mlc']:.2f} | {streamed(torch, contenders, args.repeats)} | | "
+        f"{ms['torch'] / ms['mlc']:.2f} | {streamed(torch, contenders, repeats)} | | "
         f"{err:.1e} |"
     )
 
@@ -202,12 +246,72 @@ def main() -> int:
 
     err = rel_error(torch, block(*block_args), block_torch())
     contenders = {"mlc": lambda: block(*block_args), "torch": block_torch}
-    ms = compare(torch, contenders, args.repeats)
+    ms = compare(torch, contenders, repeats)
     rows.append(
         f"| transformer block 64x128 | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
-        f"{ms['torch'] / ms['mlc']:.2f} | {streamed(torch, contenders, args.repeats)} | | "
+        f"{ms['torch'] / ms['mlc']:.2f} | {streamed(torch, contenders, repeats)} | | "
         f"{err:.1e} |"
     )
+    return rows
+
+
+def conv_rows(gpu: Device, repeats: int) -> list[str]:
+    """One convolution against cuDNN; the CNN at batch 1 and 32 against torch."""
+    torch, randn, view = gpu.torch, gpu.randn, gpu.view
+    rows: list[str] = []
+    # 4. a convolution, and the CNN at batch 1 and 32
+    x, w = randn(32, 64, 56, 56), randn(64, 64, 3, 3) * 0.05
+    conv = mlc.compile(CONV, target="cuda")
+    vx, vw = view(x), view(w)
+    functional = torch.nn.functional
+    torch.backends.cudnn.benchmark = True
+
+    def conv_torch():
+        return functional.conv2d(x, w, padding=1)
+
+    err = rel_error(torch, conv(vx, vw), conv_torch())
+    ms = compare(torch, {"mlc": lambda: conv(vx, vw), "torch": conv_torch}, repeats)
+    flops = 2 * 32 * 64 * 56 * 56 * 64 * 9
+    rows.append(
+        f"| conv 64->64 3x3 pad 1, 56x56, batch 32 | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
+        f"{ms['torch'] / ms['mlc']:.2f} | | {flops / ms['mlc'] / 1e9:.1f} TFLOP/s vs "
+        f"{flops / ms['torch'] / 1e9:.1f} (cuDNN) | {err:.1e} |"
+    )
+    for batch in (1, 32):
+        model = onnx_models.cnn(batch)
+        net = torch_cnn(torch, model)
+        cnn = mlc.compile(model, target="cuda")
+        image = randn(batch, 3, 32, 32)
+        vimage = view(image)
+        err = rel_error(torch, cnn(vimage), net(image))
+        contenders = {"mlc": lambda cnn=cnn, v=vimage: cnn(v), "torch": lambda n=net, i=image: n(i)}
+        ms = compare(torch, contenders, repeats)
+        rows.append(
+            f"| CNN (examples/onnx_models.py), batch {batch} | {ms['mlc']:.3f} | "
+            f"{ms['torch']:.3f} | {ms['torch'] / ms['mlc']:.2f} | "
+            f"{streamed(torch, contenders, repeats)} | | {err:.1e} |"
+        )
+    torch.backends.cudnn.benchmark = False
+    return rows
+
+
+SECTIONS = {"chain": chain_rows, "matmul": matmul_rows, "models": model_rows, "conv": conv_rows}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--out", type=Path, help="write a markdown report here")
+    parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument(
+        "--only", nargs="+", choices=list(SECTIONS), default=list(SECTIONS), help="these rows only"
+    )
+    args = parser.parse_args()
+
+    gpu = Device()
+    rows: list[str] = []
+    for section in args.only:
+        rows += SECTIONS[section](gpu, args.repeats)
+    notes: list[str] = []
 
     header = [
         "# GPU benchmarks",

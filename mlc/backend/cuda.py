@@ -33,6 +33,7 @@ import numpy as np
 from xdsl.dialects import gpu, llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, IntegerType, ModuleOp
 
+from mlc import resources
 from mlc.backend.assertions import raise_failure
 from mlc.backend.jit import JITModule
 from mlc.backend.ptx import PTX_FEATURES, kernel_names, to_ptx
@@ -398,6 +399,10 @@ class CudaFunction:
 def _constant_data(host: ModuleOp, slot_name: str) -> bytes:
     """The bytes of the constant whose device copy `slot_name` holds, as numpy lays them out."""
     name = slot_name[len(DEVICE_GLOBAL_PREFIX) :]
+    if name.startswith(resources.PREFIX):  # a `dense_resource` weight: this process holds it
+        array = resources.lookup(name[len(resources.PREFIX) :])
+        if array is not None:
+            return np.ascontiguousarray(array).tobytes()
     for op in host.ops:
         if isinstance(op, llvm.GlobalOp) and op.sym_name.data == name:
             value = op.value

@@ -21,6 +21,12 @@ allow_tf32=True)`), both variants multiply on the tensor cores instead
 `mma.sync`, f32 accumulators, 4 slices in flight through `cp.async`); the tile options
 are then not used.
 
+A 2-D convolution generic becomes the same kernel as an implicit GEMM
+(`mlc.lowering.gpu_conv_match`: filters x output pixels x (c, kh, kw), the image
+gathered as it is staged, padding read as a predicate so the padded copy goes), with
+tiles whose rows follow the filter count (`CONV_TILES`); what it declines is left to
+the loop mapping with a remark saying why.
+
 Both are compiled; the choice is one `scf.if` on the host, folded away when the sizes
 are static. A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]]`
 (STAGES: slices in flight through `cp.async`, sm_80 and later; 0: through registers).
@@ -33,7 +39,7 @@ are left to the loop mapping, which gives each output a warp.
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, scf
+from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Region
@@ -47,7 +53,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
-from mlc.lowering.gpu_contraction_match import match
+from mlc.lowering.gpu_contraction_match import Contraction, match
+from mlc.lowering.gpu_conv_match import ConvGeometry, match_conv
 from mlc.lowering.gpu_emitter import Emitter
 from mlc.lowering.gpu_tile_shape import TileShape
 from mlc.lowering.gpu_tiled_kernel import grid, kernel_body
@@ -64,6 +71,16 @@ FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tile
 # H100 that ran no faster than one block an SM (36.4 against 37.5 TFLOP/s at 4096).
 BLOCKS_PER_SM = 1
 MIN_BLOCKS_ATTR = "nvvm.minctasm"  # on a launch: blocks per SM its kernel is built for
+# A convolution's tiles by its filters (rows): a 128-row tile would leave most of its
+# threads idle on the 16 or 32 filters of a small CNN. Columns are output pixels. The
+# small-grid variants are narrow and 16 deep: on an H100 they ran 10-13% faster than
+# 64 pixels 8 deep on the CNN's 16- and 32-filter layers at batch 32 (few blocks: each
+# slice's load latency is what they wait on), bench/results/gpu.md.
+CONV_TILES = (
+    (16, (TileShape(16, 128, 4, 4, 8), TileShape(16, 32, 4, 4, 16))),
+    (32, (TileShape(32, 128, 4, 8, 8), TileShape(32, 32, 4, 4, 16))),
+    (64, (TileShape(64, 128, 8, 8, 8), SMALL_TILE)),
+)
 
 
 class ContractionToTiledLaunch(RewritePattern):
@@ -75,11 +92,15 @@ class ContractionToTiledLaunch(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
-        if (contraction := match(op)) is None:
+        if (contraction := match(op) or match_conv(op)) is None:
             return
         host = Emitter(rewriter, InsertPoint.before(op), op.location)
-        bounds = [
-            materialize_loop_bound(rewriter, host.point, operand, dim, size)
+        conv = contraction.conv
+        padded = op.operands[contraction.b] if conv is not None and conv.padding_ops else None
+        bounds = [  # a padded image's batch and channels: the unpadded one's, which stays
+            materialize_loop_bound(
+                rewriter, host.point, conv.source if operand is padded else operand, dim, size
+            )
             for operand, dim, size in op.get_loop_bound_sources()
         ]
         batch = host.index(1)
@@ -87,6 +108,10 @@ class ContractionToTiledLaunch(RewritePattern):
             batch = host.mul(batch, bounds[dim])
         one = host.index(1)
         shapes = (self.big, self.small)
+        if conv is not None:
+            bounds += conv.merged_bounds(host, bounds)
+            filters = op.get_static_loop_ranges()[conv.f]
+            shapes = self.conv_shapes(filters)
         grids = [grid(host, contraction, bounds, batch, shape) for shape in shapes]
         x, y, z = grids[0]
         big_blocks = host(arith.MuliOp(host(arith.MuliOp(x, y)), z))
@@ -102,9 +127,44 @@ class ContractionToTiledLaunch(RewritePattern):
             inside(launch)
             inside(scf.YieldOp())
             kernel_body(host.region(body), contraction, bounds, batch, shape)
-        rewriter.erase(op)
-        if contraction.fill is not None:
-            rewriter.erase(contraction.fill)
+        erase_absorbed(rewriter, contraction)
+
+    def conv_shapes(self, filters: int) -> tuple[TileShape, TileShape]:
+        """A convolution's tiles: as many rows as its filters need (1 to 4 row groups)."""
+        if self.big.tf32:
+            return self.big, self.small
+        for most, shapes in CONV_TILES:
+            if 0 < filters <= most:
+                return shapes
+        return self.big, self.small
+
+
+def erase_absorbed(rewriter: PatternRewriter, contraction: Contraction) -> None:
+    """Erase the contraction's generic and what its kernel absorbed: a fill, a
+    convolution's padded copy (its fill and buffer) and its bias broadcast."""
+    op, conv = contraction.op, contraction.conv
+    if conv is not None and conv.padding_ops:
+        keep_source_alive(rewriter, conv, op)
+    rewriter.erase(op)
+    absorbed = [contraction.fill] if contraction.fill is not None else []
+    if conv is not None:
+        absorbed += conv.padding_ops + ([conv.bias] if conv.bias is not None else [])
+    for other in absorbed:
+        rewriter.erase(other)
+
+
+def keep_source_alive(rewriter: PatternRewriter, conv: ConvGeometry, op: GenericOp) -> None:
+    """
+    Move a dealloc of the unpadded image that comes before the convolution (the padded
+    copy was its last use) to just after it: the kernel reads the image itself.
+    """
+    for use in list(conv.source.uses):
+        free = use.operation
+        if not isinstance(free, memref.DeallocOp) or free.parent_block() is not op.parent_block():
+            continue
+        if free.is_before_in_block(op):
+            free.detach()
+            rewriter.insert(free, InsertPoint.after(op))
 
 
 def _shape(option: str, sizes: tuple[int, ...]) -> TileShape:

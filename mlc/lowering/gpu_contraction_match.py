@@ -12,6 +12,7 @@ accumulators can start at.
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import MemRefType, f32
@@ -26,6 +27,9 @@ from mlc.lowering.convert_linalg_to_parallel_loops import (
     split_iterators,
 )
 from mlc.lowering.fills import fill_before
+
+if TYPE_CHECKING:
+    from mlc.lowering.gpu_conv_match import ConvGeometry
 
 
 @dataclass
@@ -42,6 +46,7 @@ class Contraction:
     accumulate: list[Operation]  # the body's mulf, addf
     epilogue: scf.IfOp | None
     fill: GenericOp | None = None  # the generic that fills the output just before
+    conv: "ConvGeometry | None" = None  # a convolution: rows f, cols and k merged loops
 
 
 def _accumulation(op: GenericOp) -> tuple[int, int, list[Operation], SSAValue] | None:

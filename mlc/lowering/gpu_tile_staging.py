@@ -122,6 +122,15 @@ class Staging:
         per_k = self.extent // self.copies
         return emit.div(tid, per_k), emit.mul(emit.rem(tid, per_k), self.copies)
 
+    @property
+    def buffer(self) -> SSAValue:
+        """The buffer the runs are read from."""
+        return self.c.op.operands[self.operand]
+
+    def indices(self, e: "Emitter", along: SSAValue, k: SSAValue, ivs) -> list[SSAValue]:
+        """The buffer's indices of element (along, k): through the operand's map."""
+        return e.indices(self.c.op, self.operand, ivs(along, k))
+
     def value_types(self, vectors: bool) -> list:
         """The types of a thread's run as `load` returns it on either path."""
         if not vectors or self.width == 1:
@@ -132,7 +141,7 @@ class Staging:
         """Whether the vector path may run (module docstring); None when it never may."""
         if self.width == 1:
             return None
-        buffer = self.c.op.operands[self.operand]
+        buffer = self.buffer
         assert isinstance(buffer.type, MemRefType)
         address = emit(memref.ExtractAlignedPointerAsIndexOp.get(buffer))
         zero = emit.index(0)
@@ -195,12 +204,11 @@ class Staging:
         along_last = e.sub(size, 1 if self.along_k else width)
         k_in = e(arith.MinUIOp(k, k_last))
         along_in = e(arith.MinUIOp(along, along_last))
-        return e.indices(self.c.op, self.operand, ivs(along_in, k_in))
+        return self.indices(e, along_in, k_in, ivs)
 
     def _read(self, e: "Emitter", k: SSAValue, along: SSAValue, sizes, ivs, width: int):
         """`width` contiguous elements at (k, along), clamped into the buffer (`_clamped`)."""
-        operand = self.c.op.operands[self.operand]
-        indices = self._clamped(e, k, along, sizes, ivs, width)
+        operand, indices = self.buffer, self._clamped(e, k, along, sizes, ivs, width)
         if width == 1:
             return e(memref.LoadOp.get(operand, indices))
         read = vector.LoadOp(operand, indices, VectorType(f32, [width]))
@@ -260,7 +268,7 @@ class Staging:
         assert self.tile is not None and self.width == QUAD
         k_run, along_run = run
         k0, along0 = e.add(first, k_run), e.add(base, along_run)
-        operand = self.c.op.operands[self.operand]
+        operand = self.buffer
         for start in range(0, self.copies, QUAD):
             k, along = self._place(e, k0, along0, start)
             source = _address(e, operand, self._clamped(e, k, along, sizes, ivs, QUAD))

@@ -34,6 +34,7 @@ from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 from mlc.lowering import gpu_async_copy
 from mlc.lowering.fills import filled_with
 from mlc.lowering.gpu_contraction_match import Contraction
+from mlc.lowering.gpu_conv_staging import conv_staging
 from mlc.lowering.gpu_emitter import Emitter
 from mlc.lowering.gpu_mma import (
     MMA_DEPTH,
@@ -58,7 +59,13 @@ class _Kernel:
     batch_ivs: list[SSAValue]
     shape: TileShape
 
-    def ivs(self, row: SSAValue, col: SSAValue, k: SSAValue) -> list[SSAValue]:
+    def ivs(
+        self, row: SSAValue, col: SSAValue, k: SSAValue, e: Emitter | None = None
+    ) -> list[SSAValue]:
+        """The generic's loop indices at (row, col, k); a convolution's are decoded at `e`."""
+        if self.c.conv is not None:
+            merged = (self.c.cols, self.c.k)
+            return self.c.conv.loop_indices(e or self.emit, self.bounds, row, col, k, merged)
         values: list[SSAValue] = [k] * len(self.bounds)
         for dim, iv in zip(self.c.batch, self.batch_ivs, strict=True):
             values[dim] = iv
@@ -68,9 +75,14 @@ class _Kernel:
     def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
         emit, c, shape = self.emit, self.c, self.shape
         m, n = self.bounds[c.rows], self.bounds[c.cols]
-        keep = shape.tf32 or shape.stages > 0  # cp.async copies runs as they are
-        a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, keep, shape.buffers)
-        b = Staging.of(c, c.b, shape.cols, shape.depth, shape.threads, keep, shape.buffers)
+        if c.conv is None:
+            keep = shape.tf32 or shape.stages > 0  # cp.async copies runs as they are
+            a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, keep, shape.buffers)
+            b = Staging.of(c, c.b, shape.cols, shape.depth, shape.threads, keep, shape.buffers)
+        else:  # the gathered image never takes the cp.async pipeline: two buffers
+            sizes = (shape.depth, shape.threads, shape.tf32)
+            a = conv_staging(self.bounds, c, c.a, shape.rows, *sizes)
+            b = conv_staging(self.bounds, c, c.b, shape.cols, *sizes)
         a.allocate(emit)
         b.allocate(emit)
         row0, col0 = emit.mul(by, shape.rows), emit.mul(bx, shape.cols)
@@ -242,22 +254,26 @@ class _Kernel:
         for i, row in enumerate(rows):
             for j, col in enumerate(cols):
                 inside = emit(arith.AndIOp(emit.less(row, m), emit.less(col, n)))
+                ivs = self.ivs(row, col, zero_index, emit)
                 store = Block()
                 emit(scf.IfOp(inside, [], [store]))
                 s = emit.region(store)
-                self._store(s, results[len(cols) * i + j], self.ivs(row, col, zero_index))
+                self._store(s, results[len(cols) * i + j], ivs)
                 s(scf.YieldOp())
 
     def _initial(
         self, rows: list[SSAValue], cols: list[SSAValue], zero: SSAValue
     ) -> list[SSAValue]:
-        """The accumulators' start: the fill's constant, or the output's elements."""
+        """The accumulators' start: the fill's constant, a convolution's bias, or the output."""
         c, emit = self.c, self.emit
         if c.fill is not None:
             constant = filled_with(c.fill)
             assert constant is not None and isinstance(constant.owner, Operation)
             return [emit(constant.owner.clone())] * (len(rows) * len(cols))
         out = len(c.op.inputs)
+        if c.conv is not None and (bias := c.conv.bias) is not None:  # a broadcast bias
+            places = [emit.indices(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
+            return [emit.load(bias, 0, place) for place in places]
         return [emit.load(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
 
     def _mine(
@@ -321,8 +337,8 @@ class _KLoop:
         zero = e.index(0)
         k = kernel.bounds[kernel.c.k]
         places = (
-            lambda r, kk: kernel.ivs(r, zero, kk),
-            lambda x, kk: kernel.ivs(zero, x, kk),
+            lambda r, kk: kernel.ivs(r, zero, kk, e),
+            lambda x, kk: kernel.ivs(zero, x, kk, e),
         )
         for staging, (base, size), run, ivs in zip(
             self.stagings, self.origins, self.runs, places, strict=True
