@@ -42,29 +42,32 @@ def test_quick_run_writes_a_complete_table(tmp_path: Path):
     assert "## Compile times" in text
 
 
-def test_bursts_count_settled_calls_apart_from_each_bursts_first():
-    import time
+def test_bursts_count_settled_calls_apart_from_each_bursts_first(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """On a fake clock (binary fractions of a second, so the sums are exact): which
+    calls a burst counts does not depend on how busy the machine is."""
+    import types
 
     import cpu
 
-    starts: list[float] = []
+    now = [0.0]
+    monkeypatch.setattr(cpu, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
 
-    def fast():
-        starts.append(time.perf_counter())
+    def call(seconds: float):
+        def run():
+            now[0] += seconds
 
-    def slow():
-        time.sleep(0.02)
+        return run
 
-    shape = cpu.Bursts(seconds=0.1, settle=0.05)
-    settled, first = cpu.bursts({"fast": fast, "slow": slow}, 0.0, 3, 3, shape)
-    assert len(first["fast"]) == len(first["slow"]) == 3  # one first call a burst
-    # 20 ms calls for 100 ms: those starting at 60 and 80 ms count (and one at 100 ms
-    # when the sleeps run short of the next 20 ms boundary).
-    assert 6 <= len(settled["slow"]) <= 9
-    assert min(settled["slow"]) >= 0.02
-    # The fast one's settled calls are those that started 50 ms or more into a burst.
-    assert 0 < len(settled["fast"]) < len(starts) - 3
-    assert all(t < 0.01 for t in settled["fast"])
+    shape = cpu.Bursts(seconds=1 / 8, settle=1 / 16)
+    runs = {"fast": call(1 / 1024), "slow": call(1 / 32)}
+    settled, first = cpu.bursts(runs, 0.0, 3, 3, shape)
+    assert first == {"fast": [1 / 1024] * 3, "slow": [1 / 32] * 3}  # one a burst
+    # Slow calls start at 0, 1/32, 2/32 and 3/32 s into a burst: the last two count.
+    assert settled["slow"] == [1 / 32] * 6
+    # Fast calls start every 1/1024 s for 1/8 s: those from 1/16 s on count.
+    assert settled["fast"] == [1 / 1024] * (3 * 64)
 
 
 def _run_both(model, inputs):
