@@ -11,8 +11,9 @@
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         "scf.parallel"
-// CHECK:           memref.load %[[B]]
-// CHECK:           memref.store {{.*}}, %[[P]]
+// CHECK:           vector.load %[[B]]
+// CHECK:           vector.store {{.*}}, %[[P]]
+// CHECK-NOT:       vector.create_mask
 // CHECK:         "scf.parallel"
 // CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK:             vector.load %[[P]]
@@ -21,6 +22,7 @@
 // CHECK-COUNT-2:     vector.fma
 // CHECK:           vector.load %[[C]]
 // CHECK:           vector.store {{.*}}, %[[C]]
+// CHECK-NOT:       vector.create_mask
 // CHECK:         memref.dealloc %[[P]]
 
 // LOC-LABEL: func.func @matmul
@@ -32,6 +34,60 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
     %s = arith.addf %z, %p : f32
     linalg.yield %s : f32
   } loc("model.py":3:5)
+  func.return
+}
+
+// -----
+
+// N = 10 ends inside the second panel (NR = 8, VL = 4): B's full panels are packed a
+// row of B at a time across the group of panels, the last one with masked loads (its
+// second vector, wholly past N, stored as zeros); each tile of C in that panel adds
+// and stores only its lanes below N, through masked loads and stores, and skips a
+// vector wholly past N. The full panels store whole vectors.
+
+// CHECK-LABEL: func.func @ragged_n
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x10xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x10xf32>)
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               vector.load %[[B]]
+// CHECK:           scf.if
+// CHECK:             %[[MASK0:.+]] = vector.create_mask %{{.+}} : vector<4xi1>
+// CHECK:             %[[MASK1:.+]] = vector.create_mask %{{.+}} : vector<4xi1>
+// CHECK:             scf.for
+// CHECK:               scf.if
+// CHECK:                 vector.maskedload %[[B]][{{.+}}], %[[MASK0]], %{{.+}} : memref<16x10xf32>, vector<4xi1>, vector<4xf32> into vector<4xf32>
+// CHECK:                 vector.store {{.*}}, %[[P]]
+// CHECK:               } else {
+// CHECK:                 vector.store {{.*}}, %[[P]]
+// CHECK:               vector.maskedload %[[B]][{{.+}}], %[[MASK1]]
+// CHECK:         "scf.parallel"
+// CHECK:           vector.fma
+// CHECK:           %[[FULL:.+]] = arith.cmpi sle, %{{.+}}, %{{.+}} : index
+// CHECK:           scf.if %[[FULL]] {
+// CHECK:             vector.load %[[C]]
+// CHECK:             vector.store {{.*}}, %[[C]]
+// CHECK:           } else {
+// CHECK:             %[[CMASK:.+]] = vector.create_mask %{{.+}} : vector<4xi1>
+// CHECK:             scf.if
+// CHECK:               %[[OLD:.+]] = vector.maskedload %[[C]][{{.+}}], %[[CMASK]], %{{.+}}
+// CHECK:               %[[SUM:.+]] = arith.addf %[[OLD]], %{{.+}} : vector<4xf32>
+// CHECK:               vector.maskedstore %[[C]][{{.+}}], %[[CMASK]], %[[SUM]]
+// CHECK:               %[[INSIDE:.+]] = arith.cmpi slt, %{{.+}}, %{{.+}} : index
+// CHECK:               scf.if %[[INSIDE]] {
+// CHECK:                 vector.maskedstore %[[C]]
+// CHECK:         memref.dealloc %[[P]]
+
+// LOC-LABEL: func.func @ragged_n
+// LOC:         vector.maskedstore {{.*}} loc("model.py":5:1)
+func.func @ragged_n(%a: memref<8x16xf32>, %b: memref<16x10xf32>, %c: memref<8x10xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf32>, memref<16x10xf32>) outs(%c : memref<8x10xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } loc("model.py":5:1)
   func.return
 }
 
@@ -380,10 +436,11 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         "scf.parallel"
-// CHECK:           scf.for %[[JJ:[a-zA-Z0-9_]+]] =
-// CHECK:             scf.for %[[KK:[a-zA-Z0-9_]+]] =
-// CHECK:               memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
-// CHECK:               memref.store {{.*}}, %[[P]][{{.*}}, %[[KK]], %[[JJ]]]
+// CHECK:           scf.for %[[PANEL:[a-zA-Z0-9_]+]] =
+// CHECK:             scf.for %[[JJ:[a-zA-Z0-9_]+]] =
+// CHECK:               scf.for %[[KK:[a-zA-Z0-9_]+]] =
+// CHECK:                 memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
+// CHECK:                 memref.store {{.*}}, %[[P]][{{.*}}, %[[PANEL]], %[[KK]], %[[JJ]]]
 // CHECK:         "scf.parallel"
 // CHECK:           vector.load %[[P]]
 // CHECK-COUNT-2:   vector.fma
