@@ -699,3 +699,35 @@ func.func @fill_before_store(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %c: mem
   }
   func.return
 }
+
+// -----
+
+// Between the fill and the matmul, another buffer allocated and freed (what
+// `bufferize` leaves when a dynamic size is read from a buffer): the fill is dropped.
+
+// CHECK-LABEL: func.func @fill_before_alloc
+// CHECK-NOT:     linalg.generic
+// CHECK:         memref.alloc(%{{.+}}) : memref<?x9xf32>
+// CHECK:         memref.dealloc
+// CHECK:         vector.fma
+// CHECK:         scf.if
+// CHECK-NOT:       vector.load
+// CHECK:           vector.store
+func.func @fill_before_alloc(%a: memref<?x12xf32>, %b: memref<12x9xf32>, %c: memref<?x9xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %c, %c0 : memref<?x9xf32>
+  %unused = memref.alloc(%rows) : memref<?x9xf32>
+  memref.dealloc %unused : memref<?x9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x12xf32>, memref<12x9xf32>) outs(%c : memref<?x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
