@@ -25,6 +25,7 @@ columns of its last panel below N with them.
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
+    BFloat16Type,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FixedBitwidthType,
@@ -94,7 +95,8 @@ def _masked_name(name: str, type_: VectorType) -> str:
     """`llvm.masked.<name>` mangled for `type_`: `llvm.masked.store.v8f32.p0`."""
     element = type_.element_type
     assert isinstance(element, AnyFloat)
-    return f"llvm.masked.{name}.v{type_.get_shape()[0]}f{element.bitwidth}.p0"
+    mangled = "bf16" if isinstance(element, BFloat16Type) else f"f{element.bitwidth}"
+    return f"llvm.masked.{name}.v{type_.get_shape()[0]}{mangled}.p0"
 
 
 def _create_mask(b: Builder, op: vector.CreateMaskOp) -> None:
