@@ -183,6 +183,7 @@ class TaskSplit:
     rows: int | None
     column_groups: int = 1
     threads: int = 1
+    """The threads the matmul runs on (B's packing is cut into at least as many parts)."""
     row_flops: int = 0
 
 
@@ -205,13 +206,13 @@ def matmul_split(
     rows = balanced_rows(m, tiles, threads, row_flops)
     tasks = -(-m // rows)
     if n is None or threads < 2 or m > tiles.mc or tasks < threads:
-        return TaskSplit(rows)
+        return TaskSplit(rows, 1, threads, row_flops)
     panels = -(-n // tiles.nr)
     by_rows = -(-tasks // threads) * -(-rows // tiles.mr) * panels
     by_columns = -(-m // tiles.mr) * -(-panels // threads)
     if panels < threads or by_columns >= by_rows:
-        return TaskSplit(rows)
-    return TaskSplit(-(-m // tiles.mr) * tiles.mr, threads)
+        return TaskSplit(rows, 1, threads, row_flops)
+    return TaskSplit(-(-m // tiles.mr) * tiles.mr, threads, threads, row_flops)
 
 
 def balanced_depth(k: int, tiles: MatmulTiles) -> int:

@@ -9,8 +9,9 @@ each step broadcasts one A value per row, loads NR/VL vectors of packed B and do
 MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.contraction`):
 
     Bp = alloc(T, P, K, NR)                       P = ceil(N / NR), zero-padded;
-    scf.parallel (t, p) in [0, T) x [0, P):       T = batches of B (1 if B is shared)
-      Bp[t, p, k, :] = B[t, k, p*NR : p*NR+NR]
+    scf.parallel (t, q) in [0, T) x [0, P) step Q: T = batches of B (1 if B is shared)
+      for k, p in [0, K) x [q, q+Q):              Q <= 8 panels: 512 bytes of a row of B
+        Bp[t, p, k, :] = B[t, k, p*NR : p*NR+NR]
     scf.parallel (t, i0, g) in [0, batches) x [0, M) step MCb x [0, G):  one flat loop
       Ap = alloc(MCb/MR, KC, MR)                  (when A is packed)
       for k0 in [0, K) step KC:                   Bp[t, p, k0:k0+KC] stays in L1
@@ -102,10 +103,12 @@ def pack_b(
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
     tiles: MatmulTiles,
+    threads: int = 1,
 ) -> SSAValue:
     """
-    `Bp[t, p, k, jj] = B[batch(t), k, p*NR + jj]` (0 past N), a group of `PACK_GROUP`
-    adjacent panels of one batch per parallel iteration, a vector at a time. Each row
+    `Bp[t, p, k, jj] = B[batch(t), k, p*NR + jj]` (0 past N), a group of up to
+    `PACK_GROUP` adjacent panels of one batch per parallel iteration (fewer where that
+    leaves the `threads` fewer groups than threads), a vector at a time. Each row
     of B is read along the group's whole width before the next (a panel at a time,
     each row gave one cache line, and B's rows a 4 KiB multiple apart evicted each
     other before the next panel came back for the rest of them: 64 x 784 x 1024 spent
@@ -120,7 +123,8 @@ def pack_b(
     panels = b.ceildiv(n, nr_v)
     packed_type = MemRefType(mm.element, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
     packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
-    group = b.index(PACK_GROUP)
+    share = b.ceildiv(panels, b.index(threads))
+    group = b(arith.MaxSIOp(b.min(share, b.index(PACK_GROUP)), one))
     groups = b.ceildiv(panels, group)
     full_panels = b(arith.DivSIOp(n, nr_v))
 
@@ -691,7 +695,7 @@ def matmul_nest(
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
     packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
-    packed, free = _packed(b, mm, (k, n), packed_batches, tiles, panels)
+    packed, free = _packed(b, mm, (k, n), packed_batches, (tiles, split.threads), panels)
     zero_i, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
@@ -792,7 +796,7 @@ def _packed(
     mm: Matmul,
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
-    tiles: MatmulTiles,
+    blocking: tuple[MatmulTiles, int],
     panels: memref.GlobalOp | None,
 ) -> tuple[SSAValue, list[Operation]]:
     """
@@ -801,8 +805,11 @@ def _packed(
     """
     if panels is not None:
         return b(get_panels(panels)), []
-    pack = pack_b if mm.image is None else pack_image
-    packed = pack(b, mm, sizes, batch, tiles)
+    tiles, threads = blocking
+    if mm.image is None:
+        packed = pack_b(b, mm, sizes, batch, tiles, threads)
+    else:
+        packed = pack_image(b, mm, sizes, batch, tiles)
     return packed, [memref.DeallocOp.get(packed)]
 
 

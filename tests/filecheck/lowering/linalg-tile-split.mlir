@@ -8,7 +8,17 @@
 // tiles of 16 panels. Each task takes all rows (i0 from the task's row block, here
 // the only one) and its group of adjacent panels, [p0, min(p0 + 16, 32)).
 
+// B is packed in groups of at most 8 adjacent panels, fewer where 8 would leave the
+// threads fewer groups than threads: its 32 panels in groups of min(ceil(32 / 2), 8).
+
 // CHECK-LABEL: func.func @column_groups
+// CHECK:         %[[B_PANELS:.+]] = arith.ceildivsi %{{.+}}, %{{.+}} : index
+// CHECK:         %[[PACK_THREADS:.+]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[SHARE:.+]] = arith.ceildivsi %[[B_PANELS]], %[[PACK_THREADS]] : index
+// CHECK-NEXT:    %[[EIGHT:.+]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[AT_MOST:.+]] = arith.minsi %[[SHARE]], %[[EIGHT]] : index
+// CHECK-NEXT:    %[[GROUP:.+]] = arith.maxsi %[[AT_MOST]], %{{.+}} : index
+// CHECK-NEXT:    %[[B_GROUPS:.+]] = arith.ceildivsi %[[B_PANELS]], %[[GROUP]] : index
 // CHECK:         "scf.parallel"
 // CHECK:         scf.reduce
 // CHECK:         %[[PANELS:.+]] = arith.ceildivsi %{{.+}}, %{{.+}} : index
@@ -71,6 +81,7 @@ func.func @row_blocks(%a: memref<24x512xf32>, %b: memref<512x256xf32>, %c: memre
 // CHECK-LABEL: func.func @dynamic_rows
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<?x512xf32>
 // CHECK:         %[[M:.+]] = memref.dim %[[A]], %{{.+}}
+// CHECK:         scf.reduce
 // CHECK:         %[[THREADS:.+]] = arith.constant 2 : index
 // CHECK:         %[[MC:.+]] = arith.constant 12 : index
 // CHECK:         %[[BLOCKS:.+]] = arith.ceildivsi %[[M]], %[[MC]] : index
