@@ -171,6 +171,60 @@ def balanced_rows(m: int, tiles: MatmulTiles, threads: int, row_flops: int = 0) 
     return max(tiles.mr, -(-rows // tiles.mr) * tiles.mr)
 
 
+@dataclass(frozen=True)
+class TaskSplit:
+    """
+    How a matmul's parallel loop cuts the work into tasks: blocks of `rows` rows of C
+    (None: chosen at run time from M by the same rule as `balanced_rows`, for
+    `threads` and `row_flops`), each block's column panels split into `column_groups`
+    tasks of adjacent panels.
+    """
+
+    rows: int | None
+    column_groups: int = 1
+    threads: int = 1
+    """The threads the matmul runs on (B's packing is cut into at least as many parts)."""
+    row_flops: int = 0
+
+
+def matmul_split(
+    sizes: tuple[int | None, int | None, int | None], tiles: MatmulTiles, threads: int
+) -> TaskSplit:
+    """
+    The tasks of an M x N x K matmul (None: dynamic) on `threads` threads.
+
+    Blocks of rows (`balanced_rows`), unless M fits one block of A (MC rows) and its
+    row tiles split unevenly among the threads where the column panels split evenly:
+    then every task takes all rows and a share of the panels. 64 x 784 x 1024 on two
+    threads: 36 + 28 rows leave one thread 6 row tiles of 64 panels and the other
+    5 (the last one partial); 32 panels each are 11 x 32 row-tile panels per thread.
+    """
+    m, n, k = sizes
+    row_flops = 2 * k * n if k is not None and n is not None else 0
+    if m is None:
+        return TaskSplit(None, 1, threads, row_flops)
+    rows = balanced_rows(m, tiles, threads, row_flops)
+    tasks = -(-m // rows)
+    if n is None or threads < 2 or m > tiles.mc or tasks < threads:
+        return TaskSplit(rows, 1, threads, row_flops)
+    panels = -(-n // tiles.nr)
+    by_rows = -(-tasks // threads) * -(-rows // tiles.mr) * panels
+    by_columns = -(-m // tiles.mr) * -(-panels // threads)
+    if panels < threads or by_columns >= by_rows:
+        return TaskSplit(rows, 1, threads, row_flops)
+    return TaskSplit(-(-m // tiles.mr) * tiles.mr, threads, threads, row_flops)
+
+
+def balanced_depth(k: int, tiles: MatmulTiles) -> int:
+    """
+    The depth of a K block for a static K: as few blocks as KC-deep ones, all of about
+    the same depth (784 = 4 x 196, not 3 x 256 + 16: a 16-deep block costs a whole
+    write-back of every tile of C for little work).
+    """
+    blocks = max(1, -(-k // tiles.kc))
+    return max(1, -(-k // blocks))
+
+
 def rows_per_block(row_bytes: int, threads: int, rows: int, machine: Host | None = None) -> int:
     """
     Rows per block of a row-blocked run of generics (`mlc.lowering.row_blocks`): as many

@@ -318,15 +318,25 @@ def matmul_of(op: GenericOp) -> Matmul | None:
     return Matmul(a, b, c, (maps[0], maps[1], maps[-1]), batch, epilogue, sizes)
 
 
+def _leaves_alone(op: Operation, c: SSAValue) -> bool:
+    """Whether `op` neither reads nor writes `c`: no memory effects, or a new buffer."""
+    if is_side_effect_free(op):
+        return True
+    if isinstance(op, memref.AllocOp):
+        return True
+    return isinstance(op, memref.DeallocOp) and op.memref is not c
+
+
 def zero_fill_before(op: GenericOp, c: SSAValue) -> GenericOp | None:
     """
     The generic right before `op` that only fills `c` with a float constant, or None:
     the kernel can then store its first K block instead of adding it to the fill. Ops
     without memory effects may sit between the two (the `memref.get_global` of a bias
-    the epilogue reads, as ONNX Gemm gives).
+    the epilogue reads, as ONNX Gemm gives), and so may the allocation and release of
+    other buffers (which `bufferize` leaves behind when a dynamic size is read from one).
     """
     fill = op.prev_op
-    while fill is not None and not isinstance(fill, GenericOp) and is_side_effect_free(fill):
+    while fill is not None and not isinstance(fill, GenericOp) and _leaves_alone(fill, c):
         fill = fill.prev_op
     if not isinstance(fill, GenericOp) or fill.inputs or list(fill.outputs) != [c] or fill.res:
         return None

@@ -18,9 +18,10 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
   rows of A, several rows per task, tasks in an `scf.parallel`;
 - N >= one vector: B packed into NR-wide panels, an `scf.parallel` over blocks of rows
   (tasks of at least `tiling_model.TASK_FLOPS`, so a small matmul runs on the calling
-  thread), a KC-deep loop (each block of A packed when B has enough panels,
-  `tiling_model.packs_a`), and an MR x NR register-blocked FMA micro-kernel in `vector`
-  ops.
+  thread; groups of column panels where M fits one block, `tiling_model.matmul_split`),
+  a loop over K blocks of equal depth, at most KC (`tiling_model.balanced_depth`;
+  each block of A packed when B has enough panels, `tiling_model.packs_a`), and an
+  MR x NR register-blocked FMA micro-kernel in `vector` ops.
 
 The same kernel runs matmuls reading A or B transposed (`mlc.lowering.contraction`),
 batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
@@ -42,7 +43,7 @@ share a buffer (softmax, layer norm) become one loop over L2-sized blocks of row
 (`mlc.lowering.row_blocks`; `row-blocks=false` turns it off).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 from xdsl.context import Context
@@ -69,7 +70,8 @@ from mlc.lowering.row_blocks import fuse_row_blocks
 from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     MatmulTiles,
-    balanced_rows,
+    balanced_depth,
+    matmul_split,
     matmul_tiles,
     packs_a,
     thread_count,
@@ -96,13 +98,13 @@ class TileMatmul(RewritePattern):
         else:
             batches = total_iterations_of(mm.c, mm.batch)
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
-            row_flops = 2 * k * n if k is not None and n is not None else 0
-            rows = tiles.mc if m is None else balanced_rows(m, tiles, threads, row_flops)
+            split = matmul_split((m, n, k), tiles, threads)
+            pack_a = packs_a(n, k, tiles)
+            if k is not None and not self.tiles:
+                tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
-            nest = matmul_nest(
-                mm, tiles, rows, fill is not None, panels, pack_a=packs_a(n, k, tiles)
-            )
+            nest = matmul_nest(mm, tiles, split, fill is not None, panels, pack_a=pack_a)
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
         for new in nest:

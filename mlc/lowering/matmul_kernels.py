@@ -9,13 +9,14 @@ each step broadcasts one A value per row, loads NR/VL vectors of packed B and do
 MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.contraction`):
 
     Bp = alloc(T, P, K, NR)                       P = ceil(N / NR), zero-padded;
-    scf.parallel (t, p) in [0, T) x [0, P):       T = batches of B (1 if B is shared)
-      Bp[t, p, k, :] = B[t, k, p*NR : p*NR+NR]
-    scf.parallel (t, i0) in [0, batches) x [0, M) step MCb:   one flat loop of tasks
+    scf.parallel (t, q) in [0, T) x [0, P) step Q: T = batches of B (1 if B is shared)
+      for k, p in [0, K) x [q, q+Q):              Q <= 8 panels: 512 bytes of a row of B
+        Bp[t, p, k, :] = B[t, k, p*NR : p*NR+NR]
+    scf.parallel (t, i0, g) in [0, batches) x [0, M) step MCb x [0, G):  one flat loop
       Ap = alloc(MCb/MR, KC, MR)                  (when A is packed)
       for k0 in [0, K) step KC:                   Bp[t, p, k0:k0+KC] stays in L1
         Ap[q, kk, r] = A[t, i0 + q*MR + r, k0 + kk]     the task's A block, in L2
-        for p in [0, P):
+        for p in [g*P/G, (g+1)*P/G):              the task's group of panels
           for i in [i0, min(i0+MCb, M)) step MR:
             acc = micro_kernel(Ap[(i-i0)/MR], Bp[t, p, k0:k0+KC])
             C[t, i:i+MR, p*NR : p*NR+NR] += acc   (rows < M, columns < N; `=` on the
@@ -27,9 +28,13 @@ panels and A long enough rows to repay the copy (`tiling_model.packs_a`): unpack
 the micro-kernel reads MR rows a K-stride apart, which share cache sets when that
 stride is a multiple of 4 KiB (1024 x 1024 ran at 0.86x the packed speed); otherwise
 the kernel reads A in place. A rows past M are read as row M-1 (the results are
-dropped), so A needs no padding; a column tile past N goes through a small stack
-buffer. A and B are read through their maps, so a transposed A (`A[k, i]`) needs
-nothing more, and a transposed B (`B[j, k]`) is packed a column at a time along k.
+dropped), so A needs no padding; in a column tile past N only the lanes below N are
+loaded and stored (masked vector loads and stores, `vmaskmovps` on AVX2). The tasks
+are blocks of MCb rows (`tiling_model.matmul_split`; for a dynamic M computed when
+the kernel runs), and, where M fits one block but its row tiles split unevenly among
+the threads, groups of G adjacent panels instead. A and B are read through their
+maps, so a transposed A (`A[k, i]`) needs nothing more, and a transposed B (`B[j, k]`)
+is packed a column at a time along k.
 When B is a constant weight, `Bp` is a global packed at compile time
 (`mlc.lowering.constant_panels`). The epilogue runs on each MR x NR tile right after
 its last K block, while it is in L1.
@@ -40,13 +45,14 @@ It is a pure IR builder: it returns the ops, and the pattern inserts them.
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from xdsl.dialects import arith, llvm, memref, vector
+from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
     IntegerAttr,
     MemRefType,
     VectorType,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -65,11 +71,15 @@ from mlc.lowering.loop_builder import (
     parallel_loop,
     zero,
 )
-from mlc.tiling_model import MatmulTiles
+from mlc.tiling_model import TASK_FLOPS, MatmulTiles, TaskSplit
 
 __all__ = ["Ops", "matmul_nest", "pack_b"]
 
 ALIGNMENT = 64
+
+# Adjacent panels `pack_b` packs per parallel iteration: 128 floats, 512 bytes of each
+# row of B at a time.
+PACK_GROUP = 8
 
 
 def _batch_indices(b: Ops, flat: SSAValue, extents: Sequence[SSAValue]) -> list[SSAValue]:
@@ -93,64 +103,138 @@ def pack_b(
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
     tiles: MatmulTiles,
+    threads: int = 1,
 ) -> SSAValue:
     """
-    `Bp[t, p, k, jj] = B[batch(t), k, p*NR + jj]` (0 past N), one panel of one batch per
-    parallel iteration: full panels are copied a vector at a time, the last, partial one
-    element by element. `batch` is the number of batches packed and their extents.
+    `Bp[t, p, k, jj] = B[batch(t), k, p*NR + jj]` (0 past N), a group of up to
+    `PACK_GROUP` adjacent panels of one batch per parallel iteration (fewer where that
+    leaves the `threads` fewer groups than threads), a vector at a time. Each row
+    of B is read along the group's whole width before the next (a panel at a time,
+    each row gave one cache line, and B's rows a 4 KiB multiple apart evicted each
+    other before the next panel came back for the rest of them: 64 x 784 x 1024 spent
+    most of its time there). The last, partial panel is read with masked loads.
+    `batch` is the number of batches packed and their extents.
     """
     source, map_ = mm.b, mm.maps[1]
     k, n = sizes
     count, extents = batch
-    element = mm.element
     nr = tiles.nr
-    vector_type = VectorType(element, [tiles.vector])
     zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
     panels = b.ceildiv(n, nr_v)
-    packed_type = MemRefType(element, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
+    packed_type = MemRefType(mm.element, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
     packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
-    last = b(arith.SubiOp(n, one))
+    share = b.ceildiv(panels, b.index(threads))
+    group = b(arith.MaxSIOp(b.min(share, b.index(PACK_GROUP)), one))
+    groups = b.ceildiv(panels, group)
+    full_panels = b(arith.DivSIOp(n, nr_v))
 
-    def panel(pb: Ops, t: SSAValue) -> None:
-        flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
+    def panel_group(pb: Ops, t: SSAValue) -> None:
+        flat, g = pb(arith.DivSIOp(t, groups)), pb(arith.RemSIOp(t, groups))
         # B indexed by no batch loop: any value for them reads the same panel
         batch_ivs = _batch_indices(pb, flat, extents) if extents else [zero_i] * mm.batch
-        j0 = pb.mul(p, nr_v)
+        p0 = pb.mul(g, group)
+        p_end = pb.min(pb.add(p0, group), panels)
 
         def source_at(rb: Ops, kk: SSAValue, j: SSAValue) -> list[SSAValue]:
             return indices(rb, map_, [*batch_ivs, zero_i, kk, j])
 
-        def full(fb: Ops) -> None:
-            def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                for offset in range(0, nr, tiles.vector):
-                    o = rb.index(offset)
-                    piece = rb(vector.LoadOp(source, source_at(rb, kk, rb.add(j0, o)), vector_type))
-                    rb.ops.append(vector.StoreOp(piece, packed, [flat, p, kk, o]))
+        reader, writer = (source, source_at), (packed, flat)
+        if mm.transposed_b:  # B[.., j, k]: read each column of each panel along k
+
+            def columns(cb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                at = (cb.mul(p, nr_v), sizes)
+                _pack_columns(cb, reader, (packed, [flat, p]), at, nr)
                 return []
 
-            for_loop(fb, zero_i, k, one, row)
+            for_loop(pb, p0, p_end, one, columns)
+            return
+        _pack_rows(pb, reader, writer, (p0, pb.min(p_end, full_panels), k), tiles)
+        if _ragged(mm, tiles):
+            partial = _partial_panel(reader, writer, (full_panels, sizes), tiles)
+            if_then(pb, less(pb, full_panels, p_end), partial)
 
-        def partial(qb: Ops) -> None:
-            def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                def lane(lb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                    j = lb.add(j0, jj)
-                    value = lb(memref.LoadOp.get(source, source_at(lb, kk, lb.min(j, last))))
-                    value = lb(arith.SelectOp(less(lb, j, n), value, zero(lb, element)))
-                    lb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
-                    return []
-
-                for_loop(rb, zero_i, nr_v, one, lane)
-                return []
-
-            for_loop(qb, zero_i, k, one, row)
-
-        if mm.transposed_b:  # B[.., j, k]: read each column of the panel along k
-            _pack_columns(pb, (source, source_at), (packed, [flat, p]), (j0, sizes), nr)
-        else:
-            if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
-
-    parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
+    parallel_loop(b, zero_i, b.mul(count, groups), one, panel_group)
     return packed
+
+
+SourceAt = Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]
+
+
+def _pack_rows(
+    b: Ops,
+    source: tuple[SSAValue, SourceAt],
+    packed: tuple[SSAValue, SSAValue],
+    bounds: tuple[SSAValue, SSAValue, SSAValue],
+    tiles: MatmulTiles,
+) -> None:
+    """`Bp[t, p, k, :] = B[k, p*NR : p*NR+NR]` for full panels `p` in [p0, p_end), row by
+    row of B (k outer), a vector at a time."""
+    (values, source_at), (target, t), (p0, p_end, k) = source, packed, bounds
+    vector_type = VectorType(_element_of(target), [tiles.vector])
+    offsets = [b.index(offset) for offset in range(0, tiles.nr, tiles.vector)]
+    nr = b.index(tiles.nr)
+
+    def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        def panel(qb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            j0 = qb.mul(p, nr)
+            for o in offsets:
+                piece = qb(vector.LoadOp(values, source_at(qb, kk, qb.add(j0, o)), vector_type))
+                qb.ops.append(vector.StoreOp(piece, target, [t, p, kk, o]))
+            return []
+
+        for_loop(rb, p0, p_end, rb.index(1), panel)
+        return []
+
+    for_loop(b, b.index(0), k, b.index(1), row)
+
+
+def _partial_panel(
+    source: tuple[SSAValue, SourceAt],
+    packed: tuple[SSAValue, SSAValue],
+    at: tuple[SSAValue, tuple[SSAValue, SSAValue]],
+    tiles: MatmulTiles,
+) -> Callable[[Ops], None]:
+    """
+    A builder of the last panel `p`, which ends past N: `Bp[t, p, k, jj] = B[k, p*NR +
+    jj]` below N, 0 past it, each vector a masked load (a vector wholly past N loads
+    nothing, so no address past the row is formed).
+    """
+    (values, source_at), (target, t), (p, (k, n)) = source, packed, at
+
+    def build(b: Ops) -> None:
+        vector_type = VectorType(_element_of(target), [tiles.vector])
+        mask_type = VectorType(i1, [tiles.vector])
+        offsets = [b.index(offset) for offset in range(0, tiles.nr, tiles.vector)]
+        j0 = b.mul(p, b.index(tiles.nr))
+        starts = [b.add(j0, o) for o in offsets]
+        masks = [b(vector.CreateMaskOp([b(arith.SubiOp(n, s))], mask_type)) for s in starts]
+        nothing = zero(b, vector_type)
+
+        def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            for o, start, mask in zip(offsets, starts, masks, strict=True):
+                to = [t, p, kk, o]
+
+                def load(lb: Ops, start: SSAValue = start, mask: SSAValue = mask) -> None:
+                    at = source_at(lb, kk, start)
+                    piece = lb(vector.MaskedLoadOp(values, at, mask, nothing))
+                    lb.ops.append(vector.StoreOp(piece, target, to))
+
+                def clear(cb: Ops, to: list[SSAValue] = to) -> None:
+                    cb.ops.append(vector.StoreOp(nothing, target, to))
+
+                if_then(rb, less(rb, start, n), load, clear)
+            return []
+
+        for_loop(b, b.index(0), k, b.index(1), row)
+
+    return build
+
+
+def _element_of(buffer: SSAValue) -> AnyFloat:
+    """The float element type of a memref."""
+    type_ = buffer.type
+    assert isinstance(type_, MemRefType) and isinstance(type_.element_type, AnyFloat)
+    return type_.element_type
 
 
 def _pack_columns(
@@ -450,9 +534,12 @@ def _write_back(
     sizes: tuple[SSAValue, SSAValue],
     tiles: MatmulTiles,
     accumulate: bool,
+    ragged: bool = True,
 ) -> None:
-    """`C[i + r, j0 + jj] (+)= acc` for the rows below M and the columns below N."""
-    target, c_at = c
+    """
+    `C[i + r, j0 + jj] (+)= acc` for the rows below M and the columns below N (all
+    of the tile's columns unless `ragged`: N may end inside a panel).
+    """
     i, j0 = tile
     m, n = sizes
     vector_type = acc[0].type
@@ -468,27 +555,28 @@ def _write_back(
             store = _store_row(c, row, j0, columns, accumulate)
             if_then(vb, less(vb, row, m), store)
 
-    def scalars(sb: Ops) -> None:
-        element = vector_type.element_type
-        # The stack buffer lives for this tile only: without the restore, every partial
-        # tile of a task grows the stack (504 x 65536 x 17 overflowed a 1 MiB stack).
-        saved = sb(llvm.CallIntrinsicOp("llvm.stacksave.p0", [], [llvm.LLVMPointerType()]))
-        buffer = sb(memref.AllocaOp.get(element, shape=[tiles.mr, tiles.nr]))
-        for r in range(tiles.mr):
-            for v in range(lanes):
-                sb.ops.append(vector.StoreOp(acc[r * lanes + v], buffer, [sb.index(r), offsets[v]]))
+    def masked(mb: Ops) -> None:
+        # The last panel, past N: each vector stores the lanes below N (a masked store);
+        # a vector wholly past N is skipped, so no address beyond the row is formed.
+        starts = [mb.add(j0, offset) for offset in offsets]
+        masks = [mb(vector.CreateMaskOp([mb(arith.SubiOp(n, s))], mask_type)) for s in starts]
+        for r, row in enumerate(row_ids):
 
-        def element_at(eb: Ops, r: SSAValue, jj: SSAValue) -> None:
-            at = c_at(eb, eb.add(i, r), eb.add(j0, jj))
-            value = eb(memref.LoadOp.get(buffer, [r, jj]))
-            if accumulate:
-                value = eb(arith.AddfOp(eb(memref.LoadOp.get(target, at)), value))
-            eb.ops.append(memref.StoreOp.get(value, target, at))
+            def store(ub: Ops, r: int = r, row: SSAValue = row) -> None:
+                for v in range(lanes):
+                    put = _masked_store(c, row, starts[v], masks[v], acc[r * lanes + v], accumulate)
+                    if v == 0:
+                        put(ub)
+                    else:
+                        if_then(ub, less(ub, starts[v], n), put)
 
-        _over_tile(sb, (i, j0), sizes, tiles, element_at)
-        sb.ops.append(llvm.CallIntrinsicOp("llvm.stackrestore.p0", [saved], []))
+            if_then(mb, less(mb, row, m), store)
 
-    if_then(b, full, vectors, scalars)
+    mask_type = VectorType(i1, [tiles.vector])
+    if ragged:
+        if_then(b, full, vectors, masked)
+    else:
+        vectors(b)
 
 
 def _store_row(
@@ -508,6 +596,28 @@ def _store_row(
                 old = ub(vector.LoadOp(target, at, value.type))
                 value = ub(arith.AddfOp(old, value))
             ub.ops.append(vector.StoreOp(value, target, at))
+
+    return build
+
+
+def _masked_store(
+    c: tuple[SSAValue, CAt],
+    row: SSAValue,
+    column: SSAValue,
+    mask: SSAValue,
+    value: SSAValue,
+    accumulate: bool,
+) -> Callable[[Ops], None]:
+    """A builder of `C[row, column : +VL] (+)= value` in the lanes `mask` sets."""
+    target, c_at = c
+
+    def build(ub: Ops) -> None:
+        at = c_at(ub, row, column)
+        result = value
+        if accumulate:
+            old = ub(vector.MaskedLoadOp(target, at, mask, zero(ub, value.type)))
+            result = ub(arith.AddfOp(old, value))
+        ub.ops.append(vector.MaskedStoreOp(target, at, mask, result))
 
     return build
 
@@ -561,20 +671,22 @@ def _finish(
 def matmul_nest(
     mm: Matmul,
     tiles: MatmulTiles,
-    rows_per_task: int,
+    split: TaskSplit,
     overwrite: bool = False,
     panels: memref.GlobalOp | None = None,
     pack_a: bool = False,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
-    then `mm`'s epilogue on each finished tile. With `overwrite`, the first K block
-    stores into C instead of adding to it (C held zeros, which need not be written).
-    `panels` is B already packed, at compile time (`mlc.lowering.constant_panels`).
-    With `pack_a`, each task packs its block of A for each K block (`_pack_a`).
+    then `mm`'s epilogue on each finished tile, in the tasks `split` says. With
+    `overwrite`, the first K block stores into C instead of adding to it (C held zeros,
+    which need not be written). `panels` is B already packed, at compile time
+    (`mlc.lowering.constant_panels`). With `pack_a`, each task packs its block of A for
+    each K block (`_pack_a`).
     """
     b = Ops()
     a, c = _matrices(b, mm)
+    ragged = _ragged(mm, tiles)
     epilogue = mm.epilogue.viewed(b) if mm.epilogue is not None else None
     vector_type = VectorType(mm.element, [tiles.vector])
     rank_c = len(_shape(c))
@@ -583,18 +695,24 @@ def matmul_nest(
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
     packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
-    packed, free = _packed(b, mm, (k, n), packed_batches, tiles, panels)
+    packed, free = _packed(b, mm, (k, n), packed_batches, (tiles, split.threads), panels)
     zero_i, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
-    blocks = b.ceildiv(m, b.index(rows_per_task))
+    rows_per_task = _rows_per_task(b, m, split, tiles)
+    groups = b.index(split.column_groups)
+    group_panels = b.ceildiv(panels, groups)
+    blocks = b.ceildiv(m, rows_per_task)
+    per_batch = b.mul(blocks, groups)
 
     def task(tb: Ops, t: SSAValue) -> None:
-        flat = tb(arith.DivSIOp(t, blocks))
+        flat, rest = tb(arith.DivSIOp(t, per_batch)), tb(arith.RemSIOp(t, per_batch))
         batch_ivs = _batch_indices(tb, flat, extents)
         packed_t = flat if _b_is_batched(mm) else zero_i
-        i0 = tb.mul(tb(arith.RemSIOp(t, blocks)), tb.index(rows_per_task))
-        i_end = tb.min(tb.add(i0, tb.index(rows_per_task)), m)
+        i0 = tb.mul(tb(arith.DivSIOp(rest, groups)), rows_per_task)
+        i_end = tb.min(tb.add(i0, rows_per_task), m)
+        p0 = tb.mul(tb(arith.RemSIOp(rest, groups)), group_panels)
+        p_end = tb.min(tb.add(p0, group_panels), panels)
 
         def a_at(ab: Ops, row: SSAValue, kk: SSAValue) -> list[SSAValue]:
             return indices(ab, mm.maps[0], [*batch_ivs, row, kk, zero_i])
@@ -616,7 +734,7 @@ def matmul_nest(
 
                     def write(accumulate: bool) -> Callable[[Ops], None]:
                         return lambda wb: _write_back(
-                            wb, (c, c_at), acc, (i, j0), (m, n), tiles, accumulate
+                            wb, (c, c_at), acc, (i, j0), (m, n), tiles, accumulate, ragged
                         )
 
                     if overwrite:  # C holds no zeros: the first K block stores
@@ -634,16 +752,43 @@ def matmul_nest(
                 for_loop(pb, i0, i_end, pb.index(tiles.mr), block)
                 return []
 
-            for_loop(db, zero_i, panels, one, panel)
+            for_loop(db, p0, p_end, one, panel)
             return []
 
-        a_buffer, free_a = _a_buffer(tb, mm.element, rows_per_task, tiles, pack_a)
+        rows = tiles.mc if split.rows is None else split.rows
+        a_buffer, free_a = _a_buffer(tb, mm.element, rows, tiles, pack_a)
         for_loop(tb, zero_i, k, tb.index(tiles.kc), depth)
         tb.ops += free_a
 
-    parallel_loop(b, zero_i, b.mul(batches, blocks), one, task)
+    parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)
     b.ops += free
     return b.ops
+
+
+def _ragged(mm: Matmul, tiles: MatmulTiles) -> bool:
+    """Whether N may end inside a column panel (it is dynamic or not a multiple of NR)."""
+    n = mm.sizes[1]
+    return n is None or n % tiles.nr != 0
+
+
+def _rows_per_task(b: Ops, m: SSAValue, split: TaskSplit, tiles: MatmulTiles) -> SSAValue:
+    """
+    `split.rows`, or for a dynamic M the rows `tiling_model.balanced_rows` would give,
+    computed at run time: tasks of at most MC rows, as many as a multiple of the
+    threads, fewer where a task would be worth less than `TASK_FLOPS`.
+    """
+    if split.rows is not None:
+        return b.index(split.rows)
+    one, threads, mr = b.index(1), b.index(split.threads), b.index(tiles.mr)
+    tasks = b.mul(b.ceildiv(b.ceildiv(m, b.index(tiles.mc)), threads), threads)
+    if split.row_flops:
+        worth = b(arith.DivSIOp(b.mul(m, b.index(split.row_flops)), b.index(TASK_FLOPS)))
+        rounded = b.mul(b(arith.DivSIOp(worth, threads)), threads)
+        capped = b(arith.SelectOp(less(b, worth, threads), worth, rounded))
+        tasks = b(arith.SelectOp(less(b, worth, tasks), capped, tasks))
+    tasks = b(arith.MaxSIOp(tasks, one))
+    rows = b.mul(b.ceildiv(b.ceildiv(m, tasks), mr), mr)
+    return b(arith.MaxSIOp(b.min(rows, b.index(tiles.mc)), mr))
 
 
 def _packed(
@@ -651,7 +796,7 @@ def _packed(
     mm: Matmul,
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
-    tiles: MatmulTiles,
+    blocking: tuple[MatmulTiles, int],
     panels: memref.GlobalOp | None,
 ) -> tuple[SSAValue, list[Operation]]:
     """
@@ -660,8 +805,11 @@ def _packed(
     """
     if panels is not None:
         return b(get_panels(panels)), []
-    pack = pack_b if mm.image is None else pack_image
-    packed = pack(b, mm, sizes, batch, tiles)
+    tiles, threads = blocking
+    if mm.image is None:
+        packed = pack_b(b, mm, sizes, batch, tiles, threads)
+    else:
+        packed = pack_image(b, mm, sizes, batch, tiles)
     return packed, [memref.DeallocOp.get(packed)]
 
 

@@ -21,7 +21,9 @@ constant and the views have static sizes: the loops inside then have constant bo
 so `convert-to-llvm`, which weighs a parallel loop by its trip count times the work of
 one iteration, sees the blocks' real work (a dynamic bound counts as 1024 iterations
 there, and two such blocks of a small body fell under `PARALLEL_THRESHOLD`: the loop ran
-on one thread).
+on one thread). A static extent that does not divide still has a constant block size,
+bounding the `min`; `convert-to-llvm` reads a block's rows through the `min` and the
+subview (a dynamic block size as the loop's step, when it runs).
 
 `d` must appear in every operand's map either not at all or as one plain result
 (`d` alone), so that a block of `d` is a block of rows of those operands, and the
@@ -185,6 +187,9 @@ def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
         # `convert-to-llvm` sees the work of a block when it weighs the thread pool.
         block_size = b.index(static // threads)
         size: SSAValue | int = static // threads
+    elif static > 0:
+        block_size = b.index(-(-static // threads))
+        size = inner.min(block_size, inner(arith.SubiOp(extent, start)))
     else:
         block_size = b(arith.MaxSIOp(b.ceildiv(extent, b.index(threads)), one))
         size = inner.min(block_size, inner(arith.SubiOp(extent, start)))

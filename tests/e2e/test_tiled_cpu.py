@@ -457,8 +457,9 @@ def test_constant_weights_are_packed_at_compile_time():
 
 
 def test_partial_tiles_do_not_grow_the_stack():
-    # 256 K blocks x 42 row blocks of partial column tiles per task: their stack buffers
-    # once added up past a 1 MiB stack (a crash); each is now freed after its tile.
+    # 256 K blocks x 42 row blocks of partial column tiles per task: the stack buffers
+    # they once went through added up past a 1 MiB stack (a crash); they now store
+    # their lanes below N with masked stores, no buffer at all.
     import resource
     import subprocess
     import sys

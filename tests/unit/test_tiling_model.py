@@ -6,7 +6,9 @@ from mlc.tiling_model import (
     TASK_FLOPS,
     Host,
     MatmulTiles,
+    balanced_depth,
     balanced_rows,
+    matmul_split,
     matmul_tiles,
     packs_a,
     parse_size,
@@ -136,3 +138,41 @@ def test_rows_per_block_fill_half_of_l2_and_leave_every_thread_a_block():
     # rows wider than half of L2: one row per block; a dynamic row count caps nothing
     assert rows_per_block(1 << 20, 4, 100, machine) == 1
     assert rows_per_block(1024, 2, -1, machine) == 256
+
+
+@pytest.mark.parametrize(
+    ("sizes", "threads", "groups"),
+    [
+        ((64, 1024, 784), 2, 2),  # 36 + 28 rows: 6 and 5 row tiles; 32 panels each: even
+        ((64, 1024, 1024), 2, 2),
+        ((64, 10, 1024), 2, 1),  # one panel: nothing to split
+        ((64, 1024, 784), 1, 1),
+        ((1024, 1024, 1024), 2, 1),  # more rows than one block of A
+        ((128, 256, 256), 2, 1),  # 66 + 62 rows: 11 row tiles each, already even
+        ((12, 64, 64), 2, 1),  # one task's worth: the calling thread
+    ],
+)
+def test_column_groups_where_rows_split_unevenly(
+    sizes: tuple[int, int, int], threads: int, groups: int
+):
+    tiles = matmul_tiles(4, AVX2)
+    split = matmul_split(sizes, tiles, threads)
+    assert split.column_groups == groups
+    m = sizes[0]
+    assert split.rows is not None and split.rows % tiles.mr == 0
+    if groups > 1:
+        assert split.rows >= m  # every task takes all rows
+
+
+def test_dynamic_rows_are_left_to_run_time():
+    split = matmul_split((None, 128, 784), matmul_tiles(4, AVX2), 2)
+    assert split.rows is None and split.threads == 2 and split.row_flops == 2 * 784 * 128
+
+
+@pytest.mark.parametrize(
+    ("k", "depth"), [(784, 196), (1024, 256), (256, 256), (257, 129), (27, 27)]
+)
+def test_k_blocks_of_equal_depth(k: int, depth: int):
+    tiles = matmul_tiles(4, AVX2)  # KC = 256
+    assert balanced_depth(k, tiles) == depth
+    assert -(-k // depth) == -(-k // tiles.kc)  # no more blocks than KC-deep ones

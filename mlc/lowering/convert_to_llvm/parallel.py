@@ -12,12 +12,17 @@ Its first dimension is split among threads by iteration number `t` in `[0, n)`, 
       scf.for %t = %lo to %hi { %i = %lb + %t * %s; scf.for %j ... { body } }
     }
     %n = ceil((%ub - %lb) / %s)
-    scf.if (%n * work_per_iteration >= PARALLEL_THRESHOLD) {
+    scf.if (%n * (fixed + per_step * min(%s, PARALLEL_THRESHOLD)) >= PARALLEL_THRESHOLD) {
       func.call @f_parallel0_dispatch(0, %n, %lb, %s, captured...)  // a declaration
     } else {
       func.call @f_parallel0(0, %n, %lb, %s, captured...)           // serial, no overhead
     }
 
+An iteration's work is its ops, loops counted by their trip counts (`weigh`): constant
+bounds, bounds read through `arith.minsi` and the sizes of `memref.subview`s (a block
+of a split generic runs `min(block, n - start)` rows), and a bound that is the loop's
+own step, the block size, counted per unit of the step (`per_step`) and read when the
+loop runs; any other bound counts as `UNKNOWN_TRIP_COUNT` iterations.
 `captured` are the values the body uses from outside. Once everything is in the
 `llvm` dialect, `link_dispatch_calls` replaces each call to a `_dispatch` declaration
 by: the (expanded) arguments stored in 8-byte slots on the stack (each is a pointer, an
@@ -38,8 +43,16 @@ Loops with reductions (`scf.parallel` with results) are rejected before any rewr
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, func, llvm, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, UnknownLoc, i64
+from xdsl.dialects import arith, func, llvm, memref, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    UnknownLoc,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -67,26 +80,103 @@ def _constant_value(value: SSAValue) -> int | None:
     return None
 
 
-def _trip_count(lb: SSAValue, ub: SSAValue, step: SSAValue) -> int:
-    bounds = [_constant_value(v) for v in (lb, ub, step)]
-    if any(b is None for b in bounds) or not bounds[2]:
-        return UNKNOWN_TRIP_COUNT
-    low, high, stride = (b or 0 for b in bounds)
+STEP = "step"
+"""The bound of an inner loop that is the outer parallel loop's step: its block size."""
+
+Bound = int | str | None
+
+
+def _bound(value: SSAValue, step: SSAValue | None) -> Bound:
+    """
+    An upper bound of an index value: a constant, `STEP` (the parallel loop's step, a
+    block's size), or None. Read through `arith.minsi` (the smaller known bound) and
+    `memref.dim` of a `memref.subview` (its size) or of a static shape: how a block of
+    a split generic bounds its loops, `min(block, extent - start)`.
+    """
+    if (constant := _constant_value(value)) is not None:
+        return constant
+    if value is step:
+        return STEP
+    owner = value.owner
+    if isinstance(owner, arith.MinSIOp):
+        bounds = [_bound(v, step) for v in owner.operands]
+        known = [b for b in bounds if isinstance(b, int)]
+        return min(known) if known else (STEP if STEP in bounds else None)
+    if isinstance(owner, memref.DimOp) and (d := _constant_value(owner.index)) is not None:
+        return _dim_bound(owner.source, d, step)
+    return None
+
+
+def _dim_bound(source: SSAValue, d: int, step: SSAValue | None) -> Bound:
+    """The bound of dim `d` of a memref: static, or a subview's size."""
+    type_ = source.type
+    if isinstance(type_, MemRefType) and 0 <= d < type_.get_num_dims():
+        if (size := type_.get_shape()[d]) != DYNAMIC_INDEX:
+            return size
+    view = source.owner
+    if not isinstance(view, memref.SubviewOp):
+        return None
+    sizes = view.static_sizes.get_values()
+    if not 0 <= d < len(sizes):
+        return None
+    if sizes[d] != DYNAMIC_INDEX:
+        return sizes[d]
+    dynamic = sum(1 for size in sizes[:d] if size == DYNAMIC_INDEX)
+    return _bound(view.sizes[dynamic], step)
+
+
+def _trip_count(lb: SSAValue, ub: SSAValue, step: SSAValue, outer: SSAValue | None) -> Bound:
+    """The iterations of a loop: a number, `STEP` (a block of the outer loop), or None."""
+    low, stride, high = _constant_value(lb), _constant_value(step), _bound(ub, outer)
+    if low is None or not stride:
+        return None
+    if high == STEP:
+        return STEP if low == 0 and stride == 1 else None
+    if high is None:
+        return None
+    assert isinstance(high, int)
     return max(0, -(-(high - low) // stride))
+
+
+Work = tuple[int, int]
+"""Ops executed as `fixed + per_step * step` of the outer parallel loop."""
+
+
+def _times(work: Work, count: Bound) -> Work:
+    fixed, per_step = work
+    if isinstance(count, int):
+        return fixed * count, per_step * count
+    if count == STEP and per_step == 0:
+        return 0, fixed
+    return fixed * UNKNOWN_TRIP_COUNT, per_step * UNKNOWN_TRIP_COUNT
+
+
+def weigh(block: Block, step: SSAValue | None = None) -> Work:
+    """
+    The ops one run of `block` executes, loops counted by their trip count: known, a
+    block of the parallel loop whose step is `step` (counted per unit of the step), or
+    else estimated as `UNKNOWN_TRIP_COUNT`.
+    """
+    fixed, per_step = 0, 0
+    for op in block.ops:
+        inner: Work = (0, 0)
+        for region in op.regions:
+            for b in region.blocks:
+                f, p = weigh(b, step)
+                inner = (inner[0] + f, inner[1] + p)
+        if isinstance(op, scf.ForOp):
+            inner = _times(inner, _trip_count(op.lb, op.ub, op.step, step))
+        elif isinstance(op, scf.ParallelOp):
+            for bounds in zip(op.lowerBound, op.upperBound, op.step, strict=True):
+                inner = _times(inner, _trip_count(*bounds, step))
+        fixed, per_step = fixed + 1 + inner[0], per_step + inner[1]
+    return fixed, per_step
 
 
 def work(block: Block) -> int:
     """The ops one run of `block` executes, loops counted by their (estimated) trip count."""
-    total = 0
-    for op in block.ops:
-        inner = sum(work(b) for region in op.regions for b in region.blocks)
-        if isinstance(op, scf.ForOp):
-            inner *= _trip_count(op.lb, op.ub, op.step)
-        elif isinstance(op, scf.ParallelOp):
-            for bounds in zip(op.lowerBound, op.upperBound, op.step, strict=True):
-                inner *= _trip_count(*bounds)
-        total += 1 + inner
-    return total
+    fixed, per_step = weigh(block)
+    return fixed + per_step
 
 
 def captured_values(op: Operation) -> list[SSAValue]:
@@ -191,9 +281,18 @@ def _outlined(
     return function
 
 
-def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: int) -> list[Operation]:
-    """The trip count, the work test and the `scf.if` between dispatch and serial call."""
+def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: Work) -> list[Operation]:
+    """
+    The trip count, the work test and the `scf.if` between dispatch and serial call.
+    `cost` is the work of one iteration, `fixed + per_step * step`, each part capped
+    at `PARALLEL_THRESHOLD` (past it any trip count qualifies, and unknown trip counts
+    multiplied through a nest would overflow an index constant).
+    """
     lb, ub, step = op.lowerBound[0], op.upperBound[0], op.step[0]
+    fixed, per_step = (min(part, PARALLEL_THRESHOLD) for part in cost)
+    constant_step = _constant_value(step)
+    if constant_step is not None:
+        fixed, per_step = min(max(1, fixed + per_step * constant_step), PARALLEL_THRESHOLD), 0
     ops: list[Operation] = []
 
     def emit(new: Operation) -> SSAValue:
@@ -204,7 +303,11 @@ def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: int) -
     span = emit(arith.SubiOp(ub, lb))
     rounded = emit(arith.AddiOp(span, emit(arith.SubiOp(step, one))))  # ceil for step > 0
     count = emit(arith.MaxSIOp(emit(arith.DivSIOp(rounded, step)), zero))
-    total = emit(arith.MuliOp(count, emit(_index(cost))))
+    each = emit(_index(max(1, fixed)))
+    if per_step:  # a block's work grows with the block (the step): read it at run time
+        blocks = emit(arith.MinSIOp(step, emit(_index(PARALLEL_THRESHOLD))))
+        each = emit(arith.AddiOp(each, emit(arith.MuliOp(blocks, emit(_index(per_step))))))
+    total = emit(arith.MuliOp(count, each))
     big = emit(arith.CmpiOp(total, emit(_index(PARALLEL_THRESHOLD)), "sge"))
     call_args = [zero, count, lb, step, *args]
     parallel = func.CallOp(name + DISPATCH_SUFFIX, call_args, [])
@@ -228,10 +331,7 @@ def outline_parallel_loops(module: ModuleOp) -> set[str]:
             needed = captured_values(op)
             captured = [v for v in needed if not _is_constant(v)]
             constants = [v for v in needed if _is_constant(v)]
-            # Capped: past the threshold any trip count qualifies, and unknown trip
-            # counts multiplied through a nest would overflow an index constant.
-            cost = min(max(1, work(op.body.block)), PARALLEL_THRESHOLD)
-            site = _call_site(op, name, captured, cost)
+            site = _call_site(op, name, captured, weigh(op.body.block, op.step[0]))
             for new in site:
                 for inner in new.walk():
                     inner.location = op.location

@@ -16,23 +16,31 @@ element at a static position of a 1-D vector is a one-lane `shufflevector` bitca
 the scalar (xDSL has no `extractelement`; LLVM folds the pair into one), and
 `vector.insert` of one is an `insertelement`; `vector.reduction <add>` of floats is
 `llvm.vector.reduce.fadd` (in order: the kernels reduce once per row, outside their
-hot loop).
+hot loop). A 1-D `vector.create_mask %n` compares the lane numbers `<0, 1, ...>` with a
+splat of `%n`; `vector.maskedload`/`maskedstore` are `llvm.masked.load`/`store` (AVX2's
+`vmaskmovps`), aligned as `vector.load`/`store` are: the matmul kernel writes the
+columns of its last panel below N with them.
 """
 
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
+    BFloat16Type,
     DenseArrayBase,
+    DenseIntOrFPElementsAttr,
     FixedBitwidthType,
     IntegerAttr,
     VectorType,
     i32,
+    i64,
 )
+from xdsl.dialects.llvm import ICmpPredicateFlag
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from mlc.lowering.convert_to_llvm.common import (
     Builder,
+    Descriptor,
     TypeRecord,
     constant,
     replace,
@@ -46,6 +54,9 @@ SUPPORTED: tuple[type[Operation], ...] = (
     vector.ReductionOp,
     vector.ExtractOp,
     vector.InsertOp,
+    vector.CreateMaskOp,
+    vector.MaskedLoadOp,
+    vector.MaskedStoreOp,
 )
 
 
@@ -71,7 +82,55 @@ def unsupported_vector_op_reason(op: Operation) -> str | None:
         or isinstance(op.source.type, VectorType)
     ):
         return "is supported by convert-to-llvm for one element at a static position only"
+    if isinstance(op, vector.CreateMaskOp) and len(op.mask_dim_sizes) != 1:
+        return "is supported by convert-to-llvm for 1-D masks only"
+    if isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp):
+        type_ = op.result.type if isinstance(op, vector.MaskedLoadOp) else op.value_to_store.type
+        if not isinstance(type_, VectorType) or not isinstance(type_.element_type, AnyFloat):
+            return "is supported by convert-to-llvm for float vectors only"
     return None
+
+
+def _masked_name(name: str, type_: VectorType) -> str:
+    """`llvm.masked.<name>` mangled for `type_`: `llvm.masked.store.v8f32.p0`."""
+    element = type_.element_type
+    assert isinstance(element, AnyFloat)
+    mangled = "bf16" if isinstance(element, BFloat16Type) else f"f{element.bitwidth}"
+    return f"llvm.masked.{name}.v{type_.get_shape()[0]}{mangled}.p0"
+
+
+def _create_mask(b: Builder, op: vector.CreateMaskOp) -> None:
+    """`<0, 1, ..., VL-1> < splat(n)`: the lanes below `n` set."""
+    type_ = op.mask_vector.type
+    assert isinstance(type_, VectorType)
+    lanes = type_.get_shape()[0]
+    wide = VectorType(i64, [lanes])
+    undef = b.emit(llvm.UndefOp(wide))
+    first = b.emit(llvm.InsertElementOp(undef, op.mask_dim_sizes[0], b.emit(constant(0, i32))))
+    mask = DenseArrayBase.from_list(i32, [0] * lanes)
+    splat = b.emit(llvm.ShuffleVectorOp(first, undef, mask, wide))
+    numbers = DenseIntOrFPElementsAttr.from_list(wide, list(range(lanes)))
+    lane = b.emit(llvm.ConstantOp(numbers, wide))
+    b.emit(llvm.ICmpOp(lane, splat, IntegerAttr(ICmpPredicateFlag.SLT.to_int(), i64)))
+
+
+def _masked_access(
+    b: Builder, op: vector.MaskedLoadOp | vector.MaskedStoreOp, memref: Descriptor
+) -> None:
+    """`llvm.masked.load`/`store` at the op's indices of `memref`."""
+    pointer = memref.element_pointer(b, op.indices)
+    if isinstance(op, vector.MaskedLoadOp):
+        type_ = op.result.type
+        assert isinstance(type_, VectorType)
+        align = b.emit(constant(_alignment(op, type_), i32))
+        arguments = [pointer, align, op.mask, op.pass_thru]
+        b.emit(llvm.CallIntrinsicOp(_masked_name("load", type_), arguments, [type_]))
+        return
+    type_ = op.value_to_store.type
+    assert isinstance(type_, VectorType)
+    align = b.emit(constant(_alignment(op, type_), i32))
+    arguments = [op.value_to_store, pointer, align, op.mask]
+    b.ops.append(llvm.CallIntrinsicOp(_masked_name("store", type_), arguments, []))
 
 
 def _alignment(op: Operation, type_: VectorType) -> int:
@@ -123,6 +182,12 @@ class ConvertVector(RewritePattern):
         elif isinstance(op, vector.InsertOp):
             (position,) = op.static_position.get_values()
             b.emit(llvm.InsertElementOp(op.dest, op.source, b.emit(constant(position, i32))))
+        elif isinstance(op, vector.CreateMaskOp):
+            _create_mask(b, op)
+        elif isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp):
+            _masked_access(b, op, self.record.descriptor(op, 0))
+            replace(rewriter, op, b.ops, [] if isinstance(op, vector.MaskedStoreOp) else None)
+            return
         elif isinstance(op, vector.ReductionOp):
             assert op.acc is not None, "checked before rewriting"
             b.emit(llvm.VectorReduceFAddOp(op.acc, op.vector))

@@ -77,3 +77,109 @@ func.func @nested(%a: memref<?x?xf32>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A generic split into blocks of a dynamic size (`linalg-tile` on a dynamic extent):
+// each block's loops run to `min(block, n - i)` through a subview's size, so a block's
+// work is counted per row of the block: the call site weighs count * (6 + 34 * block),
+// reading the block size (the loop's step, capped) when it runs, instead of guessing
+// 1024 rows for a block of any size.
+
+// CHECK-LABEL: llvm.func @dynamic_blocks
+// CHECK:         %[[BLOCK:.+]] = llvm.call_intrinsic "llvm.smax.i64"
+// CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
+// CHECK-NEXT:    %[[FIXED:.+]] = llvm.mlir.constant(6) : i64
+// CHECK-NEXT:    %[[CAP:.+]] = llvm.mlir.constant(50000) : i64
+// CHECK-NEXT:    %[[ROWS:.+]] = llvm.call_intrinsic "llvm.smin.i64"(%[[BLOCK]], %[[CAP]])
+// CHECK-NEXT:    %[[PER_ROW:.+]] = llvm.mlir.constant(34) : i64
+// CHECK-NEXT:    %[[ROWS_WORK:.+]] = llvm.mul %[[ROWS]], %[[PER_ROW]] : i64
+// CHECK-NEXT:    %[[EACH:.+]] = llvm.add %[[FIXED]], %[[ROWS_WORK]] : i64
+// CHECK-NEXT:    %[[TOTAL:.+]] = llvm.mul %[[COUNT]], %[[EACH]] : i64
+// CHECK-NEXT:    %[[THRESHOLD:.+]] = llvm.mlir.constant(50000) : i64
+// CHECK-NEXT:    llvm.icmp "sge" %[[TOTAL]], %[[THRESHOLD]] : i64
+func.func @dynamic_blocks(%a: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %z = arith.constant 0.0 : f32
+  %n = memref.dim %a, %c0 : memref<?x16xf32>
+  %half = arith.ceildivsi %n, %c2 : index
+  %block = arith.maxsi %half, %c1 : index
+  "scf.parallel"(%c0, %n, %block) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %left = arith.subi %n, %i : index
+    %size = arith.minsi %block, %left : index
+    %view = memref.subview %a[%i, 0] [%size, 16] [1, 1] : memref<?x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    %rows = memref.dim %view, %c0 : memref<?x16xf32, strided<[16, 1], offset: ?>>
+    scf.for %r = %c0 to %rows step %c1 {
+      scf.for %j = %c0 to %c16 step %c1 {
+        memref.store %z, %view[%r, %j] : memref<?x16xf32, strided<[16, 1], offset: ?>>
+      }
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// Blocks of a static size that does not divide the extent (1001 rows in blocks of
+// 501): the rows of a block are bounded by the constant in the `min`, so a block
+// weighs 6 + 501 * 34 ops, a constant.
+
+// CHECK-LABEL: llvm.func @odd_blocks
+// CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
+// CHECK-NEXT:    %[[EACH:.+]] = llvm.mlir.constant(17040) : i64
+// CHECK-NEXT:    %[[TOTAL:.+]] = llvm.mul %[[COUNT]], %[[EACH]] : i64
+// CHECK-NEXT:    %[[THRESHOLD:.+]] = llvm.mlir.constant(50000) : i64
+// CHECK-NEXT:    llvm.icmp "sge" %[[TOTAL]], %[[THRESHOLD]] : i64
+func.func @odd_blocks(%a: memref<1001x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %z = arith.constant 0.0 : f32
+  %n = arith.constant 1001 : index
+  %block = arith.constant 501 : index
+  "scf.parallel"(%c0, %n, %block) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %left = arith.subi %n, %i : index
+    %size = arith.minsi %block, %left : index
+    %view = memref.subview %a[%i, 0] [%size, 16] [1, 1] : memref<1001x16xf32> to memref<?x16xf32, strided<[16, 1], offset: ?>>
+    %rows = memref.dim %view, %c0 : memref<?x16xf32, strided<[16, 1], offset: ?>>
+    scf.for %r = %c0 to %rows step %c1 {
+      scf.for %j = %c0 to %c16 step %c1 {
+        memref.store %z, %view[%r, %j] : memref<?x16xf32, strided<[16, 1], offset: ?>>
+      }
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// A bound it cannot read (loaded from memory) is still guessed as 1024 iterations:
+// 3 + 1024 * 3 ops per iteration of the parallel loop.
+
+// CHECK-LABEL: llvm.func @unknown_rows
+// CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
+// CHECK-NEXT:    llvm.mlir.constant(3075) : i64
+func.func @unknown_rows(%a: memref<?xf32>, %sizes: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %rows = memref.load %sizes[%i] : memref<?xindex>
+    scf.for %r = %c0 to %rows step %c1 {
+      %j = arith.addi %i, %r : index
+      memref.store %z, %a[%j] : memref<?xf32>
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}

@@ -31,3 +31,21 @@ func.func @broadcast_vector(%v: vector<1xf32>) -> vector<4xf32> {
   %b = vector.broadcast %v : vector<1xf32> to vector<4xf32>
   func.return %b : vector<4xf32>
 }
+
+// -----
+
+func.func @mask_2d(%n: index) -> vector<4x4xi1> {
+  // expected-error @+1 {{'vector.create_mask' op is supported by convert-to-llvm for 1-D masks only}}
+  %m = vector.create_mask %n, %n : vector<4x4xi1>
+  func.return %m : vector<4x4xi1>
+}
+
+// -----
+
+func.func @masked_int(%m: memref<?xi32>, %n: index, %v: vector<4xi32>) {
+  %c0 = arith.constant 0 : index
+  %mask = vector.create_mask %n : vector<4xi1>
+  // expected-error @+1 {{'vector.maskedstore' op is supported by convert-to-llvm for float vectors only}}
+  vector.maskedstore %m[%c0], %mask, %v : memref<?xi32>, vector<4xi1>, vector<4xi32>
+  func.return
+}

@@ -44,3 +44,45 @@ func.func @carried(%n: index) -> vector<4xf64> {
   }
   func.return %r : vector<4xf64>
 }
+
+// -----
+
+// The lanes below %n of a row (the matmul kernel's last column panel): the mask
+// compares the lane numbers with a splat of %n, and the masked load and store are
+// LLVM's intrinsics for the vector type, aligned as one element.
+
+// CHECK-LABEL: llvm.func @masked
+// CHECK:         %[[FIRST:.+]] = llvm.insertelement %{{.+}}, %{{.+}}[%{{.+}} : i32] : vector<8xi64>
+// CHECK:         %[[SPLAT:.+]] = llvm.shufflevector %[[FIRST]], %{{.+}} [0, 0, 0, 0, 0, 0, 0, 0] : vector<8xi64>
+// CHECK:         %[[LANES:.+]] = llvm.mlir.constant(dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xi64>) : vector<8xi64>
+// CHECK:         %[[MASK:.+]] = llvm.icmp "slt" %[[LANES]], %[[SPLAT]] : vector<8xi64>
+// CHECK:         %[[ALIGN:.+]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK:         %[[V:.+]] = llvm.call_intrinsic "llvm.masked.load.v8f32.p0"(%{{.+}}, %[[ALIGN]], %[[MASK]], %{{.+}}) : (!llvm.ptr, i32, vector<8xi1>, vector<8xf32>) -> vector<8xf32>
+// CHECK:         %[[S:.+]] = llvm.fadd %[[V]], %[[V]]
+// CHECK:         llvm.call_intrinsic "llvm.masked.store.v8f32.p0"(%[[S]], %{{.+}}, %{{.+}}, %[[MASK]]) : (vector<8xf32>, !llvm.ptr, i32, vector<8xi1>) -> ()
+// CHECK-NOT:     llvm.call_intrinsic
+
+// LOC-LABEL: llvm.func @masked
+// LOC: llvm.call_intrinsic "llvm.masked.store.v8f32.p0"{{.*}} loc("kernel.py":7:3)
+func.func @masked(%m: memref<?x?xf32>, %i: index, %n: index) {
+  %mask = vector.create_mask %n : vector<8xi1>
+  %zero = arith.constant dense<0.0> : vector<8xf32>
+  %v = vector.maskedload %m[%i, %i], %mask, %zero : memref<?x?xf32>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+  %s = arith.addf %v, %v : vector<8xf32>
+  vector.maskedstore %m[%i, %i], %mask, %s : memref<?x?xf32>, vector<8xi1>, vector<8xf32> loc("kernel.py":7:3)
+  func.return
+}
+
+// -----
+
+// f64 lanes: the intrinsics' names follow the vector type.
+
+// CHECK-LABEL: llvm.func @masked_f64
+// CHECK:         llvm.icmp "slt" %{{.+}}, %{{.+}} : vector<4xi64>
+// CHECK:         llvm.call_intrinsic "llvm.masked.store.v4f64.p0"
+func.func @masked_f64(%m: memref<?xf64>, %n: index, %v: vector<4xf64>) {
+  %c0 = arith.constant 0 : index
+  %mask = vector.create_mask %n : vector<4xi1>
+  vector.maskedstore %m[%c0], %mask, %v : memref<?xf64>, vector<4xi1>, vector<4xf64>
+  func.return
+}

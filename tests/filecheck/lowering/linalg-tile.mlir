@@ -11,8 +11,9 @@
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         "scf.parallel"
-// CHECK:           memref.load %[[B]]
-// CHECK:           memref.store {{.*}}, %[[P]]
+// CHECK:           vector.load %[[B]]
+// CHECK:           vector.store {{.*}}, %[[P]]
+// CHECK-NOT:       vector.create_mask
 // CHECK:         "scf.parallel"
 // CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK:             vector.load %[[P]]
@@ -21,6 +22,7 @@
 // CHECK-COUNT-2:     vector.fma
 // CHECK:           vector.load %[[C]]
 // CHECK:           vector.store {{.*}}, %[[C]]
+// CHECK-NOT:       vector.create_mask
 // CHECK:         memref.dealloc %[[P]]
 
 // LOC-LABEL: func.func @matmul
@@ -32,6 +34,60 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
     %s = arith.addf %z, %p : f32
     linalg.yield %s : f32
   } loc("model.py":3:5)
+  func.return
+}
+
+// -----
+
+// N = 10 ends inside the second panel (NR = 8, VL = 4): B's full panels are packed a
+// row of B at a time across the group of panels, the last one with masked loads (its
+// second vector, wholly past N, stored as zeros); each tile of C in that panel adds
+// and stores only its lanes below N, through masked loads and stores, and skips a
+// vector wholly past N. The full panels store whole vectors.
+
+// CHECK-LABEL: func.func @ragged_n
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x10xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x10xf32>)
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               vector.load %[[B]]
+// CHECK:           scf.if
+// CHECK:             %[[MASK0:.+]] = vector.create_mask %{{.+}} : vector<4xi1>
+// CHECK:             %[[MASK1:.+]] = vector.create_mask %{{.+}} : vector<4xi1>
+// CHECK:             scf.for
+// CHECK:               scf.if
+// CHECK:                 vector.maskedload %[[B]][{{.+}}], %[[MASK0]], %{{.+}} : memref<16x10xf32>, vector<4xi1>, vector<4xf32> into vector<4xf32>
+// CHECK:                 vector.store {{.*}}, %[[P]]
+// CHECK:               } else {
+// CHECK:                 vector.store {{.*}}, %[[P]]
+// CHECK:               vector.maskedload %[[B]][{{.+}}], %[[MASK1]]
+// CHECK:         "scf.parallel"
+// CHECK:           vector.fma
+// CHECK:           %[[FULL:.+]] = arith.cmpi sle, %{{.+}}, %{{.+}} : index
+// CHECK:           scf.if %[[FULL]] {
+// CHECK:             vector.load %[[C]]
+// CHECK:             vector.store {{.*}}, %[[C]]
+// CHECK:           } else {
+// CHECK:             %[[CMASK:.+]] = vector.create_mask %{{.+}} : vector<4xi1>
+// CHECK:             scf.if
+// CHECK:               %[[OLD:.+]] = vector.maskedload %[[C]][{{.+}}], %[[CMASK]], %{{.+}}
+// CHECK:               %[[SUM:.+]] = arith.addf %[[OLD]], %{{.+}} : vector<4xf32>
+// CHECK:               vector.maskedstore %[[C]][{{.+}}], %[[CMASK]], %[[SUM]]
+// CHECK:               %[[INSIDE:.+]] = arith.cmpi slt, %{{.+}}, %{{.+}} : index
+// CHECK:               scf.if %[[INSIDE]] {
+// CHECK:                 vector.maskedstore %[[C]]
+// CHECK:         memref.dealloc %[[P]]
+
+// LOC-LABEL: func.func @ragged_n
+// LOC:         vector.maskedstore {{.*}} loc("model.py":5:1)
+func.func @ragged_n(%a: memref<8x16xf32>, %b: memref<16x10xf32>, %c: memref<8x10xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf32>, memref<16x10xf32>) outs(%c : memref<8x10xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } loc("model.py":5:1)
   func.return
 }
 
@@ -186,12 +242,13 @@ func.func @skips_unit_loop(%x: memref<1x300x300xf32>, %r: memref<300xf32>, %y: m
 
 // -----
 
-// Rows that do not divide among the threads (301 for 2): blocks of ceil(301 / 2) rows,
+// Rows that do not divide among the threads (301 for 2): blocks of ceil(301 / 2) = 151
+// rows (a constant, which bounds the blocks' loops for convert-to-llvm's weighing),
 // the last one shorter, so each block's size is `min(block, rows - start)`.
 
 // CHECK-LABEL: func.func @odd_rows
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<301x256xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<301x256xf32>)
-// CHECK:         %[[BLOCK:.+]] = arith.maxsi
+// CHECK:         %[[BLOCK:.+]] = arith.constant 151 : index
 // CHECK:         "scf.parallel"(%{{.+}}, %{{.+}}, %[[BLOCK]])
 // CHECK:           %[[SIZE:.+]] = arith.minsi %[[BLOCK]], %{{.+}} : index
 // CHECK:           memref.subview %[[X]][{{.*}}, 0] [%[[SIZE]], 256] [1, 1] : memref<301x256xf32> to memref<?x256xf32, strided<[256, 1], offset: ?>>
@@ -380,10 +437,11 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         "scf.parallel"
-// CHECK:           scf.for %[[JJ:[a-zA-Z0-9_]+]] =
-// CHECK:             scf.for %[[KK:[a-zA-Z0-9_]+]] =
-// CHECK:               memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
-// CHECK:               memref.store {{.*}}, %[[P]][{{.*}}, %[[KK]], %[[JJ]]]
+// CHECK:           scf.for %[[PANEL:[a-zA-Z0-9_]+]] =
+// CHECK:             scf.for %[[JJ:[a-zA-Z0-9_]+]] =
+// CHECK:               scf.for %[[KK:[a-zA-Z0-9_]+]] =
+// CHECK:                 memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
+// CHECK:                 memref.store {{.*}}, %[[P]][{{.*}}, %[[PANEL]], %[[KK]], %[[JJ]]]
 // CHECK:         "scf.parallel"
 // CHECK:           vector.load %[[P]]
 // CHECK-COUNT-2:   vector.fma
@@ -635,6 +693,38 @@ func.func @fill_before_store(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %c: mem
   %i = arith.constant 2 : index
   memref.store %one, %c[%i, %i] : memref<5x9xf32>
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Between the fill and the matmul, another buffer allocated and freed (what
+// `bufferize` leaves when a dynamic size is read from a buffer): the fill is dropped.
+
+// CHECK-LABEL: func.func @fill_before_alloc
+// CHECK-NOT:     linalg.generic
+// CHECK:         memref.alloc(%{{.+}}) : memref<?x9xf32>
+// CHECK:         memref.dealloc
+// CHECK:         vector.fma
+// CHECK:         scf.if
+// CHECK-NOT:       vector.load
+// CHECK:           vector.store
+func.func @fill_before_alloc(%a: memref<?x12xf32>, %b: memref<12x9xf32>, %c: memref<?x9xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<?x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  %c0 = arith.constant 0 : index
+  %rows = memref.dim %c, %c0 : memref<?x9xf32>
+  %unused = memref.alloc(%rows) : memref<?x9xf32>
+  memref.dealloc %unused : memref<?x9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x12xf32>, memref<12x9xf32>) outs(%c : memref<?x9xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32

@@ -12,7 +12,7 @@ import pytest
 from xdsl.dialects import arith, scf
 
 from mlc.ir import parse_module
-from mlc.lowering.convert_to_llvm.parallel import work
+from mlc.lowering.convert_to_llvm.parallel import weigh, work
 from mlc.pipeline import run_pipeline
 from mlc.tiling_model import PARALLEL_THRESHOLD
 
@@ -52,6 +52,13 @@ def test_static_blocks_carry_their_work(n: int, threads: int):
     assert threads * work(loop.body.block) >= PARALLEL_THRESHOLD
 
 
-def test_rows_that_do_not_divide_keep_dynamic_blocks():
-    loop = split_loop(100_003, 2)  # prime
-    assert not isinstance(loop.step[0].owner, arith.ConstantOp)
+def test_rows_that_do_not_divide_keep_a_constant_block():
+    # a prime extent: blocks of ceil(n / threads), the last one shorter; the rows of a
+    # block are read through the `min` (3 ops a row: load, max, store, ...)
+    loop = split_loop(100_003, 2)
+    step = loop.step[0].owner
+    assert isinstance(step, arith.ConstantOp)
+    assert step.value.value.data == 50_002  # pyright: ignore[reportAttributeAccessIssue]
+    fixed, per_step = weigh(loop.body.block, loop.step[0])
+    assert per_step == 0 and 50_002 <= fixed < 50_002 * 10
+    assert 2 * fixed >= PARALLEL_THRESHOLD

@@ -1,0 +1,81 @@
+"""
+The matmul kernel's edges against numpy: N ending inside a column panel (masked
+stores and loads), tasks split by column panels, rows per task chosen at run time for
+a dynamic M, K blocks of equal depth; with and without a bias + ReLU epilogue, B read
+plainly or transposed (ONNX Gemm's transB), on primes.
+"""
+
+from typing import Any
+
+import numpy as np
+import pytest
+from test_tiled_cpu import build_all
+
+# (M, K, N, epilogue, transposed B); M None: dynamic. N around one and two vectors (8
+# floats on AVX2) and a panel (16); M and K primes.
+CASES: list[tuple[int | None, int, int, bool, bool]] = [
+    (13, 29, 1, False, False),
+    (13, 29, 3, True, False),
+    (67, 131, 7, False, True),
+    (67, 131, 10, True, True),
+    (64, 1031, 10, True, True),  # the MLP's last layer, K four blocks deep
+    (13, 29, 15, False, False),
+    (67, 131, 17, True, False),
+    (None, 131, 10, True, False),
+    (None, 29, 17, False, True),
+    (None, 257, 160, True, True),  # two tasks of rows at run time for a larger M
+    (61, 131, 160, True, False),  # two tasks of 5 panels each (column groups)
+    (61, 131, 160, False, True),
+    (7, 784, 40, False, False),  # K = 784: four blocks of 196
+]
+TILES = ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
+
+
+def source(case: tuple[int | None, int, int, bool, bool], name: str) -> str:
+    m, k, n, epilogue, transposed = case
+    rows = "?" if m is None else str(m)
+    a, out, bias = f"tensor<{rows}x{k}xf32>", f"tensor<{rows}x{n}xf32>", f"tensor<{n}xf32>"
+    b = f"tensor<{n}x{k}xf32>" if transposed else f"tensor<{k}x{n}xf32>"
+    lines = [f"func.func @{name}(%a: {a}, %b: {b}, %bias: {bias}) -> {out} {{"]
+    operand = "%b"
+    if transposed:
+        lines.append(
+            f"  %t = ml.transpose %b {{perm = array<i64: 1, 0>}} : ({b}) -> tensor<{k}x{n}xf32>"
+        )
+        operand = "%t"
+    lines.append(f"  %m = ml.matmul %a, {operand} : ({a}, tensor<{k}x{n}xf32>) -> {out}")
+    result = "%m"
+    if epilogue:
+        lines.append(f"  %s = ml.add %m, %bias : ({out}, {bias}) -> {out}")
+        lines.append(f"  %r = ml.relu %s : ({out}) -> {out}")
+        result = "%r"
+    lines += [f"  func.return {result} : {out}", "}"]
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module", params=TILES)
+def functions(request: pytest.FixtureRequest) -> dict[str, Any]:
+    # compiled for two threads (the column groups and the run-time row split need two)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MLC_NUM_THREADS", "2")
+        text = "\n".join(source(case, f"case{i}") for i, case in enumerate(CASES))
+        return build_all(text, request.param)
+
+
+@pytest.mark.parametrize("index", range(len(CASES)))
+def test_matmul_edges_match_numpy(functions: dict[str, Any], index: int):
+    m, k, n, epilogue, transposed = CASES[index]
+    rng = np.random.default_rng(index)
+    rows = [1, 5, 67, 300] if m is None else [m]
+    for count in rows:
+        a = rng.standard_normal((count, k), dtype=np.float32)
+        b = rng.standard_normal((n, k) if transposed else (k, n), dtype=np.float32)
+        bias = rng.standard_normal(n, dtype=np.float32)
+        want = a.astype(np.float64) @ (b.T if transposed else b).astype(np.float64)
+        if epilogue:
+            want = np.maximum(want + bias, 0)
+        got = functions[f"case{index}"](a, b, bias)
+        atol = 2e-4 * (np.sqrt(k) + 1)
+        np.testing.assert_allclose(
+            got, want, rtol=0, atol=atol, err_msg=f"{CASES[index]} M={count}"
+        )

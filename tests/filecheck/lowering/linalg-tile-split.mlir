@@ -1,0 +1,112 @@
+// RUN: env MLC_NUM_THREADS=2 mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,16,12 vector-length=4}' | filecheck %s
+// RUN: env MLC_NUM_THREADS=2 mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,16,12 vector-length=4}' --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+
+// How a matmul's parallel loop cuts its work into tasks on two threads (MR = 2, NR = 8,
+// MC = 12). M = 10 fits one block of A; split by rows (6 + 4) one thread would get 3
+// row tiles of 32 panels and the other 2; split by column panels, each gets 5 row
+// tiles of 16 panels. Each task takes all rows (i0 from the task's row block, here
+// the only one) and its group of adjacent panels, [p0, min(p0 + 16, 32)).
+
+// B is packed in groups of at most 8 adjacent panels, fewer where 8 would leave the
+// threads fewer groups than threads: its 32 panels in groups of min(ceil(32 / 2), 8).
+
+// CHECK-LABEL: func.func @column_groups
+// CHECK:         %[[B_PANELS:.+]] = arith.ceildivsi %{{.+}}, %{{.+}} : index
+// CHECK:         %[[PACK_THREADS:.+]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[SHARE:.+]] = arith.ceildivsi %[[B_PANELS]], %[[PACK_THREADS]] : index
+// CHECK-NEXT:    %[[EIGHT:.+]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[AT_MOST:.+]] = arith.minsi %[[SHARE]], %[[EIGHT]] : index
+// CHECK-NEXT:    %[[GROUP:.+]] = arith.maxsi %[[AT_MOST]], %{{.+}} : index
+// CHECK-NEXT:    %[[B_GROUPS:.+]] = arith.ceildivsi %[[B_PANELS]], %[[GROUP]] : index
+// CHECK:         "scf.parallel"
+// CHECK:         scf.reduce
+// CHECK:         %[[PANELS:.+]] = arith.ceildivsi %{{.+}}, %{{.+}} : index
+// CHECK:         %[[ROWS:.+]] = arith.constant 10 : index
+// CHECK:         %[[GROUPS:.+]] = arith.constant 2 : index
+// CHECK:         %[[PER_GROUP:.+]] = arith.ceildivsi %[[PANELS]], %[[GROUPS]] : index
+// CHECK:         %[[BLOCKS:.+]] = arith.ceildivsi %{{.+}}, %[[ROWS]] : index
+// CHECK:         %[[TASKS:.+]] = arith.muli %[[BLOCKS]], %[[GROUPS]] : index
+// CHECK:         "scf.parallel"
+// CHECK:           %[[REST:.+]] = arith.remsi %{{.+}}, %[[TASKS]] : index
+// CHECK:           %[[BLOCK:.+]] = arith.divsi %[[REST]], %[[GROUPS]] : index
+// CHECK:           %[[I0:.+]] = arith.muli %[[BLOCK]], %[[ROWS]] : index
+// CHECK:           %[[GROUP:.+]] = arith.remsi %[[REST]], %[[GROUPS]] : index
+// CHECK:           %[[P0:.+]] = arith.muli %[[GROUP]], %[[PER_GROUP]] : index
+// CHECK:           %[[NEXT:.+]] = arith.addi %[[P0]], %[[PER_GROUP]] : index
+// CHECK:           %[[P_END:.+]] = arith.minsi %[[NEXT]], %[[PANELS]] : index
+// CHECK:           scf.for %{{.+}} = %[[P0]] to %[[P_END]] step
+// CHECK:             vector.fma
+
+// LOC-LABEL: func.func @column_groups
+// LOC:         arith.remsi {{.*}} loc("layer.py":4:2)
+func.func @column_groups(%a: memref<10x512xf32>, %b: memref<512x256xf32>, %c: memref<10x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<10x512xf32>, memref<512x256xf32>) outs(%c : memref<10x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } loc("layer.py":4:2)
+  func.return
+}
+
+// -----
+
+// M = 24 is more than one block of A (MC = 12): blocks of rows, every panel in each
+// task (one group).
+
+// CHECK-LABEL: func.func @row_blocks
+// CHECK:         scf.reduce
+// CHECK:         %[[ROWS:.+]] = arith.constant 12 : index
+// CHECK:         %[[GROUPS:.+]] = arith.constant 1 : index
+// CHECK:         %[[PER_GROUP:.+]] = arith.ceildivsi %{{.+}}, %[[GROUPS]] : index
+// CHECK:         "scf.parallel"
+func.func @row_blocks(%a: memref<24x512xf32>, %b: memref<512x256xf32>, %c: memref<24x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<24x512xf32>, memref<512x256xf32>) outs(%c : memref<24x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// A dynamic M: the rows per task are computed when the kernel runs, as for a static
+// M: tasks of at most MC rows, as many as the threads (rounded up to a multiple), but
+// no more than tasks worth TASK_FLOPS (M * 2 * K * N / 1000000), and at least one;
+// the rows a multiple of MR.
+
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<?x512xf32>
+// CHECK:         %[[M:.+]] = memref.dim %[[A]], %{{.+}}
+// CHECK:         scf.reduce
+// CHECK:         %[[THREADS:.+]] = arith.constant 2 : index
+// CHECK:         %[[MC:.+]] = arith.constant 12 : index
+// CHECK:         %[[BLOCKS:.+]] = arith.ceildivsi %[[M]], %[[MC]] : index
+// CHECK:         %[[ROUNDED:.+]] = arith.ceildivsi %[[BLOCKS]], %[[THREADS]] : index
+// CHECK:         %[[BY_SIZE:.+]] = arith.muli %[[ROUNDED]], %[[THREADS]] : index
+// CHECK:         %[[ROW_FLOPS:.+]] = arith.constant 262144 : index
+// CHECK:         %[[FLOPS:.+]] = arith.muli %[[M]], %[[ROW_FLOPS]] : index
+// CHECK:         %[[TASK_FLOPS:.+]] = arith.constant 1000000 : index
+// CHECK:         %[[WORTH:.+]] = arith.divsi %[[FLOPS]], %[[TASK_FLOPS]] : index
+// CHECK:         arith.select
+// CHECK:         %[[TASKS:.+]] = arith.select %{{.+}}, %{{.+}}, %[[BY_SIZE]] : index
+// CHECK:         %[[AT_LEAST_ONE:.+]] = arith.maxsi %[[TASKS]], %{{.+}} : index
+// CHECK:         %[[SHARE:.+]] = arith.ceildivsi %[[M]], %[[AT_LEAST_ONE]] : index
+// CHECK:         arith.ceildivsi %[[SHARE]]
+// CHECK:         %[[CAPPED:.+]] = arith.minsi %{{.+}}, %{{.+}} : index
+// CHECK:         %[[ROWS:.+]] = arith.maxsi %[[CAPPED]], %{{.+}} : index
+// CHECK:         arith.ceildivsi %[[M]], %[[ROWS]] : index
+// CHECK:         "scf.parallel"
+// CHECK:           memref.alloc() {alignment = 64 : i64} : memref<6x16x2xf32>
+func.func @dynamic_rows(%a: memref<?x512xf32>, %b: memref<512x256xf32>, %c: memref<?x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x512xf32>, memref<512x256xf32>) outs(%c : memref<?x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
