@@ -44,6 +44,10 @@ TASK_FLOPS = 1_000_000
 # be read in place (128 x 64 x 128: 0.94x with the copy).
 PACK_A_PANELS = 8
 
+# The fewest rows a register block is cut to (`fitted_rows`): MR x 2 accumulators must
+# cover the FMA latency (4 cycles at 2 FMAs a cycle: 8 in flight).
+MIN_MR = 4
+
 
 @dataclass(frozen=True)
 class Host:
@@ -126,6 +130,25 @@ def matmul_tiles(element_bytes: int, machine: Host | None = None) -> MatmulTiles
     kc = max(16, (machine.l1 // 2) // (nr * element_bytes) // 16 * 16)
     mc = max(mr, (machine.l2 // 2) // (kc * element_bytes) // mr * mr)
     return MatmulTiles(mr, nr, kc, mc, vector)
+
+
+def fitted_rows(m: int | None, tiles: MatmulTiles) -> MatmulTiles:
+    """
+    `tiles` with a register block of fewer rows where MR would waste more than a tenth
+    of `m` rows on padding: the MR in [MIN_MR, MR] that pads `m` least (the largest
+    of equals). A 16- or 32-channel convolution at MR = 6 computes 18 or 36 rows; at
+    MR = 4 exactly its rows, still with the 8 accumulators that cover the FMA latency.
+    """
+    if m is None or m < 1 or tiles.mr <= MIN_MR:
+        return tiles
+
+    def padded(mr: int) -> int:
+        return -(-m // mr) * mr
+
+    if 10 * (padded(tiles.mr) - m) <= m:
+        return tiles
+    best = min(range(tiles.mr, MIN_MR - 1, -1), key=padded)
+    return MatmulTiles(best, tiles.nr, tiles.kc, max(best, tiles.mc // best * best), tiles.vector)
 
 
 def packs_a(n: int | None, k: int | None, tiles: MatmulTiles) -> bool:

@@ -70,6 +70,7 @@ from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     MatmulTiles,
     balanced_rows,
+    fitted_rows,
     matmul_tiles,
     packs_a,
     thread_count,
@@ -87,8 +88,8 @@ class TileMatmul(RewritePattern):
         if (mm := matmul_of(op) or conv_of(op)) is None:
             return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
         element = mm.element
-        tiles = self.tiles or matmul_tiles(element.bitwidth // 8)
         m, n, k = mm.sizes
+        tiles = self.tiles or fitted_rows(m, matmul_tiles(element.bitwidth // 8))
         if n == 1 and is_matrix_vector(mm):
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
         elif n is not None and n < tiles.vector:
@@ -100,8 +101,9 @@ class TileMatmul(RewritePattern):
             rows = tiles.mc if m is None else balanced_rows(m, tiles, threads, row_flops)
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
+            one_task = batches == 1 and m is not None and m <= rows
             nest = matmul_nest(
-                mm, tiles, rows, fill is not None, panels, pack_a=packs_a(n, k, tiles)
+                mm, tiles, rows, fill is not None, panels, packs_a(n, k, tiles), one_task
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead

@@ -93,11 +93,13 @@ def pack_b(
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
     tiles: MatmulTiles,
+    parallel: bool = True,
 ) -> SSAValue:
     """
     `Bp[t, p, k, jj] = B[batch(t), k, p*NR + jj]` (0 past N), one panel of one batch per
     parallel iteration: full panels are copied a vector at a time, the last, partial one
     element by element. `batch` is the number of batches packed and their extents.
+    Without `parallel`, the panels are packed on the calling thread (`_each_panel`).
     """
     source, map_ = mm.b, mm.maps[1]
     k, n = sizes
@@ -149,8 +151,28 @@ def pack_b(
         else:
             if_then(pb, pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle")), full, partial)
 
-    parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
+    _each_panel(b, b.mul(count, panels), panel, parallel)
     return packed
+
+
+def _each_panel(
+    b: Ops, count: SSAValue, panel: Callable[[Ops, SSAValue], None], parallel: bool
+) -> None:
+    """
+    `panel(t)` for `t` in `[0, count)`: in an `scf.parallel`, or, for a kernel that runs
+    as one task, in a loop on the calling thread, which then finds the panels in its
+    own caches (and makes no call into the thread pool for them).
+    """
+    zero_i, one = b.index(0), b.index(1)
+    if parallel:
+        parallel_loop(b, zero_i, count, one, panel)
+        return
+
+    def serial(sb: Ops, t: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        panel(sb, t)
+        return []
+
+    for_loop(b, zero_i, count, one, serial)
 
 
 def _pack_columns(
@@ -193,6 +215,7 @@ def pack_image(
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
     tiles: MatmulTiles,
+    parallel: bool = True,
 ) -> SSAValue:
     """
     `Bp[t, p, k, jj] = X'[t, k, p*NR + jj]` (0 past N) for a convolution: each element
@@ -264,7 +287,7 @@ def pack_image(
 
         if_then(pb, fits, vectors, by_columns)
 
-    parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
+    _each_panel(b, b.mul(count, panels), panel, parallel)
     return packed
 
 
@@ -565,13 +588,15 @@ def matmul_nest(
     overwrite: bool = False,
     panels: memref.GlobalOp | None = None,
     pack_a: bool = False,
+    one_task: bool = False,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
     then `mm`'s epilogue on each finished tile. With `overwrite`, the first K block
     stores into C instead of adding to it (C held zeros, which need not be written).
     `panels` is B already packed, at compile time (`mlc.lowering.constant_panels`).
-    With `pack_a`, each task packs its block of A for each K block (`_pack_a`).
+    With `pack_a`, each task packs its block of A for each K block (`_pack_a`). With
+    `one_task` (the kernel runs as a single task), B is packed on the calling thread.
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -583,7 +608,7 @@ def matmul_nest(
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
     packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
-    packed, free = _packed(b, mm, (k, n), packed_batches, tiles, panels)
+    packed, free = _packed(b, mm, (k, n), packed_batches, tiles, panels, not one_task)
     zero_i, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
@@ -653,6 +678,7 @@ def _packed(
     batch: tuple[SSAValue, Sequence[SSAValue]],
     tiles: MatmulTiles,
     panels: memref.GlobalOp | None,
+    parallel: bool,
 ) -> tuple[SSAValue, list[Operation]]:
     """
     B's panels: read from the global packed at compile time, else packed now into a
@@ -661,7 +687,7 @@ def _packed(
     if panels is not None:
         return b(get_panels(panels)), []
     pack = pack_b if mm.image is None else pack_image
-    packed = pack(b, mm, sizes, batch, tiles)
+    packed = pack(b, mm, sizes, batch, tiles, parallel)
     return packed, [memref.DeallocOp.get(packed)]
 
 

@@ -12,7 +12,7 @@ Its first dimension is split among threads by iteration number `t` in `[0, n)`, 
       scf.for %t = %lo to %hi { %i = %lb + %t * %s; scf.for %j ... { body } }
     }
     %n = ceil((%ub - %lb) / %s)
-    scf.if (%n * work_per_iteration >= PARALLEL_THRESHOLD) {
+    scf.if (%n * work_per_iteration >= PARALLEL_THRESHOLD and %n > 1) {
       func.call @f_parallel0_dispatch(0, %n, %lb, %s, captured...)  // a declaration
     } else {
       func.call @f_parallel0(0, %n, %lb, %s, captured...)           // serial, no overhead
@@ -206,6 +206,10 @@ def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: int) -
     count = emit(arith.MaxSIOp(emit(arith.DivSIOp(rounded, step)), zero))
     total = emit(arith.MuliOp(count, emit(_index(cost))))
     big = emit(arith.CmpiOp(total, emit(_index(PARALLEL_THRESHOLD)), "sge"))
+    # One iteration runs on one thread whatever its work: calling the pool for it
+    # would only cost the call (a static count of 1 folds to the serial call).
+    shared = emit(arith.CmpiOp(count, one, "sgt"))
+    big = emit(arith.AndIOp(big, shared))
     call_args = [zero, count, lb, step, *args]
     parallel = func.CallOp(name + DISPATCH_SUFFIX, call_args, [])
     serial = func.CallOp(name, call_args, [])
