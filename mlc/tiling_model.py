@@ -11,6 +11,8 @@ BLIS", 2016):
 - the register block is MR x NR accumulators with NR = 2 vectors: MR rows so that the
   accumulators, two B vectors and a broadcast A value fill at most the vector register
   file (32 registers with AVX-512, 16 otherwise), capped at 8 rows;
+- a matmul with few rows gets a register block of fewer rows (down to 4, which still
+  covers the FMA latency) where MR would pad more than a tenth of them (`fitted_rows`);
 - KC (the depth of one pass over the packed B micro-panel, KC x NR) keeps that panel in
   half of L1, leaving the other half for A's rows and the C tile;
 - MC (rows per parallel task) keeps an MC x KC block of A in half of L2, and is a
