@@ -62,7 +62,9 @@ def test_bursts_count_settled_calls_apart_from_each_bursts_first():
     assert min(settled["slow"]) >= 0.02
     # The fast one's settled calls are those that started 50 ms or more into a burst.
     assert 0 < len(settled["fast"]) < len(starts) - 3
-    assert all(t < 0.01 for t in settled["fast"])
+    # None of the 20 ms calls among them (6 to 9 of them would be): a loaded machine
+    # may still preempt a few of the fast calls for a time slice or two.
+    assert sum(t >= 0.02 for t in settled["fast"]) < 3
 
 
 def _run_both(model, inputs):
