@@ -77,7 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         + " | slowdown at the last gap |",
         "|---|---|---|" + "---|" * (len(GAPS) + 1),
     ]
-    for label, make in (("MLP", onnx_models.mlp), ("CNN batch 8", lambda: onnx_models.cnn(8))):
+    models = (
+        ("MLP", onnx_models.mlp),
+        ("CNN batch 1", lambda: onnx_models.cnn(1)),
+        ("CNN batch 8", lambda: onnx_models.cnn(8)),
+    )
+    for label, make in models:
         for system, run in systems(make()).items():
             for threads in ("1", "2") if system == "mlc" else ("default",):
                 if threads != "default":

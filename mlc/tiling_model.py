@@ -11,6 +11,8 @@ BLIS", 2016):
 - the register block is MR x NR accumulators with NR = 2 vectors: MR rows so that the
   accumulators, two B vectors and a broadcast A value fill at most the vector register
   file (32 registers with AVX-512, 16 otherwise), capped at 8 rows;
+- a matmul with few rows gets a register block of fewer rows (down to 4, which still
+  covers the FMA latency) where MR would pad more than a tenth of them (`fitted_rows`);
 - KC (the depth of one pass over the packed B micro-panel, KC x NR) keeps that panel in
   half of L1, leaving the other half for A's rows and the C tile;
 - MC (rows per parallel task) keeps an MC x KC block of A in half of L2, and is a
@@ -43,6 +45,10 @@ TASK_FLOPS = 1_000_000
 # slower with the copy). Rows of at most half a K block lie close enough together to
 # be read in place (128 x 64 x 128: 0.94x with the copy).
 PACK_A_PANELS = 8
+
+# The fewest rows a register block is cut to (`fitted_rows`): MR x 2 accumulators must
+# cover the FMA latency (4 cycles at 2 FMAs a cycle: 8 in flight).
+MIN_MR = 4
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,25 @@ def matmul_tiles(element_bytes: int, machine: Host | None = None) -> MatmulTiles
     kc = max(16, (machine.l1 // 2) // (nr * element_bytes) // 16 * 16)
     mc = max(mr, (machine.l2 // 2) // (kc * element_bytes) // mr * mr)
     return MatmulTiles(mr, nr, kc, mc, vector)
+
+
+def fitted_rows(m: int | None, tiles: MatmulTiles) -> MatmulTiles:
+    """
+    `tiles` with a register block of fewer rows where MR would waste more than a tenth
+    of `m` rows on padding: the MR in [MIN_MR, MR] that pads `m` least (the largest
+    of equals). A 16- or 32-channel convolution at MR = 6 computes 18 or 36 rows; at
+    MR = 4 exactly its rows, still with the 8 accumulators that cover the FMA latency.
+    """
+    if m is None or m < 1 or tiles.mr <= MIN_MR:
+        return tiles
+
+    def padded(mr: int) -> int:
+        return -(-m // mr) * mr
+
+    if 10 * (padded(tiles.mr) - m) <= m:
+        return tiles
+    best = min(range(tiles.mr, MIN_MR - 1, -1), key=padded)
+    return MatmulTiles(best, tiles.nr, tiles.kc, max(best, tiles.mc // best * best), tiles.vector)
 
 
 def packs_a(n: int | None, k: int | None, tiles: MatmulTiles) -> bool:

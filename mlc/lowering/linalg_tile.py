@@ -71,6 +71,7 @@ from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     MatmulTiles,
     balanced_depth,
+    fitted_rows,
     matmul_split,
     matmul_tiles,
     packs_a,
@@ -89,8 +90,8 @@ class TileMatmul(RewritePattern):
         if (mm := matmul_of(op) or conv_of(op)) is None:
             return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
         element = mm.element
-        tiles = self.tiles or matmul_tiles(element.bitwidth // 8)
         m, n, k = mm.sizes
+        tiles = self.tiles or fitted_rows(m, matmul_tiles(element.bitwidth // 8))
         if n == 1 and is_matrix_vector(mm):
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
         elif n is not None and n < tiles.vector:
@@ -104,7 +105,16 @@ class TileMatmul(RewritePattern):
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
-            nest = matmul_nest(mm, tiles, split, fill is not None, panels, pack_a=pack_a)
+            one_task = (
+                batches == 1
+                and split.rows is not None
+                and split.column_groups == 1
+                and m is not None
+                and m <= split.rows
+            )
+            nest = matmul_nest(
+                mm, tiles, split, fill is not None, panels, pack_a=pack_a, one_task=one_task
+            )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
         for new in nest:

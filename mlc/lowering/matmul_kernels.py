@@ -104,6 +104,7 @@ def pack_b(
     batch: tuple[SSAValue, Sequence[SSAValue]],
     tiles: MatmulTiles,
     threads: int = 1,
+    parallel: bool = True,
 ) -> SSAValue:
     """
     `Bp[t, p, k, jj] = B[batch(t), k, p*NR + jj]` (0 past N), a group of up to
@@ -114,6 +115,7 @@ def pack_b(
     other before the next panel came back for the rest of them: 64 x 784 x 1024 spent
     most of its time there). The last, partial panel is read with masked loads.
     `batch` is the number of batches packed and their extents.
+    Without `parallel`, the panels are packed on the calling thread (`_each_panel`).
     """
     source, map_ = mm.b, mm.maps[1]
     k, n = sizes
@@ -153,7 +155,7 @@ def pack_b(
             partial = _partial_panel(reader, writer, (full_panels, sizes), tiles)
             if_then(pb, less(pb, full_panels, p_end), partial)
 
-    parallel_loop(b, zero_i, b.mul(count, groups), one, panel_group)
+    _each_panel(b, b.mul(count, groups), panel_group, parallel)
     return packed
 
 
@@ -237,6 +239,26 @@ def _element_of(buffer: SSAValue) -> AnyFloat:
     return type_.element_type
 
 
+def _each_panel(
+    b: Ops, count: SSAValue, panel: Callable[[Ops, SSAValue], None], parallel: bool
+) -> None:
+    """
+    `panel(t)` for `t` in `[0, count)`: in an `scf.parallel`, or, for a kernel that runs
+    as one task, in a loop on the calling thread, which then finds the panels in its
+    own caches (and makes no call into the thread pool for them).
+    """
+    zero_i, one = b.index(0), b.index(1)
+    if parallel:
+        parallel_loop(b, zero_i, count, one, panel)
+        return
+
+    def serial(sb: Ops, t: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        panel(sb, t)
+        return []
+
+    for_loop(b, zero_i, count, one, serial)
+
+
 def _pack_columns(
     b: Ops,
     source: tuple[SSAValue, Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]],
@@ -277,6 +299,7 @@ def pack_image(
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
     tiles: MatmulTiles,
+    parallel: bool = True,
 ) -> SSAValue:
     """
     `Bp[t, p, k, jj] = X'[t, k, p*NR + jj]` (0 past N) for a convolution: each element
@@ -348,7 +371,7 @@ def pack_image(
 
         if_then(pb, fits, vectors, by_columns)
 
-    parallel_loop(b, zero_i, b.mul(count, panels), one, panel)
+    _each_panel(b, b.mul(count, panels), panel, parallel)
     return packed
 
 
@@ -675,6 +698,7 @@ def matmul_nest(
     overwrite: bool = False,
     panels: memref.GlobalOp | None = None,
     pack_a: bool = False,
+    one_task: bool = False,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
@@ -682,7 +706,8 @@ def matmul_nest(
     `overwrite`, the first K block stores into C instead of adding to it (C held zeros,
     which need not be written). `panels` is B already packed, at compile time
     (`mlc.lowering.constant_panels`). With `pack_a`, each task packs its block of A for
-    each K block (`_pack_a`).
+    each K block (`_pack_a`). With `one_task` (the kernel runs as a single task), B is
+    packed on the calling thread.
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -695,7 +720,8 @@ def matmul_nest(
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
     packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
-    packed, free = _packed(b, mm, (k, n), packed_batches, (tiles, split.threads), panels)
+    blocking = (tiles, split.threads)
+    packed, free = _packed(b, mm, (k, n), packed_batches, blocking, panels, not one_task)
     zero_i, one = b.index(0), b.index(1)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
@@ -798,6 +824,7 @@ def _packed(
     batch: tuple[SSAValue, Sequence[SSAValue]],
     blocking: tuple[MatmulTiles, int],
     panels: memref.GlobalOp | None,
+    parallel: bool,
 ) -> tuple[SSAValue, list[Operation]]:
     """
     B's panels: read from the global packed at compile time, else packed now into a
@@ -807,9 +834,9 @@ def _packed(
         return b(get_panels(panels)), []
     tiles, threads = blocking
     if mm.image is None:
-        packed = pack_b(b, mm, sizes, batch, tiles, threads)
+        packed = pack_b(b, mm, sizes, batch, tiles, threads, parallel)
     else:
-        packed = pack_image(b, mm, sizes, batch, tiles)
+        packed = pack_image(b, mm, sizes, batch, tiles, parallel)
     return packed, [memref.DeallocOp.get(packed)]
 
 

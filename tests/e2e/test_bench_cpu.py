@@ -173,3 +173,24 @@ def test_numpy_runner_names_an_op_it_lacks():
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(NotImplementedError, match="Hardmax"):
         onnx_numpy.run_model(model, [np.zeros(2, np.float32)])
+
+
+def test_cnn_profile_pieces_chain_into_the_model():
+    # bench/cnn_profile.py times the CNN kernel by kernel: its pieces must be the whole
+    # model, each node once, and chained they must compute what the model computes.
+    ort = pytest.importorskip("onnxruntime")
+    sys.path.insert(0, str(ROOT / "examples"))
+    import cnn_profile
+    import onnx_models
+
+    model = onnx_models.cnn(1)
+    pieces = cnn_profile.pieces(model)
+    nodes = [n.name for _, piece, _ in pieces for n in piece.graph.node]
+    assert nodes == [n.name for n in model.graph.node]
+    x = np.random.default_rng(0).standard_normal((1, 3, 32, 32)).astype(np.float32)
+    values = {"input": x}
+    for _, piece, inputs in pieces:
+        session = ort.InferenceSession(piece.SerializeToString())
+        (values[piece.graph.output[0].name],) = session.run(None, {i: values[i] for i in inputs})
+    whole = ort.InferenceSession(model.SerializeToString()).run(None, {"input": x})[0]
+    np.testing.assert_allclose(values[model.graph.output[0].name], whole, rtol=1e-5, atol=1e-6)

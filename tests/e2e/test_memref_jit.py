@@ -276,6 +276,31 @@ func.func @f(%a: memref<2x3xf32>) -> memref<2x3xf32> {
     np.testing.assert_allclose(function(a), a * np.arange(1, 7, dtype=np.float32).reshape(2, 3))
 
 
+def test_read_only_strided_and_changing_shape_arguments() -> None:
+    # The call reuses one block of descriptors per thread: each call must still see its
+    # own arrays' addresses, sizes and strides (read-only arrays have no writable buffer).
+    function = compile_one(elementwise("%r = arith.subf %x, %y : f32", "f32"))
+    a = RNG.standard_normal((7, 5)).astype(np.float32)
+    b = RNG.standard_normal((5, 7)).astype(np.float32)
+    a.flags.writeable = False
+    np.testing.assert_array_equal(function(a, b.T), a - b.T)  # b.T: copied contiguous
+    np.testing.assert_array_equal(function(a[:3], a[4:]), a[:3] - a[4:])
+    c = RNG.standard_normal((2, 9)).astype(np.float32)
+    np.testing.assert_array_equal(function(c, c), np.zeros((2, 9), np.float32))
+    np.testing.assert_array_equal(function(a, a), np.zeros((7, 5), np.float32))
+
+
+def test_calls_from_several_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    function = compile_one(elementwise("%r = arith.mulf %x, %y : f32", "f32"))
+    arrays = [RNG.standard_normal((n, 33)).astype(np.float32) for n in range(1, 41)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda x: function(x, x), arrays))
+    for x, got in zip(arrays, results, strict=True):
+        np.testing.assert_array_equal(got, x * x)
+
+
 def test_dtype_mismatch_raises() -> None:
     function = compile_one(elementwise("%r = arith.addf %x, %y : f32", "f32"))
     a = np.zeros((2, 2), np.float64)

@@ -8,6 +8,7 @@ from mlc.tiling_model import (
     MatmulTiles,
     balanced_depth,
     balanced_rows,
+    fitted_rows,
     matmul_split,
     matmul_tiles,
     packs_a,
@@ -108,6 +109,17 @@ def test_a_is_packed_when_enough_panels_reuse_it():
     assert packs_a(1024, 1024, tiles) and packs_a(128, 129, tiles) and packs_a(None, None, tiles)
     assert not packs_a(127, 1024, tiles) and not packs_a(16, 1024, tiles)
     assert not packs_a(1024, 128, tiles) and not packs_a(128, 64, tiles)  # short rows
+
+
+@pytest.mark.parametrize(
+    ("m", "mr"),
+    [(16, 4), (32, 4), (10, 5), (7, 4), (6, 6), (12, 6), (64, 6), (1024, 6), (30, 6), (None, 6)],
+)
+def test_register_block_rows_fit_small_row_counts(m: int | None, mr: int):
+    tiles = matmul_tiles(4, AVX2)  # MR = 6
+    fitted = fitted_rows(m, tiles)
+    assert fitted.mr == mr and fitted.mc % mr == 0
+    assert (fitted.nr, fitted.kc, fitted.vector) == (tiles.nr, tiles.kc, tiles.vector)
 
 
 def test_vector_length():

@@ -12,7 +12,8 @@ Its first dimension is split among threads by iteration number `t` in `[0, n)`, 
       scf.for %t = %lo to %hi { %i = %lb + %t * %s; scf.for %j ... { body } }
     }
     %n = ceil((%ub - %lb) / %s)
-    scf.if (%n * (fixed + per_step * min(%s, PARALLEL_THRESHOLD)) >= PARALLEL_THRESHOLD) {
+    scf.if (%n * (fixed + per_step * min(%s, PARALLEL_THRESHOLD)) >= PARALLEL_THRESHOLD
+            and %n > 1) {
       func.call @f_parallel0_dispatch(0, %n, %lb, %s, captured...)  // a declaration
     } else {
       func.call @f_parallel0(0, %n, %lb, %s, captured...)           // serial, no overhead
@@ -309,6 +310,10 @@ def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: Work) 
         each = emit(arith.AddiOp(each, emit(arith.MuliOp(blocks, emit(_index(per_step))))))
     total = emit(arith.MuliOp(count, each))
     big = emit(arith.CmpiOp(total, emit(_index(PARALLEL_THRESHOLD)), "sge"))
+    # One iteration runs on one thread whatever its work: calling the pool for it
+    # would only cost the call (a static count of 1 folds to the serial call).
+    shared = emit(arith.CmpiOp(count, one, "sgt"))
+    big = emit(arith.AndIOp(big, shared))
     call_args = [zero, count, lb, step, *args]
     parallel = func.CallOp(name + DISPATCH_SUFFIX, call_args, [])
     serial = func.CallOp(name, call_args, [])

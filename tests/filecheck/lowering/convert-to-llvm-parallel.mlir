@@ -183,3 +183,31 @@ func.func @unknown_rows(%a: memref<?xf32>, %sizes: memref<?xindex>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// The pool is called only for more than one iteration, whatever the work of each: the
+// dispatch test ands "enough work" with "count > 1" (a static count of 1 folds to
+// the serial call in LLVM).
+
+// CHECK-LABEL: llvm.func @one_iteration
+// CHECK:         %[[ENOUGH:.+]] = llvm.icmp "sge"
+// CHECK:         %[[SHARED:.+]] = llvm.icmp "sgt" %[[COUNT:[^,]+]], %[[ONE:[^ ]+]] : i64
+// CHECK-NEXT:    %[[BOTH:.+]] = llvm.and %[[ENOUGH]], %[[SHARED]] : i1
+// CHECK-NEXT:    llvm.cond_br %[[BOTH]]
+func.func @one_iteration(%a: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %z = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %c1, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    scf.for %r = %c0 to %c64 step %c1 {
+      scf.for %j = %c0 to %c64 step %c1 {
+        memref.store %z, %a[%r, %j] : memref<64x64xf32>
+      }
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}

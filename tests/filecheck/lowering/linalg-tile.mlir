@@ -2,15 +2,18 @@
 // RUN: mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=2}' --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
 
-// A float matmul on buffers: B is packed into NR-wide panels (of one batch) by one parallel loop,
-// then a parallel loop over blocks of MC rows runs KC-deep MR x NR micro-kernels whose
+// A float matmul on buffers: B is packed into NR-wide panels (of one batch), then a
+// parallel loop over blocks of MC rows runs KC-deep MR x NR micro-kernels whose
 // accumulators are vectors carried by the k loop; the packed buffer is freed after.
+// This one is worth one task (8 rows, far below TASK_FLOPS), so its panels are packed
+// by a plain loop on the calling thread (`@batched` packs in a parallel loop).
 
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x32xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x32xf32>)
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
-// CHECK:         "scf.parallel"
+// CHECK-NOT:     "scf.parallel"
+// CHECK:         scf.for
 // CHECK:           vector.load %[[B]]
 // CHECK:           vector.store {{.*}}, %[[P]]
 // CHECK-NOT:       vector.create_mask
@@ -40,7 +43,8 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
 // -----
 
 // N = 10 ends inside the second panel (NR = 8, VL = 4): B's full panels are packed a
-// row of B at a time across the group of panels, the last one with masked loads (its
+// row of B at a time across the group of panels (on the calling thread: the kernel
+// is one task), the last one with masked loads (its
 // second vector, wholly past N, stored as zeros); each tile of C in that panel adds
 // and stores only its lanes below N, through masked loads and stores, and skips a
 // vector wholly past N. The full panels store whole vectors.
@@ -48,7 +52,8 @@ func.func @matmul(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf
 // CHECK-LABEL: func.func @ragged_n
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x10xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x10xf32>)
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
-// CHECK:         "scf.parallel"
+// CHECK-NOT:     "scf.parallel"
+// CHECK:         scf.for
 // CHECK:           scf.for
 // CHECK:             scf.for
 // CHECK:               vector.load %[[B]]
@@ -436,7 +441,8 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<32x16xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x32xf32>)
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
-// CHECK:         "scf.parallel"
+// CHECK-NOT:     "scf.parallel"
+// CHECK:         scf.for
 // CHECK:           scf.for %[[PANEL:[a-zA-Z0-9_]+]] =
 // CHECK:             scf.for %[[JJ:[a-zA-Z0-9_]+]] =
 // CHECK:               scf.for %[[KK:[a-zA-Z0-9_]+]] =
@@ -490,7 +496,7 @@ func.func @transposed_a(%a: memref<16x3x8xf32>, %b: memref<3x16x32xf32>, %c: mem
 // CHECK-LABEL: func.func @weight_without_data
 // CHECK:         %[[W:.+]] = memref.get_global @__resource_w_0123 : memref<16x32xf32>
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
-// CHECK:         "scf.parallel"
+// CHECK:         scf.for
 // CHECK:           vector.load %[[W]]
 // CHECK:         memref.dealloc %[[P]]
 // CHECK-NOT:     panels
@@ -597,7 +603,7 @@ func.func @conv(%x: memref<2x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<
 
 // CHECK-LABEL: func.func @packed_a
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<9x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x64xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<9x64xf32>)
-// CHECK:         "scf.parallel"
+// CHECK:         scf.for
 // CHECK:         "scf.parallel"
 // CHECK:           %[[AP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<5x4x2xf32>
 // CHECK:           scf.for %[[K0:[a-zA-Z0-9_]+]] =
