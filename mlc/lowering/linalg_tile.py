@@ -90,6 +90,12 @@ class TileMatmul(RewritePattern):
         if (mm := matmul_of(op) or conv_of(op)) is None:
             return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
         element = mm.element
+        if element.bitwidth < 32:
+            # Half-precision FMAs in the kernel would round every step to 11 bits, and
+            # LLVM expands an f16 `llvm.fma` through f64 and compiler-rt's
+            # `__truncdfhf2`, which the JIT lacks; the plain loops accumulate in f32
+            # (`promote-accumulators`).
+            return
         m, n, k = mm.sizes
         tiles = self.tiles or fitted_rows(m, matmul_tiles(element.bitwidth // 8))
         if n == 1 and is_matrix_vector(mm):

@@ -738,3 +738,22 @@ func.func @fill_before_alloc(%a: memref<?x12xf32>, %b: memref<12x9xf32>, %c: mem
   }
   func.return
 }
+
+// -----
+
+// An f16 matmul is left to the plain loops: the kernel's f16 FMAs would need
+// compiler-rt's `__truncdfhf2`, which the JIT does not have.
+
+// CHECK-LABEL: func.func @half_matmul
+// CHECK-NOT:     vector.fma
+// CHECK:         linalg.generic
+// CHECK-NOT:     memref.alloc
+func.func @half_matmul(%a: memref<8x16xf16>, %b: memref<16x32xf16>, %c: memref<8x32xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf16>, memref<16x32xf16>) outs(%c : memref<8x32xf16>) {
+  ^bb0(%x: f16, %y: f16, %z: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %z, %p : f16
+    linalg.yield %s : f16
+  }
+  func.return
+}
