@@ -187,6 +187,12 @@ def bursts(
     return settled, first
 
 
+def burst_medians(runs: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Median seconds per call of each of `runs` over `rounds` rounds of `bursts`."""
+    settled, _ = bursts(runs, 0.0, rounds, rounds)
+    return {name: statistics.median(times) for name, times in settled.items()}
+
+
 def publish(text: str, output: str) -> None:
     """Print a report and append it to `output` (a results file; `-` only prints)."""
     print(text)

@@ -16,13 +16,11 @@ The idle-gap effect is `bench/idle_gap.py`'s subject, not this one's.
     .venv/bin/python bench/matmul_kernel.py --threads 1
 """
 
-import argparse
-import os
-import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
+
+import thread_args
 
 RESULTS = Path(__file__).parent / "results" / "matmul-kernel.md"
 MATMULS = [(192, 256, 512), (256, 256, 256), (1024, 1024, 1024), (2048, 2048, 2048)]
@@ -30,15 +28,8 @@ MATMULS += [(64, 784, 1024), (64, 1024, 10)]
 MODELS = ["MLP", "CNN batch 1", "CNN batch 8", "transformer block"]
 
 
-def medians(systems: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
-    """Median seconds per call of each system, over `rounds` of `cpu.bursts`' rounds."""
-    import cpu
-
-    settled, _ = cpu.bursts(systems, 0.0, rounds, rounds)
-    return {name: statistics.median(times) for name, times in settled.items()}
-
-
 def matmul_rows(rounds: int) -> list[str]:
+    import cpu
     import numpy as np
 
     import mlc
@@ -53,7 +44,7 @@ def matmul_rows(rounds: int) -> list[str]:
           func.return %c : {tc}
         }}""")
         np.testing.assert_allclose(exe(a, b), a @ b, rtol=1e-3, atol=1e-2 * np.sqrt(k))
-        med = medians({"mlc": lambda: exe(a, b), "numpy": lambda: a @ b}, rounds)
+        med = cpu.burst_medians({"mlc": lambda: exe(a, b), "numpy": lambda: a @ b}, rounds)
         flops = 2 * m * k * n
         rows.append(
             f"| {m} x {k} x {n} | {flops / med['mlc'] / 1e9:.1f} "
@@ -63,6 +54,7 @@ def matmul_rows(rounds: int) -> list[str]:
 
 
 def model_rows(rounds: int, threads: int) -> list[str]:
+    import cpu
     import numpy as np
     import onnxruntime as ort
 
@@ -91,7 +83,9 @@ def model_rows(rounds: int, threads: int) -> list[str]:
         feed = {model.graph.input[0].name: x}
         want = session.run(None, feed)[0]
         np.testing.assert_allclose(exe(x), want, rtol=1e-3, atol=1e-3)
-        med = medians({"mlc": lambda: exe(x), "ort": lambda: session.run(None, feed)}, rounds)
+        med = cpu.burst_medians(
+            {"mlc": lambda: exe(x), "ort": lambda: session.run(None, feed)}, rounds
+        )
         rows.append(
             f"| {name} | {1e3 * med['mlc']:.3f} | {1e3 * med['ort']:.3f} "
             f"| {med['ort'] / med['mlc']:.2f}x |"
@@ -100,15 +94,7 @@ def model_rows(rounds: int, threads: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
-    parser.add_argument("--rounds", type=int, default=9, help="alternating bursts per system")
-    parser.add_argument("--output", default=str(RESULTS), help="file to append to; - to print")
-    args = parser.parse_args(argv)
-    if args.threads < 1:
-        parser.error(f"--threads must be positive, got {args.threads}")
-    for variable in ("MLC_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-        os.environ[variable] = str(args.threads)  # before numpy loads its BLAS
+    args = thread_args.parse(__doc__.split("\n\n")[0], RESULTS, argv)
 
     sys.path.insert(0, str(Path(__file__).parent))
     import cpu

@@ -14,7 +14,6 @@ threads before anything is imported.
     .venv/bin/python bench/mlp_profile.py --threads 2 --output -
 """
 
-import argparse
 import json
 import os
 import statistics
@@ -22,8 +21,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
+
+import thread_args
 
 ROOT = Path(__file__).parent.parent
 RESULTS = Path(__file__).parent / "results" / "matmul-kernel.md"
@@ -77,14 +77,8 @@ def ort_node_times(model, x, threads: int, calls: int = 400) -> dict[str, float]
     return {name: statistics.median(values[calls // 4 :]) for name, values in times.items()}
 
 
-def timed(systems: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
-    import cpu
-
-    settled, _ = cpu.bursts(systems, 0.0, rounds, rounds)
-    return {name: statistics.median(times) for name, times in settled.items()}
-
-
 def profile(rounds: int, threads: int) -> list[str]:
+    import cpu
     import numpy as np
     import onnxruntime as ort
     from onnx import numpy_helper
@@ -124,7 +118,7 @@ def profile(rounds: int, threads: int) -> list[str]:
 
         want = numpy_layer()
         np.testing.assert_allclose(exe(inputs), want, rtol=1e-3, atol=1e-3)
-        med = timed(
+        med = cpu.burst_medians(
             {
                 "mlc": lambda e=exe, a=inputs: e(a),
                 "ort": lambda s=session, f=feed: s.run(None, f),
@@ -148,7 +142,7 @@ def profile(rounds: int, threads: int) -> list[str]:
         model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
     feed = {"input": x}
-    med = timed({"mlc": lambda: exe(x), "ort": lambda: session.run(None, feed)}, rounds)
+    med = cpu.burst_medians({"mlc": lambda: exe(x), "ort": lambda: session.run(None, feed)}, rounds)
     total = sum(nodes.values())
     rows.append(
         f"| whole model | {1e6 * med['mlc']:.1f} | {1e6 * med['ort']:.1f} | {total:.1f} | "
@@ -158,15 +152,7 @@ def profile(rounds: int, threads: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
-    parser.add_argument("--rounds", type=int, default=9, help="alternating bursts per system")
-    parser.add_argument("--output", default=str(RESULTS), help="file to append to; - to print")
-    args = parser.parse_args(argv)
-    if args.threads < 1:
-        parser.error(f"--threads must be positive, got {args.threads}")
-    for variable in ("MLC_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-        os.environ[variable] = str(args.threads)  # before numpy loads its BLAS
+    args = thread_args.parse(__doc__.split("\n\n")[0], RESULTS, argv)
 
     sys.path.insert(0, str(Path(__file__).parent))
     import cpu
