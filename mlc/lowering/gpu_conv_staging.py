@@ -25,7 +25,7 @@ from xdsl.ir import SSAValue
 from mlc.lowering.gpu_contraction_match import Contraction
 from mlc.lowering.gpu_conv_match import ConvGeometry
 from mlc.lowering.gpu_emitter import Emitter
-from mlc.lowering.gpu_tile_staging import QUAD, Staging
+from mlc.lowering.gpu_tile_staging import Staging, run_width
 from mlc.lowering.loop_builder import collapse_trailing
 
 
@@ -44,8 +44,7 @@ def conv_staging(
     """
     extent_dim = c.rows if operand == c.a else c.cols
     if operand == c.a:
-        copies = extent * depth // threads
-        width = next((w for w in (QUAD, 2) if copies % w == 0), 1)
+        width = run_width(extent * depth // threads)
         return WeightStaging(
             c, operand, extent_dim, extent, depth, threads, True, keep_layout, width
         )

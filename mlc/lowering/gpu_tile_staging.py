@@ -48,6 +48,11 @@ TRANSPOSED_PAD = 4  # floats after each row of a [k, extent] tile of an along-K 
 WORKGROUP = IntegerAttr(3, i64)  # NVVM's shared address space
 
 
+def run_width(copies: int) -> int:
+    """Floats one global load reads of a thread's run of `copies`: 4, 2 or 1."""
+    return next((w for w in (QUAD, 2) if copies % w == 0), 1)
+
+
 def tile_bytes(extent: int, depth: int, buffers: int = 2) -> int:
     """The most shared memory one operand's `buffers` tiles take, in either layout."""
     return buffers * 4 * max(extent * (depth + K_PAD), depth * (extent + EXTENT_PAD))
@@ -90,8 +95,7 @@ class Staging:
         plain = isinstance(innermost, AffineDimExpr) and innermost.position in (c.k, extent_dim)
         buffer = c.op.operands[operand].type
         identity = isinstance(buffer, MemRefType) and isinstance(buffer.layout, NoneAttr)
-        copies = extent * depth // threads
-        width = next((w for w in (QUAD, 2) if copies % w == 0), 1) if plain and identity else 1
+        width = run_width(extent * depth // threads) if plain and identity else 1
         tile_along_k = along_k and keep_layout
         return Staging(
             c, operand, extent_dim, extent, depth, threads, along_k, tile_along_k, width, buffers
