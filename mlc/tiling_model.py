@@ -211,6 +211,12 @@ class TaskSplit:
     """The threads the matmul runs on (B's packing is cut into at least as many parts)."""
     row_flops: int = 0
 
+    def one_task(self, m: int | None) -> bool:
+        """Whether an `m`-row matmul (None: dynamic) runs as a single task."""
+        if m is None or self.rows is None:
+            return False
+        return self.column_groups == 1 and m <= self.rows
+
 
 def matmul_split(
     sizes: tuple[int | None, int | None, int | None], tiles: MatmulTiles, threads: int

@@ -111,13 +111,7 @@ class TileMatmul(RewritePattern):
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
-            one_task = (
-                batches == 1
-                and split.rows is not None
-                and split.column_groups == 1
-                and m is not None
-                and m <= split.rows
-            )
+            one_task = batches == 1 and split.one_task(m)
             nest = matmul_nest(
                 mm, tiles, split, fill is not None, panels, pack_a=pack_a, one_task=one_task
             )

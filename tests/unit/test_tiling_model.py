@@ -6,6 +6,7 @@ from mlc.tiling_model import (
     TASK_FLOPS,
     Host,
     MatmulTiles,
+    TaskSplit,
     balanced_depth,
     balanced_rows,
     fitted_rows,
@@ -188,3 +189,10 @@ def test_k_blocks_of_equal_depth(k: int, depth: int):
     tiles = matmul_tiles(4, AVX2)  # KC = 256
     assert balanced_depth(k, tiles) == depth
     assert -(-k // depth) == -(-k // tiles.kc)  # no more blocks than KC-deep ones
+
+
+def test_one_task_needs_a_static_m_within_one_row_block_and_one_column_group():
+    assert TaskSplit(64).one_task(64) and TaskSplit(66).one_task(10)
+    assert not TaskSplit(64).one_task(65)  # two row blocks
+    assert not TaskSplit(64, column_groups=2).one_task(64)  # two column groups
+    assert not TaskSplit(None).one_task(64) and not TaskSplit(64).one_task(None)
