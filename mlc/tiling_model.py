@@ -46,6 +46,12 @@ TASK_FLOPS = 1_000_000
 # be read in place (128 x 64 x 128: 0.94x with the copy).
 PACK_A_PANELS = 8
 
+# Matmuls of at most this many columns run as plain loops, not the kernel: its panel would
+# be mostly masked lanes. Measured on AVX-512 (16 lanes): 256x256 at N = 3 took 20 us as
+# loops and 29 us in the kernel, equal at N = 5, and at N = 13 the loops took 320-550 us
+# against the kernel's 27 (the loops' vectorised j remainder runs scalar).
+PLAIN_LOOP_COLUMNS = 4
+
 # The fewest rows a register block is cut to (`fitted_rows`): MR x 2 accumulators must
 # cover the FMA latency (4 cycles at 2 FMAs a cycle: 8 in flight).
 MIN_MR = 4

@@ -69,6 +69,7 @@ from mlc.lowering.parallel_generic import split_generic, splittable_loop, total_
 from mlc.lowering.row_blocks import fuse_row_blocks
 from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
+    PLAIN_LOOP_COLUMNS,
     MatmulTiles,
     balanced_depth,
     fitted_rows,
@@ -100,8 +101,8 @@ class TileMatmul(RewritePattern):
         tiles = self.tiles or fitted_rows(m, matmul_tiles(element.bitwidth // 8))
         if n == 1 and is_matrix_vector(mm):
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
-        elif n is not None and n < tiles.vector:
-            return  # too narrow for one vector: the plain loops vectorise along j well enough
+        elif n is not None and n <= PLAIN_LOOP_COLUMNS:
+            return  # a panel of mostly masked lanes: the plain loops do as well
         else:
             batches = total_iterations_of(mm.c, mm.batch)
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
