@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, Intege
 from mlc import resources
 from mlc.backend.assertions import raise_failure
 from mlc.backend.jit import JITModule
-from mlc.backend.ptx import PTX_FEATURES, kernel_names, to_ptx
+from mlc.backend.ptx import PTX_FEATURES, compute_capability, kernel_names, to_ptx
 from mlc.backend.runtime import INVOKE_PREFIX, ArgSpec, descriptor_struct, signature
 from mlc.lowering.convert_gpu_host_to_llvm import (
     DEVICE_GLOBAL_PREFIX,
@@ -104,7 +104,7 @@ def error_name(libcuda: ctypes.CDLL, status: int) -> str:
 def architecture(capability: tuple[int, int]) -> str:
     """The newest architecture mlc targets that a device of `capability` runs."""
     wanted = capability[0] * 10 + capability[1]
-    known = sorted((int(sm[3:].rstrip("a")), sm) for sm in PTX_FEATURES if not sm.endswith("a"))
+    known = sorted((compute_capability(sm), sm) for sm in PTX_FEATURES if not sm.endswith("a"))
     usable = [sm for number, sm in known if number <= wanted]
     if not usable:
         raise CudaUnavailableError(

@@ -17,7 +17,10 @@ Steps, all on the LLVM side:
    queries; unused libdevice functions are internalised and dropped), then PTX.
 
 `PTX_FEATURES` lists the architectures mlc targets, each with the PTX ISA version it
-asks for (8.0 runs on CUDA 12.0 drivers and later).
+asks for (8.0 runs on CUDA 12.0 drivers and later). The kernel-choosing passes take an
+architecture as its compute capability (`convert-contractions-to-gpu{sm=75}`), so
+that sm_70 and sm_75 get kernels without `cp.async` and tf32 `mma` (sm_80 and
+later); `to_ptx` still refuses such kernels for them, as a safety net.
 """
 
 import os
@@ -49,8 +52,21 @@ PTX_FEATURES: dict[str, str] = {
     "sm_90a": "+ptx80",
 }
 
-# Architectures without `cp.async` (the tiled contractions' copy pipeline, sm_80 on).
-_NO_ASYNC_COPY = ("sm_70", "sm_75")
+
+def compute_capability(sm: str) -> int:
+    """The compute capability an architecture name stands for: `sm_90a` -> 90."""
+    return int(sm[3:].rstrip("a"))
+
+
+COMPUTE_CAPABILITIES = tuple(sorted({compute_capability(sm) for sm in PTX_FEATURES}))
+# The first with `cp.async` (the tiled contractions' copy pipeline) and tf32 `mma.sync`.
+ASYNC_COPY_SM = 80
+# What older architectures lack, as it shows in the kernels' LLVM IR (NVPTX would abort
+# on the intrinsics): what it is called in an error, and how to find it.
+_SM80_FEATURES = (
+    ("multiply in tf32", re.compile(r'@"?llvm\.nvvm\.(?:mma\.\S*tf32|f2tf32)')),
+    ("copy through cp.async", re.compile(r"cp\.async")),
+)
 
 # Math NVPTX has no instruction for: LLVM intrinsic name -> libdevice stem.
 _LIBDEVICE_INTRINSICS = (
@@ -247,6 +263,7 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
     translated.data_layout = str(machine.target_data)
     declared = _mark_entry_points(translated, entry_points)
     text = _with_launch_bounds(str(translated), launch_bounds(kernels))
+    _check_features(text, sm)
     compiled = _link(redirect_math(text, declared), entry_points)
     options = llvm.create_pipeline_tuning_options(speed_level=3)
     builder = llvm.create_pass_builder(machine, options)
@@ -257,10 +274,17 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
     if missing:
         names = ", ".join(f"@{name}" for name in sorted(missing))
         raise PTXError(f"kernels call functions the GPU has no definition of: {names}")
-    ptx = machine.emit_assembly(compiled)
-    if sm in _NO_ASYNC_COPY and "cp.async" in ptx:
-        raise PTXError(
-            f"the kernels copy through cp.async, which {sm} lacks (sm_80 and later): "
-            "give convert-contractions-to-gpu tile shapes without stages"
-        )
-    return ptx
+    return machine.emit_assembly(compiled)
+
+
+def _check_features(text: str, sm: str) -> None:
+    """Refuse kernels that need sm_80 for an older `sm` (kernels chosen for another)."""
+    capability = compute_capability(sm)
+    if capability >= ASYNC_COPY_SM:
+        return
+    for what, pattern in _SM80_FEATURES:
+        if pattern.search(text):
+            raise PTXError(
+                f"the kernels {what}, which {sm} lacks (sm_80 and later): "
+                f"lower them with convert-contractions-to-gpu{{sm={capability}}}"
+            )

@@ -21,6 +21,11 @@ allow_tf32=True)`), both variants multiply on the tensor cores instead
 `mma.sync`, f32 accumulators, 4 slices in flight through `cp.async`); the tile options
 are then not used.
 
+`sm` is the target's compute capability (default 80: the kernels run on sm_80 and
+later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
+with its slices staged through registers (stages dropped), and `tf32=true` declines to
+f32 with a remark on each contraction.
+
 A 2-D convolution generic becomes the same kernel as an implicit GEMM
 (`mlc.lowering.gpu_conv_match`: filters x output pixels x (c, kh, kw), the image
 gathered as it is staged, padding read as a predicate so the padded copy goes), with
@@ -36,7 +41,7 @@ fill is dropped. Contractions whose sizes are all static with fewer than `SMALL_
 are left to the loop mapping, which gives each output a warp.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, memref, scf
@@ -53,6 +58,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
+from mlc.backend.ptx import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
+from mlc.diagnostics import op_remark
 from mlc.lowering.gpu_contraction_match import Contraction, match
 from mlc.lowering.gpu_conv_match import ConvGeometry, match_conv
 from mlc.lowering.gpu_emitter import Emitter
@@ -70,6 +77,7 @@ FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tile
 # The big kernel's launch bound (nvvm.minctasm): 2 caps it at 128 registers, but on an
 # H100 that ran no faster than one block an SM (36.4 against 37.5 TFLOP/s at 4096).
 BLOCKS_PER_SM = 1
+DEFAULT_SM = 80  # the compute capability kernels are built for: cp.async and tf32 mma
 MIN_BLOCKS_ATTR = "nvvm.minctasm"  # on a launch: blocks per SM its kernel is built for
 # A convolution's tiles by its filters (rows): a 128-row tile would leave most of its
 # threads idle on the 16 or 32 filters of a small CNN. Columns are output pixels. The
@@ -86,14 +94,25 @@ CONV_TILES = (
 class ContractionToTiledLaunch(RewritePattern):
     """One matched contraction to tiled `gpu.launch`es (module docstring)."""
 
-    def __init__(self, big: TileShape, small: TileShape, few_blocks: int, blocks_per_sm: int):
+    def __init__(
+        self,
+        big: TileShape,
+        small: TileShape,
+        few_blocks: int,
+        blocks_per_sm: int,
+        sm: int = DEFAULT_SM,
+        declined_tf32: bool = False,
+    ):
         self.big, self.small = big, small
         self.few_blocks, self.blocks_per_sm = few_blocks, blocks_per_sm
+        self.sm, self.declined_tf32 = sm, declined_tf32
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
         if (contraction := match(op) or match_conv(op)) is None:
             return
+        if self.declined_tf32:
+            op_remark(op, f"tf32 declined: sm_{self.sm} has no tf32 mma (sm_80 on); f32 FMAs")
         host = Emitter(rewriter, InsertPoint.before(op), op.location)
         conv = contraction.conv
         padded = op.operands[contraction.b] if conv is not None and conv.padding_ops else None
@@ -112,6 +131,9 @@ class ContractionToTiledLaunch(RewritePattern):
             bounds += conv.merged_bounds(host, bounds)
             filters = op.get_static_loop_ranges()[conv.f]
             shapes = self.conv_shapes(filters)
+        bounded = shapes[0] is self.big and self.blocks_per_sm > 1  # nvvm.minctasm
+        if self.sm < ASYNC_COPY_SM:  # no cp.async: slices through registers
+            shapes = tuple(replace(shape, stages=0) for shape in shapes)
         grids = [grid(host, contraction, bounds, batch, shape) for shape in shapes]
         x, y, z = grids[0]
         big_blocks = host(arith.MuliOp(host(arith.MuliOp(x, y)), z))
@@ -122,7 +144,7 @@ class ContractionToTiledLaunch(RewritePattern):
             inside = host.region(branch)
             body = Block(arg_types=[IndexType()] * 12)
             launch = gpu.LaunchOp(Region(body), blocks, [inside.index(shape.threads), one, one])
-            if shape is self.big and self.blocks_per_sm > 1:
+            if bounded and shape is shapes[0]:
                 launch.attributes[MIN_BLOCKS_ATTR] = IntegerAttr(self.blocks_per_sm, i32)
             inside(launch)
             inside(scf.YieldOp())
@@ -198,8 +220,12 @@ class ConvertContractionsToGPUPass(ModulePass):
     few_blocks: int = FEW_BLOCKS
     blocks_per_sm: int = BLOCKS_PER_SM
     tf32: bool = False
+    sm: int = DEFAULT_SM
 
     def __post_init__(self) -> None:
+        if self.sm not in COMPUTE_CAPABILITIES:
+            known = ", ".join(map(str, COMPUTE_CAPABILITIES))
+            raise ValueError(f"sm={self.sm}: not a compute capability mlc targets ({known})")
         _shape("tile", self.tile)
         _shape("small-tile", self.small_tile)
         if self.few_blocks < 0 or not 1 <= self.blocks_per_sm <= 32:
@@ -209,9 +235,12 @@ class ConvertContractionsToGPUPass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.tf32:
+        tf32 = self.tf32 and self.sm >= ASYNC_COPY_SM
+        if tf32:
             big, small = TF32_TILE, TF32_SMALL_TILE
         else:
             big, small = _shape("tile", self.tile), _shape("small-tile", self.small_tile)
-        pattern = ContractionToTiledLaunch(big, small, self.few_blocks, self.blocks_per_sm)
+        pattern = ContractionToTiledLaunch(
+            big, small, self.few_blocks, self.blocks_per_sm, self.sm, self.tf32 and not tf32
+        )
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
