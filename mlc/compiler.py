@@ -650,17 +650,22 @@ def _build_gpu(
 ) -> Executable:
     from mlc.backend import cuda
 
-    try:
-        pipeline.lower(module, target, allow_tf32=allow_tf32, sm=sm)
-    except DiagnosticError as error:
-        raise CompileError(error.diagnostics) from None
     types = {
         sig.name: FunctionType.from_lists(
             [_buffer_type(t) for t in sig.inputs], [_buffer_type(t) for t in sig.outputs]
         )
         for sig in signatures
     }
-    natives = cuda.load(module, types)
+    stages = pipeline.stages_for(target)
+    with _cyclic_gc_paused():
+        try:
+            for stage in stages:
+                # As on the CPU, the last stage's output goes to LLVM, which verifies it.
+                verify = stage != stages[-1]
+                pipeline.run_stage(module, stage, True, verify, allow_tf32, target, sm)
+        except DiagnosticError as error:
+            raise CompileError(error.diagnostics) from None
+        natives = cuda.load(module, types)
     functions = {
         sig.name: CompiledFunction(sig, natives[sig.name], device_arrays=True) for sig in signatures
     }

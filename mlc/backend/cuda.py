@@ -194,13 +194,10 @@ def cached_ptx(module: ModuleOp, sm: str) -> str:
 
 
 def host_module(module: ModuleOp) -> ModuleOp:
-    """`module` without its `gpu.module`s: what runs on the CPU."""
-    host = module.clone()
-    for op in list(host.ops):
-        if isinstance(op, gpu.ModuleOp):
-            op.detach()
-            op.erase()
-    return host
+    """A copy of `module` without its `gpu.module`s (not copied: kernels are most of
+    it): what runs on the CPU."""
+    host_ops = [op.clone() for op in module.ops if not isinstance(op, gpu.ModuleOp)]
+    return ModuleOp(host_ops, dict(module.attributes), module.sym_name)
 
 
 class Program:

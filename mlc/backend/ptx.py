@@ -33,8 +33,9 @@ import llvmlite.ir as llvm_ir
 from xdsl.dialects import gpu
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
 
-from mlc.backend.llvm import to_llvmlite
+from mlc.backend.llvm import ops_to_llvmlite
 
 TRIPLE = "nvptx64-nvidia-cuda"
 KERNEL_ATTR = "nvvm.kernel"  # as convert-gpu-to-nvvm marks kernels
@@ -117,24 +118,20 @@ def _libdevice_bitcode() -> bytes:
     return path.read_bytes()
 
 
-def kernel_module(module: ModuleOp) -> ModuleOp:
-    """The contents of `module`'s `gpu.module`s as one `llvm`-dialect module for NVPTX."""
-    kernels = ModuleOp([])
-    for op in module.ops:
-        if isinstance(op, gpu.ModuleOp):
-            for inner in op.body.block.ops:
-                kernels.body.block.add_op(inner.clone())
-    kernels.attributes["llvm.target_triple"] = StringAttr(TRIPLE)
-    return kernels
+def kernel_ops(module: ModuleOp) -> list[Operation]:
+    """The contents of `module`'s `gpu.module`s (`llvm`-dialect kernels and what they use)."""
+    return [inner for op in module.ops if isinstance(op, gpu.ModuleOp) for inner in op.body.ops]
+
+
+def _kernels(ops: list[Operation]) -> list[llvm_dialect.FuncOp]:
+    return [
+        op for op in ops if isinstance(op, llvm_dialect.FuncOp) and KERNEL_ATTR in op.attributes
+    ]
 
 
 def kernel_names(module: ModuleOp) -> list[str]:
-    """The names of the kernels (entry points) among `module`'s `llvm.func`s."""
-    return [
-        op.sym_name.data
-        for op in module.walk()
-        if isinstance(op, llvm_dialect.FuncOp) and KERNEL_ATTR in op.attributes
-    ]
+    """The names of the kernels (entry points) of `module`'s `gpu.module`s."""
+    return [op.sym_name.data for op in _kernels(kernel_ops(module))]
 
 
 def _f16_wrapper(stem: str, binary: bool) -> str:
@@ -207,12 +204,10 @@ def _mark_entry_points(translated: llvm_ir.Module, entry_points: set[str]) -> li
     return declared
 
 
-def launch_bounds(kernels: ModuleOp) -> dict[str, dict[str, str]]:
+def launch_bounds(ops: list[Operation]) -> dict[str, dict[str, str]]:
     """Each kernel's NVVM launch bounds as LLVM function attributes (`"nvvm.maxntid"="256,1,1"`)."""
     bounds: dict[str, dict[str, str]] = {}
-    for op in kernels.walk():
-        if not isinstance(op, llvm_dialect.FuncOp) or KERNEL_ATTR not in op.attributes:
-            continue
+    for op in _kernels(ops):
         found: dict[str, str] = {}
         for name in _LAUNCH_BOUNDS:
             value = op.attributes.get(name)
@@ -254,11 +249,11 @@ def _link(text: str, entry_points: set[str]) -> llvm.ModuleRef:
 def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
     """PTX text for the kernels of `module` (after `convert-gpu-to-nvvm`)."""
     machine = target_machine(sm)
-    kernels = kernel_module(module)
-    entry_points = set(kernel_names(kernels))
+    kernels = kernel_ops(module)
+    entry_points = {op.sym_name.data for op in _kernels(kernels)}
     if not entry_points:
         raise PTXError("the module has no kernels (run the gpu pipeline first)")
-    translated: llvm_ir.Module = to_llvmlite(kernels)
+    translated: llvm_ir.Module = ops_to_llvmlite(kernels, StringAttr(TRIPLE))
     translated.triple = TRIPLE
     translated.data_layout = str(machine.target_data)
     declared = _mark_entry_points(translated, entry_points)
