@@ -32,8 +32,10 @@ gathered as it is staged, padding read as a predicate so the padded copy goes), 
 tiles whose rows follow the filter count (`CONV_TILES`); what it declines is left to
 the loop mapping with a remark saying why.
 
-Both are compiled; the choice is one `scf.if` on the host, folded away when the sizes
-are static. A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]]`
+Both are compiled; the choice is one `scf.if` on the host. When the sizes are static
+the choice is made here: only the chosen variant is built (a tiled kernel is thousands
+of ops for every later pass), the other branch left empty for canonicalize to fold.
+A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]]`
 (STAGES: slices in flight through `cp.async`, sm_80 and later; 0: through registers).
 When a fill generic (a constant, as the zeros `convert-ml-to-linalg` starts a matmul
 from) writes the output just before, the accumulators start at that constant and the
@@ -41,13 +43,14 @@ fill is dropped. Contractions whose sizes are all static with fewer than `SMALL_
 are left to the loop mapping, which gives each output a warp.
 """
 
+import operator
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -140,8 +143,14 @@ class ContractionToTiledLaunch(RewritePattern):
         big = host(arith.CmpiOp(big_blocks, host.index(self.few_blocks), "uge"))
         branches = (Block(), Block())
         host(scf.IfOp(big, [], [branches[0]], [branches[1]]))
-        for shape, blocks, branch in zip(shapes, grids, branches, strict=True):
+        # Static sizes decide now: the other variant would be built only to be folded away.
+        count = static_index(big_blocks)
+        wanted = None if count is None else 0 if count >= self.few_blocks else 1
+        for index, (shape, blocks, branch) in enumerate(zip(shapes, grids, branches, strict=True)):
             inside = host.region(branch)
+            if wanted is not None and index != wanted:
+                inside(scf.YieldOp())
+                continue
             body = Block(arg_types=[IndexType()] * 12)
             launch = gpu.LaunchOp(Region(body), blocks, [inside.index(shape.threads), one, one])
             if bounded and shape is shapes[0]:
@@ -159,6 +168,28 @@ class ContractionToTiledLaunch(RewritePattern):
             if 0 < filters <= most:
                 return shapes
         return self.big, self.small
+
+
+def static_index(value: SSAValue) -> int | None:
+    """The value of an index computed by the host from constants (a grid size), or None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    if not isinstance(owner, arith.SignlessIntegerBinaryOperation):
+        return None
+    operation = _STATIC_INDEX_OPS.get(type(owner))
+    lhs, rhs = static_index(owner.lhs), static_index(owner.rhs)
+    if operation is None or lhs is None or rhs is None:
+        return None
+    return operation(lhs, rhs)
+
+
+_STATIC_INDEX_OPS = {  # what the host's grid sizes are made of (non-negative indices)
+    arith.AddiOp: operator.add,
+    arith.MuliOp: operator.mul,
+    arith.DivUIOp: operator.floordiv,
+    arith.MaxUIOp: max,
+}
 
 
 def erase_absorbed(rewriter: PatternRewriter, contraction: Contraction) -> None:
