@@ -379,6 +379,7 @@ def compile(
     emit: str | None = None,
     graph_passes: bool = True,
     allow_tf32: bool = False,
+    sm: str | None = None,
 ) -> Any:
     """
     Compile `src` for `target`: MLIR text, a .mlir/.onnx path, an ONNX ModelProto or
@@ -387,9 +388,10 @@ def compile(
     skips the graph optimisations of the `mlc` stage (see `pipeline.lower`).
     `allow_tf32=True` lets f32 contractions on the GPU round their operands to tf32
     for the tensor cores (as torch's `allow_tf32`); f32 stays exact by default.
+    GPU kernels are chosen for the device's architecture (and cached per
+    architecture); with `emit`, for `sm` (e.g. "sm_75"; default: sm_80 and later).
     """
-    if allow_tf32 and target not in GPU_TARGETS:
-        raise ValueError(f"allow_tf32 applies to the GPU targets ('cuda'), not '{target}'")
+    _check_gpu_options(target, emit, allow_tf32, sm)
     timer = Timer()
     source_key = None
     if emit is None and target in pipeline.TARGET_STAGES and target not in GPU_TARGETS:
@@ -406,19 +408,35 @@ def compile(
         _check_resources_held(module)
     if emit is not None:
         try:
-            return pipeline.lower(module, target, emit, graph_passes, allow_tf32)
+            return pipeline.lower(module, target, emit, graph_passes, allow_tf32, sm)
         except DiagnosticError as error:
             raise CompileError(error.diagnostics) from None
+    if target in GPU_TARGETS:
+        sm = _device_architecture()
     with timer.phase("hash"):
         # Locations count: compiled checks report them (mlc.backend.assertions).
         ir_text = print_module(module, debuginfo=True)
-        options = _options(target, graph_passes) + ("\ntf32" if allow_tf32 else "")
+        options = _options(target, graph_passes, allow_tf32, sm)
         key = hashlib.sha256(f"{target}\n{options}\n{ir_text}".encode()).hexdigest()
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    executable = _build(module, target, ir_text, timer, graph_passes, source_key, allow_tf32)
+    executable = _build(module, target, ir_text, timer, graph_passes, source_key, allow_tf32, sm)
     return _remember([key] if source_key is None else [key, source_key], executable, target, timer)
+
+
+def _check_gpu_options(target: str, emit: str | None, allow_tf32: bool, sm: str | None) -> None:
+    """Raise `ValueError` for GPU options given where they do not apply."""
+    if allow_tf32 and target not in GPU_TARGETS:
+        raise ValueError(f"allow_tf32 applies to the GPU targets ('cuda'), not '{target}'")
+    if sm is None:
+        return
+    if target not in GPU_TARGETS or emit is None:
+        raise ValueError("sm chooses the GPU architecture of an `emit`ted module only")
+    from mlc.backend.ptx import PTX_FEATURES
+
+    if sm not in PTX_FEATURES:
+        raise ValueError(f"unknown GPU architecture '{sm}' (known: {', '.join(PTX_FEATURES)})")
 
 
 def _remember(keys: list[str], executable: Executable, target: str, timer: Timer) -> Executable:
@@ -467,14 +485,18 @@ def _source_key(src: Any, target: str, graph_passes: bool) -> str | None:
     return cache.key(source, target, _options(target, graph_passes))
 
 
-def _options(target: str, graph_passes: bool) -> str:
-    """What besides the program decides its machine code: the pipeline, the LLVM level and
-    the thread count (`linalg-tile` bakes static splits for it into the loops)."""
+def _options(
+    target: str, graph_passes: bool, allow_tf32: bool = False, sm: str | None = None
+) -> str:
+    """What besides the program decides its machine code: the pipeline (with the GPU's
+    architecture), the LLVM level and the thread count (`linalg-tile` bakes static
+    splits for it into the loops)."""
     from mlc.backend.jit import OPT_LEVEL
     from mlc.tiling_model import thread_count
 
     texts = [
-        pipeline.stage_text(s, graph_passes, target=target) for s in pipeline.stages_for(target)
+        pipeline.stage_text(s, graph_passes, allow_tf32, target, sm)
+        for s in pipeline.stages_for(target)
     ]
     return ";".join([*texts, f"O{OPT_LEVEL}", f"threads {thread_count()}"])
 
@@ -505,6 +527,7 @@ def _build(
     graph_passes: bool,
     source_key: str | None = None,
     allow_tf32: bool = False,
+    sm: str | None = None,
 ) -> Executable:
     """
     Lower and compile `module`, or load its machine code from the disk cache; the
@@ -520,7 +543,7 @@ def _build(
         if isinstance(op, func.FuncOp) and op.body.blocks and not _is_private(op)
     ]
     if target in GPU_TARGETS:
-        return _build_gpu(module, target, signatures, allow_tf32)
+        return _build_gpu(module, target, signatures, allow_tf32, sm)
     stages = pipeline.stages_for(target)
     with timer.phase("cache lookup"):
         cache_key = source_key or cache.key(ir_text, target, _options(target, graph_passes))
@@ -608,26 +631,41 @@ def _run_stage(module: ModuleOp, stage: str, graph_passes: bool, verify: bool = 
         raise CompileError(error.diagnostics) from None
 
 
-def _build_gpu(
-    module: ModuleOp, target: str, signatures: list[Signature], allow_tf32: bool = False
-) -> Executable:
+def _device_architecture() -> str:
+    """The GPU's architecture (`sm_90`); with no GPU, say so before compiling anything."""
     from mlc.backend import cuda
 
     try:
-        cuda.device()  # no GPU: say so before compiling anything
+        return cuda.device().sm
     except cuda.CudaUnavailableError as error:
         raise CompileError([diagnostics.Diagnostic("error", str(error))]) from None
-    try:
-        pipeline.lower(module, target, allow_tf32=allow_tf32)
-    except DiagnosticError as error:
-        raise CompileError(error.diagnostics) from None
+
+
+def _build_gpu(
+    module: ModuleOp,
+    target: str,
+    signatures: list[Signature],
+    allow_tf32: bool = False,
+    sm: str | None = None,
+) -> Executable:
+    from mlc.backend import cuda
+
     types = {
         sig.name: FunctionType.from_lists(
             [_buffer_type(t) for t in sig.inputs], [_buffer_type(t) for t in sig.outputs]
         )
         for sig in signatures
     }
-    natives = cuda.load(module, types)
+    stages = pipeline.stages_for(target)
+    with _cyclic_gc_paused():
+        try:
+            for stage in stages:
+                # As on the CPU, the last stage's output goes to LLVM, which verifies it.
+                verify = stage != stages[-1]
+                pipeline.run_stage(module, stage, True, verify, allow_tf32, target, sm)
+        except DiagnosticError as error:
+            raise CompileError(error.diagnostics) from None
+        natives = cuda.load(module, types)
     functions = {
         sig.name: CompiledFunction(sig, natives[sig.name], device_arrays=True) for sig in signatures
     }

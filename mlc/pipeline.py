@@ -78,22 +78,40 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
     return stages[: stages.index(emit) + 1]
 
 
-# With `allow_tf32`, GPU contractions multiply on the tensor cores in tf32.
-TF32_CONTRACTIONS = "convert-contractions-to-gpu{tf32=true}"
+# The pass that chooses the GPU's contraction kernels, which takes the options below.
+CONTRACTIONS = "convert-contractions-to-gpu"
+
+
+def contraction_options(allow_tf32: bool = False, sm: str | None = None) -> str:
+    """
+    `CONTRACTIONS` with its options: with `allow_tf32`, contractions multiply on the
+    tensor cores in tf32; `sm` (an architecture such as `sm_75`) is the one kernels are
+    built for, else the pass's default (sm_80 and later).
+    """
+    options = ["tf32=true"] if allow_tf32 else []
+    if sm is not None:
+        from mlc.backend.ptx import compute_capability
+
+        options.append(f"sm={compute_capability(sm)}")
+    return f"{CONTRACTIONS}{{{' '.join(options)}}}" if options else CONTRACTIONS
 
 
 def stage_text(
-    stage: str, graph_passes: bool = True, allow_tf32: bool = False, target: str = "cpu"
+    stage: str,
+    graph_passes: bool = True,
+    allow_tf32: bool = False,
+    target: str = "cpu",
+    sm: str | None = None,
 ) -> str:
-    """The pass pipeline of `stage` for `target`; the `mlc` stage without graph passes is
-    only `cse`."""
+    """The pass pipeline of `stage` for `target` (GPU kernels for architecture `sm`);
+    the `mlc` stage without graph passes is only `cse`."""
     skip = stage == "mlc" and not graph_passes
     text = (
         UNOPTIMIZED_MLC_STAGE
         if skip
         else TARGET_STAGE_TEXT.get(target, {}).get(stage, STAGES[stage])
     )
-    return text.replace("convert-contractions-to-gpu", TF32_CONTRACTIONS) if allow_tf32 else text
+    return text.replace(CONTRACTIONS, contraction_options(allow_tf32, sm))
 
 
 def run_stage(
@@ -103,9 +121,10 @@ def run_stage(
     verify: bool = True,
     allow_tf32: bool = False,
     target: str = "cpu",
+    sm: str | None = None,
 ) -> None:
     """Apply one stage's passes in place; raise `DiagnosticError` if one fails."""
-    run_pipeline(module, stage_text(stage, graph_passes, allow_tf32, target), verify)
+    run_pipeline(module, stage_text(stage, graph_passes, allow_tf32, target, sm), verify)
 
 
 def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
@@ -131,15 +150,16 @@ def lower(
     emit: str | None = None,
     graph_passes: bool = True,
     allow_tf32: bool = False,
+    sm: str | None = None,
 ) -> ModuleOp:
     """
     Run the target's stages on `module` in place, up to `emit`; return it.
 
     With `graph_passes=False` the `mlc` stage runs only `UNOPTIMIZED_MLC_STAGE`;
-    with `allow_tf32` GPU contractions use `TF32_CONTRACTIONS`.
+    `allow_tf32` and `sm` are the GPU contractions' options (`contraction_options`).
     """
     for stage in stages_for(target, emit):
-        run_stage(module, stage, graph_passes, allow_tf32=allow_tf32, target=target)
+        run_stage(module, stage, graph_passes, allow_tf32=allow_tf32, target=target, sm=sm)
     return module
 
 
@@ -184,10 +204,10 @@ def remaining_pipelines(module: ModuleOp) -> list[str]:
     return []
 
 
-def remaining_gpu_pipelines(module: ModuleOp) -> list[str]:
+def remaining_gpu_pipelines(module: ModuleOp, sm: str | None = None) -> list[str]:
     """
     The `gpu` pipelines that take `module` from the level it is at to kernels in the
-    `llvm` dialect (for `mlc-translate --mlir-to-ptx`).
+    `llvm` dialect for architecture `sm` (for `mlc-translate --mlir-to-ptx`).
 
     `ml` ops need every stage; tensors, bufferization onwards; linalg on memrefs, the
     parallel-loops stage without `bufferize`; `scf.parallel` or `gpu.launch`, the gpu
@@ -200,7 +220,8 @@ def remaining_gpu_pipelines(module: ModuleOp) -> list[str]:
     elif _has_tensors(module):
         start = stages.index("parallel-loops")
     elif any(name.startswith("linalg.") for name in names):
-        loops = ",".join(p for p in STAGES["parallel-loops"].split(",") if p != "bufferize")
+        parallel_loops = stage_text("parallel-loops", target="gpu", sm=sm).split(",")
+        loops = ",".join(p for p in parallel_loops if p != "bufferize")
         return [loops, *(STAGES[s] for s in stages[stages.index("gpu") :])]
     elif names & {"scf.parallel", "gpu.launch"}:
         start = stages.index("gpu")
@@ -208,4 +229,4 @@ def remaining_gpu_pipelines(module: ModuleOp) -> list[str]:
         start = stages.index("nvvm")
     else:
         return []
-    return [stage_text(s, target="gpu") for s in stages[start:]]
+    return [stage_text(s, target="gpu", sm=sm) for s in stages[start:]]

@@ -14,7 +14,8 @@ the same as `mlc.compile` builds. By default the LLVM IR is the plain translatio
 
 `--mlir-to-ptx` runs the `gpu` pipeline instead (from the `ml` level, or from any of
 its later stages: linalg, buffers, parallel loops, kernels) and prints the PTX of the
-kernels for `--sm` (default sm_90); no GPU or CUDA toolkit is needed, except CUDA's
+kernels for `--sm` (default sm_90), chosen for that architecture (sm_70 and sm_75:
+no `cp.async`, no tf32 tensor cores); no GPU or CUDA toolkit is needed, except CUDA's
 libdevice for kernels that call math functions.
 
 Errors follow mlc-opt's conventions: one-line diagnostics on stderr, exit status 1, no
@@ -100,7 +101,7 @@ def translate(text: str, name: str, optimize: bool) -> str:
 def translate_to_ptx(text: str, name: str, sm: str) -> str:
     """PTX for MLIR text; raises `DiagnosticError` for bad or unlowerable input."""
     module = verified_module(text, name)
-    for spec in pipeline.remaining_gpu_pipelines(module):
+    for spec in pipeline.remaining_gpu_pipelines(module, sm):
         pipeline.run_pipeline(module, spec)
     try:
         return to_ptx(module, sm)

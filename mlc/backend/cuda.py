@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, Intege
 from mlc import resources
 from mlc.backend.assertions import raise_failure
 from mlc.backend.jit import JITModule
-from mlc.backend.ptx import PTX_FEATURES, kernel_names, to_ptx
+from mlc.backend.ptx import PTX_FEATURES, compute_capability, kernel_names, to_ptx
 from mlc.backend.runtime import INVOKE_PREFIX, ArgSpec, descriptor_struct, signature
 from mlc.lowering.convert_gpu_host_to_llvm import (
     DEVICE_GLOBAL_PREFIX,
@@ -104,7 +104,7 @@ def error_name(libcuda: ctypes.CDLL, status: int) -> str:
 def architecture(capability: tuple[int, int]) -> str:
     """The newest architecture mlc targets that a device of `capability` runs."""
     wanted = capability[0] * 10 + capability[1]
-    known = sorted((int(sm[3:].rstrip("a")), sm) for sm in PTX_FEATURES if not sm.endswith("a"))
+    known = sorted((compute_capability(sm), sm) for sm in PTX_FEATURES if not sm.endswith("a"))
     usable = [sm for number, sm in known if number <= wanted]
     if not usable:
         raise CudaUnavailableError(
@@ -194,13 +194,10 @@ def cached_ptx(module: ModuleOp, sm: str) -> str:
 
 
 def host_module(module: ModuleOp) -> ModuleOp:
-    """`module` without its `gpu.module`s: what runs on the CPU."""
-    host = module.clone()
-    for op in list(host.ops):
-        if isinstance(op, gpu.ModuleOp):
-            op.detach()
-            op.erase()
-    return host
+    """A copy of `module` without its `gpu.module`s (not copied: kernels are most of
+    it): what runs on the CPU."""
+    host_ops = [op.clone() for op in module.ops if not isinstance(op, gpu.ModuleOp)]
+    return ModuleOp(host_ops, dict(module.attributes), module.sym_name)
 
 
 class Program:

@@ -21,7 +21,7 @@ shared memory) is translated as that global's generic address, an `addrspacecast
 such a global with no initial value is defined `undef` (shared memory has none).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import llvmlite.binding as llvm_binding
 import llvmlite.ir as llvm_ir
@@ -30,7 +30,7 @@ from xdsl.backend.llvm.convert_op import convert_op
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
 ValueMap = dict[SSAValue, llvm_ir.Value]
@@ -117,12 +117,12 @@ def _fix_global(op: llvm.GlobalOp, result: llvm_ir.Module) -> None:
         variable.initializer = llvm_ir.Constant(variable.value_type, llvm_ir.Undefined)
 
 
-def _translate(module: ModuleOp) -> llvm_ir.Module:
+def _translate(ops: Iterable[Operation], triple: Attribute | None) -> llvm_ir.Module:
     """xDSL's `convert_module` for declarations and globals; bodies via `_convert_body`."""
     declarations = ModuleOp([])
     bodies: list[llvm.FuncOp] = []
     byte_globals: list[llvm.GlobalOp] = []
-    for op in module.ops:
+    for op in ops:
         if _byte_initialised(op):
             assert isinstance(op, llvm.GlobalOp)
             byte_globals.append(op)
@@ -132,7 +132,6 @@ def _translate(module: ModuleOp) -> llvm_ir.Module:
             declarations.body.block.add_op(llvm.FuncOp(op.sym_name, op.function_type, op.linkage))
         else:
             declarations.body.block.add_op(op.clone())
-    triple = module.attributes.get("llvm.target_triple")
     if triple is not None:
         declarations.attributes["llvm.target_triple"] = triple
     result = convert_module(declarations, fallback_target_triple=host_triple())
@@ -160,8 +159,14 @@ def host_triple() -> str:
 
 def to_llvmlite(module: ModuleOp) -> llvm_ir.Module:
     """The llvmlite module for an `llvm`-dialect module, for the host triple."""
+    return ops_to_llvmlite(module.ops, module.attributes.get("llvm.target_triple"))
+
+
+def ops_to_llvmlite(ops: Iterable[Operation], triple: Attribute | None = None) -> llvm_ir.Module:
+    """The llvmlite module for `llvm`-dialect ops, read where they are (a `gpu.module`'s
+    kernels need no copy into a module of their own), for `triple` or the host's."""
     try:
-        return _translate(module)
+        return _translate(ops, triple)
     except (NotImplementedError, LLVMTranslationException, KeyError) as error:
         raise LLVMTranslationError(
             f"cannot translate to LLVM IR: {error} (run convert-to-llvm first?)"

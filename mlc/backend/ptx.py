@@ -17,7 +17,10 @@ Steps, all on the LLVM side:
    queries; unused libdevice functions are internalised and dropped), then PTX.
 
 `PTX_FEATURES` lists the architectures mlc targets, each with the PTX ISA version it
-asks for (8.0 runs on CUDA 12.0 drivers and later).
+asks for (8.0 runs on CUDA 12.0 drivers and later). The kernel-choosing passes take an
+architecture as its compute capability (`convert-contractions-to-gpu{sm=75}`), so
+that sm_70 and sm_75 get kernels without `cp.async` and tf32 `mma` (sm_80 and
+later); `to_ptx` still refuses such kernels for them, as a safety net.
 """
 
 import os
@@ -30,8 +33,9 @@ import llvmlite.ir as llvm_ir
 from xdsl.dialects import gpu
 from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
 
-from mlc.backend.llvm import to_llvmlite
+from mlc.backend.llvm import ops_to_llvmlite
 
 TRIPLE = "nvptx64-nvidia-cuda"
 KERNEL_ATTR = "nvvm.kernel"  # as convert-gpu-to-nvvm marks kernels
@@ -49,8 +53,21 @@ PTX_FEATURES: dict[str, str] = {
     "sm_90a": "+ptx80",
 }
 
-# Architectures without `cp.async` (the tiled contractions' copy pipeline, sm_80 on).
-_NO_ASYNC_COPY = ("sm_70", "sm_75")
+
+def compute_capability(sm: str) -> int:
+    """The compute capability an architecture name stands for: `sm_90a` -> 90."""
+    return int(sm[3:].rstrip("a"))
+
+
+COMPUTE_CAPABILITIES = tuple(sorted({compute_capability(sm) for sm in PTX_FEATURES}))
+# The first with `cp.async` (the tiled contractions' copy pipeline) and tf32 `mma.sync`.
+ASYNC_COPY_SM = 80
+# What older architectures lack, as it shows in the kernels' LLVM IR (NVPTX would abort
+# on the intrinsics): what it is called in an error, and how to find it.
+_SM80_FEATURES = (
+    ("multiply in tf32", re.compile(r'@"?llvm\.nvvm\.(?:mma\.\S*tf32|f2tf32)')),
+    ("copy through cp.async", re.compile(r"cp\.async")),
+)
 
 # Math NVPTX has no instruction for: LLVM intrinsic name -> libdevice stem.
 _LIBDEVICE_INTRINSICS = (
@@ -101,24 +118,20 @@ def _libdevice_bitcode() -> bytes:
     return path.read_bytes()
 
 
-def kernel_module(module: ModuleOp) -> ModuleOp:
-    """The contents of `module`'s `gpu.module`s as one `llvm`-dialect module for NVPTX."""
-    kernels = ModuleOp([])
-    for op in module.ops:
-        if isinstance(op, gpu.ModuleOp):
-            for inner in op.body.block.ops:
-                kernels.body.block.add_op(inner.clone())
-    kernels.attributes["llvm.target_triple"] = StringAttr(TRIPLE)
-    return kernels
+def kernel_ops(module: ModuleOp) -> list[Operation]:
+    """The contents of `module`'s `gpu.module`s (`llvm`-dialect kernels and what they use)."""
+    return [inner for op in module.ops if isinstance(op, gpu.ModuleOp) for inner in op.body.ops]
+
+
+def _kernels(ops: list[Operation]) -> list[llvm_dialect.FuncOp]:
+    return [
+        op for op in ops if isinstance(op, llvm_dialect.FuncOp) and KERNEL_ATTR in op.attributes
+    ]
 
 
 def kernel_names(module: ModuleOp) -> list[str]:
-    """The names of the kernels (entry points) among `module`'s `llvm.func`s."""
-    return [
-        op.sym_name.data
-        for op in module.walk()
-        if isinstance(op, llvm_dialect.FuncOp) and KERNEL_ATTR in op.attributes
-    ]
+    """The names of the kernels (entry points) of `module`'s `gpu.module`s."""
+    return [op.sym_name.data for op in _kernels(kernel_ops(module))]
 
 
 def _f16_wrapper(stem: str, binary: bool) -> str:
@@ -191,12 +204,10 @@ def _mark_entry_points(translated: llvm_ir.Module, entry_points: set[str]) -> li
     return declared
 
 
-def launch_bounds(kernels: ModuleOp) -> dict[str, dict[str, str]]:
+def launch_bounds(ops: list[Operation]) -> dict[str, dict[str, str]]:
     """Each kernel's NVVM launch bounds as LLVM function attributes (`"nvvm.maxntid"="256,1,1"`)."""
     bounds: dict[str, dict[str, str]] = {}
-    for op in kernels.walk():
-        if not isinstance(op, llvm_dialect.FuncOp) or KERNEL_ATTR not in op.attributes:
-            continue
+    for op in _kernels(ops):
         found: dict[str, str] = {}
         for name in _LAUNCH_BOUNDS:
             value = op.attributes.get(name)
@@ -238,15 +249,16 @@ def _link(text: str, entry_points: set[str]) -> llvm.ModuleRef:
 def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
     """PTX text for the kernels of `module` (after `convert-gpu-to-nvvm`)."""
     machine = target_machine(sm)
-    kernels = kernel_module(module)
-    entry_points = set(kernel_names(kernels))
+    kernels = kernel_ops(module)
+    entry_points = {op.sym_name.data for op in _kernels(kernels)}
     if not entry_points:
         raise PTXError("the module has no kernels (run the gpu pipeline first)")
-    translated: llvm_ir.Module = to_llvmlite(kernels)
+    translated: llvm_ir.Module = ops_to_llvmlite(kernels, StringAttr(TRIPLE))
     translated.triple = TRIPLE
     translated.data_layout = str(machine.target_data)
     declared = _mark_entry_points(translated, entry_points)
     text = _with_launch_bounds(str(translated), launch_bounds(kernels))
+    _check_features(text, sm)
     compiled = _link(redirect_math(text, declared), entry_points)
     options = llvm.create_pipeline_tuning_options(speed_level=3)
     builder = llvm.create_pass_builder(machine, options)
@@ -257,10 +269,17 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
     if missing:
         names = ", ".join(f"@{name}" for name in sorted(missing))
         raise PTXError(f"kernels call functions the GPU has no definition of: {names}")
-    ptx = machine.emit_assembly(compiled)
-    if sm in _NO_ASYNC_COPY and "cp.async" in ptx:
-        raise PTXError(
-            f"the kernels copy through cp.async, which {sm} lacks (sm_80 and later): "
-            "give convert-contractions-to-gpu tile shapes without stages"
-        )
-    return ptx
+    return machine.emit_assembly(compiled)
+
+
+def _check_features(text: str, sm: str) -> None:
+    """Refuse kernels that need sm_80 for an older `sm` (kernels chosen for another)."""
+    capability = compute_capability(sm)
+    if capability >= ASYNC_COPY_SM:
+        return
+    for what, pattern in _SM80_FEATURES:
+        if pattern.search(text):
+            raise PTXError(
+                f"the kernels {what}, which {sm} lacks (sm_80 and later): "
+                f"lower them with convert-contractions-to-gpu{{sm={capability}}}"
+            )

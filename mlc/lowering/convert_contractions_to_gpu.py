@@ -21,14 +21,21 @@ allow_tf32=True)`), both variants multiply on the tensor cores instead
 `mma.sync`, f32 accumulators, 4 slices in flight through `cp.async`); the tile options
 are then not used.
 
+`sm` is the target's compute capability (default 80: the kernels run on sm_80 and
+later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
+with its slices staged through registers (stages dropped), and `tf32=true` declines to
+f32 with a remark on each contraction.
+
 A 2-D convolution generic becomes the same kernel as an implicit GEMM
 (`mlc.lowering.gpu_conv_match`: filters x output pixels x (c, kh, kw), the image
 gathered as it is staged, padding read as a predicate so the padded copy goes), with
 tiles whose rows follow the filter count (`CONV_TILES`); what it declines is left to
 the loop mapping with a remark saying why.
 
-Both are compiled; the choice is one `scf.if` on the host, folded away when the sizes
-are static. A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]]`
+Both are compiled; the choice is one `scf.if` on the host. When the sizes are static
+the choice is made here: only the chosen variant is built (a tiled kernel is thousands
+of ops for every later pass), the other branch left empty for canonicalize to fold.
+A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]]`
 (STAGES: slices in flight through `cp.async`, sm_80 and later; 0: through registers).
 When a fill generic (a constant, as the zeros `convert-ml-to-linalg` starts a matmul
 from) writes the output just before, the accumulators start at that constant and the
@@ -36,13 +43,14 @@ fill is dropped. Contractions whose sizes are all static with fewer than `SMALL_
 are left to the loop mapping, which gives each output a warp.
 """
 
-from dataclasses import dataclass
+import operator
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -53,6 +61,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
+from mlc.backend.ptx import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
+from mlc.diagnostics import op_remark
 from mlc.lowering.gpu_contraction_match import Contraction, match
 from mlc.lowering.gpu_conv_match import ConvGeometry, match_conv
 from mlc.lowering.gpu_emitter import Emitter
@@ -70,6 +80,7 @@ FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tile
 # The big kernel's launch bound (nvvm.minctasm): 2 caps it at 128 registers, but on an
 # H100 that ran no faster than one block an SM (36.4 against 37.5 TFLOP/s at 4096).
 BLOCKS_PER_SM = 1
+DEFAULT_SM = 80  # the compute capability kernels are built for: cp.async and tf32 mma
 MIN_BLOCKS_ATTR = "nvvm.minctasm"  # on a launch: blocks per SM its kernel is built for
 # A convolution's tiles by its filters (rows): a 128-row tile would leave most of its
 # threads idle on the 16 or 32 filters of a small CNN. Columns are output pixels. The
@@ -86,14 +97,25 @@ CONV_TILES = (
 class ContractionToTiledLaunch(RewritePattern):
     """One matched contraction to tiled `gpu.launch`es (module docstring)."""
 
-    def __init__(self, big: TileShape, small: TileShape, few_blocks: int, blocks_per_sm: int):
+    def __init__(
+        self,
+        big: TileShape,
+        small: TileShape,
+        few_blocks: int,
+        blocks_per_sm: int,
+        sm: int = DEFAULT_SM,
+        declined_tf32: bool = False,
+    ):
         self.big, self.small = big, small
         self.few_blocks, self.blocks_per_sm = few_blocks, blocks_per_sm
+        self.sm, self.declined_tf32 = sm, declined_tf32
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
         if (contraction := match(op) or match_conv(op)) is None:
             return
+        if self.declined_tf32:
+            op_remark(op, f"tf32 declined: sm_{self.sm} has no tf32 mma (sm_80 on); f32 FMAs")
         host = Emitter(rewriter, InsertPoint.before(op), op.location)
         conv = contraction.conv
         padded = op.operands[contraction.b] if conv is not None and conv.padding_ops else None
@@ -112,17 +134,26 @@ class ContractionToTiledLaunch(RewritePattern):
             bounds += conv.merged_bounds(host, bounds)
             filters = op.get_static_loop_ranges()[conv.f]
             shapes = self.conv_shapes(filters)
+        bounded = shapes[0] is self.big and self.blocks_per_sm > 1  # nvvm.minctasm
+        if self.sm < ASYNC_COPY_SM:  # no cp.async: slices through registers
+            shapes = tuple(replace(shape, stages=0) for shape in shapes)
         grids = [grid(host, contraction, bounds, batch, shape) for shape in shapes]
         x, y, z = grids[0]
         big_blocks = host(arith.MuliOp(host(arith.MuliOp(x, y)), z))
         big = host(arith.CmpiOp(big_blocks, host.index(self.few_blocks), "uge"))
         branches = (Block(), Block())
         host(scf.IfOp(big, [], [branches[0]], [branches[1]]))
-        for shape, blocks, branch in zip(shapes, grids, branches, strict=True):
+        # Static sizes decide now: the other variant would be built only to be folded away.
+        count = static_index(big_blocks)
+        wanted = None if count is None else 0 if count >= self.few_blocks else 1
+        for index, (shape, blocks, branch) in enumerate(zip(shapes, grids, branches, strict=True)):
             inside = host.region(branch)
+            if wanted is not None and index != wanted:
+                inside(scf.YieldOp())
+                continue
             body = Block(arg_types=[IndexType()] * 12)
             launch = gpu.LaunchOp(Region(body), blocks, [inside.index(shape.threads), one, one])
-            if shape is self.big and self.blocks_per_sm > 1:
+            if bounded and shape is shapes[0]:
                 launch.attributes[MIN_BLOCKS_ATTR] = IntegerAttr(self.blocks_per_sm, i32)
             inside(launch)
             inside(scf.YieldOp())
@@ -137,6 +168,28 @@ class ContractionToTiledLaunch(RewritePattern):
             if 0 < filters <= most:
                 return shapes
         return self.big, self.small
+
+
+def static_index(value: SSAValue) -> int | None:
+    """The value of an index computed by the host from constants (a grid size), or None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    if not isinstance(owner, arith.SignlessIntegerBinaryOperation):
+        return None
+    operation = _STATIC_INDEX_OPS.get(type(owner))
+    lhs, rhs = static_index(owner.lhs), static_index(owner.rhs)
+    if operation is None or lhs is None or rhs is None:
+        return None
+    return operation(lhs, rhs)
+
+
+_STATIC_INDEX_OPS = {  # what the host's grid sizes are made of (non-negative indices)
+    arith.AddiOp: operator.add,
+    arith.MuliOp: operator.mul,
+    arith.DivUIOp: operator.floordiv,
+    arith.MaxUIOp: max,
+}
 
 
 def erase_absorbed(rewriter: PatternRewriter, contraction: Contraction) -> None:
@@ -198,8 +251,12 @@ class ConvertContractionsToGPUPass(ModulePass):
     few_blocks: int = FEW_BLOCKS
     blocks_per_sm: int = BLOCKS_PER_SM
     tf32: bool = False
+    sm: int = DEFAULT_SM
 
     def __post_init__(self) -> None:
+        if self.sm not in COMPUTE_CAPABILITIES:
+            known = ", ".join(map(str, COMPUTE_CAPABILITIES))
+            raise ValueError(f"sm={self.sm}: not a compute capability mlc targets ({known})")
         _shape("tile", self.tile)
         _shape("small-tile", self.small_tile)
         if self.few_blocks < 0 or not 1 <= self.blocks_per_sm <= 32:
@@ -209,9 +266,12 @@ class ConvertContractionsToGPUPass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        if self.tf32:
+        tf32 = self.tf32 and self.sm >= ASYNC_COPY_SM
+        if tf32:
             big, small = TF32_TILE, TF32_SMALL_TILE
         else:
             big, small = _shape("tile", self.tile), _shape("small-tile", self.small_tile)
-        pattern = ContractionToTiledLaunch(big, small, self.few_blocks, self.blocks_per_sm)
+        pattern = ContractionToTiledLaunch(
+            big, small, self.few_blocks, self.blocks_per_sm, self.sm, self.tf32 and not tf32
+        )
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -57,7 +57,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i32,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -132,8 +132,10 @@ class LowerBarrier(RewritePattern):
 
 
 def _to_func(kernel: gpu.FuncOp) -> func.FuncOp:
-    """A `gpu.func` as a private `func.func` with the same body (`gpu.return` too)."""
-    body = kernel.body.clone()
+    """A `gpu.func` as a private `func.func` with its body (`gpu.return` too), moved:
+    the `gpu.func` is dropped (a tiled kernel has thousands of ops to copy)."""
+    body = Region()
+    kernel.body.move_blocks(body)
     for block in body.blocks:
         last = block.last_op
         if isinstance(last, gpu.ReturnOp):

@@ -1,15 +1,15 @@
 """
 The `cuda` target end to end: host control flow around kernels (loops, `scf.while` on a
 value read back from the device, branches), `GPUArray` arguments and results, argument
-checks, constants, caching, and the example programs; PTX of the examples through
-ptxas. Numerical tests skip with the reason where there is no GPU or no pycuda.
+checks, constants, caching, and the example programs (their PTX is assembled in
+test_ptx_architectures.py). Numerical tests skip with the reason where there is no GPU
+or no pycuda.
 """
 
 import numpy as np
 import pytest
 
 import mlc
-from mlc.backend.ptx import to_ptx
 from tests.e2e.test_compile_cpu import (
     IF_PROGRAM,
     SCALE_LOOP,
@@ -17,7 +17,7 @@ from tests.e2e.test_compile_cpu import (
     WHILE_LOOP,
     scale_loop_reference,
 )
-from tests.gpu.targets import assemble, gpu_unavailable_reason
+from tests.gpu.targets import gpu_unavailable_reason
 
 pytestmark = pytest.mark.gpu
 
@@ -29,12 +29,6 @@ EXAMPLES = ["examples/mlp.mlir", "examples/transformer_block.mlir", "examples/co
 def gpu():
     if (reason := gpu_unavailable_reason()) is not None:
         pytest.skip(reason)
-
-
-@pytest.mark.parametrize("path", EXAMPLES)
-@pytest.mark.parametrize("sm", ["sm_80", "sm_90"])
-def test_example_ptx_assembles(path, sm):
-    assemble(to_ptx(mlc.compile(path, target="gpu", emit="nvvm"), sm), sm)
 
 
 def test_no_gpu_is_one_clear_error():
