@@ -4,19 +4,26 @@ Fold an inference `ml.batch_norm` into the constant weights of the convolution i
 Per output channel `f`, batch norm after a convolution is a convolution:
 
     batch_norm(conv(x, W, b), g, beta, m, v, eps)
-        == conv(x, W * s[f], (b - m) * s + beta)    with s = g / sqrt(v + eps)
+        == conv(x, W * s[f]) + ((b - m) * s + beta)[f]    with s = g / sqrt(v + eps)
 
-    %c = ml.conv2d %x, %w : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32>
+    %c = ml.conv2d %x, %w, %b : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> ...
     %y = ml.batch_norm %c, %g, %beta, %m, %v {epsilon = 1.0e-05 : f32} : (...) -> ...
-    // becomes, with %w2 and %b2 new constants
-    %y = ml.conv2d %x, %w2, %b2 : (...) -> tensor<?x4x6x6xf32>
+    // becomes, with %w2 (4x3x3x3) and %b2 (4x1x1) new constants
+    %c2 = ml.conv2d %x, %w2 : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32>
+    %y = ml.add %c2, %b2 : (tensor<?x4x6x6xf32>, tensor<4x1x1xf32>) -> tensor<?x4x6x6xf32>
 
-so the batch norm costs nothing at run time, and the convolution's epilogue is its bias
-(and whatever follows, e.g. a relu). Dim 0 of the weights is the output channel
-whatever the groups, so grouped and depthwise convolutions fold the same way, as do
-1-D and 3-D ones. The new constants are computed in float64 from the old ones and
-cast to the convolution's element type; as the ONNX frontend's weights, they are
-`dense_resource` blobs when large (`mlc.resources`), the old ones left to `dce`.
+The new bias is added after the convolution rather than given as its bias operand:
+`convert-ml-to-linalg` starts a convolution with a bias from a broadcast of it (a pass
+over the output, and a kernel of its own where the GPU maps the loops), while a zero
+start is dropped by `linalg-tile` and an add after it fuses into its epilogue
+(`linalg-fuse-elementwise`), with whatever follows (relu, a residual add). So the
+batch norm's five operations per element become one, in the same place.
+
+Dim 0 of the weights is the output channel whatever the groups, so grouped and
+depthwise convolutions fold the same way, as do 1-D and 3-D ones. The new constants
+are computed in float64 from the old ones and cast to the convolution's element type;
+as the ONNX frontend's weights, they are `dense_resource` blobs when large
+(`mlc.resources`), the old ones left to `dce`.
 
 Preconditions: the weights, the bias if any and the four batch-norm operands are
 `arith.constant`s (dense, or a resource this process holds), and the convolution's
@@ -150,7 +157,7 @@ def constant(array: np.ndarray, name: str) -> arith.ConstantOp:
 
 
 class FoldBatchNormIntoConv(RewritePattern):
-    """`batch_norm(conv(x, W, b))` with constant operands -> `conv(x, W', b')`."""
+    """`batch_norm(conv(x, W, b))` with constant operands -> `conv(x, W') + b'`."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.BatchNormOp, rewriter: PatternRewriter, /) -> None:
@@ -164,16 +171,19 @@ class FoldBatchNormIntoConv(RewritePattern):
         new = type(conv)(
             conv.x,
             weight.result,
-            bias.result,
             strides=conv.strides.get_values(),
             dilations=conv.dilations.get_values(),
             pads=conv.pads.get_values(),
             groups=conv.groups.value.data,
             result_type=conv.result.type,
         )
-        rewriter.insert([weight, bias], InsertPoint.before(op))
-        replace_with_value(op, rewriter, new, new.result)
-        new.location = weight.location = bias.location = fused_location([conv, op])
+        spatial = (1,) * conv.SPATIAL  # the bias broadcasts along the spatial dims
+        bias = constant(plan.bias.reshape(-1, *spatial), f"{stem}.folded_bias")
+        add = ml.AddOp(new.result, bias.result, conv.result.type)
+        rewriter.insert([weight, bias, new], InsertPoint.before(op))
+        replace_with_value(op, rewriter, add, add.result)
+        for created in (weight, bias, new, add):
+            created.location = fused_location([conv, op])
         rewriter.erase(conv)
 
 

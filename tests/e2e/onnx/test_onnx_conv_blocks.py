@@ -3,8 +3,8 @@ ResNet-style blocks (Conv, BatchNormalization, Relu, a residual Add) through
 `mlc.compile`, against onnxruntime on fresh random inputs: odd channel counts (register
 blocks of 4, 5 and 6 rows), 7x7 and 3x3 kernels, strides 1 and 2, padding, batch 1
 and 3, depths below and above one K block. The batch norm folds into the weights
-(`fold-batch-norm`), so the epilogue on the convolution's tiles is the bias, relu and
-residual add; a batch norm that cannot fold (weights given at run time, a convolution
+(`fold-batch-norm`), so the epilogue on the convolution's tiles adds its bias, then
+the residual and the relu; a batch norm that cannot fold (weights given at run time, a convolution
 read twice) runs there too.
 
 The folded cases vary the bias, groups (depthwise), 1-D/2-D/3-D, epsilon, the dynamic

@@ -6,8 +6,9 @@
 
 // CHECK-LABEL: func.func @resource_weights
 // CHECK-DAG:     %[[W:.+]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}1.500000e+00]], {{\[\[}}2.000000e+00]]]]> : tensor<2x2x1x1xf32>
-// CHECK-DAG:     %[[B:.+]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
-// CHECK:         ml.conv2d %{{.*}}, %[[W]], %[[B]] :
+// CHECK-DAG:     %[[B:.+]] = arith.constant dense<{{\[\[\[}}1.000000e+00]], {{\[\[}}-1.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK:         %[[C:.+]] = ml.conv2d %{{.*}}, %[[W]] :
+// CHECK-NEXT:    ml.add %[[C]], %[[B]]
 // CHECK-NOT:     dense_resource
 func.func @resource_weights(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
   %w = arith.constant dense_resource<conv.weight> : tensor<2x2x1x1xf32>

@@ -4,20 +4,24 @@
 // RUN: mlc-opt %s --split-input-file --verify-diagnostics -p fold-batch-norm
 // (`dce` only removes the old constants the fold leaves dead.)
 
-// A batch norm after a convolution with a bias folds into new weights and bias:
+// A batch norm after a convolution with a bias folds into new weights and a bias
+// added after the convolution (where it fuses into the epilogue):
 // s = g / sqrt(v + eps) = [1, 0.5]; W * s per output channel; (b - m) * s + beta.
 // The new ops take the locations of the convolution and the batch norm, fused.
 
 // CHECK-LABEL: func.func @with_bias
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<?x2x4x4xf32>)
 // CHECK-DAG:     %[[W:.+]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}1.500000e+00]], {{\[\[}}2.000000e+00]]]]> : tensor<2x2x1x1xf32>
-// CHECK-DAG:     %[[B:.+]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
-// CHECK-NEXT:    %[[Y:.+]] = ml.conv2d %[[X]], %[[W]], %[[B]] {pads = array<i64: 1, 1, 1, 1>}
+// CHECK-DAG:     %[[B:.+]] = arith.constant dense<{{\[\[\[}}1.000000e+00]], {{\[\[}}-1.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK-NEXT:    %[[C:.+]] = ml.conv2d %[[X]], %[[W]] {pads = array<i64: 1, 1, 1, 1>}
+// CHECK-SAME:      -> tensor<?x2x6x6xf32>
+// CHECK-NEXT:    %[[Y:.+]] = ml.add %[[C]], %[[B]]
 // CHECK-SAME:      -> tensor<?x2x6x6xf32>
 // CHECK-NEXT:    func.return %[[Y]]
 
 // LOC-LABEL:   func.func @with_bias
 // LOC:           ml.conv2d {{.*}} loc(fused["model.onnx":1:1, "model.onnx":2:1])
+// LOC-NEXT:      ml.add {{.*}} loc(fused["model.onnx":1:1, "model.onnx":2:1])
 func.func @with_bias(%x: tensor<?x2x4x4xf32>) -> tensor<?x2x6x6xf32> {
   %w = arith.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
   %b = arith.constant dense<[0.5, -1.0]> : tensor<2xf32>
@@ -37,8 +41,9 @@ func.func @with_bias(%x: tensor<?x2x4x4xf32>) -> tensor<?x2x6x6xf32> {
 // CHECK-LABEL: func.func @without_bias
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x1x3x3xf32>)
 // CHECK-DAG:     %[[W:.+]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00]]], {{\[\[\[}}4.000000e+00]]]]> : tensor<2x1x1x1xf32>
-// CHECK-DAG:     %[[B:.+]] = arith.constant dense<[0.000000e+00, -2.000000e+00]> : tensor<2xf32>
-// CHECK-NEXT:    %[[Y:.+]] = ml.conv2d %[[X]], %[[W]], %[[B]] :
+// CHECK-DAG:     %[[B:.+]] = arith.constant dense<{{\[\[\[}}0.000000e+00]], {{\[\[}}-2.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK-NEXT:    %[[C:.+]] = ml.conv2d %[[X]], %[[W]] :
+// CHECK-NEXT:    ml.add %[[C]], %[[B]]
 // CHECK-NOT:     ml.batch_norm
 func.func @without_bias(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
   %w = arith.constant dense<[[[[2.0]]], [[[4.0]]]]> : tensor<2x1x1x1xf32>
@@ -58,8 +63,9 @@ func.func @without_bias(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
 
 // CHECK-LABEL: func.func @depthwise
 // CHECK-DAG:     %[[W:.+]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00, 1.000000e+00], [1.000000e+00, 1.000000e+00]]], {{\[\[\[}}5.000000e-01, 5.000000e-01], [5.000000e-01, 5.000000e-01]]]]> : tensor<2x1x2x2xf32>
-// CHECK-DAG:     %[[B:.+]] = arith.constant dense<[0.000000e+00, -5.000000e-01]> : tensor<2xf32>
-// CHECK:         ml.conv2d %{{.*}}, %[[W]], %[[B]] {strides = array<i64: 2, 2>, groups = 2 : i64}
+// CHECK-DAG:     %[[B:.+]] = arith.constant dense<{{\[\[\[}}0.000000e+00]], {{\[\[}}-5.000000e-01]]]> : tensor<2x1x1xf32>
+// CHECK:         %[[C:.+]] = ml.conv2d %{{.*}}, %[[W]] {strides = array<i64: 2, 2>, groups = 2 : i64}
+// CHECK-NEXT:    ml.add %[[C]], %[[B]]
 // CHECK-NOT:     ml.batch_norm
 func.func @depthwise(%x: tensor<?x2x5x5xf32>) -> tensor<?x2x2x2xf32> {
   %w = arith.constant dense<1.0> : tensor<2x1x2x2xf32>
@@ -78,8 +84,9 @@ func.func @depthwise(%x: tensor<?x2x5x5xf32>) -> tensor<?x2x2x2xf32> {
 
 // CHECK-LABEL: func.func @conv1d
 // CHECK-DAG:     %[[W:.+]] = arith.constant dense<{{\[\[\[}}2.000000e+00, 4.000000e+00, 6.000000e+00]]]> : tensor<1x1x3xf32>
-// CHECK-DAG:     %[[B:.+]] = arith.constant dense<2.000000e+00> : tensor<1xf32>
-// CHECK:         ml.conv1d %{{.*}}, %[[W]], %[[B]] {strides = array<i64: 2>}
+// CHECK-DAG:     %[[B:.+]] = arith.constant dense<2.000000e+00> : tensor<1x1xf32>
+// CHECK:         %[[C:.+]] = ml.conv1d %{{.*}}, %[[W]] {strides = array<i64: 2>}
+// CHECK-NEXT:    ml.add %[[C]], %[[B]] : (tensor<?x1x3xf32>, tensor<1x1xf32>)
 // CHECK-NOT:     ml.batch_norm
 func.func @conv1d(%x: tensor<?x1x7xf32>) -> tensor<?x1x3xf32> {
   %w = arith.constant dense<[[[1.0, 2.0, 3.0]]]> : tensor<1x1x3xf32>
@@ -94,7 +101,8 @@ func.func @conv1d(%x: tensor<?x1x7xf32>) -> tensor<?x1x3xf32> {
 }
 
 // CHECK-LABEL: func.func @conv3d
-// CHECK:         ml.conv3d %{{.*}}, %{{.*}}, %{{.*}} :
+// CHECK:         %[[C:.+]] = ml.conv3d %{{.*}}, %{{.*}} :
+// CHECK-NEXT:    ml.add %[[C]], %{{.*}} : (tensor<1x2x2x2x2xf32>, tensor<2x1x1x1xf32>)
 // CHECK-NOT:     ml.batch_norm
 func.func @conv3d(%x: tensor<1x1x3x3x3xf32>) -> tensor<1x2x2x2x2xf32> {
   %w = arith.constant dense<1.0> : tensor<2x1x2x2x2xf32>
@@ -111,8 +119,9 @@ func.func @conv3d(%x: tensor<1x1x3x3x3xf32>) -> tensor<1x2x2x2x2xf32> {
 
 // CHECK-LABEL: func.func @half
 // CHECK-DAG:     %[[W:.+]] = arith.constant dense<7.500000e-01> : tensor<1x1x1x1xf16>
-// CHECK-DAG:     %[[B:.+]] = arith.constant dense<5.000000e-01> : tensor<1xf16>
-// CHECK:         ml.conv2d %{{.*}}, %[[W]], %[[B]] :
+// CHECK-DAG:     %[[B:.+]] = arith.constant dense<5.000000e-01> : tensor<1x1x1xf16>
+// CHECK:         %[[C:.+]] = ml.conv2d %{{.*}}, %[[W]] :
+// CHECK-NEXT:    ml.add %[[C]], %[[B]]
 func.func @half(%x: tensor<1x1x2x2xf16>) -> tensor<1x1x2x2xf16> {
   %w = arith.constant dense<3.0> : tensor<1x1x1x1xf16>
   %g = arith.constant dense<0.5> : tensor<1xf16>
