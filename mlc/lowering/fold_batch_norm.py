@@ -167,7 +167,6 @@ class FoldBatchNormIntoConv(RewritePattern):
         conv = plan.conv
         stem = resource_stem(conv.w)
         weight = constant(plan.weight, f"{stem}.folded")
-        bias = constant(plan.bias, f"{stem}.folded_bias")
         new = type(conv)(
             conv.x,
             weight.result,
