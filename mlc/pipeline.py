@@ -29,7 +29,7 @@ from mlc.diagnostics import Diagnostic, DiagnosticError, OpError
 from mlc.registry import make_context, parse_pipeline
 
 STAGES: dict[str, str] = {
-    "mlc": "simplify-graph,cse,matmul-chain-reorder,licm,simplify-graph,cse",
+    "mlc": "simplify-graph,fold-batch-norm,cse,matmul-chain-reorder,licm,simplify-graph,cse",
     "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise",
     "loops": (
         "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse,"

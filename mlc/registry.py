@@ -65,6 +65,12 @@ def _simplify_graph() -> type[ModulePass]:
     return SimplifyGraphPass
 
 
+def _fold_batch_norm() -> type[ModulePass]:
+    from mlc.lowering.fold_batch_norm import FoldBatchNormPass
+
+    return FoldBatchNormPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from mlc.lowering.canonicalize import CanonicalizePass
 
@@ -136,6 +142,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "shape-inference": _shape_inference,
     "simplify-graph": _simplify_graph,
     "canonicalize": _canonicalize,
+    "fold-batch-norm": _fold_batch_norm,
     "licm": _licm,
     "bufferize": _bufferize,
     "convert-to-llvm": _convert_to_llvm,

@@ -2,8 +2,13 @@
 ResNet-style blocks (Conv, BatchNormalization, Relu, a residual Add) through
 `mlc.compile`, against onnxruntime on fresh random inputs: odd channel counts (register
 blocks of 4, 5 and 6 rows), 7x7 and 3x3 kernels, strides 1 and 2, padding, batch 1
-and 3, depths below and above one K block. The epilogues (batch norm, relu, the
-residual add) run on the convolution's tiles.
+and 3, depths below and above one K block. The batch norm folds into the weights
+(`fold-batch-norm`), so the epilogue on the convolution's tiles adds its bias, then
+the residual and the relu; a batch norm that cannot fold (weights given at run time, a convolution
+read twice) runs there too.
+
+The folded cases vary the bias, groups (depthwise), 1-D/2-D/3-D, epsilon, the dynamic
+batch and the dtype (float64 against numpy: onnxruntime has no float64 Conv).
 """
 
 import numpy as np
@@ -71,3 +76,156 @@ def test_conv_block_matches_onnxruntime(case):
         x = rng.standard_normal((batch, c_in, *size)).astype(np.float32)
         want = session.run(None, {"x": x})[0]
         np.testing.assert_allclose(exe(x), want, rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Batch norm folded into the weights (`fold-batch-norm`), and left unfolded
+# ---------------------------------------------------------------------------
+
+
+def conv_bn(
+    spatial,
+    c_in,
+    c_out,
+    kernel,
+    *,
+    groups=1,
+    stride=1,
+    bias=True,
+    epsilon=1e-3,
+    residual=False,
+    size=9,
+    weights_input=False,
+    conv_output=False,
+    dtype=np.float32,
+):
+    """
+    conv (+ bias) -> batch norm with random statistics -> (+ x) -> relu, on inputs of a
+    dynamic batch and `size` along each spatial dim (an odd kernel, padded to keep it);
+    with `weights_input` the weights are a graph input, with `conv_output` the
+    convolution's result is a second output (both keep the batch norm unfolded).
+    """
+    rng = np.random.default_rng()
+    shape = (c_out, c_in // groups, *(kernel,) * spatial)
+    params = {"w": rng.uniform(-1, 1, shape) / np.sqrt(np.prod(shape[1:]))}
+    if bias:
+        params["b"] = rng.uniform(-0.5, 0.5, c_out)
+    params |= {
+        "scale": rng.uniform(0.5, 1.5, c_out),
+        "shift": rng.uniform(-0.5, 0.5, c_out),
+        "mean": rng.uniform(-0.5, 0.5, c_out),
+        "var": rng.uniform(0.25, 2.0, c_out),
+    }
+    element = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    conv = helper.make_node(
+        "Conv",
+        ["x", "w", *(["b"] if bias else [])],
+        ["c"],
+        group=groups,
+        strides=[stride] * spatial,
+        pads=[kernel // 2] * 2 * spatial,
+    )
+    norm = helper.make_node(
+        "BatchNormalization", ["c", "scale", "shift", "mean", "var"], ["n"], epsilon=epsilon
+    )
+    nodes, last = [conv, norm], "n"
+    if residual:
+        nodes.append(helper.make_node("Add", ["n", "x"], ["s"]))
+        last = "s"
+    nodes.append(helper.make_node("Relu", [last], ["y"]))
+    out = (size - 1) // stride + 1
+    inputs = [helper.make_tensor_value_info("x", element, ["N", c_in, *(size,) * spatial])]
+    if weights_input:
+        inputs.append(helper.make_tensor_value_info("w", element, shape))
+    outputs = [
+        helper.make_tensor_value_info(n, element, ["N", c_out, *(out,) * spatial])
+        for n in ["y", "c"][: 1 + conv_output]
+    ]
+    inits = [
+        numpy_helper.from_array(v.astype(dtype), k)
+        for k, v in params.items()
+        if not (weights_input and k == "w")
+    ]
+    graph = helper.make_graph(nodes, "conv_bn", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model, params
+
+
+def batch_norms_left(model) -> int:
+    return str(mlc.compile(model, emit="mlc")).count("ml.batch_norm")
+
+
+FOLDED = {
+    "bias-eps1e-3": dict(spatial=2, c_in=5, c_out=7, kernel=3, epsilon=1e-3),
+    "no-bias-residual": dict(spatial=2, c_in=6, c_out=6, kernel=3, bias=False, residual=True),
+    "depthwise-stride2": dict(spatial=2, c_in=6, c_out=6, kernel=3, groups=6, stride=2),
+    "grouped": dict(spatial=2, c_in=4, c_out=6, kernel=3, groups=2, epsilon=1e-5),
+    "conv1d": dict(spatial=1, c_in=3, c_out=5, kernel=3),
+    "conv3d": dict(spatial=3, c_in=2, c_out=3, kernel=3),
+}
+
+
+@pytest.mark.parametrize("case", FOLDED.values(), ids=FOLDED.keys())
+def test_folded_batch_norm_matches_onnxruntime(case):
+    model, _ = conv_bn(**case)
+    assert batch_norms_left(model) == 0
+    exe = mlc.compile(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng()
+    for batch in [1, 3]:
+        x = rng.standard_normal((batch, case["c_in"], *(9,) * case["spatial"]))
+        x = x.astype(np.float32)
+        want = session.run(None, {"x": x})[0]
+        np.testing.assert_allclose(exe(x), want, rtol=1e-4, atol=1e-5)
+
+
+UNFOLDED = {
+    "weights-input": dict(weights_input=True),
+    "conv-also-output": dict(conv_output=True),
+}
+
+
+@pytest.mark.parametrize("case", UNFOLDED.values(), ids=UNFOLDED.keys())
+def test_unfolded_batch_norm_epilogue_matches_onnxruntime(case):
+    """The batch norm stays and runs on the convolution's tiles, as its epilogue."""
+    model, params = conv_bn(2, 5, 7, 3, size=8, **case)
+    assert batch_norms_left(model) == 1
+    exe = mlc.compile(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng().standard_normal((2, 5, 8, 8)).astype(np.float32)
+    feeds = {"x": x} | ({"w": params["w"].astype(np.float32)} if "weights_input" in case else {})
+    got = exe(*feeds.values())
+    for mine, want in zip(got if isinstance(got, tuple) else (got,), session.run(None, feeds)):
+        np.testing.assert_allclose(mine, want, rtol=1e-4, atol=1e-5)
+
+
+def reference_conv_bn(x, params, epsilon, groups, stride):
+    """conv2d (pads kernel // 2) + bias -> batch norm -> relu in float64 numpy."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    w = params["w"]
+    k = w.shape[-1]
+    padded = np.pad(x, ((0, 0), (0, 0), (k // 2,) * 2, (k // 2,) * 2))
+    windows = sliding_window_view(padded, (k, k), axis=(2, 3))[:, :, ::stride, ::stride]
+    n, c, h, wd = windows.shape[:4]
+    windows = windows.reshape(n, groups, c // groups, h, wd, k, k)
+    kernels = w.reshape(groups, w.shape[0] // groups, *w.shape[1:])
+    y = np.einsum("ngchwij,gocij->ngohw", windows, kernels).reshape(n, -1, h, wd)
+    channel = (1, -1, 1, 1)
+    y = y + params.get("b", np.zeros(w.shape[0])).reshape(channel)
+    y = (y - params["mean"].reshape(channel)) / np.sqrt(params["var"].reshape(channel) + epsilon)
+    return np.maximum(y * params["scale"].reshape(channel) + params["shift"].reshape(channel), 0)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_folded_batch_norm_in_float64_matches_numpy(groups):
+    """onnxruntime has no float64 Conv on the CPU: the reference is numpy's, in float64."""
+    model, params = conv_bn(
+        2, 4, 6, 3, groups=groups, stride=2, epsilon=1e-4, size=9, dtype=np.float64
+    )
+    assert batch_norms_left(model) == 0
+    exe = mlc.compile(model)
+    x = np.random.default_rng().standard_normal((3, 4, 9, 9))
+    want = reference_conv_bn(x, params, 1e-4, groups, stride=2)
+    np.testing.assert_allclose(exe(x), want, rtol=1e-11, atol=1e-12)
