@@ -618,7 +618,9 @@ def _load(
             buffers = FunctionType.from_lists(
                 [_buffer_type(t) for t in sig.inputs], [_buffer_type(t) for t in sig.outputs]
             )
-            functions[sig.name] = CompiledFunction(sig, compiled_function(jit, sig.name, buffers))
+            native = compiled_function(jit, sig.name, buffers)
+            # `Signature.check` has checked the arguments: the runtime need not again
+            functions[sig.name] = CompiledFunction(sig, native.unchecked)
     return Executable(
         functions, jit, target, from_cache=from_cache, compile_times=dict(timer.seconds)
     )

@@ -32,7 +32,7 @@ import llvmlite.binding as llvm
 from xdsl.dialects.builtin import ModuleOp
 
 from mlc import resources
-from mlc.backend import assertions, buffers, parallel
+from mlc.backend import assertions, buffers, half_conversions, parallel
 from mlc.backend.symbols import unresolved_symbols
 from mlc.driver import Timer
 
@@ -50,6 +50,7 @@ def _initialize() -> None:
     parallel.install()  # compiled parallel loops call into mlc's thread pool
     buffers.install()  # compiled code's malloc/free keep large buffers for reuse
     assertions.install()  # failed run-time checks report to the caller
+    half_conversions.install()  # compiler-rt's f16 conversions, should LLVM call them
 
 
 def host_features(cpu: str, features: dict[str, bool]) -> str:

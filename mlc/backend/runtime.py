@@ -13,7 +13,7 @@ block of words per function holding the pointers, descriptors and scalars
 when they change), and reads the results' descriptors back from it.
 
 Ownership: a memref result is a buffer the compiled code `malloc`ed for the caller
-(docs/design/lowering.md, level 3). It becomes a numpy array over a ctypes view of the
+(docs/design/lowering.md, level 3). It becomes a numpy array over a view of the
 memory that holds a `_MallocBuffer`; when the last array viewing it dies, its
 `__del__` calls the compiled code's `free` on the allocated pointer, exactly once
 (`mlc.backend.buffers` keeps large buffers for the next call). Arguments are only
@@ -108,8 +108,8 @@ class _MallocBuffer:
     """
     Frees a result buffer from the compiled code's `malloc` once, when no array uses it.
 
-    Each result array is made over a ctypes view of its memory that holds this object,
-    and numpy keeps that view as the array's base, so this lives exactly as long as some
+    Each result array is made over a view of its memory (`_View`) that holds this
+    object, and numpy keeps that view as the array's base, so this lives exactly as long as some
     array uses the memory, and frees it once on death, through the compiled code's
     `free` (`mlc.backend.buffers`, which may keep it for the next call). It holds that
     function, so the allocator outlives every buffer.
@@ -168,24 +168,34 @@ def _result_array(
     """
     allocated, aligned, offset = described[:3]
     rank = spec.rank or 0
-    shape, strides = described[3 : 3 + rank], described[3 + rank : 3 + 2 * rank]
+    shape = tuple(described[3 : 3 + rank])
     itemsize = spec.dtype.itemsize
     owner = owners.get(allocated)
     if owner is None:
         owner = owners[allocated] = _MallocBuffer(allocated)
     if 0 in shape:
         return np.empty(shape, spec.dtype)
-    low = high = 0  # the elements span [low, high] around the first (strides may be < 0)
-    for n, s in zip(shape, strides, strict=True):
-        if s < 0:
-            low += (n - 1) * s
-        else:
-            high += (n - 1) * s
-    start = aligned + (offset + low) * itemsize
-    memory = (ctypes.c_char * ((high - low + 1) * itemsize)).from_address(start)
-    memory.owner = owner  # pyright: ignore[reportAttributeAccessIssue]
-    byte_strides = tuple(s * itemsize for s in strides)
-    return np.ndarray(tuple(shape), spec.dtype, memory, -low * itemsize, byte_strides)
+    view = _View()
+    view.owner = owner
+    view.__array_interface__ = {
+        "data": (aligned + offset * itemsize, False),
+        "shape": shape,
+        "strides": tuple(s * itemsize for s in described[3 + rank : 3 + 2 * rank]),
+        "typestr": spec.dtype.str,
+        "version": 3,
+    }
+    return np.asarray(view)
+
+
+class _View:
+    """
+    A result's memory as numpy reads it (`__array_interface__`: address, shape and
+    strides, which may be negative), holding the buffer's owner: numpy keeps it as the
+    array's base, so the owner lives as long as the array (cheaper than a ctypes view
+    of the memory, whose extent would have to be worked out first).
+    """
+
+    __slots__ = ("__array_interface__", "owner")
 
 
 class _Frame:
@@ -236,29 +246,38 @@ class CompiledFunction:
         return frame
 
     def __call__(self, *values: Any) -> Any:
-        """One result as is, several as a tuple, none as None."""
+        """One result as is, several as a tuple, none as None; a `RuntimeTypeError` for
+        an argument that does not fit (arrays not C-contiguous are copied)."""
         if len(values) != len(self.args):
             raise RuntimeTypeError(
                 f"'{self.name}' takes {len(self.args)} arguments, got {len(values)}"
             )
+        checked = [
+            _scalar_value(spec, value) if spec.rank is None else _check_array(spec, value, i)
+            for i, (spec, value) in enumerate(zip(self.args, values, strict=True))
+        ]
+        return self.unchecked(*checked)
+
+    def unchecked(self, *values: Any) -> Any:
+        """
+        The call, for arguments that fit the specs as they are: C-contiguous arrays of
+        the spec's dtype and rank, and scalars, as `mlc.compiler.Signature.check` leaves
+        them (checking them twice was a fifth of a small call).
+        """
         frame = self._frame()
         words = frame.words
-        keep: list[Any] = []  # copies made contiguous, alive until the call ends
         for i, (spec, value) in enumerate(zip(self.args, values, strict=True)):
             at = frame.at[i]
             if spec.rank is None:
-                frame.scalars[i][0] = _scalar_value(spec, value)
+                frame.scalars[i][0] = value
                 continue
-            array = _check_array(spec, value, i)
-            keep.append(array)
-            words[at] = words[at + 1] = _address(array)
-            layout = (array.shape, array.strides)
+            words[at] = words[at + 1] = _address(value)
+            layout = (value.shape, value.strides)
             if layout != frame.layouts[i]:
                 frame.layouts[i] = layout
-                strides = [stride // spec.dtype.itemsize for stride in array.strides]
-                words[at + 2 : at + 3 + 2 * spec.rank] = [0, *array.shape, *strides]
-        self._invoke(frame.words)
-        del keep
+                strides = [stride // spec.dtype.itemsize for stride in value.strides]
+                words[at + 2 : at + 3 + 2 * spec.rank] = [0, *value.shape, *strides]
+        self._invoke(frame.words)  # the caller holds the arguments until it returns
         owners: dict[int, _MallocBuffer] = {}
         results: list[Any] = []
         for j, spec in enumerate(self.results, len(self.args)):

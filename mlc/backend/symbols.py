@@ -1,11 +1,12 @@
 """
 The external symbols a JIT-compiled object needs, checked against the process.
 
-MCJIT resolves an external symbol it cannot find to address 0, so code that calls,
-say, compiler-rt's `__truncdfhf2` (which LLVM emits for some conversions) jumps to 0
-and kills the process. Reading the undefined symbols from the object's ELF symbol
-table lets the JIT refuse such code at compile time instead. Other object formats
-are not read (their symbols are not checked).
+MCJIT resolves an external symbol it cannot find to address 0, so code that calls a
+function the process lacks (compiler-rt's, say, were `mlc.backend.half_conversions`
+not to define the ones LLVM emits for f16) jumps to 0 and kills the process.
+Reading the undefined symbols from the object's ELF symbol table lets the JIT refuse
+such code at compile time instead. Other object formats are not read (their symbols
+are not checked).
 """
 
 import struct

@@ -12,7 +12,8 @@ resource `<handle>.panels<NR>` with a global of its own,
 
     Bp[0, p, k, jj] = B[k, p*NR + jj]     (B[p*NR + jj, k] when read transposed; 0 past N)
 
-and the kernel reads them in place: what onnxruntime's prepacked weights do. The data
+and the kernel reads them in place: what onnxruntime's prepacked weights do. Narrow
+weights (f16) are packed widened to f32, the kernel's accumulator type. The data
 comes from `mlc.resources`; a resource this process does not hold (IR parsed from
 text) keeps the packing at run time.
 """
@@ -62,9 +63,9 @@ def constant_panels(mm: Matmul, nr: int) -> memref.GlobalOp | None:
     source = mm.b.owner
     assert isinstance(source, memref.GetGlobalOp)
     stem = source.name_.root_reference.data.removeprefix(resources.PREFIX)
-    packed = pack_panels(weight, nr)
+    packed = pack_panels(weight, nr).astype(np.float32 if mm.narrow else weight.dtype)
     handle = resources.register(packed, f"{stem}.panels{nr}")
-    type_ = MemRefType(mm.element, packed.shape)
+    type_ = MemRefType(mm.accumulator, packed.shape)
     name = StringAttr(resources.symbol_name(handle))
     return memref.GlobalOp.get(name, type_, UnitAttr(), StringAttr("public"), UnitAttr(), ALIGNMENT)
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
+    Float32Type,
     FloatAttr,
     IntegerAttr,
     MemRefType,
@@ -149,6 +150,17 @@ class Matmul:
         type_ = self.c.type
         assert isinstance(type_, MemRefType) and isinstance(type_.element_type, AnyFloat)
         return type_.element_type
+
+    @property
+    def accumulator(self) -> AnyFloat:
+        """The type the kernel sums in: f32 for narrower floats (f16), whose sums are
+        rounded to the element type once, as numpy's f16 matmul does, not at every step."""
+        return Float32Type() if self.element.bitwidth < 32 else self.element
+
+    @property
+    def narrow(self) -> bool:
+        """Whether the elements are narrower than the accumulator (`accumulator`)."""
+        return self.accumulator != self.element
 
     def dim_of(self, operand: int, loop: str) -> int:
         """The dim of operand 0 (A) or 1 (B) that loop `i`, `k` or `j` reads."""

@@ -28,6 +28,8 @@ batched matmuls (a loop of batches around it), matmuls whose body ends in a fuse
 elementwise epilogue (applied to each finished tile; `mlc.lowering.contraction`) and
 convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.conv_gemm`).
 A constant weight's B panels are packed at compile time (`mlc.lowering.constant_panels`).
+f16 matmuls of any N take the kernel, which sums them in f32 and rounds once at the
+store (`Matmul.accumulator`); the matrix-vector and plain loops would sum in f16.
 A zero fill of C right before the matmul (ops without memory effects may lie between)
 is dropped: the first K block stores instead of adding.
 
@@ -90,18 +92,12 @@ class TileMatmul(RewritePattern):
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
         if (mm := matmul_of(op) or conv_of(op)) is None:
             return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
-        element = mm.element
-        if element.bitwidth < 32:
-            # Half-precision FMAs in the kernel would round every step to 11 bits, and
-            # LLVM expands an f16 `llvm.fma` through f64 and compiler-rt's
-            # `__truncdfhf2`, which the JIT lacks; the plain loops accumulate in f32
-            # (`promote-accumulators`).
-            return
         m, n, k = mm.sizes
-        tiles = self.tiles or fitted_rows(m, matmul_tiles(element.bitwidth // 8))
-        if n == 1 and is_matrix_vector(mm):
+        tiles = self.tiles or fitted_rows(m, matmul_tiles(mm.accumulator.bitwidth // 8))
+        # Narrow floats (f16) always take the kernel, the one that sums them in f32.
+        if n == 1 and is_matrix_vector(mm) and not mm.narrow:
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
-        elif n is not None and n <= PLAIN_LOOP_COLUMNS:
+        elif n is not None and n <= PLAIN_LOOP_COLUMNS and not mm.narrow:
             return  # a panel of mostly masked lanes: the plain loops do as well
         else:
             batches = total_iterations_of(mm.c, mm.batch)

@@ -116,6 +116,23 @@ def zero(b: Ops, type_: Attribute) -> SSAValue:
     return b(arith.ConstantOp(FloatAttr(0.0, type_)))
 
 
+def as_float(b: Ops, value: SSAValue, type_: Attribute) -> SSAValue:
+    """`value` (a float or a vector of them) as `type_`: widened (`extf`), narrowed
+    (`truncf`, rounding to nearest) or, of that type already, itself."""
+    if value.type == type_:
+        return value
+    width = _float_of(value.type).bitwidth
+    if width < _float_of(type_).bitwidth:
+        return b(arith.ExtFOp(value, type_))
+    return b(arith.TruncFOp(value, type_))
+
+
+def _float_of(type_: Attribute) -> AnyFloat:
+    element = type_.element_type if isinstance(type_, VectorType) else type_
+    assert isinstance(element, AnyFloat)
+    return element
+
+
 def less(b: Ops, x: SSAValue, y: SSAValue) -> SSAValue:
     return b(arith.CmpiOp(x, y, "slt"))
 

@@ -35,6 +35,11 @@ the kernel runs), and, where M fits one block but its row tiles split unevenly a
 the threads, groups of G adjacent panels instead. A and B are read through their
 maps, so a transposed A (`A[k, i]`) needs nothing more, and a transposed B (`B[j, k]`)
 is packed a column at a time along k.
+Narrow floats (f16) are summed in f32 (`Matmul.accumulator`), as numpy sums an f16
+matmul: B is packed widened to f32 (`vcvtph2ps` with F16C), each A value is widened as
+it is broadcast, and C is widened to add to and rounded once as it is stored. So that
+the sums are rounded only once, the K loop makes one block of all of K (the f32 panel,
+K x NR, then lives in L2 rather than L1), and A is read in place, not packed.
 When B is a constant weight, `Bp` is a global packed at compile time
 (`mlc.lowering.constant_panels`). The epilogue runs on each MR x NR tile right after
 its last K block, while it is in L1.
@@ -64,6 +69,7 @@ from mlc.lowering.conv_gemm import Image
 from mlc.lowering.loop_builder import (
     Ops,
     affine_index,
+    as_float,
     collapse_trailing,
     for_loop,
     if_then,
@@ -123,7 +129,7 @@ def pack_b(
     nr = tiles.nr
     zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
     panels = b.ceildiv(n, nr_v)
-    packed_type = MemRefType(mm.element, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
+    packed_type = MemRefType(mm.accumulator, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
     packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
     share = b.ceildiv(panels, b.index(threads))
     group = b(arith.MaxSIOp(b.min(share, b.index(PACK_GROUP)), one))
@@ -172,7 +178,8 @@ def _pack_rows(
     """`Bp[t, p, k, :] = B[k, p*NR : p*NR+NR]` for full panels `p` in [p0, p_end), row by
     row of B (k outer), a vector at a time."""
     (values, source_at), (target, t), (p0, p_end, k) = source, packed, bounds
-    vector_type = VectorType(_element_of(target), [tiles.vector])
+    vector_type = VectorType(_element_of(values), [tiles.vector])
+    packed_type = VectorType(_element_of(target), [tiles.vector])
     offsets = [b.index(offset) for offset in range(0, tiles.nr, tiles.vector)]
     nr = b.index(tiles.nr)
 
@@ -181,6 +188,7 @@ def _pack_rows(
             j0 = qb.mul(p, nr)
             for o in offsets:
                 piece = qb(vector.LoadOp(values, source_at(qb, kk, qb.add(j0, o)), vector_type))
+                piece = as_float(qb, piece, packed_type)
                 qb.ops.append(vector.StoreOp(piece, target, [t, p, kk, o]))
             return []
 
@@ -204,13 +212,14 @@ def _partial_panel(
     (values, source_at), (target, t), (p, (k, n)) = source, packed, at
 
     def build(b: Ops) -> None:
-        vector_type = VectorType(_element_of(target), [tiles.vector])
+        vector_type = VectorType(_element_of(values), [tiles.vector])
+        packed_type = VectorType(_element_of(target), [tiles.vector])
         mask_type = VectorType(i1, [tiles.vector])
         offsets = [b.index(offset) for offset in range(0, tiles.nr, tiles.vector)]
         j0 = b.mul(p, b.index(tiles.nr))
         starts = [b.add(j0, o) for o in offsets]
         masks = [b(vector.CreateMaskOp([b(arith.SubiOp(n, s))], mask_type)) for s in starts]
-        nothing = zero(b, vector_type)
+        nothing, packed_zero = zero(b, vector_type), zero(b, packed_type)
 
         def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             for o, start, mask in zip(offsets, starts, masks, strict=True):
@@ -219,10 +228,11 @@ def _partial_panel(
                 def load(lb: Ops, start: SSAValue = start, mask: SSAValue = mask) -> None:
                     at = source_at(lb, kk, start)
                     piece = lb(vector.MaskedLoadOp(values, at, mask, nothing))
+                    piece = as_float(lb, piece, packed_type)
                     lb.ops.append(vector.StoreOp(piece, target, to))
 
                 def clear(cb: Ops, to: list[SSAValue] = to) -> None:
-                    cb.ops.append(vector.StoreOp(nothing, target, to))
+                    cb.ops.append(vector.StoreOp(packed_zero, target, to))
 
                 if_then(rb, less(rb, start, n), load, clear)
             return []
@@ -283,6 +293,7 @@ def _pack_columns(
 
         def row(rb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             value = rb(memref.LoadOp.get(values, source_at(rb, kk, clamped)))
+            value = as_float(rb, value, element)
             value = rb(arith.SelectOp(inside, value, zero(rb, element)))
             rb.ops.append(memref.StoreOp.get(value, packed, [*prefix, kk, jj]))
             return []
@@ -313,7 +324,7 @@ def pack_image(
     nr = tiles.nr
     zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
     panels = b.ceildiv(n, nr_v)
-    packed_type = MemRefType(mm.element, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
+    packed_type = MemRefType(mm.accumulator, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
     packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
     last = b(arith.SubiOp(n, one))
     loop_count = image.map.num_dims
@@ -339,8 +350,8 @@ def pack_image(
 
             def element(rb: Ops, kk: SSAValue) -> None:
                 index = [affine_index(rb, e, at) for e in image.map.results]
-                value = rb(memref.LoadOp.get(image.source, index))
-                value = rb(arith.SelectOp(inside, value, zero(rb, mm.element)))
+                value = as_float(rb, rb(memref.LoadOp.get(image.source, index)), mm.accumulator)
+                value = rb(arith.SelectOp(inside, value, zero(rb, mm.accumulator)))
                 rb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
 
             _over_reductions(cb, image, reduction_sizes, at, element)
@@ -365,6 +376,7 @@ def pack_image(
                             image.source, _vector_start(rb, image, at, starts[0][1]), vector_type
                         )
                     )
+                    value = as_float(rb, value, VectorType(mm.accumulator, [tiles.vector]))
                     rb.ops.append(vector.StoreOp(value, packed, [flat, p, kk, o]))
 
             _over_reductions(vb, image, reduction_sizes, starts[0][1], piece)
@@ -470,6 +482,7 @@ def _micro_kernel(
         out: list[SSAValue] = []
         for r in range(tiles.mr):
             value = kb(memref.LoadOp.get(source, a_at(kb, r, k)))
+            value = as_float(kb, value, vector_type.element_type)
             value = kb(vector.BroadcastOp(value, vector_type))
             out += [kb(vector.FMAOp(value, loaded[v], acc[r * lanes + v])) for v in range(lanes)]
         return out
@@ -615,10 +628,11 @@ def _store_row(
     def build(ub: Ops) -> None:
         for value, offset in columns:
             at = c_at(ub, row, ub.add(j0, offset))
+            stored = _c_vector(target, value)
             if accumulate:
-                old = ub(vector.LoadOp(target, at, value.type))
-                value = ub(arith.AddfOp(old, value))
-            ub.ops.append(vector.StoreOp(value, target, at))
+                old = ub(vector.LoadOp(target, at, stored))
+                value = ub(arith.AddfOp(as_float(ub, old, value.type), value))
+            ub.ops.append(vector.StoreOp(as_float(ub, value, stored), target, at))
 
     return build
 
@@ -636,13 +650,21 @@ def _masked_store(
 
     def build(ub: Ops) -> None:
         at = c_at(ub, row, column)
+        stored = _c_vector(target, value)
         result = value
         if accumulate:
-            old = ub(vector.MaskedLoadOp(target, at, mask, zero(ub, value.type)))
-            result = ub(arith.AddfOp(old, value))
-        ub.ops.append(vector.MaskedStoreOp(target, at, mask, result))
+            old = ub(vector.MaskedLoadOp(target, at, mask, zero(ub, stored)))
+            result = ub(arith.AddfOp(as_float(ub, old, value.type), value))
+        ub.ops.append(vector.MaskedStoreOp(target, at, mask, as_float(ub, result, stored)))
 
     return build
+
+
+def _c_vector(target: SSAValue, acc: SSAValue) -> VectorType:
+    """The vector of C's elements as wide as the accumulator vector `acc`."""
+    type_ = acc.type
+    assert isinstance(type_, VectorType)
+    return VectorType(_element_of(target), type_.get_shape())
 
 
 def _over_tile(
@@ -713,7 +735,7 @@ def matmul_nest(
     a, c = _matrices(b, mm)
     ragged = _ragged(mm, tiles)
     epilogue = mm.epilogue.viewed(b) if mm.epilogue is not None else None
-    vector_type = VectorType(mm.element, [tiles.vector])
+    vector_type = VectorType(mm.accumulator, [tiles.vector])
     rank_c = len(_shape(c))
     m, k = b.dim(a, mm.dim_of(0, "i")), b.dim(a, mm.dim_of(0, "k"))
     n = b.dim(c, rank_c - 1)
@@ -723,6 +745,8 @@ def matmul_nest(
     blocking = (tiles, split.threads)
     packed, free = _packed(b, mm, (k, n), packed_batches, blocking, panels, not one_task)
     zero_i, one = b.index(0), b.index(1)
+    # Narrow elements are summed over all of K in one block: rounded once (module docstring).
+    depth = b(arith.MaxSIOp(k, one)) if mm.narrow else b.index(tiles.kc)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
     rows_per_task = _rows_per_task(b, m, split, tiles)
@@ -746,8 +770,8 @@ def matmul_nest(
         def c_at(cb: Ops, row: SSAValue, column: SSAValue) -> list[SSAValue]:
             return indices(cb, mm.maps[2], [*batch_ivs, row, zero_i, column])
 
-        def depth(db: Ops, k0: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            k_end = db.min(db.add(k0, db.index(tiles.kc)), k)
+        def block_of_k(db: Ops, k0: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            k_end = db.min(db.add(k0, depth), k)
             a_block = _pack_a(db, (a, a_at), (a_buffer, i0, i_end), (k0, k_end), tiles)
 
             def panel(pb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
@@ -782,8 +806,8 @@ def matmul_nest(
             return []
 
         rows = tiles.mc if split.rows is None else split.rows
-        a_buffer, free_a = _a_buffer(tb, mm.element, rows, tiles, pack_a)
-        for_loop(tb, zero_i, k, tb.index(tiles.kc), depth)
+        a_buffer, free_a = _a_buffer(tb, mm.accumulator, rows, tiles, pack_a and not mm.narrow)
+        for_loop(tb, zero_i, k, depth, block_of_k)
         tb.ops += free_a
 
     parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)

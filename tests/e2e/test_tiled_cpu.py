@@ -483,17 +483,3 @@ print(np.abs(mlc.compile(source)(a, b) - a @ b).max())
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert float(done.stdout) < 0.05
-
-
-@pytest.mark.parametrize("m,k,n", [(64, 32, 48), (7, 19, 13)])
-def test_f16_matmul_runs_on_the_plain_loops(m: int, k: int, n: int):
-    """`linalg-tile` leaves f16 matmuls to the plain loops: its kernel's f16 FMAs would
-    need compiler-rt's `__truncdfhf2`, which the JIT lacks (the load failed)."""
-    source = matmul_source(f"{m}x{k}", f"{k}x{n}", f"{m}x{n}", "f16")
-    rng = np.random.default_rng()
-    a, b = rng.random((m, k)).astype(np.float16), rng.random((k, n)).astype(np.float16)
-    got = mlc.compile(source)(a, b)
-    assert got.dtype == np.float16
-    want = a.astype(np.float64) @ b.astype(np.float64)
-    # The sums are rounded to f16 at each step: at most k half-ulps of the largest sum.
-    assert np.abs(got - want).max() <= k * 2.0**-11 * np.abs(want).max()

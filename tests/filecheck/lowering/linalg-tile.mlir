@@ -741,13 +741,28 @@ func.func @fill_before_alloc(%a: memref<?x12xf32>, %b: memref<12x9xf32>, %c: mem
 
 // -----
 
-// An f16 matmul is left to the plain loops: the kernel's f16 FMAs would need
-// compiler-rt's `__truncdfhf2`, which the JIT does not have.
+// An f16 matmul takes the kernel, summed in f32: B packed widened to f32, A widened
+// as it is broadcast, one block of all of K (the sums are rounded once), C widened to
+// add to and rounded to f16 as it is stored.
 
 // CHECK-LABEL: func.func @half_matmul
-// CHECK-NOT:     vector.fma
-// CHECK:         linalg.generic
-// CHECK-NOT:     memref.alloc
+// CHECK:         %[[PANELS:.*]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         %[[ROW:.*]] = vector.load %{{.*}} : memref<16x32xf16>, vector<4xf16>
+// CHECK-NEXT:    %[[WIDE:.*]] = arith.extf %[[ROW]] : vector<4xf16> to vector<4xf32>
+// CHECK-NEXT:    vector.store %[[WIDE]], %[[PANELS]]
+// CHECK:         %[[DEPTH:.*]] = arith.maxsi %[[K:.*]], %{{.*}} : index
+// CHECK:         scf.for %[[K0:.*]] = %{{.*}} to %[[K]] step %[[DEPTH]] {
+// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK:             %[[A:.*]] = memref.load %{{.*}} : memref<8x16xf16>
+// CHECK-NEXT:        %[[AW:.*]] = arith.extf %[[A]] : f16 to f32
+// CHECK-NEXT:        %[[AV:.*]] = vector.broadcast %[[AW]] : f32 to vector<4xf32>
+// CHECK-NEXT:        vector.fma %[[AV]], %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK:           %[[OLD:.*]] = vector.load %{{.*}} : memref<8x32xf16>, vector<4xf16>
+// CHECK-NEXT:      %[[OLDW:.*]] = arith.extf %[[OLD]] : vector<4xf16> to vector<4xf32>
+// CHECK-NEXT:      %[[SUM:.*]] = arith.addf %[[OLDW]], %{{.*}} : vector<4xf32>
+// CHECK-NEXT:      %[[NARROW:.*]] = arith.truncf %[[SUM]] : vector<4xf32> to vector<4xf16>
+// CHECK-NEXT:      vector.store %[[NARROW]], %{{.*}} : memref<8x32xf16>, vector<4xf16>
+// CHECK:         memref.dealloc %[[PANELS]] : memref<?x?x?x8xf32>
 func.func @half_matmul(%a: memref<8x16xf16>, %b: memref<16x32xf16>, %c: memref<8x32xf16>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x16xf16>, memref<16x32xf16>) outs(%c : memref<8x32xf16>) {
   ^bb0(%x: f16, %y: f16, %z: f16):
