@@ -1,8 +1,8 @@
 """
 The graph passes change how a program computes, not what: every example and every
 program of `graph_programs` gives the same results compiled with the `mlc` stage and
-compiled with `graph_passes=False`, on fresh random inputs. Reassociated products and
-folded constants round differently, hence the tolerance.
+compiled with `graph_passes=False`, on fresh random inputs, on the CPU and on `cuda`.
+Reassociated products and folded constants round differently, hence the tolerance.
 """
 
 import numpy as np
@@ -10,10 +10,10 @@ import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
-import mlc
 from mlc.backend.runtime import dtype_of
 from mlc.ir import parse_module
 from tests.e2e.graph_programs import EXAMPLES, PROGRAMS
+from tests.gpu.targets import compile_all, compile_for
 
 SEED = np.random.SeedSequence().entropy
 SOURCES = {path.name: path.read_text() for path in EXAMPLES} | PROGRAMS
@@ -40,12 +40,14 @@ def as_tuple(result: object) -> tuple[np.ndarray, ...]:
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
-def test_graph_passes_keep_the_numerics(name: str):
+def test_graph_passes_keep_the_numerics(name: str, target: str):
     source = SOURCES[name]
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     inputs = random_inputs(source, rng)
-    optimized = as_tuple(mlc.compile(source)(*inputs))
-    plain = as_tuple(mlc.compile(source, graph_passes=False)(*inputs))
+    optimized, plain = compile_all(
+        lambda: compile_for(source, target), lambda: compile_for(source, target, graph_passes=False)
+    )
+    optimized, plain = as_tuple(optimized(*inputs)), as_tuple(plain(*inputs))
     assert len(optimized) == len(plain)
     for got, want in zip(optimized, plain, strict=True):
         assert got.dtype == want.dtype and got.shape == want.shape

@@ -12,6 +12,7 @@ skips the numerical part with the reason.
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -51,30 +52,50 @@ def assemble(ptx: str, sm: str = "sm_90") -> None:
     assert done.returncode == 0, f"ptxas rejected the PTX:\n{done.stderr}"
 
 
-def compile_for(module: Any, target: str) -> Any:
-    """`mlc.compile(module, target)`, or for `cuda` without a GPU: check PTX, then skip."""
+def compile_for(module: Any, target: str, **options: Any) -> Any:
+    """`mlc.compile(module, target, **options)`, or for `cuda` without a GPU: check PTX,
+    then skip."""
     if target == "cpu":
-        return mlc.compile(module)
+        return mlc.compile(module, **options)
     reason = gpu_unavailable_reason()
     if reason is None:
-        return mlc.compile(module, target="cuda")
+        return mlc.compile(module, target="cuda", **options)
     if shutil.which("ptxas") is None:
         pytest.skip(f"{reason}; ptxas not on PATH either")
-    from mlc.backend.ptx import to_ptx
+    from mlc.backend.ptx import kernel_names, to_ptx
 
-    assemble(to_ptx(mlc.compile(module, target="gpu", emit="nvvm")))
+    lowered = mlc.compile(module, target="gpu", emit="nvvm", **options)
+    if kernel_names(lowered):  # a program of scalars alone has no kernels
+        assemble(to_ptx(lowered))
     pytest.skip(f"{reason} (PTX assembled with ptxas)")
+
+
+def compile_all(*compilations: Callable[[], Any]) -> list[Any]:
+    """
+    Run each compilation (say, `compile_for` of two forms of a program to compare); a
+    skip (no GPU) is raised only once all have run, so every program's PTX is checked.
+    """
+    results: list[Any] = []
+    skipped: BaseException | None = None
+    for compilation in compilations:
+        try:
+            results.append(compilation())
+        except pytest.skip.Exception as skip:
+            skipped = skip
+    if skipped is not None:
+        raise skipped
+    return results
 
 
 _COMPILED: dict[str, Any] = {}
 
 
-def compile_once(program: str, target: str = "cuda") -> Any:
+def compile_once(program: str, target: str = "cuda", **options: Any) -> Any:
     """`compile_for`, once per program text: later calls reuse it (or repeat its skip)."""
-    key = f"{target}\n{program}"
+    key = f"{target}\n{sorted(options.items())}\n{program}"
     if key not in _COMPILED:
         try:
-            _COMPILED[key] = compile_for(program, target)
+            _COMPILED[key] = compile_for(program, target, **options)
         except pytest.skip.Exception as skipped:
             _COMPILED[key] = skipped
     found = _COMPILED[key]
