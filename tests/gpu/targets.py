@@ -87,6 +87,21 @@ def compile_all(*compilations: Callable[[], Any]) -> list[Any]:
     return results
 
 
+def jit_for(target: str, **options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """
+    `mlc.jit(target=target, **options)` as a decorator whose compiles go through
+    `compile_for`: without a GPU, the first program's PTX is checked, then the test skips.
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Any:
+        jitted = mlc.jit(fn, target=target, **options)
+        if target != "cpu":
+            jitted.compile = lambda module: compile_for(module, target)
+        return jitted
+
+    return wrap
+
+
 _COMPILED: dict[str, Any] = {}
 
 
