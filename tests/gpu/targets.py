@@ -12,7 +12,7 @@ skips the numerical part with the reason.
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,15 @@ import pytest
 import mlc
 
 TARGETS = [pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+def cpu_variants_and_cuda(variants: Sequence[str]) -> list[Any]:
+    """
+    Params `(variant, target)`: each CPU pipeline variant (say, linalg-tile's tile sizes)
+    on `cpu`, and the first on `cuda`, whose pipeline has no such variants.
+    """
+    params = [pytest.param((v, "cpu"), id=f"cpu-{v}") for v in variants]
+    return [*params, pytest.param((variants[0], "cuda"), marks=pytest.mark.gpu, id="cuda")]
 
 
 @cache
