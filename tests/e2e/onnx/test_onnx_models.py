@@ -1,6 +1,6 @@
 """
-The example ONNX models (`examples/onnx_models.py`) through `mlc.compile`, against
-onnxruntime at rtol 1e-4 / atol 1e-5, on fresh random inputs.
+The example ONNX models (`examples/onnx_models.py`) through `mlc.compile` for the CPU
+and `cuda`, against onnxruntime at rtol 1e-4 / atol 1e-5, on fresh random inputs.
 """
 
 import sys
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import mlc
+from tests.gpu.targets import compile_for
 
 ort = pytest.importorskip("onnxruntime")
 sys.path.insert(0, str(Path(__file__).parents[3] / "examples"))
@@ -34,9 +35,9 @@ def input_shape(model):
     ],
     ids=["mlp", "cnn-batch2", "transformer_block"],
 )
-def test_model_matches_onnxruntime(build):
+def test_model_matches_onnxruntime(build, target):
     model = build()
-    exe = mlc.compile(model)
+    exe = compile_for(model, target)
     rng = np.random.default_rng()
     for _ in range(2):
         x = rng.standard_normal(input_shape(model)).astype(np.float32)
