@@ -6,7 +6,10 @@ the device run selects with `-m gpu`). `compile_for(module, "cuda")` compiles an
 on the GPU when there is one. Without a GPU it still lowers the program through the
 `gpu` pipeline and, where CUDA's `ptxas` is on PATH, assembles its PTX for sm_90 (so
 every test program's PTX is checked on machines with the toolkit but no GPU), then
-skips the numerical part with the reason.
+skips the numerical part with the reason. `compile_once` does so once per program
+text, `compile_all` checks several programs before skipping, and `jit_for` routes
+`mlc.jit`'s compiles through `compile_for`. Tests take the `target` fixture
+(tests/e2e/conftest.py) and run unchanged on a GPU machine (`pytest -m gpu`).
 """
 
 import shutil
