@@ -1,15 +1,14 @@
 """
-`mlc.compile` end to end: programs with loops and branches, dynamic shapes compiled
-once and run at many sizes and argument checks, on the CPU and on `cuda`; memory that
-stays flat across calls (the CPU's buffer cache), and the sources, errors and stages of
-`compile`, on the CPU.
+`mlc.compile` end to end on the CPU: programs with loops and branches, dynamic shapes
+compiled once and run at many sizes, argument checks, memory that stays flat, and
+the sources `compile` accepts. tests/gpu/test_cuda_runtime.py runs these programs on
+`cuda`.
 """
 
 import numpy as np
 import pytest
 
 import mlc
-from tests.gpu.targets import compile_for, compile_once
 
 SCALE_LOOP = """
 func.func @main(%x: tensor<?x?xf32>, %n: index) -> tensor<?x?xf32> {
@@ -34,11 +33,11 @@ def scale_loop_reference(x, n):
 
 
 @pytest.mark.parametrize("size, n", [(1, 3), (5, 0), (7, 4), (16, 1)])
-def test_for_loop_dynamic_sizes_one_compile(size, n, target):
-    exe = compile_once(SCALE_LOOP, target)
+def test_for_loop_dynamic_sizes_one_compile(size, n):
+    exe = mlc.compile(SCALE_LOOP)
     x = np.random.default_rng().standard_normal((size, size)).astype(np.float32)
     np.testing.assert_allclose(exe(x, n), scale_loop_reference(x, n), rtol=1e-5, atol=1e-6)
-    assert compile_for(SCALE_LOOP, target) is exe  # cached by IR and target
+    assert mlc.compile(SCALE_LOOP) is exe  # cached by IR and target
 
 
 WHILE_LOOP = """
@@ -61,8 +60,8 @@ func.func @main(%x: tensor<8xf32>, %limit: f32) -> (tensor<8xf32>, i64) {
 """
 
 
-def test_while_loop_with_tensor_and_scalar_results(target):
-    exe = compile_for(WHILE_LOOP, target)
+def test_while_loop_with_tensor_and_scalar_results():
+    exe = mlc.compile(WHILE_LOOP)
     x = np.random.default_rng().uniform(0.1, 1.0, 8).astype(np.float32)
     v, k = exe(x, 1000.0)
     want_v, want_k = x.copy(), 0
@@ -85,8 +84,8 @@ func.func @main(%x: tensor<?xf32>, %flag: i1) -> tensor<?xf32> {
 """
 
 
-def test_if_returns_a_fresh_array_either_way(target):
-    exe = compile_for(IF_PROGRAM, target)
+def test_if_returns_a_fresh_array_either_way():
+    exe = mlc.compile(IF_PROGRAM)
     x = np.linspace(-1, 1, 11, dtype=np.float32)
     np.testing.assert_allclose(exe(x, True), np.exp(x), rtol=1e-6)
     same = exe(x, False)
@@ -98,8 +97,8 @@ def test_if_returns_a_fresh_array_either_way(target):
 MLP = "examples/mlp.mlir"
 
 
-def test_argument_checks_name_the_argument(target):
-    exe = compile_for(MLP, target)
+def test_argument_checks_name_the_argument():
+    exe = mlc.compile(MLP)
     rng = np.random.default_rng()
     args = [
         rng.standard_normal(s).astype(np.float32)
@@ -120,8 +119,8 @@ def test_argument_checks_name_the_argument(target):
         exe(args[0].tolist(), *args[1:])
 
 
-def test_non_contiguous_arguments_are_accepted(target):
-    exe = compile_once(SCALE_LOOP, target)
+def test_non_contiguous_arguments_are_accepted():
+    exe = mlc.compile(SCALE_LOOP)
     x = np.random.default_rng().standard_normal((6, 6)).astype(np.float32)
     view = x.T  # Fortran order
     np.testing.assert_allclose(exe(view, 2), scale_loop_reference(view.copy(), 2), rtol=1e-5)
@@ -185,8 +184,8 @@ func.func @main(%a: tensor<?x?xf32>, %b: tensor<?xf32>, %c: tensor<?x4xf32>) -> 
 """
 
 
-def test_dynamic_dims_follow_numpy_and_mismatches_raise(target):
-    exe = compile_for(TIED_DIMS, target)
+def test_dynamic_dims_follow_numpy_and_mismatches_raise():
+    exe = mlc.compile(TIED_DIMS)
     rng = np.random.default_rng()
     a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(4, 4), (4,), (4, 4)])
 

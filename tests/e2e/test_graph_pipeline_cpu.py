@@ -1,8 +1,9 @@
 """
 The graph passes change how a program computes, not what: every example and every
 program of `graph_programs` gives the same results compiled with the `mlc` stage and
-compiled with `graph_passes=False`, on fresh random inputs, on the CPU and on `cuda`.
-Reassociated products and folded constants round differently, hence the tolerance.
+compiled with `graph_passes=False`, on fresh random inputs. Reassociated products and
+folded constants round differently, hence the tolerance. The small programs also run on
+`cuda`; the examples' GPU numerics and PTX are tests/gpu/test_cuda_runtime.py's.
 """
 
 import numpy as np
@@ -39,7 +40,11 @@ def as_tuple(result: object) -> tuple[np.ndarray, ...]:
     return result if isinstance(result, tuple) else (result,)  # pyright: ignore[reportUnknownVariableType]
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [(name, "cpu") for name in sorted(SOURCES)]
+    + [pytest.param(name, "cuda", marks=pytest.mark.gpu) for name in sorted(PROGRAMS)],
+)
 def test_graph_passes_keep_the_numerics(name: str, target: str):
     source = SOURCES[name]
     rng = np.random.default_rng([SEED, sum(map(ord, name))])

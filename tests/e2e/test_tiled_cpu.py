@@ -168,8 +168,8 @@ def test_results_do_not_depend_on_the_thread_count(monkeypatch: pytest.MonkeyPat
     np.testing.assert_allclose(one, a @ b, rtol=1e-4, atol=1e-3)
 
 
-def test_large_matmul_runs_in_parallel_and_matches(target: str):
-    check_matmul(256, 256, 256, "f32", target)
+def test_large_matmul_runs_in_parallel_and_matches():
+    check_matmul(256, 256, 256, "f32")
 
 
 # the last case has the work to run on the thread pool
@@ -227,11 +227,10 @@ EPILOGUE_SIZES = [(1, 1, 1), (2, 3, 17), (7, 13, 16), (37, 29, 53), (61, 70, 47)
 
 
 @pytest.mark.parametrize(
-    "tile_target",
-    cpu_variants_and_cuda(["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]),
+    "tile", ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
 )
-def test_epilogue_applied_by_the_kernel(tile_target: tuple[str, str]):
-    tile, target = tile_target
+def test_epilogue_applied_by_the_kernel(tile: str):
+    # On `cuda`: tests/gpu/test_tiled_matmul.py's epilogue tests.
     # Odd sizes below and above the tiles, several K blocks with the small tiles, and
     # one dynamic-row case: the result must equal numpy's at every element.
     cases = [(str(m), k, n) for m, k, n in EPILOGUE_SIZES] + [("?", 29, 53)]
@@ -242,7 +241,7 @@ def test_epilogue_applied_by_the_kernel(tile_target: tuple[str, str]):
     pipeline.run_pipeline(module, pipeline.STAGES["linalg"])
     generics = [op for op in module.walk() if op.name == "linalg.generic"]
     assert any(any(o.name == "scf.if" for o in g.walk()) for g in generics)  # fused
-    functions = build_all(source, tile, target)
+    functions = build_all(source, tile)
     for i, (m, k, n) in enumerate(cases):
         rows = 37 if m == "?" else int(m)
         rng = np.random.default_rng(rows * 10_000 + k * 100 + n)
@@ -395,26 +394,22 @@ def transposed_source(case: tuple[Any, ...], name: str) -> str:
 
 
 @pytest.fixture(
-    scope="module",
-    params=cpu_variants_and_cuda(
-        ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
-    ),
+    scope="module", params=["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
 )
-def transposed_functions(request: pytest.FixtureRequest) -> Any:
-    tile, target = request.param
+def transposed_functions(request: pytest.FixtureRequest) -> dict[str, Any]:
+    # On `cuda`: tests/gpu/test_tiled_matmul.py's transposed operands.
     source = "\n".join(transposed_source(case, f"case{i}") for i, case in enumerate(TRANSPOSED))
-    if target == "cpu":
-        module = parse_module(source)
-        spec = ",".join([pipeline.STAGES["mlc"], pipeline.STAGES["linalg"], "bufferize", tile])
-        pipeline.run_pipeline(module, spec)
-        # every matmul in the kernel (`A^T @ B^T` may be reordered to `(B @ A)^T` first)
-        generics = [op for op in module.walk() if isinstance(op, GenericOp)]
-        assert all("reduction" not in str(op.iterator_types) for op in generics)
-    return build_all(source, tile, target)
+    module = parse_module(source)
+    spec = ",".join([pipeline.STAGES["mlc"], pipeline.STAGES["linalg"], "bufferize", request.param])
+    pipeline.run_pipeline(module, spec)
+    # every matmul in the kernel (`A^T @ B^T` may be reordered to `(B @ A)^T` first)
+    generics = [op for op in module.walk() if isinstance(op, GenericOp)]
+    assert all("reduction" not in str(op.iterator_types) for op in generics)
+    return build_all(source, request.param)
 
 
 @pytest.mark.parametrize("index", range(len(TRANSPOSED)))
-def test_transposed_operands_through_the_kernel(transposed_functions: Any, index: int):
+def test_transposed_operands_through_the_kernel(transposed_functions: dict[str, Any], index: int):
     a_shape, a_perm, b_shape, b_perm, epilogue = TRANSPOSED[index]
     rng = np.random.default_rng(index)
     a_shape = tuple(31 if d == "?" else d for d in a_shape)

@@ -26,16 +26,21 @@ def input_shape(model):
     return [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
 
 
+# The CNN on `cuda` is tests/gpu/test_conv_gemm.py's (at batch 8).
+MODELS = {
+    "mlp": onnx_models.mlp,
+    "cnn-batch2": lambda: onnx_models.cnn(batch=2),
+    "transformer_block": onnx_models.transformer_block,
+}
+
+
 @pytest.mark.parametrize(
-    "build",
-    [
-        onnx_models.mlp,
-        lambda: onnx_models.cnn(batch=2),
-        onnx_models.transformer_block,
-    ],
-    ids=["mlp", "cnn-batch2", "transformer_block"],
+    ("name", "target"),
+    [(name, "cpu") for name in MODELS]
+    + [pytest.param(name, "cuda", marks=pytest.mark.gpu) for name in ("mlp", "transformer_block")],
 )
-def test_model_matches_onnxruntime(build, target):
+def test_model_matches_onnxruntime(name, target):
+    build = MODELS[name]
     model = build()
     exe = compile_for(model, target)
     rng = np.random.default_rng()
