@@ -206,12 +206,14 @@ class Program:
     def __init__(self, module: ModuleOp):
         self.device = device()
         lib = self.device.libcuda
-        ptx = self.ptx = cached_ptx(module, self.device.sm)
+        self.ptx = ""
         self.cu_module = ctypes.c_void_p()
-        self.device.check(
-            lib.cuModuleLoadData(ctypes.byref(self.cu_module), ptx.encode() + b"\0"),
-            "loading the kernels (cuModuleLoadData)",
-        )
+        if kernel_names(module):  # a program of scalars alone runs on the host only
+            self.ptx = cached_ptx(module, self.device.sm)
+            self.device.check(
+                lib.cuModuleLoadData(ctypes.byref(self.cu_module), self.ptx.encode() + b"\0"),
+                "loading the kernels (cuModuleLoadData)",
+            )
         host = host_module(module)
         self.jit = JITModule(host)
         engine = self.jit.engine

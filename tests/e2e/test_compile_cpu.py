@@ -1,7 +1,8 @@
 """
 `mlc.compile` end to end on the CPU: programs with loops and branches, dynamic shapes
 compiled once and run at many sizes, argument checks, memory that stays flat, and
-the sources `compile` accepts.
+the sources `compile` accepts. tests/gpu/test_cuda_runtime.py runs these programs on
+`cuda`.
 """
 
 import numpy as np

@@ -18,11 +18,11 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, Module
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-import mlc
 from mlc.dialects import ml
 from mlc.lowering.patterns.fold import to_array, to_attr
 from mlc.pipeline import run_pipeline
 from tests.e2e.programs import random_array, tensor
+from tests.gpu.targets import compile_for
 
 SEED = np.random.SeedSequence().entropy
 SHAPE = (3, 4)
@@ -145,9 +145,9 @@ def operands(dtype: str, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarr
     return a, random_array(rng, SHAPE, dtype, 0.25, 3)
 
 
-def compare(builders, dtype: str, rng: np.random.Generator, rtol: float = 0.0) -> None:
+def compare(builders, dtype: str, rng: np.random.Generator, target: str, rtol: float = 0.0) -> None:
     a, b = operands(dtype, rng)
-    compiled = mlc.compile(build(builders, dtype))(a, b)
+    compiled = compile_for(build(builders, dtype), target)(a, b)
     compiled = compiled if isinstance(compiled, tuple) else (compiled,)
     folded = folded_values(builders, dtype, a, b)
     for name, got, want in zip(builders, folded, compiled, strict=True):
@@ -165,8 +165,8 @@ def rng(request: pytest.FixtureRequest) -> np.random.Generator:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
-def test_float_folds_exactly(rng, dtype):
-    compare({**COMMON, **FLOAT_EXACT}, dtype, rng)
+def test_float_folds_exactly(rng, dtype, target):
+    compare({**COMMON, **FLOAT_EXACT}, dtype, rng, target)
 
 
 # Folding is correctly rounded; the run time's libm (or, for f32 erf, an inline
@@ -175,10 +175,10 @@ TRANSCENDENTAL_RTOL = {"float32": 2e-6, "float64": 1e-13, "float16": 2e-3}
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
-def test_float_transcendentals_fold_closely(rng, dtype):
-    compare(FLOAT_TRANSCENDENTAL, dtype, rng, TRANSCENDENTAL_RTOL[dtype])
+def test_float_transcendentals_fold_closely(rng, dtype, target):
+    compare(FLOAT_TRANSCENDENTAL, dtype, rng, target, TRANSCENDENTAL_RTOL[dtype])
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int8", "int64"])
-def test_integer_folds_exactly(rng, dtype):
-    compare({**COMMON, **INT_ONLY}, dtype, rng)
+def test_integer_folds_exactly(rng, dtype, target):
+    compare({**COMMON, **INT_ONLY}, dtype, rng, target)

@@ -2,7 +2,8 @@
 The graph passes change how a program computes, not what: every example and every
 program of `graph_programs` gives the same results compiled with the `mlc` stage and
 compiled with `graph_passes=False`, on fresh random inputs. Reassociated products and
-folded constants round differently, hence the tolerance.
+folded constants round differently, hence the tolerance. The small programs also run on
+`cuda`; the examples' GPU numerics and PTX are tests/gpu/test_cuda_runtime.py's.
 """
 
 import numpy as np
@@ -10,10 +11,10 @@ import pytest
 from xdsl.dialects import func
 from xdsl.dialects.builtin import TensorType
 
-import mlc
 from mlc.backend.runtime import dtype_of
 from mlc.ir import parse_module
 from tests.e2e.graph_programs import EXAMPLES, PROGRAMS
+from tests.gpu.targets import compile_all, compile_for
 
 SEED = np.random.SeedSequence().entropy
 SOURCES = {path.name: path.read_text() for path in EXAMPLES} | PROGRAMS
@@ -39,13 +40,19 @@ def as_tuple(result: object) -> tuple[np.ndarray, ...]:
     return result if isinstance(result, tuple) else (result,)  # pyright: ignore[reportUnknownVariableType]
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_graph_passes_keep_the_numerics(name: str):
+@pytest.mark.parametrize(
+    ("name", "target"),
+    [(name, "cpu") for name in sorted(SOURCES)]
+    + [pytest.param(name, "cuda", marks=pytest.mark.gpu) for name in sorted(PROGRAMS)],
+)
+def test_graph_passes_keep_the_numerics(name: str, target: str):
     source = SOURCES[name]
     rng = np.random.default_rng([SEED, sum(map(ord, name))])
     inputs = random_inputs(source, rng)
-    optimized = as_tuple(mlc.compile(source)(*inputs))
-    plain = as_tuple(mlc.compile(source, graph_passes=False)(*inputs))
+    optimized, plain = compile_all(
+        lambda: compile_for(source, target), lambda: compile_for(source, target, graph_passes=False)
+    )
+    optimized, plain = as_tuple(optimized(*inputs)), as_tuple(plain(*inputs))
     assert len(optimized) == len(plain)
     for got, want in zip(optimized, plain, strict=True):
         assert got.dtype == want.dtype and got.shape == want.shape

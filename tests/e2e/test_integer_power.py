@@ -1,5 +1,5 @@
 """
-Integer `ml.pow` (`math.ipowi`) and `math.fpowi`, compiled for the CPU, against numpy.
+Integer `ml.pow` (`math.ipowi`) and `math.fpowi`, compiled for the CPU and `cuda`, against numpy.
 
 Overflow wraps as in numpy. Negative integer exponents, an error in numpy, give
 1 / base ** -e truncated: 1 for base 1, +-1 for base -1, 0 otherwise (0 for base 0 too).
@@ -10,9 +10,9 @@ import pytest
 from xdsl.dialects import math
 from xdsl.dialects.builtin import f32, f64, i32, i64
 
-import mlc
 from mlc.dialects import ml
 from tests.e2e.programs import program, tensor
+from tests.gpu.targets import compile_for
 
 SEED = np.random.SeedSequence().entropy
 
@@ -34,7 +34,7 @@ def reference_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
-def test_integer_pow(rng, dtype, dynamic):
+def test_integer_pow(rng, dtype, dynamic, target):
     info = np.iinfo(dtype)
     n = 257
     # Small bases (exact results), any base (wrapping), large exponents, the edges.
@@ -54,7 +54,7 @@ def test_integer_pow(rng, dtype, dynamic):
     ).astype(dtype)
     size = base.size
     module = program([tensor((size,), dtype, dynamic)] * 2, ml.PowOp)
-    got = mlc.compile(module)(base, exponent)
+    got = compile_for(module, target)(base, exponent)
     assert got.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(got, reference_power(base, exponent), err_msg=f"seed {SEED}")
     positive = exponent >= 0
@@ -64,8 +64,8 @@ def test_integer_pow(rng, dtype, dynamic):
 
 
 @pytest.mark.parametrize(("ftype", "itype"), [(f32, i32), (f64, i32), (f64, i64)])
-def test_fpowi(rng, ftype, itype):
-    function = mlc.compile(program([ftype, itype], lambda x, e: math.FPowIOp(x, e)))
+def test_fpowi(rng, ftype, itype, target):
+    function = compile_for(program([ftype, itype], lambda x, e: math.FPowIOp(x, e)), target)
     dtype = np.float32 if ftype == f32 else np.float64
     bases = [*rng.uniform(-3, 3, 20), 0.0, -0.0, 1.0, -1.0, 0.5, np.inf, -np.inf, np.nan]
     exponents = [0, 1, 2, 3, 7, 10, 31, -1, -2, -5, 64]

@@ -2,7 +2,7 @@
 The matmul kernel's edges against numpy: N ending inside a column panel (masked
 stores and loads), tasks split by column panels, rows per task chosen at run time for
 a dynamic M, K blocks of equal depth; with and without a bias + ReLU epilogue, B read
-plainly or transposed (ONNX Gemm's transB), on primes.
+plainly or transposed (ONNX Gemm's transB), on primes. The same programs run on `cuda`.
 """
 
 from typing import Any
@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 from test_tiled_cpu import build_all
+
+from tests.gpu.targets import cpu_variants_and_cuda
 
 # (M, K, N, epilogue, transposed B); M None: dynamic. N around one and two vectors (8
 # floats on AVX2) and a panel (16); M and K primes.
@@ -53,17 +55,18 @@ def source(case: tuple[int | None, int, int, bool, bool], name: str) -> str:
     return "\n".join(lines)
 
 
-@pytest.fixture(scope="module", params=TILES)
-def functions(request: pytest.FixtureRequest) -> dict[str, Any]:
+@pytest.fixture(scope="module", params=cpu_variants_and_cuda(TILES))
+def functions(request: pytest.FixtureRequest) -> Any:
     # compiled for two threads (the column groups and the run-time row split need two)
+    tile, target = request.param
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MLC_NUM_THREADS", "2")
         text = "\n".join(source(case, f"case{i}") for i, case in enumerate(CASES))
-        return build_all(text, request.param)
+        return build_all(text, tile, target)
 
 
 @pytest.mark.parametrize("index", range(len(CASES)))
-def test_matmul_edges_match_numpy(functions: dict[str, Any], index: int):
+def test_matmul_edges_match_numpy(functions: Any, index: int):
     m, k, n, epilogue, transposed = CASES[index]
     rng = np.random.default_rng(index)
     rows = [1, 5, 67, 300] if m is None else [m]

@@ -15,7 +15,7 @@ import pytest
 
 from mlc.dialects import ml
 from tests.e2e.programs import program, random_array, tensor
-from tests.gpu.targets import TARGETS, compile_for
+from tests.gpu.targets import compile_for
 
 SEED = np.random.SeedSequence().entropy
 
@@ -37,12 +37,12 @@ def assert_matches(got, want, rtol=1e-5, atol=1e-6, what=""):
         np.testing.assert_array_equal(got, want, err_msg=f"{what} seed {SEED}")
 
 
-@pytest.fixture(autouse=True, params=TARGETS)
-def target(request: pytest.FixtureRequest) -> str:
-    # Every test runs on each target: `run` and `compile_target` read it from here.
+@pytest.fixture(autouse=True)
+def _on_every_target(target: str) -> None:
+    # Every test runs on each target (tests/e2e/conftest.py): `run` and
+    # `compile_target` read it from here.
     global TARGET
-    TARGET = request.param
-    return request.param
+    TARGET = target
 
 
 TARGET = "cpu"
@@ -203,7 +203,7 @@ def test_integer_unary(rng, dtype):
 
 
 @pytest.mark.parametrize(
-    "source, target",
+    "source, result",
     [
         ("float32", "float64"),
         ("float64", "float32"),
@@ -216,14 +216,14 @@ def test_integer_unary(rng, dtype):
         ("int8", "int64"),
     ],
 )
-def test_cast(rng, source, target):
+def test_cast(rng, source, result):
     x = random_array(rng, (4, 5), source, -100, 100)
     if source == "float32":
         x[0, :3] = [0.25, -0.75, 0.0]  # small values: truncation and != 0 differ
-    module = program([tensor((4, 5), source)], lambda v: ml.CastOp(v, tensor((4, 5), target)))
+    module = program([tensor((4, 5), source)], lambda v: ml.CastOp(v, tensor((4, 5), result)))
     (got,) = run(module, x)
     # Float to integer truncates toward zero (numpy's astype does too); to bool is != 0.
-    want = x.astype(target)
+    want = x.astype(result)
     assert_matches(got, want, what="cast")
 
 

@@ -2,13 +2,15 @@
 Softmax and layer norm with their generics fused into blocks of rows (`linalg-tile`'s
 row blocks) against the same programs without (`row-blocks=false`) and numpy: each row
 is computed in the same order either way, so the results are the same bits, at one
-thread and at two, on odd and dynamic row counts and rows wider than a block.
+thread and at two, on odd and dynamic row counts and rows wider than a block; the
+programs also run on `cuda` against numpy.
 """
 
 import numpy as np
 import pytest
 
 from tests.e2e.test_tiled_cpu import build_all
+from tests.gpu.targets import TARGETS
 
 RNG = np.random.default_rng()
 
@@ -30,10 +32,17 @@ CASES = [("3", 17), ("?", 48), ("301", 4104)]  # 4104 floats: rows of 16 KB, blo
 
 
 @pytest.fixture(scope="module", params=CASES, ids=lambda case: f"{case[0]}x{case[1]}")
-def compiled(request: pytest.FixtureRequest):
-    rows, cols = request.param
+def case(request: pytest.FixtureRequest) -> tuple[str, int]:
+    return request.param
+
+
+@pytest.fixture(scope="module", params=TARGETS)
+def compiled(request: pytest.FixtureRequest, case: tuple[str, int]):
+    # On `cuda` (no row blocks) both are the one GPU compile: numpy is the comparison.
+    rows, cols = case
     source = SOURCE.format(rows=rows, cols=cols)
-    return rows, cols, build_all(source), build_all(source, "linalg-tile{row-blocks=false}")
+    blocked = build_all(source, target=request.param)
+    return rows, cols, blocked, build_all(source, "linalg-tile{row-blocks=false}", request.param)
 
 
 def test_same_bits_as_generic_by_generic(compiled, monkeypatch: pytest.MonkeyPatch):

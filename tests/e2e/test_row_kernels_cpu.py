@@ -1,6 +1,7 @@
 """
 Softmax as a max pass, one `exp` per element stored with the row's sum, and a scaling
-pass, against numpy in float64 on fresh random inputs.
+pass, against numpy in float64 on fresh random inputs, on the CPU and on `cuda` (whose
+softmax is the online form).
 
 The shapes cover rows shorter than a vector, prime row lengths (a vector loop with a
 scalar tail), row counts that do not divide among the threads or into the row blocks,
@@ -13,9 +14,9 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 
-import mlc
 from mlc.dialects import ml
 from tests.e2e.programs import ELEMENT_TYPES, program, random_array
+from tests.gpu.targets import compile_for
 
 SEED = np.random.SeedSequence().entropy
 
@@ -31,19 +32,21 @@ def reference(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def softmax_exe(shape: tuple[int, ...], dtype: str, axis: int = -1, dynamic_rows: bool = False):
+def softmax_exe(
+    shape: tuple[int, ...], dtype: str, target: str, axis: int = -1, dynamic_rows: bool = False
+):
     """Softmax over `axis`; `dynamic_rows` makes every dim but the last `?`."""
     dims = [DYNAMIC_INDEX if dynamic_rows else d for d in shape[:-1]] + [shape[-1]]
     arg = TensorType(ELEMENT_TYPES[dtype], dims)
-    return mlc.compile(program([arg], lambda x: ml.SoftmaxOp(x, axis=axis)))
+    return compile_for(program([arg], lambda x: ml.SoftmaxOp(x, axis=axis)), target)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize(
     "shape", [(5,), (1, 16), (3, 7), (7, 13), (2, 3, 64), (4, 131), (33, 256), (37, 1031)]
 )
-def test_matches_numpy(rng, shape, dtype):
-    exe = softmax_exe(shape, dtype)
+def test_matches_numpy(rng, shape, dtype, target):
+    exe = softmax_exe(shape, dtype, target)
     x = random_array(rng, shape, dtype, -20, 20)
     got = exe(x)
     np.testing.assert_allclose(got, reference(x), rtol=1e-5, atol=1e-7)
@@ -51,24 +54,24 @@ def test_matches_numpy(rng, shape, dtype):
 
 
 @pytest.mark.parametrize(("shape", "axis"), [((17, 5), 0), ((3, 11, 4), 1)])
-def test_along_a_leading_axis(rng, shape, axis):
-    exe = softmax_exe(shape, "float32", axis=axis)
+def test_along_a_leading_axis(rng, shape, axis, target):
+    exe = softmax_exe(shape, "float32", target, axis=axis)
     x = random_array(rng, shape, "float32", -20, 20)
     np.testing.assert_allclose(exe(x), reference(x, axis), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("rows", [1, 2, 9])
-def test_dynamic_rows(rng, rows):
-    exe = softmax_exe((rows, 40), "float32", dynamic_rows=True)
+def test_dynamic_rows(rng, rows, target):
+    exe = softmax_exe((rows, 40), "float32", target, dynamic_rows=True)
     for n in (rows, rows + 3, 67):
         x = random_array(rng, (n, 40), "float32", -20, 20)
         np.testing.assert_allclose(exe(x), reference(x), rtol=1e-5, atol=1e-7)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_large_magnitudes(rng, dtype):
+def test_large_magnitudes(rng, dtype, target):
     """exp(x) alone overflows here; exp(x - max) never does."""
-    exe = softmax_exe((16, 37), dtype)
+    exe = softmax_exe((16, 37), dtype, target)
     x = random_array(rng, (16, 37), dtype, -1e4, 1e4)
     for row in range(16):
         x[row, (row * 3) % 37] = 3e4  # far above the rest, somewhere else in each row
@@ -77,8 +80,8 @@ def test_large_magnitudes(rng, dtype):
     assert np.all(np.isfinite(got))
 
 
-def test_masked_entries_and_rows(rng):
-    exe = softmax_exe((6, 35), "float32")
+def test_masked_entries_and_rows(rng, target):
+    exe = softmax_exe((6, 35), "float32", target)
     x = random_array(rng, (6, 35), "float32", -5, 5)
     x[0, :5] = -np.inf  # masked before the first finite entry
     x[1, 0::8] = -np.inf  # one lane of every vector
@@ -93,8 +96,8 @@ def test_masked_entries_and_rows(rng):
     assert np.isnan(exe(x)[5]).all()
 
 
-def test_nan_and_infinity_poison_their_row_only(rng):
-    exe = softmax_exe((4, 48), "float32")
+def test_nan_and_infinity_poison_their_row_only(rng, target):
+    exe = softmax_exe((4, 48), "float32", target)
     x = random_array(rng, (4, 48), "float32")
     x[1, 29] = np.nan
     x[2, 3] = np.inf
@@ -115,7 +118,7 @@ def test_online_form_matches_numpy(rng, monkeypatch, shape):
     online = pipeline.TARGET_STAGE_TEXT["gpu"]["linalg"]
     assert "online-softmax=true" in online
     monkeypatch.setitem(pipeline.STAGES, "linalg", online)
-    exe = softmax_exe(shape, "float32")
+    exe = softmax_exe(shape, "float32", "cpu")
     x = random_array(rng, shape, "float32", -20, 20)
     x[0, : shape[1] // 2] = -np.inf  # masked before the first finite entry
     got = exe(x)

@@ -1,6 +1,10 @@
 """
 Tiled, vectorised and parallel code (linalg-tile, scf.parallel) against numpy and the
 untiled loops, on odd sizes: primes, 1, and sizes below and above the tile sizes.
+
+The programs that check numerics also run on `cuda` (its own tiling, one compile per
+program); those comparing CPU tilings, thread counts or the CPU kernel's IR stay on
+the CPU.
 """
 
 from typing import Any
@@ -18,6 +22,7 @@ from mlc.backend.jit import JITModule
 from mlc.backend.runtime import compiled_function
 from mlc.ir import parse_module
 from mlc.lowering.bufferize import memref_type
+from tests.gpu.targets import compile_for, compile_once, cpu_variants_and_cuda
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
 TOLERANCE = {"f32": 2e-4, "f64": 1e-11, "i32": 0}
@@ -32,11 +37,14 @@ def matmul_source(a_shape: str, b_shape: str, c_shape: str, dtype: str, name: st
     }}"""
 
 
-def build_all(source: str, tile: str | None = "linalg-tile") -> dict[str, Any]:
+def build_all(source: str, tile: str | None = "linalg-tile", target: str = "cpu") -> Any:
     """
     Compile every function of `source` with the CPU stages, the tiling pass replaced by
-    `tile` (None: none), in one module (one pipeline run and one JIT for many cases).
+    `tile` (None: none), in one module (one pipeline run and one JIT for many cases);
+    for `cuda`, with the GPU pipeline (`tile` does not apply), once per source.
     """
+    if target != "cpu":
+        return compile_once(source, target)
     module = parse_module(source)
     signatures = {
         op.sym_name.data: op.function_type for op in module.body.ops if isinstance(op, func.FuncOp)
@@ -56,9 +64,9 @@ def build_all(source: str, tile: str | None = "linalg-tile") -> dict[str, Any]:
     return functions
 
 
-def build(source: str, tile: str | None = "linalg-tile") -> Any:
+def build(source: str, tile: str | None = "linalg-tile", target: str = "cpu") -> Any:
     """`@f` of `source`, compiled as `build_all` does."""
-    return build_all(source, tile)["f"]
+    return build_all(source, tile, target)["f"]
 
 
 def random(shape: tuple[int, ...], dtype: str, rng: np.random.Generator) -> NDArray[Any]:
@@ -67,13 +75,15 @@ def random(shape: tuple[int, ...], dtype: str, rng: np.random.Generator) -> NDAr
     return rng.standard_normal(shape).astype(DTYPES[dtype])
 
 
-def check_matmuls(cases: list[tuple[int, int, int, str]], tile: str | None = "linalg-tile") -> None:
+def check_matmuls(
+    cases: list[tuple[int, int, int, str]], tile: str | None = "linalg-tile", target: str = "cpu"
+) -> None:
     """Compile one module with a matmul per case; compare each with numpy in f64."""
     source = "\n".join(
         matmul_source(f"{m}x{k}", f"{k}x{n}", f"{m}x{n}", dtype, f"case{i}")
         for i, (m, k, n, dtype) in enumerate(cases)
     )
-    functions = build_all(source, tile)
+    functions = build_all(source, tile, target)
     for i, (m, k, n, dtype) in enumerate(cases):
         rng = np.random.default_rng(m * 10_000 + k * 100 + n)
         a, b = random((m, k), dtype, rng), random((k, n), dtype, rng)
@@ -84,8 +94,8 @@ def check_matmuls(cases: list[tuple[int, int, int, str]], tile: str | None = "li
         )
 
 
-def check_matmul(m: int, k: int, n: int, dtype: str, tile: str | None = "linalg-tile"):
-    check_matmuls([(m, k, n, dtype)], tile)
+def check_matmul(m: int, k: int, n: int, dtype: str, target: str = "cpu"):
+    check_matmuls([(m, k, n, dtype)], target=target)
 
 
 # primes, 1, and sizes below and above one vector / register block
@@ -93,8 +103,8 @@ SIZES = [(1, 1, 1), (2, 3, 5), (7, 13, 17), (1, 64, 33), (37, 29, 53), (61, 1, 4
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
-def test_tiled_matmul_matches_numpy(dtype: str):
-    check_matmuls([(*size, dtype) for size in SIZES])
+def test_tiled_matmul_matches_numpy(dtype: str, target: str):
+    check_matmuls([(*size, dtype) for size in SIZES], target=target)
 
 
 def test_small_tiles_cover_every_edge():
@@ -124,14 +134,14 @@ def test_tiled_matches_untiled_loops():
     np.testing.assert_allclose(tiled(a, b), plain(a, b), rtol=1e-5, atol=1e-4)
 
 
-def test_integer_matmul_is_left_to_the_loops():
-    check_matmul(19, 23, 31, "i32")
+def test_integer_matmul_is_left_to_the_loops(target: str):
+    check_matmul(19, 23, 31, "i32", target)
 
 
-def test_dynamic_dims():
+def test_dynamic_dims(target: str):
     source = matmul_source("?x?", "?x?", "?x?", "f32", "general")
     source += matmul_source("?x?", "?x1", "?x1", "f32", "matvec")
-    functions = build_all(source)
+    functions = build_all(source, target=target)
     rng = np.random.default_rng(5)
     for m, k, n in [(5, 7, 40), (33, 65, 1), (1, 1, 1), (300, 17, 3)]:
         a, b = random((m, k), "f32", rng), random((k, n), "f32", rng)
@@ -139,10 +149,10 @@ def test_dynamic_dims():
             np.testing.assert_allclose(functions[name](a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
-def test_batch_matmul():
+def test_batch_matmul(target: str):
     rng = np.random.default_rng(7)
     a, b = random((3, 17, 19), "f32", rng), random((3, 19, 23), "f32", rng)
-    f = build(matmul_source("3x17x19", "3x19x23", "3x17x23", "f32"))
+    f = build(matmul_source("3x17x19", "3x19x23", "3x17x23", "f32"), target=target)
     np.testing.assert_allclose(f(a, b), a @ b, rtol=1e-4, atol=1e-4)
 
 
@@ -167,7 +177,9 @@ MATVEC_CASES = [(m, k) for m in (1, 5, 8, 9, 17) for k in (1, 7, 8, 9, 33)] + [(
 
 
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
-def test_matvec_row_counts_around_the_block(dtype: str, monkeypatch: pytest.MonkeyPatch):
+def test_matvec_row_counts_around_the_block(
+    dtype: str, target: str, monkeypatch: pytest.MonkeyPatch
+):
     """Eight rows per task: fewer rows than a task (one task, no parallel loop), one
     task exactly, a partial last task; K below, at and above one vector (with and
     without the vector loop and the scalar tail). One thread and two give the same
@@ -176,7 +188,7 @@ def test_matvec_row_counts_around_the_block(dtype: str, monkeypatch: pytest.Monk
         matmul_source(f"{m}x{k}", f"{k}x1", f"{m}x1", dtype, f"case{i}")
         for i, (m, k) in enumerate(MATVEC_CASES)
     )
-    functions = build_all(source)
+    functions = build_all(source, target=target)
     for i, (m, k) in enumerate(MATVEC_CASES):
         rng = np.random.default_rng(m * 100 + k)
         a, x = random((m, k), dtype, rng), random((k, 1), dtype, rng)
@@ -218,6 +230,7 @@ EPILOGUE_SIZES = [(1, 1, 1), (2, 3, 17), (7, 13, 16), (37, 29, 53), (61, 70, 47)
     "tile", ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
 )
 def test_epilogue_applied_by_the_kernel(tile: str):
+    # On `cuda`: tests/gpu/test_tiled_matmul.py's epilogue tests.
     # Odd sizes below and above the tiles, several K blocks with the small tiles, and
     # one dynamic-row case: the result must equal numpy's at every element.
     cases = [(str(m), k, n) for m, k, n in EPILOGUE_SIZES] + [("?", 29, 53)]
@@ -258,12 +271,14 @@ def test_epilogue_matches_unfused_and_untiled():
         ("?x13x21", "?x21x16", "?x13x16"),  # dynamic batch
     ],
 )
-def test_batched_matmul_through_the_kernel(shapes: tuple[str, str, str]):
+def test_batched_matmul_through_the_kernel(shapes: tuple[str, str, str], target: str):
     source = matmul_source(*shapes, "f32")
-    module = parse_module(source)
-    pipeline.run_pipeline(module, ",".join([pipeline.STAGES["linalg"], "bufferize", "linalg-tile"]))
-    assert any(op.name == "vector.fma" for op in module.walk())  # the micro-kernel ran
-    f = build(source)
+    if target == "cpu":
+        module = parse_module(source)
+        stages = [pipeline.STAGES["linalg"], "bufferize", "linalg-tile"]
+        pipeline.run_pipeline(module, ",".join(stages))
+        assert any(op.name == "vector.fma" for op in module.walk())  # the micro-kernel ran
+    f = build(source, target=target)
     rng = np.random.default_rng(17)
     a_shape, b_shape = ([int(d) if d != "?" else 3 for d in s.split("x")] for s in shapes[:2])
     a, b = random(tuple(a_shape), "f32", rng), random(tuple(b_shape), "f32", rng)
@@ -283,15 +298,18 @@ CONVS = [
 ]
 
 
-@pytest.mark.parametrize("tile", ["", "{tile-sizes=3,8,16,6 vector-length=4}"])
+@pytest.mark.parametrize(
+    "tile_target", cpu_variants_and_cuda(["", "{tile-sizes=3,8,16,6 vector-length=4}"])
+)
 @pytest.mark.parametrize("case", CONVS, ids=range(len(CONVS)))
-def test_conv_through_the_kernel(case, tile: str, monkeypatch: pytest.MonkeyPatch):
+def test_conv_through_the_kernel(case, tile_target, monkeypatch: pytest.MonkeyPatch):
     # relu(conv(x, w) + bias, scaled per channel) + residual: the epilogue fuses into
     # the convolution and the micro-kernel applies it to the implicit GEMM's tiles.
     from mlc.dialects import ml
     from tests.e2e.programs import program, tensor
     from tests.e2e.test_ml_ops_cpu import conv2d_reference
 
+    tile, target = tile_target
     x_shape, w_shape, strides, dilations, pads, groups = case
     attrs = dict(strides=strides, dilations=dilations, pads=pads, groups=groups)
     rng = np.random.default_rng(sum(x_shape) * 100 + sum(w_shape))
@@ -309,12 +327,13 @@ def test_conv_through_the_kernel(case, tile: str, monkeypatch: pytest.MonkeyPatc
         return [conv, scaled, total, ml.ReluOp(total)]
 
     module = program(types, build)
-    loops = pipeline.STAGES["loops"].replace("linalg-tile", "linalg-tile" + tile)
-    monkeypatch.setitem(pipeline.STAGES, "loops", loops)
-    lowered = pipeline.lower(module.clone(), emit="loops")
-    assert any(op.name == "vector.fma" for op in lowered.walk())  # the micro-kernel ran
-    assert not any(op.name == "linalg.generic" for op in lowered.walk())  # epilogue too
-    got = mlc.compile(module)(x, w, bias, scale, residual)
+    if target == "cpu":
+        loops = pipeline.STAGES["loops"].replace("linalg-tile", "linalg-tile" + tile)
+        monkeypatch.setitem(pipeline.STAGES, "loops", loops)
+        lowered = pipeline.lower(module.clone(), emit="loops")
+        assert any(op.name == "vector.fma" for op in lowered.walk())  # the micro-kernel ran
+        assert not any(op.name == "linalg.generic" for op in lowered.walk())  # epilogue too
+    got = compile_once(str(module), target)(x, w, bias, scale, residual)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.sqrt(np.prod(w_shape[1:])))
 
 
@@ -378,6 +397,7 @@ def transposed_source(case: tuple[Any, ...], name: str) -> str:
     scope="module", params=["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
 )
 def transposed_functions(request: pytest.FixtureRequest) -> dict[str, Any]:
+    # On `cuda`: tests/gpu/test_tiled_matmul.py's transposed operands.
     source = "\n".join(transposed_source(case, f"case{i}") for i, case in enumerate(TRANSPOSED))
     module = parse_module(source)
     spec = ",".join([pipeline.STAGES["mlc"], pipeline.STAGES["linalg"], "bufferize", request.param])
@@ -405,11 +425,11 @@ def test_transposed_operands_through_the_kernel(transposed_functions: dict[str, 
     np.testing.assert_allclose(got, want, rtol=0, atol=atol, err_msg=str(TRANSPOSED[index]))
 
 
-def test_transposed_matrix_vector_products():
+def test_transposed_matrix_vector_products(target: str):
     # N = 1 with A or B read transposed: not the dot-product kernel's plain rows of A
     cases = [((29, 37), (1, 0), (29, 1), None, False), ((37, 29), None, (1, 29), (1, 0), False)]
     source = "\n".join(transposed_source(case, f"case{i}") for i, case in enumerate(cases))
-    functions = build_all(source)
+    functions = build_all(source, target=target)
     rng = np.random.default_rng(29)
     for i, (a_shape, a_perm, b_shape, b_perm, _) in enumerate(cases):
         a, b = random(a_shape, "f32", rng), random(b_shape, "f32", rng)

@@ -1,5 +1,5 @@
 """
-Structured control flow in traced programs, run on the CPU against plain Python:
+Structured control flow in traced programs, run on the CPU and `cuda` against plain Python:
 data-dependent while loops, nested conds down every path, fori_loop with captured
 arrays and traced bounds. Each program compiles once and runs on several inputs.
 """
@@ -8,6 +8,7 @@ import numpy as np
 
 import mlc
 from mlc import ops
+from tests.gpu.targets import compile_for
 
 rng = np.random.default_rng()
 
@@ -36,10 +37,10 @@ def jacobi_reference(a, b):
     return x, k
 
 
-def test_while_loop_runs_a_data_dependent_number_of_times():
+def test_while_loop_runs_a_data_dependent_number_of_times(target):
     n = 7
     a = rng.standard_normal((n, n)) + np.eye(n) * n * 2
-    exe = mlc.compile(mlc.trace(jacobi, a, rng.standard_normal((n, 1))))
+    exe = compile_for(mlc.trace(jacobi, a, rng.standard_normal((n, 1))), target)
     counts = set()
     for scale in (1e-3, 1.0, 1e3):
         b = rng.standard_normal((n, 1)) * scale
@@ -67,9 +68,9 @@ def nested_reference(x, t):
     return -x if x.min() < -t else x - t
 
 
-def test_nested_conds_take_every_path():
+def test_nested_conds_take_every_path(target):
     x0 = rng.standard_normal(5).astype(np.float32)
-    exe = mlc.compile(mlc.trace(nested, x0, np.float32(1.0)))
+    exe = compile_for(mlc.trace(nested, x0, np.float32(1.0)), target)
     for x, t in [
         (np.full(5, 3.0), 1.0),
         (np.full(5, 0.5), 1.0),
@@ -80,7 +81,7 @@ def test_nested_conds_take_every_path():
         np.testing.assert_allclose(exe(x, np.asarray(t)), nested_reference(x, t), rtol=1e-6)
 
 
-def test_fori_loop_with_captured_arrays_and_traced_bounds():
+def test_fori_loop_with_captured_arrays_and_traced_bounds(target):
     w = rng.standard_normal((4, 4)).astype(np.float32) / 4
     bias = rng.standard_normal(4).astype(np.float32)
 
@@ -88,7 +89,7 @@ def test_fori_loop_with_captured_arrays_and_traced_bounds():
         return ops.fori_loop(0, n, lambda i, h: ops.tanh(h @ w + bias * i), h)
 
     h = rng.standard_normal((2, 4)).astype(np.float32)
-    exe = mlc.compile(mlc.trace(recurrence, h, np.int64(3)))
+    exe = compile_for(mlc.trace(recurrence, h, np.int64(3)), target)
     for n in (0, 1, 5):
         want = h
         for i in range(n):
@@ -96,14 +97,14 @@ def test_fori_loop_with_captured_arrays_and_traced_bounds():
         np.testing.assert_allclose(exe(h, np.asarray(n)), want, rtol=1e-5, atol=1e-6)
 
 
-def test_while_loop_on_a_single_array_with_a_numpy_scalar_state():
+def test_while_loop_on_a_single_array_with_a_numpy_scalar_state(target):
     def halve_until_small(x):
         return ops.while_loop(lambda s: s.max() > 1.0, lambda s: s * 0.5, x), ops.while_loop(
             lambda c: c < 10, lambda c: c + np.int32(3), np.int32(1)
         )
 
     x = rng.uniform(0, 100, 6)
-    got, count = mlc.compile(mlc.trace(halve_until_small, x))(x)
+    got, count = compile_for(mlc.trace(halve_until_small, x), target)(x)
     want = x.copy()
     while want.max() > 1.0:
         want = want * 0.5

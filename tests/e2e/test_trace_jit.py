@@ -2,6 +2,8 @@
 `mlc.jit`: guards and exact cache counts, the variant limit, automatic dynamic
 shapes, graph breaks (Python's answer on every path, cached pieces), shape buckets
 (shared compilations, exact results at every size, refusal on unsafe dims), errors.
+The tests whose compiled pieces compute numbers also run on `cuda`; the guard and cache
+mechanics are the same for every target and run on the CPU.
 """
 
 import inspect
@@ -15,6 +17,7 @@ import mlc
 from mlc import ops
 from mlc.frontends.trace import TraceError
 from mlc.frontends.trace.jit import RecompilationWarning
+from tests.gpu.targets import jit_for
 
 rng = np.random.default_rng()
 SCALE = np.float32(2.0)
@@ -118,8 +121,8 @@ def branchy(x):
     return y - float(x.max())  # a second one on this path
 
 
-def test_graph_breaks_give_pythons_answer_on_both_paths_and_cache_the_pieces():
-    f = mlc.jit(branchy)
+def test_graph_breaks_give_pythons_answer_on_both_paths_and_cache_the_pieces(target):
+    f = jit_for(target)(branchy)
     positive, negative = np.abs(f32(4)), -np.abs(f32(4))
     for x in (positive, negative, positive, negative, positive * 2):
         np.testing.assert_allclose(f(x), branchy(x), rtol=1e-6)
@@ -181,8 +184,8 @@ def test_shape_errors_under_jit_point_at_the_user():
         f(f32(2, 3), f32(4, 2))
 
 
-def test_buckets_share_a_compilation_and_slice_exact_results():
-    @mlc.jit(dynamic="bucket")
+def test_buckets_share_a_compilation_and_slice_exact_results(target):
+    @jit_for(target, dynamic="bucket")
     def layer(x, w, b):
         return ops.relu(x @ w + b).sum(axis=1)
 
@@ -282,10 +285,10 @@ def test_globals_read_by_nested_functions_and_helpers_are_guarded():
     assert info(capped) == (0, 2, 0, 2)
 
 
-def test_dynamic_dims_through_indexing_reshape_and_matmul():
+def test_dynamic_dims_through_indexing_reshape_and_matmul(target):
     v = f32(4)
 
-    @mlc.jit(dynamic=True)
+    @jit_for(target, dynamic=True)
     def views(x):
         return (
             x[1:, ::2],
@@ -319,11 +322,11 @@ def test_dynamic_dims_through_indexing_reshape_and_matmul():
     assert info(views) == (1, 2, 0, 2)
 
 
-def test_large_captured_arrays_are_arguments_read_at_each_call():
+def test_large_captured_arrays_are_arguments_read_at_each_call(target):
     weights = f32(64, 32)
     small = f32(3)
 
-    @mlc.jit
+    @jit_for(target)
     def project(x):
         y = x @ weights
         if y.sum() > 1e9:  # a break: the weights are arguments of both pieces

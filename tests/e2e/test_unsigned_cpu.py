@@ -1,5 +1,5 @@
 """
-Unsigned integers (ui8..ui64) through convert-ml-to-linalg and the CPU backend, against
+Unsigned integers (ui8..ui64) through convert-ml-to-linalg and the CPU and GPU backends, against
 numpy on fresh random data spanning the whole range (values past the signed maximum
 are where a signed op would go wrong), static and dynamic shapes.
 """
@@ -9,6 +9,7 @@ import pytest
 
 import mlc
 from mlc import ops
+from tests.gpu.targets import compile_for, jit_for
 
 SEED = np.random.SeedSequence().entropy
 UNSIGNED = {"uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64"}
@@ -48,8 +49,8 @@ def elementwise_program(element: str, dims: str) -> str:
     ("dtype", "dims"),
     [("uint8", "3x4"), ("uint16", "?x4"), ("uint32", "3x4"), ("uint64", "?x4")],
 )
-def test_elementwise(rng, dtype, dims):
-    exe = mlc.compile(elementwise_program(UNSIGNED[dtype], dims))
+def test_elementwise(rng, dtype, dims, target):
+    exe = compile_for(elementwise_program(UNSIGNED[dtype], dims), target)
     x, y = full_range(rng, (3, 4), dtype), full_range(rng, (4,), dtype, low=1)
     with np.errstate(over="ignore"):
         want = [
@@ -67,25 +68,27 @@ NUMPY |= {"ui8": "uint8", "ui16": "uint16", "ui64": "uint64", "i1": "bool"}
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "uint32"])
-def test_casts_from_unsigned(rng, dtype):
+def test_casts_from_unsigned(rng, dtype, target):
     source = UNSIGNED[dtype]
     results = ", ".join(f"tensor<?x{t}>" for t in CASTS)
     casts = "\n".join(
         f"  %c{i} = ml.cast %x : (tensor<?x{source}>) -> tensor<?x{t}>" for i, t in enumerate(CASTS)
     )
     names = ", ".join(f"%c{i}" for i in range(len(CASTS)))
-    exe = mlc.compile(
+    exe = compile_for(
         f"func.func @main(%x: tensor<?x{source}>) -> ({results}) {{\n{casts}\n"
-        f"  func.return {names} : {results}\n}}"
+        f"  func.return {names} : {results}\n}}",
+        target,
     )
     x = full_range(rng, (17,), dtype)
     for got, element in zip(exe(x), CASTS, strict=True):
         np.testing.assert_array_equal(got, x.astype(NUMPY[element]), err_msg=element)
 
 
-def test_casts_to_unsigned(rng):
+def test_casts_to_unsigned(rng, target):
     results = "tensor<?xui8>, tensor<?xui32>, tensor<?xui64>, tensor<?xui16>"
-    exe = mlc.compile(f"""
+    exe = compile_for(
+        f"""
 func.func @main(%f: tensor<?xf32>, %i: tensor<?xi8>) -> ({results}) {{
   %a = ml.cast %f : (tensor<?xf32>) -> tensor<?xui8>
   %b = ml.cast %f : (tensor<?xf32>) -> tensor<?xui32>
@@ -93,7 +96,9 @@ func.func @main(%f: tensor<?xf32>, %i: tensor<?xi8>) -> ({results}) {{
   %d = ml.cast %i : (tensor<?xi8>) -> tensor<?xui16>
   func.return %a, %b, %c, %d : {results}
 }}
-""")
+""",
+        target,
+    )
     f = rng.uniform(0, 250, 33).astype(np.float32)  # in range of every target
     i = rng.integers(-128, 128, 33).astype(np.int8)
     a, b, c, d = exe(f, i)
@@ -103,9 +108,10 @@ func.func @main(%f: tensor<?xf32>, %i: tensor<?xi8>) -> ({results}) {{
     np.testing.assert_array_equal(d, i.astype(np.uint16))
 
 
-def test_sum_matmul_and_constants(rng):
+def test_sum_matmul_and_constants(rng, target):
     t = "tensor<?x?xui32>"
-    exe = mlc.compile(f"""
+    exe = compile_for(
+        f"""
 func.func @main(%a: {t}, %b: {t}) -> (tensor<?xui32>, {t}, {t}) {{
   %s = ml.reduce_sum %a {{axes = array<i64: 1>, keepdims = false}} : ({t}) -> tensor<?xui32>
   %m = ml.matmul %a, %b : ({t}, {t}) -> {t}
@@ -113,7 +119,9 @@ func.func @main(%a: {t}, %b: {t}) -> (tensor<?xui32>, {t}, {t}) {{
   %d = ml.div %a, %k : ({t}, tensor<2xui32>) -> {t}
   func.return %s, %m, %d : tensor<?xui32>, {t}, {t}
 }}
-""")
+""",
+        target,
+    )
     a, b = full_range(rng, (3, 2), "uint32"), full_range(rng, (2, 5), "uint32")
     s, m, d = exe(a, b)
     np.testing.assert_array_equal(s, a.sum(axis=1, dtype=np.uint32))
@@ -133,9 +141,9 @@ func.func @main(%a: {t}) -> tensor<ui8> {{
         mlc.compile(program)
 
 
-def test_traced_uint_arrays(rng):
+def test_traced_uint_arrays(rng, target):
     x, y = full_range(rng, (3, 4), "uint16"), full_range(rng, (4,), "uint16", low=1)
-    f = mlc.jit(lambda a, b: (a + b, a * b, a < b, ops.maximum(a, b), a - b))
+    f = jit_for(target)(lambda a, b: (a + b, a * b, a < b, ops.maximum(a, b), a - b))
     with np.errstate(over="ignore"):
         want = (x + y, x * y, x < y, np.maximum(x, y), x - y)
     for got, expected in zip(f(x, y), want, strict=True):
@@ -144,10 +152,10 @@ def test_traced_uint_arrays(rng):
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "uint32", "uint64"])
-def test_traced_sum_of_unsigned_is_uint64(rng, dtype):
+def test_traced_sum_of_unsigned_is_uint64(rng, dtype, target):
     """numpy sums unsigned integers as uint64: values past int64's range stay exact."""
     x = full_range(rng, (5, 7), dtype)
-    f = mlc.jit(lambda a: (ops.sum(a), ops.sum(a, axis=0)))
+    f = jit_for(target)(lambda a: (ops.sum(a), ops.sum(a, axis=0)))
     with np.errstate(over="ignore"):
         want = (np.sum(x), np.sum(x, axis=0))
     for got, expected in zip(f(x), want, strict=True):

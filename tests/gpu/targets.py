@@ -6,12 +6,16 @@ the device run selects with `-m gpu`). `compile_for(module, "cuda")` compiles an
 on the GPU when there is one. Without a GPU it still lowers the program through the
 `gpu` pipeline and, where CUDA's `ptxas` is on PATH, assembles its PTX for sm_90 (so
 every test program's PTX is checked on machines with the toolkit but no GPU), then
-skips the numerical part with the reason.
+skips the numerical part with the reason. `compile_once` does so once per program
+text, `compile_all` checks several programs before skipping, and `jit_for` routes
+`mlc.jit`'s compiles through `compile_for`. Tests take the `target` fixture
+(tests/e2e/conftest.py) and run unchanged on a GPU machine (`pytest -m gpu`).
 """
 
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,15 @@ import pytest
 import mlc
 
 TARGETS = [pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+def cpu_variants_and_cuda(variants: Sequence[str]) -> list[Any]:
+    """
+    Params `(variant, target)`: each CPU pipeline variant (say, linalg-tile's tile sizes)
+    on `cpu`, and the first on `cuda`, whose pipeline has no such variants.
+    """
+    params = [pytest.param((v, "cpu"), id=f"cpu-{v}") for v in variants]
+    return [*params, pytest.param((variants[0], "cuda"), marks=pytest.mark.gpu, id="cuda")]
 
 
 @cache
@@ -51,30 +64,65 @@ def assemble(ptx: str, sm: str = "sm_90") -> None:
     assert done.returncode == 0, f"ptxas rejected the PTX:\n{done.stderr}"
 
 
-def compile_for(module: Any, target: str) -> Any:
-    """`mlc.compile(module, target)`, or for `cuda` without a GPU: check PTX, then skip."""
+def compile_for(module: Any, target: str, **options: Any) -> Any:
+    """`mlc.compile(module, target, **options)`, or for `cuda` without a GPU: check PTX,
+    then skip."""
     if target == "cpu":
-        return mlc.compile(module)
+        return mlc.compile(module, **options)
     reason = gpu_unavailable_reason()
     if reason is None:
-        return mlc.compile(module, target="cuda")
+        return mlc.compile(module, target="cuda", **options)
     if shutil.which("ptxas") is None:
         pytest.skip(f"{reason}; ptxas not on PATH either")
-    from mlc.backend.ptx import to_ptx
+    from mlc.backend.ptx import kernel_names, to_ptx
 
-    assemble(to_ptx(mlc.compile(module, target="gpu", emit="nvvm")))
+    lowered = mlc.compile(module, target="gpu", emit="nvvm", **options)
+    if kernel_names(lowered):  # a program of scalars alone has no kernels
+        assemble(to_ptx(lowered))
     pytest.skip(f"{reason} (PTX assembled with ptxas)")
+
+
+def compile_all(*compilations: Callable[[], Any]) -> list[Any]:
+    """
+    Run each compilation (say, `compile_for` of two forms of a program to compare); a
+    skip (no GPU) is raised only once all have run, so every program's PTX is checked.
+    """
+    results: list[Any] = []
+    skipped: BaseException | None = None
+    for compilation in compilations:
+        try:
+            results.append(compilation())
+        except pytest.skip.Exception as skip:
+            skipped = skip
+    if skipped is not None:
+        raise skipped
+    return results
+
+
+def jit_for(target: str, **options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """
+    `mlc.jit(target=target, **options)` as a decorator whose compiles go through
+    `compile_for`: without a GPU, the first program's PTX is checked, then the test skips.
+    """
+
+    def wrap(fn: Callable[..., Any]) -> Any:
+        jitted = mlc.jit(fn, target=target, **options)
+        if target != "cpu":
+            jitted.compile = lambda module: compile_for(module, target)
+        return jitted
+
+    return wrap
 
 
 _COMPILED: dict[str, Any] = {}
 
 
-def compile_once(program: str, target: str = "cuda") -> Any:
+def compile_once(program: str, target: str = "cuda", **options: Any) -> Any:
     """`compile_for`, once per program text: later calls reuse it (or repeat its skip)."""
-    key = f"{target}\n{program}"
+    key = f"{target}\n{sorted(options.items())}\n{program}"
     if key not in _COMPILED:
         try:
-            _COMPILED[key] = compile_for(program, target)
+            _COMPILED[key] = compile_for(program, target, **options)
         except pytest.skip.Exception as skipped:
             _COMPILED[key] = skipped
     found = _COMPILED[key]

@@ -1,6 +1,6 @@
 """
 ResNet-style blocks (Conv, BatchNormalization, Relu, a residual Add) through
-`mlc.compile`, against onnxruntime on fresh random inputs: odd channel counts (register
+`mlc.compile` for the CPU and `cuda`, against onnxruntime on fresh random inputs: odd channel counts (register
 blocks of 4, 5 and 6 rows), 7x7 and 3x3 kernels, strides 1 and 2, padding, batch 1
 and 3, depths below and above one K block. The batch norm folds into the weights
 (`fold-batch-norm`), so the epilogue on the convolution's tiles adds its bias, then
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-import mlc
+from tests.gpu.targets import compile_for
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -66,9 +66,9 @@ def block(batch, c_in, size, c_out, kernel, stride, pad, residual):
 
 
 @pytest.mark.parametrize("case", BLOCKS, ids=[f"block{i}" for i in range(len(BLOCKS))])
-def test_conv_block_matches_onnxruntime(case):
+def test_conv_block_matches_onnxruntime(case, target):
     model = block(*case)
-    exe = mlc.compile(model)
+    exe = compile_for(model, target)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     batch, c_in, size = case[:3]
     rng = np.random.default_rng()

@@ -1,15 +1,15 @@
 """
 ONNX ops whose pads or split points depend on dynamic dims (auto_pad with strides,
 ceil_mode, Split into equal parts, ConvTranspose), compiled once with `?` dims and run
-against onnxruntime on fresh random inputs of several odd sizes.
+against onnxruntime on fresh random inputs of several odd sizes, on the CPU and `cuda`.
 """
 
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-import mlc
 from mlc.frontends.onnx import import_onnx
+from tests.gpu.targets import compile_for
 
 ort = pytest.importorskip("onnxruntime")
 
@@ -32,8 +32,8 @@ def model_of(node, inputs: dict[str, list], outputs: dict[str, int]):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)])
 
 
-def check(model, shapes: list[tuple[tuple[int, ...], ...]]):
-    exe = mlc.compile(model)
+def check(model, shapes: list[tuple[tuple[int, ...], ...]], target: str):
+    exe = compile_for(model, target)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     names = [i.name for i in model.graph.input]
     rng = np.random.default_rng()
@@ -49,14 +49,14 @@ def check(model, shapes: list[tuple[tuple[int, ...], ...]]):
 
 @pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
 @pytest.mark.parametrize("auto_pad", ["SAME_UPPER", "SAME_LOWER"])
-def test_pool_auto_pad_with_strides(op, auto_pad):
+def test_pool_auto_pad_with_strides(op, auto_pad, target):
     attrs = dict(kernel_shape=[3, 2], strides=[2, 2], auto_pad=auto_pad)
     if op == "AveragePool":
         attrs["count_include_pad"] = 1
     model = model_of(
         helper.make_node(op, ["x"], ["y"], **attrs), {"x": [None, 2, None, None]}, {"y": 4}
     )
-    check(model, [((1, 2, 7, 5),), ((2, 2, 8, 9),)])
+    check(model, [((1, 2, 7, 5),), ((2, 2, 8, 9),)], target)
     if op == "AveragePool":
         # Counted pads are padded into the input, so each window divides by the kernel
         # size: no run-time count of the pads is needed.
@@ -65,7 +65,7 @@ def test_pool_auto_pad_with_strides(op, auto_pad):
 
 
 @pytest.mark.parametrize("count_include_pad", [0, 1])
-def test_pool_ceil_mode(count_include_pad):
+def test_pool_ceil_mode(count_include_pad, target):
     node = helper.make_node(
         "AveragePool",
         ["x"],
@@ -77,38 +77,38 @@ def test_pool_ceil_mode(count_include_pad):
         count_include_pad=count_include_pad,
     )
     model = model_of(node, {"x": [1, 1, None, None]}, {"y": 4})
-    check(model, [((1, 1, 6, 7),), ((1, 1, 9, 4),)])
+    check(model, [((1, 1, 6, 7),), ((1, 1, 9, 4),)], target)
 
 
-def test_max_pool_3d_dilated_ceil():
+def test_max_pool_3d_dilated_ceil(target):
     node = helper.make_node(
         "MaxPool", ["x"], ["y"], kernel_shape=[2, 2, 2], strides=[2, 1, 2], dilations=[2, 1, 1],
         ceil_mode=1,
     )  # fmt: skip
     model = model_of(node, {"x": [None, 2, None, None, None]}, {"y": 5})
-    check(model, [((1, 2, 6, 5, 7),), ((2, 2, 5, 4, 4),)])
+    check(model, [((1, 2, 6, 5, 7),), ((2, 2, 5, 4, 4),)], target)
 
 
-def test_conv_same_upper_with_strides():
+def test_conv_same_upper_with_strides(target):
     node = helper.make_node(
         "Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER", strides=[2, 2], kernel_shape=[3, 3]
     )
     model = model_of(node, {"x": [None, 3, None, None], "w": [4, 3, 3, 3]}, {"y": 4})
-    check(model, [((1, 3, 7, 8), (4, 3, 3, 3)), ((2, 3, 5, 5), (4, 3, 3, 3))])
+    check(model, [((1, 3, 7, 8), (4, 3, 3, 3)), ((2, 3, 5, 5), (4, 3, 3, 3))], target)
 
 
-def test_conv_transpose_dynamic():
+def test_conv_transpose_dynamic(target):
     node = helper.make_node(
         "ConvTranspose", ["x", "w"], ["y"], strides=[3, 2], pads=[1, 0, 0, 1],
         output_padding=[1, 0],
     )  # fmt: skip
     model = model_of(node, {"x": [None, 2, None, None], "w": [2, 3, 3, 2]}, {"y": 4})
-    check(model, [((1, 2, 3, 4), (2, 3, 3, 2)), ((2, 2, 5, 2), (2, 3, 3, 2))])
+    check(model, [((1, 2, 3, 4), (2, 3, 3, 2)), ((2, 2, 5, 2), (2, 3, 3, 2))], target)
 
 
 @pytest.mark.parametrize("parts", [2, 3])
-def test_split_equal_parts_dynamic(parts):
+def test_split_equal_parts_dynamic(parts, target):
     outputs = [f"y{i}" for i in range(parts)]
     node = helper.make_node("Split", ["x"], outputs, axis=1, num_outputs=parts)
     model = model_of(node, {"x": [2, None]}, dict.fromkeys(outputs, 2))
-    check(model, [((2, 7),), ((2, 9),), ((2, 4),)])
+    check(model, [((2, 7),), ((2, 9),), ((2, 4),)], target)

@@ -1,6 +1,6 @@
 """
-The example ONNX models (`examples/onnx_models.py`) through `mlc.compile`, against
-onnxruntime at rtol 1e-4 / atol 1e-5, on fresh random inputs.
+The example ONNX models (`examples/onnx_models.py`) through `mlc.compile` for the CPU
+and `cuda`, against onnxruntime at rtol 1e-4 / atol 1e-5, on fresh random inputs.
 """
 
 import sys
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import mlc
+from tests.gpu.targets import compile_for
 
 ort = pytest.importorskip("onnxruntime")
 sys.path.insert(0, str(Path(__file__).parents[3] / "examples"))
@@ -25,18 +26,23 @@ def input_shape(model):
     return [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim]
 
 
+# The CNN on `cuda` is tests/gpu/test_conv_gemm.py's (at batch 8).
+MODELS = {
+    "mlp": onnx_models.mlp,
+    "cnn-batch2": lambda: onnx_models.cnn(batch=2),
+    "transformer_block": onnx_models.transformer_block,
+}
+
+
 @pytest.mark.parametrize(
-    "build",
-    [
-        onnx_models.mlp,
-        lambda: onnx_models.cnn(batch=2),
-        onnx_models.transformer_block,
-    ],
-    ids=["mlp", "cnn-batch2", "transformer_block"],
+    ("name", "target"),
+    [(name, "cpu") for name in MODELS]
+    + [pytest.param(name, "cuda", marks=pytest.mark.gpu) for name in ("mlp", "transformer_block")],
 )
-def test_model_matches_onnxruntime(build):
+def test_model_matches_onnxruntime(name, target):
+    build = MODELS[name]
     model = build()
-    exe = mlc.compile(model)
+    exe = compile_for(model, target)
     rng = np.random.default_rng()
     for _ in range(2):
         x = rng.standard_normal(input_shape(model)).astype(np.float32)
