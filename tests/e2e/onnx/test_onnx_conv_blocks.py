@@ -1,20 +1,21 @@
 """
 ResNet-style blocks (Conv, BatchNormalization, Relu, a residual Add) through
-`mlc.compile` for the CPU and `cuda`, against onnxruntime on fresh random inputs: odd channel counts (register
+`mlc.compile`, against onnxruntime on fresh random inputs: odd channel counts (register
 blocks of 4, 5 and 6 rows), 7x7 and 3x3 kernels, strides 1 and 2, padding, batch 1
-and 3, depths below and above one K block. The batch norm folds into the weights
-(`fold-batch-norm`), so the epilogue on the convolution's tiles adds its bias, then
-the residual and the relu; a batch norm that cannot fold (weights given at run time, a convolution
-read twice) runs there too.
+and 3, depths below and above one K block; these on the CPU and `cuda`. The batch norm
+folds into the weights (`fold-batch-norm`), so the epilogue on the convolution's tiles
+adds its bias, then the residual and the relu; a batch norm that cannot fold (weights
+given at run time, a convolution read twice) runs there too.
 
-The folded cases vary the bias, groups (depthwise), 1-D/2-D/3-D, epsilon, the dynamic
-batch and the dtype (float64 against numpy: onnxruntime has no float64 Conv).
+The folded cases, on the CPU, vary the bias, groups (depthwise), 1-D/2-D/3-D, epsilon,
+the dynamic batch and the dtype (float64 against numpy: onnxruntime has no float64 Conv).
 """
 
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import mlc
 from tests.gpu.targets import compile_for
 
 ort = pytest.importorskip("onnxruntime")
