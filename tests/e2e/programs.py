@@ -75,3 +75,30 @@ def random_array(rng: np.random.Generator, shape: Sequence[int], dtype: str, low
     if np.issubdtype(dtype, np.integer):
         return rng.integers(low, high + 1, size=shape).astype(dtype)
     return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def matmul_text(case: tuple[int | None, int, int, bool, bool], name: str, element: str) -> str:
+    """
+    `@name(%a, %b, %bias)`: `a @ b` of `element`s, for `case` = (M, K, N, epilogue,
+    transposed B); M None is dynamic, the epilogue adds the bias then a relu.
+    """
+    m, k, n, epilogue, transposed = case
+    rows = "?" if m is None else str(m)
+    a, out, bias = (f"tensor<{s}x{element}>" for s in (f"{rows}x{k}", f"{rows}x{n}", str(n)))
+    b = f"tensor<{n}x{k}x{element}>" if transposed else f"tensor<{k}x{n}x{element}>"
+    lines = [f"func.func @{name}(%a: {a}, %b: {b}, %bias: {bias}) -> {out} {{"]
+    operand = "%b"
+    if transposed:
+        moved = f"tensor<{k}x{n}x{element}>"
+        lines.append(f"  %t = ml.transpose %b {{perm = array<i64: 1, 0>}} : ({b}) -> {moved}")
+        operand = "%t"
+    lines.append(f"  %m = ml.matmul %a, {operand} : ({a}, tensor<{k}x{n}x{element}>) -> {out}")
+    result = bias_relu(lines, "%m", out, bias) if epilogue else "%m"
+    return "\n".join([*lines, f"  func.return {result} : {out}", "}"])
+
+
+def bias_relu(lines: list[str], value: str, out: str, bias: str) -> str:
+    """Append `relu(value + %bias)` to `lines`; return the result's name."""
+    lines.append(f"  %s = ml.add {value}, %bias : ({out}, {bias}) -> {out}")
+    lines.append(f"  %r = ml.relu %s : ({out}) -> {out}")
+    return "%r"

@@ -18,7 +18,9 @@ import pytest
 from numpy.typing import NDArray
 from test_tiled_cpu import build_all
 
-# (M, K, N, transposed B, epilogue); M None: dynamic.
+from tests.e2e.programs import matmul_text
+
+# (M, K, N, epilogue, transposed B); M None: dynamic.
 CASES: list[tuple[int | None, int, int, bool, bool]] = [
     (5, 1, 17, False, False),
     (9, 7, 3, False, False),
@@ -26,32 +28,10 @@ CASES: list[tuple[int | None, int, int, bool, bool]] = [
     (31, 300, 17, False, False),
     (None, 32, 3, False, False),
     (None, 300, 40, True, True),
-    (7, 7, 1, True, False),
-    (64, 300, 33, False, True),
+    (7, 7, 1, False, True),
+    (64, 300, 33, True, False),
 ]
 BATCH_SHAPES = ("3x?x45", "45x19", "3x?x19")  # batched A, shared B, dynamic M
-
-
-def source(case: tuple[int | None, int, int, bool, bool], name: str) -> str:
-    m, k, n, transposed, epilogue = case
-    rows = "?" if m is None else str(m)
-    a, out, bias = f"tensor<{rows}x{k}xf16>", f"tensor<{rows}x{n}xf16>", f"tensor<{n}xf16>"
-    b = f"tensor<{n}x{k}xf16>" if transposed else f"tensor<{k}x{n}xf16>"
-    lines = [f"func.func @{name}(%a: {a}, %b: {b}, %bias: {bias}) -> {out} {{"]
-    operand = "%b"
-    if transposed:
-        lines.append(
-            f"  %t = ml.transpose %b {{perm = array<i64: 1, 0>}} : ({b}) -> tensor<{k}x{n}xf16>"
-        )
-        operand = "%t"
-    lines.append(f"  %m = ml.matmul %a, {operand} : ({a}, tensor<{k}x{n}xf16>) -> {out}")
-    result = "%m"
-    if epilogue:
-        lines.append(f"  %s = ml.add %m, %bias : ({out}, {bias}) -> {out}")
-        lines.append(f"  %r = ml.relu %s : ({out}) -> {out}")
-        result = "%r"
-    lines += [f"  func.return {result} : {out}", "}"]
-    return "\n".join(lines)
 
 
 def batched_source() -> str:
@@ -65,7 +45,7 @@ def batched_source() -> str:
 
 @pytest.fixture(scope="module")
 def functions() -> dict[str, Any]:
-    text = "\n".join(source(case, f"case{i}") for i, case in enumerate(CASES))
+    text = "\n".join(matmul_text(case, f"case{i}", "f16") for i, case in enumerate(CASES))
     return build_all(text + batched_source())
 
 
@@ -88,7 +68,7 @@ def assert_summed_in_f32(
 
 @pytest.mark.parametrize("index", range(len(CASES)))
 def test_f16_matmul_sums_in_f32(functions: dict[str, Any], index: int):
-    m, k, n, transposed, epilogue = CASES[index]
+    m, k, n, epilogue, transposed = CASES[index]
     rng = np.random.default_rng()
     for rows in [1, 6, 67] if m is None else [m]:
         a = rng.standard_normal((rows, k)).astype(np.float16)

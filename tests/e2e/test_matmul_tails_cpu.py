@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from test_tiled_cpu import build_all
 
+from tests.e2e.programs import matmul_text
 from tests.gpu.targets import cpu_variants_and_cuda
 
 # (M, K, N, epilogue, transposed B); M None: dynamic. N around one and two vectors (8
@@ -33,35 +34,13 @@ CASES: list[tuple[int | None, int, int, bool, bool]] = [
 TILES = ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
 
 
-def source(case: tuple[int | None, int, int, bool, bool], name: str) -> str:
-    m, k, n, epilogue, transposed = case
-    rows = "?" if m is None else str(m)
-    a, out, bias = f"tensor<{rows}x{k}xf32>", f"tensor<{rows}x{n}xf32>", f"tensor<{n}xf32>"
-    b = f"tensor<{n}x{k}xf32>" if transposed else f"tensor<{k}x{n}xf32>"
-    lines = [f"func.func @{name}(%a: {a}, %b: {b}, %bias: {bias}) -> {out} {{"]
-    operand = "%b"
-    if transposed:
-        lines.append(
-            f"  %t = ml.transpose %b {{perm = array<i64: 1, 0>}} : ({b}) -> tensor<{k}x{n}xf32>"
-        )
-        operand = "%t"
-    lines.append(f"  %m = ml.matmul %a, {operand} : ({a}, tensor<{k}x{n}xf32>) -> {out}")
-    result = "%m"
-    if epilogue:
-        lines.append(f"  %s = ml.add %m, %bias : ({out}, {bias}) -> {out}")
-        lines.append(f"  %r = ml.relu %s : ({out}) -> {out}")
-        result = "%r"
-    lines += [f"  func.return {result} : {out}", "}"]
-    return "\n".join(lines)
-
-
 @pytest.fixture(scope="module", params=cpu_variants_and_cuda(TILES))
 def functions(request: pytest.FixtureRequest) -> Any:
     # compiled for two threads (the column groups and the run-time row split need two)
     tile, target = request.param
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MLC_NUM_THREADS", "2")
-        text = "\n".join(source(case, f"case{i}") for i, case in enumerate(CASES))
+        text = "\n".join(matmul_text(case, f"case{i}", "f32") for i, case in enumerate(CASES))
         return build_all(text, tile, target)
 
 

@@ -22,7 +22,8 @@ from mlc.backend.jit import JITModule
 from mlc.backend.runtime import compiled_function
 from mlc.ir import parse_module
 from mlc.lowering.bufferize import memref_type
-from tests.gpu.targets import compile_for, compile_once, cpu_variants_and_cuda
+from tests.e2e.programs import bias_relu
+from tests.gpu.targets import compile_once, cpu_variants_and_cuda
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "i32": np.int32}
 TOLERANCE = {"f32": 2e-4, "f64": 1e-11, "i32": 0}
@@ -384,11 +385,7 @@ def transposed_source(case: tuple[Any, ...], name: str) -> str:
         names.append((value, _type(tuple(moved))))
     (a, a_type), (b, b_type) = names
     lines.append(f"  %m = ml.matmul {a}, {b} : ({a_type}, {b_type}) -> {out}")
-    result = "%m"
-    if epilogue:
-        lines.append(f"  %s = ml.add %m, %bias : ({out}, {bias}) -> {out}")
-        lines.append(f"  %r = ml.relu %s : ({out}) -> {out}")
-        result = "%r"
+    result = bias_relu(lines, "%m", out, bias) if epilogue else "%m"
     lines += [f"  func.return {result} : {out}", "}"]
     return "\n".join(lines)
 
