@@ -543,8 +543,7 @@ def _build(
         if isinstance(op, func.FuncOp) and op.body.blocks and not _is_private(op)
     ]
     if target in GPU_TARGETS:
-        return _build_gpu(module, target, signatures, allow_tf32, sm)
-    stages = pipeline.stages_for(target)
+        return _build_gpu(module, target, signatures, timer, graph_passes, allow_tf32, sm)
     with timer.phase("cache lookup"):
         cache_key = source_key or cache.key(ir_text, target, _options(target, graph_passes))
         entry = None if source_key else cache.load(cache_key)
@@ -553,11 +552,7 @@ def _build(
             resources.restore(handle, array)
         return _load(entry.compiled, signatures, target, timer, from_cache=True)
     with _cyclic_gc_paused():
-        for stage in stages:
-            with timer.phase(f"stage {stage}"):
-                # The last stage's output (~10k llvm ops) goes straight to LLVM, whose own
-                # verifier checks the translated module: xDSL's would take seconds more.
-                _run_stage(module, stage, graph_passes, verify=stage != stages[-1])
+        _lower(module, target, timer, graph_passes)
         compiled = compile_object(module, timer=timer)
     with timer.phase("cache store"):
         program = json.dumps([sig.to_json() for sig in signatures]).encode()
@@ -626,11 +621,25 @@ def _load(
     )
 
 
-def _run_stage(module: ModuleOp, stage: str, graph_passes: bool, verify: bool = True) -> None:
-    try:
-        pipeline.run_stage(module, stage, graph_passes, verify)
-    except DiagnosticError as error:
-        raise CompileError(error.diagnostics) from None
+def _lower(
+    module: ModuleOp,
+    target: str,
+    timer: Timer,
+    graph_passes: bool,
+    allow_tf32: bool = False,
+    sm: str | None = None,
+) -> None:
+    """Run `target`'s stages on `module`, raising `CompileError` for a failed pass. The
+    last stage's output (~10k llvm ops) goes straight to LLVM, whose own verifier checks
+    the translated module: xDSL's would take seconds more."""
+    stages = pipeline.stages_for(target)
+    for stage in stages:
+        with timer.phase(f"stage {stage}"):
+            verify = stage != stages[-1]
+            try:
+                pipeline.run_stage(module, stage, graph_passes, verify, allow_tf32, target, sm)
+            except DiagnosticError as error:
+                raise CompileError(error.diagnostics) from None
 
 
 def _device_architecture() -> str:
@@ -647,6 +656,8 @@ def _build_gpu(
     module: ModuleOp,
     target: str,
     signatures: list[Signature],
+    timer: Timer,
+    graph_passes: bool,
     allow_tf32: bool = False,
     sm: str | None = None,
 ) -> Executable:
@@ -658,15 +669,8 @@ def _build_gpu(
         )
         for sig in signatures
     }
-    stages = pipeline.stages_for(target)
     with _cyclic_gc_paused():
-        try:
-            for stage in stages:
-                # As on the CPU, the last stage's output goes to LLVM, which verifies it.
-                verify = stage != stages[-1]
-                pipeline.run_stage(module, stage, True, verify, allow_tf32, target, sm)
-        except DiagnosticError as error:
-            raise CompileError(error.diagnostics) from None
+        _lower(module, target, timer, graph_passes, allow_tf32, sm)
         natives = cuda.load(module, types)
     functions = {
         sig.name: CompiledFunction(sig, natives[sig.name], device_arrays=True) for sig in signatures

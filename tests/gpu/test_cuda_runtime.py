@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import mlc
+from tests.e2e.graph_programs import PROGRAMS
 from tests.e2e.test_compile_cpu import (
     IF_PROGRAM,
     SCALE_LOOP,
@@ -122,3 +123,12 @@ def test_many_calls_keep_device_memory_flat(gpu):
     driver.Context.synchronize()
     free_after, _ = driver.mem_get_info()
     assert free_before - free_after < 64 * 2**20
+
+
+def test_graph_passes_false_reaches_the_gpu_pipeline(gpu):
+    # The chain in the loop is reordered and hoisted by the graph passes alone: without
+    # them the kernels differ (and test_graph_pipeline_cpu compares the two on cuda).
+    source = PROGRAMS["chain_in_loop"]
+    optimized = mlc.compile(source, target="cuda")
+    plain = mlc.compile(source, target="cuda", graph_passes=False)
+    assert optimized.ptx != plain.ptx
