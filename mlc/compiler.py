@@ -48,6 +48,7 @@ from xdsl.utils.exceptions import ParseError
 from mlc import diagnostics, pipeline
 from mlc.diagnostics import DiagnosticError
 from mlc.driver import Timer
+from mlc.gpu_architectures import PTX_FEATURES
 from mlc.ir import parse_module, print_module
 from mlc.lowering.shape_inference import ArgumentDims, argument_constraints
 
@@ -433,8 +434,6 @@ def _check_gpu_options(target: str, emit: str | None, allow_tf32: bool, sm: str 
         return
     if target not in GPU_TARGETS or emit is None:
         raise ValueError("sm chooses the GPU architecture of an `emit`ted module only")
-    from mlc.backend.ptx import PTX_FEATURES
-
     if sm not in PTX_FEATURES:
         raise ValueError(f"unknown GPU architecture '{sm}' (known: {', '.join(PTX_FEATURES)})")
 

@@ -26,6 +26,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from mlc import diagnostics
 from mlc.diagnostics import Diagnostic, DiagnosticError, OpError
+from mlc.gpu_architectures import compute_capability
 from mlc.registry import make_context, parse_pipeline
 
 STAGES: dict[str, str] = {
@@ -90,8 +91,6 @@ def contraction_options(allow_tf32: bool = False, sm: str | None = None) -> str:
     """
     options = ["tf32=true"] if allow_tf32 else []
     if sm is not None:
-        from mlc.backend.ptx import compute_capability
-
         options.append(f"sm={compute_capability(sm)}")
     return f"{CONTRACTIONS}{{{' '.join(options)}}}" if options else CONTRACTIONS
 

@@ -34,8 +34,9 @@ from xdsl.utils.exceptions import ParseError
 from mlc import diagnostics, pipeline
 from mlc.backend.jit import JITError, JITModule
 from mlc.backend.llvm import LLVMTranslationError, to_llvm_ir
-from mlc.backend.ptx import PTX_FEATURES, PTXError, to_ptx
+from mlc.backend.ptx import PTXError, to_ptx
 from mlc.diagnostics import DiagnosticError
+from mlc.gpu_architectures import PTX_FEATURES
 from mlc.ir import parse_module
 
 PROG = "mlc-translate"

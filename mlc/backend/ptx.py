@@ -16,8 +16,8 @@ Steps, all on the LLVM side:
 3. LLVM's O3 pipeline for the target (NVVMReflect resolves libdevice's `__nvvm_reflect`
    queries; unused libdevice functions are internalised and dropped), then PTX.
 
-`PTX_FEATURES` lists the architectures mlc targets, each with the PTX ISA version it
-asks for (8.0 runs on CUDA 12.0 drivers and later). The kernel-choosing passes take an
+The architectures mlc targets, with the PTX ISA version each asks for, are in
+`mlc.gpu_architectures`. The kernel-choosing passes take an
 architecture as its compute capability (`convert-contractions-to-gpu{sm=75}`), so
 that sm_70 and sm_75 get kernels without `cp.async` and tf32 `mma` (sm_80 and
 later); `to_ptx` still refuses such kernels for them, as a safety net.
@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringA
 from xdsl.ir import Operation
 
 from mlc.backend.llvm import ops_to_llvmlite
+from mlc.gpu_architectures import ASYNC_COPY_SM, PTX_FEATURES, compute_capability
 
 TRIPLE = "nvptx64-nvidia-cuda"
 KERNEL_ATTR = "nvvm.kernel"  # as convert-gpu-to-nvvm marks kernels
@@ -43,25 +44,6 @@ KERNEL_ATTR = "nvvm.kernel"  # as convert-gpu-to-nvvm marks kernels
 # function attributes of these names, for PTX's `.maxntid` and `.minnctapersm`.
 _LAUNCH_BOUNDS = ("nvvm.maxntid", "nvvm.minctasm")
 
-PTX_FEATURES: dict[str, str] = {
-    "sm_70": "+ptx80",
-    "sm_75": "+ptx80",
-    "sm_80": "+ptx80",
-    "sm_86": "+ptx80",
-    "sm_89": "+ptx80",
-    "sm_90": "+ptx80",
-    "sm_90a": "+ptx80",
-}
-
-
-def compute_capability(sm: str) -> int:
-    """The compute capability an architecture name stands for: `sm_90a` -> 90."""
-    return int(sm[3:].rstrip("a"))
-
-
-COMPUTE_CAPABILITIES = tuple(sorted({compute_capability(sm) for sm in PTX_FEATURES}))
-# The first with `cp.async` (the tiled contractions' copy pipeline) and tf32 `mma.sync`.
-ASYNC_COPY_SM = 80
 # What older architectures lack, as it shows in the kernels' LLVM IR (NVPTX would abort
 # on the intrinsics): what it is called in an error, and how to find it.
 _SM80_FEATURES = (

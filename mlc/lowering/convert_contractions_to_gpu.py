@@ -61,8 +61,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
-from mlc.backend.ptx import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
 from mlc.diagnostics import op_remark
+from mlc.gpu_architectures import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
 from mlc.lowering.gpu_contraction_match import Contraction, match
 from mlc.lowering.gpu_conv_match import ConvGeometry, match_conv
 from mlc.lowering.gpu_emitter import Emitter
