@@ -2,7 +2,8 @@
 The matmul micro-kernel and the models built on it, at a chosen thread count.
 
 - Matmuls against numpy's BLAS: one that the kernel bounds (its operands in L2), the
-  bench's square sizes, and the MLP's two shapes (64 x 784 x 1024, 64 x 1024 x 10).
+  bench's square sizes, the MLP's two shapes (64 x 784 x 1024, 64 x 1024 x 10) and
+  narrow ones (N = 3, 13 and 10) on either side of `tiling_model.PLAIN_LOOP_COLUMNS`.
 - The ONNX models (MLP, CNN at batch 1 and 8, transformer block) against onnxruntime.
 
 `--threads N` sets `MLC_NUM_THREADS`, `OPENBLAS_NUM_THREADS` and onnxruntime's intra-op
@@ -25,6 +26,8 @@ import thread_args
 RESULTS = Path(__file__).parent / "results" / "matmul-kernel.md"
 MATMULS = [(192, 256, 512), (256, 256, 256), (1024, 1024, 1024), (2048, 2048, 2048)]
 MATMULS += [(64, 784, 1024), (64, 1024, 10)]
+# Narrow N, around `PLAIN_LOOP_COLUMNS` (the kernel from 5 columns, plain loops below).
+MATMULS += [(256, 256, 3), (256, 256, 13), (1024, 784, 10)]
 MODELS = ["MLP", "CNN batch 1", "CNN batch 8", "transformer block"]
 
 

@@ -47,9 +47,11 @@ TASK_FLOPS = 1_000_000
 PACK_A_PANELS = 8
 
 # Matmuls of at most this many columns run as plain loops, not the kernel: its panel would
-# be mostly masked lanes. Measured on AVX-512 (16 lanes): 256x256 at N = 3 took 20 us as
-# loops and 29 us in the kernel, equal at N = 5, and at N = 13 the loops took 320-550 us
-# against the kernel's 27 (the loops' vectorised j remainder runs scalar).
+# be mostly masked lanes. The rule was "fewer columns than one vector", which on AVX-512
+# (16 lanes) left N = 5..15 to loops whose vectorised j remainder runs scalar:
+# bench/results/matmul-kernel.md, 1 thread, 15:23-15:24 UTC 2026-11-23, 256x256x13 went
+# from 0.14x to 0.73x numpy and 1024x784x10 from 0.29x to 1.35x; 256x256x3 stays on the
+# loops (0.40x), where the kernel took 29 us against their 20 (the rule toggled by hand).
 PLAIN_LOOP_COLUMNS = 4
 
 # The fewest rows a register block is cut to (`fitted_rows`): MR x 2 accumulators must
