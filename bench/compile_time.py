@@ -10,12 +10,17 @@ folder where it matters:
 The import of mlc is timed on its own. Results go to bench/results/compile-time.md,
 whose hand-written "## Findings" section, if any, is kept.
 
-    .venv/bin/python bench/compile_time.py [--output PATH] [--only NAME]
+`--gpu` times the GPU compile instead, which needs no GPU: the `gpu` target's stages
+and `to_ptx` for sm_90, in a fresh process per program, three times each (the
+examples and the ONNX models, with the CNN at batch 32 too); bench/results/compile-time-gpu.md.
+
+    .venv/bin/python bench/compile_time.py [--output PATH] [--only NAME] [--gpu]
 """
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -58,6 +63,20 @@ for stage in pipeline.stages_for("cpu"):
 print(json.dumps(times))
 """
 
+GPU_COMPILE = """
+import json, time
+import mlc
+from mlc.backend.ptx import kernel_names, to_ptx
+start = time.perf_counter()
+lowered = mlc.compile(SOURCE, target="gpu", emit="nvvm")
+lowered_at = time.perf_counter()
+ptx = to_ptx(lowered)
+done = time.perf_counter()
+print(json.dumps({"stages": lowered_at - start, "ptx": done - lowered_at,
+                  "kernels": len(kernel_names(lowered))}))
+"""
+GPU_RUNS = 3
+
 MODELS = {
     "MLP (ONNX)": "mlp()",
     "CNN batch 1 (ONNX)": "cnn(batch=1)",
@@ -80,6 +99,25 @@ def programs() -> dict[str, str]:
             f"__import__('onnx_models').{call}"
         )
     return found
+
+
+def gpu_report(programs: dict[str, str]) -> list[str]:
+    """The GPU compile of each program, `GPU_RUNS` fresh processes each: median seconds."""
+    lines = ["| program | kernels | stages s | to_ptx s | total s (runs) |"]
+    lines.append("|---|---|---|---|---|")
+    for name, source in programs.items():
+        print(f"{name} ...", flush=True)
+        with tempfile.TemporaryDirectory(prefix="mlc-compile-time-") as cache_dir:
+            runs = [child(GPU_COMPILE, source, cache_dir) for _ in range(GPU_RUNS)]
+        if any(isinstance(run, str) for run in runs):
+            error = next(run for run in runs if isinstance(run, str))
+            lines.append(f"| {name} | | cannot compile: {error} | | |")
+            continue
+        stages = statistics.median(run["stages"] for run in runs)
+        ptx = statistics.median(run["ptx"] for run in runs)
+        totals = ", ".join(f"{run['stages'] + run['ptx']:.2f}" for run in runs)
+        lines.append(f"| {name} | {runs[0]['kernels']} | {stages:.2f} | {ptx:.2f} | {totals} |")
+    return lines
 
 
 def child(code: str, source: str, cache_dir: str) -> dict | list | str:
@@ -159,7 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--output", type=Path, default=HERE / "results" / "compile-time.md")
     parser.add_argument("--only", help="only the programs whose name contains this")
+    parser.add_argument("--gpu", action="store_true", help="time the GPU compile instead")
     args = parser.parse_args(argv)
+    if args.gpu:
+        return gpu_main(args)
     results = {}
     for name, source in programs().items():
         if args.only and args.only not in name:
@@ -184,6 +225,32 @@ def main(argv: list[str] | None = None) -> int:
     if args.output.exists() and FINDINGS in (old := args.output.read_text()):
         text += "\n" + old[old.index(FINDINGS) :]  # the written analysis is kept
     args.output.write_text(text)
+    print(text)
+    return 0
+
+
+def gpu_main(args: argparse.Namespace) -> int:
+    found = programs()
+    found["CNN batch 32 (ONNX)"] = found["CNN batch 1 (ONNX)"].replace("batch=1", "batch=32")
+    chosen = {n: s for n, s in found.items() if not args.only or args.only in n}
+    text = "\n".join(
+        [
+            "# mlc GPU compile times",
+            "",
+            *machine.describe(),
+            "",
+            '`mlc.compile(..., target="gpu", emit="nvvm")` (the stages) and `to_ptx` for '
+            f"sm_90, in a fresh process, {GPU_RUNS} runs each (bench/compile_time.py --gpu).",
+            "",
+            *gpu_report(chosen),
+            "",
+        ]
+    )
+    output = args.output
+    if output == HERE / "results" / "compile-time.md":
+        output = HERE / "results" / "compile-time-gpu.md"
+    with output.open("a") as results:
+        results.write(text + "\n")
     print(text)
     return 0
 
