@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DenseResourceAttr, ModuleOp
+from xdsl.dialects.builtin import DenseResourceAttr, ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -55,7 +55,7 @@ from mlc.dialects import ml
 from mlc.lowering.convert_ml_to_linalg.normalization import decimal_epsilon
 from mlc.lowering.matmul_chain_reorder import fused_location
 from mlc.lowering.patterns.evaluate import numpy_dtype
-from mlc.lowering.patterns.fold import replace_with_value, to_array
+from mlc.lowering.patterns.fold import constant_array, replace_with_value
 
 # ---------------------------------------------------------------------------
 # Pure helpers
@@ -81,20 +81,6 @@ def folded_parameters(
     new_weight = weight.astype(np.float64) * per_channel
     new_bias = (old_bias - mean) * s + shift
     return new_weight.astype(weight.dtype), new_bias.astype(weight.dtype)
-
-
-def constant_array(value: SSAValue) -> np.ndarray | None:
-    """The value of an `arith.constant` tensor (dense or a held resource), or None."""
-    op = value.owner
-    if not isinstance(op, arith.ConstantOp):
-        return None
-    match op.value:
-        case DenseIntOrFPElementsAttr():
-            return to_array(op.value)
-        case DenseResourceAttr():
-            return resources.lookup(op.value.resource_handle.data)
-        case _:
-            return None
 
 
 def resource_stem(value: SSAValue) -> str:

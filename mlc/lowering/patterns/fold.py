@@ -33,6 +33,7 @@ from xdsl.dialects import arith, memref, tensor
 from xdsl.dialects.builtin import (
     BytesAttr,
     DenseIntOrFPElementsAttr,
+    DenseResourceAttr,
     IndexType,
     IntegerAttr,
     ModuleOp,
@@ -42,7 +43,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.traits import HasCanonicalizationPatternsTrait
 
-from mlc import shapes
+from mlc import resources, shapes
 from mlc.diagnostics import op_remark
 from mlc.dialects import ml
 from mlc.lowering.patterns.evaluate import Array, NotFoldable, evaluate, numpy_dtype
@@ -78,6 +79,21 @@ def dense_constant(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseIntOrFPElementsAttr):
         return op.value
     return None
+
+
+def constant_array(value: SSAValue) -> np.ndarray | None:
+    """The value of an `arith.constant` tensor, dense or a `dense_resource` this process
+    holds (large weights: `mlc.resources`), or None."""
+    op = value.owner
+    if not isinstance(op, arith.ConstantOp):
+        return None
+    match op.value:
+        case DenseIntOrFPElementsAttr():
+            return to_array(op.value)
+        case DenseResourceAttr():
+            return resources.lookup(op.value.resource_handle.data)
+        case _:
+            return None
 
 
 def element_count(t: Attribute) -> int | None:

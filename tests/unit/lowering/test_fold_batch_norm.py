@@ -6,7 +6,8 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseResourceAttr
 
 from mlc import resources
-from mlc.lowering.fold_batch_norm import constant, constant_array, folded_parameters
+from mlc.lowering.fold_batch_norm import constant, folded_parameters
+from mlc.lowering.patterns.fold import constant_array
 
 
 def batch_norm(y: np.ndarray, norm: tuple[np.ndarray, ...], epsilon: float) -> np.ndarray:
