@@ -58,7 +58,13 @@ def test_graph_passes_keep_the_numerics(name: str, target: str):
         assert got.dtype == want.dtype and got.shape == want.shape
         message = f"{name} (seed {SEED})"
         if np.issubdtype(want.dtype, np.floating):
+            # Reassociated sums differ by rounding relative to the terms summed, not to
+            # each result: on the transformer block (outputs up to ~200) by up to 1.1e-5
+            # of the largest output element by element (40 seeds), 2.2e-6 in norm.
             scale = float(np.abs(want).max()) if want.size else 1.0
-            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * scale, err_msg=message)
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=3e-5 * scale, err_msg=message)
+            finite = np.isfinite(want)  # a NaN or inf matches itself (assert_allclose)
+            got64, want64 = (np.asarray(v[finite], np.float64) for v in (got, want))
+            assert np.linalg.norm(got64 - want64) <= 1e-5 * (np.linalg.norm(want64) or 1.0), message
         else:
             np.testing.assert_array_equal(got, want, err_msg=message)
