@@ -262,7 +262,7 @@ class CompiledFunction:
         """
         The call, for arguments that fit the specs as they are: C-contiguous arrays of
         the spec's dtype and rank, and scalars, as `mlc.compiler.Signature.check` leaves
-        them (checking them twice was a fifth of a small call).
+        them, so that a compiled function does not check its arguments twice.
         """
         frame = self._frame()
         words = frame.words
