@@ -3,7 +3,8 @@ The GPU backend against the device's own ceilings and torch eager, in one proces
 
 1. elementwise chain `relu(a*b+c)*0.5+d` on 16M f32: its useful bytes (4 reads and
    1 write of 64 MiB) per second, against the device-to-device copy bandwidth measured
-   here (torch `copy_`, bytes read plus written), and against torch eager;
+   here (torch `copy_`, bytes read plus written), and against torch eager; softmax and
+   layer norm over the rows of a 4096 x 4096 matrix likewise (one read, one write);
 2. f32 matmul 4096 x 4096 against torch (cuBLAS, TF32 off), and with tf32 allowed on
    both sides (mlc's tensor-core kernel against cuBLAS's; error against float64);
 3. `examples/mlp.mlir` (batch 8192) and `examples/transformer_block.mlir` end to end
@@ -53,6 +54,19 @@ func.func @conv(%x: tensor<32x64x56x56xf32>, %w: tensor<64x64x3x3xf32>) -> tenso
   %y = ml.conv2d %x, %w {pads = array<i64: 1, 1, 1, 1>}
       : (tensor<32x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<32x64x56x56xf32>
   func.return %y : tensor<32x64x56x56xf32>
+}
+"""
+
+ROWS = """
+func.func @softmax(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
+  %y = ml.softmax %x {axis = -1 : i64} : (tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
+  func.return %y : tensor<4096x4096xf32>
+}
+func.func @layer_norm(%x: tensor<4096x4096xf32>, %g: tensor<4096xf32>, %b: tensor<4096xf32>)
+    -> tensor<4096x4096xf32> {
+  %y = ml.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<4096x4096xf32>, tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096x4096xf32>
+  func.return %y : tensor<4096x4096xf32>
 }
 """
 
@@ -163,6 +177,38 @@ def chain_rows(gpu: Device, repeats: int) -> list[str]:
         f"{chain_gbs:.0f} GB/s useful = "
         f"{chain_gbs / copy_gbs:.0%} of copy ({copy_gbs:.0f} GB/s) | {err:.1e} |"
     )
+    return rows
+
+
+def row_rows(gpu: Device, repeats: int) -> list[str]:
+    """Softmax and layer norm over the rows of a 4096 x 4096 f32 matrix against torch, and
+    their useful bytes (one read, one write) per second against the copy bandwidth."""
+    torch, randn, view = gpu.torch, gpu.randn, gpu.view
+    rows: list[str] = []
+    n = 4096
+    src, dst = randn(n * n), torch.empty(n * n, device="cuda")
+    copy_ms = compare(torch, {"copy": lambda: dst.copy_(src)}, repeats)["copy"]
+    copy_gbs = 2 * n * n * 4 / copy_ms / 1e6
+    x, g, b = randn(n, n) * 4, randn(n), randn(n)
+    vx, vg, vb = view(x), view(g), view(b)
+    exe = mlc.compile(ROWS, target="cuda")
+    functional = torch.nn.functional
+    cases = {
+        "softmax": (lambda: exe["softmax"](vx), lambda: torch.softmax(x, dim=-1)),
+        "layer norm": (
+            lambda: exe["layer_norm"](vx, vg, vb),
+            lambda: functional.layer_norm(x, (n,), g, b, 1e-5),
+        ),
+    }
+    for name, (ours, theirs) in cases.items():
+        err = rel_error(torch, ours(), theirs())
+        ms = compare(torch, {"mlc": ours, "torch": theirs}, repeats)
+        gbs = 2 * n * n * 4 / ms["mlc"] / 1e6
+        rows.append(
+            f"| {name} 4096x4096 f32, rows | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
+            f"{ms['torch'] / ms['mlc']:.2f} | | {gbs:.0f} GB/s useful = "
+            f"{gbs / copy_gbs:.0%} of copy ({copy_gbs:.0f} GB/s) | {err:.1e} |"
+        )
     return rows
 
 
@@ -295,7 +341,13 @@ def conv_rows(gpu: Device, repeats: int) -> list[str]:
     return rows
 
 
-SECTIONS = {"chain": chain_rows, "matmul": matmul_rows, "models": model_rows, "conv": conv_rows}
+SECTIONS = {
+    "chain": chain_rows,
+    "rows": row_rows,
+    "matmul": matmul_rows,
+    "models": model_rows,
+    "conv": conv_rows,
+}
 
 
 def main() -> int:

@@ -61,7 +61,8 @@ def _onnx_model(nodes: list[Any], inputs: list[np.ndarray], out_shape: tuple[int
         ],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, list(out_shape))],
     )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    # IR version 8, not onnx's newest: the onnxruntime beside it may lag behind onnx
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
 
 
 # --- matmul ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ The `gpu` target (alias `cuda`) shares the first two stages, then:
                     intrinsics (for `mlc.backend.ptx`), host code calling the CUDA driver
 """
 
+import re
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -83,16 +84,24 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
 CONTRACTIONS = "convert-contractions-to-gpu"
 
 
-def contraction_options(allow_tf32: bool = False, sm: str | None = None) -> str:
+def contraction_options(text: str, allow_tf32: bool = False, sm: str | None = None) -> str:
     """
-    `CONTRACTIONS` with its options: with `allow_tf32`, contractions multiply on the
-    tensor cores in tf32; `sm` (an architecture such as `sm_75`) is the one kernels are
-    built for, else the pass's default (sm_80 and later).
+    `text` with `CONTRACTIONS` given the options: with `allow_tf32`, contractions
+    multiply on the tensor cores in tf32; `sm` (an architecture such as `sm_75`) is the
+    one kernels are built for, else the pass's default (sm_80 and later). Options the
+    text already gives the pass (a tile shape, say) stay, and win over these.
     """
-    options = ["tf32=true"] if allow_tf32 else []
+    added = {"tf32": "true"} if allow_tf32 else {}
     if sm is not None:
-        options.append(f"sm={compute_capability(sm)}")
-    return f"{CONTRACTIONS}{{{' '.join(options)}}}" if options else CONTRACTIONS
+        added["sm"] = str(compute_capability(sm))
+
+    def merged(match: re.Match[str]) -> str:
+        given = (match.group(1) or "").split()
+        names = {option.split("=")[0] for option in given}
+        options = [*given, *(f"{k}={v}" for k, v in added.items() if k not in names)]
+        return f"{CONTRACTIONS}{{{' '.join(options)}}}" if options else CONTRACTIONS
+
+    return re.sub(re.escape(CONTRACTIONS) + r"(?:\{([^}]*)\})?", merged, text)
 
 
 def stage_text(
@@ -110,7 +119,7 @@ def stage_text(
         if skip
         else TARGET_STAGE_TEXT.get(target, {}).get(stage, STAGES[stage])
     )
-    return text.replace(CONTRACTIONS, contraction_options(allow_tf32, sm))
+    return contraction_options(text, allow_tf32, sm)
 
 
 def run_stage(

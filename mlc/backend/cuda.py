@@ -248,10 +248,12 @@ class Program:
             self.device.check(status, what)
 
     def __del__(self) -> None:
+        # At interpreter exit the context may be gone and this module's globals cleared
+        # (`CudaError` among them): nothing is left to free then, and nothing to report.
         for pointer in getattr(self, "constants", []):
             try:
                 self.device.free(pointer)
-            except CudaError:
+            except Exception:
                 pass
 
 

@@ -22,19 +22,20 @@ which stops at three and leaves small dims with idle threads.
 An elementwise loop (f32 loads, scalar arithmetic, stores, contiguous along the last
 dim) gives each thread four consecutive iterations of its last dim instead, with
 16-byte vector loads and stores where the buffers are aligned and a scalar path
-for the rest (`mlc.lowering.gpu_vector_lanes`; `vector-lanes=false` turns it off).
+for the rest (`mlc.lowering.gpu_vector_lanes`; `vector-lanes=false` turns it off). A
+row reduction (softmax's statistics, layer norm's sums, `reduce_*` over the last axes)
+gets a warp per iteration, its lanes splitting the row (`mlc.lowering.gpu_warp_reduction`).
 
 Nested `scf.parallel`s run sequentially inside their kernel thread (as `scf.for`s,
 after `convert-scf-to-cf`'s lowering of `scf.parallel`). Preconditions: bounds and
 steps are index values; reductions inside `scf.parallel` (`init_vals`) are rejected.
 """
 
-import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, llvm, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp, f32, i32
+from xdsl.dialects import arith, gpu, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -47,6 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.diagnostics import op_error
 from mlc.lowering.gpu_vector_lanes import LANES, LaneEmitter, plan_lanes
+from mlc.lowering.gpu_warp_reduction import WARP, share_with_warp, warp_reduction
 
 
 def is_outermost(op: scf.ParallelOp) -> bool:
@@ -87,94 +89,6 @@ def _ceil_div(emit: _Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
     """`(a + b - 1) / b` for a >= 0, b >= 1 (convert-to-llvm has no `arith.ceildivui`)."""
     bump = emit(arith.SubiOp(b, emit.index(1)))
     return emit(arith.DivUIOp(emit(arith.AddiOp(a, bump)), b))
-
-
-WARP = 32
-
-# Combiners a warp can share a reduction with, and their identities.
-COMBINERS: dict[type[Operation], float] = {
-    arith.AddfOp: 0.0,
-    arith.MaximumfOp: -math.inf,
-    arith.MinimumfOp: math.inf,
-}
-
-
-def _accumulates(arg: SSAValue, value: SSAValue) -> bool:
-    """Whether `value` is `combine(arg, x)` with `arg` used there only (a reduction)."""
-    owner = value.owner
-    if type(owner) not in COMBINERS or arg.type != f32 or not arg.has_one_use():
-        return False
-    return arg in owner.operands and owner.operands[0] is not owner.operands[1]  # type: ignore
-
-
-def warp_reduction(op: scf.ParallelOp) -> scf.ForOp | None:
-    """
-    The loop of a row reduction a warp can share, or None.
-
-    That is a body of setup ops, one `scf.for` whose f32 `iter_args` each accumulate
-    with `addf`/`maximumf`/`minimumf` (no nested loops), then only stores.
-    """
-    ops = list(op.body.block.ops)[:-1]  # without scf.reduce
-    loops = [inner for inner in ops if isinstance(inner, scf.ForOp)]
-    if len(loops) != 1 or not loops[0].iter_args:
-        return None
-    loop = loops[0]
-    position = ops.index(loop)
-    if any(isinstance(inner, memref.StoreOp) for inner in ops[:position]):
-        return None
-    if not ops[position + 1 :] or not all(
-        isinstance(inner, memref.StoreOp) for inner in ops[position + 1 :]
-    ):
-        return None
-    if any(isinstance(inner, scf.ForOp | scf.WhileOp | scf.IfOp) for inner in loop.body.walk()):
-        return None
-    yielded = loop.body.block.last_op
-    assert isinstance(yielded, scf.YieldOp)
-    args = loop.body.block.args[1:]
-    if not all(_accumulates(a, v) for a, v in zip(args, yielded.operands, strict=True)):
-        return None
-    return loop
-
-
-def _share_with_warp(loop: scf.ForOp, lane: SSAValue, location: object) -> None:
-    """Lanes take every 32nd iteration from their own; a butterfly combines the lanes."""
-    emit = _Emitter(InsertPoint.before(loop), location)
-    offset = emit(arith.MuliOp(lane, loop.step))
-    first = emit(arith.AddiOp(loop.lb, offset))
-    step = emit(arith.MuliOp(loop.step, emit.index(WARP)))
-    is_first = emit(arith.CmpiOp(lane, emit.index(0), "eq"))
-    yielded = loop.body.block.last_op
-    assert yielded is not None
-    combiners = [type(v.owner) for v in yielded.operands]
-    inits = []
-    for init, combiner in zip(loop.iter_args, combiners, strict=True):
-        identity = emit(arith.ConstantOp(FloatAttr(COMBINERS[combiner], f32)))
-        inits.append(emit(arith.SelectOp(is_first, init, identity)))
-    loop.operands = [first, loop.ub, step, *inits]
-    emit.point = InsertPoint.after(loop)
-    stores = [use.operation for result in loop.results for use in result.uses]
-    totals: list[SSAValue] = []
-    for result, combiner in zip(loop.results, combiners, strict=True):
-        value: SSAValue = result
-        for distance in (16, 8, 4, 2, 1):  # xDSL 0.74 has no gpu.shuffle: NVVM's own
-            args = [_i32(emit, -1), value, _i32(emit, distance), _i32(emit, WARP - 1)]
-            shuffle = emit(llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.bfly.f32", args, [f32]))
-            value = emit(combiner(value, shuffle))  # pyright: ignore[reportCallIssue]
-        totals.append(value)
-    for store in stores:
-        for index, operand in enumerate(store.operands):
-            if operand in loop.results:
-                store.operands[index] = totals[list(loop.results).index(operand)]
-    then = Block()
-    emit(scf.IfOp(is_first, [], Region(then)))
-    for store in dict.fromkeys(stores):
-        store.detach()
-        then.add_op(store)
-    then.add_op(scf.YieldOp())
-
-
-def _i32(emit: _Emitter, value: int) -> SSAValue:
-    return emit(llvm.ConstantOp(IntegerAttr(value, i32), i32))
 
 
 def _delinearise(
@@ -259,7 +173,7 @@ class ParallelToLaunch(RewritePattern):
         rewriter.inline_block(loop_body, InsertPoint.at_end(then), ivs)
         inner(scf.YieldOp())
         if reduction is not None and lane is not None:
-            _share_with_warp(reduction, lane, op.location)
+            share_with_warp(reduction, lane, op.location)
         rewriter.erase(op)
 
 

@@ -29,3 +29,26 @@ def test_softmax_is_online_on_the_gpu_only():
     module = program([TensorType(f32, [4, 8])], lambda x: ml.SoftmaxOp(x, axis=-1))
     assert isinstance(module, ModuleOp)
     assert pipeline.remaining_gpu_pipelines(module)[1] == gpu
+
+
+@pytest.mark.parametrize(
+    "given, expected",
+    [
+        ("", "convert-contractions-to-gpu{tf32=true sm=75}"),
+        ("{tile=64,128,8,8,8 few-blocks=4}", "{tile=64,128,8,8,8 few-blocks=4 tf32=true sm=75}"),
+        ("{sm=90}", "{sm=90 tf32=true}"),
+    ],
+)
+def test_contraction_options_merge_with_those_the_stage_gives(given, expected):
+    # A stage whose contraction pass already has options (a test's tile shape) keeps
+    # them, and gets the architecture and tf32 in the same braces: one option dict.
+    text = f"bufferize,convert-contractions-to-gpu{given},cse"
+    merged = pipeline.contraction_options(text, allow_tf32=True, sm="sm_75")
+    assert merged.endswith(f"{expected.removeprefix('convert-contractions-to-gpu')},cse")
+    assert parse_pipeline(merged)
+
+
+def test_contraction_options_leave_a_stage_without_them_alone():
+    text = pipeline.stage_text("parallel-loops", target="gpu")
+    assert pipeline.contraction_options(text) == text
+    assert "{" not in text.split("convert-contractions-to-gpu")[1].split(",")[0]

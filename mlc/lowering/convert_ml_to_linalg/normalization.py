@@ -15,20 +15,12 @@ A row entirely -inf gives NaN (x - m is NaN), as in numpy; so does a row holding
 or +inf.
 
 The pass option `online-softmax` (the GPU pipeline's choice) makes two passes instead:
-an online max-and-sum (Milakov and Gimelshein) keeps the running max `m` and the sum
-`s` of `exp(x - m)`, rescaling the sum when the max grows, and an elementwise pass
-normalises:
-
-    pass 1, per element:  m' = max(m, x)
-                          e  = exp(min(m, x) - m')      (one exp: the smaller side)
-                          s' = x > m ? s * e + 1 : s + e
-    pass 2:               y  = exp(x - m) / s
-
-It reads x once less but computes `exp` twice per element: on the CPU that made
-softmax bound by arithmetic at about a third of memory speed, while a GPU has the
-arithmetic to spare and gains from the fewer kernels and passes over memory. `e` is
-taken as 0 where `min - max` is NaN (both -inf: masked entries before the first
-finite one), so there too a row is NaN only if it is entirely -inf.
+an online max-and-sum (`mlc.lowering.online_softmax`: the running max `m` and the sum
+`s` of `exp(x - m)`, rescaled when the max grows), then an elementwise pass
+`y = exp(x - m) / s`. It reads x once less but computes `exp` twice per element: on
+the CPU that made softmax bound by arithmetic at about a third of memory speed, while
+a GPU has the arithmetic to spare and gains from the fewer kernels and passes over
+memory, and its warps share a row's statistics through `online_softmax.merge`.
 
 Layer norm over the dims `axis..rank-1` (N elements) sums the data shifted by the
 row's first element `k` in one pass (sum and sum of squares of `x - k`: with `k` near
@@ -62,6 +54,7 @@ from xdsl.pattern_rewriter import (
 
 from mlc import shapes
 from mlc.dialects import ml
+from mlc.lowering import online_softmax as online
 from mlc.lowering.convert_ml_to_linalg.common import (
     BodyFn,
     broadcast_map,
@@ -148,18 +141,6 @@ def exp_and_sum(x: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
     return [e, arith.AddfOp(s, e).result]
 
 
-def online_softmax_step(x: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
-    """The running max and sum of `exp(x - max)` after element `x` (see the docstring)."""
-    new_max = arith.MaximumfOp(m, x).result
-    gap = arith.SubfOp(arith.MinimumfOp(m, x), new_max).result
-    ordered = arith.CmpfOp(gap, gap, "ord").result  # both -inf: the step adds nothing
-    scale = arith.SelectOp(ordered, math.ExpOp(gap), scalar_constant(0, x.type)).result
-    grown = arith.AddfOp(arith.MulfOp(s, scale), scalar_constant(1, x.type)).result
-    kept = arith.AddfOp(s, scale).result
-    new_sum = arith.SelectOp(arith.CmpfOp(x, m, "ogt"), grown, kept).result
-    return [new_max, new_sum]
-
-
 @dataclass(frozen=True)
 class LowerSoftmax(RewritePattern):
     """`ml.softmax` to a max pass, an exp-and-sum pass, per-row reciprocals and a scaling
@@ -182,7 +163,7 @@ class LowerSoftmax(RewritePattern):
                     rows_filled(rewriter, x, axes, [float("-inf"), 0]),
                     [identity, kept_map, kept_map],
                     reduce,
-                    lambda args: online_softmax_step(*args),
+                    lambda args: online.step(*args),
                 )
                 y = map_over_x(
                     rewriter,

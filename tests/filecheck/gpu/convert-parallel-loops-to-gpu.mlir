@@ -144,3 +144,111 @@ func.func @row_sum(%x: memref<?x128xf32>, %r: memref<?xf32>, %n: index) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// Softmax's online statistics (a running max and a sum rescaled to it, carried as a
+// pair: mlc.lowering.online_softmax) are shared by a warp too: each lane starts from
+// (-inf, 0), and each butterfly step shuffles both values and merges the pairs with
+// one exp, scaling the sum of the lane with the smaller max.
+
+// CHECK-LABEL: func.func @online_softmax_statistics
+// CHECK:         "gpu.launch"
+// CHECK:           %[[LANE:.+]] = arith.remui
+// CHECK:           %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
+// CHECK:           %[[M:.+]], %[[S:.+]] = scf.for
+// CHECK:           %[[M16:.+]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%{{.+}}, %[[M]], %{{.+}}, %{{.+}})
+// CHECK-NEXT:      %[[S16:.+]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%{{.+}}, %[[S]], %{{.+}}, %{{.+}})
+// CHECK-NEXT:      %[[MAX:.+]] = arith.maximumf %[[M]], %[[M16]] : f32
+// CHECK-NEXT:      %[[MIN:.+]] = arith.minimumf %[[M]], %[[M16]] : f32
+// CHECK-NEXT:      %[[GAP:.+]] = arith.subf %[[MIN]], %[[MAX]] : f32
+// CHECK-NEXT:      %[[ORD:.+]] = arith.cmpf ord, %[[GAP]], %[[GAP]] : f32
+// CHECK-NEXT:      %[[EXP:.+]] = math.exp %[[GAP]] : f32
+// CHECK-NEXT:      %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[SCALE:.+]] = arith.select %[[ORD]], %[[EXP]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[THEIRS:.+]] = arith.mulf %[[S16]], %[[SCALE]] : f32
+// CHECK-NEXT:      %[[KEEP:.+]] = arith.addf %[[S]], %[[THEIRS]] : f32
+// CHECK-NEXT:      %[[MINE:.+]] = arith.mulf %[[S]], %[[SCALE]] : f32
+// CHECK-NEXT:      %[[GROW:.+]] = arith.addf %[[MINE]], %[[S16]] : f32
+// CHECK-NEXT:      %[[LARGER:.+]] = arith.cmpf oge, %[[M]], %[[M16]] : f32
+// CHECK-NEXT:      %{{.+}} = arith.select %[[LARGER]], %[[KEEP]], %[[GROW]] : f32
+// CHECK-COUNT-8:   llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
+// CHECK:           scf.if %[[FIRST]] {
+// CHECK-NEXT:        memref.store %{{.+}}, %m[%{{.+}}] : memref<?xf32>
+// CHECK-NEXT:        memref.store %{{.+}}, %s[%{{.+}}] : memref<?xf32>
+func.func @online_softmax_statistics(%x: memref<?x100xf32>, %m: memref<?xf32>, %s: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %low = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %mx, %sm = scf.for %k = %c0 to %c100 step %c1 iter_args(%am = %low, %as = %zero) -> (f32, f32) {
+      %v = memref.load %x[%i, %k] : memref<?x100xf32>
+      %nm = arith.maximumf %am, %v : f32
+      %lo = arith.minimumf %am, %v : f32
+      %gap = arith.subf %lo, %nm : f32
+      %ord = arith.cmpf ord, %gap, %gap : f32
+      %e = math.exp %gap : f32
+      %scale = arith.select %ord, %e, %zero : f32
+      %d = arith.subf %v, %nm : f32
+      %own = arith.addf %d, %one : f32
+      %p = arith.mulf %as, %scale : f32
+      %grown = arith.addf %p, %own : f32
+      %kept = arith.addf %as, %scale : f32
+      %gt = arith.cmpf ogt, %v, %am : f32
+      %ns = arith.select %gt, %grown, %kept : f32
+      scf.yield %nm, %ns : f32, f32
+    }
+    memref.store %mx, %m[%i] : memref<?xf32>
+    memref.store %sm, %s[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// A pair that is not the online step (here the kept sum adds the unguarded exp) has no
+// merge the pass knows: the row stays with one thread, no shuffles.
+
+// CHECK-LABEL: func.func @not_the_online_step
+// CHECK:         "gpu.launch"
+// CHECK-NOT:       llvm.nvvm.shfl
+// CHECK:           scf.for
+// CHECK-NOT:       llvm.nvvm.shfl
+// CHECK:         func.return
+func.func @not_the_online_step(%x: memref<?x100xf32>, %m: memref<?xf32>, %s: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %low = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %mx, %sm = scf.for %k = %c0 to %c100 step %c1 iter_args(%am = %low, %as = %zero) -> (f32, f32) {
+      %v = memref.load %x[%i, %k] : memref<?x100xf32>
+      %nm = arith.maximumf %am, %v : f32
+      %lo = arith.minimumf %am, %v : f32
+      %gap = arith.subf %lo, %nm : f32
+      %ord = arith.cmpf ord, %gap, %gap : f32
+      %e = math.exp %gap : f32
+      %scale = arith.select %ord, %e, %zero : f32
+      %d = arith.subf %v, %nm : f32
+      %own = arith.addf %d, %one : f32
+      %p = arith.mulf %as, %scale : f32
+      %grown = arith.addf %p, %own : f32
+      %kept = arith.addf %as, %e : f32
+      %gt = arith.cmpf ogt, %v, %am : f32
+      %ns = arith.select %gt, %grown, %kept : f32
+      scf.yield %nm, %ns : f32, f32
+    }
+    memref.store %mx, %m[%i] : memref<?xf32>
+    memref.store %sm, %s[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
