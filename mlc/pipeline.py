@@ -42,7 +42,9 @@ STAGES: dict[str, str] = {
         "linalg-fuse-elementwise,bufferize,convert-contractions-to-gpu,"
         "convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
     ),
-    "gpu": "convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse",
+    "gpu": (
+        "fuse-row-epilogues,convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse"
+    ),
     "nvvm": "convert-gpu-to-nvvm,convert-gpu-host-to-llvm",
 }
 

@@ -113,6 +113,12 @@ def _convert_contractions_to_gpu() -> type[ModulePass]:
     return ConvertContractionsToGPUPass
 
 
+def _fuse_row_epilogues() -> type[ModulePass]:
+    from mlc.lowering.fuse_row_epilogues import FuseRowEpiloguesPass
+
+    return FuseRowEpiloguesPass
+
+
 def _convert_parallel_loops_to_gpu() -> type[ModulePass]:
     from mlc.lowering.convert_parallel_loops_to_gpu import ConvertParallelLoopsToGPUPass
 
@@ -151,6 +157,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "linalg-fuse-elementwise": _linalg_fuse_elementwise,
     "promote-accumulators": _promote_accumulators,
     "convert-linalg-to-parallel-loops": _convert_linalg_to_parallel_loops,
+    "fuse-row-epilogues": _fuse_row_epilogues,
     "convert-parallel-loops-to-gpu": _convert_parallel_loops_to_gpu,
     "convert-contractions-to-gpu": _convert_contractions_to_gpu,
     "gpu-kernel-outlining": _gpu_kernel_outlining,

@@ -3,12 +3,15 @@ Row reductions shared by a warp: what `convert-parallel-loops-to-gpu` maps to a 
 iteration, and how the warp's lanes combine their partial results.
 
 A loop body qualifies when it is setup ops, one `scf.for` whose f32 `iter_args` are all
-reductions the lanes can split, then only stores. A reduction is either one value that
+reductions the lanes can split, then what uses the row's results: straight-line ops,
+stores, and loops over the row's columns (`fuse-row-epilogues` puts a reduction's
+consumers there) that do not read what the row stores. A reduction is either one value that
 accumulates with `addf`, `maximumf` or `minimumf` (its only use), or the online softmax
 pair (max, sum) that `mlc.lowering.online_softmax.step` carries. Lane `l` runs
 iterations `l, l + 32, ...` from the reduction's identity (lane 0 from the loop's own
 start), then five butterfly steps of `shfl.sync.bfly` (emitted as the NVVM intrinsic:
-xDSL 0.74 has no `gpu.shuffle`) combine the lanes, and lane 0 stores. Reading every
+xDSL 0.74 has no `gpu.shuffle`) leave every lane with the row's totals; the column
+loops take every 32nd column a lane, and lane 0 stores the row's own results. Reading every
 32nd element per lane makes a warp's loads of a row coalesce, and splitting a row's
 sum 32 ways keeps its rounding error that much smaller.
 """
@@ -93,22 +96,35 @@ def _reductions(loop: scf.ForOp) -> tuple[Reduction, ...] | None:
     return tuple(found)
 
 
+def _simple(loop: scf.ForOp) -> bool:
+    """A loop body of straight-line ops: no nested loops or branches."""
+    return not any(inner.regions for inner in loop.body.block.ops)
+
+
 def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
     """The row reduction in `op`'s body that a warp can share (module docstring), or None."""
     ops = list(op.body.block.ops)[:-1]  # without scf.reduce
-    loops = [inner for inner in ops if isinstance(inner, scf.ForOp)]
-    if len(loops) != 1 or not loops[0].iter_args:
+    loops = [inner for inner in ops if isinstance(inner, scf.ForOp) and inner.iter_args]
+    if len(loops) != 1 or not _simple(loops[0]):
         return None
     loop = loops[0]
     position = ops.index(loop)
-    if any(isinstance(inner, memref.StoreOp) for inner in ops[:position]):
+    if any(inner.regions or isinstance(inner, memref.StoreOp) for inner in ops[:position]):
         return None
-    if not ops[position + 1 :] or not all(
-        isinstance(inner, memref.StoreOp) for inner in ops[position + 1 :]
-    ):
-        return None
-    if any(isinstance(inner, scf.ForOp | scf.WhileOp | scf.IfOp) for inner in loop.body.walk()):
-        return None
+    after = ops[position + 1 :]
+    if not any(isinstance(inner, memref.StoreOp | scf.ForOp) for inner in after):
+        return None  # the row's results go nowhere
+    stored = {inner.memref for inner in after if isinstance(inner, memref.StoreOp)}
+    for inner in after:
+        if isinstance(inner, scf.ForOp):  # an epilogue over the row's columns
+            if inner.iter_args or not _simple(inner):
+                return None
+            if any(isinstance(o, memref.LoadOp) and o.memref in stored for o in inner.walk()):
+                return None  # lane 0 stores only once the row is done
+        elif inner.regions:
+            return None
+        elif isinstance(inner, memref.LoadOp) and inner.memref in stored:
+            return None
     reductions = _reductions(loop)
     return None if reductions is None else WarpReduction(loop, reductions)
 
@@ -121,52 +137,84 @@ def _i32(value: int) -> SSAValue:
     return llvm.ConstantOp(IntegerAttr(value, i32), i32).result
 
 
-def _shuffle(value: SSAValue, distance: SSAValue, every_lane: SSAValue, clamp: SSAValue) -> SSAValue:
+def _shuffle(
+    value: SSAValue, distance: SSAValue, every_lane: SSAValue, clamp: SSAValue
+) -> SSAValue:
     """The value of lane `lane ^ distance`."""
     args = [every_lane, value, distance, clamp]
     return llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.bfly.f32", args, [f32]).results[0]
 
 
 def share_with_warp(reduction: WarpReduction, lane: SSAValue, location: object) -> None:
-    """Lanes take every 32nd iteration from their own; a butterfly combines the lanes."""
-
-    def located(new: Operation) -> None:
-        new.location = location  # pyright: ignore[reportAttributeAccessIssue]
+    """
+    Lanes take every 32nd iteration of the reduction and of the column loops after it
+    from their own; a butterfly gives every lane the row's totals; lane 0 stores.
+    """
 
     def builder(point: InsertPoint) -> Builder:
+        def located(new: Operation) -> None:
+            new.location = location  # pyright: ignore[reportAttributeAccessIssue]
+
         return Builder(point, operation_insertion_handler=[located])
 
     loop = reduction.loop
-    stores = list(dict.fromkeys(use.operation for result in loop.results for use in result.uses))
+    after: list[Operation] = []
+    following = loop.next_op
+    while following is not None and not isinstance(following, scf.YieldOp):
+        after.append(following)
+        following = following.next_op
+    uses = [(use.operation, use.index) for result in loop.results for use in result.uses]
     with ImplicitBuilder(builder(InsertPoint.before(loop))):
-        first = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
-        step = arith.MuliOp(loop.step, _index(WARP)).result
+        stride = _index(WARP)
         is_first = arith.CmpiOp(lane, _index(0), "eq").result
-        inits = list(loop.iter_args)
-        for part in reduction.reductions:
-            for offset, identity in enumerate(part.identities):
-                start = arith.ConstantOp(FloatAttr(identity, f32)).result
-                position = part.first + offset
-                inits[position] = arith.SelectOp(is_first, inits[position], start).result
-    loop.operands = [first, loop.ub, step, *inits]
-
-    totals: list[SSAValue] = list(loop.results)
-    then = Block()
+        _stride(loop, lane, stride, _lane_starts(reduction, is_first))
     with ImplicitBuilder(builder(InsertPoint.after(loop))):
-        every_lane, clamp = _i32(-1), _i32(WARP - 1)
-        distances = [_i32(distance) for distance in (16, 8, 4, 2, 1)]
-        for part in reduction.reductions:
-            width = len(part.identities)
-            values = totals[part.first : part.first + width]
-            for distance in distances:
-                theirs = [_shuffle(value, distance, every_lane, clamp) for value in values]
-                values = part.merge(values, theirs)
-            totals[part.first : part.first + width] = values
-        scf.IfOp(is_first, [], Region(then))
-    for store in stores:
-        for position, operand in enumerate(store.operands):
-            if operand in loop.results:
-                store.operands[position] = totals[list(loop.results).index(operand)]
-        store.detach()
-        then.add_op(store)
-    Rewriter.insert_op(scf.YieldOp(), InsertPoint.at_end(then))
+        totals = _butterfly(reduction)
+    for user, index in uses:
+        user.operands[index] = totals[list(loop.results).index(user.operands[index])]
+    for epilogue in after:
+        if isinstance(epilogue, scf.ForOp):
+            with ImplicitBuilder(builder(InsertPoint.before(epilogue))):
+                _stride(epilogue, lane, stride, [])
+    stores = [store for store in after if isinstance(store, memref.StoreOp)]
+    if stores:
+        then = Block()
+        with ImplicitBuilder(builder(InsertPoint.after(after[-1]))):
+            scf.IfOp(is_first, [], Region(then))
+        for store in stores:
+            store.detach()
+            then.add_op(store)
+        Rewriter.insert_op(scf.YieldOp(), InsertPoint.at_end(then))
+
+
+def _lane_starts(reduction: WarpReduction, is_first: SSAValue) -> list[SSAValue]:
+    """Each lane's `iter_args`: lane 0 the loop's own, the others the identities."""
+    inits = list(reduction.loop.iter_args)
+    for part in reduction.reductions:
+        for offset, identity in enumerate(part.identities):
+            start = arith.ConstantOp(FloatAttr(identity, f32)).result
+            position = part.first + offset
+            inits[position] = arith.SelectOp(is_first, inits[position], start).result
+    return inits
+
+
+def _butterfly(reduction: WarpReduction) -> list[SSAValue]:
+    """The row's totals in every lane, after five shuffle-and-merge steps."""
+    totals: list[SSAValue] = list(reduction.loop.results)
+    every_lane, clamp = _i32(-1), _i32(WARP - 1)
+    distances = [_i32(distance) for distance in (16, 8, 4, 2, 1)]
+    for part in reduction.reductions:
+        width = len(part.identities)
+        values = totals[part.first : part.first + width]
+        for distance in distances:
+            theirs = [_shuffle(value, distance, every_lane, clamp) for value in values]
+            values = part.merge(values, theirs)
+        totals[part.first : part.first + width] = values
+    return totals
+
+
+def _stride(loop: scf.ForOp, lane: SSAValue, warp: SSAValue, inits: Sequence[SSAValue]) -> None:
+    """`loop` from iteration `lane`, every 32nd (under the caller's implicit builder)."""
+    first = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
+    step = arith.MuliOp(loop.step, warp).result
+    loop.operands = [first, loop.ub, step, *inits]

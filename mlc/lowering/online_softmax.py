@@ -119,4 +119,7 @@ def is_step(m: SSAValue, s: SSAValue, new_max: SSAValue, new_sum: SSAValue) -> b
     if not _compares(picked.operands[0], "ord", gap, gap):
         return False
     difference = _owner(gap, arith.SubfOp, None, new_max)
-    return difference is not None and _owner(difference.operands[0], arith.MinimumfOp, m, x) is not None
+    return (
+        difference is not None
+        and _owner(difference.operands[0], arith.MinimumfOp, m, x) is not None
+    )

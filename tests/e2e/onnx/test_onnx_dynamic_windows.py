@@ -112,4 +112,6 @@ def test_split_equal_parts_dynamic(parts, target):
     outputs = [f"y{i}" for i in range(parts)]
     node = helper.make_node("Split", ["x"], outputs, axis=1, num_outputs=parts)
     model = model_of(node, {"x": [2, None]}, dict.fromkeys(outputs, 2))
-    check(model, [((2, 7),), ((2, 9),), ((2, 4),)], target)
+    # uneven sizes leave the last part smaller, never empty (4 in 3 parts would be
+    # 2, 2, 0: onnx's reference gives that, newer onnxruntime rejects it)
+    check(model, [((2, 7),), ((2, 9),), ((2, 5),)], target)

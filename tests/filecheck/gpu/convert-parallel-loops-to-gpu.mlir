@@ -117,11 +117,12 @@ func.func @in_a_host_loop(%m: memref<4xf32>, %n: index) {
 // CHECK:           %[[LANE:.+]] = arith.remui %[[T]], %{{.+}} : index
 // CHECK:           %[[ROW:.+]] = arith.divui %[[T]], %{{.+}} : index
 // CHECK:           %[[INIT:.+]] = memref.load %r[%{{.+}}] : memref<?xf32>
-// CHECK:           %[[START:.+]] = arith.addi %{{.+}}, %{{.+}} : index
-// CHECK:           %[[STRIDE:.+]] = arith.muli %{{.+}}, %{{.+}} : index
 // CHECK:           %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
 // CHECK:           %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:      %[[FROM:.+]] = arith.select %[[FIRST]], %[[INIT]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[OFFSET:.+]] = arith.muli %[[LANE]], %{{.+}} : index
+// CHECK-NEXT:      %[[START:.+]] = arith.addi %{{.+}}, %[[OFFSET]] : index
+// CHECK-NEXT:      %[[STRIDE:.+]] = arith.muli %{{.+}}, %{{.+}} : index
 // CHECK-NEXT:      %[[PART:.+]] = scf.for %{{.+}} = %[[START]] to %{{.+}} step %[[STRIDE]] iter_args(%{{.+}} = %[[FROM]]) -> (f32) {
 // CHECK-COUNT-5:   llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
 // CHECK:           %[[SUM:.+]] = arith.addf

@@ -25,7 +25,9 @@ def scalar_function(arity: int, body: Callable[..., list[SSAValue]]):
     block = Block(arg_types=[f32] * arity)
     with ImplicitBuilder(block):
         func.ReturnOp(*body(*block.args))
-    function = func.FuncOp("main", FunctionType.from_lists([f32] * arity, [f32, f32]), Region(block))
+    function = func.FuncOp(
+        "main", FunctionType.from_lists([f32] * arity, [f32, f32]), Region(block)
+    )
     return mlc.compile(ModuleOp([function]))
 
 

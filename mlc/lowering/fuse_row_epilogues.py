@@ -1,0 +1,312 @@
+"""
+fuse-row-epilogues: the loops that consume a row reduction's results join its loop, so
+that on the GPU one warp computes a row's statistics and goes on to use them, with no
+second kernel and no round trip of the statistics through memory.
+
+Softmax on the GPU is an online max-and-sum over each row, then `exp(x - m) / s` over
+the rows and columns; layer norm is two sums over each row, the mean and `rsqrt(var +
+eps)` per row, then the normalisation over rows and columns. Each is two or three
+`scf.parallel`s, so two or three kernels, and the second reads the statistics the first
+stored. When the first loop is a row reduction a warp can share
+(`mlc.lowering.gpu_warp_reduction`), the loops after it that run over the same rows
+join it: one with the same dims (the per-row statistics) is appended to its body, one
+with a trailing column dim becomes an `scf.for` over the columns inside it, and their
+loads of what the row body stored at the same place read the stored value instead:
+
+    scf.parallel (%i) { %m = scf.for ... ; memref.store %m, %max[%i, %c0] }
+    scf.parallel (%i, %j) { %v = memref.load %max[%i, %c0] ; ... %v ... }
+==>
+    scf.parallel (%i) {
+      %m = scf.for ... ; memref.store %m, %max[%i, %c0]
+      scf.for %j { ... %m ... }
+    }
+
+A loop joins only if it consumes the row body's results (it loads something the body
+stored), every such load reads a place the body stored in the same row (so the value
+can be forwarded), it stores only into buffers freshly allocated and not yet touched,
+or into the row's own statistics, and its body has no loops or branches. Allocations
+and constants between the loops move above the first. Statistics that every reader now
+gets forwarded are not stored at all: a buffer only written to goes, with its stores.
+The result is the same program read sequentially; convert-parallel-loops-to-gpu then
+gives the row a warp, whose lanes split the reduction and the column loop alike.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from mlc.lowering.convert_parallel_loops_to_gpu import is_outermost
+from mlc.lowering.gpu_warp_reduction import warp_reduction
+
+# Ops that may sit between the loops: moved above the first, they change nothing.
+_HOISTABLE = (memref.AllocOp, arith.ConstantOp, memref.DimOp)
+
+
+def same_index(a: SSAValue, b: SSAValue) -> bool:
+    """Whether two index values are the same: one value, or equal constants."""
+    if a is b:
+        return True
+    ca, cb = a.owner, b.owner
+    return (
+        isinstance(ca, arith.ConstantOp)
+        and isinstance(cb, arith.ConstantOp)
+        and isinstance(ca.value, IntegerAttr)
+        and ca.value == cb.value
+    )
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _is_unit(loop: scf.ParallelOp, dim: int) -> bool:
+    """Whether dim `dim` of `loop` runs once (0 to 1 step 1)."""
+    bounds = (loop.lowerBound[dim], loop.upperBound[dim], loop.step[dim])
+    return tuple(map(_constant, bounds)) == (0, 1, 1)
+
+
+@dataclass
+class _Row:
+    """What the fused row body has stored so far: place -> value, and buffers touched."""
+
+    ivs: Sequence[SSAValue]
+    stored: dict[SSAValue, list[tuple[tuple[SSAValue, ...], SSAValue]]] = field(
+        default_factory=dict
+    )
+    touched: set[SSAValue] = field(default_factory=set)  # loaded or stored
+    written: set[SSAValue] = field(default_factory=set)  # stored, at any depth
+
+    def store(self, buffer: SSAValue, indices: Sequence[SSAValue], value: SSAValue) -> None:
+        places = [p for p in self.stored.get(buffer, []) if not _same_place(p[0], indices)]
+        self.stored[buffer] = [*places, (tuple(indices), value)]
+
+    def value_at(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue | None:
+        for place, value in self.stored.get(buffer, []):
+            if _same_place(place, indices):
+                return value
+        return None
+
+
+def _same_place(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
+    return len(a) == len(b) and all(same_index(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _row_of(reduction: scf.ParallelOp) -> _Row:
+    """The places the reduction's body stores at its top level, and what it touches."""
+    row = _Row(list(reduction.body.block.args))
+    for op in reduction.body.block.ops:
+        if isinstance(op, memref.StoreOp):
+            row.store(op.memref, list(op.indices), op.value)
+    for op in reduction.body.walk():
+        if isinstance(op, memref.LoadOp | memref.StoreOp):
+            row.touched.add(op.memref)
+        if isinstance(op, memref.StoreOp):
+            row.written.add(op.memref)
+    return row
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How a loop's ivs map into the row body: the row's ivs, a unit dim's start, or
+    the column loop's iv (None until it exists)."""
+
+    ivs: list[SSAValue | None]
+    column: int | None  # the dim that becomes an `scf.for`
+
+
+def _plan(reduction: scf.ParallelOp, loop: scf.ParallelOp) -> _Plan | None:
+    """How `loop`'s dims line up with the reduction's rows, or None if they do not."""
+    rows = len(reduction.lowerBound)
+    if loop.initVals or len(loop.lowerBound) < rows:
+        return None
+    for dim in range(rows):
+        pairs = zip(
+            (reduction.lowerBound[dim], reduction.upperBound[dim], reduction.step[dim]),
+            (loop.lowerBound[dim], loop.upperBound[dim], loop.step[dim]),
+            strict=True,
+        )
+        if not all(same_index(a, b) for a, b in pairs):
+            return None
+    ivs: list[SSAValue | None] = list(reduction.body.block.args)
+    column = None
+    last = len(loop.lowerBound) - 1
+    for dim in range(rows, last + 1):
+        if _is_unit(loop, dim):
+            ivs.append(loop.lowerBound[dim])
+        elif dim == last:
+            column = dim
+            ivs.append(None)
+        else:
+            return None
+    return _Plan(ivs, column)
+
+
+def _mapped(value: SSAValue, loop: scf.ParallelOp, plan: _Plan) -> SSAValue | None:
+    """`value` (an index in `loop`'s body) as the row body sees it; None: the column."""
+    args = list(loop.body.block.args)
+    return plan.ivs[args.index(value)] if value in args else value
+
+
+def _joins(row: _Row, loop: scf.ParallelOp, plan: _Plan) -> bool:
+    """Whether `loop` may join the row body (module docstring)."""
+    body = list(loop.body.block.ops)[:-1]  # without scf.reduce
+    consumes = False
+    for op in body:
+        if op.regions:
+            return False
+        if isinstance(op, memref.LoadOp) and op.memref in row.written:
+            if _stored_value(row, loop, plan, op.indices, op.memref) is None:
+                return False  # read at a place the row did not store: no forwarding
+            consumes = True
+        elif isinstance(op, memref.StoreOp) and not _may_store(row, loop, plan, op):
+            return False
+    return consumes
+
+
+def _stored_value(
+    row: _Row, loop: scf.ParallelOp, plan: _Plan, indices: Sequence[SSAValue], buffer: SSAValue
+) -> SSAValue | None:
+    """What the row stored where `loop` accesses `buffer[indices]`, if it did."""
+    mapped = [_mapped(i, loop, plan) for i in indices]
+    if any(i is None for i in mapped):
+        return None  # the place moves with the column
+    return row.value_at(buffer, mapped)  # pyright: ignore[reportArgumentType]
+
+
+def _may_store(row: _Row, loop: scf.ParallelOp, plan: _Plan, store: memref.StoreOp) -> bool:
+    """A store into a fresh buffer, or a per-row loop's into the row's own statistics at
+    their place."""
+    buffer = store.memref
+    if buffer in row.stored:
+        stat = _stored_value(row, loop, plan, store.indices, buffer)
+        return plan.column is None and stat is not None
+    if not isinstance(buffer.owner, memref.AllocOp) or buffer in row.touched:
+        return False
+    # a fresh output, only written
+    return not any(isinstance(op, memref.LoadOp) and op.memref is buffer for op in loop.walk())
+
+
+def _join(
+    rewriter: PatternRewriter,
+    row: _Row,
+    reduction: scf.ParallelOp,
+    loop: scf.ParallelOp,
+    plan: _Plan,
+) -> None:
+    """Move `loop`'s body into the reduction's, its column dim as an `scf.for`."""
+    end = InsertPoint.before(reduction.body.block.last_op)  # pyright: ignore[reportArgumentType]
+    body = loop.body.block
+    terminator = body.last_op
+    assert isinstance(terminator, scf.ReduceOp)
+    rewriter.erase(terminator)
+    stores = [op for op in body.ops if isinstance(op, memref.StoreOp)]
+    if plan.column is None:
+        rewriter.inline_block(body, end, plan.ivs)  # pyright: ignore[reportArgumentType]
+    else:
+        dim = plan.column
+        inner = Block(arg_types=[IndexType()])
+        ivs = [inner.args[0] if v is None else v for v in plan.ivs]
+        rewriter.inline_block(body, InsertPoint.at_end(inner), ivs)
+        inner.add_op(scf.YieldOp())
+        columns = scf.ForOp(loop.lowerBound[dim], loop.upperBound[dim], loop.step[dim], [], inner)
+        rewriter.insert(columns, end)
+    rewriter.erase(loop)
+    for store in stores:
+        row.touched.add(store.memref)
+        row.written.add(store.memref)
+        if plan.column is None:  # per-row results, which later loops may read
+            row.store(store.memref, list(store.indices), store.value)
+
+
+def _forward(rewriter: PatternRewriter, block: Block, row: _Row) -> None:
+    """Loads of places the row body stored read the stored value instead."""
+    nested = {
+        op.memref
+        for top in block.ops
+        if top.regions
+        for op in top.walk()
+        if isinstance(op, memref.StoreOp)
+    }
+    places = _Row(row.ivs)
+    for top in list(block.ops):
+        for op in list(top.walk()):
+            if isinstance(op, memref.StoreOp) and op is top:
+                places.store(op.memref, list(op.indices), op.value)
+            elif isinstance(op, memref.LoadOp) and op.memref not in nested:
+                value = places.value_at(op.memref, list(op.indices))
+                if value is not None:
+                    rewriter.replace(op, [], [value])
+
+
+@dataclass(frozen=True)
+class FuseRowEpilogues(RewritePattern):
+    """A warp-shareable row reduction takes in the loops after it that consume it."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: scf.ParallelOp, rewriter: PatternRewriter) -> None:
+        if not is_outermost(op) or warp_reduction(op) is None:
+            return
+        row = _row_of(op)
+        joined = False
+        between: list[Operation] = []
+        following = op.next_op
+        while isinstance(following, (*_HOISTABLE, scf.ParallelOp)):
+            after = following.next_op
+            if isinstance(following, _HOISTABLE):
+                between.append(following)
+            elif (plan := _plan(op, following)) is not None and _joins(row, following, plan):
+                for moved in between:  # above the fused loop, which uses them
+                    moved.detach()
+                    rewriter.insert(moved, InsertPoint.before(op))
+                between = []
+                _join(rewriter, row, op, following, plan)
+                joined = True
+            else:
+                break
+            following = after
+        if joined:
+            _forward(rewriter, op.body.block, row)
+            for buffer in row.written:
+                _drop_if_unread(rewriter, buffer)
+
+
+def _drop_if_unread(rewriter: PatternRewriter, buffer: SSAValue) -> None:
+    """Erase an allocation that is only stored to (statistics every reader now gets
+    forwarded), with its stores and dealloc."""
+    if not isinstance(buffer.owner, memref.AllocOp):
+        return
+    users = [use.operation for use in buffer.uses]
+    if not all(
+        isinstance(user, memref.DeallocOp)
+        or (isinstance(user, memref.StoreOp) and user.memref is buffer)
+        for user in users
+    ):
+        return
+    for user in users:
+        rewriter.erase(user)
+    rewriter.erase(buffer.owner)
+
+
+@dataclass(frozen=True)
+class FuseRowEpiloguesPass(ModulePass):
+    """Fuse row reductions with the loops that consume them (see the module docstring)."""
+
+    name = "fuse-row-epilogues"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(FuseRowEpilogues(), apply_recursively=False).rewrite_module(op)

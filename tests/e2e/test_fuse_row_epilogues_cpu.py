@@ -1,0 +1,117 @@
+"""
+`fuse-row-epilogues` keeps the numbers: programs lowered as the GPU lowers them (online
+softmax, generics as `scf.parallel`s), fused, then run on the CPU, whose backend runs
+`scf.parallel` as it is; against numpy in float64 on fresh random inputs. Each program
+must fuse to one loop nest (the GPU's one kernel) where its reduction has consumers.
+The same programs run fused on the GPU in tests/e2e/test_row_kernels_cpu.py and the
+ONNX model tests.
+"""
+
+import numpy as np
+import pytest
+
+import mlc
+from mlc import pipeline
+
+SOFTMAX = """
+func.func @main(%x: tensor<?x37xf32>) -> tensor<?x37xf32> {
+  %y = ml.softmax %x {axis = -1 : i64} : (tensor<?x37xf32>) -> tensor<?x37xf32>
+  func.return %y : tensor<?x37xf32>
+}
+"""
+SOFTMAX_3D = """
+func.func @main(%x: tensor<2x5x70xf32>) -> tensor<2x5x70xf32> {
+  %y = ml.softmax %x {axis = 2 : i64} : (tensor<2x5x70xf32>) -> tensor<2x5x70xf32>
+  func.return %y : tensor<2x5x70xf32>
+}
+"""
+LAYER_NORM = """
+func.func @main(%x: tensor<?x96xf32>, %g: tensor<96xf32>, %b: tensor<96xf32>) -> tensor<?x96xf32> {
+  %y = ml.layer_norm %x, %g, %b {axis = -1 : i64, epsilon = 1.0e-05 : f32}
+      : (tensor<?x96xf32>, tensor<96xf32>, tensor<96xf32>) -> tensor<?x96xf32>
+  func.return %y : tensor<?x96xf32>
+}
+"""
+CENTERED = """
+func.func @main(%x: tensor<9x33xf32>) -> (tensor<9x33xf32>, tensor<9x1xf32>) {
+  %m = ml.reduce_mean %x {axes = array<i64: 1>, keepdims = true}
+      : (tensor<9x33xf32>) -> tensor<9x1xf32>
+  %y = ml.sub %x, %m : (tensor<9x33xf32>, tensor<9x1xf32>) -> tensor<9x33xf32>
+  func.return %y, %m : tensor<9x33xf32>, tensor<9x1xf32>
+}
+"""
+ROW_SUMS = """
+func.func @main(%x: tensor<9x33xf32>) -> tensor<9xf32> {
+  %s = ml.reduce_sum %x {axes = array<i64: 1>, keepdims = false}
+      : (tensor<9x33xf32>) -> tensor<9xf32>
+  func.return %s : tensor<9xf32>
+}
+"""
+COLUMN_SOFTMAX = """
+func.func @main(%x: tensor<24x24xf32>) -> tensor<24x24xf32> {
+  %y = ml.softmax %x {axis = 0 : i64} : (tensor<24x24xf32>) -> tensor<24x24xf32>
+  func.return %y : tensor<24x24xf32>
+}
+"""
+
+
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b
+
+
+def centered(x):
+    m = x.mean(1, keepdims=True)
+    return x - m, m
+
+
+@pytest.fixture
+def gpu_loops(monkeypatch: pytest.MonkeyPatch):
+    """The CPU compiles through the GPU's linalg and parallel-loops forms, then fuses."""
+    loops = pipeline.stage_text("parallel-loops", target="gpu").split(",")
+    loops = [p for p in loops if not p.startswith(pipeline.CONTRACTIONS)]
+    monkeypatch.setitem(pipeline.STAGES, "linalg", pipeline.TARGET_STAGE_TEXT["gpu"]["linalg"])
+    monkeypatch.setitem(pipeline.STAGES, "loops", ",".join([*loops, "fuse-row-epilogues"]))
+
+
+def loop_nests(source: str) -> int:
+    module = mlc.compile(source, emit="loops")
+    return sum(1 for op in module.walk() if op.name == "scf.parallel")
+
+
+CASES = {
+    "softmax": (SOFTMAX, [(6, 37)], lambda x: softmax(x), 1),
+    "softmax_3d": (SOFTMAX_3D, [(2, 5, 70)], lambda x: softmax(x), 1),
+    "layer_norm": (LAYER_NORM, [(7, 96), (96,), (96,)], layer_norm, 1),
+    "centered": (CENTERED, [(9, 33)], centered, 1),
+    "row_sums": (ROW_SUMS, [(9, 33)], lambda x: x.sum(1), 1),
+    # reduced along the rows: the consumer's rows are not the reduction's, no fusion
+    "column_softmax": (COLUMN_SOFTMAX, [(24, 24)], lambda x: softmax(x, 0), 2),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_fused_programs_match_numpy(gpu_loops, name):
+    source, shapes, reference, nests = CASES[name]
+    assert loop_nests(source) == nests
+    exe = mlc.compile(source)
+    rng = np.random.default_rng()
+    args = [(rng.standard_normal(s) * 4).astype(np.float32) for s in shapes]
+    got = exe(*args)
+    want = reference(*(a.astype(np.float64) for a in args))
+    got, want = (v if isinstance(v, tuple) else (v,) for v in (got, want))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+
+
+def test_rows_holding_inf_and_nan_stay_their_own(gpu_loops):
+    exe = mlc.compile(SOFTMAX)
+    x = np.random.default_rng().standard_normal((5, 37)).astype(np.float32)
+    x[1, 3], x[2, 30], x[3, :] = np.inf, np.nan, -np.inf
+    got = exe(x)
+    assert np.isnan(got[1:4]).all()
+    np.testing.assert_allclose(got[[0, 4]], softmax(x[[0, 4]].astype(np.float64)), rtol=2e-5)

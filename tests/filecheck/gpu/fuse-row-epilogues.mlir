@@ -1,0 +1,257 @@
+// RUN: mlc-opt %s --split-input-file -p fuse-row-epilogues | filecheck %s
+
+// A row sum and the loop over rows and columns that subtracts it: the consumer becomes
+// an scf.for over the columns inside the row loop, its load of the sum reads the sum
+// itself, and the sum's buffer (now only written) goes with its store. The output's
+// allocation moves above the fused loop.
+
+// CHECK-LABEL: func.func @centered(%x: memref<?x64xf32>, %n: index) -> memref<?x64xf32>
+// CHECK-NOT:     memref.alloc(%n) {{.*}} : memref<?x1xf32>
+// CHECK:         %[[Y:.+]] = memref.alloc(%n) : memref<?x64xf32>
+// CHECK-NEXT:    "scf.parallel"
+// CHECK-NEXT:    ^bb0(%[[I:.+]]: index):
+// CHECK:           %[[S:.+]] = scf.for
+// CHECK:           }
+// CHECK-NEXT:      scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:        %[[V:.+]] = memref.load %x[%[[I]], %[[J]]] : memref<?x64xf32>
+// CHECK-NEXT:        %[[D:.+]] = arith.subf %[[V]], %[[S]] : f32
+// CHECK-NEXT:        memref.store %[[D]], %[[Y]][%[[I]], %[[J]]] : memref<?x64xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.reduce
+// CHECK-NOT:     scf.parallel
+// CHECK-NOT:     memref.dealloc
+// CHECK:         func.return %[[Y]]
+func.func @centered(%x: memref<?x64xf32>, %n: index) -> memref<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc(%n) : memref<?x1xf32>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x64xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %sum[%i, %c0] : memref<?x1xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %y = memref.alloc(%n) : memref<?x64xf32>
+  "scf.parallel"(%c0, %c0, %n, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %x[%i, %j] : memref<?x64xf32>
+    %m = memref.load %sum[%i, %c0] : memref<?x1xf32>
+    %d = arith.subf %v, %m : f32
+    memref.store %d, %y[%i, %j] : memref<?x64xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  memref.dealloc %sum : memref<?x1xf32>
+  func.return %y : memref<?x64xf32>
+}
+
+// -----
+
+// Layer norm's shape: the sums, a per-row loop over (rows, 1) that turns them into
+// statistics in place, and the normalisation. Both join: the per-row body is appended
+// (its unit dim read as its start), and the normalisation reads the statistics the
+// per-row body computed, not the sums.
+
+// CHECK-LABEL: func.func @normalised
+// CHECK-COUNT-1: "scf.parallel"
+// CHECK:           %[[S:.+]] = scf.for
+// CHECK:           %[[MEAN:.+]] = arith.divf %[[S]], %{{.+}} : f32
+// CHECK-NEXT:      scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:        %[[V:.+]] = memref.load %x[%{{.+}}, %[[J]]] : memref<8x64xf32>
+// CHECK-NEXT:        %[[D:.+]] = arith.subf %[[V]], %[[MEAN]] : f32
+// CHECK-NOT:     "scf.parallel"
+// CHECK-NOT:     memref.load %stat
+func.func @normalised(%x: memref<8x64xf32>, %y: memref<8x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %count = arith.constant 64.0 : f32
+  %stat = memref.alloc() : memref<8x1xf32>
+  "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<8x64xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %stat[%i, %c0] : memref<8x1xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c0, %c8, %c1, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %u: index):
+    %s = memref.load %stat[%i, %u] : memref<8x1xf32>
+    %mean = arith.divf %s, %count : f32
+    memref.store %mean, %stat[%i, %u] : memref<8x1xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  %out = memref.alloc() : memref<8x64xf32>
+  "scf.parallel"(%c0, %c0, %c8, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %x[%i, %j] : memref<8x64xf32>
+    %m = memref.load %stat[%i, %c0] : memref<8x1xf32>
+    %d = arith.subf %v, %m : f32
+    memref.store %d, %out[%i, %j] : memref<8x64xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  "memref.copy"(%out, %y) : (memref<8x64xf32>, memref<8x64xf32>) -> ()
+  func.return
+}
+
+// -----
+
+// Statistics that something after the fused loop still reads keep their buffer and
+// store; the consumer inside still reads the value itself.
+
+// CHECK-LABEL: func.func @statistics_read_later
+// CHECK:         %[[SUM:.+]] = memref.alloc() : memref<8x1xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           %[[S:.+]] = scf.for
+// CHECK:           memref.store %[[S]], %[[SUM]]
+// CHECK:           scf.for
+// CHECK-NOT:         memref.load %[[SUM]]
+// CHECK:             arith.mulf %{{.+}}, %[[S]] : f32
+// CHECK:         "memref.copy"(%[[SUM]], %r)
+func.func @statistics_read_later(%x: memref<8x64xf32>, %y: memref<8x64xf32>, %r: memref<8x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<8x1xf32>
+  "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<8x64xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %sum[%i, %c0] : memref<8x1xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %out = memref.alloc() : memref<8x64xf32>
+  "scf.parallel"(%c0, %c0, %c8, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %x[%i, %j] : memref<8x64xf32>
+    %m = memref.load %sum[%i, %c0] : memref<8x1xf32>
+    %d = arith.mulf %v, %m : f32
+    memref.store %d, %out[%i, %j] : memref<8x64xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  "memref.copy"(%sum, %r) : (memref<8x1xf32>, memref<8x1xf32>) -> ()
+  "memref.copy"(%out, %y) : (memref<8x64xf32>, memref<8x64xf32>) -> ()
+  func.return
+}
+
+// -----
+
+// Not fused: the consumer reads the sums along its column dim (a softmax along the
+// leading axis of a square matrix, say), which no row computed for itself.
+
+// CHECK-LABEL: func.func @read_along_the_columns
+// CHECK-COUNT-2: "scf.parallel"
+func.func @read_along_the_columns(%x: memref<8x8xf32>, %y: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<1x8xf32>
+  "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %s = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%k, %j] : memref<8x8xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %sum[%c0, %j] : memref<1x8xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c0, %c8, %c8, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %x[%i, %j] : memref<8x8xf32>
+    %m = memref.load %sum[%c0, %j] : memref<1x8xf32>
+    %d = arith.divf %v, %m : f32
+    memref.store %d, %y[%i, %j] : memref<8x8xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  memref.dealloc %sum : memref<1x8xf32>
+  func.return
+}
+
+// -----
+
+// Not fused: the consumer writes into a buffer the reduction reads (here the input
+// itself), so other rows' reductions could see its results.
+
+// CHECK-LABEL: func.func @writes_what_the_rows_read
+// CHECK-COUNT-2: "scf.parallel"
+func.func @writes_what_the_rows_read(%x: memref<8x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<8x1xf32>
+  "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<8x64xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %sum[%i, %c0] : memref<8x1xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c0, %c8, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %x[%i, %j] : memref<8x64xf32>
+    %m = memref.load %sum[%i, %c0] : memref<8x1xf32>
+    %d = arith.subf %v, %m : f32
+    memref.store %d, %x[%i, %j] : memref<8x64xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  memref.dealloc %sum : memref<8x1xf32>
+  func.return
+}
+
+// -----
+
+// Not fused: an f64 reduction, which a warp does not share (its shuffles are f32), so
+// the consumer keeps its own kernel and its threads.
+
+// CHECK-LABEL: func.func @f64_rows
+// CHECK-COUNT-2: "scf.parallel"
+func.func @f64_rows(%x: memref<8x64xf64>, %y: memref<8x64xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f64
+  %sum = memref.alloc() : memref<8x1xf64>
+  "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f64) {
+      %v = memref.load %x[%i, %k] : memref<8x64xf64>
+      %t = arith.addf %acc, %v : f64
+      scf.yield %t : f64
+    }
+    memref.store %s, %sum[%i, %c0] : memref<8x1xf64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c0, %c8, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %x[%i, %j] : memref<8x64xf64>
+    %m = memref.load %sum[%i, %c0] : memref<8x1xf64>
+    %d = arith.subf %v, %m : f64
+    memref.store %d, %y[%i, %j] : memref<8x64xf64>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  memref.dealloc %sum : memref<8x1xf64>
+  func.return
+}
