@@ -24,7 +24,8 @@ loads of what the row body stored at the same place read the stored value instea
 A loop joins only if it consumes the row body's results (it loads something the body
 stored), every such load reads a place the body stored in the same row (so the value
 can be forwarded), it stores only into buffers freshly allocated and not yet touched,
-or into the row's own statistics, and its body has no loops or branches. Allocations
+into the row's own statistics, or in place into a buffer the row body reads only in its
+own rows (each element read where it is written), and its body has no loops or branches. Allocations
 and constants between the loops move above the first. Statistics that every reader now
 gets forwarded are not stored at all: a buffer only written to goes, with its stores.
 The result is the same program read sequentially; convert-parallel-loops-to-gpu then
@@ -88,8 +89,21 @@ class _Row:
     stored: dict[SSAValue, list[tuple[tuple[SSAValue, ...], SSAValue]]] = field(
         default_factory=dict
     )
-    touched: set[SSAValue] = field(default_factory=set)  # loaded or stored
+    # every load and store so far, at any depth: buffer -> the indices of each access
+    accesses: dict[SSAValue, list[tuple[SSAValue, ...]]] = field(default_factory=dict)
     written: set[SSAValue] = field(default_factory=set)  # stored, at any depth
+
+    def access(self, op: memref.LoadOp | memref.StoreOp) -> None:
+        self.accesses.setdefault(op.memref, []).append(tuple(op.indices))
+        if isinstance(op, memref.StoreOp):
+            self.written.add(op.memref)
+
+    def in_own_rows(self, buffer: SSAValue) -> bool:
+        """Whether every access to `buffer` so far is in the row's own slice of it."""
+        rows = len(self.ivs)
+        return all(
+            _same_place(indices[:rows], self.ivs) for indices in self.accesses.get(buffer, [])
+        )
 
     def store(self, buffer: SSAValue, indices: Sequence[SSAValue], value: SSAValue) -> None:
         places = [p for p in self.stored.get(buffer, []) if not _same_place(p[0], indices)]
@@ -114,9 +128,7 @@ def _row_of(reduction: scf.ParallelOp) -> _Row:
             row.store(op.memref, list(op.indices), op.value)
     for op in reduction.body.walk():
         if isinstance(op, memref.LoadOp | memref.StoreOp):
-            row.touched.add(op.memref)
-        if isinstance(op, memref.StoreOp):
-            row.written.add(op.memref)
+            row.access(op)
     return row
 
 
@@ -189,16 +201,27 @@ def _stored_value(
 
 
 def _may_store(row: _Row, loop: scf.ParallelOp, plan: _Plan, store: memref.StoreOp) -> bool:
-    """A store into a fresh buffer, or a per-row loop's into the row's own statistics at
-    their place."""
+    """
+    A store into a fresh buffer; a per-row loop's into the row's own statistics at their
+    place; or an elementwise update in place of a buffer the row body reads only within
+    its own rows (softmax writing over its input), which no other row then sees.
+    """
     buffer = store.memref
     if buffer in row.stored:
         stat = _stored_value(row, loop, plan, store.indices, buffer)
         return plan.column is None and stat is not None
-    if not isinstance(buffer.owner, memref.AllocOp) or buffer in row.touched:
+    accesses = [op for op in loop.walk() if isinstance(op, memref.LoadOp | memref.StoreOp)]
+    own = [op for op in accesses if op.memref is buffer]
+    if isinstance(buffer.owner, memref.AllocOp) and buffer not in row.accesses:
+        return all(op is store for op in own)  # a fresh output, only written
+    if buffer in row.written or not row.in_own_rows(buffer):
         return False
-    # a fresh output, only written
-    return not any(isinstance(op, memref.LoadOp) and op.memref is buffer for op in loop.walk())
+    rows = len(row.ivs)
+    mapped = [_mapped(i, loop, plan) for i in store.indices[:rows]]
+    if any(i is None for i in mapped) or not _same_place(mapped, row.ivs):  # pyright: ignore[reportArgumentType]
+        return False
+    # read where it is written: each lane updates only its own elements
+    return all(op is store or _same_place(op.indices, store.indices) for op in own)
 
 
 def _join(
@@ -215,6 +238,7 @@ def _join(
     assert isinstance(terminator, scf.ReduceOp)
     rewriter.erase(terminator)
     stores = [op for op in body.ops if isinstance(op, memref.StoreOp)]
+    accesses = [op for op in body.ops if isinstance(op, memref.LoadOp | memref.StoreOp)]
     if plan.column is None:
         rewriter.inline_block(body, end, plan.ivs)  # pyright: ignore[reportArgumentType]
     else:
@@ -226,9 +250,9 @@ def _join(
         columns = scf.ForOp(loop.lowerBound[dim], loop.upperBound[dim], loop.step[dim], [], inner)
         rewriter.insert(columns, end)
     rewriter.erase(loop)
+    for access in accesses:
+        row.access(access)
     for store in stores:
-        row.touched.add(store.memref)
-        row.written.add(store.memref)
         if plan.column is None:  # per-row results, which later loops may read
             row.store(store.memref, list(store.indices), store.value)
 

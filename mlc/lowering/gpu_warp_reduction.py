@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.dialects import arith, llvm, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32, i32
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, f32, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -213,8 +213,40 @@ def _butterfly(reduction: WarpReduction) -> list[SSAValue]:
     return totals
 
 
+UNROLL = 4  # lane iterations a step of the unrolled loop: loads in flight a lane
+
+
 def _stride(loop: scf.ForOp, lane: SSAValue, warp: SSAValue, inits: Sequence[SSAValue]) -> None:
-    """`loop` from iteration `lane`, every 32nd (under the caller's implicit builder)."""
-    first = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
+    """
+    `loop` from iteration `lane`, every 32nd, `UNROLL` of a lane's iterations a step
+    (their loads independent, so all are in flight at once; a lane waiting on one load
+    at a time leaves a long row latency-bound), then the rest one at a time. Built under
+    the caller's implicit builder, before `loop`, which becomes the rest.
+    """
+    start = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
     step = arith.MuliOp(loop.step, warp).result
-    loop.operands = [first, loop.ub, step, *inits]
+    span = arith.SubiOp(arith.MaxSIOp(loop.ub, start), start).result
+    trips = arith.DivSIOp(arith.AddiOp(span, arith.SubiOp(step, _index(1))), step).result
+    unrolled = arith.MuliOp(arith.DivSIOp(trips, _index(UNROLL)), _index(UNROLL)).result
+    main_end = arith.AddiOp(start, arith.MuliOp(unrolled, step)).result
+    wide = arith.MuliOp(step, _index(UNROLL)).result
+    body = Block(arg_types=[IndexType(), *(value.type for value in inits)])
+    carried: list[SSAValue] = list(body.args[1:])
+    original = loop.body.block
+    yielded = original.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    with ImplicitBuilder(body):
+        for k in range(UNROLL):
+            at = (
+                body.args[0]
+                if k == 0
+                else arith.AddiOp(body.args[0], arith.MuliOp(step, _index(k))).result
+            )
+            mapper: dict[SSAValue, SSAValue] = {original.args[0]: at}
+            mapper.update(zip(original.args[1:], carried, strict=True))
+            for op in list(original.ops)[:-1]:
+                op.clone(mapper)  # inserted by the implicit builder
+            carried = [mapper.get(value, value) for value in yielded.operands]
+        scf.YieldOp(*carried)
+    main = scf.ForOp(start, main_end, wide, inits, body)
+    loop.operands = [main_end, loop.ub, step, *main.results]

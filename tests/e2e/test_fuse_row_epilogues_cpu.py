@@ -40,6 +40,13 @@ func.func @main(%x: tensor<9x33xf32>) -> (tensor<9x33xf32>, tensor<9x1xf32>) {
   func.return %y, %m : tensor<9x33xf32>, tensor<9x1xf32>
 }
 """
+BIAS_SOFTMAX = """
+func.func @main(%x: tensor<?x10xf32>, %b: tensor<10xf32>) -> tensor<?x10xf32> {
+  %s = ml.add %x, %b : (tensor<?x10xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+  %y = ml.softmax %s {axis = -1 : i64} : (tensor<?x10xf32>) -> tensor<?x10xf32>
+  func.return %y : tensor<?x10xf32>
+}
+"""
 ROW_SUMS = """
 func.func @main(%x: tensor<9x33xf32>) -> tensor<9xf32> {
   %s = ml.reduce_sum %x {axes = array<i64: 1>, keepdims = false}
@@ -88,6 +95,8 @@ CASES = {
     "softmax_3d": (SOFTMAX_3D, [(2, 5, 70)], lambda x: softmax(x), 1),
     "layer_norm": (LAYER_NORM, [(7, 96), (96,), (96,)], layer_norm, 1),
     "centered": (CENTERED, [(9, 33)], centered, 1),
+    # the MLP's head: the bias joins both passes, the normalisation writes in place
+    "bias_softmax": (BIAS_SOFTMAX, [(13, 10), (10,)], lambda x, b: softmax(x + b), 1),
     "row_sums": (ROW_SUMS, [(9, 33)], lambda x: x.sum(1), 1),
     # reduced along the rows: the consumer's rows are not the reduction's, no fusion
     "column_softmax": (COLUMN_SOFTMAX, [(24, 24)], lambda x: softmax(x, 0), 2),

@@ -105,9 +105,10 @@ func.func @in_a_host_loop(%m: memref<4xf32>, %n: index) {
 // -----
 
 // A row reduction (one scf.for whose iter_args accumulate with addf, then stores)
-// gets a warp per row: lanes start at their lane index and stride by 32, lane 0
-// starts from the stored value and the others from the identity, a butterfly of
-// shuffles combines the lanes, and lane 0 stores.
+// gets a warp per row: lanes start at their lane index and stride by 32, four of a
+// lane's iterations a step (their loads all in flight) and then the rest one at a
+// time; lane 0 starts from the stored value and the others from the identity, a
+// butterfly of shuffles combines the lanes, and lane 0 stores.
 
 // CHECK-LABEL: func.func @row_sum(%x: memref<?x128xf32>, %r: memref<?xf32>, %n: index)
 // CHECK:         %[[WARP:.+]] = arith.constant 32 : index
@@ -123,7 +124,13 @@ func.func @in_a_host_loop(%m: memref<4xf32>, %n: index) {
 // CHECK-NEXT:      %[[OFFSET:.+]] = arith.muli %[[LANE]], %{{.+}} : index
 // CHECK-NEXT:      %[[START:.+]] = arith.addi %{{.+}}, %[[OFFSET]] : index
 // CHECK-NEXT:      %[[STRIDE:.+]] = arith.muli %{{.+}}, %{{.+}} : index
-// CHECK-NEXT:      %[[PART:.+]] = scf.for %{{.+}} = %[[START]] to %{{.+}} step %[[STRIDE]] iter_args(%{{.+}} = %[[FROM]]) -> (f32) {
+// CHECK:           %[[MAIN_END:.+]] = arith.addi %[[START]], %{{.+}} : index
+// CHECK:           %[[WIDE:.+]] = arith.muli %[[STRIDE]], %{{.+}} : index
+// CHECK-NEXT:      %[[MAIN:.+]] = scf.for %[[K:.+]] = %[[START]] to %[[MAIN_END]] step %[[WIDE]] iter_args(%{{.+}} = %[[FROM]]) -> (f32) {
+// CHECK-NEXT:        memref.load %x[%{{.+}}, %[[K]]]
+// CHECK-COUNT-3:     memref.load %x
+// CHECK:           }
+// CHECK-NEXT:      %[[PART:.+]] = scf.for %{{.+}} = %[[MAIN_END]] to %{{.+}} step %[[STRIDE]] iter_args(%{{.+}} = %[[MAIN]]) -> (f32) {
 // CHECK-COUNT-5:   llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
 // CHECK:           %[[SUM:.+]] = arith.addf
 // CHECK-NEXT:      scf.if %[[FIRST]] {
@@ -157,7 +164,8 @@ func.func @row_sum(%x: memref<?x128xf32>, %r: memref<?xf32>, %n: index) {
 // CHECK:         "gpu.launch"
 // CHECK:           %[[LANE:.+]] = arith.remui
 // CHECK:           %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
-// CHECK:           %[[M:.+]], %[[S:.+]] = scf.for
+// CHECK:           scf.for
+// CHECK:           %[[M:mx]], %[[S:sm]] = scf.for
 // CHECK:           %[[M16:.+]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%{{.+}}, %[[M]], %{{.+}}, %{{.+}})
 // CHECK-NEXT:      %[[S16:.+]] = llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%{{.+}}, %[[S]], %{{.+}}, %{{.+}})
 // CHECK-NEXT:      %[[MAX:.+]] = arith.maximumf %[[M]], %[[M16]] : f32

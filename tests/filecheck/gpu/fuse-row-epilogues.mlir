@@ -186,12 +186,19 @@ func.func @read_along_the_columns(%x: memref<8x8xf32>, %y: memref<8x8xf32>) {
 
 // -----
 
-// Not fused: the consumer writes into a buffer the reduction reads (here the input
-// itself), so other rows' reductions could see its results.
+// In place: the consumer writes over the input the reductions read, each element where
+// it reads it, and each row's reduction reads only its own row, so no row sees another
+// row's results (softmax bufferized over its input looks like this).
 
-// CHECK-LABEL: func.func @writes_what_the_rows_read
-// CHECK-COUNT-2: "scf.parallel"
-func.func @writes_what_the_rows_read(%x: memref<8x64xf32>) {
+// CHECK-LABEL: func.func @in_place_over_the_rows
+// CHECK-COUNT-1: "scf.parallel"
+// CHECK:           %[[S:.+]] = scf.for
+// CHECK:           scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:        %[[V:.+]] = memref.load %x[%{{.+}}, %[[J]]] : memref<8x64xf32>
+// CHECK-NEXT:        %[[D:.+]] = arith.subf %[[V]], %[[S]] : f32
+// CHECK-NEXT:        memref.store %[[D]], %x[%{{.+}}, %[[J]]] : memref<8x64xf32>
+// CHECK-NOT:     "scf.parallel"
+func.func @in_place_over_the_rows(%x: memref<8x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
@@ -211,6 +218,83 @@ func.func @writes_what_the_rows_read(%x: memref<8x64xf32>) {
   "scf.parallel"(%c0, %c0, %c8, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
   ^bb0(%i: index, %j: index):
     %v = memref.load %x[%i, %j] : memref<8x64xf32>
+    %m = memref.load %sum[%i, %c0] : memref<8x1xf32>
+    %d = arith.subf %v, %m : f32
+    memref.store %d, %x[%i, %j] : memref<8x64xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  memref.dealloc %sum : memref<8x1xf32>
+  func.return
+}
+
+// -----
+
+// Not fused: the consumer writes over a buffer that every row's reduction reads beyond
+// its own row (each sum also adds row 0's element), so a row finishing early would
+// change what later rows read.
+
+// CHECK-LABEL: func.func @writes_what_other_rows_read
+// CHECK-COUNT-2: "scf.parallel"
+func.func @writes_what_other_rows_read(%x: memref<8x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<8x1xf32>
+  "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<8x64xf32>
+      %w = memref.load %x[%c0, %k] : memref<8x64xf32>
+      %p = arith.mulf %v, %w : f32
+      %t = arith.addf %acc, %p : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %sum[%i, %c0] : memref<8x1xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c0, %c8, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %x[%i, %j] : memref<8x64xf32>
+    %m = memref.load %sum[%i, %c0] : memref<8x1xf32>
+    %d = arith.subf %v, %m : f32
+    memref.store %d, %x[%i, %j] : memref<8x64xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  memref.dealloc %sum : memref<8x1xf32>
+  func.return
+}
+
+// -----
+
+// Not fused: the in-place consumer reads its row at another column than the one it
+// writes, which another lane may already have overwritten.
+
+// CHECK-LABEL: func.func @reads_beside_what_it_writes
+// CHECK-COUNT-2: "scf.parallel"
+func.func @reads_beside_what_it_writes(%x: memref<8x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %sum = memref.alloc() : memref<8x1xf32>
+  "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<8x64xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %sum[%i, %c0] : memref<8x1xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c0, %c8, %c64, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %r = arith.subi %c63, %j : index
+    %v = memref.load %x[%i, %r] : memref<8x64xf32>
     %m = memref.load %sum[%i, %c0] : memref<8x1xf32>
     %d = arith.subf %v, %m : f32
     memref.store %d, %x[%i, %j] : memref<8x64xf32>
