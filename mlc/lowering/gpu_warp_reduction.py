@@ -218,10 +218,11 @@ UNROLL = 4  # lane iterations a step of the unrolled loop: loads in flight a lan
 
 def _stride(loop: scf.ForOp, lane: SSAValue, warp: SSAValue, inits: Sequence[SSAValue]) -> None:
     """
-    `loop` from iteration `lane`, every 32nd, `UNROLL` of a lane's iterations a step
-    (their loads independent, so all are in flight at once; a lane waiting on one load
-    at a time leaves a long row latency-bound), then the rest one at a time. Built under
-    the caller's implicit builder, before `loop`, which becomes the rest.
+    `loop` from iteration `lane`, every 32nd, `UNROLL` of a lane's iterations a step,
+    then the rest one at a time. A step issues the loads of all its iterations first
+    (`_early`), so they are in flight together: a lane waiting on one load at a time
+    leaves a long row bound by latency. Built under the caller's implicit builder,
+    before `loop`, which becomes the rest.
     """
     start = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
     step = arith.MuliOp(loop.step, warp).result
@@ -231,22 +232,63 @@ def _stride(loop: scf.ForOp, lane: SSAValue, warp: SSAValue, inits: Sequence[SSA
     main_end = arith.AddiOp(start, arith.MuliOp(unrolled, step)).result
     wide = arith.MuliOp(step, _index(UNROLL)).result
     body = Block(arg_types=[IndexType(), *(value.type for value in inits)])
-    carried: list[SSAValue] = list(body.args[1:])
     original = loop.body.block
     yielded = original.last_op
     assert isinstance(yielded, scf.YieldOp)
+    ops = list(original.ops)[:-1]
+    early = _early(original)
     with ImplicitBuilder(body):
+        mappers: list[dict[SSAValue, SSAValue]] = []
         for k in range(UNROLL):
-            at = (
-                body.args[0]
-                if k == 0
-                else arith.AddiOp(body.args[0], arith.MuliOp(step, _index(k))).result
-            )
-            mapper: dict[SSAValue, SSAValue] = {original.args[0]: at}
+            at = body.args[0]
+            if k:
+                at = arith.AddiOp(at, arith.MuliOp(step, _index(k))).result
+            mappers.append({original.args[0]: at})
+            for op in ops:
+                if op in early:
+                    op.clone(mappers[k])  # inserted by the implicit builder
+        carried: list[SSAValue] = list(body.args[1:])
+        for mapper in mappers:
             mapper.update(zip(original.args[1:], carried, strict=True))
-            for op in list(original.ops)[:-1]:
-                op.clone(mapper)  # inserted by the implicit builder
+            for op in ops:
+                if op not in early:
+                    op.clone(mapper)
             carried = [mapper.get(value, value) for value in yielded.operands]
         scf.YieldOp(*carried)
     main = scf.ForOp(start, main_end, wide, inits, body)
     loop.operands = [main_end, loop.ub, step, *main.results]
+
+
+def _early(block: Block) -> set[Operation]:
+    """
+    The ops of a loop body that may run for every unrolled iteration before the rest:
+    loads and the index arithmetic they need, when they depend on nothing carried and
+    no store of the body could write what they read (none writes their buffer, or each
+    writes only the element the load reads: an update in place, one element an
+    iteration, so other iterations never read it).
+    """
+    ops = list(block.ops)
+    stores = [op for op in ops if isinstance(op, memref.StoreOp)]
+    inside = set(ops)
+    carried = set(block.args[1:])
+    early: set[Operation] = set()
+    for op in ops:
+        if op.regions or isinstance(op, memref.StoreOp | scf.YieldOp):
+            continue
+        if not isinstance(op, memref.LoadOp) and not all(
+            isinstance(t, IndexType) for t in op.result_types
+        ):
+            continue  # only loads and their index arithmetic go early
+        if any(v in carried or (v.owner in inside and v.owner not in early) for v in op.operands):
+            continue
+        if isinstance(op, memref.LoadOp) and any(
+            store.memref is op.memref and not _same_indices(store.indices, op.indices)
+            for store in stores
+        ):
+            continue
+        early.add(op)
+    return early
+
+
+def _same_indices(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
