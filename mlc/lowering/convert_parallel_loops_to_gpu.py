@@ -24,7 +24,9 @@ dim) gives each thread four consecutive iterations of its last dim instead, with
 16-byte vector loads and stores where the buffers are aligned and a scalar path
 for the rest (`mlc.lowering.gpu_vector_lanes`; `vector-lanes=false` turns it off). A
 row reduction (softmax's statistics, layer norm's sums, `reduce_*` over the last axes)
-gets a warp per iteration, its lanes splitting the row (`mlc.lowering.gpu_warp_reduction`).
+gets a warp per iteration, its lanes splitting the row (`mlc.lowering.gpu_warp_reduction`);
+a row of at most 16 static elements gets a power-of-two part of a warp, several rows a
+warp, with the shuffles limited to the lanes whose rows are inside (`vote.ballot.sync`).
 
 Nested `scf.parallel`s run sequentially inside their kernel thread (as `scf.for`s,
 after `convert-scf-to-cf`'s lowering of `scf.parallel`). Preconditions: bounds and
@@ -34,8 +36,8 @@ steps are index values; reductions inside `scf.parallel` (`init_vals`) are rejec
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, gpu, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects import arith, gpu, llvm, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -91,6 +93,13 @@ def _ceil_div(emit: _Emitter, a: SSAValue, b: SSAValue) -> SSAValue:
     return emit(arith.DivUIOp(emit(arith.AddiOp(a, bump)), b))
 
 
+def lane_mask(emit: _Emitter, inside: SSAValue) -> SSAValue:
+    """The warp's lanes for which `inside` holds (`vote.ballot.sync` over all lanes)."""
+    every_lane = emit(llvm.ConstantOp(IntegerAttr(-1, i32), i32))
+    ballot = llvm.CallIntrinsicOp("llvm.nvvm.vote.ballot.sync", [every_lane, inside], [i32])
+    return emit(ballot)
+
+
 def _delinearise(
     emit: _Emitter, op: scf.ParallelOp, linear: SSAValue, counts: list[SSAValue]
 ) -> list[SSAValue]:
@@ -136,7 +145,8 @@ class ParallelToLaunch(RewritePattern):
         for count in counts[1:]:
             total = host(arith.MuliOp(total, count))
         threads = host.index(self.block_size)
-        workers = host(arith.MuliOp(total, host.index(WARP))) if reduction else total
+        width = reduction.width if reduction is not None else 1  # lanes an iteration
+        workers = host(arith.MuliOp(total, host.index(width))) if reduction else total
         blocks = _ceil_div(host, workers, threads)
         blocks = host(arith.MaxUIOp(blocks, host.index(1)))  # a grid of 0 blocks is an error
         one = host.index(1)
@@ -151,10 +161,13 @@ class ParallelToLaunch(RewritePattern):
         first = kernel(arith.MuliOp(block_id, kernel(gpu.BlockDimOp(x))))
         linear = kernel(arith.AddiOp(first, thread_id))
         lane = None
-        if reduction is not None:  # a warp per iteration
-            lane = kernel(arith.RemUIOp(linear, kernel.index(WARP)))
-            linear = kernel(arith.DivUIOp(linear, kernel.index(WARP)))
+        if reduction is not None:  # a warp (or a part of one) per iteration
+            lane = kernel(arith.RemUIOp(linear, kernel.index(width)))
+            linear = kernel(arith.DivUIOp(linear, kernel.index(width)))
         inside = kernel(arith.CmpiOp(linear, total, "ult"))
+        # lanes whose iteration is inside: the shuffles' participants, where a warp
+        # holds several iterations and the last may be past the end
+        active = lane_mask(kernel, inside) if reduction is not None and width < WARP else None
         then = Block()
         kernel(scf.IfOp(inside, [], Region(then)))
         kernel(gpu.TerminatorOp())
@@ -173,7 +186,7 @@ class ParallelToLaunch(RewritePattern):
         rewriter.inline_block(loop_body, InsertPoint.at_end(then), ivs)
         inner(scf.YieldOp())
         if reduction is not None and lane is not None:
-            share_with_warp(reduction, lane, op.location)
+            share_with_warp(reduction, lane, op.location, active)
         rewriter.erase(op)
 
 

@@ -5,15 +5,19 @@ iteration, and how the warp's lanes combine their partial results.
 A loop body qualifies when it is setup ops, one `scf.for` whose f32 `iter_args` are all
 reductions the lanes can split, then what uses the row's results: straight-line ops,
 stores, and loops over the row's columns (`fuse-row-epilogues` puts a reduction's
-consumers there) that do not read what the row stores. A reduction is either one value that
-accumulates with `addf`, `maximumf` or `minimumf` (its only use), or the online softmax
-pair (max, sum) that `mlc.lowering.online_softmax.step` carries. Lane `l` runs
-iterations `l, l + 32, ...` from the reduction's identity (lane 0 from the loop's own
-start), then five butterfly steps of `shfl.sync.bfly` (emitted as the NVVM intrinsic:
-xDSL 0.74 has no `gpu.shuffle`) leave every lane with the row's totals; the column
-loops take every 32nd column a lane, and lane 0 stores the row's own results. Reading every
-32nd element per lane makes a warp's loads of a row coalesce, and splitting a row's
-sum 32 ways keeps its rounding error that much smaller.
+consumers there) that do not read what the row stores. A reduction is either one value
+that accumulates with `addf`, `maximumf` or `minimumf` (its only use), or the online
+softmax pair (max, sum) that `mlc.lowering.online_softmax.step` carries.
+
+Lane `l` runs iterations `l, l + 32, ...` from the reduction's identity (lane 0 from the
+loop's own start), four of them a step with their loads issued first; then five
+butterfly steps of `shfl.sync.bfly` (emitted as the NVVM intrinsic: xDSL 0.74 has no
+`gpu.shuffle`) leave every lane with the row's totals; the column loops take every 32nd
+column a lane, and lane 0 stores the row's own results. Reading every 32nd element per
+lane makes a warp's loads of a row coalesce, and splitting a row's sum 32 ways keeps its
+rounding error that much smaller. A row of at most 16 static elements takes the next
+power of two of lanes instead (`row_width`), so a warp holds several rows and the
+butterfly takes fewer steps.
 """
 
 import math
@@ -51,10 +55,40 @@ class Reduction:
 
 @dataclass(frozen=True)
 class WarpReduction:
-    """A loop a warp can share, and its reductions in `iter_args` order."""
+    """A loop a warp can share, its reductions in `iter_args` order, and the lanes a
+    row takes (32, or a power of two under 32 for a short row: several rows a warp)."""
 
     loop: scf.ForOp
     reductions: tuple[Reduction, ...]
+    width: int = WARP
+
+
+def row_width(loop: scf.ForOp) -> int:
+    """
+    Lanes for a row of `loop`'s trip count: a warp, or for a static count of at most
+    16 the next power of two, so that a warp takes several short rows (a classifier's 10
+    columns: 16 lanes, two rows a warp) instead of idling most of its lanes, and the
+    butterfly takes fewer steps.
+    """
+    trips = static_trips(loop)
+    if trips is None or trips > WARP // 2:
+        return WARP
+    return 1 << max(0, (trips - 1).bit_length())
+
+
+def static_trips(loop: scf.ForOp) -> int | None:
+    """`loop`'s trip count when its bounds and step are constants."""
+    lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return max(0, -(-(ub - lb) // step))
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
 
 
 def _combiner(kind: type[Operation]) -> Merge:
@@ -126,7 +160,7 @@ def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
         elif isinstance(inner, memref.LoadOp) and inner.memref in stored:
             return None
     reductions = _reductions(loop)
-    return None if reductions is None else WarpReduction(loop, reductions)
+    return None if reductions is None else WarpReduction(loop, reductions, row_width(loop))
 
 
 def _index(value: int) -> SSAValue:
@@ -137,18 +171,19 @@ def _i32(value: int) -> SSAValue:
     return llvm.ConstantOp(IntegerAttr(value, i32), i32).result
 
 
-def _shuffle(
-    value: SSAValue, distance: SSAValue, every_lane: SSAValue, clamp: SSAValue
-) -> SSAValue:
+def _shuffle(value: SSAValue, distance: SSAValue, lanes: SSAValue, clamp: SSAValue) -> SSAValue:
     """The value of lane `lane ^ distance`."""
-    args = [every_lane, value, distance, clamp]
+    args = [lanes, value, distance, clamp]
     return llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.bfly.f32", args, [f32]).results[0]
 
 
-def share_with_warp(reduction: WarpReduction, lane: SSAValue, location: object) -> None:
+def share_with_warp(
+    reduction: WarpReduction, lane: SSAValue, location: object, active: SSAValue | None = None
+) -> None:
     """
-    Lanes take every 32nd iteration of the reduction and of the column loops after it
-    from their own; a butterfly gives every lane the row's totals; lane 0 stores.
+    Lanes take every 32nd (every `width`th) iteration of the reduction and of the column
+    loops after it from their own; a butterfly gives every lane of the row its totals;
+    lane 0 stores. `active`: the lanes that shuffle, where not all the warp's do.
     """
 
     def builder(point: InsertPoint) -> Builder:
@@ -165,11 +200,11 @@ def share_with_warp(reduction: WarpReduction, lane: SSAValue, location: object) 
         following = following.next_op
     uses = [(use.operation, use.index) for result in loop.results for use in result.uses]
     with ImplicitBuilder(builder(InsertPoint.before(loop))):
-        stride = _index(WARP)
+        stride = _index(reduction.width)
         is_first = arith.CmpiOp(lane, _index(0), "eq").result
         _stride(loop, lane, stride, _lane_starts(reduction, is_first))
     with ImplicitBuilder(builder(InsertPoint.after(loop))):
-        totals = _butterfly(reduction)
+        totals = _butterfly(reduction, active)
     for user, index in uses:
         user.operands[index] = totals[list(loop.results).index(user.operands[index])]
     for epilogue in after:
@@ -198,16 +233,18 @@ def _lane_starts(reduction: WarpReduction, is_first: SSAValue) -> list[SSAValue]
     return inits
 
 
-def _butterfly(reduction: WarpReduction) -> list[SSAValue]:
-    """The row's totals in every lane, after five shuffle-and-merge steps."""
+def _butterfly(reduction: WarpReduction, active: SSAValue | None) -> list[SSAValue]:
+    """The row's totals in every lane of it, after log2(width) shuffle-and-merge steps
+    (a distance under the width stays within the row's lanes)."""
     totals: list[SSAValue] = list(reduction.loop.results)
-    every_lane, clamp = _i32(-1), _i32(WARP - 1)
-    distances = [_i32(distance) for distance in (16, 8, 4, 2, 1)]
+    lanes, clamp = active or _i32(-1), _i32(WARP - 1)
+    steps = reduction.width.bit_length() - 1
+    distances = [_i32(1 << step) for step in reversed(range(steps))]
     for part in reduction.reductions:
         width = len(part.identities)
         values = totals[part.first : part.first + width]
         for distance in distances:
-            theirs = [_shuffle(value, distance, every_lane, clamp) for value in values]
+            theirs = [_shuffle(value, distance, lanes, clamp) for value in values]
             values = part.merge(values, theirs)
         totals[part.first : part.first + width] = values
     return totals
@@ -218,14 +255,18 @@ UNROLL = 4  # lane iterations a step of the unrolled loop: loads in flight a lan
 
 def _stride(loop: scf.ForOp, lane: SSAValue, warp: SSAValue, inits: Sequence[SSAValue]) -> None:
     """
-    `loop` from iteration `lane`, every 32nd, `UNROLL` of a lane's iterations a step,
-    then the rest one at a time. A step issues the loads of all its iterations first
-    (`_early`), so they are in flight together: a lane waiting on one load at a time
-    leaves a long row bound by latency. Built under the caller's implicit builder,
-    before `loop`, which becomes the rest.
+    `loop` from iteration `lane`, every 32nd (`warp`: the lanes a row has), `UNROLL` of a
+    lane's iterations a step, then the rest one at a time. A step issues the loads of all
+    its iterations first (`_early`), so they are in flight together: a lane waiting on
+    one load at a time leaves a long row bound by latency. Built under the caller's
+    implicit builder, before `loop`, which becomes the rest.
     """
     start = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
     step = arith.MuliOp(loop.step, warp).result
+    trips = static_trips(loop)
+    if trips is not None and trips <= _constant(warp):  # pyright: ignore[reportOperator]
+        loop.operands = [start, loop.ub, step, *inits]  # a lane's one iteration at most
+        return
     span = arith.SubiOp(arith.MaxSIOp(loop.ub, start), start).result
     trips = arith.DivSIOp(arith.AddiOp(span, arith.SubiOp(step, _index(1))), step).result
     unrolled = arith.MuliOp(arith.DivSIOp(trips, _index(UNROLL)), _index(UNROLL)).result

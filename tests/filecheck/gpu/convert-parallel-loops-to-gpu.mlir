@@ -261,3 +261,49 @@ func.func @not_the_online_step(%x: memref<?x100xf32>, %m: memref<?xf32>, %s: mem
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A short row (10 static elements) takes 16 lanes, two rows a warp: the host launches
+// 16 threads a row, a thread's row and lane are its index over and modulo 16, the lanes
+// whose rows are inside vote before the bounds check (the last warp may hold a row past
+// the end), and only they shuffle, in four steps (8, 4, 2, 1). Each lane takes at most
+// one element: no unrolled loop.
+
+// CHECK-LABEL: func.func @short_rows(%x: memref<?x10xf32>, %r: memref<?xf32>, %n: index)
+// CHECK:         %[[LANES:.+]] = arith.constant 16 : index
+// CHECK-NEXT:    %{{.+}} = arith.muli %{{.+}}, %[[LANES]] : index
+// CHECK:         "gpu.launch"
+// CHECK:           %[[T:.+]] = arith.addi
+// CHECK:           %[[LANE:.+]] = arith.remui %[[T]], %{{.+}} : index
+// CHECK:           %[[ROW:.+]] = arith.divui %[[T]], %{{.+}} : index
+// CHECK-NEXT:      %[[INSIDE:.+]] = arith.cmpi ult, %[[ROW]], %{{.+}} : index
+// CHECK-NEXT:      %[[ALL:.+]] = llvm.mlir.constant(-1 : i32) : i32
+// CHECK-NEXT:      %[[ACTIVE:.+]] = llvm.call_intrinsic "llvm.nvvm.vote.ballot.sync"(%[[ALL]], %[[INSIDE]]) : (i32, i1) -> i32
+// CHECK-NEXT:      scf.if %[[INSIDE]] {
+// CHECK:             %[[PART:.+]] = scf.for
+// CHECK-NOT:         scf.for
+// CHECK:             %[[EIGHT:.+]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NOT:         llvm.mlir.constant(16 : i32)
+// CHECK:             llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%[[ACTIVE]], %[[PART]], %[[EIGHT]], %{{.+}})
+// CHECK-COUNT-3:     llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"(%[[ACTIVE]]
+// CHECK-NOT:         llvm.nvvm.shfl
+// CHECK:             scf.if
+// CHECK-NEXT:          memref.store
+func.func @short_rows(%x: memref<?x10xf32>, %r: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c10 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x10xf32>
+      %t = arith.addf %acc, %v : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %r[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
