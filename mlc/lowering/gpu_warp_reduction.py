@@ -135,6 +135,13 @@ def _simple(loop: scf.ForOp) -> bool:
     return not any(inner.regions for inner in loop.body.block.ops)
 
 
+def _plain(op: Operation) -> bool:
+    """Arithmetic, or a load or store: what every lane may run after the row's loop."""
+    if isinstance(op, memref.LoadOp | memref.StoreOp | memref.DimOp):
+        return True
+    return not op.regions and op.name.split(".")[0] in ("arith", "math")
+
+
 def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
     """The row reduction in `op`'s body that a warp can share (module docstring), or None."""
     ops = list(op.body.block.ops)[:-1]  # without scf.reduce
@@ -151,11 +158,12 @@ def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
     stored = {inner.memref for inner in after if isinstance(inner, memref.StoreOp)}
     for inner in after:
         if isinstance(inner, scf.ForOp):  # an epilogue over the row's columns
-            if inner.iter_args or not _simple(inner):
+            body = list(inner.body.block.ops)[:-1]
+            if inner.iter_args or not all(_plain(o) for o in body):
                 return None
-            if any(isinstance(o, memref.LoadOp) and o.memref in stored for o in inner.walk()):
+            if any(isinstance(o, memref.LoadOp) and o.memref in stored for o in body):
                 return None  # lane 0 stores only once the row is done
-        elif inner.regions:
+        elif not _plain(inner):
             return None
         elif isinstance(inner, memref.LoadOp) and inner.memref in stored:
             return None

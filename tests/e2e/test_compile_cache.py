@@ -68,16 +68,22 @@ def test_second_compile_loads_from_disk(cache_dir: Path):
 
 def test_hit_in_a_new_process(cache_dir: Path):
     compile_fresh()
+    key = compiler._source_key(PROGRAM, "cpu", True)  # pyright: ignore[reportPrivateUsage]
     script = (
-        "import json, sys, time, mlc\n"
-        "start = time.perf_counter()\n"
-        "exe = mlc.compile(sys.stdin.read())\n"
-        "print(json.dumps({'hit': exe.from_cache, 's': time.perf_counter() - start}))\n"
+        "import json, sys, mlc\n"
+        "from mlc import compiler\n"
+        "source = sys.stdin.read()\n"
+        "key = compiler._source_key(source, 'cpu', True)\n"
+        "exe = mlc.compile(source)\n"
+        "print(json.dumps({'hit': exe.from_cache, 'key': key}))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], input=PROGRAM, capture_output=True, text=True, check=True
     )
-    assert json.loads(done.stdout)["hit"]
+    result = json.loads(done.stdout)
+    # a miss says which: another key (the options differ), or an entry not found
+    assert result["key"] == key, "the new process keys the source otherwise"
+    assert result["hit"], f"no usable entry for the key; the folder holds {entries(cache_dir)}"
 
 
 def test_hit_on_a_module_in_a_new_process_brings_its_derived_constants(cache_dir: Path):
