@@ -3,8 +3,8 @@
 softmax, generics as `scf.parallel`s), fused, then run on the CPU, whose backend runs
 `scf.parallel` as it is; against numpy in float64 on fresh random inputs. Each program
 must fuse to one loop nest (the GPU's one kernel) where its reduction has consumers.
-The same programs run fused on the GPU in tests/e2e/test_row_kernels_cpu.py and the
-ONNX model tests.
+Then softmax (after a bias) and layer norm over rows of many widths, on each target:
+on `cuda` they are the fused warp kernels (short rows: several a warp).
 """
 
 import numpy as np
@@ -12,6 +12,7 @@ import pytest
 
 import mlc
 from mlc import pipeline
+from tests.gpu.targets import compile_for
 
 SOFTMAX = """
 func.func @main(%x: tensor<?x37xf32>) -> tensor<?x37xf32> {
@@ -124,3 +125,41 @@ def test_rows_holding_inf_and_nan_stay_their_own(gpu_loops):
     got = exe(x)
     assert np.isnan(got[1:4]).all()
     np.testing.assert_allclose(got[[0, 4]], softmax(x[[0, 4]].astype(np.float64)), rtol=2e-5)
+
+
+def row_program(op: str, rows: str, columns: int) -> str:
+    """`op` over rows of `columns` elements (`rows` may be `?`), with its parameters."""
+    t, v = f"tensor<{rows}x{columns}xf32>", f"tensor<{columns}xf32>"
+    if op == "layer_norm":
+        params = f"%x: {t}, %g: {v}, %b: {v}"
+        body = (
+            f"%y = ml.layer_norm %x, %g, %b {{axis = -1 : i64, epsilon = 1.0e-05 : f32}}"
+            f" : ({t}, {v}, {v}) -> {t}"
+        )
+    else:
+        params = f"%x: {t}, %b: {v}"
+        body = (
+            f"%s = ml.add %x, %b : ({t}, {v}) -> {t}\n"
+            f"  %y = ml.softmax %s {{axis = -1 : i64}} : ({t}) -> {t}"
+        )
+    return f"func.func @main({params}) -> {t} {{\n  {body}\n  func.return %y : {t}\n}}"
+
+
+# Rows a part of a warp takes (1, 3, 10, 16 columns), a warp (17, 40), and many
+# unrolled steps a lane with a tail (1000, 4104); static and dynamic row counts that
+# leave the last warp partly empty.
+@pytest.mark.parametrize("op", ["softmax", "layer_norm"])
+@pytest.mark.parametrize("columns", [1, 3, 10, 16, 17, 40, 1000, 4104])
+@pytest.mark.parametrize("rows", ["7", "?"])
+def test_row_programs_match_numpy(op, columns, rows, target):
+    exe = compile_for(row_program(op, rows, columns), target)
+    rng = np.random.default_rng()
+    for n in [7] if rows == "7" else [1, 5, 33]:
+        x = (rng.standard_normal((n, columns)) * 4).astype(np.float32)
+        g, b = (rng.standard_normal(columns).astype(np.float32) for _ in range(2))
+        wide = [v.astype(np.float64) for v in (x, g, b)]
+        if op == "layer_norm":
+            got, want = exe(x, g, b), layer_norm(*wide)
+        else:
+            got, want = exe(x, b), softmax(wide[0] + wide[2])
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=5e-6, err_msg=f"{n} rows")
