@@ -62,7 +62,7 @@ def plan_lanes(loop: scf.ParallelOp) -> Lanes | None:
     stored = False
     for op in body:
         if isinstance(op, memref.LoadOp | memref.StoreOp):
-            kind = _access(op, ivs, block)
+            kind = access_kind(op, ivs, block)
             if kind is None or (isinstance(op, memref.LoadOp) and stored):
                 return None
             if kind == "contiguous":
@@ -91,7 +91,9 @@ def _unit_last_dim(loop: scf.ParallelOp) -> bool:
     return constant(loop.lowerBound[-1]) == 0 and constant(loop.step[-1]) == 1
 
 
-def _access(op: memref.LoadOp | memref.StoreOp, ivs: list[SSAValue], block: Block) -> str | None:
+def access_kind(
+    op: memref.LoadOp | memref.StoreOp, ivs: list[SSAValue], block: Block
+) -> str | None:
     """'contiguous', 'uniform' (ignores the last index), or None when not a plain access."""
     type_ = op.memref.type
     if not (

@@ -31,6 +31,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering import online_softmax
+from mlc.lowering.gpu_warp_vectors import vector_prefix
 
 WARP = 32
 
@@ -210,7 +211,7 @@ def share_with_warp(
     with ImplicitBuilder(builder(InsertPoint.before(loop))):
         stride = _index(reduction.width)
         is_first = arith.CmpiOp(lane, _index(0), "eq").result
-        _stride(loop, lane, stride, _lane_starts(reduction, is_first))
+        _lanes(loop, lane, stride, _lane_starts(reduction, is_first), reduction.width)
     with ImplicitBuilder(builder(InsertPoint.after(loop))):
         totals = _butterfly(reduction, active)
     for user, index in uses:
@@ -218,7 +219,7 @@ def share_with_warp(
     for epilogue in after:
         if isinstance(epilogue, scf.ForOp):
             with ImplicitBuilder(builder(InsertPoint.before(epilogue))):
-                _stride(epilogue, lane, stride, [])
+                _lanes(epilogue, lane, stride, [], reduction.width)
     stores = [store for store in after if isinstance(store, memref.StoreOp)]
     if stores:
         then = Block()
@@ -259,6 +260,16 @@ def _butterfly(reduction: WarpReduction, active: SSAValue | None) -> list[SSAVal
 
 
 UNROLL = 4  # lane iterations a step of the unrolled loop: loads in flight a lane
+
+
+def _lanes(
+    loop: scf.ForOp, lane: SSAValue, stride: SSAValue, inits: Sequence[SSAValue], width: int
+) -> None:
+    """A row loop split among a row's lanes: where a warp takes the row, 16-byte groups
+    of four elements first (`gpu_warp_vectors`), then every `width`th element a lane."""
+    if width == WARP:
+        inits = vector_prefix(loop, lane, inits)
+    _stride(loop, lane, stride, inits)
 
 
 def _stride(loop: scf.ForOp, lane: SSAValue, warp: SSAValue, inits: Sequence[SSAValue]) -> None:

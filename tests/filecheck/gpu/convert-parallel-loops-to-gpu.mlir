@@ -105,10 +105,14 @@ func.func @in_a_host_loop(%m: memref<4xf32>, %n: index) {
 // -----
 
 // A row reduction (one scf.for whose iter_args accumulate with addf, then stores)
-// gets a warp per row: lanes start at their lane index and stride by 32, four of a
-// lane's iterations a step (their loads all in flight) and then the rest one at a
-// time; lane 0 starts from the stored value and the others from the identity, a
-// butterfly of shuffles combines the lanes, and lane 0 stores.
+// gets a warp per row. Where the row's buffer starts 16-byte aligned with rows of a
+// multiple of 4 floats (checked at run time), lanes first take groups of four
+// consecutive elements with one 16-byte vector load (lane l from column 4l, a warp
+// step of 128 columns: one group a step on this short row); the end of that loop is
+// the row's start otherwise. From there, lanes stride by 32, four of a lane's
+// iterations a step (their loads all in flight), then the rest one at a time. Lane 0
+// starts from the stored value and the others from the identity; a butterfly of
+// shuffles combines the lanes, and lane 0 stores.
 
 // CHECK-LABEL: func.func @row_sum(%x: memref<?x128xf32>, %r: memref<?xf32>, %n: index)
 // CHECK:         %[[WARP:.+]] = arith.constant 32 : index
@@ -121,12 +125,23 @@ func.func @in_a_host_loop(%m: memref<4xf32>, %n: index) {
 // CHECK:           %[[FIRST:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
 // CHECK:           %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:      %[[FROM:.+]] = arith.select %[[FIRST]], %[[INIT]], %[[ZERO]] : f32
+// CHECK:           %[[ADDRESS:.+]] = "memref.extract_aligned_pointer_as_index"(%x)
+// CHECK:           %[[ALIGNED:.+]] = arith.andi
+// CHECK:           %[[END:.+]] = arith.select %[[ALIGNED]], %{{.+}}, %{{.+}} : index
+// CHECK:           %[[QUADS:.+]] = arith.muli %[[LANE]], %{{.+}} : index
+// CHECK-NEXT:      %[[V0:.+]] = arith.addi %{{.+}}, %[[QUADS]] : index
+// CHECK-NEXT:      %[[VSTEP:.+]] = arith.constant 128 : index
+// CHECK-NEXT:      %[[VECTORS:.+]] = scf.for %[[C:.+]] = %[[V0]] to %[[END]] step %[[VSTEP]] iter_args(%{{.+}} = %[[FROM]]) -> (f32) {
+// CHECK:             vector.load %x[%{{.+}}, %[[C]]] {alignment = 16 : i64} : memref<?x128xf32>, vector<4xf32>
+// CHECK-NOT:         vector.load
+// CHECK-COUNT-4:     arith.addf
+// CHECK:           }
 // CHECK-NEXT:      %[[OFFSET:.+]] = arith.muli %[[LANE]], %{{.+}} : index
-// CHECK-NEXT:      %[[START:.+]] = arith.addi %{{.+}}, %[[OFFSET]] : index
+// CHECK-NEXT:      %[[START:.+]] = arith.addi %[[END]], %[[OFFSET]] : index
 // CHECK-NEXT:      %[[STRIDE:.+]] = arith.muli %{{.+}}, %{{.+}} : index
 // CHECK:           %[[MAIN_END:.+]] = arith.addi %[[START]], %{{.+}} : index
 // CHECK:           %[[WIDE:.+]] = arith.muli %[[STRIDE]], %{{.+}} : index
-// CHECK-NEXT:      %[[MAIN:.+]] = scf.for %[[K:.+]] = %[[START]] to %[[MAIN_END]] step %[[WIDE]] iter_args(%{{.+}} = %[[FROM]]) -> (f32) {
+// CHECK-NEXT:      %[[MAIN:.+]] = scf.for %[[K:.+]] = %[[START]] to %[[MAIN_END]] step %[[WIDE]] iter_args(%{{.+}} = %[[VECTORS]]) -> (f32) {
 // CHECK-NEXT:        memref.load %x[%{{.+}}, %[[K]]]
 // CHECK-COUNT-3:     memref.load %x
 // CHECK:           }
