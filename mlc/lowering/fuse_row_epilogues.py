@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -50,6 +50,7 @@ from xdsl.rewriter import InsertPoint
 
 from mlc.lowering.convert_parallel_loops_to_gpu import is_outermost
 from mlc.lowering.gpu_warp_reduction import warp_reduction
+from mlc.lowering.loop_builder import constant_index
 
 # Ops that may sit between the loops: moved above the first, they change nothing.
 _HOISTABLE = (memref.AllocOp, arith.ConstantOp, memref.DimOp)
@@ -59,26 +60,14 @@ def same_index(a: SSAValue, b: SSAValue) -> bool:
     """Whether two index values are the same: one value, or equal constants."""
     if a is b:
         return True
-    ca, cb = a.owner, b.owner
-    return (
-        isinstance(ca, arith.ConstantOp)
-        and isinstance(cb, arith.ConstantOp)
-        and isinstance(ca.value, IntegerAttr)
-        and ca.value == cb.value
-    )
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
+    ca, cb = constant_index(a), constant_index(b)
+    return ca is not None and ca == cb
 
 
 def _is_unit(loop: scf.ParallelOp, dim: int) -> bool:
     """Whether dim `dim` of `loop` runs once (0 to 1 step 1)."""
     bounds = (loop.lowerBound[dim], loop.upperBound[dim], loop.step[dim])
-    return tuple(map(_constant, bounds)) == (0, 1, 1)
+    return tuple(map(constant_index, bounds)) == (0, 1, 1)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering import online_softmax
 from mlc.lowering.gpu_warp_vectors import vector_prefix
+from mlc.lowering.loop_builder import constant_index
 
 WARP = 32
 
@@ -79,17 +80,10 @@ def row_width(loop: scf.ForOp) -> int:
 
 def static_trips(loop: scf.ForOp) -> int | None:
     """`loop`'s trip count when its bounds and step are constants."""
-    lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))
+    lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or step <= 0:
         return None
     return max(0, -(-(ub - lb) // step))
-
-
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def _combiner(kind: type[Operation]) -> Merge:
@@ -283,7 +277,7 @@ def _stride(loop: scf.ForOp, lane: SSAValue, warp: SSAValue, inits: Sequence[SSA
     start = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
     step = arith.MuliOp(loop.step, warp).result
     trips = static_trips(loop)
-    if trips is not None and trips <= _constant(warp):  # pyright: ignore[reportOperator]
+    if trips is not None and trips <= constant_index(warp):  # pyright: ignore[reportOperator]
         loop.operands = [start, loop.ub, step, *inits]  # a lane's one iteration at most
         return
     span = arith.SubiOp(arith.MaxSIOp(loop.ub, start), start).result

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, VectorType
 from xdsl.ir import Block, SSAValue
 
 from mlc.lowering.gpu_vector_lanes import access_kind
+from mlc.lowering.loop_builder import constant_index
 
 QUAD = 4  # elements a lane loads at once: 16 bytes of f32
 WARP = 32
@@ -36,16 +37,9 @@ GROUPS = 4  # groups a lane takes a step, on long rows (4 x 16 bytes in flight)
 LONG_ROW = 2048  # static rows shorter than this take one group a step: none go unused
 
 
-def _constant(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _contiguous(loop: scf.ForOp) -> list[memref.LoadOp | memref.StoreOp] | None:
     """The accesses of `loop` along its columns, or None if it does not qualify."""
-    start, step = _constant(loop.lb), _constant(loop.step)
+    start, step = constant_index(loop.lb), constant_index(loop.step)
     if step != 1 or start is None or start % QUAD:
         return None
     block = loop.body.block
@@ -105,7 +99,7 @@ def vector_prefix(loop: scf.ForOp, lane: SSAValue, inits: Sequence[SSAValue]) ->
     along = _contiguous(loop)
     if along is None:
         return list(inits)
-    start, stop = _constant(loop.lb), _constant(loop.ub)
+    start, stop = constant_index(loop.lb), constant_index(loop.ub)
     groups = GROUPS if start is None or stop is None or stop - start >= LONG_ROW else 1
     step = GROUP * groups
     aligned = _aligned(list(dict.fromkeys(op.memref for op in along)))

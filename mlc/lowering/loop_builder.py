@@ -65,6 +65,14 @@ class Ops:
 Body = Callable[[Ops, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]]
 
 
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an integer or index `arith.constant`, or None for any other value."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
 def for_loop(
     b: Ops, lb: SSAValue, ub: SSAValue, step: SSAValue, body: Body, init: Sequence[SSAValue] = ()
 ) -> Sequence[SSAValue]:
