@@ -72,7 +72,8 @@ def _is_unit(loop: scf.ParallelOp, dim: int) -> bool:
 
 @dataclass
 class _Row:
-    """What the fused row body has stored so far: place -> value, and buffers touched."""
+    """What the fused row body has done so far: the value it last stored at each place
+    of its top level (for forwarding), and every access it makes (for hazards)."""
 
     ivs: Sequence[SSAValue]
     stored: dict[SSAValue, list[tuple[tuple[SSAValue, ...], SSAValue]]] = field(
