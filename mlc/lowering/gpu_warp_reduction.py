@@ -226,14 +226,24 @@ def share_with_warp(
 
 
 def _lane_starts(reduction: WarpReduction, is_first: SSAValue) -> list[SSAValue]:
-    """Each lane's `iter_args`: lane 0 the loop's own, the others the identities."""
+    """Each lane's `iter_args`: lane 0 the loop's own, the others the identities (all
+    lanes the loop's own where that is the identity: a fill's -inf or 0)."""
     inits = list(reduction.loop.iter_args)
     for part in reduction.reductions:
         for offset, identity in enumerate(part.identities):
-            start = arith.ConstantOp(FloatAttr(identity, f32)).result
             position = part.first + offset
+            if _float_constant(inits[position]) == identity:
+                continue
+            start = arith.ConstantOp(FloatAttr(identity, f32)).result
             inits[position] = arith.SelectOp(is_first, inits[position], start).result
     return inits
+
+
+def _float_constant(value: SSAValue) -> float | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr):
+        return owner.value.value.data
+    return None
 
 
 def _butterfly(reduction: WarpReduction, active: SSAValue | None) -> list[SSAValue]:
