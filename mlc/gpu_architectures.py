@@ -23,6 +23,8 @@ def compute_capability(sm: str) -> int:
     return int(sm[3:].rstrip("a"))
 
 
+WARP = 32  # threads a warp, on every architecture above
+
 COMPUTE_CAPABILITIES = tuple(sorted({compute_capability(sm) for sm in PTX_FEATURES}))
 # The first with `cp.async` (the tiled contractions' copy pipeline) and tf32 `mma.sync`.
 ASYNC_COPY_SM = 80

@@ -19,7 +19,6 @@ The `gpu` target (alias `cuda`) shares the first two stages, then:
                     intrinsics (for `mlc.backend.ptx`), host code calling the CUDA driver
 """
 
-import re
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -93,17 +92,23 @@ def contraction_options(text: str, allow_tf32: bool = False, sm: str | None = No
     one kernels are built for, else the pass's default (sm_80 and later). Options the
     text already gives the pass (a tile shape, say) stay, and win over these.
     """
-    added = {"tf32": "true"} if allow_tf32 else {}
+    from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
+
+    added: dict[str, tuple[bool | int, ...]] = {"tf32": (True,)} if allow_tf32 else {}
     if sm is not None:
-        added["sm"] = str(compute_capability(sm))
-
-    def merged(match: re.Match[str]) -> str:
-        given = (match.group(1) or "").split()
-        names = {option.split("=")[0] for option in given}
-        options = [*given, *(f"{k}={v}" for k, v in added.items() if k not in names)]
-        return f"{CONTRACTIONS}{{{' '.join(options)}}}" if options else CONTRACTIONS
-
-    return re.sub(re.escape(CONTRACTIONS) + r"(?:\{([^}]*)\})?", merged, text)
+        added["sm"] = (compute_capability(sm),)
+    if not added:
+        return text
+    specs = [
+        ArgSpec(
+            spec.name,
+            {**spec.parameters, **{k: v for k, v in added.items() if k not in spec.parameters}},
+        )
+        if spec.name == CONTRACTIONS
+        else spec
+        for spec in parse_pipeline(text)
+    ]
+    return ",".join(map(str, specs))
 
 
 def stage_text(

@@ -49,8 +49,9 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.diagnostics import op_error
+from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu_vector_lanes import LANES, LaneEmitter, plan_lanes
-from mlc.lowering.gpu_warp_reduction import WARP, share_with_warp, warp_reduction
+from mlc.lowering.gpu_warp_reduction import share_with_warp, warp_reduction
 
 
 def is_outermost(op: scf.ParallelOp) -> bool:

@@ -247,7 +247,7 @@ def _join(
             row.store(store.memref, list(store.indices), store.value)
 
 
-def _forward(rewriter: PatternRewriter, block: Block, row: _Row) -> None:
+def _forward(rewriter: PatternRewriter, block: Block) -> None:
     """Loads of places the row body stored read the stored value instead."""
     nested = {
         op.memref
@@ -256,7 +256,7 @@ def _forward(rewriter: PatternRewriter, block: Block, row: _Row) -> None:
         for op in top.walk()
         if isinstance(op, memref.StoreOp)
     }
-    places = _Row(row.ivs)
+    places = _Row(())  # what the top level has stored so far, in program order
     for top in list(block.ops):
         for op in list(top.walk()):
             if isinstance(op, memref.StoreOp) and op is top:
@@ -294,14 +294,15 @@ class FuseRowEpilogues(RewritePattern):
                 break
             following = after
         if joined:
-            _forward(rewriter, op.body.block, row)
+            _forward(rewriter, op.body.block)
             for buffer in row.written:
                 _drop_if_unread(rewriter, buffer)
 
 
 def _drop_if_unread(rewriter: PatternRewriter, buffer: SSAValue) -> None:
     """Erase an allocation that is only stored to (statistics every reader now gets
-    forwarded), with its stores and dealloc."""
+    forwarded), with its stores and dealloc; xDSL's canonicalization elides an alloc
+    only when its one use is the dealloc."""
     if not isinstance(buffer.owner, memref.AllocOp):
         return
     users = [use.operation for use in buffer.uses]

@@ -24,12 +24,13 @@ from xdsl.dialects import llvm, memref
 from xdsl.dialects.builtin import DenseArrayBase, f32, i32, i64
 from xdsl.ir import SSAValue
 
+from mlc.gpu_architectures import WARP
+
 if TYPE_CHECKING:
     from mlc.lowering.gpu_emitter import Emitter
     from mlc.lowering.gpu_tile_shape import TileShape
     from mlc.lowering.gpu_tile_staging import Staging
 
-WARP = 32
 WARP_ROWS, WARP_COLS = 64, 32  # a warp's tile of the block's output
 MMA_ROWS, MMA_COLS, MMA_DEPTH = 16, 8, 8
 FRAGMENT = llvm.LLVMStructType.from_type_list([f32] * 4)

@@ -31,18 +31,13 @@ from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
+from mlc.gpu_architectures import WARP
 from mlc.lowering import gpu_async_copy
 from mlc.lowering.fills import filled_with
 from mlc.lowering.gpu_contraction_match import Contraction
 from mlc.lowering.gpu_conv_staging import conv_staging
 from mlc.lowering.gpu_emitter import Emitter
-from mlc.lowering.gpu_mma import (
-    MMA_DEPTH,
-    WARP,
-    Lanes,
-    lane_rows_cols,
-    mma_step,
-)
+from mlc.lowering.gpu_mma import MMA_DEPTH, Lanes, lane_rows_cols, mma_step
 from mlc.lowering.gpu_tile_shape import TileShape
 from mlc.lowering.gpu_tile_staging import QUAD, WORKGROUP, Staging
 

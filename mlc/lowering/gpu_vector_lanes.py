@@ -8,8 +8,8 @@ and stores (what `convert-linalg-to-parallel-loops` makes of an elementwise gene
 each thread instead takes iterations `4q .. 4q + 3` of the last dim:
 
     %j0 = %q * 4
-    scf.if %j0 + 4 <= %n and every contiguous buffer is 16-byte aligned with a
-           last dim that is a multiple of 4 {
+    scf.if %j0 + 4 <= %n and every contiguous buffer is 16-byte aligned with rows
+           of a multiple of 4 floats (`aligned_rows`) {
       %v = vector.load %a[%i, %j0] {alignment = 16}     // ld.global.v4.f32
       ... the body on each lane (vector.extract) ...
       vector.store %w, %out[%i, %j0] {alignment = 16}   // st.global.v4.f32
@@ -24,11 +24,14 @@ the four lanes. Buffers must have identity layouts (offset 0), so a row starts
 is made at run time, the scalar path serves the rest (misaligned views, the tail).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr, VectorType, f32, i64
 from xdsl.ir import Block, Operation, SSAValue
+
+from mlc.lowering.loop_builder import constant_index
 
 LANES = 4  # f32 lanes of a 16-byte access
 
@@ -42,7 +45,8 @@ class Lanes:
     uniform: list[memref.LoadOp]
 
 
-def _is_pure_scalar(op: Operation) -> bool:
+def is_pure_scalar(op: Operation) -> bool:
+    """Scalar arithmetic: an `arith` or `math` op on neither vectors nor buffers."""
     return (
         op.dialect_name() in ("arith", "math")
         and not op.regions
@@ -72,7 +76,7 @@ def plan_lanes(loop: scf.ParallelOp) -> Lanes | None:
             else:
                 return None  # four lanes storing to one element
             stored |= isinstance(op, memref.StoreOp)
-        elif not _is_pure_scalar(op):
+        elif not is_pure_scalar(op):
             return None
     if not any(isinstance(op, memref.StoreOp) for op in contiguous):
         return None
@@ -81,14 +85,7 @@ def plan_lanes(loop: scf.ParallelOp) -> Lanes | None:
 
 def _unit_last_dim(loop: scf.ParallelOp) -> bool:
     """Whether the last dim runs from 0 in steps of 1."""
-
-    def constant(value: SSAValue) -> int | None:
-        owner = value.owner
-        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-            return owner.value.value.data
-        return None
-
-    return constant(loop.lowerBound[-1]) == 0 and constant(loop.step[-1]) == 1
+    return constant_index(loop.lowerBound[-1]) == 0 and constant_index(loop.step[-1]) == 1
 
 
 def access_kind(
@@ -130,6 +127,28 @@ def _outside(value: SSAValue, block: Block) -> bool:
     return not (isinstance(owner, Block) and owner is block)
 
 
+def aligned_rows(buffer: SSAValue, emit: Callable[[Operation], SSAValue]) -> SSAValue:
+    """
+    Whether `buffer` (an identity layout: offset 0) starts 16-byte aligned and, with
+    more than one dim, its rows hold a multiple of 4 floats: then every 4th element of
+    a row starts a 16-byte vector. `emit` inserts each op made and gives its result.
+    """
+
+    def index(value: int) -> SSAValue:
+        return emit(arith.ConstantOp(IntegerAttr.from_index_int_value(value)))
+
+    address = emit(memref.ExtractAlignedPointerAsIndexOp.get(buffer))
+    zero = index(0)
+    aligned = emit(arith.CmpiOp(emit(arith.RemUIOp(address, index(16))), zero, "eq"))
+    type_ = buffer.type
+    assert isinstance(type_, MemRefType)
+    if type_.get_num_dims() < 2:
+        return aligned
+    size = emit(memref.DimOp(buffer, index(type_.get_num_dims() - 1)))
+    rows = emit(arith.CmpiOp(emit(arith.RemUIOp(size, index(LANES))), zero, "eq"))
+    return emit(arith.AndIOp(aligned, rows))
+
+
 class LaneEmitter:
     """Emits the four-lane body of `plan` into a block (see the module docstring)."""
 
@@ -144,24 +163,11 @@ class LaneEmitter:
         end = emit(arith.AddiOp(first, emit.index(LANES)))
         fits = emit(arith.CmpiOp(end, last_count, "ule"))
         for buffer in dict.fromkeys(op.memref for op in self.plan.contiguous):
-            fits = emit(arith.AndIOp(fits, self._aligned(buffer)))
+            fits = emit(arith.AndIOp(fits, aligned_rows(buffer, emit)))
         vector_block, scalar_block = Block(), Block()
         emit(scf.IfOp(fits, [], [vector_block], [scalar_block]))
         self._vector(loop, first, emit.at(vector_block))
         self._scalar(loop, first, last_count, emit.at(scalar_block))
-
-    def _aligned(self, buffer: SSAValue) -> SSAValue:
-        """Whether `buffer` starts 16-byte aligned and its rows hold a multiple of 4 floats."""
-        emit = self.emit
-        address = emit(memref.ExtractAlignedPointerAsIndexOp.get(buffer))
-        zero = emit.index(0)
-        start = emit(arith.CmpiOp(emit(arith.RemUIOp(address, emit.index(16))), zero, "eq"))
-        type_ = buffer.type
-        assert isinstance(type_, MemRefType)
-        last = type_.get_num_dims() - 1
-        size = emit(memref.DimOp(buffer, emit.index(last)))
-        rows = emit(arith.CmpiOp(emit(arith.RemUIOp(size, emit.index(LANES))), zero, "eq"))
-        return emit(arith.AndIOp(start, rows))
 
     def _mapping(self, loop: scf.ParallelOp, last: SSAValue) -> dict[SSAValue, SSAValue]:
         block = loop.body.block

@@ -15,7 +15,7 @@ butterfly steps of `shfl.sync.bfly` (emitted as the NVVM intrinsic: xDSL 0.74 ha
 `gpu.shuffle`) leave every lane with the row's totals; the column loops take every 32nd
 column a lane, and lane 0 stores the row's own results. Reading every 32nd element per
 lane makes a warp's loads of a row coalesce, and splitting a row's sum 32 ways keeps its
-rounding error that much smaller. A row of at most 16 static elements takes the next
+rounding error smaller. A row of at most 16 static elements takes the next
 power of two of lanes instead (`row_width`), so a warp holds several rows and the
 butterfly takes fewer steps.
 """
@@ -30,11 +30,11 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, f32, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mlc.gpu_architectures import WARP
 from mlc.lowering import online_softmax
-from mlc.lowering.gpu_warp_vectors import vector_prefix
+from mlc.lowering.gpu_vector_lanes import is_pure_scalar
+from mlc.lowering.gpu_warp_vectors import in_place, vector_prefix
 from mlc.lowering.loop_builder import constant_index
-
-WARP = 32
 
 # One-value combiners a warp can share a reduction with, and their identities.
 COMBINERS: dict[type[Operation], float] = {
@@ -132,9 +132,7 @@ def _simple(loop: scf.ForOp) -> bool:
 
 def _plain(op: Operation) -> bool:
     """Arithmetic, or a load or store: what every lane may run after the row's loop."""
-    if isinstance(op, memref.LoadOp | memref.StoreOp | memref.DimOp):
-        return True
-    return not op.regions and op.name.split(".")[0] in ("arith", "math")
+    return isinstance(op, memref.LoadOp | memref.StoreOp | memref.DimOp) or is_pure_scalar(op)
 
 
 def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
@@ -203,9 +201,8 @@ def share_with_warp(
         following = following.next_op
     uses = [(use.operation, use.index) for result in loop.results for use in result.uses]
     with ImplicitBuilder(builder(InsertPoint.before(loop))):
-        stride = _index(reduction.width)
         is_first = arith.CmpiOp(lane, _index(0), "eq").result
-        _lanes(loop, lane, stride, _lane_starts(reduction, is_first), reduction.width)
+        _lanes(loop, lane, _lane_starts(reduction, is_first), reduction.width)
     with ImplicitBuilder(builder(InsertPoint.after(loop))):
         totals = _butterfly(reduction, active)
     for user, index in uses:
@@ -213,7 +210,7 @@ def share_with_warp(
     for epilogue in after:
         if isinstance(epilogue, scf.ForOp):
             with ImplicitBuilder(builder(InsertPoint.before(epilogue))):
-                _lanes(epilogue, lane, stride, [], reduction.width)
+                _lanes(epilogue, lane, [], reduction.width)
     stores = [store for store in after if isinstance(store, memref.StoreOp)]
     if stores:
         then = Block()
@@ -232,18 +229,12 @@ def _lane_starts(reduction: WarpReduction, is_first: SSAValue) -> list[SSAValue]
     for part in reduction.reductions:
         for offset, identity in enumerate(part.identities):
             position = part.first + offset
-            if _float_constant(inits[position]) == identity:
+            given = inits[position].owner
+            if isinstance(given, arith.ConstantOp) and given.value == FloatAttr(identity, f32):
                 continue
             start = arith.ConstantOp(FloatAttr(identity, f32)).result
             inits[position] = arith.SelectOp(is_first, inits[position], start).result
     return inits
-
-
-def _float_constant(value: SSAValue) -> float | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, FloatAttr):
-        return owner.value.value.data
-    return None
 
 
 def _butterfly(reduction: WarpReduction, active: SSAValue | None) -> list[SSAValue]:
@@ -266,28 +257,26 @@ def _butterfly(reduction: WarpReduction, active: SSAValue | None) -> list[SSAVal
 UNROLL = 4  # lane iterations a step of the unrolled loop: loads in flight a lane
 
 
-def _lanes(
-    loop: scf.ForOp, lane: SSAValue, stride: SSAValue, inits: Sequence[SSAValue], width: int
-) -> None:
+def _lanes(loop: scf.ForOp, lane: SSAValue, inits: Sequence[SSAValue], width: int) -> None:
     """A row loop split among a row's lanes: where a warp takes the row, 16-byte groups
     of four elements first (`gpu_warp_vectors`), then every `width`th element a lane."""
     if width == WARP:
         inits = vector_prefix(loop, lane, inits)
-    _stride(loop, lane, stride, inits)
+    _stride(loop, lane, inits, width)
 
 
-def _stride(loop: scf.ForOp, lane: SSAValue, warp: SSAValue, inits: Sequence[SSAValue]) -> None:
+def _stride(loop: scf.ForOp, lane: SSAValue, inits: Sequence[SSAValue], width: int) -> None:
     """
-    `loop` from iteration `lane`, every 32nd (`warp`: the lanes a row has), `UNROLL` of a
+    `loop` from iteration `lane`, every `width`th (the lanes a row has), `UNROLL` of a
     lane's iterations a step, then the rest one at a time. A step issues the loads of all
     its iterations first (`_early`), so they are in flight together: a lane waiting on
     one load at a time leaves a long row bound by latency. Built under the caller's
     implicit builder, before `loop`, which becomes the rest.
     """
     start = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
-    step = arith.MuliOp(loop.step, warp).result
+    step = arith.MuliOp(loop.step, _index(width)).result
     trips = static_trips(loop)
-    if trips is not None and trips <= constant_index(warp):  # pyright: ignore[reportOperator]
+    if trips is not None and trips <= width:
         loop.operands = [start, loop.ub, step, *inits]  # a lane's one iteration at most
         return
     span = arith.SubiOp(arith.MaxSIOp(loop.ub, start), start).result
@@ -327,12 +316,11 @@ def _early(block: Block) -> set[Operation]:
     """
     The ops of a loop body that may run for every unrolled iteration before the rest:
     loads and the index arithmetic they need, when they depend on nothing carried and
-    no store of the body could write what they read (none writes their buffer, or each
-    writes only the element the load reads: an update in place, one element an
-    iteration, so other iterations never read it).
+    no store of the body could write what they read (none writes their buffer, or the
+    body updates it in place: `in_place`).
     """
     ops = list(block.ops)
-    stores = [op for op in ops if isinstance(op, memref.StoreOp)]
+    written = {op.memref for op in ops if isinstance(op, memref.StoreOp)}
     inside = set(ops)
     carried = set(block.args[1:])
     early: set[Operation] = set()
@@ -345,14 +333,7 @@ def _early(block: Block) -> set[Operation]:
             continue  # only loads and their index arithmetic go early
         if any(v in carried or (v.owner in inside and v.owner not in early) for v in op.operands):
             continue
-        if isinstance(op, memref.LoadOp) and any(
-            store.memref is op.memref and not _same_indices(store.indices, op.indices)
-            for store in stores
-        ):
+        if isinstance(op, memref.LoadOp) and op.memref in written and not in_place(ops, op.memref):
             continue
         early.add(op)
     return early
-
-
-def _same_indices(a: Sequence[SSAValue], b: Sequence[SSAValue]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))

@@ -24,14 +24,14 @@ from collections.abc import Sequence
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, memref, scf, vector
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, VectorType, f32, i64
-from xdsl.ir import Block, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f32, i64
+from xdsl.ir import Block, Operation, SSAValue
 
-from mlc.lowering.gpu_vector_lanes import access_kind
+from mlc.gpu_architectures import WARP
+from mlc.lowering.gpu_vector_lanes import LANES, access_kind, aligned_rows
 from mlc.lowering.loop_builder import constant_index
 
-QUAD = 4  # elements a lane loads at once: 16 bytes of f32
-WARP = 32
+QUAD = LANES  # elements a lane loads at once: 16 bytes of f32
 GROUP = QUAD * WARP  # columns a warp covers with one group of four a lane
 GROUPS = 4  # groups a lane takes a step, on long rows (4 x 16 bytes in flight)
 LONG_ROW = 2048  # static rows shorter than this take one group a step: none go unused
@@ -53,36 +53,32 @@ def _contiguous(loop: scf.ForOp) -> list[memref.LoadOp | memref.StoreOp] | None:
             if kind == "contiguous":
                 along.append(op)
     written = {op.memref for op in along if isinstance(op, memref.StoreOp)}
-    for op in along:  # a buffer written along the row is read only where it is written
-        if op.memref in written and any(
-            other.memref is op.memref and tuple(other.indices) != tuple(op.indices)
-            for other in along
-        ):
-            return None
+    if not all(in_place(along, buffer) for buffer in written):
+        return None
     if not any(isinstance(op, memref.LoadOp) for op in along):
         return None
     return along
 
 
+def in_place(ops: Sequence[Operation], buffer: SSAValue) -> bool:
+    """Whether every access of `ops` to `buffer` is at the same indices: a buffer written
+    in a loop body is then read only where it is written, one element an iteration, and
+    no iteration reads what another writes."""
+    places = {
+        tuple(op.indices)
+        for op in ops
+        if isinstance(op, memref.LoadOp | memref.StoreOp) and op.memref is buffer
+    }
+    return len(places) <= 1
+
+
 def _aligned(buffers: Sequence[SSAValue]) -> SSAValue:
     """Whether every buffer starts 16-byte aligned with rows of a multiple of 4 floats
-    (under the caller's implicit builder)."""
-    zero = arith.ConstantOp(IntegerAttr.from_index_int_value(0)).result
-    ok: SSAValue | None = None
-    for buffer in buffers:
-        address = memref.ExtractAlignedPointerAsIndexOp.get(buffer).results[0]
-        sixteen = arith.ConstantOp(IntegerAttr.from_index_int_value(16)).result
-        fits = arith.CmpiOp(arith.RemUIOp(address, sixteen), zero, "eq").result
-        type_ = buffer.type
-        assert isinstance(type_, MemRefType)
-        if type_.get_num_dims() > 1:
-            last = arith.ConstantOp(IntegerAttr.from_index_int_value(type_.get_num_dims() - 1))
-            size = memref.DimOp(buffer, last).results[0]
-            quad = arith.ConstantOp(IntegerAttr.from_index_int_value(QUAD)).result
-            rows = arith.CmpiOp(arith.RemUIOp(size, quad), zero, "eq").result
-            fits = arith.AndIOp(fits, rows).result
-        ok = fits if ok is None else arith.AndIOp(ok, fits).result
-    assert ok is not None
+    (built under the caller's implicit builder, which inserts each op as it is made)."""
+    checks = [aligned_rows(buffer, lambda op: op.results[0]) for buffer in buffers]
+    ok = checks[0]
+    for check in checks[1:]:
+        ok = arith.AndIOp(ok, check).result
     return ok
 
 

@@ -26,25 +26,22 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr
 from xdsl.ir import Operation, SSAValue
 
+from mlc.lowering.convert_ml_to_linalg.common import scalar_constant
+
 IDENTITY = (-pymath.inf, 0.0)
-
-
-def _constant(value: float, like: SSAValue) -> SSAValue:
-    """An `arith.constant` made under the caller's implicit builder."""
-    return arith.ConstantOp(FloatAttr(value, like.type)).result  # pyright: ignore[reportArgumentType]
 
 
 def _rescale(gap: SSAValue) -> SSAValue:
     """`exp(gap)`, or 0 where `gap` is NaN (both sides -inf)."""
     ordered = arith.CmpfOp(gap, gap, "ord").result
-    return arith.SelectOp(ordered, math.ExpOp(gap), _constant(0, gap)).result
+    return arith.SelectOp(ordered, math.ExpOp(gap), scalar_constant(0, gap.type)).result
 
 
 def step(x: SSAValue, m: SSAValue, s: SSAValue) -> list[SSAValue]:
     """The running max and sum after element `x`, built under an implicit builder."""
     new_max = arith.MaximumfOp(m, x).result
     scale = _rescale(arith.SubfOp(arith.MinimumfOp(m, x), new_max).result)
-    own = arith.AddfOp(arith.SubfOp(x, new_max), _constant(1, x)).result
+    own = arith.AddfOp(arith.SubfOp(x, new_max), scalar_constant(1, x.type)).result
     grown = arith.AddfOp(arith.MulfOp(s, scale), own).result
     kept = arith.AddfOp(s, scale).result
     return [new_max, arith.SelectOp(arith.CmpfOp(x, m, "ogt"), grown, kept).result]

@@ -48,7 +48,14 @@ def test_contraction_options_merge_with_those_the_stage_gives(given, expected):
     assert parse_pipeline(merged)
 
 
-def test_contraction_options_leave_a_stage_without_them_alone():
-    text = pipeline.stage_text("parallel-loops", target="gpu")
-    assert pipeline.contraction_options(text) == text
-    assert "{" not in text.split("convert-contractions-to-gpu")[1].split(",")[0]
+def test_contraction_options_touch_only_the_contraction_pass():
+    # every other pass of the stage, options and all, comes back as it was given
+    text = "linalg-fuse-elementwise,convert-contractions-to-gpu,linalg-tile{tile-sizes=8,16}"
+    merged = pipeline.contraction_options(text, allow_tf32=True, sm="sm_90")
+    assert merged == (
+        "linalg-fuse-elementwise,convert-contractions-to-gpu{tf32=true sm=90},"
+        "linalg-tile{tile-sizes=8,16}"
+    )
+    assert pipeline.contraction_options("cse,bufferize", allow_tf32=True) == "cse,bufferize"
+    gpu = pipeline.stage_text("parallel-loops", target="gpu", sm="sm_75")
+    assert gpu.count("convert-contractions-to-gpu{sm=75}") == 1 and parse_pipeline(gpu)

@@ -32,7 +32,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, cf, func, tensor
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, IndexType, StringAttr, i64
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -49,6 +49,7 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     iterator_types,
     tensor_type,
 )
+from mlc.lowering.loop_builder import constant_index
 
 DIM_NAMES = "ml.dim_names"  # as mlc.lowering.shape_inference reads it
 
@@ -101,13 +102,6 @@ def index_key(size: SSAValue) -> Hashable:
     if (number := constant_index(size)) is not None:
         return number
     return size
-
-
-def constant_index(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def argument_dim_name(arg: BlockArgument, axis: int) -> str | None:

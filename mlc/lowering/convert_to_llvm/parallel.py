@@ -60,6 +60,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, constant
+from mlc.lowering.loop_builder import constant_index
 from mlc.tiling_model import PARALLEL_THRESHOLD
 
 RUNTIME_ENTRY = "mlc_parallel_for"
@@ -71,13 +72,6 @@ UNKNOWN_TRIP_COUNT = 1024  # loops with dynamic bounds are assumed long: paralle
 def unsupported_parallel_reason(op: Operation) -> str | None:
     if isinstance(op, scf.ParallelOp) and op.initVals:
         return "with reductions is not supported by convert-to-llvm"
-    return None
-
-
-def _constant_value(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
     return None
 
 
@@ -94,7 +88,7 @@ def _bound(value: SSAValue, step: SSAValue | None) -> Bound:
     `memref.dim` of a `memref.subview` (its size) or of a static shape: how a block of
     a split generic bounds its loops, `min(block, extent - start)`.
     """
-    if (constant := _constant_value(value)) is not None:
+    if (constant := constant_index(value)) is not None:
         return constant
     if value is step:
         return STEP
@@ -103,7 +97,7 @@ def _bound(value: SSAValue, step: SSAValue | None) -> Bound:
         bounds = [_bound(v, step) for v in owner.operands]
         known = [b for b in bounds if isinstance(b, int)]
         return min(known) if known else (STEP if STEP in bounds else None)
-    if isinstance(owner, memref.DimOp) and (d := _constant_value(owner.index)) is not None:
+    if isinstance(owner, memref.DimOp) and (d := constant_index(owner.index)) is not None:
         return _dim_bound(owner.source, d, step)
     return None
 
@@ -128,7 +122,7 @@ def _dim_bound(source: SSAValue, d: int, step: SSAValue | None) -> Bound:
 
 def _trip_count(lb: SSAValue, ub: SSAValue, step: SSAValue, outer: SSAValue | None) -> Bound:
     """The iterations of a loop: a number, `STEP` (a block of the outer loop), or None."""
-    low, stride, high = _constant_value(lb), _constant_value(step), _bound(ub, outer)
+    low, stride, high = constant_index(lb), constant_index(step), _bound(ub, outer)
     if low is None or not stride:
         return None
     if high == STEP:
@@ -291,7 +285,7 @@ def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: Work) 
     """
     lb, ub, step = op.lowerBound[0], op.upperBound[0], op.step[0]
     fixed, per_step = (min(part, PARALLEL_THRESHOLD) for part in cost)
-    constant_step = _constant_value(step)
+    constant_step = constant_index(step)
     if constant_step is not None:
         fixed, per_step = min(max(1, fixed + per_step * constant_step), PARALLEL_THRESHOLD), 0
     ops: list[Operation] = []

@@ -138,7 +138,8 @@ func.func @in_a_host_loop(%m: memref<4xf32>, %n: index) {
 // CHECK:           }
 // CHECK-NEXT:      %[[OFFSET:.+]] = arith.muli %[[LANE]], %{{.+}} : index
 // CHECK-NEXT:      %[[START:.+]] = arith.addi %[[END]], %[[OFFSET]] : index
-// CHECK-NEXT:      %[[STRIDE:.+]] = arith.muli %{{.+}}, %{{.+}} : index
+// CHECK-NEXT:      %[[LANES:.+]] = arith.constant 32 : index
+// CHECK-NEXT:      %[[STRIDE:.+]] = arith.muli %{{.+}}, %[[LANES]] : index
 // CHECK:           %[[MAIN_END:.+]] = arith.addi %[[START]], %{{.+}} : index
 // CHECK:           %[[WIDE:.+]] = arith.muli %[[STRIDE]], %{{.+}} : index
 // CHECK-NEXT:      %[[MAIN:.+]] = scf.for %[[K:.+]] = %[[START]] to %[[MAIN_END]] step %[[WIDE]] iter_args(%{{.+}} = %[[VECTORS]]) -> (f32) {
