@@ -6,7 +6,9 @@ runs of the same tree in one device call (alternate the names, compare the ratio
 
 NAME: `as-is` (nothing taken back), `unfused` (no `fuse-row-epilogues`: statistics
 and their consumers in kernels of their own), `scalar-rows` (no 16-byte groups in the
-warp row loops, `gpu_warp_vectors`), `unrollN` (N lane iterations a step instead of 4).
+warp row loops, `gpu_warp_vectors`), `unrollN` (N lane iterations a step instead of 4),
+`wide-heads` (contractions of few columns on the shared-memory tiled kernel again, not
+a warp a row: `NARROW_COLUMNS` 0).
 bench/results/gpu.md quotes runs of `--only rows` and `bench/gpu_profile.py` this way.
 """
 
@@ -17,10 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
+import mlc.lowering.convert_linalg_to_parallel_loops as parallel_loops  # noqa: E402
 import mlc.lowering.gpu_warp_reduction as warp  # noqa: E402
 from mlc import pipeline  # noqa: E402
 
-VARIANTS = ("as-is", "unfused", "scalar-rows", "unrollN")
+VARIANTS = ("as-is", "unfused", "scalar-rows", "unrollN", "wide-heads")
 
 
 def take_back(name: str) -> None:
@@ -29,6 +32,8 @@ def take_back(name: str) -> None:
         pipeline.STAGES["gpu"] = pipeline.STAGES["gpu"].replace("fuse-row-epilogues,", "")
     elif name == "scalar-rows":
         warp.vector_prefix = lambda loop, lane, inits: list(inits)
+    elif name == "wide-heads":
+        parallel_loops.NARROW_COLUMNS = 0
     elif name.startswith("unroll") and name[len("unroll") :].isdigit():
         warp.UNROLL = int(name[len("unroll") :])
     elif name != "as-is":

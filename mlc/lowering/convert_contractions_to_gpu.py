@@ -40,7 +40,8 @@ A tile option is `ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]]`
 When a fill generic (a constant, as the zeros `convert-ml-to-linalg` starts a matmul
 from) writes the output just before, the accumulators start at that constant and the
 fill is dropped. Contractions whose sizes are all static with fewer than `SMALL_OUTPUT` outputs
-are left to the loop mapping, which gives each output a warp.
+are left to the loop mapping, which gives each output a warp, and so are those with at
+most `NARROW_COLUMNS` static columns, which it gives a warp a row.
 """
 
 import operator

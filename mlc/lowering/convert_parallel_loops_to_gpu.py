@@ -27,6 +27,8 @@ row reduction (softmax's statistics, layer norm's sums, `reduce_*` over the last
 gets a warp per iteration, its lanes splitting the row (`mlc.lowering.gpu_warp_reduction`);
 a row of at most 16 static elements gets a power-of-two part of a warp, several rows a
 warp, with the shuffles limited to the lanes whose rows are inside (`vote.ballot.sync`).
+Small buffers that every row reads across its lanes (a narrow contraction's weights)
+are copied into shared memory by the block first (`mlc.lowering.gpu_row_staging`).
 
 Nested `scf.parallel`s run sequentially inside their kernel thread (as `scf.for`s,
 after `convert-scf-to-cf`'s lowering of `scf.parallel`). Preconditions: bounds and
@@ -35,6 +37,7 @@ steps are index values; reductions inside `scf.parallel` (`init_vals`) are rejec
 
 from dataclasses import dataclass
 
+from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, llvm, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
@@ -50,6 +53,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.diagnostics import op_error
 from mlc.gpu_architectures import WARP
+from mlc.lowering.gpu_row_staging import read_copies, stage, staged_buffers
 from mlc.lowering.gpu_vector_lanes import LANES, LaneEmitter, plan_lanes
 from mlc.lowering.gpu_warp_reduction import share_with_warp, warp_reduction
 
@@ -82,6 +86,14 @@ class _Emitter:
     def keep(self, new: Operation) -> None:
         """Insert `new` with its own location (a cloned body op)."""
         Rewriter.insert_op(new, self.point)
+
+    def builder(self) -> Builder:
+        """An xDSL builder at the same point, its ops with the same location."""
+
+        def located(new: Operation) -> None:
+            new.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
+
+        return Builder(self.point, operation_insertion_handler=[located])
 
     def at(self, block: Block) -> "_Emitter":
         """An emitter appending to `block`, with the same location."""
@@ -161,6 +173,10 @@ class ParallelToLaunch(RewritePattern):
         thread_id = kernel(gpu.ThreadIdOp(x))
         first = kernel(arith.MuliOp(block_id, kernel(gpu.BlockDimOp(x))))
         linear = kernel(arith.AddiOp(first, thread_id))
+        copies: dict[SSAValue, SSAValue] = {}
+        if reduction is not None and (staged := staged_buffers(op, reduction.loop)):
+            with ImplicitBuilder(kernel.builder()):
+                copies = stage(staged, thread_id, self.block_size)
         lane = None
         if reduction is not None:  # a warp (or a part of one) per iteration
             lane = kernel(arith.RemUIOp(linear, kernel.index(width)))
@@ -186,6 +202,7 @@ class ParallelToLaunch(RewritePattern):
         rewriter.erase(terminator)
         rewriter.inline_block(loop_body, InsertPoint.at_end(then), ivs)
         inner(scf.YieldOp())
+        read_copies(then.parent_region(), copies)
         if reduction is not None and lane is not None:
             share_with_warp(reduction, lane, op.location, active)
         rewriter.erase(op)

@@ -23,6 +23,7 @@ from mlc.lowering.convert_linalg_to_parallel_loops import (
     SMALL_OUTPUT,
     _static_size,
     contraction_dims,
+    narrow_columns,
     outputs_independent_of,
     split_iterators,
 )
@@ -122,8 +123,8 @@ def match(op: GenericOp) -> Contraction | None:
         return None
     if (dims := contraction_dims(op, parallel)) is None:
         return None
-    if _static_size(op, parallel) < SMALL_OUTPUT:
-        return None
+    if _static_size(op, parallel) < SMALL_OUTPUT or narrow_columns(op, dims[1]) is not None:
+        return None  # few outputs, or few columns: the loop mapping's warps share rows
     if (found := _accumulation(op)) is None:
         return None
     x, y, accumulate, accumulated = found

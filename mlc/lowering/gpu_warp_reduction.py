@@ -4,8 +4,9 @@ iteration, and how the warp's lanes combine their partial results.
 
 A loop body qualifies when it is setup ops, one `scf.for` whose f32 `iter_args` are all
 reductions the lanes can split, then what uses the row's results: straight-line ops,
-stores, and loops over the row's columns (`fuse-row-epilogues` puts a reduction's
-consumers there) that do not read what the row stores. A reduction is either one value
+stores (also under an `scf.if`: a register tile's rows past the end), and loops over
+the row's columns (`fuse-row-epilogues` puts a reduction's consumers there) that do not
+read what the row stores. A reduction is either one value
 that accumulates with `addf`, `maximumf` or `minimumf` (its only use), or the online
 softmax pair (max, sum) that `mlc.lowering.online_softmax.step` carries.
 
@@ -16,8 +17,8 @@ butterfly steps of `shfl.sync.bfly` (emitted as the NVVM intrinsic: xDSL 0.74 ha
 column a lane, and lane 0 stores the row's own results. Reading every 32nd element per
 lane makes a warp's loads of a row coalesce, and splitting a row's sum 32 ways keeps its
 rounding error smaller. A row of at most 16 static elements takes the next
-power of two of lanes instead (`row_width`), so a warp holds several rows and the
-butterfly takes fewer steps.
+power of two of lanes instead, and a row with many accumulators half a warp
+(`row_width`), so a warp holds several rows and the butterfly takes fewer steps.
 """
 
 import math
@@ -65,16 +66,24 @@ class WarpReduction:
     width: int = WARP
 
 
+# A row carrying this many accumulators (a narrow contraction's outputs: two rows of
+# 10 columns) takes half a warp: each lane's 5 butterfly steps a value became 4, for two
+# rows at once. The MLP's head on an H100: 3.9 us against 5.1 with a warp a row
+# (4.0 with 8 lanes, 6.1 with 4).
+MANY_ACCUMULATORS = 8
+ACCUMULATOR_LANES = 16
+
+
 def row_width(loop: scf.ForOp) -> int:
     """
-    Lanes for a row of `loop`'s trip count: a warp, or for a static count of at most
-    16 the next power of two, so that a warp takes several short rows (a classifier's 10
-    columns: 16 lanes, two rows a warp) instead of idling most of its lanes, and the
-    butterfly takes fewer steps.
+    Lanes for a row of `loop`'s trip count: a warp (half of one for a row with many
+    accumulators), or for a static count of at most 16 the next power of two, so that
+    a warp takes several short rows (a classifier's 10 columns: 16 lanes, two rows a
+    warp) instead of idling most of its lanes, and the butterfly takes fewer steps.
     """
     trips = static_trips(loop)
     if trips is None or trips > WARP // 2:
-        return WARP
+        return ACCUMULATOR_LANES if len(loop.iter_args) >= MANY_ACCUMULATORS else WARP
     return 1 << max(0, (trips - 1).bit_length())
 
 
@@ -135,6 +144,14 @@ def _plain(op: Operation) -> bool:
     return isinstance(op, memref.LoadOp | memref.StoreOp | memref.DimOp) or is_pure_scalar(op)
 
 
+def _guarded_stores(op: Operation) -> bool:
+    """An `scf.if` without results or else that stores (a register tile's edge guard)."""
+    if not isinstance(op, scf.IfOp) or op.results or op.false_region.blocks:
+        return False
+    body = list(op.true_region.block.ops)[:-1]
+    return any(isinstance(o, memref.StoreOp) for o in body) and all(_plain(o) for o in body)
+
+
 def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
     """The row reduction in `op`'s body that a warp can share (module docstring), or None."""
     ops = list(op.body.block.ops)[:-1]  # without scf.reduce
@@ -145,23 +162,41 @@ def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
     position = ops.index(loop)
     if any(inner.regions or isinstance(inner, memref.StoreOp) for inner in ops[:position]):
         return None
-    after = ops[position + 1 :]
-    if not any(isinstance(inner, memref.StoreOp | scf.ForOp) for inner in after):
-        return None  # the row's results go nowhere
-    stored = {inner.memref for inner in after if isinstance(inner, memref.StoreOp)}
+    if not _uses_after(ops[position + 1 :]):
+        return None
+    reductions = _reductions(loop)
+    return None if reductions is None else WarpReduction(loop, reductions, row_width(loop))
+
+
+def _is_store(op: Operation) -> bool:
+    """A store of the row's results: lane 0 runs it."""
+    return isinstance(op, memref.StoreOp) or _guarded_stores(op)
+
+
+def _uses_after(after: Sequence[Operation]) -> bool:
+    """Whether what follows a row's loop is what every lane may run (module docstring),
+    with the row's results stored somewhere."""
+    if not any(_is_store(o) or isinstance(o, scf.ForOp) for o in after):
+        return False  # the row's results go nowhere
+    stored = {
+        o.memref
+        for inner in after
+        if _is_store(inner)
+        for o in inner.walk()
+        if isinstance(o, memref.StoreOp)
+    }
     for inner in after:
+        if _is_store(inner):
+            continue
         if isinstance(inner, scf.ForOp):  # an epilogue over the row's columns
             body = list(inner.body.block.ops)[:-1]
             if inner.iter_args or not all(_plain(o) for o in body):
-                return None
+                return False
             if any(isinstance(o, memref.LoadOp) and o.memref in stored for o in body):
-                return None  # lane 0 stores only once the row is done
-        elif not _plain(inner):
-            return None
-        elif isinstance(inner, memref.LoadOp) and inner.memref in stored:
-            return None
-    reductions = _reductions(loop)
-    return None if reductions is None else WarpReduction(loop, reductions, row_width(loop))
+                return False  # lane 0 stores only once the row is done
+        elif not _plain(inner) or (isinstance(inner, memref.LoadOp) and inner.memref in stored):
+            return False
+    return True
 
 
 def _index(value: int) -> SSAValue:
@@ -211,7 +246,7 @@ def share_with_warp(
         if isinstance(epilogue, scf.ForOp):
             with ImplicitBuilder(builder(InsertPoint.before(epilogue))):
                 _lanes(epilogue, lane, [], reduction.width)
-    stores = [store for store in after if isinstance(store, memref.StoreOp)]
+    stores = [op for op in after if _is_store(op)]
     if stores:
         then = Block()
         with ImplicitBuilder(builder(InsertPoint.after(after[-1]))):

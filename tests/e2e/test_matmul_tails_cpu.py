@@ -30,6 +30,8 @@ CASES: list[tuple[int | None, int, int, bool, bool]] = [
     (61, 131, 160, True, False),  # two tasks of 5 panels each (column groups)
     (61, 131, 160, False, True),
     (7, 784, 40, False, False),  # K = 784: four blocks of 196
+    (None, 64, 16, False, False),  # the widest narrow contraction (GPU: warps share rows)
+    (None, 300, 3, False, True),  # narrow, B read along K (not staged in shared memory)
 ]
 TILES = ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
 

@@ -242,16 +242,24 @@ func.func @read_in_a_region(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref
 // -----
 
 // Left to convert-linalg-to-parallel-loops: f64, a small static matmul (a warp per
-// output does better there), two reduction dims, and a body that is not acc + a * b.
+// output does better there), two reduction dims, a body that is not acc + a * b, and
+// a narrow one (16 static columns: warps share its rows).
 
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NOT:     gpu.launch
-// CHECK-COUNT-4: linalg.generic
+// CHECK-COUNT-5: linalg.generic
 // CHECK-NOT:     gpu.launch
 func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf64>,
                       %s: memref<64x64xf32>, %t: memref<64x64xf32>, %u: memref<64x64xf32>,
                       %x: memref<?x?x?xf32>, %w: memref<?x?xf32>, %y: memref<?x?xf32>,
-                      %p: memref<?x?xf32>, %q: memref<?x?xf32>, %r: memref<?x?xf32>) {
+                      %p: memref<?x?xf32>, %q: memref<?x?xf32>, %r: memref<?x?xf32>,
+                      %h: memref<?x128xf32>, %v: memref<128x16xf32>, %o: memref<?x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%h, %v : memref<?x128xf32>, memref<128x16xf32>) outs(%o : memref<?x16xf32>) {
+  ^bb0(%e: f32, %f: f32, %acc: f32):
+    %m = arith.mulf %e, %f : f32
+    %n = arith.addf %acc, %m : f32
+    linalg.yield %n : f32
+  }
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf64>, memref<?x?xf64>) outs(%c : memref<?x?xf64>) {
   ^bb0(%e: f64, %f: f64, %acc: f64):
     %m = arith.mulf %e, %f : f64
@@ -410,6 +418,23 @@ func.func @tf32(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// Seventeen static columns are no longer narrow: the tiled kernel takes them.
+
+// CHECK-LABEL: func.func @seventeen_columns
+// CHECK:         "gpu.launch"
+// CHECK-NOT:     linalg.generic
+func.func @seventeen_columns(%h: memref<?x128xf32>, %v: memref<128x17xf32>, %o: memref<?x17xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%h, %v : memref<?x128xf32>, memref<128x17xf32>) outs(%o : memref<?x17xf32>) {
+  ^bb0(%e: f32, %f: f32, %acc: f32):
+    %m = arith.mulf %e, %f : f32
+    %n = arith.addf %acc, %m : f32
+    linalg.yield %n : f32
   }
   func.return
 }

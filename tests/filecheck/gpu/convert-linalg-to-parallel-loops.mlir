@@ -66,7 +66,7 @@ func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32
 // -----
 
 // With the default 4x4 register tile, each iteration of the parallel loop owns a
-// 4x4 block of outputs (the loop runs to ceil(M/4) x ceil(8/4)); contractions
+// 4x4 block of outputs (the loop runs to ceil(M/4) x ceil(32/4)); contractions
 // with all sizes static and fewer than 32768 outputs are left untiled (as above); indices are clamped
 // for the loads and each store is guarded; the 16 accumulators ride in iter_args.
 
@@ -82,8 +82,48 @@ func.func @matmul(%a: memref<4x16xf32>, %b: memref<16x8xf32>, %c: memref<4x8xf32
 // TILE-COUNT-16:  scf.if
 // TILE-NOT:       scf.if
 // TILE:           scf.reduce
-func.func @matmul_dynamic(%a: memref<?x16xf32>, %b: memref<16x8xf32>, %c: memref<?x8xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x16xf32>, memref<16x8xf32>) outs(%c : memref<?x8xf32>) {
+func.func @matmul_dynamic(%a: memref<?x16xf32>, %b: memref<16x32xf32>, %c: memref<?x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x16xf32>, memref<16x32xf32>) outs(%c : memref<?x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// At most 16 static columns (a classifier head): an iteration takes whole rows, two
+// of them (the loop runs to ceil(M/2), over the rows only), with one accumulator per
+// output riding in iter_args; the columns need no clamp or guard, the second row's
+// stores are guarded.
+
+// TILE-LABEL: func.func @narrow
+// TILE:         %[[M:.+]] = memref.dim %a, %{{.+}} : memref<?x128xf32>
+// TILE:         %[[BUMPED:.+]] = arith.addi %[[M]], %{{.+}} : index
+// TILE:         %[[PAIRS:.+]] = arith.divui %[[BUMPED]], %{{.+}} : index
+// TILE:         "scf.parallel"(%{{.+}}, %[[PAIRS]], %{{.+}}) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}>
+// TILE-COUNT-2:   arith.minui
+// TILE-NOT:       arith.minui
+// TILE:           scf.for %[[K:[0-9a-z_]+]] = {{.*}} -> (f32, f32, f32, f32, f32, f32) {
+// TILE:             %[[X:.+]] = memref.load %a[%[[R0:[0-9a-z_]+]], %[[K]]] : memref<?x128xf32>
+// TILE-NEXT:        %[[W0:.+]] = memref.load %b[%[[K]], %[[C0:[0-9a-z_]+]]] : memref<128x3xf32>
+// TILE-NEXT:        arith.mulf %[[X]], %[[W0]]
+// TILE-NEXT:        arith.addf
+// TILE-NEXT:        memref.load %a[%[[R0]], %[[K]]] : memref<?x128xf32>
+// TILE-NEXT:        memref.load %b[%[[K]], %[[C1:[0-9a-z_]+]]] : memref<128x3xf32>
+// TILE-COUNT-5:     arith.addf
+// TILE:             scf.yield
+// TILE:           scf.if %{{.+}} {
+// TILE-NEXT:        memref.store %{{.+}}, %c[%[[R0]], %[[C0]]] : memref<?x3xf32>
+// TILE:           scf.if %{{.+}} {
+// TILE-NEXT:        memref.store %{{.+}}, %c[%[[R0]], %[[C1]]] : memref<?x3xf32>
+// TILE-COUNT-4:   scf.if
+// TILE-NOT:       scf.if
+// TILE:           scf.reduce
+func.func @narrow(%a: memref<?x128xf32>, %b: memref<128x3xf32>, %c: memref<?x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x128xf32>, memref<128x3xf32>) outs(%c : memref<?x3xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32

@@ -323,3 +323,167 @@ func.func @short_rows(%x: memref<?x10xf32>, %r: memref<?xf32>, %n: index) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A narrow contraction's rows (two rows of four columns an iteration: 8 accumulators)
+// take half a warp each. The weights, a small static buffer every row reads along its
+// lanes (`w[k, c]`, k split among them), are copied into shared memory by the whole
+// block first, rows padded to an odd length (4 -> 5), then a barrier; the row loop
+// reads the copy. The stores, guarded for a tile past the last row, run in lane 0.
+
+// CHECK-LABEL: func.func @narrow_rows(%x: memref<?x64xf32>, %w: memref<64x4xf32>, %y: memref<?x4xf32>, %n: index, %m: index)
+// CHECK:         %[[LANES:.+]] = arith.constant 16 : index
+// CHECK-NEXT:    %{{.+}} = arith.muli %{{.+}}, %[[LANES]] : index
+// CHECK:         "gpu.launch"
+// CHECK:           %[[TID:.+]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
+// CHECK:           %[[COPY:.+]] = memref.alloca() : memref<64x5xf32, 3 : i64>
+// CHECK-NEXT:      %[[ALL:.+]] = arith.constant 256 : index
+// CHECK-NEXT:      %[[BLOCK:.+]] = arith.constant 256 : index
+// CHECK-NEXT:      %[[FOUR:.+]] = arith.constant 4 : index
+// CHECK-NEXT:      scf.for %[[E:.+]] = %[[TID]] to %[[ALL]] step %[[BLOCK]] {
+// CHECK-NEXT:        %[[C:.+]] = arith.remui %[[E]], %[[FOUR]] : index
+// CHECK-NEXT:        %[[R:.+]] = arith.divui %[[E]], %[[FOUR]] : index
+// CHECK-NEXT:        %[[V:.+]] = memref.load %w[%[[R]], %[[C]]] : memref<64x4xf32>
+// CHECK-NEXT:        memref.store %[[V]], %[[COPY]][%[[R]], %[[C]]] : memref<64x5xf32, 3 : i64>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      "gpu.barrier"() : () -> ()
+// CHECK:           scf.if
+// CHECK:             %[[FIRST:.+]] = arith.cmpi eq
+// CHECK:             scf.for
+// CHECK-NOT:           memref.load %w
+// CHECK:               memref.load %[[COPY]]
+// CHECK-NOT:           memref.load %w
+// CHECK:             scf.yield
+// CHECK-COUNT-32:    llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
+// CHECK-NOT:         llvm.nvvm.shfl
+// CHECK:             scf.if %[[FIRST]] {
+// CHECK-COUNT-8:       scf.if
+// CHECK-NOT:           scf.if
+// CHECK:             }
+func.func @narrow_rows(%x: memref<?x64xf32>, %w: memref<64x4xf32>, %y: memref<?x4xf32>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%p: index):
+    %r0 = arith.muli %p, %c2 : index
+    %r1 = arith.addi %r0, %c1 : index
+    %in0 = arith.cmpi ult, %r0, %m : index
+    %in1 = arith.cmpi ult, %r1, %m : index
+    %s:8 = scf.for %k = %c0 to %c64 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero, %a3 = %zero, %b0 = %zero, %b1 = %zero, %b2 = %zero, %b3 = %zero) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+      %x0 = memref.load %x[%r0, %k] : memref<?x64xf32>
+      %x1 = memref.load %x[%r1, %k] : memref<?x64xf32>
+      %w0 = memref.load %w[%k, %c0] : memref<64x4xf32>
+      %w1 = memref.load %w[%k, %c1] : memref<64x4xf32>
+      %w2 = memref.load %w[%k, %c2] : memref<64x4xf32>
+      %w3 = memref.load %w[%k, %c3] : memref<64x4xf32>
+      %p0 = arith.mulf %x0, %w0 : f32
+      %p1 = arith.mulf %x0, %w1 : f32
+      %p2 = arith.mulf %x0, %w2 : f32
+      %p3 = arith.mulf %x0, %w3 : f32
+      %q0 = arith.mulf %x1, %w0 : f32
+      %q1 = arith.mulf %x1, %w1 : f32
+      %q2 = arith.mulf %x1, %w2 : f32
+      %q3 = arith.mulf %x1, %w3 : f32
+      %t0 = arith.addf %a0, %p0 : f32
+      %t1 = arith.addf %a1, %p1 : f32
+      %t2 = arith.addf %a2, %p2 : f32
+      %t3 = arith.addf %a3, %p3 : f32
+      %u0 = arith.addf %b0, %q0 : f32
+      %u1 = arith.addf %b1, %q1 : f32
+      %u2 = arith.addf %b2, %q2 : f32
+      %u3 = arith.addf %b3, %q3 : f32
+      scf.yield %t0, %t1, %t2, %t3, %u0, %u1, %u2, %u3 : f32, f32, f32, f32, f32, f32, f32, f32
+    }
+    scf.if %in0 {
+      memref.store %s#0, %y[%r0, %c0] : memref<?x4xf32>
+    }
+    scf.if %in0 {
+      memref.store %s#1, %y[%r0, %c1] : memref<?x4xf32>
+    }
+    scf.if %in0 {
+      memref.store %s#2, %y[%r0, %c2] : memref<?x4xf32>
+    }
+    scf.if %in0 {
+      memref.store %s#3, %y[%r0, %c3] : memref<?x4xf32>
+    }
+    scf.if %in1 {
+      memref.store %s#4, %y[%r1, %c0] : memref<?x4xf32>
+    }
+    scf.if %in1 {
+      memref.store %s#5, %y[%r1, %c1] : memref<?x4xf32>
+    }
+    scf.if %in1 {
+      memref.store %s#6, %y[%r1, %c2] : memref<?x4xf32>
+    }
+    scf.if %in1 {
+      memref.store %s#7, %y[%r1, %c3] : memref<?x4xf32>
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// Not staged: a buffer the lanes read along its last dim (layer norm's scale: their
+// loads coalesce already), one over 16 KiB, and one of a dynamic size.
+
+// CHECK-LABEL: func.func @not_staged
+// CHECK-NOT:     memref.alloca
+// CHECK:         gpu.launch
+// CHECK-NOT:     memref.alloca
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.launch
+// CHECK-NOT:     memref.alloca
+// CHECK-NOT:     gpu.barrier
+// CHECK:         gpu.launch
+// CHECK-NOT:     memref.alloca
+// CHECK-NOT:     gpu.barrier
+func.func @not_staged(%x: memref<?x256xf32>, %g: memref<256xf32>, %r: memref<?xf32>, %big: memref<256x17xf32>, %dyn: memref<?x4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x256xf32>
+      %s = memref.load %g[%k] : memref<256xf32>
+      %p = arith.mulf %v, %s : f32
+      %t = arith.addf %acc, %p : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %r[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x256xf32>
+      %s = memref.load %big[%k, %c0] : memref<256x17xf32>
+      %p = arith.mulf %v, %s : f32
+      %t = arith.addf %acc, %p : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %r[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x256xf32>
+      %s = memref.load %dyn[%k, %c0] : memref<?x4xf32>
+      %p = arith.mulf %v, %s : f32
+      %t = arith.addf %acc, %p : f32
+      scf.yield %t : f32
+    }
+    memref.store %s, %r[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
