@@ -5,7 +5,8 @@ Each variant compiles `convert-contractions-to-gpu` with one block tile for ever
 (`tile=ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH`, `few-blocks=0`) and a launch bound
 (`blocks-per-sm`). Three problems are timed against torch (TF32 off) by their GPU
 kernel time per call (the CUDA profiler, so host work does not count): the MLP's
-head (8192x128 @ 128x10 + bias), its first layer (8192x784 @ 784x128 + bias, relu:
+head (8192x128 @ 128x10 + bias: a narrow contraction, which the loop mapping's warps
+take whatever the tile), its first layer (8192x784 @ 784x128 + bias, relu:
 a tall, skinny output of few 128x128 tiles) and a 4096 matmul. Every variant is
 first checked against numpy on odd sizes: 1000x333 @ 333x257 (scalar copies) and
 997x332 @ 332x252, 131x4 @ 4x68 (16-byte copies: `cp.async` where the variant has

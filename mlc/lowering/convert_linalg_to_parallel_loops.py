@@ -58,7 +58,9 @@ from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.diagnostics import op_error
+from mlc.lowering.contraction import Epilogue, epilogue_of, multiply_add
 from mlc.lowering.fills import fill_before, filled_with
+from mlc.lowering.loop_builder import Ops
 
 
 def split_iterators(op: GenericOp) -> tuple[list[int], list[int]]:
@@ -183,6 +185,24 @@ def narrow_columns(op: GenericOp, cols: int) -> int | None:
     (`NARROW_COLUMNS`), else None."""
     count = _static_size(op, [cols])
     return int(count) if count <= NARROW_COLUMNS else None
+
+
+def peeled_epilogue(op: GenericOp, reduction: Sequence[int]) -> Epilogue | None:
+    """
+    The epilogue `linalg-fuse-elementwise` fused into a contraction's last iteration
+    (`mlc.lowering.contraction.epilogue_of`), when the reduction sizes are static: the
+    loops then carry `c + a * b` alone and the epilogue runs once on each total after
+    them, so that no branch sits in the loop and a warp can share it.
+    """
+    if len(op.inputs) < 2 or len(op.outputs) != 1:
+        return None
+    if (found := multiply_add(op.body.block)) is None:
+        return None
+    rest, total = found
+    sizes = {d: _static_size(op, [d]) for d in reduction}
+    if any(math.isinf(size) for size in sizes.values()):
+        return None
+    return epilogue_of(op, rest, total, {d: int(size) for d, size in sizes.items()})
 
 
 @dataclass
@@ -343,28 +363,19 @@ class GenericToParallelLoops(RewritePattern):
         return loops, list(carried)
 
     def _carried(self, op, emit, bounds, reduction, ivs, tile: RegisterTile | None) -> None:
-        n_in, n_out = len(op.inputs), len(op.outputs)
+        n_out = len(op.outputs)
         # Output maps ignore the reduction dims: any index stands in for them here.
         zero = emit.index(0)
         outer = [zero if iv is None else iv for iv in ivs]
         points = tile.points(emit, outer) if tile else [(outer, None)]
-        starts = self.starts.get(id(op), {})
-        init: list[SSAValue] = []
-        for point, _ in points:
-            read = [n_in + i for i in range(n_out) if i not in starts]
-            loaded = iter(self._loads(op, emit, point, read))
-            for i in range(n_out):
-                if i in starts:
-                    init.append(emit(arith.ConstantOp(starts[i])).results[0])
-                else:
-                    init.append(next(loaded))
+        init = [value for point, _ in points for value in self._starts(op, emit, point)]
+        epilogue = peeled_epilogue(op, reduction)
         loops, carried = self._for_nest(emit, bounds, reduction, ivs, init)
         results: list[SSAValue] = []
         for n, (point, _) in enumerate(points):
             inner = [ivs[d] if d in reduction else iv for d, iv in enumerate(point)]
-            inputs = self._loads(op, emit, inner, range(n_in))
             accumulators = carried[n * n_out : (n + 1) * n_out]
-            results += _clone_body(emit, op.body.block, [*inputs, *accumulators], inner)
+            results += self._step(op, emit, inner, accumulators, epilogue)
         for loop in reversed(loops):
             emit(scf.YieldOp(*results))
             results = list(loop.results)
@@ -372,16 +383,62 @@ class GenericToParallelLoops(RewritePattern):
         emit.point = InsertPoint.after(loops[0])
         for n, (point, inside) in enumerate(points):
             values = results[n * n_out : (n + 1) * n_out]
-            if inside is None:
-                self._stores(op, emit, point, values)
-                continue
-            then = Block()
-            emit(scf.IfOp(inside, [], Region(then)))
-            after = emit.point
-            emit.point = InsertPoint.at_end(then)
+            if epilogue is not None:
+                ops = Ops()
+                values = [epilogue.apply(ops, point, values[0])]
+                for new_op in ops.ops:
+                    emit(new_op)
+            self._guarded_stores(op, emit, point, values, inside)
+
+    def _starts(self, op: GenericOp, emit: _Emitter, point: Sequence[SSAValue]) -> list[SSAValue]:
+        """The outputs' values at `point` before the reduction: a fill's constant, or loaded."""
+        n_in, n_out = len(op.inputs), len(op.outputs)
+        starts = self.starts.get(id(op), {})
+        read = [n_in + i for i in range(n_out) if i not in starts]
+        loaded = iter(self._loads(op, emit, point, read))
+        return [
+            emit(arith.ConstantOp(starts[i])).results[0] if i in starts else next(loaded)
+            for i in range(n_out)
+        ]
+
+    def _step(
+        self,
+        op: GenericOp,
+        emit: _Emitter,
+        inner: Sequence[SSAValue],
+        accumulators: Sequence[SSAValue],
+        epilogue: Epilogue | None,
+    ) -> list[SSAValue]:
+        """One iteration's body at `inner`; with a peeled epilogue, `c + a * b` alone."""
+        block = op.body.block
+        if epilogue is None:
+            inputs = self._loads(op, emit, inner, range(len(op.inputs)))
+            return _clone_body(emit, block, [*inputs, *accumulators], inner)
+        a, b = self._loads(op, emit, inner, (0, 1))
+        mapping = {block.args[0]: a, block.args[1]: b, block.args[-1]: accumulators[0]}
+        for body_op in list(block.ops)[:2]:  # `multiply_add`'s mulf and addf
+            emit.keep_location(body_op.clone(value_mapper=mapping))
+        return [mapping[epilogue.accumulated]]
+
+    def _guarded_stores(
+        self,
+        op: GenericOp,
+        emit: _Emitter,
+        point: Sequence[SSAValue],
+        values: Sequence[SSAValue],
+        inside: SSAValue | None,
+    ) -> None:
+        """The stores of `values` at `point`, under `scf.if inside` unless None."""
+        if inside is None:
             self._stores(op, emit, point, values)
-            emit(scf.YieldOp())
-            emit.point = after
+            return
+        then = Block()
+        emit(scf.IfOp(inside, [], Region(then)))
+        after = emit.point
+        emit.point = InsertPoint.at_end(then)
+        self._stores(op, emit, point, values)
+        emit(scf.YieldOp())
+        emit.point = after
 
     def _nested(self, op, emit, bounds, reduction, ivs) -> None:
         loops, _ = self._for_nest(emit, bounds, reduction, ivs, [])

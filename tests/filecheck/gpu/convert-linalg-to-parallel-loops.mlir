@@ -134,6 +134,41 @@ func.func @narrow(%a: memref<?x128xf32>, %b: memref<128x3xf32>, %c: memref<?x3xf
 
 // -----
 
+// An epilogue that linalg-fuse-elementwise fused into the last iteration (a bias add)
+// is peeled: the loop carries the sums alone, with no branch and no load of the bias,
+// and the epilogue runs once on each total after it, before the store.
+
+// TILE-LABEL: func.func @narrow_with_bias
+// TILE:         scf.for
+// TILE-NOT:       scf.if
+// TILE-NOT:       memref.load %bias
+// TILE:           scf.yield
+// TILE-NEXT:    }
+// TILE-NEXT:    %[[B0:.+]] = memref.load %bias[%{{.+}}] : memref<3xf32>
+// TILE-NEXT:    %[[S0:.+]] = arith.addf %{{.+}}, %[[B0]] : f32
+// TILE-NEXT:    scf.if
+// TILE-NEXT:      memref.store %[[S0]], %c
+func.func @narrow_with_bias(%a: memref<?x128xf32>, %b: memref<128x3xf32>, %bias: memref<3xf32>, %c: memref<?x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %bias : memref<?x128xf32>, memref<128x3xf32>, memref<3xf32>) outs(%c : memref<?x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    %last = arith.constant 127 : index
+    %k = linalg.index 1 : index
+    %is_last = arith.cmpi eq, %k, %last : index
+    %r = scf.if %is_last -> (f32) {
+      %t = arith.addf %s, %z : f32
+      scf.yield %t : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
 // A full reduction has no parallel dim: a one-iteration scf.parallel (one kernel).
 
 // CHECK-LABEL: func.func @full_reduction(%a: memref<?xf32>, %r: memref<f32>)
