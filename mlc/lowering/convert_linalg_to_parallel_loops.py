@@ -164,9 +164,11 @@ SMALL_OUTPUT = 32768
 # `convert-parallel-loops-to-gpu` shares the rows' reduction among a warp's lanes, the
 # accumulators side by side. A shared-memory tile would compute 64 columns to keep 10
 # and leave most of the GPU idle (128 blocks for 8192 rows): 8.8 us for the MLP's head
-# on an H100, against 3.9 with two rows an iteration (4.5 with one, 4.0 with four).
+# on an H100, against 4.2 with a row an iteration. Two rows (each load of the other
+# operand serving both) took 3.9, but a row an iteration is what a softmax over the
+# columns joins (`fuse-row-epilogues`), which saves a kernel of 2.4.
 NARROW_COLUMNS = 16
-NARROW_ROWS = 2  # rows an iteration: each load of the other operand serves both
+NARROW_ROWS = 1
 
 
 def _static_size(op: GenericOp, dims: Sequence[int]) -> float:

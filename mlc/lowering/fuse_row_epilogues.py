@@ -26,10 +26,20 @@ stored), every such load reads a place the body stored in the same row (so the v
 can be forwarded), it stores only into buffers freshly allocated and not yet touched,
 into the row's own statistics, or in place into a buffer the row body reads only in its
 own rows (each element read where it is written), and its body has no loops or branches. Allocations
-and constants between the loops move above the first. Statistics that every reader now
+and constants between the loops move above the first; deallocations stay where they are
+(what a later loop frees, it does not use). Statistics that every reader now
 gets forwarded are not stored at all: a buffer only written to goes, with its stores.
 The result is the same program read sequentially; convert-parallel-loops-to-gpu then
 gives the row a warp, whose lanes split the reduction and the column loop alike.
+
+A row body whose results are a few whole columns (a narrow contraction: a classifier
+head's ten outputs a row, each stored at a constant column) is read by what follows
+column by column: softmax's statistics loop over the columns, then its normalisation
+over rows and columns. Such a short static column loop (at most `UNROLLED_COLUMNS`
+iterations) that reads what the row stored is unrolled as it joins, so that each load
+reads a place the row stored and gets its value; a store the join overwrites with no
+read between goes. Head, bias and softmax are then one kernel, every lane of the row
+holding all its columns after the butterfly.
 """
 
 from collections.abc import Sequence
@@ -37,8 +47,8 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, ModuleOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -54,6 +64,9 @@ from mlc.lowering.loop_builder import constant_index
 
 # Ops that may sit between the loops: moved above the first, they change nothing.
 _HOISTABLE = (memref.AllocOp, arith.ConstantOp, memref.DimOp)
+# Column loops of at most this many static iterations that read a row's stored columns
+# are unrolled as they join (module docstring): a narrow contraction's columns.
+UNROLLED_COLUMNS = 16
 
 
 def same_index(a: SSAValue, b: SSAValue) -> bool:
@@ -267,6 +280,23 @@ def _forward(rewriter: PatternRewriter, block: Block) -> None:
                     rewriter.replace(op, [], [value])
 
 
+def _drop_overwritten(rewriter: PatternRewriter, block: Block) -> None:
+    """Erase top-level stores that a later one at the same place overwrites with no
+    access to their buffer between (a row's outputs that its joined softmax rewrites)."""
+    pending: dict[SSAValue, list[memref.StoreOp]] = {}  # buffer -> stores not yet read
+    for top in list(block.ops):
+        if isinstance(top, memref.StoreOp):
+            earlier = pending.setdefault(top.memref, [])
+            for store in [s for s in earlier if _same_place(s.indices, top.indices)]:
+                earlier.remove(store)
+                rewriter.erase(store)
+            earlier.append(top)
+            continue
+        for inner in top.walk():
+            if isinstance(inner, memref.LoadOp | memref.StoreOp):
+                pending.pop(inner.memref, None)
+
+
 @dataclass(frozen=True)
 class FuseRowEpilogues(RewritePattern):
     """A warp-shareable row reduction takes in the loops after it that consume it."""
@@ -279,11 +309,14 @@ class FuseRowEpilogues(RewritePattern):
         joined = False
         between: list[Operation] = []
         following = op.next_op
-        while isinstance(following, (*_HOISTABLE, scf.ParallelOp)):
+        while isinstance(following, (*_HOISTABLE, memref.DeallocOp, scf.ParallelOp)):
             after = following.next_op
             if isinstance(following, _HOISTABLE):
                 between.append(following)
-            elif (plan := _plan(op, following)) is not None and _joins(row, following, plan):
+            elif isinstance(following, memref.DeallocOp):
+                pass  # stays: a loop after it does not touch what it frees
+            elif (joining := _joining(rewriter, row, op, following)) is not None:
+                following, plan = joining
                 for moved in between:  # above the fused loop, which uses them
                     moved.detach()
                     rewriter.insert(moved, InsertPoint.before(op))
@@ -295,8 +328,120 @@ class FuseRowEpilogues(RewritePattern):
             following = after
         if joined:
             _forward(rewriter, op.body.block)
+            _drop_overwritten(rewriter, op.body.block)
             for buffer in row.written:
                 _drop_if_unread(rewriter, buffer)
+
+
+def _joining(
+    rewriter: PatternRewriter, row: _Row, reduction: scf.ParallelOp, loop: scf.ParallelOp
+) -> tuple[scf.ParallelOp, _Plan] | None:
+    """`loop`, or in its place its form with short column loops unrolled, and how it
+    joins the row body; None if neither joins."""
+    if (plan := _plan(reduction, loop)) is not None and _joins(row, loop, plan):
+        return loop, plan
+    unrolled = _unroll_columns(row, len(reduction.lowerBound), loop)
+    if unrolled is None:
+        return None
+    if (plan := _plan(reduction, unrolled)) is None or not _joins(row, unrolled, plan):
+        unrolled.erase()
+        return None
+    rewriter.insert(unrolled, InsertPoint.before(loop))
+    rewriter.erase(loop)
+    return unrolled, plan
+
+
+def _reads_row_columns(row: _Row, ops: Sequence[Operation], column: SSAValue) -> bool:
+    """Whether `ops` load something the row stored, at an index that is `column`."""
+    return any(
+        isinstance(op, memref.LoadOp) and op.memref in row.written and column in op.indices
+        for op in ops
+    )
+
+
+def _unroll_columns(row: _Row, rows: int, loop: scf.ParallelOp) -> scf.ParallelOp | None:
+    """
+    A copy of `loop` (not inserted) with its short static column loops that read the
+    row's stored columns unrolled: a trailing parallel dim, and `scf.for`s at the top of
+    its body. None if there are none.
+    """
+    body = loop.body.block
+    dims = len(loop.lowerBound)
+    trailing = _short(loop.lowerBound[-1], loop.upperBound[-1], loop.step[-1])
+    unroll_dim = (
+        dims == rows + 1
+        and trailing is not None
+        and _reads_row_columns(row, list(body.walk()), body.args[-1])
+    )
+    inner = [
+        op
+        for op in body.ops
+        if isinstance(op, scf.ForOp)
+        and _short(op.lb, op.ub, op.step) is not None
+        and not any(o.regions for o in op.body.block.ops)
+        and _reads_row_columns(row, list(op.body.block.ops), op.body.block.args[0])
+    ]
+    if not unroll_dim and not inner:
+        return None
+    copy = loop.clone()
+    positions = [n for n, op in enumerate(loop.body.block.ops) if op in inner]
+    copied = list(copy.body.block.ops)
+    for position in positions:
+        _unroll_for(copied[position])  # pyright: ignore[reportArgumentType]
+    if unroll_dim:
+        copy = _unroll_last_dim(copy)
+    return copy
+
+
+def _short(lb: SSAValue, ub: SSAValue, step: SSAValue) -> list[int] | None:
+    """The iterations of a loop of at most `UNROLLED_COLUMNS` static ones, else None."""
+    bounds = [constant_index(v) for v in (lb, ub, step)]
+    if any(b is None for b in bounds) or bounds[2] <= 0:  # pyright: ignore[reportOptionalOperand]
+        return None
+    values = list(range(*bounds))  # pyright: ignore[reportArgumentType]
+    return values if len(values) <= UNROLLED_COLUMNS else None
+
+
+def _unroll_for(loop: scf.ForOp) -> None:
+    """Replace `loop` with its iterations in sequence, its `iter_args` threaded through."""
+    iterations = _short(loop.lb, loop.ub, loop.step)
+    assert iterations is not None
+    body = loop.body.block
+    carried = list(loop.iter_args)
+    for value in iterations:
+        index = arith.ConstantOp(IntegerAttr.from_index_int_value(value))
+        loop.parent_block().insert_op_before(index, loop)  # pyright: ignore[reportOptionalMemberAccess]
+        mapping: dict[SSAValue, SSAValue] = {body.args[0]: index.result}
+        mapping.update(zip(body.args[1:], carried, strict=True))
+        for op in body.ops:
+            if isinstance(op, scf.YieldOp):
+                carried = [mapping.get(v, v) for v in op.operands]
+                break
+            loop.parent_block().insert_op_before(op.clone(mapping), loop)  # pyright: ignore[reportOptionalMemberAccess]
+    for result, value in zip(loop.results, carried, strict=True):
+        result.replace_all_uses_with(value)
+    loop.detach()
+    loop.erase()
+
+
+def _unroll_last_dim(loop: scf.ParallelOp) -> scf.ParallelOp:
+    """`loop` without its last dim: the body repeated for each of its (static) values."""
+    iterations = _short(loop.lowerBound[-1], loop.upperBound[-1], loop.step[-1])
+    assert iterations is not None
+    body = loop.body.block
+    outer = Block(arg_types=[IndexType()] * (len(loop.lowerBound) - 1))
+    for value in iterations:
+        index = arith.ConstantOp(IntegerAttr.from_index_int_value(value))
+        outer.add_op(index)
+        mapping: dict[SSAValue, SSAValue] = dict(zip(body.args, [*outer.args, index.result]))
+        for op in body.ops:
+            if not isinstance(op, scf.ReduceOp):
+                outer.add_op(op.clone(mapping))
+    outer.add_op(scf.ReduceOp())
+    bounds = (loop.lowerBound[:-1], loop.upperBound[:-1], loop.step[:-1])
+    unrolled = scf.ParallelOp(*bounds, Region(outer))
+    loop.erase()
+    return unrolled
 
 
 def _drop_if_unread(rewriter: PatternRewriter, buffer: SSAValue) -> None:

@@ -17,7 +17,7 @@ butterfly steps of `shfl.sync.bfly` (emitted as the NVVM intrinsic: xDSL 0.74 ha
 column a lane, and lane 0 stores the row's own results. Reading every 32nd element per
 lane makes a warp's loads of a row coalesce, and splitting a row's sum 32 ways keeps its
 rounding error smaller. A row of at most 16 static elements takes the next
-power of two of lanes instead, and a row with many accumulators half a warp
+power of two of lanes instead, and a row with many accumulators a quarter of a warp
 (`row_width`), so a warp holds several rows and the butterfly takes fewer steps.
 """
 
@@ -66,17 +66,17 @@ class WarpReduction:
     width: int = WARP
 
 
-# A row carrying this many accumulators (a narrow contraction's outputs: two rows of
-# 10 columns) takes half a warp: each lane's 5 butterfly steps a value became 4, for two
-# rows at once. The MLP's head on an H100: 3.9 us against 5.1 with a warp a row
-# (4.0 with 8 lanes, 6.1 with 4).
+# A row carrying this many accumulators (a narrow contraction's outputs: a row of 10
+# columns) takes a quarter of a warp: each value's 5 butterfly steps become 3, for four
+# rows at once. The MLP's head on an H100: 4.2 us against 6.0 with a warp a row (4.5
+# with 16 lanes, 5.0 with 4).
 MANY_ACCUMULATORS = 8
-ACCUMULATOR_LANES = 16
+ACCUMULATOR_LANES = 8
 
 
 def row_width(loop: scf.ForOp) -> int:
     """
-    Lanes for a row of `loop`'s trip count: a warp (half of one for a row with many
+    Lanes for a row of `loop`'s trip count: a warp (a quarter of one for a row with many
     accumulators), or for a static count of at most 16 the next power of two, so that
     a warp takes several short rows (a classifier's 10 columns: 16 lanes, two rows a
     warp) instead of idling most of its lanes, and the butterfly takes fewer steps.

@@ -55,6 +55,23 @@ func.func @main(%x: tensor<9x33xf32>) -> tensor<9xf32> {
   func.return %s : tensor<9xf32>
 }
 """
+HEAD_SOFTMAX = """
+func.func @main(%x: tensor<?x40xf32>, %w: tensor<40x10xf32>, %b: tensor<10xf32>)
+    -> tensor<?x10xf32> {
+  %h = ml.matmul %x, %w : (tensor<?x40xf32>, tensor<40x10xf32>) -> tensor<?x10xf32>
+  %s = ml.add %h, %b : (tensor<?x10xf32>, tensor<10xf32>) -> tensor<?x10xf32>
+  %y = ml.softmax %s {axis = -1 : i64} : (tensor<?x10xf32>) -> tensor<?x10xf32>
+  func.return %y : tensor<?x10xf32>
+}
+"""
+HEAD_BIAS = """
+func.func @main(%x: tensor<?x40xf32>, %w: tensor<40x7xf32>, %b: tensor<7xf32>)
+    -> tensor<?x7xf32> {
+  %h = ml.matmul %x, %w : (tensor<?x40xf32>, tensor<40x7xf32>) -> tensor<?x7xf32>
+  %s = ml.add %h, %b : (tensor<?x7xf32>, tensor<7xf32>) -> tensor<?x7xf32>
+  func.return %s : tensor<?x7xf32>
+}
+"""
 COLUMN_SOFTMAX = """
 func.func @main(%x: tensor<24x24xf32>) -> tensor<24x24xf32> {
   %y = ml.softmax %x {axis = 0 : i64} : (tensor<24x24xf32>) -> tensor<24x24xf32>
@@ -99,6 +116,15 @@ CASES = {
     # the MLP's head: the bias joins both passes, the normalisation writes in place
     "bias_softmax": (BIAS_SOFTMAX, [(13, 10), (10,)], lambda x, b: softmax(x + b), 1),
     "row_sums": (ROW_SUMS, [(9, 33)], lambda x: x.sum(1), 1),
+    # a narrow contraction's rows: the softmax over its columns joins them, unrolled
+    "head_softmax": (
+        HEAD_SOFTMAX,
+        [(11, 40), (40, 10), (10,)],
+        lambda x, w, b: softmax(x @ w + b),
+        1,
+    ),
+    # its fused bias, peeled after the reduction
+    "head_bias": (HEAD_BIAS, [(11, 40), (40, 7), (7,)], lambda x, w, b: x @ w + b, 1),
     # reduced along the rows: the consumer's rows are not the reduction's, no fusion
     "column_softmax": (COLUMN_SOFTMAX, [(24, 24)], lambda x: softmax(x, 0), 2),
 }
@@ -163,3 +189,34 @@ def test_row_programs_match_numpy(op, columns, rows, target):
         else:
             got, want = exe(x, b), softmax(wide[0] + wide[2])
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=5e-6, err_msg=f"{n} rows")
+
+
+def head_program(rows: str, depth: int, columns: int) -> str:
+    """A classifier head: softmax(x @ w + b) over `columns` outputs a row."""
+    x, w = f"tensor<{rows}x{depth}xf32>", f"tensor<{depth}x{columns}xf32>"
+    y, b = f"tensor<{rows}x{columns}xf32>", f"tensor<{columns}xf32>"
+    return (
+        f"func.func @main(%x: {x}, %w: {w}, %b: {b}) -> {y} {{\n"
+        f"  %h = ml.matmul %x, %w : ({x}, {w}) -> {y}\n"
+        f"  %s = ml.add %h, %b : ({y}, {b}) -> {y}\n"
+        f"  %y = ml.softmax %s {{axis = -1 : i64}} : ({y}) -> {y}\n"
+        f"  func.return %y : {y}\n}}"
+    )
+
+
+# Narrow heads (at most 16 columns: a warp shares each row, the softmax joins it) and
+# one just past them (17: the tiled kernel, then a softmax kernel), over a depth that a
+# quarter warp takes in one step (5) and in many with a tail (300), with the weights
+# staged in shared memory (static, under 16 KiB) or not (300 x 16 floats is more).
+@pytest.mark.parametrize("columns", [1, 3, 10, 16, 17])
+@pytest.mark.parametrize("depth", [5, 300])
+@pytest.mark.parametrize("rows", ["4099", "?"])
+def test_heads_match_numpy(columns, depth, rows, target):
+    exe = compile_for(head_program(rows, depth, columns), target)
+    rng = np.random.default_rng()
+    for n in [4099] if rows != "?" else [1, 6, 1001]:
+        x = rng.standard_normal((n, depth)).astype(np.float32)
+        w = (rng.standard_normal((depth, columns)) / np.sqrt(depth)).astype(np.float32)
+        b = rng.standard_normal(columns).astype(np.float32)
+        want = softmax(x.astype(np.float64) @ w.astype(np.float64) + b)
+        np.testing.assert_allclose(exe(x, w, b), want, rtol=1e-4, atol=1e-6, err_msg=f"{n} rows")

@@ -327,13 +327,13 @@ func.func @short_rows(%x: memref<?x10xf32>, %r: memref<?xf32>, %n: index) {
 // -----
 
 // A narrow contraction's rows (two rows of four columns an iteration: 8 accumulators)
-// take half a warp each. The weights, a small static buffer every row reads along its
-// lanes (`w[k, c]`, k split among them), are copied into shared memory by the whole
-// block first, rows padded to an odd length (4 -> 5), then a barrier; the row loop
-// reads the copy. The stores, guarded for a tile past the last row, run in lane 0.
+// take a quarter of a warp each. The weights, a small static buffer every row reads
+// along its lanes (`w[k, c]`, k split among them), are copied into shared memory by the
+// whole block first, rows padded to an odd length (4 -> 5), then a barrier; the row
+// loop reads the copy. The stores, guarded for a tile past the last row, run in lane 0.
 
 // CHECK-LABEL: func.func @narrow_rows(%x: memref<?x64xf32>, %w: memref<64x4xf32>, %y: memref<?x4xf32>, %n: index, %m: index)
-// CHECK:         %[[LANES:.+]] = arith.constant 16 : index
+// CHECK:         %[[LANES:.+]] = arith.constant 8 : index
 // CHECK-NEXT:    %{{.+}} = arith.muli %{{.+}}, %[[LANES]] : index
 // CHECK:         "gpu.launch"
 // CHECK:           %[[TID:.+]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
@@ -355,7 +355,7 @@ func.func @short_rows(%x: memref<?x10xf32>, %r: memref<?xf32>, %n: index) {
 // CHECK:               memref.load %[[COPY]]
 // CHECK-NOT:           memref.load %w
 // CHECK:             scf.yield
-// CHECK-COUNT-32:    llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
+// CHECK-COUNT-24:    llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
 // CHECK-NOT:         llvm.nvvm.shfl
 // CHECK:             scf.if %[[FIRST]] {
 // CHECK-COUNT-8:       scf.if

@@ -339,3 +339,139 @@ func.func @f64_rows(%x: memref<8x64xf64>, %y: memref<8x64xf64>) {
   memref.dealloc %sum : memref<8x1xf64>
   func.return
 }
+
+// -----
+
+// A narrow row body (a classifier head: three columns a row, each stored at a constant
+// column) and a softmax over those columns: the statistics loop's short column loop and
+// the normalisation's column dim are unrolled as they join, every load of the head's
+// output reads the accumulator stored there, the head's own stores go (the softmax
+// overwrites them, nothing reads them between) and so does the statistics buffer. The
+// dealloc between the loops stays where it is.
+
+// CHECK-LABEL: func.func @narrow_head_softmax
+// CHECK:         "scf.parallel"
+// CHECK:           %[[A0:[^ ]+]], %[[A1:[^ ]+]], %[[A2:[^ ]+]] = scf.for
+// CHECK-NOT:       scf.for
+// CHECK-NOT:       memref.load %h
+// CHECK:           %[[M0:.+]] = arith.maximumf %{{.+}}, %[[A0]] : f32
+// CHECK:           %[[M1:.+]] = arith.maximumf %[[M0]], %[[A1]] : f32
+// CHECK:           %[[M2:.+]] = arith.maximumf %[[M1]], %[[A2]] : f32
+// CHECK-NOT:       memref.store %{{.+}}, %stats
+// CHECK:           %[[D0:.+]] = arith.subf %[[A0]], %[[M2]] : f32
+// CHECK-NEXT:      %[[E0:.+]] = math.exp %[[D0]] : f32
+// CHECK-NEXT:      memref.store %[[E0]], %h[%{{.+}}, %{{.+}}] : memref<?x3xf32>
+// CHECK-COUNT-2:   memref.store %{{.+}}, %h
+// CHECK-NOT:       memref.store
+// CHECK:           scf.reduce
+// CHECK-NOT:     "scf.parallel"
+// CHECK:         memref.dealloc %x
+// CHECK-NOT:     memref.alloc
+func.func @narrow_head_softmax(%x: memref<?x8xf32>, %w: memref<8x3xf32>, %h: memref<?x3xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  %lowest = arith.constant 0xFF800000 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s:3 = scf.for %k = %c0 to %c8 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero) -> (f32, f32, f32) {
+      %v = memref.load %x[%i, %k] : memref<?x8xf32>
+      %w0 = memref.load %w[%k, %c0] : memref<8x3xf32>
+      %w1 = memref.load %w[%k, %c1] : memref<8x3xf32>
+      %w2 = memref.load %w[%k, %c2] : memref<8x3xf32>
+      %p0 = arith.mulf %v, %w0 : f32
+      %p1 = arith.mulf %v, %w1 : f32
+      %p2 = arith.mulf %v, %w2 : f32
+      %t0 = arith.addf %a0, %p0 : f32
+      %t1 = arith.addf %a1, %p1 : f32
+      %t2 = arith.addf %a2, %p2 : f32
+      scf.yield %t0, %t1, %t2 : f32, f32, f32
+    }
+    memref.store %s#0, %h[%i, %c0] : memref<?x3xf32>
+    memref.store %s#1, %h[%i, %c1] : memref<?x3xf32>
+    memref.store %s#2, %h[%i, %c2] : memref<?x3xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  memref.dealloc %x : memref<?x8xf32>
+  %stats = memref.alloc(%n) : memref<?x1xf32>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %m = scf.for %j = %c0 to %c3 step %c1 iter_args(%acc = %lowest) -> (f32) {
+      %v = memref.load %h[%i, %j] : memref<?x3xf32>
+      %b = arith.maximumf %acc, %v : f32
+      scf.yield %b : f32
+    }
+    memref.store %m, %stats[%i, %c0] : memref<?x1xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c0, %n, %c3, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %h[%i, %j] : memref<?x3xf32>
+    %m = memref.load %stats[%i, %c0] : memref<?x1xf32>
+    %d = arith.subf %v, %m : f32
+    %e = math.exp %d : f32
+    memref.store %e, %h[%i, %j] : memref<?x3xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  memref.dealloc %stats : memref<?x1xf32>
+  func.return
+}
+
+// -----
+
+// Not unrolled, not joined: a column loop that reads a column the row did not store
+// (the head stored two of three), and one of 17 columns (more than a narrow row).
+
+// CHECK-LABEL: func.func @columns_not_stored
+// CHECK:         "scf.parallel"
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK:             memref.load %h
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK:             memref.load %g
+func.func @columns_not_stored(%x: memref<?x8xf32>, %h: memref<?x3xf32>, %g: memref<?x17xf32>, %r: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c17 = arith.constant 17 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s:2 = scf.for %k = %c0 to %c8 step %c1 iter_args(%a0 = %zero, %a1 = %zero) -> (f32, f32) {
+      %v = memref.load %x[%i, %k] : memref<?x8xf32>
+      %t0 = arith.addf %a0, %v : f32
+      %t1 = arith.maximumf %a1, %v : f32
+      scf.yield %t0, %t1 : f32, f32
+    }
+    memref.store %s#0, %h[%i, %c0] : memref<?x3xf32>
+    memref.store %s#1, %h[%i, %c1] : memref<?x3xf32>
+    memref.store %s#0, %g[%i, %c0] : memref<?x17xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %m = scf.for %j = %c0 to %c3 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %h[%i, %j] : memref<?x3xf32>
+      %b = arith.addf %acc, %v : f32
+      scf.yield %b : f32
+    }
+    memref.store %m, %r[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %m = scf.for %j = %c0 to %c17 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %g[%i, %j] : memref<?x17xf32>
+      %b = arith.addf %acc, %v : f32
+      scf.yield %b : f32
+    }
+    memref.store %m, %r[%i] : memref<?xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
