@@ -45,9 +45,10 @@ holding all its columns after the butterfly.
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.context import Context
-from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects import arith, math, memref, scf
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -58,6 +59,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint
 
+from mlc.lowering import online_softmax
 from mlc.lowering.convert_parallel_loops_to_gpu import is_outermost
 from mlc.lowering.gpu_warp_reduction import warp_reduction
 from mlc.lowering.loop_builder import constant_index
@@ -261,7 +263,11 @@ def _join(
 
 
 def _forward(rewriter: PatternRewriter, block: Block) -> None:
-    """Loads of places the row body stored read the stored value instead."""
+    """Loads of places the row body stored read the stored value instead; a top-level
+    load of a buffer the body never writes, at a place loaded before, reuses that load
+    (a joined softmax's bias, read by its statistics and again by its normalisation,
+    whose `exp(x + b - max)` then are one value each)."""
+    written = {op.memref for op in block.walk() if isinstance(op, memref.StoreOp)}
     nested = {
         op.memref
         for top in block.ops
@@ -270,12 +276,18 @@ def _forward(rewriter: PatternRewriter, block: Block) -> None:
         if isinstance(op, memref.StoreOp)
     }
     places = _Row(())  # what the top level has stored so far, in program order
+    loaded = _Row(())  # top-level loads of buffers never written, in program order
     for top in list(block.ops):
         for op in list(top.walk()):
             if isinstance(op, memref.StoreOp) and op is top:
                 places.store(op.memref, list(op.indices), op.value)
             elif isinstance(op, memref.LoadOp) and op.memref not in nested:
                 value = places.value_at(op.memref, list(op.indices))
+                if value is None and op is top and op.memref not in written:
+                    value = loaded.value_at(op.memref, list(op.indices))
+                    if value is None:
+                        loaded.store(op.memref, list(op.indices), op.res)
+                        continue
                 if value is not None:
                     rewriter.replace(op, [], [value])
 
@@ -403,25 +415,61 @@ def _short(lb: SSAValue, ub: SSAValue, step: SSAValue) -> list[int] | None:
 
 
 def _unroll_for(loop: scf.ForOp) -> None:
-    """Replace `loop` with its iterations in sequence, its `iter_args` threaded through."""
+    """
+    Replace `loop` with its iterations in sequence, its `iter_args` threaded through;
+    softmax's online (max, sum) pair from its identity becomes the two-pass form (a max
+    over the row's elements, then the sum of their `exp(x - max)`, trees both), which
+    the unrolled row allows: no chain of ten dependent rescaling steps.
+    """
     iterations = _short(loop.lb, loop.ub, loop.step)
     assert iterations is not None
     body = loop.body.block
+    yielded = body.last_op
+    assert isinstance(yielded, scf.YieldOp)
+    online = len(body.args) == 3 and online_softmax.is_step(*body.args[1:], *yielded.operands)
+    online = online and all(
+        isinstance(v.owner, arith.ConstantOp) and v.owner.value == FloatAttr(start, v.type)
+        for v, start in zip(loop.iter_args, online_softmax.IDENTITY, strict=True)
+    )
     carried = list(loop.iter_args)
+    elements: list[SSAValue] = []  # each iteration's x, where the pair is online
     for value in iterations:
         index = arith.ConstantOp(IntegerAttr.from_index_int_value(value))
         loop.parent_block().insert_op_before(index, loop)  # pyright: ignore[reportOptionalMemberAccess]
         mapping: dict[SSAValue, SSAValue] = {body.args[0]: index.result}
         mapping.update(zip(body.args[1:], carried, strict=True))
-        for op in body.ops:
-            if isinstance(op, scf.YieldOp):
-                carried = [mapping.get(v, v) for v in op.operands]
-                break
+        for op in list(body.ops)[:-1]:
             loop.parent_block().insert_op_before(op.clone(mapping), loop)  # pyright: ignore[reportOptionalMemberAccess]
+        if online:  # the step's own element; the step itself is left unused
+            step_max = yielded.operands[0].owner
+            elements.append(mapping[step_max.operands[1]])  # pyright: ignore[reportAttributeAccessIssue]
+        else:
+            carried = [mapping.get(v, v) for v in yielded.operands]
+    if online:
+        with ImplicitBuilder(Builder(InsertPoint.before(loop))):
+            carried = _two_pass(elements)
     for result, value in zip(loop.results, carried, strict=True):
         result.replace_all_uses_with(value)
     loop.detach()
     loop.erase()
+
+
+def _two_pass(elements: Sequence[SSAValue]) -> list[SSAValue]:
+    """Softmax's (max, sum of exp(x - max)) over `elements`, built under an implicit
+    builder. NaN as the online form: a row of -inf only (every `x - max` NaN), or one
+    holding +inf or NaN."""
+    largest = _tree(arith.MaximumfOp, elements)
+    terms = [math.ExpOp(arith.SubfOp(x, largest).result).result for x in elements]
+    return [largest, _tree(arith.AddfOp, terms)]
+
+
+def _tree(kind: type[arith.MaximumfOp | arith.AddfOp], values: Sequence[SSAValue]) -> SSAValue:
+    """`values` combined pairwise, level by level: a depth of log2(n), not n."""
+    level = list(values)
+    while len(level) > 1:
+        pairs = [kind(a, b).result for a, b in zip(level[::2], level[1::2], strict=False)]
+        level = pairs + ([level[-1]] if len(level) % 2 else [])
+    return level[0]
 
 
 def _unroll_last_dim(loop: scf.ParallelOp) -> scf.ParallelOp:

@@ -220,3 +220,17 @@ def test_heads_match_numpy(columns, depth, rows, target):
         b = rng.standard_normal(columns).astype(np.float32)
         want = softmax(x.astype(np.float64) @ w.astype(np.float64) + b)
         np.testing.assert_allclose(exe(x, w, b), want, rtol=1e-4, atol=1e-6, err_msg=f"{n} rows")
+
+
+def test_head_rows_holding_inf_and_nan_stay_their_own(target):
+    exe = compile_for(head_program("?", 40, 10), target)
+    rng = np.random.default_rng()
+    x = rng.standard_normal((6, 40)).astype(np.float32)
+    w = rng.standard_normal((40, 10)).astype(np.float32)
+    b = rng.standard_normal(10).astype(np.float32)
+    x[1, 0], x[2, 3] = np.inf, np.nan
+    got = exe(x, w, b)
+    assert np.isnan(got[1:3]).all()
+    rest = [0, 3, 4, 5]
+    want = softmax(x[rest].astype(np.float64) @ w.astype(np.float64) + b)
+    np.testing.assert_allclose(got[rest], want, rtol=1e-4, atol=1e-6)

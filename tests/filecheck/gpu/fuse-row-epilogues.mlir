@@ -1,4 +1,5 @@
 // RUN: mlc-opt %s --split-input-file -p fuse-row-epilogues | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p fuse-row-epilogues,canonicalize,cse | filecheck %s --check-prefix=TWO-PASS
 
 // A row sum and the loop over rows and columns that subtracts it: the consumer becomes
 // an scf.for over the columns inside the row loop, its load of the sum reads the sum
@@ -473,5 +474,111 @@ func.func @columns_not_stored(%x: memref<?x8xf32>, %h: memref<?x3xf32>, %g: memr
     memref.store %m, %r[%i] : memref<?xf32>
     scf.reduce
   }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// The MLP's head as the GPU lowers it: a bias, then an online softmax. Unrolled, the
+// online (max, sum) pair of the statistics loop becomes the two-pass form, trees both
+// (no chain of rescaling steps); the normalisation's loads of the bias reuse the
+// statistics' (the bias is never written), so each `exp(h + b - max)` is one value for
+// the sum and the output after cse.
+
+// TWO-PASS-LABEL: func.func @head_online_softmax
+// TWO-PASS:         %[[H:[^ ]+]], %[[H1:[^ ]+]], %[[H2:[^ ]+]] = scf.for
+// TWO-PASS:         %[[B0:.+]] = memref.load %b[%{{.+}}] : memref<3xf32>
+// TWO-PASS-NEXT:    %[[X0:.+]] = arith.addf %[[H]], %[[B0]] : f32
+// TWO-PASS:         %[[X1:.+]] = arith.addf %[[H1]], %{{.+}} : f32
+// TWO-PASS:         %[[X2:.+]] = arith.addf %[[H2]], %{{.+}} : f32
+// TWO-PASS-NEXT:    %[[M01:.+]] = arith.maximumf %[[X0]], %[[X1]] : f32
+// TWO-PASS-NEXT:    %[[M:.+]] = arith.maximumf %[[M01]], %[[X2]] : f32
+// TWO-PASS-NEXT:    %[[D0:.+]] = arith.subf %[[X0]], %[[M]] : f32
+// TWO-PASS-NEXT:    %[[E0:.+]] = math.exp %[[D0]] : f32
+// TWO-PASS-NEXT:    %[[D1:.+]] = arith.subf %[[X1]], %[[M]] : f32
+// TWO-PASS-NEXT:    %[[E1:.+]] = math.exp %[[D1]] : f32
+// TWO-PASS-NEXT:    %[[D2:.+]] = arith.subf %[[X2]], %[[M]] : f32
+// TWO-PASS-NEXT:    %[[E2:.+]] = math.exp %[[D2]] : f32
+// TWO-PASS-NEXT:    %[[S01:.+]] = arith.addf %[[E0]], %[[E1]] : f32
+// TWO-PASS-NEXT:    %[[S:.+]] = arith.addf %[[S01]], %[[E2]] : f32
+// TWO-PASS-NEXT:    %[[Y0:.+]] = arith.divf %[[E0]], %[[S]] : f32
+// TWO-PASS-NEXT:    memref.store %[[Y0]], %h[%{{.+}}, %{{.+}}] : memref<?x3xf32>
+// TWO-PASS-NEXT:    arith.divf %[[E1]], %[[S]] : f32
+// TWO-PASS-NEXT:    memref.store
+// TWO-PASS-NEXT:    arith.divf %[[E2]], %[[S]] : f32
+// TWO-PASS-NEXT:    memref.store
+// TWO-PASS-NEXT:    scf.reduce
+func.func @head_online_softmax(%x: memref<?x8xf32>, %w: memref<8x3xf32>, %b: memref<3xf32>, %h: memref<?x3xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %s:3 = scf.for %k = %c0 to %c8 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero) -> (f32, f32, f32) {
+      %v = memref.load %x[%i, %k] : memref<?x8xf32>
+      %w0 = memref.load %w[%k, %c0] : memref<8x3xf32>
+      %w1 = memref.load %w[%k, %c1] : memref<8x3xf32>
+      %w2 = memref.load %w[%k, %c2] : memref<8x3xf32>
+      %p0 = arith.mulf %v, %w0 : f32
+      %p1 = arith.mulf %v, %w1 : f32
+      %p2 = arith.mulf %v, %w2 : f32
+      %t0 = arith.addf %a0, %p0 : f32
+      %t1 = arith.addf %a1, %p1 : f32
+      %t2 = arith.addf %a2, %p2 : f32
+      scf.yield %t0, %t1, %t2 : f32, f32, f32
+    }
+    memref.store %s#0, %h[%i, %c0] : memref<?x3xf32>
+    memref.store %s#1, %h[%i, %c1] : memref<?x3xf32>
+    memref.store %s#2, %h[%i, %c2] : memref<?x3xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  %max = memref.alloc(%n) : memref<?x1xf32>
+  %sum = memref.alloc(%n) : memref<?x1xf32>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %lowest = arith.constant 0xff800000 : f32
+    %none = arith.constant 0.000000e+00 : f32
+    %one = arith.constant 1.000000e+00 : f32
+    %m, %z = scf.for %j = %c0 to %c3 step %c1 iter_args(%am = %lowest, %as = %none) -> (f32, f32) {
+      %v = memref.load %h[%i, %j] : memref<?x3xf32>
+      %bj = memref.load %b[%j] : memref<3xf32>
+      %e = arith.addf %v, %bj : f32
+      %nm = arith.maximumf %am, %e : f32
+      %lo = arith.minimumf %am, %e : f32
+      %gap = arith.subf %lo, %nm : f32
+      %ord = arith.cmpf ord, %gap, %gap : f32
+      %ex = math.exp %gap : f32
+      %scale = arith.select %ord, %ex, %none : f32
+      %d = arith.subf %e, %nm : f32
+      %own = arith.addf %d, %one : f32
+      %prod = arith.mulf %as, %scale : f32
+      %grown = arith.addf %prod, %own : f32
+      %kept = arith.addf %as, %scale : f32
+      %gt = arith.cmpf ogt, %e, %am : f32
+      %ns = arith.select %gt, %grown, %kept : f32
+      scf.yield %nm, %ns : f32, f32
+    }
+    memref.store %m, %max[%i, %c0] : memref<?x1xf32>
+    memref.store %z, %sum[%i, %c0] : memref<?x1xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  "scf.parallel"(%c0, %c0, %n, %c3, %c1, %c1) <{operandSegmentSizes = array<i32: 2, 2, 2, 0>}> ({
+  ^bb0(%i: index, %j: index):
+    %v = memref.load %h[%i, %j] : memref<?x3xf32>
+    %bj = memref.load %b[%j] : memref<3xf32>
+    %m = memref.load %max[%i, %c0] : memref<?x1xf32>
+    %z = memref.load %sum[%i, %c0] : memref<?x1xf32>
+    %e = arith.addf %v, %bj : f32
+    %d = arith.subf %e, %m : f32
+    %ex = math.exp %d : f32
+    %y = arith.divf %ex, %z : f32
+    memref.store %y, %h[%i, %j] : memref<?x3xf32>
+    scf.reduce
+  }) : (index, index, index, index, index, index) -> ()
+  memref.dealloc %sum : memref<?x1xf32>
+  memref.dealloc %max : memref<?x1xf32>
   func.return
 }
