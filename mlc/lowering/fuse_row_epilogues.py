@@ -39,7 +39,10 @@ over rows and columns. Such a short static column loop (at most `UNROLLED_COLUMN
 iterations) that reads what the row stored is unrolled as it joins, so that each load
 reads a place the row stored and gets its value; a store the join overwrites with no
 read between goes. Head, bias and softmax are then one kernel, every lane of the row
-holding all its columns after the butterfly.
+holding all its columns after the butterfly. Unrolled, softmax's online (max, sum) pair
+becomes the two-pass form (a max tree, then a sum tree of `exp(x - max)`: no chain of
+rescaling steps), and a load the fused body repeats of a buffer it never writes (the
+bias) reuses the first, so the statistics and the output share each `exp`.
 """
 
 from collections.abc import Sequence
