@@ -430,7 +430,7 @@ def _unroll_for(loop: scf.ForOp) -> None:
     yielded = body.last_op
     assert isinstance(yielded, scf.YieldOp)
     online = len(body.args) == 3 and online_softmax.is_step(*body.args[1:], *yielded.operands)
-    online = online and all(
+    online = online and bool(iterations) and all(
         isinstance(v.owner, arith.ConstantOp) and v.owner.value == FloatAttr(start, v.type)
         for v, start in zip(loop.iter_args, online_softmax.IDENTITY, strict=True)
     )
