@@ -22,6 +22,8 @@ The `gpu` target (alias `cuda`) shares the first two stages, then:
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.utils.arg_spec import ArgSpec
+from xdsl.utils.arg_spec import parse_pipeline as parse_specs
 from xdsl.utils.exceptions import DiagnosticException
 
 from mlc import diagnostics
@@ -92,8 +94,6 @@ def contraction_options(text: str, allow_tf32: bool = False, sm: str | None = No
     one kernels are built for, else the pass's default (sm_80 and later). Options the
     text already gives the pass (a tile shape, say) stay, and win over these.
     """
-    from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
-
     added: dict[str, tuple[bool | int, ...]] = {"tf32": (True,)} if allow_tf32 else {}
     if sm is not None:
         added["sm"] = (compute_capability(sm),)
@@ -106,7 +106,7 @@ def contraction_options(text: str, allow_tf32: bool = False, sm: str | None = No
         )
         if spec.name == CONTRACTIONS
         else spec
-        for spec in parse_pipeline(text)
+        for spec in parse_specs(text)
     ]
     return ",".join(map(str, specs))
 

@@ -159,16 +159,16 @@ def contraction_dims(op: GenericOp, parallel: Sequence[int]) -> tuple[int, int] 
 # tiles would leave too few threads to fill a GPU (132 SMs x 2048 threads on an H100),
 # while one warp per output (convert-parallel-loops-to-gpu) shares each reduction.
 SMALL_OUTPUT = 32768
-# Contractions with at most this many columns (static) take whole rows of outputs an
+# Contractions with at most this many columns (static) take a whole row of outputs an
 # iteration: a classifier head's x @ w (10 columns) then reads each row of x once, and
-# `convert-parallel-loops-to-gpu` shares the rows' reduction among a warp's lanes, the
+# `convert-parallel-loops-to-gpu` shares the row's reduction among a warp's lanes, the
 # accumulators side by side. A shared-memory tile would compute 64 columns to keep 10
 # and leave most of the GPU idle (128 blocks for 8192 rows): 8.8 us for the MLP's head
 # on an H100, against 4.2 with a row an iteration. Two rows (each load of the other
-# operand serving both) took 3.9, but a row an iteration is what a softmax over the
-# columns joins (`fuse-row-epilogues`), which saves a kernel of 2.4.
+# operand serving both) took 3.9, but one row an iteration is what a softmax over the
+# columns joins (`fuse-row-epilogues`), which saves a kernel of 2.4, and its stores
+# need no guard.
 NARROW_COLUMNS = 16
-NARROW_ROWS = 1
 
 
 def _static_size(op: GenericOp, dims: Sequence[int]) -> float:
@@ -250,9 +250,11 @@ class RegisterTile:
             for col, col_inside in coordinates[1]:
                 point = list(outer)
                 point[self.rows], point[self.cols] = row, col
-                checks = [c for c in (row_inside, col_inside) if c is not None]
-                inside = emit(arith.AndIOp(*checks)).results[0] if len(checks) == 2 else None
-                points.append((point, checks[0] if len(checks) == 1 else inside))
+                inside = row_inside
+                if col_inside is not None:
+                    both = None if inside is None else emit(arith.AndIOp(inside, col_inside))
+                    inside = col_inside if both is None else both.results[0]
+                points.append((point, inside))
         return points
 
 
@@ -315,7 +317,7 @@ class GenericToParallelLoops(RewritePattern):
         rows, cols = dims
         sizes = (bounds[rows], bounds[cols])
         if (columns := narrow_columns(op, cols)) is not None:
-            return RegisterTile(rows, cols, NARROW_ROWS, columns, sizes, whole_columns=True)
+            return RegisterTile(rows, cols, 1, columns, sizes, whole_columns=True)
         return RegisterTile(rows, cols, *self.register_tile, sizes)
 
     @staticmethod

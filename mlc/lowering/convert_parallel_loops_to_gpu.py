@@ -37,7 +37,7 @@ steps are index values; reductions inside `scf.parallel` (`init_vals`) are rejec
 
 from dataclasses import dataclass
 
-from xdsl.builder import Builder, ImplicitBuilder
+from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, llvm, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
@@ -56,6 +56,7 @@ from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu_row_staging import read_copies, stage, staged_buffers
 from mlc.lowering.gpu_vector_lanes import LANES, LaneEmitter, plan_lanes
 from mlc.lowering.gpu_warp_reduction import share_with_warp, warp_reduction
+from mlc.lowering.loop_builder import located_builder
 
 
 def is_outermost(op: scf.ParallelOp) -> bool:
@@ -86,14 +87,6 @@ class _Emitter:
     def keep(self, new: Operation) -> None:
         """Insert `new` with its own location (a cloned body op)."""
         Rewriter.insert_op(new, self.point)
-
-    def builder(self) -> Builder:
-        """An xDSL builder at the same point, its ops with the same location."""
-
-        def located(new: Operation) -> None:
-            new.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
-
-        return Builder(self.point, operation_insertion_handler=[located])
 
     def at(self, block: Block) -> "_Emitter":
         """An emitter appending to `block`, with the same location."""
@@ -175,7 +168,7 @@ class ParallelToLaunch(RewritePattern):
         linear = kernel(arith.AddiOp(first, thread_id))
         copies: dict[SSAValue, SSAValue] = {}
         if reduction is not None and (staged := staged_buffers(op, reduction.loop)):
-            with ImplicitBuilder(kernel.builder()):
+            with ImplicitBuilder(located_builder(kernel.point, op.location)):
                 copies = stage(staged, thread_id, self.block_size)
         lane = None
         if reduction is not None:  # a warp (or a part of one) per iteration

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -60,7 +60,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering import online_softmax
 from mlc.lowering.convert_parallel_loops_to_gpu import is_outermost
@@ -430,26 +430,28 @@ def _unroll_for(loop: scf.ForOp) -> None:
     yielded = body.last_op
     assert isinstance(yielded, scf.YieldOp)
     online = len(body.args) == 3 and online_softmax.is_step(*body.args[1:], *yielded.operands)
-    online = online and bool(iterations) and all(
-        isinstance(v.owner, arith.ConstantOp) and v.owner.value == FloatAttr(start, v.type)
-        for v, start in zip(loop.iter_args, online_softmax.IDENTITY, strict=True)
+    online = (
+        online
+        and bool(iterations)
+        and all(map(online_softmax.is_constant, loop.iter_args, online_softmax.IDENTITY))
     )
     carried = list(loop.iter_args)
     elements: list[SSAValue] = []  # each iteration's x, where the pair is online
+    before = InsertPoint.before(loop)
     for value in iterations:
         index = arith.ConstantOp(IntegerAttr.from_index_int_value(value))
-        loop.parent_block().insert_op_before(index, loop)  # pyright: ignore[reportOptionalMemberAccess]
+        Rewriter.insert_op(index, before)
         mapping: dict[SSAValue, SSAValue] = {body.args[0]: index.result}
         mapping.update(zip(body.args[1:], carried, strict=True))
         for op in list(body.ops)[:-1]:
-            loop.parent_block().insert_op_before(op.clone(mapping), loop)  # pyright: ignore[reportOptionalMemberAccess]
+            Rewriter.insert_op(op.clone(mapping), before)
         if online:  # the step's own element; the step itself is left unused
             step_max = yielded.operands[0].owner
             elements.append(mapping[step_max.operands[1]])  # pyright: ignore[reportAttributeAccessIssue]
         else:
             carried = [mapping.get(v, v) for v in yielded.operands]
     if online:
-        with ImplicitBuilder(Builder(InsertPoint.before(loop))):
+        with ImplicitBuilder(Builder(before)):
             carried = _two_pass(elements)
     for result, value in zip(loop.results, carried, strict=True):
         result.replace_all_uses_with(value)

@@ -20,10 +20,11 @@ from math import prod
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType
+from xdsl.dialects.builtin import IndexType, MemRefType
 from xdsl.ir import Block, Region, SSAValue
 
 from mlc.lowering.gpu_tile_staging import WORKGROUP
+from mlc.lowering.loop_builder import implicit_index
 
 STAGED_BYTES = 16384  # per buffer: 8 blocks an SM still fit an H100's shared memory
 
@@ -74,8 +75,8 @@ def stage(buffers: Sequence[SSAValue], thread: SSAValue, threads: int) -> dict[S
         copy = memref.AllocaOp.get(
             type_.element_type, shape=padded_shape(shape), memory_space=WORKGROUP
         ).memref
-        total, step = _index(prod(shape)), _index(threads)
-        sizes = [_index(size) for size in shape[1:]]
+        total, step = implicit_index(prod(shape)), implicit_index(threads)
+        sizes = [implicit_index(size) for size in shape[1:]]
         body = Block(arg_types=[IndexType()])
         with ImplicitBuilder(body):
             indices = _delinearise(body.args[0], sizes)
@@ -105,7 +106,3 @@ def _delinearise(linear: SSAValue, sizes: Sequence[SSAValue]) -> list[SSAValue]:
         indices.append(arith.RemUIOp(rest, size).result)
         rest = arith.DivUIOp(rest, size).result
     return [rest, *reversed(indices)]
-
-
-def _index(value: int) -> SSAValue:
-    return arith.ConstantOp(IntegerAttr.from_index_int_value(value)).result

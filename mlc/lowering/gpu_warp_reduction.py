@@ -4,9 +4,8 @@ iteration, and how the warp's lanes combine their partial results.
 
 A loop body qualifies when it is setup ops, one `scf.for` whose f32 `iter_args` are all
 reductions the lanes can split, then what uses the row's results: straight-line ops,
-stores (also under an `scf.if`: a register tile's rows past the end), and loops over
-the row's columns (`fuse-row-epilogues` puts a reduction's consumers there) that do not
-read what the row stores. A reduction is either one value
+stores, and loops over the row's columns (`fuse-row-epilogues` puts a reduction's
+consumers there) that do not read what the row stores. A reduction is either one value
 that accumulates with `addf`, `maximumf` or `minimumf` (its only use), or the online
 softmax pair (max, sum) that `mlc.lowering.online_softmax.step` carries.
 
@@ -35,7 +34,7 @@ from mlc.gpu_architectures import WARP
 from mlc.lowering import online_softmax
 from mlc.lowering.gpu_vector_lanes import is_pure_scalar
 from mlc.lowering.gpu_warp_vectors import in_place, vector_prefix
-from mlc.lowering.loop_builder import constant_index
+from mlc.lowering.loop_builder import constant_index, implicit_index, located_builder
 
 # One-value combiners a warp can share a reduction with, and their identities.
 COMBINERS: dict[type[Operation], float] = {
@@ -144,14 +143,6 @@ def _plain(op: Operation) -> bool:
     return isinstance(op, memref.LoadOp | memref.StoreOp | memref.DimOp) or is_pure_scalar(op)
 
 
-def _guarded_stores(op: Operation) -> bool:
-    """An `scf.if` without results or else that stores (a register tile's edge guard)."""
-    if not isinstance(op, scf.IfOp) or op.results or op.false_region.blocks:
-        return False
-    body = list(op.true_region.block.ops)[:-1]
-    return any(isinstance(o, memref.StoreOp) for o in body) and all(_plain(o) for o in body)
-
-
 def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
     """The row reduction in `op`'s body that a warp can share (module docstring), or None."""
     ops = list(op.body.block.ops)[:-1]  # without scf.reduce
@@ -168,26 +159,13 @@ def warp_reduction(op: scf.ParallelOp) -> WarpReduction | None:
     return None if reductions is None else WarpReduction(loop, reductions, row_width(loop))
 
 
-def _is_store(op: Operation) -> bool:
-    """A store of the row's results: lane 0 runs it."""
-    return isinstance(op, memref.StoreOp) or _guarded_stores(op)
-
-
 def _uses_after(after: Sequence[Operation]) -> bool:
     """Whether what follows a row's loop is what every lane may run (module docstring),
     with the row's results stored somewhere."""
-    if not any(_is_store(o) or isinstance(o, scf.ForOp) for o in after):
+    if not any(isinstance(o, memref.StoreOp | scf.ForOp) for o in after):
         return False  # the row's results go nowhere
-    stored = {
-        o.memref
-        for inner in after
-        if _is_store(inner)
-        for o in inner.walk()
-        if isinstance(o, memref.StoreOp)
-    }
+    stored = {o.memref for o in after if isinstance(o, memref.StoreOp)}
     for inner in after:
-        if _is_store(inner):
-            continue
         if isinstance(inner, scf.ForOp):  # an epilogue over the row's columns
             body = list(inner.body.block.ops)[:-1]
             if inner.iter_args or not all(_plain(o) for o in body):
@@ -197,10 +175,6 @@ def _uses_after(after: Sequence[Operation]) -> bool:
         elif not _plain(inner) or (isinstance(inner, memref.LoadOp) and inner.memref in stored):
             return False
     return True
-
-
-def _index(value: int) -> SSAValue:
-    return arith.ConstantOp(IntegerAttr.from_index_int_value(value)).result
 
 
 def _i32(value: int) -> SSAValue:
@@ -223,10 +197,7 @@ def share_with_warp(
     """
 
     def builder(point: InsertPoint) -> Builder:
-        def located(new: Operation) -> None:
-            new.location = location  # pyright: ignore[reportAttributeAccessIssue]
-
-        return Builder(point, operation_insertion_handler=[located])
+        return located_builder(point, location)
 
     loop = reduction.loop
     after: list[Operation] = []
@@ -236,7 +207,7 @@ def share_with_warp(
         following = following.next_op
     uses = [(use.operation, use.index) for result in loop.results for use in result.uses]
     with ImplicitBuilder(builder(InsertPoint.before(loop))):
-        is_first = arith.CmpiOp(lane, _index(0), "eq").result
+        is_first = arith.CmpiOp(lane, implicit_index(0), "eq").result
         _lanes(loop, lane, _lane_starts(reduction, is_first), reduction.width)
     with ImplicitBuilder(builder(InsertPoint.after(loop))):
         totals = _butterfly(reduction, active)
@@ -246,7 +217,7 @@ def share_with_warp(
         if isinstance(epilogue, scf.ForOp):
             with ImplicitBuilder(builder(InsertPoint.before(epilogue))):
                 _lanes(epilogue, lane, [], reduction.width)
-    stores = [op for op in after if _is_store(op)]
+    stores = [store for store in after if isinstance(store, memref.StoreOp)]
     if stores:
         then = Block()
         with ImplicitBuilder(builder(InsertPoint.after(after[-1]))):
@@ -264,8 +235,7 @@ def _lane_starts(reduction: WarpReduction, is_first: SSAValue) -> list[SSAValue]
     for part in reduction.reductions:
         for offset, identity in enumerate(part.identities):
             position = part.first + offset
-            given = inits[position].owner
-            if isinstance(given, arith.ConstantOp) and given.value == FloatAttr(identity, f32):
+            if online_softmax.is_constant(inits[position], identity):
                 continue
             start = arith.ConstantOp(FloatAttr(identity, f32)).result
             inits[position] = arith.SelectOp(is_first, inits[position], start).result
@@ -309,16 +279,18 @@ def _stride(loop: scf.ForOp, lane: SSAValue, inits: Sequence[SSAValue], width: i
     implicit builder, before `loop`, which becomes the rest.
     """
     start = arith.AddiOp(loop.lb, arith.MuliOp(lane, loop.step)).result
-    step = arith.MuliOp(loop.step, _index(width)).result
+    step = arith.MuliOp(loop.step, implicit_index(width)).result
     trips = static_trips(loop)
     if trips is not None and trips <= width:
         loop.operands = [start, loop.ub, step, *inits]  # a lane's one iteration at most
         return
     span = arith.SubiOp(arith.MaxSIOp(loop.ub, start), start).result
-    trips = arith.DivSIOp(arith.AddiOp(span, arith.SubiOp(step, _index(1))), step).result
-    unrolled = arith.MuliOp(arith.DivSIOp(trips, _index(UNROLL)), _index(UNROLL)).result
+    trips = arith.DivSIOp(arith.AddiOp(span, arith.SubiOp(step, implicit_index(1))), step).result
+    unrolled = arith.MuliOp(
+        arith.DivSIOp(trips, implicit_index(UNROLL)), implicit_index(UNROLL)
+    ).result
     main_end = arith.AddiOp(start, arith.MuliOp(unrolled, step)).result
-    wide = arith.MuliOp(step, _index(UNROLL)).result
+    wide = arith.MuliOp(step, implicit_index(UNROLL)).result
     body = Block(arg_types=[IndexType(), *(value.type for value in inits)])
     original = loop.body.block
     yielded = original.last_op
@@ -330,7 +302,7 @@ def _stride(loop: scf.ForOp, lane: SSAValue, inits: Sequence[SSAValue], width: i
         for k in range(UNROLL):
             at = body.args[0]
             if k:
-                at = arith.AddiOp(at, arith.MuliOp(step, _index(k))).result
+                at = arith.AddiOp(at, arith.MuliOp(step, implicit_index(k))).result
             mappers.append({original.args[0]: at})
             for op in ops:
                 if op in early:

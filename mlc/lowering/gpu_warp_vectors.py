@@ -29,7 +29,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu_vector_lanes import LANES, access_kind, aligned_rows
-from mlc.lowering.loop_builder import constant_index
+from mlc.lowering.loop_builder import constant_index, implicit_index
 
 QUAD = LANES  # elements a lane loads at once: 16 bytes of f32
 GROUP = QUAD * WARP  # columns a warp covers with one group of four a lane
@@ -82,10 +82,6 @@ def _aligned(buffers: Sequence[SSAValue]) -> SSAValue:
     return ok
 
 
-def _index(value: int) -> SSAValue:
-    return arith.ConstantOp(IntegerAttr.from_index_int_value(value)).result
-
-
 def vector_prefix(loop: scf.ForOp, lane: SSAValue, inits: Sequence[SSAValue]) -> list[SSAValue]:
     """
     Build the 16-byte loop before `loop` (under the caller's implicit builder) and make
@@ -100,12 +96,12 @@ def vector_prefix(loop: scf.ForOp, lane: SSAValue, inits: Sequence[SSAValue]) ->
     step = GROUP * groups
     aligned = _aligned(list(dict.fromkeys(op.memref for op in along)))
     span = arith.SubiOp(arith.MaxSIOp(loop.ub, loop.lb), loop.lb).result
-    full = arith.MuliOp(arith.DivSIOp(span, _index(step)), _index(step)).result
+    full = arith.MuliOp(arith.DivSIOp(span, implicit_index(step)), implicit_index(step)).result
     end = arith.SelectOp(aligned, arith.AddiOp(loop.lb, full), loop.lb).result
-    first = arith.AddiOp(loop.lb, arith.MuliOp(lane, _index(QUAD))).result
+    first = arith.AddiOp(loop.lb, arith.MuliOp(lane, implicit_index(QUAD))).result
     body = Block(arg_types=[IndexType(), *(value.type for value in inits)])
     _build_step(loop, along, body, groups)
-    main = scf.ForOp(first, end, _index(step), inits, body)
+    main = scf.ForOp(first, end, implicit_index(step), inits, body)
     loop.operands = [end, loop.ub, loop.step, *loop.iter_args]
     return list(main.results)
 
@@ -140,9 +136,10 @@ def _group_loads(
     """Group `group`'s first column, and for each of its four elements the values of
     the original body's column and of its loads along the columns."""
     iv = original.args[0]
-    base = first if not group else arith.AddiOp(first, _index(group * GROUP)).results[0]
+    base = first if not group else arith.AddiOp(first, implicit_index(group * GROUP)).results[0]
     lanes: list[dict[SSAValue, SSAValue]] = [
-        {iv: base if k == 0 else arith.AddiOp(base, _index(k)).results[0]} for k in range(QUAD)
+        {iv: base if k == 0 else arith.AddiOp(base, implicit_index(k)).results[0]}
+        for k in range(QUAD)
     ]
     quad = VectorType(f32, [QUAD])
     for op in along:

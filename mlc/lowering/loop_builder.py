@@ -7,6 +7,7 @@ callbacks, so a nest reads top-down like the pseudo-code it implements.
 from collections.abc import Callable, Sequence
 from math import prod
 
+from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -28,6 +29,7 @@ from xdsl.ir.affine import (
     AffineDimExpr,
     AffineExpr,
 )
+from xdsl.rewriter import InsertPoint
 
 
 class Ops:
@@ -63,6 +65,20 @@ class Ops:
 
 
 Body = Callable[[Ops, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]]
+
+
+def implicit_index(value: int) -> SSAValue:
+    """An index `arith.constant`, built under the caller's implicit builder."""
+    return arith.ConstantOp(IntegerAttr.from_index_int_value(value)).result
+
+
+def located_builder(point: InsertPoint, location: object) -> Builder:
+    """An xDSL builder at `point` whose ops all take `location` (the lowered op's)."""
+
+    def located(new: Operation) -> None:
+        new.location = location  # pyright: ignore[reportAttributeAccessIssue]
+
+    return Builder(point, operation_insertion_handler=[located])
 
 
 def constant_index(value: SSAValue) -> int | None:

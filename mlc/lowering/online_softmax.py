@@ -74,7 +74,8 @@ def _compares(value: SSAValue, predicate: str, lhs: SSAValue, rhs: SSAValue) -> 
     )
 
 
-def _is_constant(value: SSAValue, number: float) -> bool:
+def is_constant(value: SSAValue, number: float) -> bool:
+    """Whether `value` is a float `arith.constant` of `number` (a reduction's identity)."""
     op = value.owner
     return (
         isinstance(op, arith.ConstantOp)
@@ -104,10 +105,10 @@ def is_step(m: SSAValue, s: SSAValue, new_max: SSAValue, new_sum: SSAValue) -> b
     own_op = _owner(own, arith.AddfOp, None, None)
     if own_op is None or _owner(own_op.operands[0], arith.SubfOp, x, new_max) is None:
         return False
-    if not _is_constant(own_op.operands[1], 1):
+    if not is_constant(own_op.operands[1], 1):
         return False
     picked = _owner(scale, arith.SelectOp, None, None, None)
-    if picked is None or not _is_constant(picked.operands[2], 0):
+    if picked is None or not is_constant(picked.operands[2], 0):
         return False
     exp = _owner(picked.operands[1], math.ExpOp, None)
     if exp is None:

@@ -326,26 +326,26 @@ func.func @short_rows(%x: memref<?x10xf32>, %r: memref<?xf32>, %n: index) {
 
 // -----
 
-// A narrow contraction's rows (two rows of four columns an iteration: 8 accumulators)
-// take a quarter of a warp each. The weights, a small static buffer every row reads
-// along its lanes (`w[k, c]`, k split among them), are copied into shared memory by the
-// whole block first, rows padded to an odd length (4 -> 5), then a barrier; the row
-// loop reads the copy. The stores, guarded for a tile past the last row, run in lane 0.
+// A narrow contraction's row (eight columns: 8 accumulators) takes a quarter of a warp.
+// The weights, a small static buffer every row reads along its lanes (`w[k, c]`, k
+// split among them), are copied into shared memory by the whole block first, rows
+// padded to an odd length (8 -> 9), then a barrier; the row loop reads the copy. Lane
+// 0 stores the row.
 
-// CHECK-LABEL: func.func @narrow_rows(%x: memref<?x64xf32>, %w: memref<64x4xf32>, %y: memref<?x4xf32>, %n: index, %m: index)
+// CHECK-LABEL: func.func @narrow_rows(%x: memref<?x64xf32>, %w: memref<64x8xf32>, %y: memref<?x8xf32>, %n: index)
 // CHECK:         %[[LANES:.+]] = arith.constant 8 : index
 // CHECK-NEXT:    %{{.+}} = arith.muli %{{.+}}, %[[LANES]] : index
 // CHECK:         "gpu.launch"
 // CHECK:           %[[TID:.+]] = "gpu.thread_id"() <{dimension = #gpu<dim x>}> : () -> index
-// CHECK:           %[[COPY:.+]] = memref.alloca() : memref<64x5xf32, 3 : i64>
-// CHECK-NEXT:      %[[ALL:.+]] = arith.constant 256 : index
+// CHECK:           %[[COPY:.+]] = memref.alloca() : memref<64x9xf32, 3 : i64>
+// CHECK-NEXT:      %[[ALL:.+]] = arith.constant 512 : index
 // CHECK-NEXT:      %[[BLOCK:.+]] = arith.constant 256 : index
-// CHECK-NEXT:      %[[FOUR:.+]] = arith.constant 4 : index
+// CHECK-NEXT:      %[[EIGHT:.+]] = arith.constant 8 : index
 // CHECK-NEXT:      scf.for %[[E:.+]] = %[[TID]] to %[[ALL]] step %[[BLOCK]] {
-// CHECK-NEXT:        %[[C:.+]] = arith.remui %[[E]], %[[FOUR]] : index
-// CHECK-NEXT:        %[[R:.+]] = arith.divui %[[E]], %[[FOUR]] : index
-// CHECK-NEXT:        %[[V:.+]] = memref.load %w[%[[R]], %[[C]]] : memref<64x4xf32>
-// CHECK-NEXT:        memref.store %[[V]], %[[COPY]][%[[R]], %[[C]]] : memref<64x5xf32, 3 : i64>
+// CHECK-NEXT:        %[[C:.+]] = arith.remui %[[E]], %[[EIGHT]] : index
+// CHECK-NEXT:        %[[R:.+]] = arith.divui %[[E]], %[[EIGHT]] : index
+// CHECK-NEXT:        %[[V:.+]] = memref.load %w[%[[R]], %[[C]]] : memref<64x8xf32>
+// CHECK-NEXT:        memref.store %[[V]], %[[COPY]][%[[R]], %[[C]]] : memref<64x9xf32, 3 : i64>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      "gpu.barrier"() : () -> ()
 // CHECK:           scf.if
@@ -358,70 +358,87 @@ func.func @short_rows(%x: memref<?x10xf32>, %r: memref<?xf32>, %n: index) {
 // CHECK-COUNT-24:    llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.f32"
 // CHECK-NOT:         llvm.nvvm.shfl
 // CHECK:             scf.if %[[FIRST]] {
-// CHECK-COUNT-8:       scf.if
-// CHECK-NOT:           scf.if
-// CHECK:             }
-func.func @narrow_rows(%x: memref<?x64xf32>, %w: memref<64x4xf32>, %y: memref<?x4xf32>, %n: index, %m: index) {
+// CHECK-COUNT-8:       memref.store %{{.+}}, %y
+// CHECK-NEXT:        }
+func.func @narrow_rows(%x: memref<?x64xf32>, %w: memref<64x8xf32>, %y: memref<?x8xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
   %c64 = arith.constant 64 : index
   %zero = arith.constant 0.0 : f32
   "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
-  ^bb0(%p: index):
-    %r0 = arith.muli %p, %c2 : index
-    %r1 = arith.addi %r0, %c1 : index
-    %in0 = arith.cmpi ult, %r0, %m : index
-    %in1 = arith.cmpi ult, %r1, %m : index
-    %s:8 = scf.for %k = %c0 to %c64 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero, %a3 = %zero, %b0 = %zero, %b1 = %zero, %b2 = %zero, %b3 = %zero) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
-      %x0 = memref.load %x[%r0, %k] : memref<?x64xf32>
-      %x1 = memref.load %x[%r1, %k] : memref<?x64xf32>
-      %w0 = memref.load %w[%k, %c0] : memref<64x4xf32>
-      %w1 = memref.load %w[%k, %c1] : memref<64x4xf32>
-      %w2 = memref.load %w[%k, %c2] : memref<64x4xf32>
-      %w3 = memref.load %w[%k, %c3] : memref<64x4xf32>
-      %p0 = arith.mulf %x0, %w0 : f32
-      %p1 = arith.mulf %x0, %w1 : f32
-      %p2 = arith.mulf %x0, %w2 : f32
-      %p3 = arith.mulf %x0, %w3 : f32
-      %q0 = arith.mulf %x1, %w0 : f32
-      %q1 = arith.mulf %x1, %w1 : f32
-      %q2 = arith.mulf %x1, %w2 : f32
-      %q3 = arith.mulf %x1, %w3 : f32
+  ^bb0(%i: index):
+    %s:8 = scf.for %k = %c0 to %c64 step %c1 iter_args(%a0 = %zero, %a1 = %zero, %a2 = %zero, %a3 = %zero, %a4 = %zero, %a5 = %zero, %a6 = %zero, %a7 = %zero) -> (f32, f32, f32, f32, f32, f32, f32, f32) {
+      %v = memref.load %x[%i, %k] : memref<?x64xf32>
+      %w0 = memref.load %w[%k, %c0] : memref<64x8xf32>
+      %w1 = memref.load %w[%k, %c1] : memref<64x8xf32>
+      %w2 = memref.load %w[%k, %c2] : memref<64x8xf32>
+      %w3 = memref.load %w[%k, %c3] : memref<64x8xf32>
+      %w4 = memref.load %w[%k, %c4] : memref<64x8xf32>
+      %w5 = memref.load %w[%k, %c5] : memref<64x8xf32>
+      %w6 = memref.load %w[%k, %c6] : memref<64x8xf32>
+      %w7 = memref.load %w[%k, %c7] : memref<64x8xf32>
+      %p0 = arith.mulf %v, %w0 : f32
+      %p1 = arith.mulf %v, %w1 : f32
+      %p2 = arith.mulf %v, %w2 : f32
+      %p3 = arith.mulf %v, %w3 : f32
+      %p4 = arith.mulf %v, %w4 : f32
+      %p5 = arith.mulf %v, %w5 : f32
+      %p6 = arith.mulf %v, %w6 : f32
+      %p7 = arith.mulf %v, %w7 : f32
       %t0 = arith.addf %a0, %p0 : f32
       %t1 = arith.addf %a1, %p1 : f32
       %t2 = arith.addf %a2, %p2 : f32
       %t3 = arith.addf %a3, %p3 : f32
-      %u0 = arith.addf %b0, %q0 : f32
-      %u1 = arith.addf %b1, %q1 : f32
-      %u2 = arith.addf %b2, %q2 : f32
-      %u3 = arith.addf %b3, %q3 : f32
-      scf.yield %t0, %t1, %t2, %t3, %u0, %u1, %u2, %u3 : f32, f32, f32, f32, f32, f32, f32, f32
+      %t4 = arith.addf %a4, %p4 : f32
+      %t5 = arith.addf %a5, %p5 : f32
+      %t6 = arith.addf %a6, %p6 : f32
+      %t7 = arith.addf %a7, %p7 : f32
+      scf.yield %t0, %t1, %t2, %t3, %t4, %t5, %t6, %t7 : f32, f32, f32, f32, f32, f32, f32, f32
     }
-    scf.if %in0 {
-      memref.store %s#0, %y[%r0, %c0] : memref<?x4xf32>
+    memref.store %s#0, %y[%i, %c0] : memref<?x8xf32>
+    memref.store %s#1, %y[%i, %c1] : memref<?x8xf32>
+    memref.store %s#2, %y[%i, %c2] : memref<?x8xf32>
+    memref.store %s#3, %y[%i, %c3] : memref<?x8xf32>
+    memref.store %s#4, %y[%i, %c4] : memref<?x8xf32>
+    memref.store %s#5, %y[%i, %c5] : memref<?x8xf32>
+    memref.store %s#6, %y[%i, %c6] : memref<?x8xf32>
+    memref.store %s#7, %y[%i, %c7] : memref<?x8xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// A register tile's stores guarded against the edge (a 4x4 contraction tile) keep a
+// thread an iteration: no lanes, no shuffles.
+
+// CHECK-LABEL: func.func @guarded_stores
+// CHECK-NOT:     llvm.nvvm.shfl
+// CHECK:         memref.store %{{.+}}, %y
+// CHECK-NOT:     llvm.nvvm.shfl
+// CHECK:         func.return
+func.func @guarded_stores(%x: memref<?x64xf32>, %y: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %inside = arith.cmpi ult, %i, %n : index
+    %s = scf.for %k = %c0 to %c64 step %c1 iter_args(%a = %zero) -> (f32) {
+      %v = memref.load %x[%i, %k] : memref<?x64xf32>
+      %t = arith.addf %a, %v : f32
+      scf.yield %t : f32
     }
-    scf.if %in0 {
-      memref.store %s#1, %y[%r0, %c1] : memref<?x4xf32>
-    }
-    scf.if %in0 {
-      memref.store %s#2, %y[%r0, %c2] : memref<?x4xf32>
-    }
-    scf.if %in0 {
-      memref.store %s#3, %y[%r0, %c3] : memref<?x4xf32>
-    }
-    scf.if %in1 {
-      memref.store %s#4, %y[%r1, %c0] : memref<?x4xf32>
-    }
-    scf.if %in1 {
-      memref.store %s#5, %y[%r1, %c1] : memref<?x4xf32>
-    }
-    scf.if %in1 {
-      memref.store %s#6, %y[%r1, %c2] : memref<?x4xf32>
-    }
-    scf.if %in1 {
-      memref.store %s#7, %y[%r1, %c3] : memref<?x4xf32>
+    scf.if %inside {
+      memref.store %s, %y[%i] : memref<?xf32>
     }
     scf.reduce
   }) : (index, index, index) -> ()
