@@ -6,7 +6,7 @@ runs of the same tree in one device call (alternate the names, compare the ratio
 
 NAME: `as-is` (nothing taken back), `unfused` (no `fuse-row-epilogues`: statistics
 and their consumers in kernels of their own), `scalar-rows` (no 16-byte groups in the
-warp row loops, `gpu_warp_vectors`), `unrollN` (N lane iterations a step instead of 4),
+warp row loops, `warp_vectors`), `unrollN` (N lane iterations a step instead of 4),
 `wide-heads` (contractions of few columns on the shared-memory tiled kernel again, not
 a warp a row: `NARROW_COLUMNS` 0).
 bench/results/gpu.md quotes runs of `--only rows` and `bench/gpu_profile.py` this way.
@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import mlc.lowering.convert_linalg_to_parallel_loops as parallel_loops  # noqa: E402
-import mlc.lowering.gpu_warp_reduction as warp  # noqa: E402
+import mlc.lowering.gpu.convert_linalg_to_parallel_loops as parallel_loops  # noqa: E402
+import mlc.lowering.gpu.loop_mapping.warp_reduction as warp  # noqa: E402
 from mlc import pipeline  # noqa: E402
 
 VARIANTS = ("as-is", "unfused", "scalar-rows", "unrollN", "wide-heads")

@@ -20,7 +20,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 
 from mlc.ir import parse_module  # noqa: E402
-from mlc.lowering.graph_simplify import simplify_graph  # noqa: E402
+from mlc.lowering.graph.simplify_graph import simplify_graph  # noqa: E402
 from mlc.pipeline import STAGES, run_pipeline  # noqa: E402
 from mlc.registry import make_context  # noqa: E402
 from tests.e2e.graph_programs import EXAMPLES, PROGRAMS  # noqa: E402

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,8 +49,8 @@ from mlc import diagnostics, pipeline
 from mlc.diagnostics import DiagnosticError
 from mlc.driver import Timer
 from mlc.gpu_architectures import PTX_FEATURES
-from mlc.ir import parse_module, print_module
-from mlc.lowering.shape_inference import ArgumentDims, argument_constraints
+from mlc.ir import parse_module, print_module, type_text
+from mlc.lowering.graph.shape_inference import ArgumentDims, argument_constraints
 
 if TYPE_CHECKING:
     from mlc.backend.jit import CompiledObject, JITModule
@@ -61,17 +61,6 @@ GPU_TARGETS = ("gpu", "cuda")
 
 class CompileError(DiagnosticError):
     """The program could not be compiled: one-line diagnostics with locations."""
-
-
-@lru_cache(maxsize=256)  # called on every argument of every call, for its messages
-def _type_text(type_: Attribute) -> str:
-    from io import StringIO
-
-    from xdsl.printer import Printer
-
-    out = StringIO()
-    Printer(stream=out).print_attribute(type_)
-    return out.getvalue()
 
 
 @dataclass(frozen=True)
@@ -101,8 +90,8 @@ class Signature:
         """The signature as JSON data (types in MLIR syntax), for the disk cache."""
         return {
             "name": self.name,
-            "inputs": [_type_text(t) for t in self.inputs],
-            "outputs": [_type_text(t) for t in self.outputs],
+            "inputs": [type_text(t) for t in self.inputs],
+            "outputs": [type_text(t) for t in self.outputs],
             "arg_names": list(self.arg_names),
             "constraints": [[[list(d) for d in c.dims], c.size] for c in self.constraints],
         }
@@ -205,20 +194,20 @@ def _check_array(
 ) -> np.ndarray:
     on_device = device_arrays and type(arg).__name__ == "GPUArray"
     if not isinstance(arg, np.ndarray) and not on_device:
-        expected = _type_text(type_)
+        expected = type_text(type_)
         raise TypeError(f"{what}: expected a numpy array for {expected}, got {type(arg).__name__}")
     if arg.dtype != dtype:
-        expected = _type_text(type_)
+        expected = type_text(type_)
         raise TypeError(f"{what}: expected dtype {dtype} for {expected}, got {arg.dtype}")
     shape = type_.get_shape() if shape is None else shape
     if arg.ndim != len(shape):
-        expected = _type_text(type_)
+        expected = type_text(type_)
         raise ValueError(
             f"{what}: expected rank {len(shape)} for {expected}, got shape {arg.shape}"
         )
     for dim, (want, got) in enumerate(zip(shape, arg.shape, strict=True)):
         if want != DYNAMIC_INDEX and want != got:
-            expected = _type_text(type_)
+            expected = type_text(type_)
             raise ValueError(
                 f"{what}: expected size {want} in dim {dim} for {expected}, got shape {arg.shape}"
             )
@@ -232,15 +221,15 @@ def _check_scalar(what: str, arg: Any, type_: Attribute) -> Any:
         if isinstance(arg, bool | np.bool_) and not (
             isinstance(type_, IntegerType) and type_.width.data == 1
         ):
-            raise TypeError(f"{what}: expected an integer for {_type_text(type_)}, got bool")
+            raise TypeError(f"{what}: expected an integer for {type_text(type_)}, got bool")
         if not isinstance(arg, int | np.integer | bool | np.bool_):
             raise TypeError(
-                f"{what}: expected an integer for {_type_text(type_)}, got {type(arg).__name__}"
+                f"{what}: expected an integer for {type_text(type_)}, got {type(arg).__name__}"
             )
         return int(arg)
     if not isinstance(arg, int | float | np.integer | np.floating):
         raise TypeError(
-            f"{what}: expected a number for {_type_text(type_)}, got {type(arg).__name__}"
+            f"{what}: expected a number for {type_text(type_)}, got {type(arg).__name__}"
         )
     return float(arg)
 
@@ -261,8 +250,8 @@ class CompiledFunction:
         return self._native(*self.signature.check(args, self._device_arrays))
 
     def __repr__(self) -> str:
-        inputs = ", ".join(_type_text(t) for t in self.signature.inputs)
-        outputs = ", ".join(_type_text(t) for t in self.signature.outputs)
+        inputs = ", ".join(type_text(t) for t in self.signature.inputs)
+        outputs = ", ".join(type_text(t) for t in self.signature.outputs)
         return f"<mlc function @{self.name}({inputs}) -> ({outputs})>"
 
 
@@ -685,7 +674,7 @@ def natives_ptx(natives: dict[str, Any]) -> str:
 def _buffer_type(type_: Attribute) -> Attribute:
     """
     The type a tensor-level argument or result has once bufferized: the contiguous,
-    row-major memref of `mlc.lowering.bufferize.memref_type`, built here so that a
+    row-major memref of `mlc.lowering.linalg.bufferize.memref_type`, built here so that a
     cache hit does not import the pass (and xDSL's linalg with it: ~0.5 s).
     """
     if isinstance(type_, TensorType):

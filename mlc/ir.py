@@ -8,12 +8,13 @@ closes that gap: an op without an explicit `loc(...)` gets `file:line:col`.
 
 import re
 from bisect import bisect_right
+from functools import lru_cache
 from io import StringIO
 
 from xdsl.context import Context
 from xdsl.dialect_interfaces.op_asm import OpAsmDialectInterface
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -108,4 +109,12 @@ def print_module(
     out.write("\n")
     if blobs and isinstance(module, ModuleOp):
         out.write(resources.blobs_section(module))
+    return out.getvalue()
+
+
+@lru_cache(maxsize=256)  # called on every argument of every call, for its messages
+def type_text(type_: Attribute) -> str:
+    """A type as MLIR prints it (`tensor<?x4xf32>`), for messages."""
+    out = StringIO()
+    Printer(stream=out).print_attribute(type_)
     return out.getvalue()

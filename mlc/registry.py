@@ -30,19 +30,19 @@ MLC_DIALECTS: dict[str, Callable[[], Dialect]] = {"ml": _ml_dialect, "linalg": _
 
 
 def _matmul_chain_reorder() -> type[ModulePass]:
-    from mlc.lowering.matmul_chain_reorder import MatmulChainReorderPass
+    from mlc.lowering.graph.matmul_chain_reorder import MatmulChainReorderPass
 
     return MatmulChainReorderPass
 
 
 def _licm() -> type[ModulePass]:
-    from mlc.lowering.licm import LoopInvariantCodeMotionPass
+    from mlc.lowering.graph.licm import LoopInvariantCodeMotionPass
 
     return LoopInvariantCodeMotionPass
 
 
 def _bufferize() -> type[ModulePass]:
-    from mlc.lowering.bufferize import BufferizePass
+    from mlc.lowering.linalg.bufferize import BufferizePass
 
     return BufferizePass
 
@@ -54,31 +54,31 @@ def _convert_ml_to_linalg() -> type[ModulePass]:
 
 
 def _shape_inference() -> type[ModulePass]:
-    from mlc.lowering.shape_inference import ShapeInferencePass
+    from mlc.lowering.graph.shape_inference import ShapeInferencePass
 
     return ShapeInferencePass
 
 
 def _simplify_graph() -> type[ModulePass]:
-    from mlc.lowering.graph_simplify import SimplifyGraphPass
+    from mlc.lowering.graph.simplify_graph import SimplifyGraphPass
 
     return SimplifyGraphPass
 
 
 def _fold_batch_norm() -> type[ModulePass]:
-    from mlc.lowering.fold_batch_norm import FoldBatchNormPass
+    from mlc.lowering.graph.fold_batch_norm import FoldBatchNormPass
 
     return FoldBatchNormPass
 
 
 def _canonicalize() -> type[ModulePass]:
-    from mlc.lowering.canonicalize import CanonicalizePass
+    from mlc.lowering.graph.canonicalize import CanonicalizePass
 
     return CanonicalizePass
 
 
 def _linalg_fuse_elementwise() -> type[ModulePass]:
-    from mlc.lowering.linalg_fuse_elementwise import LinalgFuseElementwisePass
+    from mlc.lowering.linalg.linalg_fuse_elementwise import LinalgFuseElementwisePass
 
     return LinalgFuseElementwisePass
 
@@ -90,55 +90,55 @@ def _convert_to_llvm() -> type[ModulePass]:
 
 
 def _linalg_tile() -> type[ModulePass]:
-    from mlc.lowering.linalg_tile import LinalgTilePass
+    from mlc.lowering.cpu.linalg_tile import LinalgTilePass
 
     return LinalgTilePass
 
 
 def _promote_accumulators() -> type[ModulePass]:
-    from mlc.lowering.promote_accumulators import PromoteAccumulatorsPass
+    from mlc.lowering.cpu.promote_accumulators import PromoteAccumulatorsPass
 
     return PromoteAccumulatorsPass
 
 
 def _convert_linalg_to_parallel_loops() -> type[ModulePass]:
-    from mlc.lowering.convert_linalg_to_parallel_loops import ConvertLinalgToParallelLoopsPass
+    from mlc.lowering.gpu.convert_linalg_to_parallel_loops import ConvertLinalgToParallelLoopsPass
 
     return ConvertLinalgToParallelLoopsPass
 
 
 def _convert_contractions_to_gpu() -> type[ModulePass]:
-    from mlc.lowering.convert_contractions_to_gpu import ConvertContractionsToGPUPass
+    from mlc.lowering.gpu.convert_contractions_to_gpu import ConvertContractionsToGPUPass
 
     return ConvertContractionsToGPUPass
 
 
 def _fuse_row_epilogues() -> type[ModulePass]:
-    from mlc.lowering.fuse_row_epilogues import FuseRowEpiloguesPass
+    from mlc.lowering.gpu.fuse_row_epilogues import FuseRowEpiloguesPass
 
     return FuseRowEpiloguesPass
 
 
 def _convert_parallel_loops_to_gpu() -> type[ModulePass]:
-    from mlc.lowering.convert_parallel_loops_to_gpu import ConvertParallelLoopsToGPUPass
+    from mlc.lowering.gpu.convert_parallel_loops_to_gpu import ConvertParallelLoopsToGPUPass
 
     return ConvertParallelLoopsToGPUPass
 
 
 def _gpu_kernel_outlining() -> type[ModulePass]:
-    from mlc.lowering.gpu_kernel_outlining import GPUKernelOutliningPass
+    from mlc.lowering.gpu.gpu_kernel_outlining import GPUKernelOutliningPass
 
     return GPUKernelOutliningPass
 
 
 def _convert_gpu_to_nvvm() -> type[ModulePass]:
-    from mlc.lowering.convert_gpu_to_nvvm import ConvertGPUToNVVMPass
+    from mlc.lowering.gpu.convert_gpu_to_nvvm import ConvertGPUToNVVMPass
 
     return ConvertGPUToNVVMPass
 
 
 def _convert_gpu_host_to_llvm() -> type[ModulePass]:
-    from mlc.lowering.convert_gpu_host_to_llvm import ConvertGPUHostToLLVMPass
+    from mlc.lowering.gpu.convert_gpu_host_to_llvm import ConvertGPUHostToLLVMPass
 
     return ConvertGPUHostToLLVMPass
 

@@ -266,7 +266,7 @@ def balanced_depth(k: int, tiles: MatmulTiles) -> int:
 
 def rows_per_block(row_bytes: int, threads: int, rows: int, machine: Host | None = None) -> int:
     """
-    Rows per block of a row-blocked run of generics (`mlc.lowering.row_blocks`): as many
+    Rows per block of a row-blocked run of generics (`mlc.lowering.cpu.row_blocks`): as many
     rows of `row_bytes` as fill half of L2, so that a block read once is still there
     when the next generic reads it, but no more than leave every thread a block (of
     `rows` in all, when static).

@@ -39,7 +39,7 @@ from mlc.backend.jit import JITModule
 from mlc.backend.ptx import kernel_names, to_ptx
 from mlc.backend.runtime import INVOKE_PREFIX, ArgSpec, descriptor_struct, signature
 from mlc.gpu_architectures import PTX_FEATURES, compute_capability
-from mlc.lowering.convert_gpu_host_to_llvm import (
+from mlc.lowering.gpu.convert_gpu_host_to_llvm import (
     DEVICE_GLOBAL_PREFIX,
     DRIVER,
     KERNEL_HANDLE_PREFIX,

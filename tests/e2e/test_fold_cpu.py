@@ -19,7 +19,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from mlc.dialects import ml
-from mlc.lowering.patterns.fold import to_array, to_attr
+from mlc.lowering.graph.patterns.fold import to_array, to_attr
 from mlc.pipeline import run_pipeline
 from tests.e2e.programs import random_array, tensor
 from tests.gpu.targets import compile_for
@@ -92,7 +92,7 @@ FLOAT_TRANSCENDENTAL: dict[str, OpBuilder] = {
 }
 
 # Not integer pow: convert-to-llvm does not lower `math.ipowi` yet (its folding is
-# checked against Python integers in tests/unit/lowering/test_fold.py).
+# checked against Python integers in tests/unit/lowering/graph/test_fold.py).
 INT_ONLY: dict[str, OpBuilder] = {
     "to_float": lambda a, b, t: [ml.CastOp(a, tensor(SHAPE, "float32"))],
     "to_i8": lambda a, b, t: [ml.CastOp(a, tensor(SHAPE, "int8"))],

@@ -21,7 +21,7 @@ from mlc import pipeline
 from mlc.backend.jit import JITModule
 from mlc.backend.runtime import compiled_function
 from mlc.ir import parse_module
-from mlc.lowering.bufferize import memref_type
+from mlc.lowering.linalg.bufferize import memref_type
 from tests.e2e.programs import bias_relu
 from tests.gpu.targets import compile_once, cpu_variants_and_cuda
 

@@ -1,6 +1,6 @@
 """
 Convolutions as implicit GEMMs through the tiled contraction kernel
-(`convert-contractions-to-gpu`, `mlc.lowering.gpu_conv_match`) on the GPU: odd channel
+(`convert-contractions-to-gpu`, `mlc.lowering.gpu.contraction.conv_match`) on the GPU: odd channel
 counts and image sizes, strides, dilations, padding read as a predicate, 1x1 and 7x7
 windows, each filter-count tile, fused epilogues, against numpy in float64 on fresh
 random inputs; the ResNet-style CNN against onnxruntime. The batch is dynamic, so every

@@ -1,5 +1,5 @@
 """
-Elementwise kernels with four lanes per thread (`mlc.lowering.gpu_vector_lanes`) on the
+Elementwise kernels with four lanes per thread (`mlc.lowering.gpu.loop_mapping.vector_lanes`) on the
 GPU: the 16-byte path on aligned buffers, the scalar path on the row tails and on
 buffers that are not 16-byte aligned (views one float into an allocation), broadcast
 operands read once per four lanes; against numpy on fresh random inputs.

@@ -10,7 +10,7 @@ reference with examples is `docs/dialects/ml.md`.
 
 from xdsl.ir import Dialect
 
-from mlc.dialects.ml.base import ElementKind, MLOp, is_element_type
+from mlc.dialects.ml.base import DIM_NAMES, ElementKind, MLOp, is_element_type
 from mlc.dialects.ml.elementwise import (
     AbsOp,
     AddOp,
@@ -123,6 +123,7 @@ ML = Dialect(
 )
 
 __all__ = [
+    "DIM_NAMES",
     "ML",
     "AbsOp",
     "AddOp",

@@ -33,6 +33,11 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlc import shapes
 
+# The function-argument attribute naming each dim of a tensor argument (ONNX's symbolic
+# dims, "batch", "seq"): equal names are equal sizes, which shape inference and the
+# broadcast checks of the linalg lowering rely on.
+DIM_NAMES = "ml.dim_names"
+
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 
@@ -118,14 +123,14 @@ class SpeculatableUnlessUndefined(ConditionallySpeculatable):
 
 def canonicalized_by(family: str, *traits: OpTrait, module: str = "ml") -> OpTraits:
     """
-    `traits` plus the canonicalization trait `family` of `mlc.lowering.patterns.<module>`.
+    `traits` plus the canonicalization trait `family` of `mlc.lowering.graph.patterns.<module>`.
 
     That module imports the ops to match on them, so the trait is looked up only
     when xDSL first asks for the op's traits, as arith does with its patterns.
     """
 
     def gen_traits() -> tuple[OpTrait, ...]:
-        patterns = import_module(f"mlc.lowering.patterns.{module}")
+        patterns = import_module(f"mlc.lowering.graph.patterns.{module}")
         return (*traits, getattr(patterns, family)())
 
     return lazy_traits_def(gen_traits)

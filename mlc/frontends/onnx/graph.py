@@ -43,9 +43,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlc import diagnostics, resources
 from mlc.diagnostics import Diagnostic, SourceLoc
+from mlc.dialects import ml
 from mlc.frontends.onnx import shape_folds, types
 from mlc.frontends.onnx.model import DEFAULT_DOMAINS, LoadedModel, OnnxImportError, fail
-from mlc.lowering.shape_inference import DIM_NAMES
 from mlc.shapes import DYNAMIC, ShapeError
 
 Value = SSAValue | np.ndarray
@@ -255,7 +255,7 @@ class GraphImporter:
             arg_types.append(type_)
             attrs: dict[str, Attribute] = {}
             if any(names):
-                attrs[DIM_NAMES] = ArrayAttr([StringAttr(n) for n in names])
+                attrs[ml.DIM_NAMES] = ArrayAttr([StringAttr(n) for n in names])
             arg_attrs.append(DictionaryAttr(attrs))
         return arg_types, arg_attrs
 

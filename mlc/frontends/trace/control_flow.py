@@ -37,6 +37,7 @@ from mlc.frontends.trace.proxy import (
     reshape_to,
 )
 from mlc.frontends.trace.tracer import DTYPES, Tracer, trace_error
+from mlc.ir import type_text
 
 Rebuild = Callable[[Sequence[Any]], Any]
 
@@ -61,12 +62,6 @@ def _flag(tracer: Tracer, pred: Any, what: str) -> SSAValue:
     return tracer.emit(tensor.ExtractOp(p.value, [], i1)).results[0]
 
 
-def _type_text(t: Attribute) -> str:
-    from mlc.compiler import _type_text as text  # pyright: ignore[reportPrivateUsage]
-
-    return text(t)
-
-
 def _state_values(
     tracer: Tracer, leaves: Sequence[Any], types: Sequence[Attribute], what: str
 ) -> list[SSAValue]:
@@ -79,8 +74,8 @@ def _state_values(
         value = lift(tracer, leaf, None if is_traced(leaf) else dtype)
         if value.type != type_:
             trace_error(
-                f"{what} changes state entry {i} from {_type_text(type_)} to "
-                f"{_type_text(value.type)}: loop state keeps its shape and dtype"
+                f"{what} changes state entry {i} from {type_text(type_)} to "
+                f"{type_text(value.type)}: loop state keeps its shape and dtype"
             )
         values.append(value.value)
     return values
@@ -130,7 +125,7 @@ def _branch_results(
         if lifted[0].type != lifted[1].type:
             trace_error(
                 f"ops.cond: the branches return different types for result {i}: "
-                f"{_type_text(lifted[0].type)} and {_type_text(lifted[1].type)}"
+                f"{type_text(lifted[0].type)} and {type_text(lifted[1].type)}"
             )
     return results
 

@@ -41,17 +41,14 @@ from xdsl.pattern_rewriter import PatternRewriter
 from mlc import shapes
 from mlc.dialects import ml
 from mlc.lowering.convert_ml_to_linalg.common import (
-    Index,
-    IndexCalc,
     build_generic,
     dim_value,
     element_type,
     iterator_types,
     tensor_type,
 )
-from mlc.lowering.loop_builder import constant_index
-
-DIM_NAMES = "ml.dim_names"  # as mlc.lowering.shape_inference reads it
+from mlc.lowering.support.index_calc import Index, IndexCalc
+from mlc.lowering.support.loop_builder import constant_index
 
 # ---------------------------------------------------------------------------
 # Provably equal sizes
@@ -109,7 +106,7 @@ def argument_dim_name(arg: BlockArgument, axis: int) -> str | None:
     function = arg.owner.parent_op() if isinstance(arg.owner, Block) else None
     if not isinstance(function, func.FuncOp) or function.arg_attrs is None:
         return None
-    names = function.arg_attrs.data[arg.index].data.get(DIM_NAMES)
+    names = function.arg_attrs.data[arg.index].data.get(ml.DIM_NAMES)
     if not isinstance(names, ArrayAttr) or axis >= len(names.data):
         return None
     name: Attribute = names.data[axis]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]

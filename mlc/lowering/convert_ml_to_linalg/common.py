@@ -11,8 +11,7 @@ Ops are inserted through the pattern's rewriter, before the matched `ml` op; ins
 location, since xDSL's rewriter does not copy locations.
 """
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, tensor
@@ -34,6 +33,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 
 from mlc import shapes
 from mlc.diagnostics import op_error
+from mlc.lowering.support.index_calc import Index, IndexCalc
 
 PARALLEL = IteratorTypeAttr.parallel()
 REDUCTION = IteratorTypeAttr.reduction()
@@ -42,28 +42,10 @@ REDUCTION = IteratorTypeAttr.reduction()
 # output) and returns the values to yield. Ops it creates land in the body.
 BodyFn = Callable[[Sequence[BlockArgument]], Sequence[SSAValue] | SSAValue]
 
-# An index known at compile time (a Python int) or only at run time (an `index` value).
-Index = SSAValue | int
-
 
 # ---------------------------------------------------------------------------
 # Locations and element types
 # ---------------------------------------------------------------------------
-
-
-@contextmanager
-def keep_location(rewriter: PatternRewriter, op: Operation) -> Iterator[None]:
-    """Give every op inserted in the block (and the ops nested in it) `op`'s location."""
-
-    def stamp(inserted: Operation) -> None:
-        for nested in inserted.walk():
-            nested.location = op.location
-
-    rewriter.operation_insertion_handler.append(stamp)
-    try:
-        yield
-    finally:
-        rewriter.operation_insertion_handler.remove(stamp)
 
 
 def tensor_type(value: SSAValue) -> TensorType[Attribute]:
@@ -323,91 +305,3 @@ def int_min(type_: IntegerType) -> int:
 
 def int_max(type_: IntegerType) -> int:
     return 2**type_.width.data - 1 if is_unsigned(type_) else 2 ** (type_.width.data - 1) - 1
-
-
-# ---------------------------------------------------------------------------
-# Index arithmetic that folds on ints (used by movement and conv)
-# ---------------------------------------------------------------------------
-
-
-class IndexCalc:
-    """
-    Index arithmetic on `Index` values: Python ints fold, SSA values get `arith` ops.
-
-    One formula (slice bounds, window sizes) thus serves static dims, where it gives
-    ints for static op attributes, dynamic dims, where it emits IR, and unit tests,
-    which run it on plain ints against numpy. `insert` places a new op (the pattern's
-    `rewriter.insert`); in a generic body, where the implicit builder has already
-    placed it, use `IndexCalc.in_body()`.
-    """
-
-    def __init__(self, insert: Callable[[Operation], Operation] | None = None):
-        self.insert = insert
-
-    @staticmethod
-    def in_body() -> "IndexCalc":
-        return IndexCalc(lambda op: op)
-
-    def value(self, x: Index) -> SSAValue:
-        """`x` as an SSA value, materialising a constant if needed."""
-        if isinstance(x, SSAValue):
-            return x
-        return self._emit(arith.ConstantOp(IntegerAttr(x, IndexType())))
-
-    def _emit(self, op: Operation) -> SSAValue:
-        assert self.insert is not None, "IndexCalc without an insertion point met an SSA value"
-        return self.insert(op).results[0]
-
-    def _binary(
-        self,
-        a: Index,
-        b: Index,
-        fold: Callable[[int, int], int],
-        make: Callable[[SSAValue, SSAValue], Operation],
-    ) -> Index:
-        if isinstance(a, int) and isinstance(b, int):
-            return fold(a, b)
-        return self._emit(make(self.value(a), self.value(b)))
-
-    def add(self, a: Index, b: Index) -> Index:
-        if isinstance(a, int) and a == 0:
-            return b
-        if isinstance(b, int) and b == 0:
-            return a
-        return self._binary(a, b, lambda x, y: x + y, arith.AddiOp)
-
-    def sub(self, a: Index, b: Index) -> Index:
-        if isinstance(b, int) and b == 0:
-            return a
-        if a is b:
-            return 0
-        return self._binary(a, b, lambda x, y: x - y, arith.SubiOp)
-
-    def mul(self, a: Index, b: Index) -> Index:
-        if isinstance(a, int) and a == 1:
-            return b
-        if isinstance(b, int) and b == 1:
-            return a
-        return self._binary(a, b, lambda x, y: x * y, arith.MuliOp)
-
-    def min(self, a: Index, b: Index) -> Index:
-        return self._binary(a, b, min, arith.MinSIOp)
-
-    def max(self, a: Index, b: Index) -> Index:
-        return self._binary(a, b, max, arith.MaxSIOp)
-
-    def floordiv(self, a: Index, b: Index) -> Index:
-        if isinstance(b, int) and b == 1:
-            return a
-        return self._binary(a, b, lambda x, y: x // y, arith.FloorDivSIOp)
-
-    def ceildiv(self, a: Index, b: int) -> Index:
-        """
-        Rounds up, for a non-negative `a` and a positive `b`.
-
-        `(a - 1) // b + 1` (floor division, so `a == 0` gives 0) cannot overflow as
-        `(a + b - 1) // b` can for a huge step.
-        """
-        if b == 1:
-            return a
-        return self.add(self.floordiv(self.sub(a, 1), b), 1)

@@ -39,17 +39,16 @@ from mlc.lowering.convert_ml_to_linalg.broadcast import (
     size_key,
 )
 from mlc.lowering.convert_ml_to_linalg.common import (
-    Index,
-    IndexCalc,
     build_generic,
     empty_of,
     fill,
     iterator_types,
-    keep_location,
     size_of,
     tensor_type,
     type_dims,
 )
+from mlc.lowering.support.index_calc import Index, IndexCalc
+from mlc.lowering.support.locations import keep_location
 
 
 def operand_map(read: BroadcastRead, batch_rank: int, *inner: AffineExpr) -> AffineMap:

@@ -51,15 +51,12 @@ from mlc.diagnostics import op_error
 from mlc.dialects import ml
 from mlc.dialects.ml.base import is_float
 from mlc.lowering.convert_ml_to_linalg.common import (
-    Index,
-    IndexCalc,
     build_generic,
     check_signless,
     element_type,
     fill,
     int_min,
     iterator_types,
-    keep_location,
     scalar_constant,
     tensor_type,
 )
@@ -70,6 +67,8 @@ from mlc.lowering.convert_ml_to_linalg.movement import (
     size_of,
     type_dims,
 )
+from mlc.lowering.support.index_calc import Index, IndexCalc
+from mlc.lowering.support.locations import keep_location
 
 # ---------------------------------------------------------------------------
 # Pure index arithmetic (unit-tested against numpy on ints)

@@ -44,10 +44,10 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     empty_of,
     is_unsigned,
     iterator_types,
-    keep_location,
     scalar_constant,
     signless,
 )
+from mlc.lowering.support.locations import keep_location
 
 # The scalar form of an op: (the ml op, its operands' element type, scalar operands).
 ScalarFn = Callable[[Operation, Attribute, Sequence[SSAValue]], SSAValue]

@@ -54,18 +54,17 @@ from mlc import shapes
 from mlc.dialects import ml
 from mlc.lowering.convert_ml_to_linalg.broadcast import broadcast_read, copy_generic_reading
 from mlc.lowering.convert_ml_to_linalg.common import (
-    Index,
-    IndexCalc,
     build_generic,
     element_type,
     empty_of,
     index_constant,
     iterator_types,
-    keep_location,
     size_of,
     tensor_type,
 )
 from mlc.lowering.convert_ml_to_linalg.common import type_dims as type_dims  # conv reads it here
+from mlc.lowering.support.index_calc import Index, IndexCalc
+from mlc.lowering.support.locations import keep_location
 
 # ---------------------------------------------------------------------------
 # Pure index arithmetic (unit-tested against numpy on ints)

@@ -9,13 +9,13 @@ Softmax along `axis` makes three passes over each row, one `exp` per element:
     pass 3:     e = e * r                       (in place: the generic's output is `e`)
 
 `linalg-tile` runs the four generics over blocks of rows that fit in L2
-(`mlc.lowering.row_blocks`), so x is read from memory once and `e` is scaled while
+(`mlc.lowering.cpu.row_blocks`), so x is read from memory once and `e` is scaled while
 still in cache, and bufferization writes pass 3 into `e`'s buffer, which is the result.
 A row entirely -inf gives NaN (x - m is NaN), as in numpy; so does a row holding NaN
 or +inf.
 
 The pass option `online-softmax` (the GPU pipeline's choice) makes two passes instead:
-an online max-and-sum (`mlc.lowering.online_softmax`: the running max `m` and the sum
+an online max-and-sum (`mlc.lowering.support.online_softmax`: the running max `m` and the sum
 `s` of `exp(x - m)`, rescaled when the max grows), then an elementwise pass
 `y = exp(x - m) / s`. It reads x once less but computes `exp` twice per element: on
 the CPU that made softmax bound by arithmetic at about a third of memory speed, while
@@ -54,7 +54,6 @@ from xdsl.pattern_rewriter import (
 
 from mlc import shapes
 from mlc.dialects import ml
-from mlc.lowering import online_softmax as online
 from mlc.lowering.convert_ml_to_linalg.common import (
     BodyFn,
     broadcast_map,
@@ -64,11 +63,12 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     empty_like_result,
     fill,
     iterator_types,
-    keep_location,
     scalar_constant,
     tensor_type,
 )
 from mlc.lowering.convert_ml_to_linalg.reduction import element_count, reduced_dims, reduced_map
+from mlc.lowering.support import online_softmax as online
+from mlc.lowering.support.locations import keep_location
 
 
 def kept_type(x: SSAValue, axes: Sequence[int]) -> TensorType[Attribute]:

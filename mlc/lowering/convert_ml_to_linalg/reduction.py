@@ -47,10 +47,10 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     int_max,
     int_min,
     iterator_types,
-    keep_location,
     scalar_constant,
     tensor_type,
 )
+from mlc.lowering.support.locations import keep_location
 
 
 def reduced_map(rank: int, axes: Sequence[int], keepdims: bool) -> AffineMap:

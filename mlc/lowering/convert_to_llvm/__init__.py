@@ -69,7 +69,7 @@ from mlc.lowering.convert_to_llvm.common import (
 )
 from mlc.lowering.convert_to_llvm.merge_functions import merge_identical_functions
 from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
-from mlc.lowering.op_type_dispatch import OpTypeDispatch
+from mlc.lowering.support.op_type_dispatch import OpTypeDispatch
 
 __all__ = [
     "ConvertToLLVMPass",

@@ -7,8 +7,8 @@ definition: 40-290 us per op on the 2-core machine, against 10-30 us for
 `Operation.create` with the operands, result types and properties spelled out. The
 transformer block's `llvm` stage makes ~12k ops, so this is most of the pass's time.
 Each function here makes the op its xDSL constructor makes (same properties, same
-result types); `tests/unit/lowering/test_llvm_ops.py` compares the two. The properties
-of each kind of op are read once from an op its own constructor built, so a default
+result types); `tests/unit/lowering/convert_to_llvm/test_llvm_ops.py` compares the two.
+The properties of each kind of op are read once from an op its own constructor built, so a default
 xDSL changes is picked up, not copied by hand.
 """
 

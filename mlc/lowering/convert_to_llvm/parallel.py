@@ -60,7 +60,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, constant
-from mlc.lowering.loop_builder import constant_index
+from mlc.lowering.support.loop_builder import constant_index
 from mlc.tiling_model import PARALLEL_THRESHOLD
 
 RUNTIME_ENTRY = "mlc_parallel_for"

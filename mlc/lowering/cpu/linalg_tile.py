@@ -1,0 +1,218 @@
+"""
+linalg-tile: cache-tiled, vectorised, parallel loops for matmul and conv generics on memrefs.
+
+Runs after `bufferize`, on `linalg.generic`s over memrefs (tiling on buffers needs no
+tensor slicing machinery, and packing needs a buffer anyway); see
+docs/design/lowering.md, level 3. A generic that is a float matmul,
+
+    linalg.generic {indexing_maps = [(i, k, j) -> (i, k), (i, k, j) -> (k, j),
+                                     (i, k, j) -> (i, j)],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %b : memref<MxKxf32>, memref<KxNxf32>) outs(%c : memref<MxNxf32>)
+        { c + a * b }
+
+on row-major operands (unit stride in the last dimension) becomes the loop nest of
+`mlc.lowering.cpu.matmul_kernels` (`mlc.lowering.cpu.matvec_kernels` for N = 1):
+
+- N = 1 (matrix-vector, e.g. PageRank's `G @ p`): vectorised dot products over the
+  rows of A, several rows per task, tasks in an `scf.parallel`;
+- N >= one vector: B packed into NR-wide panels, an `scf.parallel` over blocks of rows
+  (tasks of at least `tiling_model.TASK_FLOPS`, so a small matmul runs on the calling
+  thread; groups of column panels where M fits one block, `tiling_model.matmul_split`),
+  a loop over K blocks of equal depth, at most KC (`tiling_model.balanced_depth`;
+  each block of A packed when B has enough panels, `tiling_model.packs_a`), and an
+  MR x NR register-blocked FMA micro-kernel in `vector` ops.
+
+The same kernel runs matmuls reading A or B transposed (`mlc.lowering.linalg.contraction`),
+batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
+elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
+convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.cpu.conv_gemm`).
+A constant weight's B panels are packed at compile time (`mlc.lowering.cpu.constant_panels`).
+f16 matmuls of any N take the kernel, which sums them in f32 and rounds once at the
+store (`Matmul.accumulator`); the matrix-vector and plain loops would sum in f16.
+A zero fill of C right before the matmul (ops without memory effects may lie between)
+is dropped: the first K block stores instead of adding.
+
+Tile sizes come from `mlc.tiling_model` (the host's vector width and cache sizes) and
+can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`).
+
+Every other generic on memrefs (elementwise, reductions, pooling, integer matmuls and
+convolutions) with enough work is split along its outermost parallel loop that
+indexes its operands plainly into one block per thread (`mlc.lowering.cpu.parallel_generic`),
+inside an `scf.parallel`; `convert-linalg-to-loops` then lowers each block as before.
+`threads=1` turns the split off. Before that, runs of generics over the same rows that
+share a buffer (softmax, layer norm) become one loop over L2-sized blocks of rows
+(`mlc.lowering.cpu.row_blocks`; `row-blocks=false` turns it off).
+"""
+
+from dataclasses import dataclass, replace
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects import memref, scf
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.traits import SymbolTable
+
+from mlc.lowering.cpu.constant_panels import constant_panels
+from mlc.lowering.cpu.conv_gemm import conv_of
+from mlc.lowering.cpu.matmul_kernels import matmul_nest
+from mlc.lowering.cpu.matvec_kernels import matvec_nest
+from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
+from mlc.lowering.cpu.row_blocks import fuse_row_blocks
+from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
+from mlc.tiling_model import (
+    PARALLEL_THRESHOLD,
+    PLAIN_LOOP_COLUMNS,
+    MatmulTiles,
+    balanced_depth,
+    fitted_rows,
+    matmul_split,
+    matmul_tiles,
+    packs_a,
+    thread_count,
+)
+
+
+class TileMatmul(RewritePattern):
+    """A matmul generic -> the packed micro-kernel nest, or dot products when N = 1."""
+
+    def __init__(self, tiles: MatmulTiles | None):
+        self.tiles = tiles
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
+        if (mm := matmul_of(op) or conv_of(op)) is None:
+            return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
+        m, n, k = mm.sizes
+        tiles = self.tiles or fitted_rows(m, matmul_tiles(mm.accumulator.bitwidth // 8))
+        # Narrow floats (f16) always take the kernel, the one that sums them in f32.
+        if n == 1 and is_matrix_vector(mm) and not mm.narrow:
+            nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
+        elif n is not None and n <= PLAIN_LOOP_COLUMNS and not mm.narrow:
+            return  # a panel of mostly masked lanes: the plain loops do as well
+        else:
+            batches = total_iterations_of(mm.c, mm.batch)
+            threads = 1 if batches is not None and batches >= thread_count() else thread_count()
+            split = matmul_split((m, n, k), tiles, threads)
+            pack_a = packs_a(n, k, tiles)
+            if k is not None and not self.tiles:
+                tiles = replace(tiles, kc=balanced_depth(k, tiles))
+            fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
+            panels = _module_global(op, constant_panels(mm, tiles.nr))
+            one_task = batches == 1 and split.one_task(m)
+            nest = matmul_nest(
+                mm, tiles, split, fill is not None, panels, pack_a=pack_a, one_task=one_task
+            )
+            if fill is not None:
+                rewriter.erase(fill)  # the first K block stores instead
+        for new in nest:
+            for inner in new.walk():
+                inner.location = op.location
+        rewriter.replace(op, nest, [])
+
+
+def is_matrix_vector(mm: Matmul) -> bool:
+    """What the dot-product kernel takes: one plain `(i, k)` A, one K x 1 B, nothing more."""
+    plain = not (mm.transposed_a or mm.transposed_b)
+    return plain and mm.batch == 0 and mm.epilogue is None and mm.image is None
+
+
+def _module_global(op: Operation, new: memref.GlobalOp | None) -> memref.GlobalOp | None:
+    """`new`, or the module's global of the same name, defined once before `op`'s function."""
+    if new is None:
+        return None
+    module = op.get_toplevel_object()
+    assert isinstance(module, ModuleOp)
+    if isinstance(found := SymbolTable.lookup_symbol(module, new.sym_name), memref.GlobalOp):
+        return found
+    function = op.parent_op()
+    while function is not None and function.parent_op() is not module:
+        function = function.parent_op()
+    assert function is not None
+    module.body.block.insert_op_before(new, function)
+    return new
+
+
+def total_iterations_of(value: SSAValue, dims: int) -> int | None:
+    """The number of elements in the first `dims` dims of a memref, if static."""
+    type_ = value.type
+    assert isinstance(type_, MemRefType)
+    shape = type_.get_shape()[:dims]
+    return None if any(s < 0 for s in shape) else prod(shape)
+
+
+class SplitGeneric(RewritePattern):
+    """Any other generic on memrefs -> an `scf.parallel` over blocks of one parallel loop."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
+        if self.threads < 2 or isinstance(op.parent_op(), scf.ParallelOp):
+            return  # one thread, or already a block of a split generic
+        if (d := splittable_loop(op)) is None:
+            return  # no loop that splits into blocks of rows
+        total = total_iterations(op)
+        if total is not None and total * len(op.body.block.ops) < PARALLEL_THRESHOLD:
+            return  # too little work to pay for waking the threads
+        nest = split_generic(op, d, self.threads)
+        for new in nest:
+            for inner in new.walk():
+                if inner is not op:
+                    inner.location = op.location
+        rewriter.replace(op, nest, [])
+
+
+@dataclass(frozen=True)
+class LinalgTilePass(ModulePass):
+    """Tile and vectorise matmul generics on memrefs (see the module docstring)."""
+
+    name = "linalg-tile"
+
+    tile_sizes: tuple[int, ...] = ()
+    """MR, NR, KC, MC; empty: the host model's choice."""
+
+    vector_length: int = 0
+    """Elements per vector; 0: the host's widest vector for the element type."""
+
+    threads: int = 0
+    """Blocks other generics are split into; 0: the host's thread count; 1: no split."""
+
+    row_blocks: bool = True
+    """Fuse runs of generics over the same rows into blocks of rows (`row_blocks`)."""
+
+    def __post_init__(self) -> None:
+        self.tiles()  # a bad option is a one-line error when the pipeline is built
+        if self.threads < 0:
+            raise ValueError(f"threads must be 0 (the host's) or positive, got {self.threads}")
+
+    def tiles(self) -> MatmulTiles | None:
+        """The pinned blocking, or None for the host model's."""
+        if not self.tile_sizes and not self.vector_length:
+            return None
+        if self.tile_sizes and len(self.tile_sizes) != 4:
+            raise ValueError(f"tile-sizes takes 4 values (MR,NR,KC,MC), got {len(self.tile_sizes)}")
+        mr, nr, kc, mc = self.tile_sizes or (0, 0, 0, 0)
+        lanes = self.vector_length or (nr // 2 if nr else 8)
+        default = matmul_tiles(4)
+        return MatmulTiles(
+            mr or default.mr, nr or 2 * lanes, kc or default.kc, mc or default.mc, lanes
+        )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        threads = self.threads or thread_count()
+        # Matmuls first, so that a split does not hide the zero fill before one of them.
+        PatternRewriteWalker(TileMatmul(self.tiles()), apply_recursively=False).rewrite_module(op)
+        if self.row_blocks:
+            fuse_row_blocks(op, threads)
+        PatternRewriteWalker(SplitGeneric(threads), apply_recursively=False).rewrite_module(op)

@@ -1,0 +1,56 @@
+"""
+Asynchronous global-to-shared copies (`cp.async`, sm_80 and later) for the GPU's tiled
+contraction kernel, as inline PTX (`llvm.inline_asm`: xDSL has no NVVM dialect, and the
+NVVM intrinsics take typed address-space pointers that xDSL cannot cast to).
+
+A copy moves 16 bytes from global to shared memory without passing through registers:
+the thread issues it and goes on, so several K slices can be in flight at once while
+the current one is multiplied. `src_bytes` below 16 (0 past K) zero-fills the rest.
+Copies are grouped (`commit_group`); `wait_group(n)` waits until at most `n` of the
+thread's groups are pending, after which a barrier makes every thread's copies visible
+to the block. The asm statements clobber memory, so LLVM keeps shared loads and
+stores in order around them.
+
+Both addresses are generic (as `memref.extract_aligned_pointer_as_index` gives them in
+a kernel) and converted in the asm (`cvta.to.shared`, `cvta.to.global`).
+"""
+
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import i32, i64
+from xdsl.ir import SSAValue
+
+if TYPE_CHECKING:
+    from mlc.lowering.gpu.contraction.emitter import Emitter
+
+COPY_BYTES = 16
+
+_COPY = (
+    "{ .reg .u64 sa, ga; cvta.to.shared.u64 sa, $0; cvta.to.global.u64 ga, $1; "
+    f"cp.async.cg.shared.global [sa], [ga], {COPY_BYTES}, $2; }}"
+)
+
+
+def copy(e: "Emitter", shared: SSAValue, source: SSAValue, src_bytes: SSAValue) -> None:
+    """16 bytes from generic address `source` (index) to `shared`; `src_bytes` (i32) read."""
+    to_i64 = [e(arith.IndexCastOp(address, i64)) for address in (shared, source)]
+    e(llvm.InlineAsmOp(_COPY, "l,l,r,~{memory}", [*to_i64, src_bytes], has_side_effects=True))
+
+
+def commit_group(e: "Emitter") -> None:
+    """Close the thread's copies issued since the last commit into one group."""
+    e(llvm.InlineAsmOp("cp.async.commit_group;", "~{memory}", [], has_side_effects=True))
+
+
+def wait_group(e: "Emitter", pending: int) -> None:
+    """Wait until at most `pending` of the thread's groups are still in flight."""
+    text = f"cp.async.wait_group {pending};"
+    e(llvm.InlineAsmOp(text, "~{memory}", [], has_side_effects=True))
+
+
+def bytes_if(e: "Emitter", inside: SSAValue) -> SSAValue:
+    """`COPY_BYTES` where `inside` holds, else 0 (a zero-filled copy), as i32."""
+    full = e(arith.ConstantOp.from_int_and_width(COPY_BYTES, i32))
+    none = e(arith.ConstantOp.from_int_and_width(0, i32))
+    return e(arith.SelectOp(inside, full, none))

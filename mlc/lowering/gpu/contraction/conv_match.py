@@ -1,0 +1,247 @@
+"""
+Which convolution generics the GPU's tiled contraction kernel takes, as implicit GEMMs.
+
+A 2-D convolution as `convert-ml-to-linalg` builds it (NCHW, no groups), after
+`bufferize`:
+
+    loops (n, f, oh, c, kh, kw, ow)
+    x: (n, c, oh * sh + kh * dh, ow * sw + kw * dw)
+    w: (f, c, kh, kw)                   y: (n, f, oh, ow)
+
+is the matmul `Y[f, p] += W[f, k] * X'[k, p]` with rows the filters, columns the
+output pixels `p = (n * OH + oh) * OW + ow` and `k = (c * KH + kh) * KW + kw`: W is
+contiguous along k (read through a collapsed `[f, k]` view), X' is gathered from the
+image as the slices are staged (`mlc.lowering.gpu.contraction.conv_staging`), and the output
+`y[n, f, oh, ow]` is contiguous along p within an image, so both the image reads of a
+stride-1 convolution and the stores coalesce.
+
+The kernel (`mlc.lowering.gpu.contraction.tiled_kernel`) sees two extra, merged loop dims, p and
+k, after the generic's own (`Contraction.rows` is f, `cols` and `k` the merged ones);
+`ConvGeometry.loop_indices` decodes them into the generic's loops, so epilogues and
+stores read through the generic's maps as they do for a matmul.
+
+Padding is a predicate, not a copy: when the image operand is the zero-filled copy
+the linalg stage pads into, the kernel reads the unpadded image, zero outside it, and
+the copy goes; the bias of `ml.conv2d` (broadcast into the output just before) becomes
+the accumulators' start (`mlc.lowering.gpu.contraction.conv_absorbed`).
+
+Declined, each with a `--remarks` line saying why: groups, other ranks, other element
+types, a weight that is not contiguous, maps of another form, and small outputs (all
+sizes static, fewer than `SMALL_OUTPUT`: the loop mapping gives each output a warp).
+"""
+
+from dataclasses import dataclass, field
+
+from xdsl.dialects.builtin import MemRefType, NoneAttr, f32
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+)
+
+from mlc.diagnostics import op_remark
+from mlc.lowering.gpu.contraction.conv_absorbed import bias_before, unpadded
+from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.match import Contraction, _accumulation, _epilogue, _uses
+from mlc.lowering.gpu.convert_linalg_to_parallel_loops import (
+    SMALL_OUTPUT,
+    _static_size,
+    outputs_independent_of,
+    split_iterators,
+)
+from mlc.lowering.gpu.fills import fill_before
+
+
+def linear_terms(expr: AffineExpr) -> dict[int, int] | None:
+    """`expr` as {dim: coefficient} if it is a sum of dims times positive constants."""
+    if isinstance(expr, AffineDimExpr):
+        return {expr.position: 1}
+    if not isinstance(expr, AffineBinaryOpExpr):
+        return None
+    if expr.kind == AffineBinaryOpKind.Add:
+        lhs, rhs = linear_terms(expr.lhs), linear_terms(expr.rhs)
+        if lhs is None or rhs is None or lhs.keys() & rhs.keys():
+            return None
+        return lhs | rhs
+    if expr.kind == AffineBinaryOpKind.Mul:
+        for dim, scale in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
+            if isinstance(dim, AffineDimExpr) and isinstance(scale, AffineConstantExpr):
+                return {dim.position: scale.value} if scale.value > 0 else None
+    return None
+
+
+@dataclass
+class ConvGeometry:
+    """A convolution's loops, strides, dilations and padding, as the kernel needs them."""
+
+    n: int
+    f: int
+    oh: int
+    ow: int
+    c: int
+    kh: int
+    kw: int
+    strides: tuple[int, int]
+    dilations: tuple[int, int]
+    source: SSAValue  # the unpadded image
+    padding: tuple[int, int]  # top, left
+    padding_ops: list[Operation] = field(default_factory=list[Operation])  # go with the op
+    bias: GenericOp | None = None  # broadcasts a bias into the output just before: goes
+
+    def merged_bounds(self, e: Emitter, bounds: list[SSAValue]) -> list[SSAValue]:
+        """The sizes of the merged loops p (output pixels) and k (c, kh, kw)."""
+        pixels = e.mul(e.mul(bounds[self.n], bounds[self.oh]), bounds[self.ow])
+        depth = e.mul(e.mul(bounds[self.c], bounds[self.kh]), bounds[self.kw])
+        return [pixels, depth]
+
+    def pixel(
+        self, e: Emitter, bounds: list[SSAValue], p: SSAValue
+    ) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """(n, oh, ow) of output pixel `p`."""
+        ow_size = bounds[self.ow]
+        rows = e.div(p, ow_size)
+        return e.div(rows, bounds[self.oh]), e.rem(rows, bounds[self.oh]), e.rem(p, ow_size)
+
+    def tap(
+        self, e: Emitter, bounds: list[SSAValue], k: SSAValue
+    ) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """(c, kh, kw) of reduction index `k`."""
+        kw_size = bounds[self.kw]
+        rows = e.div(k, kw_size)
+        return e.div(rows, bounds[self.kh]), e.rem(rows, bounds[self.kh]), e.rem(k, kw_size)
+
+    def loop_indices(
+        self,
+        e: Emitter,
+        bounds: list[SSAValue],
+        filters: SSAValue,
+        p: SSAValue,
+        k: SSAValue,
+        merged: tuple[int, int],
+    ) -> list[SSAValue]:
+        """The generic's loop indices (and the merged ones, at `merged`) of (f, p, k)."""
+        values = [k] * len(bounds)
+        values[self.f] = filters
+        values[self.n], values[self.oh], values[self.ow] = self.pixel(e, bounds, p)
+        values[self.c], values[self.kh], values[self.kw] = self.tap(e, bounds, k)
+        values[merged[0]], values[merged[1]] = p, k
+        return values
+
+
+def _plain(expr: AffineExpr) -> int | None:
+    return expr.position if isinstance(expr, AffineDimExpr) else None
+
+
+def _window(expr: AffineExpr, outer: int, inner: int) -> tuple[int, int] | None:
+    """(stride, dilation) of an image index `outer * stride + inner * dilation`."""
+    terms = linear_terms(expr)
+    if terms is None or terms.keys() != {outer, inner}:
+        return None
+    return terms[outer], terms[inner]
+
+
+def _weight_contiguous(weight: SSAValue) -> bool:
+    type_ = weight.type
+    return isinstance(type_, MemRefType) and isinstance(type_.layout, NoneAttr)
+
+
+def decline(op: GenericOp, reason: str) -> None:
+    op_remark(op, f"convolution left to the loop mapping: {reason}")
+
+
+def _geometry(op: GenericOp, x: int, y: int) -> tuple[int, int, ConvGeometry] | str:
+    """(weight, image, geometry) of a convolution generic, or why it is not one."""
+    parallel, reduction = split_iterators(op)
+    maps = [m.data for m in op.get_indexing_maps().data]
+    out_dims = [_plain(e) for e in maps[-1].results]
+    if len(parallel) != 4 or len(reduction) != 3 or len(out_dims) != 4 or None in out_dims:
+        return (
+            f"not a 2-D convolution without groups (4 parallel and 3 reduction loops, "
+            f"got {len(parallel)} and {len(reduction)})"
+        )
+    n, f, oh, ow = out_dims
+    for weight, image in ((x, y), (y, x)):
+        w_dims = [_plain(e) for e in maps[weight].results]
+        if len(w_dims) == 4 and w_dims[0] == f and set(w_dims[1:]) == set(reduction):
+            break
+    else:
+        return "no input is read as a weight (f, c, kh, kw)"
+    _, c, kh, kw = w_dims
+    image_map = maps[image].results
+    if len(image_map) != 4 or [_plain(e) for e in image_map[:2]] != [n, c]:
+        return "the image is not read as (n, c, row, column)"
+    rows, cols = _window(image_map[2], oh, kh), _window(image_map[3], ow, kw)
+    if rows is None or cols is None:
+        return "the image's rows and columns are not strided windows"
+    if not _weight_contiguous(op.operands[weight]):
+        return "the weight is not a contiguous buffer"
+    source, padding, padding_ops = unpadded(op, op.operands[image])
+    strides, dilations = (rows[0], cols[0]), (rows[1], cols[1])
+    geometry = ConvGeometry(
+        n,
+        f,
+        oh,
+        ow,
+        c,
+        kh,
+        kw,
+        strides,
+        dilations,
+        source,
+        padding,
+        padding_ops,  # pyright: ignore[reportArgumentType]
+    )
+    return weight, image, geometry
+
+
+def _epilogue_problem(op: GenericOp, x: int, y: int, accumulated: SSAValue) -> str | None:
+    """Why the generic's epilogue cannot run after the kernel's K loop, or None."""
+    _, reduction = split_iterators(op)
+    others = [i for i in range(len(op.inputs)) if i not in (x, y)]
+    if any(_uses(op, i, r) for i in others for r in reduction):
+        return "an epilogue input is read along the reduction"
+    if _epilogue(op, accumulated) is False:
+        return "an epilogue of an unknown form"
+    return None
+
+
+def match_conv(op: GenericOp) -> Contraction | None:
+    """
+    The implicit GEMM of a convolution generic (module docstring), or None; a generic
+    that multiplies and accumulates over several reduction dims but is declined gets a
+    remark saying why.
+    """
+    if op.res or len(op.outputs) != 1:
+        return None
+    parallel, reduction = split_iterators(op)
+    if len(reduction) < 2 or (found := _accumulation(op)) is None:
+        return None  # not a convolution (a matmul, a pooling, an elementwise op)
+    if not all(isinstance(v.type, MemRefType) for v in op.operands):
+        return None
+    if not outputs_independent_of(op, reduction):
+        return None
+    x, y, accumulate, accumulated = found
+    output = op.outputs[0].type
+    assert isinstance(output, MemRefType)
+    if output.element_type != f32:
+        return decline(op, f"element type {output.element_type} (the kernel is f32)")
+    if isinstance(found := _geometry(op, x, y), str):
+        return decline(op, found)
+    if (problem := _epilogue_problem(op, x, y, accumulated)) is not None:
+        return decline(op, problem)
+    if (outputs := _static_size(op, parallel)) < SMALL_OUTPUT:
+        return decline(op, f"{outputs} outputs (fewer than {SMALL_OUTPUT}: a warp each)")
+    weight, image, geometry = found
+    fill = fill_before(op)
+    geometry.bias = bias_before(op) if fill is None else None
+    epilogue = _epilogue(op, accumulated)
+    assert not isinstance(epilogue, bool)
+    loops = len(op.iterator_types)
+    return Contraction(
+        op, weight, image, [], geometry.f, loops, loops + 1, accumulate, epilogue,
+        fill, geometry,
+    )  # fmt: skip

@@ -1,0 +1,568 @@
+"""
+Fuse elementwise `linalg.generic`s into their consumers, and epilogues into contractions.
+
+Level 2 (linalg on tensors), after `convert-ml-to-linalg`. Two rewrites, as in MLIR's
+`ElementwiseOpFusion`, after a third that folds transposes into matmuls:
+
+**Producer into consumer.** A generic whose iterators are all parallel and whose one
+output map is a permutation (an elementwise op, broadcasts included) is inlined into
+a generic that reads its result as an input. The consumer's loops `c` see producer
+loop `p` at `inv(out_map) o consumer_map`, so each producer input `j` is read through
+`map_j o inv(out_map) o consumer_map`, and `linalg.index` in the producer's body
+becomes the consumer loop (or constant) that its loop maps to. The consumer may have
+reduction iterators (`sum(exp(x))`). Its output, iterators and loop order are kept.
+
+    %t = generic ins(%a, %b) { mulf }          %r = generic ins(%a, %b, %c) {
+    %r = generic ins(%t, %c) { addf }    ==>         %t = mulf ; addf %t, %c }
+
+A producer read by one consumer, element for element, is always fused and erased.
+Otherwise (several users, or a broadcasting read that repeats it) the cost model
+(`mlc.cost_model.recompute_is_cheaper`) weighs recomputing it in every consumer
+against materialising it once, and `--remarks` says which it chose and why.
+
+**Epilogue into a contraction.** An elementwise generic that is the only user of a
+generic with reduction iterators (matmul, conv) becomes a "reduce, then map" body of
+the contraction: the accumulation runs as before, and on the last iteration of every
+reduction loop an `scf.if` applies the epilogue to the finished value before it is
+stored. The epilogue's other inputs become inputs of the contraction, read through
+its output map.
+
+    acc' = acc + a * b
+    out  = scf.if (k == K-1) { relu(acc' + bias) } else { acc' }
+
+It stays one `linalg.generic`, so bufferize, `convert-linalg-to-loops` and
+`convert-to-llvm` need nothing new. It is done only where the innermost loop is
+parallel (matmul's `(i, k, j)`, conv's `(..., kw, ow)`): the condition is then
+invariant in the innermost loop, LLVM unswitches it, and the hot loop stays the plain
+vectorised accumulation. The epilogue must keep the element type.
+
+**Transposes into matmuls.** First of all, a copy through a permutation (what
+`ml.transpose` lowers to: ONNX Gemm's transA/transB, `x @ w.T`, attention's heads)
+read as a factor of a matmul-like contraction (one reduction loop, `c + a * b`, plain
+maps) is folded into that operand's map, `in_map o inv(out_map) o consumer_map`, and
+erased once unread: linalg-tile's kernel packs its operands anyway and absorbs the
+layout there (`mlc.lowering.linalg.contraction`), so no transposed copy is materialised.
+
+    %t = generic ins(%w) (d0, d1) -> (d1, d0)      %m = generic ins(%x, %w)
+    %m = generic ins(%x, %t) (k, j)          ==>         (i, k, j) -> (j, k) for %w
+
+Both rewrites only touch generics in the same block, with tensor results, whose
+outputs' block arguments the producer does not read. Unsupported IR is left alone.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf, tensor
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    UnknownLoc,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from mlc import cost_model
+from mlc.diagnostics import op_remark
+from mlc.lowering.linalg.contraction import multiply_add
+
+PARALLEL = IteratorTypeAttr.parallel()
+
+
+# ---------------------------------------------------------------------------
+# What can be fused
+# ---------------------------------------------------------------------------
+
+
+def maps_of(op: GenericOp) -> list[AffineMap]:
+    return [m.data for m in op.indexing_maps.data]
+
+
+def is_elementwise(op: GenericOp) -> bool:
+    """All-parallel, one tensor result through a permutation, its output value unread."""
+    if len(op.res) != 1 or len(op.outputs) != 1 or not isinstance(op.res[0].type, TensorType):
+        return False
+    if any(it != PARALLEL for it in op.iterator_types.data):
+        return False
+    out_map = maps_of(op)[-1]
+    if out_map.num_symbols or out_map.inverse_permutation() is None:
+        return False
+    return not op.body.block.args[-1].uses
+
+
+def loops_seen(producer: GenericOp, consumer: GenericOp, index: int) -> AffineMap | None:
+    """
+    The producer's loops as seen from the consumer's, when it reads input `index`.
+
+    None when a producer loop is not a plain consumer loop or a constant.
+    """
+    inverse = maps_of(producer)[-1].inverse_permutation()
+    assert inverse is not None
+    seen = inverse.compose(maps_of(consumer)[index])
+    if any(not isinstance(e, AffineDimExpr | AffineConstantExpr) for e in seen.results):
+        return None
+    return seen
+
+
+def repeats(consumer: GenericOp, seen: AffineMap) -> int | None:
+    """How often the consumer reads each producer element: its loops `seen` misses."""
+    used = {e.position for e in seen.results if isinstance(e, AffineDimExpr)}
+    count = 1
+    for loop in set(range(seen.num_dims)) - used:
+        size = loop_size(consumer, loop)
+        if size is None:
+            return None
+        count *= size
+    return count
+
+
+def loop_size(op: GenericOp, loop: int) -> int | None:
+    """The static trip count of a loop, from an operand dim that it walks alone."""
+    for value, map_ in zip(op.operands, maps_of(op)):
+        if not isinstance(value.type, TensorType):
+            continue
+        for dim, expr in enumerate(map_.results):
+            if isinstance(expr, AffineDimExpr) and expr.position == loop:
+                size = value.type.get_shape()[dim]
+                return size if size >= 0 else None
+    return None
+
+
+# ---------------------------------------------------------------------------
+# Building the fused generic
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class FusedOperands:
+    """The inputs of a generic being built, deduplicated by (value, map)."""
+
+    values: list[SSAValue]
+    maps: list[AffineMap]
+
+    def add(self, value: SSAValue, map_: AffineMap) -> int:
+        for i, (v, m) in enumerate(zip(self.values, self.maps)):
+            if v is value and m == map_:
+                return i
+        self.values.append(value)
+        self.maps.append(map_)
+        return len(self.values) - 1
+
+
+def clone_body(
+    source: Block, target: Block, mapping: dict[SSAValue, SSAValue], loops: AffineMap | None
+) -> Sequence[SSAValue]:
+    """
+    Clone `source`'s ops into `target`, renaming through `mapping`; return the yielded values.
+
+    With `loops`, `linalg.index d` becomes the expression of loop `d` in `target`'s loops.
+    """
+    yielded: Sequence[SSAValue] = ()
+    for op in source.ops:
+        if isinstance(op, YieldOp):
+            yielded = [mapping.get(v, v) for v in op.operands]
+        elif isinstance(op, IndexOp) and loops is not None:
+            expr = loops.results[op.dim.value.data]
+            new: Operation = (
+                IndexOp(expr.position)
+                if isinstance(expr, AffineDimExpr)
+                else arith.ConstantOp(IntegerAttr(expr.value, IndexType()))  # pyright: ignore[reportAttributeAccessIssue]
+            )
+            target.add_op(new)
+            mapping[op.results[0]] = new.results[0]
+        else:
+            target.add_op(op.clone(value_mapper=mapping))
+    return yielded
+
+
+def fuse_producer(producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap) -> None:
+    """Replace `consumer` by a generic that computes `producer` where it read input `index`."""
+    consumer_maps = maps_of(consumer)
+    n_in = len(consumer.inputs)
+    operands = FusedOperands([], [])
+    slots: dict[int, int] = {}  # consumer input -> fused input
+    producer_slots: list[int] = []  # the producer's inputs take the place of its result
+    for i, value in enumerate(consumer.inputs):
+        if i != index:
+            slots[i] = operands.add(value, consumer_maps[i])
+            continue
+        producer_slots = [
+            operands.add(v, m.compose(seen)) for v, m in zip(producer.inputs, maps_of(producer))
+        ]
+    block = Block(arg_types=[*(arg_type(v) for v in operands.values)])
+    for out in consumer.outputs:
+        block.insert_arg(arg_type(out), len(block.args))
+    args = list(block.args)
+    p_block, c_block = producer.body.block, consumer.body.block
+    p_map = {a: args[s] for a, s in zip(p_block.args, producer_slots)}
+    (value,) = clone_body(p_block, block, p_map, seen)
+    c_map = {c_block.args[i]: args[s] for i, s in slots.items()}
+    c_map[c_block.args[index]] = value
+    for k in range(len(consumer.outputs)):
+        c_map[c_block.args[n_in + k]] = args[len(operands.values) + k]
+    yielded = clone_body(c_block, block, c_map, None)
+    block.add_op(YieldOp(*yielded))
+    out_maps = consumer_maps[n_in:]
+    replace_generic(consumer, operands, block, out_maps, list(consumer.iterator_types.data))
+
+
+def arg_type(value: SSAValue):
+    type_ = value.type
+    return type_.element_type if isinstance(type_, TensorType) else type_  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+
+
+def replace_generic(
+    old: GenericOp,
+    operands: FusedOperands,
+    block: Block,
+    out_maps: Sequence[AffineMap],
+    iterators: Sequence[IteratorTypeAttr],
+    outputs: Sequence[SSAValue] | None = None,
+) -> GenericOp:
+    """Put a generic with `block` as body in `old`'s place, with `old`'s location."""
+    outs = list(old.outputs) if outputs is None else list(outputs)
+    new = GenericOp(
+        operands.values,
+        outs,
+        Region(block),
+        [AffineMapAttr(m) for m in (*operands.maps, *out_maps)],
+        iterators,
+        [v.type for v in outs],
+    )
+    for op in new.walk():
+        if op is new or isinstance(op.location, UnknownLoc):
+            op.location = old.location  # cloned body ops keep their own
+    Rewriter.replace_op(old, new)
+    return new
+
+
+# ---------------------------------------------------------------------------
+# The producer-consumer decision
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Use:
+    consumer: GenericOp
+    index: int
+    seen: AffineMap
+
+
+def forward_dims(producer: GenericOp) -> None:
+    """Let `tensor.dim`s of the producer's result read its init, which has the same shape."""
+    init = producer.outputs[0]
+    for use in list(producer.res[0].uses):
+        if isinstance(use.operation, tensor.DimOp):
+            use.operation.operands = (init, use.operation.index)
+
+
+def fusable_uses(producer: GenericOp) -> tuple[list[Use], int]:
+    """The uses of `producer` it can be fused into, and the number of all its uses."""
+    uses: list[Use] = []
+    result = producer.res[0]
+    for use in result.uses:
+        consumer = use.operation
+        if (
+            isinstance(consumer, GenericOp)
+            and consumer.parent_block() is producer.parent_block()
+            and consumer.res
+            and use.index < len(consumer.inputs)
+            and (seen := loops_seen(producer, consumer, use.index)) is not None
+            and keeps_loop_sizes(producer, consumer, use.index, seen)
+            and not feeds_contraction(consumer, seen)
+        ):
+            uses.append(Use(consumer, use.index, seen))
+    return uses, result.uses.get_length()
+
+
+def feeds_contraction(consumer: GenericOp, seen: AffineMap) -> bool:
+    """
+    Whether the consumer is a contraction (matmul, conv) reading each producer element
+    more than once: its operands stay plain reads, which the contraction kernels pack
+    once, instead of recomputing the producer for every output column.
+    """
+    reduces = any(it != PARALLEL for it in consumer.iterator_types.data)
+    return reduces and repeats(consumer, seen) != 1
+
+
+def keeps_loop_sizes(producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap) -> bool:
+    """
+    Whether the fused generic still reads some operand along every loop, which is where
+    a loop's size comes from (a producer without inputs, reading through `tensor.extract`,
+    may be the only operand that gives a reduction loop its size).
+    """
+    maps = maps_of(consumer)
+    kept = [m for i, m in enumerate(maps) if i != index]
+    kept += [m.compose(seen) for m in maps_of(producer)[: len(producer.inputs)]]
+    used = set[int]().union(*(m.used_dims() for m in kept))
+    return used >= set(range(len(consumer.iterator_types.data)))
+
+
+def body_flops(op: GenericOp) -> int:
+    return sum(cost_model.scalar_op_flops(o) for o in op.body.block.ops)
+
+
+def streamed_input_bytes(op: GenericOp) -> int:
+    """Bytes read per element from inputs that vary with every loop (broadcasts stay cached)."""
+    total = 0
+    loops = set(range(len(op.iterator_types.data)))
+    for value, map_ in zip(op.inputs, maps_of(op)):
+        if map_.used_dims() == loops and (size := cost_model.element_bytes(arg_type(value))):
+            total += size
+    return total
+
+
+def decide(producer: GenericOp, uses: list[Use], total_uses: int) -> bool:
+    """Fuse `producer` into `uses`? Single plain uses always; others by the cost model."""
+    reads = [repeats(u.consumer, u.seen) for u in uses]
+    if total_uses == 1 and reads == [1]:
+        return True
+    flops = body_flops(producer)
+    result_bytes = cost_model.element_bytes(arg_type(producer.res[0])) or 0
+    kept = total_uses > len(uses)
+    recompute = cost_model.recompute_is_cheaper(
+        flops, streamed_input_bytes(producer), result_bytes, reads, kept
+    )
+    what = f"{total_uses} uses" if total_uses > 1 else "a broadcasting use"
+    if recompute:
+        where = "its consumer" if len(uses) == 1 else f"{len(uses)} consumers"
+        op_remark(producer, f"recomputed in {where} ({what}, {flops} flops/element)")
+    else:
+        op_remark(producer, f"materialised: {what}, recomputing ({flops} flops/element) costs more")
+    return recompute
+
+
+def fuse_elementwise_once(block: Block, declined: set[GenericOp]) -> bool:
+    """Fuse the first producer of `block` that should be; True if something changed."""
+    for op in block.ops:
+        if not isinstance(op, GenericOp) or op in declined or not is_elementwise(op):
+            continue
+        forward_dims(op)
+        uses, total = fusable_uses(op)
+        if not uses:
+            continue
+        if not decide(op, uses, total):
+            declined.add(op)
+            continue
+        # One use at a time: a consumer that reads the producer twice is replaced
+        # by the first fusion, and the new generic holds the second read.
+        while uses:
+            fuse_producer(op, uses[0].consumer, uses[0].index, uses[0].seen)
+            uses, _ = fusable_uses(op)
+        if not op.res[0].uses:
+            Rewriter.erase_op(op)
+        return True
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Epilogues into contractions
+# ---------------------------------------------------------------------------
+
+
+def reduction_loops(op: GenericOp) -> list[int]:
+    return [i for i, it in enumerate(op.iterator_types.data) if it != PARALLEL]
+
+
+def takes_epilogue(op: Operation) -> bool:
+    """
+    A one-result reduction generic, innermost loop parallel and wider than one element,
+    static reductions, no epilogue yet. A matrix-vector product (innermost loop of 1)
+    keeps its epilogue apart: its dot-product kernel takes none, and the epilogue's own
+    pass over one vector costs little.
+    """
+    if not isinstance(op, GenericOp) or len(op.res) != 1 or len(op.outputs) != 1:
+        return False
+    reduced = reduction_loops(op)
+    innermost = len(op.iterator_types.data) - 1
+    if not reduced or innermost in reduced or loop_size(op, innermost) == 1:
+        return False
+    if any(isinstance(o, scf.IfOp) for o in op.body.walk()):
+        return False
+    return all(loop_size(op, loop) is not None for loop in reduced)
+
+
+def epilogue_input(epilogue: GenericOp) -> int | None:
+    """The input of `epilogue` that a contraction produces and that it alone reads, in step."""
+    maps = maps_of(epilogue)
+    for i, value in enumerate(epilogue.inputs):
+        if not takes_epilogue(value.owner) or value.type != epilogue.res[0].type:
+            continue
+        forward_dims(value.owner)  # pyright: ignore[reportArgumentType]
+        reads = [u for u in value.uses if u.operation is epilogue]
+        if len(reads) == value.uses.get_length() and all(maps[u.index] == maps[-1] for u in reads):
+            return i
+    return None
+
+
+def last_iteration(contraction: GenericOp, block: Block) -> SSAValue:
+    """Append to `block` an `i1` that is true on the last iteration of every reduction loop."""
+    condition: SSAValue | None = None
+    for loop in reduction_loops(contraction):
+        size = loop_size(contraction, loop)
+        assert size is not None
+        last = arith.ConstantOp(IntegerAttr(size - 1, IndexType()))
+        index = IndexOp(loop)
+        is_last = arith.CmpiOp(index.result, last.result, "eq")
+        block.add_ops([last, index, is_last])
+        if condition is not None:
+            is_last = arith.AndIOp(condition, is_last.result)
+            block.add_op(is_last)
+        condition = is_last.results[0]
+    assert condition is not None
+    return condition
+
+
+def fuse_epilogue(contraction: GenericOp, epilogue: GenericOp, index: int) -> None:
+    """Replace `epilogue` by `contraction` applying it on the last reduction iteration."""
+    k_maps, e_maps = maps_of(contraction), maps_of(epilogue)
+    inverse = e_maps[index].inverse_permutation()
+    assert inverse is not None
+    seen = inverse.compose(k_maps[-1])  # epilogue loops in contraction loops
+    operands = FusedOperands([], [])
+    k_slots = [operands.add(v, m) for v, m in zip(contraction.inputs, k_maps)]
+    e_slots = {
+        i: operands.add(v, e_maps[i].compose(seen))
+        for i, v in enumerate(epilogue.inputs)
+        if i != index
+    }
+    out = contraction.outputs[0]
+    block = Block(arg_types=[*(arg_type(v) for v in operands.values), arg_type(out)])
+    args = list(block.args)
+    k_block, e_block = contraction.body.block, epilogue.body.block
+    k_map = {a: args[s] for a, s in zip(k_block.args, k_slots)}
+    k_map[k_block.args[-1]] = args[-1]
+    (accumulated,) = clone_body(k_block, block, k_map, None)
+    condition = last_iteration(contraction, block)
+    then_block = Block()
+    e_map = {e_block.args[i]: args[s] for i, s in e_slots.items()}
+    e_map[e_block.args[index]] = accumulated
+    (finished,) = clone_body(e_block, then_block, e_map, seen)
+    then_block.add_op(scf.YieldOp(finished))
+    else_block = Block([scf.YieldOp(accumulated)])
+    branch = scf.IfOp(condition, [accumulated.type], [then_block], [else_block])
+    block.add_ops([branch, YieldOp(branch.results[0])])
+    replace_generic(
+        epilogue,
+        operands,
+        block,
+        k_maps[-1:],
+        list(contraction.iterator_types.data),
+        contraction.outputs,
+    )
+    Rewriter.erase_op(contraction)
+
+
+def fuse_epilogue_once(block: Block) -> bool:
+    """Fold the first elementwise generic of `block` that finishes a contraction into it."""
+    for op in block.ops:
+        if not isinstance(op, GenericOp) or not is_elementwise(op):
+            continue
+        if (index := epilogue_input(op)) is None:
+            continue
+        contraction = op.inputs[index].owner
+        assert isinstance(contraction, GenericOp)
+        if contraction.parent_block() is not block:
+            continue
+        fuse_epilogue(contraction, op, index)
+        return True
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Transposes into matmuls
+# ---------------------------------------------------------------------------
+
+
+def is_transpose(op: GenericOp) -> bool:
+    """A copy of its one input through a permutation: what `ml.transpose` lowers to."""
+    if not is_elementwise(op) or len(op.inputs) != 1:
+        return False
+    block = op.body.block
+    only = block.first_op
+    if not isinstance(only, YieldOp) or list(only.operands) != [block.args[0]]:
+        return False
+    in_map = maps_of(op)[0]
+    return not in_map.num_symbols and in_map.inverse_permutation() is not None
+
+
+def reads_transposed(consumer: GenericOp, index: int) -> bool:
+    """
+    Whether input `index` is a factor of a matmul-like contraction (one reduction loop,
+    `c + a * b`, operands read at plain dims or constants), which can read it through a
+    permuted map: the matmul kernels pack their operands, absorbing the layout there.
+    """
+    if index > 1 or not consumer.res or multiply_add(consumer.body.block) is None:
+        return False
+    if sum(it != PARALLEL for it in consumer.iterator_types.data) != 1:
+        return False
+    return all(
+        isinstance(e, AffineDimExpr | AffineConstantExpr)
+        for m in maps_of(consumer)
+        for e in m.results
+    )
+
+
+def fold_transpose(producer: GenericOp, consumer: GenericOp, index: int) -> None:
+    """Let `consumer` read the producer's input through the composed map instead."""
+    seen = loops_seen(producer, consumer, index)
+    assert seen is not None  # plain consumer maps see plain producer loops
+    maps = maps_of(consumer)
+    maps[index] = maps_of(producer)[0].compose(seen)
+    consumer.operands = [
+        producer.inputs[0] if n == index else v for n, v in enumerate(consumer.operands)
+    ]
+    consumer.properties["indexing_maps"] = ArrayAttr(AffineMapAttr(m) for m in maps)
+
+
+def fold_transposes(block: Block) -> None:
+    """Fold every transpose of `block` into the matmuls that read it (module docstring)."""
+    for op in list(block.ops):
+        if not isinstance(op, GenericOp) or not is_transpose(op):
+            continue
+        forward_dims(op)
+        for use in list(op.res[0].uses):
+            consumer = use.operation
+            if isinstance(consumer, GenericOp) and reads_transposed(consumer, use.index):
+                fold_transpose(op, consumer, use.index)
+        if not op.res[0].uses:
+            Rewriter.erase_op(op)
+
+
+@dataclass(frozen=True)
+class LinalgFuseElementwisePass(ModulePass):
+    """Fuse elementwise generics into their consumers and into contractions (see the module)."""
+
+    name = "linalg-fuse-elementwise"
+
+    # Fuse epilogues into contractions. The CPU pipeline turns this off: `linalg-tile`'s
+    # packed micro-kernel takes plain contractions only, so a matmul with a fused
+    # epilogue would run as untiled loops.
+    epilogues: bool = True
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        blocks = {g.parent_block(): None for g in op.walk() if isinstance(g, GenericOp)}
+        for block in blocks:
+            if block is None:
+                continue
+            fold_transposes(block)
+            declined: set[GenericOp] = set()
+            while fuse_elementwise_once(block, declined):
+                pass
+            while self.epilogues and fuse_epilogue_once(block):
+                pass
+        # The outputs of the generics fused away, and the sizes that only they needed.
+        for dead in reversed(
+            [o for o in op.walk() if isinstance(o, tensor.EmptyOp | tensor.DimOp)]
+        ):
+            if not dead.results[0].uses:
+                Rewriter.erase_op(dead)

@@ -1,0 +1,71 @@
+"""
+Locations for the ops a rewrite builds: every new op carries the location of the op it
+comes from, so diagnostics and remarks of later passes point at the user's source.
+
+xDSL's rewriter does not copy locations (`rewriter.replace` leaves new ops unknown);
+these are the one way mlc's passes stamp them:
+
+- `located_builder(point, loc)`: an xDSL `Builder` whose every inserted op takes `loc`;
+- `keep_location(rewriter, op)`: while it is open, every op the rewriter inserts (and the
+  ops nested in it) takes `op`'s location;
+- `Located(loc)`: collects ops built in straight-line order, each stamped with `loc`;
+- `fused_location(ops)`: one location for an op built from several.
+"""
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import FusedLoc, NoneAttr, UnknownLoc
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
+
+
+def located_builder(point: InsertPoint, location: object) -> Builder:
+    """An xDSL builder at `point` whose ops all take `location` (the lowered op's)."""
+
+    def located(new: Operation) -> None:
+        new.location = location  # pyright: ignore[reportAttributeAccessIssue]
+
+    return Builder(point, operation_insertion_handler=[located])
+
+
+@contextmanager
+def keep_location(rewriter: PatternRewriter, op: Operation) -> Iterator[None]:
+    """Give every op inserted in the block (and the ops nested in it) `op`'s location."""
+
+    def stamp(inserted: Operation) -> None:
+        for nested in inserted.walk():
+            nested.location = op.location
+
+    rewriter.operation_insertion_handler.append(stamp)
+    try:
+        yield
+    finally:
+        rewriter.operation_insertion_handler.remove(stamp)
+
+
+@dataclass
+class Located:
+    """Collects new ops in order, each at `location`; calling it returns the first result."""
+
+    location: Attribute
+    ops: list[Operation] = field(default_factory=list[Operation])
+
+    def __call__(self, op: Operation) -> SSAValue:
+        op.location = self.location
+        self.ops.append(op)
+        return op.results[0]
+
+
+def fused_location(ops: Sequence[Operation]) -> Attribute:
+    """One location for ops built from `ops`: theirs, fused when they differ."""
+    known: list[Attribute] = []
+    for op in ops:
+        if not isinstance(op.location, UnknownLoc) and op.location not in known:
+            known.append(op.location)
+    if not known:
+        return UnknownLoc()
+    return known[0] if len(known) == 1 else FusedLoc(known, NoneAttr())
