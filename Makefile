@@ -8,14 +8,20 @@ BIN    := $(VENV)/bin
 PYTEST_JOBS ?= auto
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_JOBS) --dist worksteal
 
-.PHONY: run test lit pytest conformance bench clean
+.PHONY: run test lint lit pytest conformance bench clean
 
 run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
 
 test: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(PYTEST)
-	$(BIN)/lit -q tests/filecheck
+	$(BIN)/lit -s tests/filecheck
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 pytest: $(VENV)/.installed-dev
 	$(PYTEST)

@@ -17,7 +17,6 @@ from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
-    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -34,6 +33,7 @@ from xdsl.pattern_rewriter import PatternRewriter
 from mlc import shapes
 from mlc.diagnostics import op_error
 from mlc.lowering.support.index_calc import Index, IndexCalc
+from mlc.lowering.support.loop_builder import scalar_constant
 
 PARALLEL = IteratorTypeAttr.parallel()
 REDUCTION = IteratorTypeAttr.reduction()
@@ -279,24 +279,6 @@ def fill(
 # ---------------------------------------------------------------------------
 # Scalars (inside generic bodies)
 # ---------------------------------------------------------------------------
-
-
-def scalar_constant(value: float | int, type_: Attribute) -> SSAValue:
-    """
-    An `arith.constant` of a float, integer or i1 type.
-
-    Made where an implicit builder is active (a `build_generic` body); elsewhere,
-    insert the owner through the rewriter.
-    """
-    if isinstance(type_, IntegerType):
-        width = type_.width.data
-        wrapped = (
-            (int(value) + 2 ** (width - 1)) % 2**width - 2 ** (width - 1)
-            if width > 1
-            else int(value)
-        )
-        return arith.ConstantOp(IntegerAttr(wrapped, IntegerType(width))).result
-    return arith.ConstantOp(FloatAttr(float(value), type_)).result  # pyright: ignore[reportArgumentType]
 
 
 def int_min(type_: IntegerType) -> int:

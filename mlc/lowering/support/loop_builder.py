@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     VectorType,
     i64,
@@ -68,6 +69,24 @@ Body = Callable[[Ops, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]]
 def implicit_index(value: int) -> SSAValue:
     """An index `arith.constant`, built under the caller's implicit builder."""
     return arith.ConstantOp(IntegerAttr.from_index_int_value(value)).result
+
+
+def scalar_constant(value: float | int, type_: Attribute) -> SSAValue:
+    """
+    An `arith.constant` of a float, integer or i1 type.
+
+    Made where an implicit builder is active (a `build_generic` body); elsewhere,
+    insert the owner through the rewriter.
+    """
+    if isinstance(type_, IntegerType):
+        width = type_.width.data
+        wrapped = (
+            (int(value) + 2 ** (width - 1)) % 2**width - 2 ** (width - 1)
+            if width > 1
+            else int(value)
+        )
+        return arith.ConstantOp(IntegerAttr(wrapped, IntegerType(width))).result
+    return arith.ConstantOp(FloatAttr(float(value), type_)).result  # pyright: ignore[reportArgumentType]
 
 
 def constant_index(value: SSAValue) -> int | None:

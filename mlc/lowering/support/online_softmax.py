@@ -26,7 +26,7 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import FloatAttr
 from xdsl.ir import Operation, SSAValue
 
-from mlc.lowering.convert_ml_to_linalg.common import scalar_constant
+from mlc.lowering.support.loop_builder import scalar_constant
 
 IDENTITY = (-pymath.inf, 0.0)
 
