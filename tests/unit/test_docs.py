@@ -1,25 +1,37 @@
 """
-Keep the `ml` dialect reference (docs/dialects/ml.md) and the op docstrings honest.
+Keep the docs honest: the `ml` dialect reference, the op docstrings, the developer guide
+(docs/CONTRIBUTING.md) and the paths every doc names.
 
-The reference has one `### ml.<name>` entry per op of the `ML` dialect and none for ops
-that do not exist; every ```mlir block in it is a complete module that parses, verifies
-and round-trips. Every op's docstring holds a ```mlir example of the op (STYLE.md R6),
-which must parse and verify once its free values are declared as function arguments.
+The reference (docs/dialects/ml.md) has one `### ml.<name>` entry per op of the `ML`
+dialect and none for ops that do not exist; every ```mlir block in it is a complete
+module that parses, verifies and round-trips. Every op's docstring holds a ```mlir
+example of the op (STYLE.md R6), which must parse and verify once its free values are
+declared as function arguments. Every ```python block of the guide runs, its table of
+pipeline stages is the pipeline's, and its example pass passes its example lit test.
+A repository path that README.md or a doc names exists, as does every relative link.
 """
 
 import inspect
 import re
+import shlex
+import shutil
+import subprocess
+import sys
+import types
 from pathlib import Path
 
 import pytest
 from _pytest.mark import ParameterSet
+from mlc.tools import mlc_opt
 from xdsl.ir import Operation
 
+from mlc import pipeline, registry
 from mlc.diagnostics import verify_module
 from mlc.dialects.ml import ML
 from mlc.ir import parse_module, print_module
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "dialects" / "ml.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "dialects" / "ml.md"
 OP_NAMES = sorted(op.name for op in ML.operations)
 
 MLIR_BLOCK = re.compile(r"^```mlir\n(.*?)^```", re.DOTALL | re.MULTILINE)
@@ -217,3 +229,152 @@ def test_as_function():
         "  func.return %s : tensor<4x8xf32>\n"
         "}\n"
     )
+
+
+# ---------------------------------------------------------------------------
+# The developer guide (docs/CONTRIBUTING.md)
+# ---------------------------------------------------------------------------
+
+GUIDE = ROOT / "docs" / "CONTRIBUTING.md"
+FENCED = re.compile(r"^```(\w+)\n(.*?)^```", re.DOTALL | re.MULTILINE)
+EXAMPLE_PASS = "expand-squares"
+
+
+def guide_blocks(language: str) -> list[str]:
+    return [m.group(2) for m in FENCED.finditer(GUIDE.read_text()) if m.group(1) == language]
+
+
+def load_block(source: str, name: str, monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """Run a ```python block as the module `name` (registered while the test runs)."""
+    module = types.ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, module)
+    exec(compile(source, f"{GUIDE}:{name}", "exec"), module.__dict__)
+    return module
+
+
+def test_guide_has_python_blocks():
+    assert len(guide_blocks("python")) >= 2
+
+
+@pytest.mark.parametrize("index", range(len(guide_blocks("python"))))
+def test_guide_python_block_runs(index: int, monkeypatch: pytest.MonkeyPatch):
+    load_block(guide_blocks("python")[index], f"guide_block_{index}", monkeypatch)
+
+
+@pytest.mark.parametrize("target", ["cpu", "gpu"])
+def test_guide_lists_every_stage_as_the_pipeline_has_it(target: str):
+    text = GUIDE.read_text()
+    for stage in pipeline.stages_for(target):
+        assert f"`{stage}`" in text, f"stage {stage} of {target} is not in the guide"
+        assert f"`{pipeline.stage_text(stage, target=target)}`" in text, (
+            f"the guide's passes of stage {stage} ({target}) are not the pipeline's"
+        )
+
+
+def run_line_commands(test: str) -> list[str]:
+    """The commands of a lit test's RUN lines, continuation lines joined."""
+    commands: list[str] = []
+    pending = ""
+    for line in test.splitlines():
+        if (match := re.match(r"//\s*RUN:\s?(.*)$", line)) is None:
+            continue
+        pending += match.group(1)
+        if pending.endswith("\\"):
+            pending = pending[:-1]
+        else:
+            commands.append(pending)
+            pending = ""
+    return commands
+
+
+def filecheck_executable() -> str:
+    found = shutil.which("filecheck", path=str(Path(sys.executable).parent))
+    return found or shutil.which("filecheck") or pytest.skip("filecheck is not installed")
+
+
+def test_example_pass_passes_its_lit_test(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    """The guide's example pass, registered for the test, passes the guide's lit test."""
+    (source,) = [b for b in guide_blocks("python") if f'name = "{EXAMPLE_PASS}"' in b]
+    (test,) = [b for b in guide_blocks("mlir") if "// RUN:" in b]
+    module = load_block(source, "guide_example_pass", monkeypatch)
+    monkeypatch.setitem(registry.MLC_PASSES, EXAMPLE_PASS, lambda: module.ExpandSquaresPass)
+    path = tmp_path / f"{EXAMPLE_PASS}.mlir"
+    path.write_text(test)
+    commands = run_line_commands(test)
+    assert len(commands) == 3
+    for command in commands:
+        opt, _, check = command.replace("%s", str(path)).partition("|")
+        tool, *arguments = shlex.split(opt)
+        assert tool == "mlc-opt", command
+        capsys.readouterr()
+        status = mlc_opt.main(arguments)
+        output = capsys.readouterr()
+        assert status == 0, f"{command}\n{output.err}"
+        if check:
+            checker, *options = shlex.split(check)
+            assert checker == "filecheck", command
+            result = subprocess.run(
+                [filecheck_executable(), *options],
+                input=output.out,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert result.returncode == 0, f"{command}\n{result.stderr}"
+
+
+# ---------------------------------------------------------------------------
+# Paths and links in README.md and docs/
+# ---------------------------------------------------------------------------
+
+MARKDOWN = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+REPO_PATH = re.compile(r"(?<![\w./-])((?:mlc|tests|docs|bench|tools|examples)/[\w./*-]*[\w*])")
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+# The guide's example pass, which the repository does not hold.
+EXAMPLE_PATHS = {
+    "mlc/lowering/graph/expand_squares.py",
+    "tests/filecheck/lowering/graph/expand-squares.mlir",
+}
+
+
+def path_exists(path: str, prefix_only: bool) -> bool:
+    """Whether `path` names a file or folder (a module may be named without `.py`)."""
+    pattern = f"{path}*" if prefix_only else path
+    return any(ROOT.glob(pattern)) or (ROOT / f"{path}.py").is_file()
+
+
+def missing_paths(text: str) -> list[str]:
+    """The repository paths `text` names that do not exist; a path a `<placeholder>` or
+    `{alternatives}` continues is checked as a prefix."""
+    missing: list[str] = []
+    for match in REPO_PATH.finditer(text):
+        path = match.group(1)
+        continues = re.match(r"[-_.]?[<{]", text[match.end() : match.end() + 2]) is not None
+        if path not in EXAMPLE_PATHS and not path_exists(path, continues):
+            line = text.count("\n", 0, match.start()) + 1
+            missing.append(f"line {line}: {path}")
+    return missing
+
+
+def test_missing_paths_are_found():
+    text = "`mlc/pipeline.py`, `mlc/shapes`, `bench/*.py`, `tests/filecheck/lowering/<level>/`,"
+    text += " `tests/filecheck/lowering/graph/licm-<what>.mlir`"
+    assert missing_paths(text) == []
+    assert missing_paths("see `mlc/lowering/nowhere.py`\n`tests/filecheck/no-such{,-x}.mlir`") == [
+        "line 1: mlc/lowering/nowhere.py",
+        "line 2: tests/filecheck/no-such",
+    ]
+
+
+@pytest.mark.parametrize("doc", MARKDOWN, ids=lambda p: str(p.relative_to(ROOT)))
+def test_named_paths_exist(doc: Path):
+    assert missing_paths(doc.read_text()) == []
+
+
+@pytest.mark.parametrize("doc", MARKDOWN, ids=lambda p: str(p.relative_to(ROOT)))
+def test_relative_links_resolve(doc: Path):
+    links = [m.group(1) for m in LINK.finditer(doc.read_text())]
+    broken = [link for link in links if "://" not in link and not (doc.parent / link).exists()]
+    assert broken == []
