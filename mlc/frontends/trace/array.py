@@ -254,6 +254,7 @@ class TracedArray:
 
 
 def is_traced(value: Any) -> bool:
+    """Whether `value` is a traced array (anything else is lifted to a constant)."""
     return isinstance(value, TracedArray)
 
 
@@ -292,7 +293,11 @@ def _varargs(values: tuple[Any, ...]) -> Any:
     return values
 
 
+# -- operands: what numpy would make of a value ----------------------------------
+
+
 def refuse_traced_lists(value: Any) -> None:
+    """A list of traced arrays is an error, not an array (numpy would concretize it)."""
     if isinstance(value, list | tuple) and any(is_traced(v) for v in value):
         trace_error("a list of traced arrays is not an array: join them with ops.concatenate")
 
