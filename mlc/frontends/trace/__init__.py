@@ -1,13 +1,16 @@
 """
 The Python frontend: tracing functions on arrays into `ml` programs, and `mlc.jit`.
 
-`tracer` (where ops go, locations, errors), `proxy` (the traced array),
-`indexing`, `control_flow` (`scf` from `ops.cond` / `while_loop` / `fori_loop`),
-`program` (`mlc.trace`). The op functions users call live in `mlc.ops`.
+From the bottom up: `tracer` (where ops go, locations, errors), `dispatch` (op
+functions by numpy name), `array` (`TracedArray`), `recording` (lifting, promotion,
+recording an op), `functions` (the op functions by family, re-exported as `mlc.ops`),
+`program` (`mlc.trace`), then `mlc.jit`'s `pieces`, `bucketing` and `jit`. Importing
+this package imports `functions`, which registers what traced arrays dispatch to.
 """
 
+from mlc.frontends.trace import functions
+from mlc.frontends.trace.array import TracedArray
 from mlc.frontends.trace.program import trace
-from mlc.frontends.trace.proxy import TracedArray
 from mlc.frontends.trace.tracer import TraceError
 
-__all__ = ["TraceError", "TracedArray", "trace"]
+__all__ = ["TraceError", "TracedArray", "functions", "trace"]

@@ -25,8 +25,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, BlockArgument, OpResult, Region, SSAValue
 
 from mlc.diagnostics import SourceLoc
+from mlc.frontends.trace.array import TracedArray
 from mlc.frontends.trace.program import Outputs, function_name
-from mlc.frontends.trace.proxy import TracedArray
 from mlc.frontends.trace.tracer import Tracer, tensor_type, trace_error, user_source_loc
 
 # Captured arrays with at least this many elements become arguments of the compiled

@@ -19,7 +19,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from mlc import diagnostics
-from mlc.frontends.trace.proxy import TracedArray, is_traced, lift
+from mlc.frontends.trace.array import TracedArray, is_traced
+from mlc.frontends.trace.recording import lift
 from mlc.frontends.trace.tracer import TraceError, Tracer, tensor_type, trace_error, tracing
 
 

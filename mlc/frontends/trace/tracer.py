@@ -4,8 +4,8 @@ The tracer: where recorded `ml` ops go, where they point, and how values leave P
 A `Tracer` owns the block ops are appended to (a function body, or the region of an
 `scf` op while a branch or loop body is traced) and stamps every op with the
 location of the user's line that asked for it: the first Python frame outside the
-`mlc` package. Shape errors raised by the `ml` builders (from `mlc.shapes`) become
-`TraceError`s at that line, naming the operand shapes.
+`mlc` package; `trace_error` reports a `TraceError` at that line. The tracer knows
+SSA values only: `TracedArray`s wrap them one layer up (`array`, `recording`).
 
 A traced value asked for its concrete value (`bool()`, `float()`, `np.asarray`)
 goes through `Tracer.concretize`: plain tracing (`mlc.trace`) cannot answer and
@@ -37,7 +37,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from mlc import shapes
 from mlc.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 
 _MLC_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -131,20 +130,6 @@ class Tracer:
         op.location = user_location()
         self.block.add_op(op)
         return op
-
-    def build(self, what: str, make: Callable[[], Operation], operands: Sequence[Any] = ()) -> Any:
-        """Emit the op `make()` builds; its shape errors are reported at the user's line."""
-        from mlc.frontends.trace.proxy import TracedArray
-
-        try:
-            op = make()
-        except shapes.ShapeError as error:
-            listed = ", ".join(f"({shapes.format_shape(a.raw_shape)})" for a in operands)
-            shown = all(f"{shapes.format_shape(a.raw_shape)}" in str(error) for a in operands)
-            suffix = f" (operand shapes {listed})" if operands and not shown else ""
-            trace_error(f"{what}: {error}{suffix}")
-        self.emit(op)
-        return TracedArray(self, op.results[0])
 
     def constant(self, array: np.ndarray) -> SSAValue:
         return self.emit(arith.ConstantOp(dense(array))).results[0]

@@ -24,18 +24,11 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i1
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i1, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
-from mlc.frontends.trace.proxy import (
-    TracedArray,
-    active_tracer,
-    cast,
-    index_value,
-    is_traced,
-    lift,
-    reshape_to,
-)
+from mlc.frontends.trace.array import TracedArray, is_traced
+from mlc.frontends.trace.recording import active_tracer, cast, lift, reshape_to
 from mlc.frontends.trace.tracer import DTYPES, Tracer, trace_error
 from mlc.ir import type_text
 
@@ -79,6 +72,21 @@ def _state_values(
             )
         values.append(value.value)
     return values
+
+
+def _index_value(tracer: Tracer, value: Any) -> SSAValue:
+    """An `index` for a loop bound: a Python int, or a traced rank-0 integer."""
+    if not is_traced(value):
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            trace_error(f"loop bounds must be integers, got {type(value).__name__}")
+        return tracer.emit(arith.ConstantOp(IntegerAttr(number, IndexType()))).results[0]
+    if value.raw_shape or value.dtype.kind not in "iu":
+        trace_error(f"a traced loop bound must be a rank-0 integer array, got {value!r}")
+    scalar = cast(value, np.int64)
+    element = tracer.emit(tensor.ExtractOp(scalar.value, [], i64)).results[0]
+    return tracer.emit(arith.IndexCastOp(element, IndexType())).results[0]
 
 
 def cond(
@@ -156,7 +164,7 @@ def fori_loop(lower: Any, upper: Any, body_fn: Callable[[Any, Any], Any], init: 
     tracer = active_tracer(lower, upper, *leaves)
     inits = [lift(tracer, leaf) for leaf in leaves]
     types = [v.type for v in inits]
-    lb, ub = index_value(tracer, lower), index_value(tracer, upper)
+    lb, ub = _index_value(tracer, lower), _index_value(tracer, upper)
     step = tracer.emit(arith.ConstantOp(IntegerAttr(1, IndexType()))).results[0]
     counter = (
         cast(lift(tracer, lower), np.int64)

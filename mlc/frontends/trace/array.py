@@ -1,30 +1,31 @@
 """
 `TracedArray`: the stand-in a traced function receives instead of a numpy array.
 
-It behaves as a numpy array as far as tracing can: arithmetic and comparisons
-(numpy's type promotion, Python numbers as weak scalars), indexing with ints,
-slices (steps too), `...` and `None`, `.T`, `.reshape`, reductions, `.astype`; numpy
-functions applied to it dispatch to `mlc.ops` (`__array_ufunc__`,
-`__array_function__`). Each operation records one or a few `ml` ops; asking for a
-concrete value (`bool()`, `float()`, `int()`, `np.asarray`) goes to the tracer.
+It behaves as a numpy array as far as tracing can: arithmetic and comparisons,
+indexing, `.T`, `.reshape`, reductions, `.astype`, and numpy functions applied to it
+(`__array_ufunc__`, `__array_function__`). Asking for a concrete value (`bool()`,
+`float()`, `int()`, `np.asarray`) goes to the tracer.
+
+The array does not build ops itself: its operators, methods and numpy hooks call the
+op functions registered by numpy's name in `dispatch`, so this module sits below the
+functions that make arrays and imports none of them. `result_dtype` is numpy's type
+promotion of operands, which the logical operators check before they dispatch.
 """
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 
 from mlc import shapes
-from mlc.frontends.trace import tracer as tracing
+from mlc.frontends.trace.dispatch import ARRAY_FUNCTIONS, METHODS, UFUNCS
 from mlc.frontends.trace.tracer import DTYPES, Tracer, trace_error
 
 Scalar = bool | int | float
 ArrayLike = (bool, int, float, np.ndarray, np.generic, list, tuple)
-INT64_MAX = 2**63 - 1
-INT64_MIN = -(2**63)
 
 
 class TracedArray:
@@ -118,64 +119,40 @@ class TracedArray:
     # -- arithmetic ---------------------------------------------------------------
 
     def __add__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.add(self, other)
+        return UFUNCS["add"](self, other)
 
     def __radd__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.add(other, self)
+        return UFUNCS["add"](other, self)
 
     def __sub__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.subtract(self, other)
+        return UFUNCS["subtract"](self, other)
 
     def __rsub__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.subtract(other, self)
+        return UFUNCS["subtract"](other, self)
 
     def __mul__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.multiply(self, other)
+        return UFUNCS["multiply"](self, other)
 
     def __rmul__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.multiply(other, self)
+        return UFUNCS["multiply"](other, self)
 
     def __truediv__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.divide(self, other)
+        return UFUNCS["divide"](self, other)
 
     def __rtruediv__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.divide(other, self)
+        return UFUNCS["divide"](other, self)
 
     def __pow__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.power(self, other)
+        return UFUNCS["power"](self, other)
 
     def __rpow__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.power(other, self)
+        return UFUNCS["power"](other, self)
 
     def __matmul__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.matmul(self, other)
+        return UFUNCS["matmul"](self, other)
 
     def __rmatmul__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.matmul(other, self)
+        return UFUNCS["matmul"](other, self)
 
     def __floordiv__(self, other: Any) -> "TracedArray":
         trace_error("'//' is not supported on traced arrays: use ops.where with '/' and casts")
@@ -183,143 +160,102 @@ class TracedArray:
     __rfloordiv__ = __mod__ = __rmod__ = __floordiv__
 
     def __neg__(self) -> "TracedArray":
-        from mlc import ops
-
-        return ops.negative(self)
+        return UFUNCS["negative"](self)
 
     def __pos__(self) -> "TracedArray":
         return self
 
     def __abs__(self) -> "TracedArray":
-        from mlc import ops
-
-        return ops.abs(self)
+        return UFUNCS["absolute"](self)
 
     # -- comparisons and logic ----------------------------------------------------
 
     def __eq__(self, other: Any) -> "TracedArray":  # type: ignore[override]
-        from mlc import ops
-
-        return ops.equal(self, other)
+        return UFUNCS["equal"](self, other)
 
     def __ne__(self, other: Any) -> "TracedArray":  # type: ignore[override]
-        from mlc import ops
-
-        return ops.not_equal(self, other)
+        return UFUNCS["not_equal"](self, other)
 
     def __lt__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.less(self, other)
+        return UFUNCS["less"](self, other)
 
     def __le__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.less_equal(self, other)
+        return UFUNCS["less_equal"](self, other)
 
     def __gt__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.greater(self, other)
+        return UFUNCS["greater"](self, other)
 
     def __ge__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.greater_equal(self, other)
+        return UFUNCS["greater_equal"](self, other)
 
     def __and__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.logical_and(*_bools("&", self, other))
+        return UFUNCS["logical_and"](*_bools("&", self, other))
 
     __rand__ = __and__
 
     def __or__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.logical_or(*_bools("|", self, other))
+        return UFUNCS["logical_or"](*_bools("|", self, other))
 
     __ror__ = __or__
 
     def __xor__(self, other: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.logical_xor(*_bools("^", self, other))
+        return UFUNCS["logical_xor"](*_bools("^", self, other))
 
     __rxor__ = __xor__
 
     def __invert__(self) -> "TracedArray":
-        from mlc import ops
-
-        return ops.logical_not(*_bools("~", self))
+        return UFUNCS["logical_not"](*_bools("~", self))
 
     # -- shape and movement -------------------------------------------------------
 
     @property
     def T(self) -> "TracedArray":
-        from mlc import ops
-
-        return ops.transpose(self)
+        return ARRAY_FUNCTIONS["transpose"](self)
 
     def transpose(self, *axes: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.transpose(self, _varargs(axes))
+        return ARRAY_FUNCTIONS["transpose"](self, _varargs(axes))
 
     def reshape(self, *new_shape: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.reshape(self, _varargs(new_shape))
+        return ARRAY_FUNCTIONS["reshape"](self, _varargs(new_shape))
 
     def astype(self, dtype: Any) -> "TracedArray":
-        from mlc import ops
-
-        return ops.cast(self, dtype)
+        return METHODS["astype"](self, dtype)
 
     def __getitem__(self, index: Any) -> "TracedArray":
-        from mlc.frontends.trace.indexing import getitem
-
-        return getitem(self, index)
+        return METHODS["__getitem__"](self, index)
 
     # -- reductions ---------------------------------------------------------------
 
     def sum(self, axis: Any = None, keepdims: bool = False) -> "TracedArray":
-        from mlc import ops
-
-        return ops.sum(self, axis, keepdims=keepdims)
+        return ARRAY_FUNCTIONS["sum"](self, axis, keepdims=keepdims)
 
     def mean(self, axis: Any = None, keepdims: bool = False) -> "TracedArray":
-        from mlc import ops
-
-        return ops.mean(self, axis, keepdims=keepdims)
+        return ARRAY_FUNCTIONS["mean"](self, axis, keepdims=keepdims)
 
     def max(self, axis: Any = None, keepdims: bool = False) -> "TracedArray":
-        from mlc import ops
-
-        return ops.max(self, axis, keepdims=keepdims)
+        return ARRAY_FUNCTIONS["max"](self, axis, keepdims=keepdims)
 
     def min(self, axis: Any = None, keepdims: bool = False) -> "TracedArray":
-        from mlc import ops
-
-        return ops.min(self, axis, keepdims=keepdims)
+        return ARRAY_FUNCTIONS["min"](self, axis, keepdims=keepdims)
 
     # -- numpy dispatch -----------------------------------------------------------
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        from mlc import ops
-
-        target = ops.UFUNCS.get(ufunc.__name__) if method == "__call__" and not kwargs else None
+        target = UFUNCS.get(ufunc.__name__) if method == "__call__" and not kwargs else None
         if target is None:
             return _eager(ufunc, method, inputs, kwargs)
         return target(*inputs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        from mlc import ops
-
-        target = ops.ARRAY_FUNCTIONS.get(func.__name__)
+        target = ARRAY_FUNCTIONS.get(func.__name__)
         if target is None or not _accepts(target, args, kwargs):
             return _eager(func, None, args, kwargs)  # or options mlc.ops does not have
         return target(*args, **kwargs)
+
+
+def is_traced(value: Any) -> bool:
+    """Whether `value` is a traced array (anything else is lifted to a constant)."""
+    return isinstance(value, TracedArray)
 
 
 def _eager(function: Any, method: str | None, args: Any, kwargs: Any) -> Any:
@@ -332,8 +268,6 @@ def _eager(function: Any, method: str | None, args: Any, kwargs: Any) -> Any:
 
 
 def _accepts(function: Any, args: Any, kwargs: Any) -> bool:
-    import inspect
-
     try:
         inspect.signature(function).bind(*args, **kwargs)
     except TypeError:
@@ -344,9 +278,9 @@ def _accepts(function: Any, args: Any, kwargs: Any) -> bool:
 def _bools(operator: str, *values: Any) -> tuple[Any, ...]:
     """`&`, `|`, `^` and `~` are logical on bool arrays; bitwise integer ops are not traced."""
     for value in values:
-        if result_dtype(value) != np.bool_:
+        if (dtype := result_dtype(value)) != np.bool_:
             trace_error(
-                f"'{operator}' is only traced on bool arrays (got {result_dtype(value)}): "
+                f"'{operator}' is only traced on bool arrays (got {dtype}): "
                 "use ops.logical_and / logical_or / logical_not on comparisons"
             )
     return values
@@ -359,51 +293,11 @@ def _varargs(values: tuple[Any, ...]) -> Any:
     return values
 
 
-def is_traced(value: Any) -> bool:
-    return isinstance(value, TracedArray)
+# -- operands: what numpy would make of a value ----------------------------------
 
 
-# ---------------------------------------------------------------------------
-# Lifting Python and numpy values, and numpy's type promotion
-# ---------------------------------------------------------------------------
-
-
-def active_tracer(*values: Any) -> Tracer:
-    """The tracer of the traced values among `values`, else the innermost active one."""
-    traced = [v for v in values if is_traced(v)]
-    if any(v.tracer is not tracing.current() for v in traced):
-        trace_error("a traced array was used outside the trace that made it")
-    if traced:
-        return traced[0].tracer
-    if (tracer := tracing.current()) is None:
-        trace_error(
-            "mlc.ops functions record traced programs: call them inside a function "
-            "given to mlc.trace or mlc.jit"
-        )
-    return tracer
-
-
-def lift(tracer: Tracer, value: Any, dtype: np.dtype[Any] | None = None) -> TracedArray:
-    """A traced array for `value`: itself (cast to `dtype`), or a constant."""
-    if is_traced(value):
-        return value if dtype is None or value.dtype == dtype else cast(value, dtype)
-    _refuse_traced_lists(value)
-    try:
-        array = np.asarray(value, dtype=dtype)
-    except (TypeError, ValueError, OverflowError) as error:
-        trace_error(f"cannot use {type(value).__name__} as an array: {error}")
-    if array.dtype == np.object_:
-        trace_error(f"cannot use {type(value).__name__} as an array")
-    if dtype is None and array.dtype.kind in "iu" and array.dtype != np.int64 and _is_scalar(value):
-        array = array.astype(np.int64)
-    return TracedArray(tracer, tracer.constant(array))
-
-
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, bool | int | float)
-
-
-def _refuse_traced_lists(value: Any) -> None:
+def refuse_traced_lists(value: Any) -> None:
+    """A list of traced arrays is an error, not an array (numpy would concretize it)."""
     if isinstance(value, list | tuple) and any(is_traced(v) for v in value):
         trace_error("a list of traced arrays is not an array: join them with ops.concatenate")
 
@@ -413,65 +307,9 @@ def result_dtype(*values: Any) -> np.dtype[Any]:
     for v in values:
         if not is_traced(v) and not isinstance(v, ArrayLike):
             trace_error(f"cannot use {type(v).__name__} as an array")
-        _refuse_traced_lists(v)
+        refuse_traced_lists(v)
     parts = [(0 if v.weak else v.dtype) if is_traced(v) else v for v in values]
     try:
         return np.result_type(*parts)
     except (TypeError, OverflowError) as error:
         trace_error(f"cannot combine these operands: {error}")
-
-
-def promote(*values: Any, dtype: np.dtype[Any] | None = None) -> list[TracedArray]:
-    """The operands lifted and cast to their common dtype (or to `dtype`)."""
-    tracer = active_tracer(*values)
-    target = dtype or result_dtype(*values)
-    return [lift(tracer, v, target) for v in values]
-
-
-def cast(x: TracedArray, dtype: Any) -> TracedArray:
-    from mlc.dialects.ml import CastOp
-
-    dtype = np.dtype(dtype)
-    if dtype == x.dtype:
-        return x
-    result = TensorType(tracing.element_type(dtype), x.raw_shape)
-    return x.tracer.build("astype", lambda: CastOp(x.value, result))
-
-
-def reshape_to(x: TracedArray, dims: Sequence[int]) -> TracedArray:
-    """Reshape to `dims`, which may hold one dynamic dim (given at run time by the rest)."""
-    from mlc.dialects.ml import ReshapeOp
-
-    dims = tuple(dims)
-    dynamic = [i for i, d in enumerate(dims) if not shapes.is_static(d)]
-    if not dynamic:
-        return x.tracer.build("reshape", lambda: ReshapeOp(x.value, dims), (x,))
-    if len(dynamic) > 1:
-        trace_error(
-            f"cannot reshape to ({shapes.format_shape(dims)}): more than one dim is only "
-            "known at run time"
-        )
-    target = np.array([-1 if i == dynamic[0] else d for i, d in enumerate(dims)], np.int64)
-    shape = x.tracer.constant(target)
-    result = TensorType(x.type.element_type, dims)  # pyright: ignore[reportUnknownMemberType]
-    return x.tracer.build(
-        "reshape", lambda: ReshapeOp(x.value, shape=shape, result_type=result), (x,)
-    )
-
-
-def index_value(tracer: Tracer, value: Any) -> SSAValue:
-    """An `index` for a loop bound: a Python int, or a traced rank-0 integer."""
-    from xdsl.dialects import tensor
-    from xdsl.dialects.builtin import IndexType, IntegerAttr, i64
-
-    if not is_traced(value):
-        try:
-            number = int(value)
-        except (TypeError, ValueError):
-            trace_error(f"loop bounds must be integers, got {type(value).__name__}")
-        return tracer.emit(arith.ConstantOp(IntegerAttr(number, IndexType()))).results[0]
-    if value.raw_shape or value.dtype.kind not in "iu":
-        trace_error(f"a traced loop bound must be a rank-0 integer array, got {value!r}")
-    scalar = cast(value, np.int64)
-    element = tracer.emit(tensor.ExtractOp(scalar.value, [], i64)).results[0]
-    return tracer.emit(arith.IndexCastOp(element, IndexType())).results[0]

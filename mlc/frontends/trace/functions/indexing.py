@@ -10,17 +10,23 @@ data-dependent shape and are refused with what to use instead.
 from typing import Any
 
 from mlc import shapes
-from mlc.frontends.trace.proxy import INT64_MAX, INT64_MIN, TracedArray, is_traced, reshape_to
+from mlc.dialects.ml import SliceOp
+from mlc.frontends.trace.array import TracedArray, is_traced
+from mlc.frontends.trace.dispatch import method
+from mlc.frontends.trace.functions.movement import take
+from mlc.frontends.trace.recording import record, reshape_to
 from mlc.frontends.trace.tracer import trace_error
 
+INT64_MAX = 2**63 - 1  # a slice bound past either end, clamped by `ml.slice`
+INT64_MIN = -(2**63)
 
+
+@method("__getitem__")
 def getitem(x: TracedArray, index: Any) -> TracedArray:
-    from mlc import ops
-
     if is_traced(index):
         if index.dtype.kind == "b":
             trace_error("boolean mask indexing gives a data-dependent shape: use ops.where instead")
-        return ops.take(x, index, axis=0)
+        return take(x, index, axis=0)
     entries = _expand(index if isinstance(index, tuple) else (index,), x.ndim)
     starts, ends, steps, out_dims = [], [], [], []
     dim = 0
@@ -101,11 +107,9 @@ def _int_bounds(entry: Any, size: int, dim: int) -> tuple[int, int, int]:
 
 
 def _slice(x: TracedArray, starts: list[int], ends: list[int], steps: list[int]) -> TracedArray:
-    from mlc.dialects.ml import SliceOp
-
     full = all(
         s == 0 and e >= INT64_MAX and t == 1 for s, e, t in zip(starts, ends, steps, strict=True)
     )
     if full:
         return x
-    return x.tracer.build("indexing", lambda: SliceOp(x.value, starts, ends, steps), (x,))
+    return record(x.tracer, "indexing", lambda: SliceOp(x.value, starts, ends, steps), (x,))

@@ -1,0 +1,141 @@
+"""
+Neural-network op functions: softmax, layer norm, matmul, convolution and pooling.
+
+They compute integers in float64 as numpy would (`widened`); `matmul` takes 1-D
+operands as numpy does, through reshapes around a 2-D `ml.matmul`. Convolution and
+pooling take NCHW arrays, OIHW weights and onnx's strides, dilations and pads.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mlc.dialects import ml
+from mlc.frontends.trace.array import TracedArray
+from mlc.frontends.trace.dispatch import array_function, ufunc
+from mlc.frontends.trace.recording import active_tracer, lift, promote, record, reshape_to, widened
+from mlc.frontends.trace.tracer import trace_error
+
+
+def softmax(x: Any, axis: int = -1) -> TracedArray:
+    a = widened(x, np.float64)
+    return record(a.tracer, "softmax", lambda: ml.SoftmaxOp(a.value, axis), (a,))
+
+
+def layer_norm(
+    x: Any, scale: Any = None, bias: Any = None, axis: int = -1, epsilon: float = 1e-5
+) -> TracedArray:
+    """Normalise over dims `axis..rank-1`, then `* scale + bias` (both broadcast)."""
+    a = widened(x, np.float64)
+    g = lift(a.tracer, 1.0 if scale is None else scale, a.dtype)
+    b = lift(a.tracer, 0.0 if bias is None else bias, a.dtype)
+    return record(
+        a.tracer,
+        "layer_norm",
+        lambda: ml.LayerNormOp(a.value, g.value, b.value, axis, epsilon),
+        (a, g, b),
+    )
+
+
+@ufunc("matmul")
+@array_function("matmul")
+def matmul(a: Any, b: Any) -> TracedArray:
+    """numpy.matmul, 1-D operands included."""
+    x, y = promote(a, b)
+    if not x.ndim or not y.ndim:
+        trace_error("matmul: operands must not be scalars (use '*')")
+    if x.dtype == np.bool_:
+        trace_error("matmul of bool arrays: cast with .astype first")
+    lhs = reshape_to(x, (1, *x.raw_shape)) if x.ndim == 1 else x
+    rhs = reshape_to(y, (*y.raw_shape, 1)) if y.ndim == 1 else y
+    out = record(x.tracer, "matmul", lambda: ml.MatmulOp(lhs.value, rhs.value), (x, y))
+    dims = list(out.raw_shape)
+    if y.ndim == 1:
+        del dims[-1]
+    if x.ndim == 1:
+        del dims[-1 if y.ndim == 1 else -2]
+    return out if len(dims) == out.ndim else reshape_to(out, dims)
+
+
+def _pair(value: int | Sequence[int], what: str) -> tuple[int, int]:
+    if np.ndim(value) == 0:
+        return int(value), int(value)  # pyright: ignore[reportArgumentType]
+    if len(value) != 2:
+        trace_error(f"{what} must be an int or a pair, got {value}")
+    return int(value[0]), int(value[1])
+
+
+def _pads(padding: int | Sequence[int]) -> tuple[int, int, int, int]:
+    """An int, a pair (h, w) padded on both sides, or (top, left, bottom, right)."""
+    if np.ndim(padding) == 1 and len(padding) == 4:  # pyright: ignore[reportArgumentType]
+        top, left, bottom, right = (int(p) for p in padding)
+        return top, left, bottom, right
+    h, w = _pair(padding, "padding")
+    return h, w, h, w
+
+
+def conv2d(
+    x: Any,
+    w: Any,
+    bias: Any = None,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    dilation: int | Sequence[int] = 1,
+    groups: int = 1,
+) -> TracedArray:
+    """2-D convolution, NCHW input and OIHW weights (onnx Conv)."""
+    tracer = active_tracer(x, w, bias)
+    a, k = promote(x, w)
+    operands = [a, k]
+    if bias is not None:
+        operands.append(lift(tracer, bias, a.dtype))
+    bias_value = operands[2].value if bias is not None else None
+
+    def make() -> ml.Conv2dOp:
+        return ml.Conv2dOp(
+            a.value,
+            k.value,
+            bias_value,
+            strides=_pair(stride, "stride"),
+            dilations=_pair(dilation, "dilation"),
+            pads=_pads(padding),
+            groups=groups,
+        )
+
+    return record(tracer, "conv2d", make, operands)
+
+
+def _pool(
+    name: str,
+    op: type[ml.PoolOp],
+    x: Any,
+    kernel_size: int | Sequence[int],
+    stride: int | Sequence[int] | None,
+    padding: int | Sequence[int],
+) -> TracedArray:
+    a = widened(x, np.float64)
+    kernel = _pair(kernel_size, "kernel_size")
+    strides = kernel if stride is None else _pair(stride, "stride")
+    pads = _pads(padding)
+    return record(a.tracer, name, lambda: op(a.value, kernel, strides=strides, pads=pads), (a,))
+
+
+def max_pool2d(
+    x: Any,
+    kernel_size: int | Sequence[int],
+    stride: int | Sequence[int] | None = None,
+    padding: int | Sequence[int] = 0,
+) -> TracedArray:
+    """Max pooling over H and W of an NCHW array; the stride defaults to the kernel."""
+    return _pool("max_pool2d", ml.MaxPool2dOp, x, kernel_size, stride, padding)
+
+
+def avg_pool2d(
+    x: Any,
+    kernel_size: int | Sequence[int],
+    stride: int | Sequence[int] | None = None,
+    padding: int | Sequence[int] = 0,
+) -> TracedArray:
+    """Average pooling (padding not counted) over H and W; the stride defaults to the kernel."""
+    return _pool("avg_pool2d", ml.AvgPool2dOp, x, kernel_size, stride, padding)
