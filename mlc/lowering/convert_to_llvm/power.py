@@ -16,30 +16,21 @@ as `llvm.powi` is.
 
 from xdsl.dialects import arith, math, scf
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from mlc.lowering.support.locations import Located, located_builder
 
 SUPPORTED: tuple[type[Operation], ...] = (math.IPowIOp, math.FPowIOp)
 
 
-class _Ops:
-    """Collects new ops (all at the location of the op they replace)."""
-
-    def __init__(self, location):
-        self.ops: list[Operation] = []
-        self.location = location
-
-    def __call__(self, op: Operation) -> SSAValue:
-        op.location = self.location
-        self.ops.append(op)
-        return op.results[0]
-
-    def int(self, value: int, type_) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr(value, type_)))
+def _int(ops: Located, value: int, type_: Attribute) -> SSAValue:
+    return ops(arith.ConstantOp(IntegerAttr(value, type_)))
 
 
 def _power_loop(
-    ops: _Ops, base: SSAValue, exponent: SSAValue, one: SSAValue, float_base: bool
+    ops: Located, base: SSAValue, exponent: SSAValue, one: SSAValue, float_base: bool
 ) -> SSAValue:
     """base ** exponent (exponent read as unsigned), by squaring."""
     multiply = arith.MulfOp if float_base else arith.MuliOp
@@ -48,7 +39,9 @@ def _power_loop(
     before = Block(arg_types=types)
     zero = arith.ConstantOp(IntegerAttr(0, e_type))
     more = arith.CmpiOp(before.args[2], zero, "ne")
-    before.add_ops([zero, more, scf.ConditionOp(more, *before.args)])
+    located_builder(InsertPoint.at_end(before), ops.location).insert(
+        [zero, more, scf.ConditionOp(more, *before.args)]
+    )
     after = Block(arg_types=types)
     result, square, bits = after.args
     one_bit = arith.ConstantOp(IntegerAttr(1, e_type))
@@ -58,20 +51,20 @@ def _power_loop(
     chosen = arith.SelectOp(is_set, product, result)
     squared = multiply(square, square)
     shifted = arith.ShRUIOp(bits, one_bit)
-    after.add_ops([one_bit, low, is_set, product, chosen, squared, shifted])
-    after.add_op(scf.YieldOp(chosen, squared, shifted))
-    for op in [*before.ops, *after.ops]:
-        op.location = ops.location
+    step = [one_bit, low, is_set, product, chosen, squared, shifted]
+    located_builder(InsertPoint.at_end(after), ops.location).insert(
+        [*step, scf.YieldOp(chosen, squared, shifted)]
+    )
     loop = scf.WhileOp([one, base, exponent], types, [before], [after])
     ops(loop)
     return loop.results[0]
 
 
 def expand_ipowi(op: math.IPowIOp) -> list[Operation]:
-    ops = _Ops(op.location)
+    ops = Located(op.location)
     type_ = op.lhs.type
     base, exponent = op.lhs, op.rhs
-    zero, one, minus_one = ops.int(0, type_), ops.int(1, type_), ops.int(-1, type_)
+    zero, one, minus_one = _int(ops, 0, type_), _int(ops, 1, type_), _int(ops, -1, type_)
     negative = ops(arith.CmpiOp(exponent, zero, "slt"))
     counted = ops(arith.SelectOp(negative, zero, exponent))
     power = _power_loop(ops, base, counted, one, float_base=False)
@@ -85,9 +78,9 @@ def expand_ipowi(op: math.IPowIOp) -> list[Operation]:
 
 
 def expand_fpowi(op: math.FPowIOp) -> list[Operation]:
-    ops = _Ops(op.location)
+    ops = Located(op.location)
     e_type = op.rhs.type
-    zero = ops.int(0, e_type)
+    zero = _int(ops, 0, e_type)
     negative = ops(arith.CmpiOp(op.rhs, zero, "slt"))
     magnitude = ops(arith.SelectOp(negative, ops(arith.SubiOp(zero, op.rhs)), op.rhs))
     one = ops(arith.ConstantOp(FloatAttr(1.0, op.lhs.type)))

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -58,7 +58,7 @@ from mlc.lowering.graph.matmul_chain_order import (
     plan_chain,
     tree_cost,
 )
-from mlc.lowering.support.locations import fused_location
+from mlc.lowering.support.locations import Located, fused_location
 
 __all__ = ["MatmulChainReorderPass", "Tree", "optimal_order", "tree_cost"]
 
@@ -225,13 +225,7 @@ class Builder:
 
     leaves: Sequence[Leaf]
     scalar: SSAValue | None
-    location: Attribute
-    ops: list[Operation] = field(default_factory=list[Operation])
-
-    def emit(self, op: Operation) -> SSAValue:
-        op.location = self.location
-        self.ops.append(op)
-        return op.results[0]
+    emit: Located  # the ops built so far, in order
 
     def node(self, tree: Tree, plan: Plan) -> SSAValue:
         if isinstance(tree, int):
@@ -295,13 +289,13 @@ def reorder_chain(root: Operation, rewriter: Rewriter) -> None:
     if chain.inner_transposes:
         change += ", transposes moved to the operands"
     op_remark(root, f"reordered a chain of {matmuls} matmul{plural}: {change}")
-    builder = Builder(leaves, None, fused_location(chain.ops))
+    builder = Builder(leaves, None, Located(fused_location(chain.ops)))
     builder.scalar = combined_scalar(chain.scalars, builder)
     result = builder.node(plan.tree, plan)
     # The result keeps the root's declared type, which its users were written for
     # and which may be less static than inferred; xDSL has no public setter.
-    builder.ops[-1].results[0]._type = root.results[0].type  # pyright: ignore[reportPrivateUsage]
-    rewriter.replace_op(root, builder.ops, [result])
+    builder.emit.ops[-1].results[0]._type = root.results[0].type  # pyright: ignore[reportPrivateUsage]
+    rewriter.replace_op(root, builder.emit.ops, [result])
     for dead in chain.ops[1:]:
         rewriter.erase_op(dead)
 

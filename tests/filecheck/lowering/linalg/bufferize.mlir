@@ -1,5 +1,11 @@
 // RUN: mlc-opt %s --split-input-file -p bufferize | filecheck %s
 // RUN: mlc-opt %s --split-input-file -p bufferize | mlc-opt --split-input-file | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p bufferize --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+
+// Every op bufferize builds takes the location of the op it comes from (the LOC
+// lines): an alloc that of its `tensor.empty`, or of the op that needs a copy; a
+// dealloc that of the op whose buffer it frees; a global that of its constant.
 
 
 // A chain of elementwise ops: one buffer, written in place by each op whose input
@@ -16,23 +22,29 @@
 // CHECK-NOT:     memref.alloc
 // CHECK-NOT:     memref.dealloc
 // CHECK:         func.return %[[BUF]] : memref<4x?xf32>
+
+// LOC-LABEL:   func.func @chain_in_place
+// LOC:           memref.dim {{.*}} loc("model.py":1:1)
+// LOC-NEXT:      memref.alloc({{.*}} loc("model.py":2:1)
+// LOC:           } loc("model.py":3:1)
+// LOC:           } loc("model.py":4:1)
 func.func @chain_in_place(%a: tensor<4x?xf32>, %b: tensor<1x?xf32>) -> tensor<4x?xf32> {
   %c1 = arith.constant 1 : index
-  %n = tensor.dim %a, %c1 : tensor<4x?xf32>
-  %e0 = tensor.empty(%n) : tensor<4x?xf32>
+  %n = tensor.dim %a, %c1 : tensor<4x?xf32> loc("model.py":1:1)
+  %e0 = tensor.empty(%n) : tensor<4x?xf32> loc("model.py":2:1)
   %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%a, %b : tensor<4x?xf32>, tensor<1x?xf32>) outs(%e0 : tensor<4x?xf32>) {
   ^bb0(%x: f32, %y: f32, %o: f32):
     %r = arith.addf %x, %y : f32
     linalg.yield %r : f32
-  } -> tensor<4x?xf32>
+  } -> tensor<4x?xf32> loc("model.py":3:1)
   %e1 = tensor.empty(%n) : tensor<4x?xf32>
   %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%s : tensor<4x?xf32>) outs(%e1 : tensor<4x?xf32>) {
   ^bb0(%x: f32, %o: f32):
     %r = math.exp %x : f32
     linalg.yield %r : f32
-  } -> tensor<4x?xf32>
+  } -> tensor<4x?xf32> loc("model.py":4:1)
   %e2 = tensor.empty(%n) : tensor<4x?xf32>
   %u = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
       ins(%t, %a : tensor<4x?xf32>, tensor<4x?xf32>) outs(%e2 : tensor<4x?xf32>) {
@@ -59,6 +71,10 @@ func.func @chain_in_place(%a: tensor<4x?xf32>, %b: tensor<1x?xf32>) -> tensor<4x
 // CHECK:         }
 // CHECK-NEXT:    memref.dealloc %[[ACC]] : memref<f32>
 // CHECK-NEXT:    func.return %[[T]] : memref<8xf32>
+
+// LOC-LABEL:   func.func @temporaries
+// LOC:           %[[ACC:.+]] = memref.alloc() {{.*}} : memref<f32> loc("model.py":12:1)
+// LOC:           memref.dealloc %[[ACC]] : memref<f32> loc("model.py":12:1)
 func.func @temporaries(%a: tensor<8xf32>) -> tensor<8xf32> {
   %e = tensor.empty() : tensor<8xf32>
   %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
@@ -67,7 +83,7 @@ func.func @temporaries(%a: tensor<8xf32>) -> tensor<8xf32> {
     %r = math.exp %x : f32
     linalg.yield %r : f32
   } -> tensor<8xf32>
-  %z = tensor.empty() : tensor<f32>
+  %z = tensor.empty() : tensor<f32> loc("model.py":12:1)
   %zero = linalg.generic {indexing_maps = [affine_map<() -> ()>], iterator_types = []} outs(%z : tensor<f32>) {
   ^bb0(%o: f32):
     %c = arith.constant 0.0 : f32
@@ -145,10 +161,24 @@ func.func @used_later(%a: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK-NEXT:    linalg.generic {{.*}} ins(%[[A]] : memref<?x8xf32>) outs(%[[R3]] : memref<?x8xf32>)
 // CHECK-NOT:     memref.dealloc
 // CHECK:         func.return %[[R0]], %[[R1]], %[[R2]], %[[R3]]
+
+// The copies of the argument, the constant and the view are the return's.
+// LOC:           "memref.global"() <{sym_name = "__constant_0"{{.*}} loc("model.py":21:1)
+// LOC-LABEL:     func.func @fresh_results
+// LOC:             memref.get_global @__constant_0 {{.*}} loc("model.py":21:1)
+// LOC-NEXT:        memref.collapse_shape {{.*}} loc("model.py":22:1)
+// LOC-NEXT:        arith.constant 0 : index loc("model.py":23:1)
+// LOC-NEXT:        memref.dim {{.*}} loc("model.py":23:1)
+// LOC-NEXT:        %[[R0:.+]] = memref.alloc({{.*}} loc("model.py":23:1)
+// LOC-NEXT:        linalg.generic {{.*}} ins(%a : memref<?x8xf32>) outs(%[[R0]] : memref<?x8xf32>) {
+// LOC-NEXT:        ^{{.*}}
+// LOC-NEXT:          linalg.yield {{.*}} loc("model.py":23:1)
+// LOC-NEXT:        } loc("model.py":23:1)
+// LOC:             func.return {{.*}} loc("model.py":23:1)
 func.func @fresh_results(%a: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<2xf32>, tensor<?xf32>, tensor<?x8xf32>) {
-  %k = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
-  %flat = tensor.collapse_shape %a [[0, 1]] : tensor<?x8xf32> into tensor<?xf32>
-  func.return %a, %k, %flat, %a : tensor<?x8xf32>, tensor<2xf32>, tensor<?xf32>, tensor<?x8xf32>
+  %k = arith.constant dense<[1.0, 2.0]> : tensor<2xf32> loc("model.py":21:1)
+  %flat = tensor.collapse_shape %a [[0, 1]] : tensor<?x8xf32> into tensor<?xf32> loc("model.py":22:1)
+  func.return %a, %k, %flat, %a : tensor<?x8xf32>, tensor<2xf32>, tensor<?xf32>, tensor<?x8xf32> loc("model.py":23:1)
 }
 
 // -----
@@ -197,6 +227,16 @@ func.func @loop_in_place(%p0: tensor<8xf32>, %n: index) -> tensor<8xf32> {
 // CHECK:           }
 // CHECK-NEXT:      memref.dealloc %[[P]] : memref<4x4xf32>
 // CHECK-NEXT:      scf.yield %[[NEW]] : memref<4x4xf32>
+
+// Inside the loop: the alloc is its empty's, the dealloc of the carried value the loop's.
+// LOC-LABEL:   func.func @loop_replaces
+// LOC:           scf.for
+// LOC-NEXT:        %[[NEW:.+]] = memref.alloc() {{.*}} loc("model.py":32:1)
+// LOC-NEXT:        linalg.generic {{.*}} outs(%[[NEW]] : memref<4x4xf32>) {
+// LOC:             } loc("model.py":33:1)
+// LOC-NEXT:        memref.dealloc {{.*}} loc("model.py":31:1)
+// LOC-NEXT:        scf.yield %[[NEW]] : memref<4x4xf32> loc("model.py":34:1)
+// LOC-NEXT:      } loc("model.py":31:1)
 func.func @loop_replaces(%a: tensor<4x4xf32>, %n: index) -> tensor<4x4xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -208,14 +248,14 @@ func.func @loop_replaces(%a: tensor<4x4xf32>, %n: index) -> tensor<4x4xf32> {
     linalg.yield %m : f32
   } -> tensor<4x4xf32>
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%p = %init) -> (tensor<4x4xf32>) {
-    %e2 = tensor.empty() : tensor<4x4xf32>
+    %e2 = tensor.empty() : tensor<4x4xf32> loc("model.py":32:1)
     %q = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
         ins(%p : tensor<4x4xf32>) outs(%e2 : tensor<4x4xf32>) {
     ^bb0(%x: f32, %o: f32):
       linalg.yield %x : f32
-    } -> tensor<4x4xf32>
-    scf.yield %q : tensor<4x4xf32>
-  }
+    } -> tensor<4x4xf32> loc("model.py":33:1)
+    scf.yield %q : tensor<4x4xf32> loc("model.py":34:1)
+  } loc("model.py":31:1)
   func.return %r : tensor<4x4xf32>
 }
 
@@ -231,19 +271,30 @@ func.func @loop_replaces(%a: tensor<4x4xf32>, %n: index) -> tensor<4x4xf32> {
 // CHECK-NEXT:      %[[C:.+]] = memref.alloc
 // CHECK-NEXT:      linalg.generic {{.*}} outs(%[[C]] : memref<4xf32>)
 // CHECK:           scf.yield %[[C]] : memref<4xf32>
+
+// The copy of the argument in the else branch is its yield's.
+// LOC-LABEL:   func.func @branches
+// LOC:           scf.if
+// LOC-NEXT:        memref.alloc() {{.*}} loc("model.py":41:1)
+// LOC:             } loc("model.py":42:1)
+// LOC:           } else {
+// LOC-NEXT:        memref.alloc() {{.*}} loc("model.py":43:1)
+// LOC:             } loc("model.py":43:1)
+// LOC-NEXT:        scf.yield {{.*}} loc("model.py":43:1)
+// LOC-NEXT:      } loc("model.py":44:1)
 func.func @branches(%c: i1, %a: tensor<4xf32>) -> tensor<4xf32> {
   %r = scf.if %c -> (tensor<4xf32>) {
-    %e = tensor.empty() : tensor<4xf32>
+    %e = tensor.empty() : tensor<4xf32> loc("model.py":41:1)
     %q = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
         ins(%a : tensor<4xf32>) outs(%e : tensor<4xf32>) {
     ^bb0(%x: f32, %o: f32):
       %m = arith.negf %x : f32
       linalg.yield %m : f32
-    } -> tensor<4xf32>
+    } -> tensor<4xf32> loc("model.py":42:1)
     scf.yield %q : tensor<4xf32>
   } else {
-    scf.yield %a : tensor<4xf32>
-  }
+    scf.yield %a : tensor<4xf32> loc("model.py":43:1)
+  } loc("model.py":44:1)
   func.return %r : tensor<4xf32>
 }
 
@@ -266,19 +317,32 @@ func.func @branches(%c: i1, %a: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:      linalg.generic {{.*}} ins(%[[S]] : {{.*}}) outs(%[[W]] : {{.*}})
 // CHECK:           memref.dealloc %[[Y]] : memref<4xf32>
 // CHECK-NEXT:      scf.yield %[[D]] : memref<4xf32>
+
+// LOC-LABEL:   func.func @while_and_slices
+// LOC:           scf.while
+// LOC:             memref.load {{.*}} loc("model.py":53:1)
+// LOC:           } do {
+// LOC:             memref.subview {{.*}} loc("model.py":51:1)
+// LOC-NEXT:        memref.alloc() {{.*}} loc("model.py":52:1)
+// LOC:             } loc("model.py":52:1)
+// LOC-NEXT:        memref.subview {{.*}} loc("model.py":52:1)
+// LOC:             } loc("model.py":52:1)
+// LOC-NEXT:        memref.dealloc {{.*}} loc("model.py":54:1)
+// LOC-NEXT:        scf.yield
+// LOC-NEXT:      } loc("model.py":54:1)
 func.func @while_and_slices(%a: tensor<4xf32>) -> tensor<4xf32> {
   %r = scf.while (%x = %a) : (tensor<4xf32>) -> tensor<4xf32> {
     %c0 = arith.constant 0 : index
-    %v = tensor.extract %x[%c0] : tensor<4xf32>
+    %v = tensor.extract %x[%c0] : tensor<4xf32> loc("model.py":53:1)
     %lim = arith.constant 100.0 : f32
     %go = arith.cmpf olt, %v, %lim : f32
     scf.condition(%go) %x : tensor<4xf32>
   } do {
   ^bb0(%y: tensor<4xf32>):
-    %s = tensor.extract_slice %y[1] [2] [1] : tensor<4xf32> to tensor<2xf32>
-    %i = tensor.insert_slice %s into %y[0] [2] [1] : tensor<2xf32> into tensor<4xf32>
+    %s = tensor.extract_slice %y[1] [2] [1] : tensor<4xf32> to tensor<2xf32> loc("model.py":51:1)
+    %i = tensor.insert_slice %s into %y[0] [2] [1] : tensor<2xf32> into tensor<4xf32> loc("model.py":52:1)
     scf.yield %i : tensor<4xf32>
-  }
+  } loc("model.py":54:1)
   func.return %r : tensor<4xf32>
 }
 
