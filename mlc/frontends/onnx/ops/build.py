@@ -9,7 +9,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx import types
-from mlc.frontends.onnx.graph import Node, NodeError
+from mlc.frontends.onnx.node import Node, NodeError
 from mlc.lowering.support.index_calc import IndexCalc
 from mlc.shapes import DYNAMIC
 

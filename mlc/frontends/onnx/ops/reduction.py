@@ -14,7 +14,7 @@ from xdsl.ir import SSAValue
 
 from mlc import shapes
 from mlc.dialects import ml
-from mlc.frontends.onnx.graph import Node, NodeError, Value
+from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import (
     cast,
     dtype,

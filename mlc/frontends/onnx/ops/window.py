@@ -15,7 +15,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
-from mlc.frontends.onnx.graph import Node, NodeError, Value
+from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import Size, SizeCalc, dtype, is_float, shape_of, sizes
 from mlc.frontends.onnx.ops.table import converts
 from mlc.frontends.onnx.ops.tensor import INT64_MAX, _pad, full, pad_constant, reshape_to
