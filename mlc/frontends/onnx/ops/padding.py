@@ -104,21 +104,15 @@ def pad_axes(
 def _border(node: Node, x: SSAValue, axis: int, size: int, mode: str, at_end: bool) -> SSAValue:
     """`size` elements along `axis` for an `edge`, `reflect` or `wrap` pad of `x`."""
     if mode == "edge":
-        edge = (
-            slice_along(node, x, axis, -1, INT64_MAX)
-            if at_end
-            else slice_along(node, x, axis, 0, 1)
-        )
+        start, end = (-1, INT64_MAX) if at_end else (0, 1)
+        edge = slice_along(node, x, axis, start, end)
         return edge if size == 1 else node.emit(ml.ConcatOp([edge] * size, axis))
     if mode == "reflect":
         if at_end:
             return slice_along(node, x, axis, -2, -2 - size, -1)
         return slice_along(node, x, axis, size, 0, -1)
-    return (
-        slice_along(node, x, axis, 0, size)
-        if at_end
-        else slice_along(node, x, axis, -size, INT64_MAX)
-    )
+    start, end = (0, size) if at_end else (-size, INT64_MAX)  # wrap
+    return slice_along(node, x, axis, start, end)
 
 
 def pad_constant(

@@ -346,11 +346,8 @@ def pad_attributes(node: Node) -> Sequence[Value]:
     mode = _pad_mode(node)
     x = node.input(0)
     axes = list(range(len(shape_of(x))))
-    return [
-        pad_axes(
-            node, x, axes, list(node.attr("pads")), node.scalar(node.attr("value", 0.0), x), mode
-        )
-    ]
+    value = node.scalar(node.attr("value", 0.0), x)
+    return [pad_axes(node, x, axes, list(node.attr("pads")), value, mode)]
 
 
 def _pad_mode(node: Node) -> str:
