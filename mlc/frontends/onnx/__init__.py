@@ -1,8 +1,9 @@
 """
 The ONNX frontend: `import_onnx(path_or_ModelProto)` -> a module in the `ml` dialect.
 
-`model` reads and checks models, `graph` is the importer core, `ops/` holds one
-converter module per op family and the op table. See `docs/frontends/onnx.md`.
+`model` reads and checks models, `graph` is the importer core, `node` the node a
+converter sees, `ops/` holds one converter module per op family, their shared building
+blocks and the op table. See `docs/frontends/onnx.md`.
 onnx itself is imported on first use, so `import mlc` does not pay for it.
 """
 

@@ -22,33 +22,30 @@ node's name (`<OpType>_<index>` when it has none) around the model path and the 
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import onnx
-from onnx import helper
-from xdsl.dialects import arith, func
+from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     FileLineColLoc,
     IntAttr,
     ModuleOp,
-    NameLoc,
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from mlc import diagnostics, resources
+from mlc import diagnostics
 from mlc.diagnostics import Diagnostic, SourceLoc
 from mlc.dialects import ml
 from mlc.frontends.onnx import shape_folds, types
 from mlc.frontends.onnx.model import DEFAULT_DOMAINS, LoadedModel, OnnxImportError, fail
+from mlc.frontends.onnx.node import GraphValues, Node, NodeError, Value
+from mlc.frontends.onnx.ops import converter_for
 from mlc.shapes import DYNAMIC, ShapeError
-
-Value = SSAValue | np.ndarray
 
 # Ops that are not evaluated at import time even when their inputs are known.
 NOT_FOLDED = frozenset(
@@ -63,147 +60,18 @@ NOT_FOLDED = frozenset(
 )
 
 
-class NodeError(Exception):
-    """A node cannot be converted: the message says why (the node is added by the caller)."""
-
-
 def value_name(name: str) -> str:
     """An SSA name hint for an ONNX value name (`input.1` -> `input.1`, `0` -> `v0`)."""
     text = re.sub(r"[^\w$.]", "_", name)
     return text if re.match(r"[A-Za-z_]", text) else f"v{text}"
 
 
-class Node:
-    """One ONNX node being converted: its inputs, attributes, and where ops go."""
-
-    def __init__(self, graph: "GraphImporter", proto: onnx.NodeProto, index: int):
-        self.graph = graph
-        self.proto = proto
-        self.index = index
-        self.opset = graph.opset
-        self.name = proto.name or f"{proto.op_type}_{index}"
-        self.location = NameLoc(
-            StringAttr(self.name),
-            FileLineColLoc(StringAttr(graph.model_name), IntAttr(index + 1), IntAttr(1)),
-        )
-        self.attrs = {a.name: helper.get_attribute_value(a) for a in proto.attribute}
-
-    # -- attributes and inputs ------------------------------------------------
-
-    def attr(self, name: str, default: Any = None) -> Any:
-        value = self.attrs.get(name, default)
-        return value.decode() if isinstance(value, bytes) else value
-
-    def has(self, i: int) -> bool:
-        """Whether optional input `i` is given (present and not the empty name)."""
-        return i < len(self.proto.input) and bool(self.proto.input[i])
-
-    def known(self, i: int) -> np.ndarray | None:
-        """Input `i`'s value if it is known at import time."""
-        value = self.graph.values[self.proto.input[i]]
-        return value if isinstance(value, np.ndarray) else None
-
-    def const(self, i: int, what: str) -> np.ndarray:
-        """Input `i`'s value, which the conversion needs at import time."""
-        value = self.known(i)
-        if value is None:
-            raise NodeError(
-                f"input {i} ('{self.proto.input[i]}', the {what}) must be known at import "
-                "time (an initializer, a Constant, or computed from static shapes)"
-            )
-        return value
-
-    def input(self, i: int) -> SSAValue:
-        """Input `i` as an SSA value (known values become constants)."""
-        return self.graph.ssa(self.proto.input[i], self.location)
-
-    def type(self, i: int) -> TensorType[Attribute]:
-        value = self.graph.values[self.proto.input[i]]
-        if isinstance(value, np.ndarray):
-            return types.tensor_type_of(value)
-        assert isinstance(value.type, TensorType)
-        return value.type  # pyright: ignore[reportUnknownVariableType]
-
-    def shape(self, i: int) -> tuple[int, ...]:
-        return tuple(self.type(i).get_shape())
-
-    def rank(self, i: int) -> int:
-        return len(self.shape(i))
-
-    def declared(self, output: int = 0) -> TensorType[Attribute] | None:
-        """Output `output`'s type as the model (or onnx shape inference) declares it."""
-        return self.graph.declared_types.get(self.proto.output[output])
-
-    # -- building ops ---------------------------------------------------------
-
-    def emit(self, op: Operation) -> SSAValue:
-        """Append `op` at the node's location; its (first) result."""
-        op.location = self.location
-        self.graph.block.add_op(op)
-        return op.results[0]
-
-    def constant(self, array: np.ndarray) -> SSAValue:
-        return self.graph.materialize(array, self.location)
-
-    def scalar(self, value: float | int | bool, like: SSAValue | TensorType[Attribute]) -> SSAValue:
-        """A rank-0 constant of the element type of `like`."""
-        type_ = like if isinstance(like, TensorType) else like.type
-        assert isinstance(type_, TensorType)
-        try:
-            dtype = types.dtype_of(type_.element_type)  # pyright: ignore[reportUnknownMemberType]
-        except types.UnsupportedType as error:
-            raise NodeError(str(error)) from None
-        return self.constant(np.array(value, dtype=dtype))
-
-
-class GraphImporter:
+class GraphImporter(GraphValues):
     """Builds the `ml` function of one model (see the module docstring)."""
 
     def __init__(self, model: LoadedModel):
-        from mlc.frontends.onnx.ops import converter_for  # the converters import this module
-
-        self.converter_for = converter_for
+        super().__init__(model.name, model.opset, declared_types(model.proto))
         self.model = model.proto
-        self.model_name = model.name
-        self.opset = model.opset
-        self.values: dict[str, Value] = {}
-        self.block = Block()
-        self.materialized: dict[int, tuple[np.ndarray, SSAValue]] = {}
-        self.declared_types = self._declared_types()
-
-    def _declared_types(self) -> dict[str, TensorType[Attribute]]:
-        graph = self.model.graph
-        found: dict[str, TensorType[Attribute]] = {}
-        for info in [*graph.value_info, *graph.output]:
-            try:
-                type_, _ = tensor_type(info)
-            except (NodeError, types.UnsupportedType):
-                continue
-            found[info.name] = type_
-        return found
-
-    # -- values ---------------------------------------------------------------
-
-    def ssa(self, name: str, location: Attribute) -> SSAValue:
-        value = self.values[name]
-        if isinstance(value, np.ndarray):
-            return self.materialize(value, location, name)
-        return value
-
-    def materialize(self, array: np.ndarray, location: Attribute, name: str = "") -> SSAValue:
-        """An `arith.constant` for a known value, emitted once per array."""
-        if (found := self.materialized.get(id(array))) is not None:
-            return found[1]
-        try:
-            attr = resources.elements_attr(array, name)
-        except types.UnsupportedType as error:
-            raise NodeError(str(error)) from None
-        op = arith.ConstantOp(attr, attr.type)  # pyright: ignore[reportArgumentType]
-        op.location = location
-        self.block.add_op(op)
-        # Holding the array keeps its id from being reused by a later array.
-        self.materialized[id(array)] = (array, op.result)
-        return op.result
 
     # -- the graph ------------------------------------------------------------
 
@@ -263,7 +131,7 @@ class GraphImporter:
         """One error listing every op type the importer cannot convert, with its nodes."""
         missing: dict[str, list[str]] = {}
         for index, node in enumerate(nodes):
-            if node.domain in DEFAULT_DOMAINS and self.converter_for(node.op_type, self.opset):
+            if node.domain in DEFAULT_DOMAINS and converter_for(node.op_type, self.opset):
                 continue
             kind = (
                 node.op_type if node.domain in DEFAULT_DOMAINS else f"{node.domain}.{node.op_type}"
@@ -290,7 +158,7 @@ class GraphImporter:
             outputs: Sequence[Value] = self._evaluate(proto)
         else:
             try:
-                outputs = self.converter_for(proto.op_type, self.opset)(node)  # pyright: ignore[reportOptionalCall]
+                outputs = converter_for(proto.op_type, self.opset)(node)  # pyright: ignore[reportOptionalCall]
             except (ShapeError, VerifyException, ValueError) as error:
                 raise NodeError(diagnostics.one_line(str(error))) from None
         for i, name in enumerate(proto.output):
@@ -332,6 +200,19 @@ class GraphImporter:
             f"node '{name}' ({node.op_type}, opset {self.opset}): {message}",
             SourceLoc(self.model_name, index + 1, 1),
         )
+
+
+def declared_types(model: onnx.ModelProto) -> dict[str, TensorType[Attribute]]:
+    """The tensor types the model (or onnx shape inference) gives its values, where valid."""
+    graph = model.graph
+    found: dict[str, TensorType[Attribute]] = {}
+    for info in [*graph.value_info, *graph.output]:
+        try:
+            type_, _ = tensor_type(info)
+        except (NodeError, types.UnsupportedType):
+            continue
+        found[info.name] = type_
+    return found
 
 
 def tensor_type(info: onnx.ValueInfoProto) -> tuple[TensorType[Attribute], list[str]]:

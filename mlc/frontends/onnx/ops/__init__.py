@@ -1,4 +1,9 @@
-"""ONNX op converters, one module per op family; `converter_for` looks them up."""
+"""
+ONNX op converters, one module per op family.
+
+Importing the package registers every converter in the op table (`table`), where
+`converter_for` looks them up.
+"""
 
 from mlc.frontends.onnx.ops import elementwise, nn, reduction, tensor, window
 from mlc.frontends.onnx.ops.table import converter_for, supported_ops

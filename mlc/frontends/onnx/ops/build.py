@@ -1,4 +1,4 @@
-"""Small building blocks the converters share: casts, reshapes, constants, folds."""
+"""Small building blocks the converters share: casts, reshapes, constants, folds, sizes."""
 
 from collections.abc import Sequence
 
@@ -9,9 +9,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx import types
-from mlc.frontends.onnx.graph import Node, NodeError
+from mlc.frontends.onnx.node import Node, NodeError
 from mlc.lowering.support.index_calc import IndexCalc
-from mlc.shapes import DYNAMIC
+from mlc.shapes import DYNAMIC, format_shape
 
 
 def tensor_of(value: SSAValue) -> TensorType[Attribute]:
@@ -150,24 +150,21 @@ def static_or_dynamic(dims: Sequence[Size]) -> list[int]:
     return [d if isinstance(d, int) else DYNAMIC for d in dims]
 
 
-def index_of(node: Node, size: Size) -> SSAValue | int:
-    """A size as `tensor` ops take it: a static int, or an `index` value."""
-    if isinstance(size, int):
-        return size
-    return node.emit(arith.IndexCastOp(size, IndexType()))
-
-
-def slice_at_run_time(node: Node, x: SSAValue, axis: int, start: Size, end: Size) -> SSAValue:
-    """`x[..., start:end, ...]` along `axis` for bounds in `[0, dim]` known at run time."""
-    calc = SizeCalc(node)
-    dims = sizes(node, x)
-    offsets: list[Size] = [0] * len(dims)
-    offsets[axis], dims[axis] = start, calc.sub(end, start)
-    extract = tensor.ExtractSliceOp(
-        x,
-        [index_of(node, o) for o in offsets],
-        [index_of(node, d) for d in dims],
-        [1] * len(dims),
-        TensorType(element_of(x), static_or_dynamic(dims)),
-    )
-    return node.emit(extract)
+def reshape_to(node: Node, x: SSAValue, dims: Sequence[Size]) -> SSAValue:
+    """
+    `x` reshaped to `dims`: static sizes, sizes computed at run time, and at most one
+    `?` whose size follows from the element count (-1 in the run-time shape).
+    """
+    dims = list(dims)
+    if all(isinstance(d, int) for d in dims) and tuple(dims) == shape_of(x):
+        return x
+    static = [d if isinstance(d, int) else DYNAMIC for d in dims]
+    result = TensorType(element_of(x), static)
+    if DYNAMIC not in static:
+        return node.emit(ml.ReshapeOp(x, result_type=result))
+    if sum(d == DYNAMIC for d in dims if isinstance(d, int)) > 1:
+        raise NodeError(
+            f"reshaping to {format_shape(static)} needs the sizes of several dynamic dims"
+        )
+    shape = shape_tensor(node, [-1 if isinstance(d, int) and d == DYNAMIC else d for d in dims])
+    return node.emit(ml.ReshapeOp(x, shape=shape, result_type=result))

@@ -8,7 +8,7 @@ from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx import types
-from mlc.frontends.onnx.graph import Node, NodeError, Value
+from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import (
     cast,
     element_of,

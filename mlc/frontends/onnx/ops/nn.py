@@ -6,10 +6,9 @@ from xdsl.ir import SSAValue
 
 from mlc import shapes
 from mlc.dialects import ml
-from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import cast, element_of, product, shape_of, sizes
+from mlc.frontends.onnx.node import Node, NodeError, Value
+from mlc.frontends.onnx.ops.build import cast, element_of, product, reshape_to, shape_of, sizes
 from mlc.frontends.onnx.ops.table import converts
-from mlc.frontends.onnx.ops.tensor import reshape_to
 
 
 @converts("MatMul")

@@ -14,18 +14,20 @@ from xdsl.ir import SSAValue
 
 from mlc import shapes
 from mlc.dialects import ml
-from mlc.frontends.onnx.graph import Node, NodeError, Value
+from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import (
     cast,
     dtype,
     element_of,
     int_list,
     is_float,
+    reshape_to,
     shape_of,
     sizes,
 )
+from mlc.frontends.onnx.ops.padding import slice_along
 from mlc.frontends.onnx.ops.table import converts
-from mlc.frontends.onnx.ops.tensor import DYN, _slice, reshape_to
+from mlc.shapes import DYNAMIC
 
 DIRECT: dict[str, type[ml.ReduceOp]] = {
     "ReduceSum": ml.ReduceSumOp,
@@ -65,7 +67,7 @@ def _direct(op: type[ml.ReduceOp]) -> Reduction:
 
 def _prod(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
     """Products by halving each axis: `x[:h] * x[h:2h]`, plus the odd element."""
-    if any(shape_of(x)[axis] == DYN for axis in axes):
+    if any(shape_of(x)[axis] == DYNAMIC for axis in axes):
         if not is_float(x):
             raise NodeError("ReduceProd of integers over a dynamic dim is not supported")
         return _finish(node, _prod_by_logs(node, x, axes), axes, keepdims)
@@ -78,13 +80,13 @@ def _prod(node: Node, x: SSAValue, axes: list[int], keepdims: bool) -> SSAValue:
         while size > 1:
             half = size // 2
             low, high = (
-                _slice(node, result, axis, 0, half),
-                _slice(node, result, axis, half, 2 * half),
+                slice_along(node, result, axis, 0, half),
+                slice_along(node, result, axis, half, 2 * half),
             )
             product = node.emit(ml.MulOp(low, high))
             if size % 2:
                 product = node.emit(
-                    ml.ConcatOp([product, _slice(node, result, axis, 2 * half, size)], axis)
+                    ml.ConcatOp([product, slice_along(node, result, axis, 2 * half, size)], axis)
                 )
             result, size = product, half + size % 2
     return _finish(node, result, axes, keepdims)

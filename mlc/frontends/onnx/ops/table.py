@@ -10,7 +10,7 @@ picks the newest registration not newer than it.
 
 from collections.abc import Callable, Sequence
 
-from mlc.frontends.onnx.graph import Node, Value
+from mlc.frontends.onnx.node import Node, Value
 
 Converter = Callable[[Node], Sequence[Value | None]]
 

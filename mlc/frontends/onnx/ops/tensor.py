@@ -17,45 +17,23 @@ from xdsl.ir import SSAValue
 
 from mlc import shapes
 from mlc.dialects import ml
-from mlc.frontends.onnx.graph import Node, NodeError, Value
+from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import (
     Size,
     SizeCalc,
-    cast,
     element_of,
     int_list,
     product,
+    reshape_to,
     shape_of,
     shape_tensor,
     size_along,
     sizes,
-    slice_at_run_time,
-    static_or_dynamic,
 )
+from mlc.frontends.onnx.ops.padding import INT64_MAX, pad_axes, slice_along, slice_at_run_time
 from mlc.frontends.onnx.ops.table import converts
 
 DYN = shapes.DYNAMIC
-INT64_MAX = np.iinfo(np.int64).max
-
-
-def reshape_to(node: Node, x: SSAValue, dims: Sequence[Size]) -> SSAValue:
-    """
-    `x` reshaped to `dims`: static sizes, sizes computed at run time, and at most one
-    `?` whose size follows from the element count (-1 in the run-time shape).
-    """
-    dims = list(dims)
-    if all(isinstance(d, int) for d in dims) and tuple(dims) == shape_of(x):
-        return x
-    static = [d if isinstance(d, int) else DYN for d in dims]
-    result = TensorType(element_of(x), static)
-    if DYN not in static:
-        return node.emit(ml.ReshapeOp(x, result_type=result))
-    if sum(d == DYN for d in dims if isinstance(d, int)) > 1:
-        raise NodeError(
-            f"reshaping to {shapes.format_shape(static)} needs the sizes of several dynamic dims"
-        )
-    shape = shape_tensor(node, [-1 if isinstance(d, int) and d == DYN else d for d in dims])
-    return node.emit(ml.ReshapeOp(x, shape=shape, result_type=result))
 
 
 def declared_static(node: Node, index: int, what: str) -> TensorType:
@@ -186,13 +164,6 @@ def concat(node: Node) -> Sequence[Value]:
     return [node.emit(ml.ConcatOp(inputs, node.attr("axis")))]
 
 
-def _slice(node: Node, x: SSAValue, axis: int, start: int, end: int, step: int = 1) -> SSAValue:
-    rank = len(shape_of(x))
-    starts, ends, steps = [0] * rank, [INT64_MAX] * rank, [1] * rank
-    starts[axis], ends[axis], steps[axis] = start, end, step
-    return node.emit(ml.SliceOp(x, starts, ends, steps))
-
-
 @converts("Split")
 def split(node: Node) -> Sequence[Value]:
     x = node.input(0)
@@ -206,7 +177,7 @@ def split(node: Node) -> Sequence[Value]:
         parts = None
     if parts is not None:
         starts = list(itertools.accumulate(parts, initial=0))
-        return [_slice(node, x, axis, a, b) for a, b in itertools.pairwise(starts)]
+        return [slice_along(node, x, axis, a, b) for a, b in itertools.pairwise(starts)]
     # Equal parts, the last one smaller if the size does not divide (num_outputs).
     count = node.attr("num_outputs", len(node.proto.output))
     calc = SizeCalc(node)
@@ -216,7 +187,7 @@ def split(node: Node) -> Sequence[Value]:
     outputs: list[Value] = []
     for start, end in itertools.pairwise(bounds):
         if isinstance(start, int) and isinstance(end, int):
-            outputs.append(_slice(node, x, axis, start, end))
+            outputs.append(slice_along(node, x, axis, start, end))
         else:
             outputs.append(slice_at_run_time(node, x, axis, start, end))
     return outputs
@@ -292,7 +263,7 @@ def tile(node: Node) -> Sequence[Value]:
     result = x
     for axis, count in enumerate(repeats):
         if count == 0:
-            result = _slice(node, result, axis, 0, 0)
+            result = slice_along(node, result, axis, 0, 0)
         elif count > 1:
             result = node.emit(ml.ConcatOp([result] * count, axis))
     return [result]
@@ -367,7 +338,7 @@ def pad(node: Node) -> Sequence[Value]:
         value = node.input(2)
     else:
         value = node.scalar(0, x)
-    return [_pad(node, x, axes, pads, value, mode)]
+    return [pad_axes(node, x, axes, pads, value, mode)]
 
 
 @converts("Pad", since=2)
@@ -375,9 +346,8 @@ def pad_attributes(node: Node) -> Sequence[Value]:
     mode = _pad_mode(node)
     x = node.input(0)
     axes = list(range(len(shape_of(x))))
-    return [
-        _pad(node, x, axes, list(node.attr("pads")), node.scalar(node.attr("value", 0.0), x), mode)
-    ]
+    value = node.scalar(node.attr("value", 0.0), x)
+    return [pad_axes(node, x, axes, list(node.attr("pads")), value, mode)]
 
 
 def _pad_mode(node: Node) -> str:
@@ -385,83 +355,3 @@ def _pad_mode(node: Node) -> str:
     if mode not in ("constant", "edge", "reflect", "wrap"):
         raise NodeError(f"unknown pad mode '{mode}'")
     return mode
-
-
-def _pad(
-    node: Node,
-    x: SSAValue,
-    axes: list[int],
-    pads: list[int],
-    value: SSAValue,
-    mode: str = "constant",
-) -> SSAValue:
-    """Pad by concatenating blocks: of `value`, or slices of `x` (negative pads slice)."""
-    if len(pads) != 2 * len(axes):
-        raise NodeError(f"expected {2 * len(axes)} pads, got {len(pads)}")
-    result = x
-    for i, axis in enumerate(axes):
-        before, after = pads[i], pads[i + len(axes)]
-        dims = shape_of(result)
-        start = -before if before < 0 else 0
-        end = dims[axis] + after if after < 0 and dims[axis] != DYN else INT64_MAX
-        if after < 0 and dims[axis] == DYN:
-            end = after
-        if before < 0 or after < 0:
-            result = _slice(node, result, axis, start, end)
-        parts = [result]
-        if before > 0:
-            block = _block(node, result, axis, before, value) if mode == "constant" else None
-            parts.insert(0, block or _border(node, result, axis, before, mode, at_end=False))
-        if after > 0:
-            block = _block(node, result, axis, after, value) if mode == "constant" else None
-            parts.append(block or _border(node, result, axis, after, mode, at_end=True))
-        if len(parts) > 1:
-            result = node.emit(ml.ConcatOp(parts, axis))
-    return result
-
-
-def _border(node: Node, x: SSAValue, axis: int, size: int, mode: str, at_end: bool) -> SSAValue:
-    """`size` elements along `axis` for an `edge`, `reflect` or `wrap` pad of `x`."""
-    if mode == "edge":
-        edge = _slice(node, x, axis, -1, INT64_MAX) if at_end else _slice(node, x, axis, 0, 1)
-        return edge if size == 1 else node.emit(ml.ConcatOp([edge] * size, axis))
-    if mode == "reflect":
-        if at_end:
-            return _slice(node, x, axis, -2, -2 - size, -1)
-        return _slice(node, x, axis, size, 0, -1)
-    return _slice(node, x, axis, 0, size) if at_end else _slice(node, x, axis, -size, INT64_MAX)
-
-
-def pad_constant(
-    node: Node, x: SSAValue, axes: Sequence[int], pads: Sequence[Size], value: SSAValue
-) -> SSAValue:
-    """`x` padded along `axes` by non-negative sizes (begins, then ends) of `value`.
-
-    A size may be known only at run time (pads computed from dynamic dims).
-    """
-    result = x
-    for i, axis in enumerate(axes):
-        before, after = pads[i], pads[i + len(axes)]
-        parts = [result]
-        if not (isinstance(before, int) and before == 0):
-            parts.insert(0, _block(node, result, axis, before, value))
-        if not (isinstance(after, int) and after == 0):
-            parts.append(_block(node, result, axis, after, value))
-        if len(parts) > 1:
-            result = node.emit(ml.ConcatOp(parts, axis))
-    return result
-
-
-def _block(node: Node, like: SSAValue, axis: int, size: Size, value: SSAValue) -> SSAValue:
-    """A block of `value` shaped like `like` but `size` long along `axis`."""
-    dims = sizes(node, like)
-    dims[axis] = size
-    return full(node, dims, cast(node, value, element_of(like)))
-
-
-def full(node: Node, dims: Sequence[Size], value: SSAValue) -> SSAValue:
-    """A tensor of `dims` (static, or known at run time) holding the scalar `value`."""
-    result = TensorType(element_of(value), static_or_dynamic(dims))
-    if all(isinstance(d, int) for d in dims):
-        return node.emit(ml.BroadcastToOp(value, result))
-    return node.emit(ml.BroadcastToOp(value, result, shape_tensor(node, dims)))

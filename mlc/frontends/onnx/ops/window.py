@@ -15,10 +15,18 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
-from mlc.frontends.onnx.graph import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import Size, SizeCalc, dtype, is_float, shape_of, sizes
+from mlc.frontends.onnx.node import Node, NodeError, Value
+from mlc.frontends.onnx.ops.build import (
+    Size,
+    SizeCalc,
+    dtype,
+    is_float,
+    reshape_to,
+    shape_of,
+    sizes,
+)
+from mlc.frontends.onnx.ops.padding import INT64_MAX, full, pad_axes, pad_constant
 from mlc.frontends.onnx.ops.table import converts
-from mlc.frontends.onnx.ops.tensor import INT64_MAX, _pad, full, pad_constant, reshape_to
 
 CONVS: dict[int, type[ml.ConvOp]] = {1: ml.Conv1dOp, 2: ml.Conv2dOp, 3: ml.Conv3dOp}
 MAX_POOLS: dict[int, type[ml.PoolOp]] = {1: ml.MaxPool1dOp, 2: ml.MaxPool2dOp, 3: ml.MaxPool3dOp}
@@ -295,7 +303,7 @@ def conv_transpose(node: Node) -> Sequence[Value]:
     axes = list(range(2, spatial + 2))
     dilated = _dilate(node, x, strides)
     if _is_static(full_pads):  # may be negative: a slice
-        padded = _pad(node, dilated, axes, [int(p) for p in full_pads], node.scalar(0, x))
+        padded = pad_axes(node, dilated, axes, [int(p) for p in full_pads], node.scalar(0, x))
     else:
         padded = pad_constant(node, dilated, axes, full_pads, node.scalar(0, x))
     bias = node.input(2) if node.has(2) else None

@@ -1,0 +1,150 @@
+"""
+One ONNX node being converted, and the graph values it reads and writes.
+
+The converters (`ops/`) see a graph only through `Node`: its inputs (SSA values, or
+numpy arrays known at import time), its attributes, the output types the model
+declares, and `emit`, which appends an op at the node's location. `GraphImporter`
+(`graph`) is a `GraphValues` that drives the nodes through the op table; with both
+depending on this module, `ops/` never imports `graph`.
+"""
+
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, NameLoc, StringAttr, TensorType
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from mlc import resources
+from mlc.frontends.onnx import types
+
+Value = SSAValue | np.ndarray
+
+
+class NodeError(Exception):
+    """A node cannot be converted: the message says why (the node is added by the caller)."""
+
+
+class GraphValues:
+    """
+    The values of the graph being imported, by ONNX name, and the block ops go to.
+
+    A value is an SSA value or a numpy array known at import time; `ssa` and
+    `materialize` emit a known one as an `arith.constant`, once per array.
+    """
+
+    def __init__(
+        self, model_name: str, opset: int, declared_types: dict[str, TensorType[Attribute]]
+    ):
+        self.model_name = model_name
+        self.opset = opset
+        self.declared_types = declared_types
+        self.values: dict[str, Value] = {}
+        self.block = Block()
+        self.materialized: dict[int, tuple[np.ndarray, SSAValue]] = {}
+
+    def ssa(self, name: str, location: Attribute) -> SSAValue:
+        value = self.values[name]
+        if isinstance(value, np.ndarray):
+            return self.materialize(value, location, name)
+        return value
+
+    def materialize(self, array: np.ndarray, location: Attribute, name: str = "") -> SSAValue:
+        """An `arith.constant` for a known value, emitted once per array."""
+        if (found := self.materialized.get(id(array))) is not None:
+            return found[1]
+        try:
+            attr = resources.elements_attr(array, name)
+        except types.UnsupportedType as error:
+            raise NodeError(str(error)) from None
+        op = arith.ConstantOp(attr, attr.type)  # pyright: ignore[reportArgumentType]
+        op.location = location
+        self.block.add_op(op)
+        # Holding the array keeps its id from being reused by a later array.
+        self.materialized[id(array)] = (array, op.result)
+        return op.result
+
+
+class Node:
+    """One ONNX node being converted: its inputs, attributes, and where ops go."""
+
+    def __init__(self, graph: GraphValues, proto: onnx.NodeProto, index: int):
+        self.graph = graph
+        self.proto = proto
+        self.index = index
+        self.opset = graph.opset
+        self.name = proto.name or f"{proto.op_type}_{index}"
+        self.location = NameLoc(
+            StringAttr(self.name),
+            FileLineColLoc(StringAttr(graph.model_name), IntAttr(index + 1), IntAttr(1)),
+        )
+        self.attrs = {a.name: helper.get_attribute_value(a) for a in proto.attribute}
+
+    # -- attributes and inputs ------------------------------------------------
+
+    def attr(self, name: str, default: Any = None) -> Any:
+        value = self.attrs.get(name, default)
+        return value.decode() if isinstance(value, bytes) else value
+
+    def has(self, i: int) -> bool:
+        """Whether optional input `i` is given (present and not the empty name)."""
+        return i < len(self.proto.input) and bool(self.proto.input[i])
+
+    def known(self, i: int) -> np.ndarray | None:
+        """Input `i`'s value if it is known at import time."""
+        value = self.graph.values[self.proto.input[i]]
+        return value if isinstance(value, np.ndarray) else None
+
+    def const(self, i: int, what: str) -> np.ndarray:
+        """Input `i`'s value, which the conversion needs at import time."""
+        value = self.known(i)
+        if value is None:
+            raise NodeError(
+                f"input {i} ('{self.proto.input[i]}', the {what}) must be known at import "
+                "time (an initializer, a Constant, or computed from static shapes)"
+            )
+        return value
+
+    def input(self, i: int) -> SSAValue:
+        """Input `i` as an SSA value (known values become constants)."""
+        return self.graph.ssa(self.proto.input[i], self.location)
+
+    def type(self, i: int) -> TensorType[Attribute]:
+        value = self.graph.values[self.proto.input[i]]
+        if isinstance(value, np.ndarray):
+            return types.tensor_type_of(value)
+        assert isinstance(value.type, TensorType)
+        return value.type  # pyright: ignore[reportUnknownVariableType]
+
+    def shape(self, i: int) -> tuple[int, ...]:
+        return tuple(self.type(i).get_shape())
+
+    def rank(self, i: int) -> int:
+        return len(self.shape(i))
+
+    def declared(self, output: int = 0) -> TensorType[Attribute] | None:
+        """Output `output`'s type as the model (or onnx shape inference) declares it."""
+        return self.graph.declared_types.get(self.proto.output[output])
+
+    # -- building ops ---------------------------------------------------------
+
+    def emit(self, op: Operation) -> SSAValue:
+        """Append `op` at the node's location; its (first) result."""
+        op.location = self.location
+        self.graph.block.add_op(op)
+        return op.results[0]
+
+    def constant(self, array: np.ndarray) -> SSAValue:
+        return self.graph.materialize(array, self.location)
+
+    def scalar(self, value: float | int | bool, like: SSAValue | TensorType[Attribute]) -> SSAValue:
+        """A rank-0 constant of the element type of `like`."""
+        type_ = like if isinstance(like, TensorType) else like.type
+        assert isinstance(type_, TensorType)
+        try:
+            dtype = types.dtype_of(type_.element_type)  # pyright: ignore[reportUnknownMemberType]
+        except types.UnsupportedType as error:
+            raise NodeError(str(error)) from None
+        return self.constant(np.array(value, dtype=dtype))
