@@ -64,7 +64,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.cpu.constant_panels import get_panels
-from mlc.lowering.cpu.conv_gemm import Image
+from mlc.lowering.linalg.contraction import Image
 from mlc.lowering.linalg.contraction import Epilogue, Matmul, indices
 from mlc.lowering.support.loop_builder import (
     Ops,
