@@ -12,7 +12,7 @@ docs/design/lowering.md, level 3. A generic that is a float matmul,
         { c + a * b }
 
 on row-major operands (unit stride in the last dimension) becomes the loop nest of
-`mlc.lowering.cpu.matmul_kernels` (`mlc.lowering.cpu.matvec_kernels` for N = 1):
+`mlc.lowering.cpu.matmul_nest` (`mlc.lowering.cpu.matvec_kernels` for N = 1):
 
 - N = 1 (matrix-vector, e.g. PageRank's `G @ p`): vectorised dot products over the
   rows of A, several rows per task, tasks in an `scf.parallel`;
@@ -64,7 +64,7 @@ from xdsl.traits import SymbolTable
 
 from mlc.lowering.cpu.constant_panels import constant_panels
 from mlc.lowering.cpu.conv_gemm import conv_of
-from mlc.lowering.cpu.matmul_kernels import matmul_nest
+from mlc.lowering.cpu.matmul_nest import matmul_nest
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
