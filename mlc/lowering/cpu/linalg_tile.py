@@ -69,6 +69,7 @@ from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
+from mlc.lowering.support.locations import keep_location
 from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     PLAIN_LOOP_COLUMNS,
@@ -114,10 +115,8 @@ class TileMatmul(RewritePattern):
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
-        for new in nest:
-            for inner in new.walk():
-                inner.location = op.location
-        rewriter.replace(op, nest, [])
+        with keep_location(rewriter, op):
+            rewriter.replace(op, nest, [])
 
 
 def is_matrix_vector(mm: Matmul) -> bool:
@@ -166,11 +165,8 @@ class SplitGeneric(RewritePattern):
         if total is not None and total * len(op.body.block.ops) < PARALLEL_THRESHOLD:
             return  # too little work to pay for waking the threads
         nest = split_generic(op, d, self.threads)
-        for new in nest:
-            for inner in new.walk():
-                if inner is not op:
-                    inner.location = op.location
-        rewriter.replace(op, nest, [])
+        with keep_location(rewriter, op):
+            rewriter.replace(op, nest, [])
 
 
 @dataclass(frozen=True)
