@@ -15,7 +15,8 @@ is, for each batch (n [, g]), the matmul
 
 W and Y, contiguous, are read through views that merge their trailing dims (M x K and
 M x N); X' (im2col) is never built: the kernel packs each NR-wide panel of it from the
-image, through x's map (`Image`). A 1x1 convolution is the same plain GEMM.
+image, through x's map (`mlc.lowering.linalg.contraction.Image`). A 1x1 convolution is
+the same plain GEMM.
 
 In general: the output map is `(prefix.., i, spatial..)` and the weight map
 `(wprefix.., i, reductions..)`, all plain loops, the reduction loops in order, the
@@ -25,61 +26,20 @@ or through prefix loops and `i` only (a per-channel bias or scale).
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineBinaryOpExpr, AffineBinaryOpKind, AffineDimExpr, AffineMap
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from mlc.lowering.linalg.contraction import (
     Epilogue,
+    Image,
     Matmul,
     epilogue_of,
     float_buffers,
-    is_row_major,
     multiply_add,
 )
-
-
-@dataclass(frozen=True)
-class Image:
-    """How to read X'[k, j] of a convolution from its image."""
-
-    source: SSAValue
-    map: AffineMap
-    """The image's map over the convolution's loops."""
-
-    prefix: tuple[int, ...]
-    """The convolution loop of each batch loop of the matmul."""
-
-    reductions: tuple[int, ...]
-    """The convolution loops merged into k, outermost first (sizes: the weight's dims)."""
-
-    spatial: tuple[int, ...]
-    """The convolution loops merged into j, outermost first (sizes: the output's dims)."""
-
-    weight: SSAValue
-    output: SSAValue
-
-    def rows_contiguous(self) -> bool:
-        """
-        Whether consecutive columns of X' within one output row are consecutive image
-        elements: the innermost spatial loop `ow` is read only by the image's last,
-        unit-stride dim, as `ow + (terms without ow)` (a stride-1 convolution).
-        """
-        ow = self.spatial[-1]
-        *outer, last = self.map.results
-        if any(ow in e.used_dims() for e in outer) or not is_row_major(self.source.type):  # pyright: ignore[reportArgumentType]
-            return False
-        if last == AffineDimExpr(ow):
-            return True
-        if not isinstance(last, AffineBinaryOpExpr) or last.kind != AffineBinaryOpKind.Add:
-            return False
-        for one, other in ((last.lhs, last.rhs), (last.rhs, last.lhs)):
-            if one == AffineDimExpr(ow) and ow not in other.used_dims():
-                return True
-        return False
 
 
 def _dims(map_: AffineMap) -> list[int] | None:

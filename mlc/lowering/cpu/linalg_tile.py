@@ -12,7 +12,7 @@ docs/design/lowering.md, level 3. A generic that is a float matmul,
         { c + a * b }
 
 on row-major operands (unit stride in the last dimension) becomes the loop nest of
-`mlc.lowering.cpu.matmul_kernels` (`mlc.lowering.cpu.matvec_kernels` for N = 1):
+`mlc.lowering.cpu.matmul_nest` (`mlc.lowering.cpu.matvec_kernels` for N = 1):
 
 - N = 1 (matrix-vector, e.g. PageRank's `G @ p`): vectorised dot products over the
   rows of A, several rows per task, tasks in an `scf.parallel`;
@@ -64,11 +64,12 @@ from xdsl.traits import SymbolTable
 
 from mlc.lowering.cpu.constant_panels import constant_panels
 from mlc.lowering.cpu.conv_gemm import conv_of
-from mlc.lowering.cpu.matmul_kernels import matmul_nest
+from mlc.lowering.cpu.matmul_nest import matmul_nest
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
+from mlc.lowering.support.locations import keep_location
 from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     PLAIN_LOOP_COLUMNS,
@@ -114,10 +115,8 @@ class TileMatmul(RewritePattern):
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
-        for new in nest:
-            for inner in new.walk():
-                inner.location = op.location
-        rewriter.replace(op, nest, [])
+        with keep_location(rewriter, op):
+            rewriter.replace(op, nest, [])
 
 
 def is_matrix_vector(mm: Matmul) -> bool:
@@ -166,11 +165,8 @@ class SplitGeneric(RewritePattern):
         if total is not None and total * len(op.body.block.ops) < PARALLEL_THRESHOLD:
             return  # too little work to pay for waking the threads
         nest = split_generic(op, d, self.threads)
-        for new in nest:
-            for inner in new.walk():
-                if inner is not op:
-                    inner.location = op.location
-        rewriter.replace(op, nest, [])
+        with keep_location(rewriter, op):
+            rewriter.replace(op, nest, [])
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
-from mlc.lowering.cpu.matmul_kernels import Ops
+from mlc.lowering.support.loop_builder import Ops
 
 
 def _dim_position(affine_map: AffineMap, d: int) -> int | bool | None:

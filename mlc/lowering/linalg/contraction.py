@@ -25,11 +25,13 @@ epilogue applied on the last iteration of every reduction loop (`k`; a convoluti
 The kernel accumulates `C += A @ B` as usual, and once a tile of C is final (after its
 last K block) replays the epilogue's scalar ops on it (`Epilogue.apply`), reading the
 extra inputs through their maps; LLVM vectorises that loop over the tile's columns.
+
+A convolution that `mlc.lowering.cpu.conv_gemm` takes as a batched matmul carries an
+`Image`: where the kernel reads its B operand, X', from the convolution's image.
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
@@ -43,13 +45,16 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineMap,
+)
 from xdsl.traits import is_side_effect_free
 
 from mlc.lowering.support.loop_builder import Ops, collapse_trailing
-
-if TYPE_CHECKING:
-    from mlc.lowering.cpu.conv_gemm import Image
 
 
 def is_row_major(type_: MemRefType) -> bool:
@@ -126,6 +131,47 @@ class Epilogue:
         return result
 
 
+@dataclass(frozen=True)
+class Image:
+    """How to read X'[k, j] of a convolution as an implicit GEMM
+    (`mlc.lowering.cpu.conv_gemm`), from its image."""
+
+    source: SSAValue
+    map: AffineMap
+    """The image's map over the convolution's loops."""
+
+    prefix: tuple[int, ...]
+    """The convolution loop of each batch loop of the matmul."""
+
+    reductions: tuple[int, ...]
+    """The convolution loops merged into k, outermost first (sizes: the weight's dims)."""
+
+    spatial: tuple[int, ...]
+    """The convolution loops merged into j, outermost first (sizes: the output's dims)."""
+
+    weight: SSAValue
+    output: SSAValue
+
+    def rows_contiguous(self) -> bool:
+        """
+        Whether consecutive columns of X' within one output row are consecutive image
+        elements: the innermost spatial loop `ow` is read only by the image's last,
+        unit-stride dim, as `ow + (terms without ow)` (a stride-1 convolution).
+        """
+        ow = self.spatial[-1]
+        *outer, last = self.map.results
+        if any(ow in e.used_dims() for e in outer) or not is_row_major(self.source.type):  # pyright: ignore[reportArgumentType]
+            return False
+        if last == AffineDimExpr(ow):
+            return True
+        if not isinstance(last, AffineBinaryOpExpr) or last.kind != AffineBinaryOpKind.Add:
+            return False
+        for one, other in ((last.lhs, last.rhs), (last.rhs, last.lhs)):
+            if one == AffineDimExpr(ow) and ow not in other.used_dims():
+                return True
+        return False
+
+
 @dataclass
 class Matmul:
     """`C[batch, i, j] (+)= A[.., i, k] * B[.., k, j]` with an optional epilogue."""
@@ -142,7 +188,7 @@ class Matmul:
     sizes: tuple[int | None, int | None, int | None]
     """M, N and K where static."""
 
-    image: "Image | None" = None
+    image: Image | None = None
     """For a convolution: how to pack B from the image (`mlc.lowering.cpu.conv_gemm`)."""
 
     @property

@@ -48,25 +48,18 @@ layout there (`mlc.lowering.linalg.contraction`), so no transposed copy is mater
 
 Both rewrites only touch generics in the same block, with tensor results, whose
 outputs' block arguments the producer does not read. Unsupported IR is left alone.
+
+This module decides what is fused and when; building the fused generics (their maps,
+inputs and merged bodies) is `mlc.lowering.linalg.generic_fusion`.
 """
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects.builtin import (
-    AffineMapAttr,
-    ArrayAttr,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-    TensorType,
-    UnknownLoc,
-)
-from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects import scf, tensor
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Block, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -74,17 +67,18 @@ from xdsl.rewriter import Rewriter
 from mlc import cost_model
 from mlc.diagnostics import op_remark
 from mlc.lowering.linalg.contraction import multiply_add
-
-PARALLEL = IteratorTypeAttr.parallel()
-
-
-# ---------------------------------------------------------------------------
-# What can be fused
-# ---------------------------------------------------------------------------
-
-
-def maps_of(op: GenericOp) -> list[AffineMap]:
-    return [m.data for m in op.indexing_maps.data]
+from mlc.lowering.linalg.generic_fusion import (
+    PARALLEL,
+    arg_type,
+    fold_transpose,
+    forward_dims,
+    fuse_epilogue,
+    fuse_producer,
+    loop_size,
+    loops_seen,
+    maps_of,
+    reduction_loops,
+)
 
 
 def is_elementwise(op: GenericOp) -> bool:
@@ -99,20 +93,6 @@ def is_elementwise(op: GenericOp) -> bool:
     return not op.body.block.args[-1].uses
 
 
-def loops_seen(producer: GenericOp, consumer: GenericOp, index: int) -> AffineMap | None:
-    """
-    The producer's loops as seen from the consumer's, when it reads input `index`.
-
-    None when a producer loop is not a plain consumer loop or a constant.
-    """
-    inverse = maps_of(producer)[-1].inverse_permutation()
-    assert inverse is not None
-    seen = inverse.compose(maps_of(consumer)[index])
-    if any(not isinstance(e, AffineDimExpr | AffineConstantExpr) for e in seen.results):
-        return None
-    return seen
-
-
 def repeats(consumer: GenericOp, seen: AffineMap) -> int | None:
     """How often the consumer reads each producer element: its loops `seen` misses."""
     used = {e.position for e in seen.results if isinstance(e, AffineDimExpr)}
@@ -125,144 +105,11 @@ def repeats(consumer: GenericOp, seen: AffineMap) -> int | None:
     return count
 
 
-def loop_size(op: GenericOp, loop: int) -> int | None:
-    """The static trip count of a loop, from an operand dim that it walks alone."""
-    for value, map_ in zip(op.operands, maps_of(op)):
-        if not isinstance(value.type, TensorType):
-            continue
-        for dim, expr in enumerate(map_.results):
-            if isinstance(expr, AffineDimExpr) and expr.position == loop:
-                size = value.type.get_shape()[dim]
-                return size if size >= 0 else None
-    return None
-
-
-# ---------------------------------------------------------------------------
-# Building the fused generic
-# ---------------------------------------------------------------------------
-
-
-@dataclass
-class FusedOperands:
-    """The inputs of a generic being built, deduplicated by (value, map)."""
-
-    values: list[SSAValue]
-    maps: list[AffineMap]
-
-    def add(self, value: SSAValue, map_: AffineMap) -> int:
-        for i, (v, m) in enumerate(zip(self.values, self.maps)):
-            if v is value and m == map_:
-                return i
-        self.values.append(value)
-        self.maps.append(map_)
-        return len(self.values) - 1
-
-
-def clone_body(
-    source: Block, target: Block, mapping: dict[SSAValue, SSAValue], loops: AffineMap | None
-) -> Sequence[SSAValue]:
-    """
-    Clone `source`'s ops into `target`, renaming through `mapping`; return the yielded values.
-
-    With `loops`, `linalg.index d` becomes the expression of loop `d` in `target`'s loops.
-    """
-    yielded: Sequence[SSAValue] = ()
-    for op in source.ops:
-        if isinstance(op, YieldOp):
-            yielded = [mapping.get(v, v) for v in op.operands]
-        elif isinstance(op, IndexOp) and loops is not None:
-            expr = loops.results[op.dim.value.data]
-            new: Operation = (
-                IndexOp(expr.position)
-                if isinstance(expr, AffineDimExpr)
-                else arith.ConstantOp(IntegerAttr(expr.value, IndexType()))  # pyright: ignore[reportAttributeAccessIssue]
-            )
-            target.add_op(new)
-            mapping[op.results[0]] = new.results[0]
-        else:
-            target.add_op(op.clone(value_mapper=mapping))
-    return yielded
-
-
-def fuse_producer(producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap) -> None:
-    """Replace `consumer` by a generic that computes `producer` where it read input `index`."""
-    consumer_maps = maps_of(consumer)
-    n_in = len(consumer.inputs)
-    operands = FusedOperands([], [])
-    slots: dict[int, int] = {}  # consumer input -> fused input
-    producer_slots: list[int] = []  # the producer's inputs take the place of its result
-    for i, value in enumerate(consumer.inputs):
-        if i != index:
-            slots[i] = operands.add(value, consumer_maps[i])
-            continue
-        producer_slots = [
-            operands.add(v, m.compose(seen)) for v, m in zip(producer.inputs, maps_of(producer))
-        ]
-    block = Block(arg_types=[*(arg_type(v) for v in operands.values)])
-    for out in consumer.outputs:
-        block.insert_arg(arg_type(out), len(block.args))
-    args = list(block.args)
-    p_block, c_block = producer.body.block, consumer.body.block
-    p_map = {a: args[s] for a, s in zip(p_block.args, producer_slots)}
-    (value,) = clone_body(p_block, block, p_map, seen)
-    c_map = {c_block.args[i]: args[s] for i, s in slots.items()}
-    c_map[c_block.args[index]] = value
-    for k in range(len(consumer.outputs)):
-        c_map[c_block.args[n_in + k]] = args[len(operands.values) + k]
-    yielded = clone_body(c_block, block, c_map, None)
-    block.add_op(YieldOp(*yielded))
-    out_maps = consumer_maps[n_in:]
-    replace_generic(consumer, operands, block, out_maps, list(consumer.iterator_types.data))
-
-
-def arg_type(value: SSAValue):
-    type_ = value.type
-    return type_.element_type if isinstance(type_, TensorType) else type_  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-
-
-def replace_generic(
-    old: GenericOp,
-    operands: FusedOperands,
-    block: Block,
-    out_maps: Sequence[AffineMap],
-    iterators: Sequence[IteratorTypeAttr],
-    outputs: Sequence[SSAValue] | None = None,
-) -> GenericOp:
-    """Put a generic with `block` as body in `old`'s place, with `old`'s location."""
-    outs = list(old.outputs) if outputs is None else list(outputs)
-    new = GenericOp(
-        operands.values,
-        outs,
-        Region(block),
-        [AffineMapAttr(m) for m in (*operands.maps, *out_maps)],
-        iterators,
-        [v.type for v in outs],
-    )
-    for op in new.walk():
-        if op is new or isinstance(op.location, UnknownLoc):
-            op.location = old.location  # cloned body ops keep their own
-    Rewriter.replace_op(old, new)
-    return new
-
-
-# ---------------------------------------------------------------------------
-# The producer-consumer decision
-# ---------------------------------------------------------------------------
-
-
 @dataclass
 class Use:
     consumer: GenericOp
     index: int
     seen: AffineMap
-
-
-def forward_dims(producer: GenericOp) -> None:
-    """Let `tensor.dim`s of the producer's result read its init, which has the same shape."""
-    init = producer.outputs[0]
-    for use in list(producer.res[0].uses):
-        if isinstance(use.operation, tensor.DimOp):
-            use.operation.operands = (init, use.operation.index)
 
 
 def fusable_uses(producer: GenericOp) -> tuple[list[Use], int]:
@@ -364,15 +211,6 @@ def fuse_elementwise_once(block: Block, declined: set[GenericOp]) -> bool:
     return False
 
 
-# ---------------------------------------------------------------------------
-# Epilogues into contractions
-# ---------------------------------------------------------------------------
-
-
-def reduction_loops(op: GenericOp) -> list[int]:
-    return [i for i, it in enumerate(op.iterator_types.data) if it != PARALLEL]
-
-
 def takes_epilogue(op: Operation) -> bool:
     """
     A one-result reduction generic, innermost loop parallel and wider than one element,
@@ -404,64 +242,6 @@ def epilogue_input(epilogue: GenericOp) -> int | None:
     return None
 
 
-def last_iteration(contraction: GenericOp, block: Block) -> SSAValue:
-    """Append to `block` an `i1` that is true on the last iteration of every reduction loop."""
-    condition: SSAValue | None = None
-    for loop in reduction_loops(contraction):
-        size = loop_size(contraction, loop)
-        assert size is not None
-        last = arith.ConstantOp(IntegerAttr(size - 1, IndexType()))
-        index = IndexOp(loop)
-        is_last = arith.CmpiOp(index.result, last.result, "eq")
-        block.add_ops([last, index, is_last])
-        if condition is not None:
-            is_last = arith.AndIOp(condition, is_last.result)
-            block.add_op(is_last)
-        condition = is_last.results[0]
-    assert condition is not None
-    return condition
-
-
-def fuse_epilogue(contraction: GenericOp, epilogue: GenericOp, index: int) -> None:
-    """Replace `epilogue` by `contraction` applying it on the last reduction iteration."""
-    k_maps, e_maps = maps_of(contraction), maps_of(epilogue)
-    inverse = e_maps[index].inverse_permutation()
-    assert inverse is not None
-    seen = inverse.compose(k_maps[-1])  # epilogue loops in contraction loops
-    operands = FusedOperands([], [])
-    k_slots = [operands.add(v, m) for v, m in zip(contraction.inputs, k_maps)]
-    e_slots = {
-        i: operands.add(v, e_maps[i].compose(seen))
-        for i, v in enumerate(epilogue.inputs)
-        if i != index
-    }
-    out = contraction.outputs[0]
-    block = Block(arg_types=[*(arg_type(v) for v in operands.values), arg_type(out)])
-    args = list(block.args)
-    k_block, e_block = contraction.body.block, epilogue.body.block
-    k_map = {a: args[s] for a, s in zip(k_block.args, k_slots)}
-    k_map[k_block.args[-1]] = args[-1]
-    (accumulated,) = clone_body(k_block, block, k_map, None)
-    condition = last_iteration(contraction, block)
-    then_block = Block()
-    e_map = {e_block.args[i]: args[s] for i, s in e_slots.items()}
-    e_map[e_block.args[index]] = accumulated
-    (finished,) = clone_body(e_block, then_block, e_map, seen)
-    then_block.add_op(scf.YieldOp(finished))
-    else_block = Block([scf.YieldOp(accumulated)])
-    branch = scf.IfOp(condition, [accumulated.type], [then_block], [else_block])
-    block.add_ops([branch, YieldOp(branch.results[0])])
-    replace_generic(
-        epilogue,
-        operands,
-        block,
-        k_maps[-1:],
-        list(contraction.iterator_types.data),
-        contraction.outputs,
-    )
-    Rewriter.erase_op(contraction)
-
-
 def fuse_epilogue_once(block: Block) -> bool:
     """Fold the first elementwise generic of `block` that finishes a contraction into it."""
     for op in block.ops:
@@ -476,11 +256,6 @@ def fuse_epilogue_once(block: Block) -> bool:
         fuse_epilogue(contraction, op, index)
         return True
     return False
-
-
-# ---------------------------------------------------------------------------
-# Transposes into matmuls
-# ---------------------------------------------------------------------------
 
 
 def is_transpose(op: GenericOp) -> bool:
@@ -510,18 +285,6 @@ def reads_transposed(consumer: GenericOp, index: int) -> bool:
         for m in maps_of(consumer)
         for e in m.results
     )
-
-
-def fold_transpose(producer: GenericOp, consumer: GenericOp, index: int) -> None:
-    """Let `consumer` read the producer's input through the composed map instead."""
-    seen = loops_seen(producer, consumer, index)
-    assert seen is not None  # plain consumer maps see plain producer loops
-    maps = maps_of(consumer)
-    maps[index] = maps_of(producer)[0].compose(seen)
-    consumer.operands = [
-        producer.inputs[0] if n == index else v for n, v in enumerate(consumer.operands)
-    ]
-    consumer.properties["indexing_maps"] = ArrayAttr(AffineMapAttr(m) for m in maps)
 
 
 def fold_transposes(block: Block) -> None:

@@ -1,0 +1,184 @@
+"""
+B's panels of a convolution run as an implicit GEMM (`mlc.lowering.cpu.conv_gemm`),
+packed straight from the image: X' (im2col) is never built, each NR-wide panel of it
+is read from the image through its map, in the layout `pack_b` gives a matmul's B
+(`mlc.lowering.cpu.matmul_packing`).
+"""
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import arith, memref, vector
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, VectorType, i64
+from xdsl.ir import SSAValue
+
+from mlc.lowering.cpu.matmul_packing import ALIGNMENT, batch_indices, each_panel
+from mlc.lowering.linalg.contraction import Image, Matmul
+from mlc.lowering.support.loop_builder import (
+    Ops,
+    affine_index,
+    as_float,
+    for_loop,
+    if_then,
+    less,
+    zero,
+)
+from mlc.tiling_model import MatmulTiles
+
+
+def pack_image(
+    b: Ops,
+    mm: Matmul,
+    sizes: tuple[SSAValue, SSAValue],
+    batch: tuple[SSAValue, Sequence[SSAValue]],
+    tiles: MatmulTiles,
+    parallel: bool = True,
+) -> SSAValue:
+    """
+    `Bp[t, p, k, jj] = X'[t, k, p*NR + jj]` (0 past N) for a convolution: each element
+    read from the image through its map, the convolution's loops rebuilt from the batch,
+    the column (its spatial loops) and the reduction loops (`mlc.lowering.cpu.conv_gemm`).
+    """
+    image = mm.image
+    assert image is not None
+    k, n = sizes
+    count, extents = batch
+    nr = tiles.nr
+    zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
+    panels = b.ceildiv(n, nr_v)
+    packed_type = MemRefType(mm.accumulator, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
+    packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
+    last = b(arith.SubiOp(n, one))
+    loop_count = image.map.num_dims
+    rank_w, rank_y = _rank(image.weight), _rank(image.output)
+    reduction_sizes = [
+        b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)
+    ]
+    spatial_sizes = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+
+    vector_type = VectorType(mm.element, [tiles.vector])
+
+    def panel(pb: Ops, t: SSAValue) -> None:
+        flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
+        loops: list[SSAValue] = [zero_i] * loop_count
+        for d, value in zip(image.prefix, batch_indices(pb, flat, extents), strict=True):
+            loops[d] = value
+        j0 = pb.mul(p, nr_v)
+
+        def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            j = cb.add(j0, jj)
+            inside = less(cb, j, n)
+            at = _at_column(cb, image, loops, cb.min(j, last), spatial_sizes)
+
+            def element(rb: Ops, kk: SSAValue) -> None:
+                index = [affine_index(rb, e, at) for e in image.map.results]
+                value = as_float(rb, rb(memref.LoadOp.get(image.source, index)), mm.accumulator)
+                value = rb(arith.SelectOp(inside, value, zero(rb, mm.accumulator)))
+                rb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
+
+            _over_reductions(cb, image, reduction_sizes, at, element)
+            return []
+
+        def by_columns(cb: Ops) -> None:
+            for_loop(cb, zero_i, nr_v, one, column)
+
+        if not image.rows_contiguous():
+            by_columns(pb)
+            return
+
+        # Each vector of the panel in one output row (the panel may span rows, as
+        # with 8-wide rows): each k reads VL contiguous image elements per vector.
+        fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
+
+        def vectors(vb: Ops) -> None:
+            def piece(rb: Ops, kk: SSAValue) -> None:
+                for o, at in starts:
+                    value = rb(
+                        vector.LoadOp(
+                            image.source, _vector_start(rb, image, at, starts[0][1]), vector_type
+                        )
+                    )
+                    value = as_float(rb, value, VectorType(mm.accumulator, [tiles.vector]))
+                    rb.ops.append(vector.StoreOp(value, packed, [flat, p, kk, o]))
+
+            _over_reductions(vb, image, reduction_sizes, starts[0][1], piece)
+
+        if_then(pb, fits, vectors, by_columns)
+
+    each_panel(b, b.mul(count, panels), panel, parallel)
+    return packed
+
+
+def _row_vectors(
+    b: Ops,
+    image: Image,
+    loops: Sequence[SSAValue],
+    columns: tuple[SSAValue, SSAValue],
+    sizes: Sequence[SSAValue],
+    tiles: MatmulTiles,
+) -> tuple[SSAValue, list[tuple[SSAValue, list[SSAValue]]]]:
+    """
+    Each VL-wide vector of the panel from column `j0` of X' (N columns): its offset in
+    the panel and the convolution's loops at its first column; and whether the panel
+    lies below N and each of its vectors within one output row (`sizes[-1]` wide).
+    """
+    (j0, n), last = columns, b(arith.SubiOp(columns[1], b.index(1)))
+    vl = b.index(tiles.vector)
+    fits = b(arith.CmpiOp(b.add(j0, b.index(tiles.nr)), n, "sle"))
+    starts: list[tuple[SSAValue, list[SSAValue]]] = []
+    for offset in range(0, tiles.nr, tiles.vector):
+        o = b.index(offset)
+        at = _at_column(b, image, loops, b.min(b.add(j0, o), last), sizes)
+        in_row = b(arith.CmpiOp(b.add(at[image.spatial[-1]], vl), sizes[-1], "sle"))
+        fits = b(arith.AndIOp(fits, in_row))
+        starts.append((o, at))
+    return fits, starts
+
+
+def _vector_start(
+    b: Ops, image: Image, at: list[SSAValue], first: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """The image index of a vector at loops `at`, its reduction loops those of `first`."""
+    for d in image.reductions:
+        at[d] = first[d]
+    return [affine_index(b, e, at) for e in image.map.results]
+
+
+def _at_column(
+    b: Ops, image: Image, loops: Sequence[SSAValue], j: SSAValue, sizes: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """`loops` with the spatial loops set to those of column `j` of X'."""
+    at = list(loops)
+    for d, value in zip(image.spatial, batch_indices(b, j, sizes), strict=True):
+        at[d] = value
+    return at
+
+
+def _over_reductions(
+    b: Ops,
+    image: Image,
+    sizes: Sequence[SSAValue],
+    at: list[SSAValue],
+    body: Callable[[Ops, SSAValue], None],
+) -> None:
+    """`body(kk)` in loops over the convolution's reduction loops (set in `at`), with
+    `kk` their row-major flat number: the row of X' they make."""
+
+    def nest(level: int, rb: Ops, kk: SSAValue) -> None:
+        if level == len(image.reductions):
+            body(rb, kk)
+            return
+
+        def step(sb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            at[image.reductions[level]] = r
+            nest(level + 1, sb, sb.add(sb.mul(kk, sizes[level]), r))
+            return []
+
+        for_loop(rb, rb.index(0), sizes[level], rb.index(1), step)
+
+    nest(0, b, b.index(0))
+
+
+def _rank(value: SSAValue) -> int:
+    type_ = value.type
+    assert isinstance(type_, MemRefType)
+    return len(type_.get_shape())

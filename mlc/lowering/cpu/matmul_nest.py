@@ -1,0 +1,252 @@
+"""
+The loop nest `linalg-tile` puts in place of a matmul generic on memrefs: the
+BLIS/GotoBLAS blocking of `C += A @ B` (A: M x K, B: K x N, C: M x N, floats,
+row-major) into tasks, K blocks, panels and register tiles.
+
+`matmul_nest`: the blocking with packed B and a register-blocked
+micro-kernel (MR x NR accumulators live in vector registers across the k loop;
+each step broadcasts one A value per row, loads NR/VL vectors of packed B and does
+MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.linalg.contraction`):
+
+    Bp = alloc(T, P, K, NR)                       P = ceil(N / NR), zero-padded;
+    scf.parallel (t, q) in [0, T) x [0, P) step Q: T = batches of B (1 if B is shared)
+      for k, p in [0, K) x [q, q+Q):              Q <= 8 panels: 512 bytes of a row of B
+        Bp[t, p, k, :] = B[t, k, p*NR : p*NR+NR]
+    scf.parallel (t, i0, g) in [0, batches) x [0, M) step MCb x [0, G):  one flat loop
+      Ap = alloc(MCb/MR, KC, MR)                  (when A is packed)
+      for k0 in [0, K) step KC:                   Bp[t, p, k0:k0+KC] stays in L1
+        Ap[q, kk, r] = A[t, i0 + q*MR + r, k0 + kk]     the task's A block, in L2
+        for p in [g*P/G, (g+1)*P/G):              the task's group of panels
+          for i in [i0, min(i0+MCb, M)) step MR:
+            acc = micro_kernel(Ap[(i-i0)/MR], Bp[t, p, k0:k0+KC])
+            C[t, i:i+MR, p*NR : p*NR+NR] += acc   (rows < M, columns < N; `=` on the
+                                                   first K block when C held zeros)
+            if k0 + KC >= K: C[t, tile] = epilogue(C[t, tile])   (if the generic has one)
+
+A's block is packed into MR-row micro-panels, contiguous along k, when B has enough
+panels and A long enough rows to repay the copy (`tiling_model.packs_a`): unpacked,
+the micro-kernel reads MR rows a K-stride apart, which share cache sets when that
+stride is a multiple of 4 KiB (1024 x 1024 ran at 0.86x the packed speed); otherwise
+the kernel reads A in place. A rows past M are read as row M-1 (the results are
+dropped), so A needs no padding; in a column tile past N only the lanes below N are
+loaded and stored (masked vector loads and stores, `vmaskmovps` on AVX2). The tasks
+are blocks of MCb rows (`tiling_model.matmul_split`; for a dynamic M computed when
+the kernel runs), and, where M fits one block but its row tiles split unevenly among
+the threads, groups of G adjacent panels instead. A and B are read through their
+maps, so a transposed A (`A[k, i]`) needs nothing more, and a transposed B (`B[j, k]`)
+is packed a column at a time along k.
+Narrow floats (f16) are summed in f32 (`Matmul.accumulator`), as numpy sums an f16
+matmul: B is packed widened to f32 (`vcvtph2ps` with F16C), each A value is widened as
+it is broadcast, and C is widened to add to and rounded once as it is stored. So that
+the sums are rounded only once, the K loop makes one block of all of K (the f32 panel,
+K x NR, then lives in L2 rather than L1), and A is read in place, not packed.
+When B is a constant weight, `Bp` is a global packed at compile time
+(`mlc.lowering.cpu.constant_panels`). The epilogue runs on each MR x NR tile right after
+its last K block, while it is in L1.
+
+The packing of A and B is `mlc.lowering.cpu.matmul_packing` (B from a convolution's
+image: `mlc.lowering.cpu.conv_packing`), the register tile and its write-back
+`mlc.lowering.cpu.matmul_micro_kernel`. It is a pure IR builder: it returns the ops,
+and the pattern inserts them.
+"""
+
+from collections.abc import Callable, Sequence
+from functools import partial
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import MemRefType, VectorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
+
+from mlc.lowering.cpu.constant_panels import get_panels
+from mlc.lowering.cpu.conv_packing import pack_image
+from mlc.lowering.cpu.matmul_micro_kernel import a_reader, finish_tile, micro_kernel, write_back
+from mlc.lowering.cpu.matmul_packing import (
+    a_block_buffer,
+    batch_indices,
+    ends_inside_panel,
+    pack_a_block,
+    pack_b,
+)
+from mlc.lowering.linalg.contraction import Matmul, indices
+from mlc.lowering.support.loop_builder import (
+    Ops,
+    collapse_trailing,
+    for_loop,
+    if_then,
+    less,
+    parallel_loop,
+)
+from mlc.tiling_model import TASK_FLOPS, MatmulTiles, TaskSplit
+
+
+def _b_is_batched(mm: Matmul) -> bool:
+    if mm.image is not None:
+        return True  # every batch convolves its own image
+    return any(isinstance(e, AffineDimExpr) and e.position < mm.batch for e in mm.maps[1].results)
+
+
+def matmul_nest(
+    mm: Matmul,
+    tiles: MatmulTiles,
+    split: TaskSplit,
+    overwrite: bool = False,
+    panels: memref.GlobalOp | None = None,
+    pack_a: bool = False,
+    one_task: bool = False,
+) -> list[Operation]:
+    """
+    The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
+    then `mm`'s epilogue on each finished tile, in the tasks `split` says. With
+    `overwrite`, the first K block stores into C instead of adding to it (C held zeros,
+    which need not be written). `panels` is B already packed, at compile time
+    (`mlc.lowering.cpu.constant_panels`). With `pack_a`, each task packs its block of A for
+    each K block (`pack_a_block`). With `one_task` (the kernel runs as a single task), B is
+    packed on the calling thread.
+    """
+    b = Ops()
+    a, c = _matrices(b, mm)
+    ragged = ends_inside_panel(mm, tiles)
+    epilogue = mm.epilogue.viewed(b) if mm.epilogue is not None else None
+    vector_type = VectorType(mm.accumulator, [tiles.vector])
+    rank_c = len(_shape(c))
+    m, k = b.dim(a, mm.dim_of(0, "i")), b.dim(a, mm.dim_of(0, "k"))
+    n = b.dim(c, rank_c - 1)
+    extents = [b.dim(c, d) for d in range(mm.batch)]
+    batches = _product(b, extents)
+    packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
+    blocking = (tiles, split.threads)
+    packed, free = _packed(b, mm, (k, n), packed_batches, blocking, panels, not one_task)
+    zero_i, one = b.index(0), b.index(1)
+    # Narrow elements are summed over all of K in one block: rounded once (module docstring).
+    depth = b(arith.MaxSIOp(k, one)) if mm.narrow else b.index(tiles.kc)
+    panels = b.ceildiv(n, b.index(tiles.nr))
+    last_row = b(arith.SubiOp(m, one))
+    rows_per_task = _rows_per_task(b, m, split, tiles)
+    groups = b.index(split.column_groups)
+    group_panels = b.ceildiv(panels, groups)
+    blocks = b.ceildiv(m, rows_per_task)
+    per_batch = b.mul(blocks, groups)
+
+    def task(tb: Ops, t: SSAValue) -> None:
+        flat, rest = tb(arith.DivSIOp(t, per_batch)), tb(arith.RemSIOp(t, per_batch))
+        batch_ivs = batch_indices(tb, flat, extents)
+        packed_t = flat if _b_is_batched(mm) else zero_i
+        i0 = tb.mul(tb(arith.DivSIOp(rest, groups)), rows_per_task)
+        i_end = tb.min(tb.add(i0, rows_per_task), m)
+        p0 = tb.mul(tb(arith.RemSIOp(rest, groups)), group_panels)
+        p_end = tb.min(tb.add(p0, group_panels), panels)
+
+        def a_at(ab: Ops, row: SSAValue, kk: SSAValue) -> list[SSAValue]:
+            return indices(ab, mm.maps[0], [*batch_ivs, row, kk, zero_i])
+
+        def c_at(cb: Ops, row: SSAValue, column: SSAValue) -> list[SSAValue]:
+            return indices(cb, mm.maps[2], [*batch_ivs, row, zero_i, column])
+
+        def block_of_k(db: Ops, k0: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            k_end = db.min(db.add(k0, depth), k)
+            a_block = pack_a_block(db, (a, a_at), (a_buffer, i0, i_end), (k0, k_end), tiles)
+
+            def panel(pb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                j0 = pb.mul(p, pb.index(tiles.nr))
+
+                def block(bb: Ops, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                    reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
+                    panel_at = (packed, packed_t, p)
+                    acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
+
+                    def write(accumulate: bool) -> Callable[[Ops], None]:
+                        return lambda wb: write_back(
+                            wb, (c, c_at), acc, (i, j0), (m, n), tiles, accumulate, ragged
+                        )
+
+                    if overwrite:  # C holds no zeros: the first K block stores
+                        if_then(bb, bb(arith.CmpiOp(k0, zero_i, "eq")), write(False), write(True))
+                    else:
+                        write(True)(bb)
+                    if epilogue is not None:
+                        finish = partial(finish_tile, epilogue, c=(c, c_at), batch_ivs=batch_ivs)
+                        last = bb(arith.CmpiOp(k_end, k, "eq"))
+                        if_then(
+                            bb, last, lambda fb: finish(fb, tile=(i, j0), sizes=(m, n), tiles=tiles)
+                        )
+                    return []
+
+                for_loop(pb, i0, i_end, pb.index(tiles.mr), block)
+                return []
+
+            for_loop(db, p0, p_end, one, panel)
+            return []
+
+        rows = tiles.mc if split.rows is None else split.rows
+        a_buffer, free_a = a_block_buffer(tb, mm.accumulator, rows, tiles, pack_a and not mm.narrow)
+        for_loop(tb, zero_i, k, depth, block_of_k)
+        tb.ops += free_a
+
+    parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)
+    b.ops += free
+    return b.ops
+
+
+def _rows_per_task(b: Ops, m: SSAValue, split: TaskSplit, tiles: MatmulTiles) -> SSAValue:
+    """
+    `split.rows`, or for a dynamic M the rows `tiling_model.balanced_rows` would give,
+    computed at run time: tasks of at most MC rows, as many as a multiple of the
+    threads, fewer where a task would be worth less than `TASK_FLOPS`.
+    """
+    if split.rows is not None:
+        return b.index(split.rows)
+    one, threads, mr = b.index(1), b.index(split.threads), b.index(tiles.mr)
+    tasks = b.mul(b.ceildiv(b.ceildiv(m, b.index(tiles.mc)), threads), threads)
+    if split.row_flops:
+        worth = b(arith.DivSIOp(b.mul(m, b.index(split.row_flops)), b.index(TASK_FLOPS)))
+        rounded = b.mul(b(arith.DivSIOp(worth, threads)), threads)
+        capped = b(arith.SelectOp(less(b, worth, threads), worth, rounded))
+        tasks = b(arith.SelectOp(less(b, worth, tasks), capped, tasks))
+    tasks = b(arith.MaxSIOp(tasks, one))
+    rows = b.mul(b.ceildiv(b.ceildiv(m, tasks), mr), mr)
+    return b(arith.MaxSIOp(b.min(rows, b.index(tiles.mc)), mr))
+
+
+def _packed(
+    b: Ops,
+    mm: Matmul,
+    sizes: tuple[SSAValue, SSAValue],
+    batch: tuple[SSAValue, Sequence[SSAValue]],
+    blocking: tuple[MatmulTiles, int],
+    panels: memref.GlobalOp | None,
+    parallel: bool,
+) -> tuple[SSAValue, list[Operation]]:
+    """
+    B's panels: read from the global packed at compile time, else packed now into a
+    buffer; and the ops that free it once the kernel is done.
+    """
+    if panels is not None:
+        return b(get_panels(panels)), []
+    tiles, threads = blocking
+    if mm.image is None:
+        packed = pack_b(b, mm, sizes, batch, tiles, threads, parallel)
+    else:
+        packed = pack_image(b, mm, sizes, batch, tiles, parallel)
+    return packed, [memref.DeallocOp.get(packed)]
+
+
+def _matrices(b: Ops, mm: Matmul) -> tuple[SSAValue, SSAValue]:
+    """A and C; for a convolution, the weight and the output as (batches of) matrices."""
+    if mm.image is None:
+        return mm.a, mm.c
+    a = collapse_trailing(b, mm.a, len(_shape(mm.a)) - len(mm.image.reductions))
+    return a, collapse_trailing(b, mm.c, len(_shape(mm.c)) - len(mm.image.spatial))
+
+
+def _product(b: Ops, values: Sequence[SSAValue]) -> SSAValue:
+    result = b.index(1)
+    for value in values:
+        result = b.mul(result, value)
+    return result
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    type_ = value.type
+    assert isinstance(type_, MemRefType)
+    return type_.get_shape()
