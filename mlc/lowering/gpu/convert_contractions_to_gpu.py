@@ -64,7 +64,8 @@ from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
 from mlc.diagnostics import op_remark
 from mlc.gpu_architectures import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
-from mlc.lowering.gpu.contraction.conv_match import ConvGeometry, match_conv
+from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
+from mlc.lowering.gpu.contraction.conv_match import match_conv
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.match import Contraction, match
 from mlc.lowering.gpu.contraction.tile_shape import TileShape
