@@ -118,7 +118,7 @@ class ContractionToTiledLaunch(RewritePattern):
             return
         if self.declined_tf32:
             op_remark(op, f"tf32 declined: sm_{self.sm} has no tf32 mma (sm_80 on); f32 FMAs")
-        host = Emitter(rewriter, InsertPoint.before(op), op.location)
+        host = Emitter(rewriter, InsertPoint.before(op), op)
         conv = contraction.conv
         padded = op.operands[contraction.b] if conv is not None and conv.padding_ops else None
         bounds = [  # a padded image's batch and channels: the unpadded one's, which stays
