@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import mlc.lowering.gpu.convert_linalg_to_parallel_loops as parallel_loops  # noqa: E402
+import mlc.lowering.gpu.loop_analysis as loop_analysis  # noqa: E402
 import mlc.lowering.gpu.loop_mapping.warp_reduction as warp  # noqa: E402
 from mlc import pipeline  # noqa: E402
 
@@ -33,7 +33,7 @@ def take_back(name: str) -> None:
     elif name == "scalar-rows":
         warp.vector_prefix = lambda loop, lane, inits: list(inits)
     elif name == "wide-heads":
-        parallel_loops.NARROW_COLUMNS = 0
+        loop_analysis.NARROW_COLUMNS = 0
     elif name.startswith("unroll") and name[len("unroll") :].isdigit():
         warp.UNROLL = int(name[len("unroll") :])
     elif name != "as-is":

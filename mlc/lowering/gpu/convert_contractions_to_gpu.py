@@ -64,7 +64,8 @@ from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
 from mlc.diagnostics import op_remark
 from mlc.gpu_architectures import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
-from mlc.lowering.gpu.contraction.conv_match import ConvGeometry, match_conv
+from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
+from mlc.lowering.gpu.contraction.conv_match import match_conv
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.match import Contraction, match
 from mlc.lowering.gpu.contraction.tile_shape import TileShape
@@ -117,7 +118,7 @@ class ContractionToTiledLaunch(RewritePattern):
             return
         if self.declined_tf32:
             op_remark(op, f"tf32 declined: sm_{self.sm} has no tf32 mma (sm_80 on); f32 FMAs")
-        host = Emitter(rewriter, InsertPoint.before(op), op.location)
+        host = Emitter(rewriter, InsertPoint.before(op), op)
         conv = contraction.conv
         padded = op.operands[contraction.b] if conv is not None and conv.padding_ops else None
         bounds = [  # a padded image's batch and channels: the unpadded one's, which stays

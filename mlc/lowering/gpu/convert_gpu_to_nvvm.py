@@ -70,6 +70,7 @@ from xdsl.rewriter import Rewriter
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
+from mlc.lowering.support.locations import keep_location
 
 KERNEL_ATTR = "nvvm.kernel"
 MAX_THREADS_ATTR = "nvvm.maxntid"  # launch bounds, as MLIR's NVVM dialect spells them
@@ -114,9 +115,8 @@ class LowerSpecialRegisters(RewritePattern):
     ) -> None:
         read = llvm.CallIntrinsicOp(special_register(op), [], [i32])
         cast = arith.IndexCastOp(read.results[0], IndexType())
-        for new in (read, cast):
-            new.location = op.location
-        rewriter.replace(op, [read, cast])
+        with keep_location(rewriter, op):
+            rewriter.replace(op, [read, cast])
 
 
 class LowerBarrier(RewritePattern):
@@ -126,9 +126,8 @@ class LowerBarrier(RewritePattern):
     def match_and_rewrite(self, op: gpu.BarrierOp, rewriter: PatternRewriter) -> None:
         zero = llvm.ConstantOp(IntegerAttr(0, i32), i32)
         barrier = llvm.CallIntrinsicOp("llvm.nvvm.barrier.cta.sync.aligned.all", [zero], [])
-        for new in (zero, barrier):
-            new.location = op.location
-        rewriter.replace(op, [zero, barrier], [])
+        with keep_location(rewriter, op):
+            rewriter.replace(op, [zero, barrier], [])
 
 
 def _to_func(kernel: gpu.FuncOp) -> func.FuncOp:

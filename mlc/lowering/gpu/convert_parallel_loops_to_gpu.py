@@ -41,7 +41,7 @@ from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, llvm, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -69,16 +69,20 @@ def is_outermost(op: scf.ParallelOp) -> bool:
     return True
 
 
-@dataclass
 class _Emitter:
-    """Appends ops at a point, each with the location of the loop being mapped."""
+    """Appends ops at a point, each at the location of the loop being mapped (a
+    `located_builder`); calling it returns the op's result."""
 
-    point: InsertPoint
-    location: object
+    def __init__(self, point: InsertPoint, location: Attribute):
+        self.builder = located_builder(point, location)
+        self.location = location
+
+    @property
+    def point(self) -> InsertPoint:
+        return self.builder.insertion_point
 
     def __call__(self, new: Operation) -> SSAValue:
-        new.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
-        Rewriter.insert_op(new, self.point)
+        self.builder.insert(new)
         return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
 
     def index(self, value: int) -> SSAValue:

@@ -8,13 +8,19 @@ own. When the next generic writing that buffer keeps its outputs in registers (a
 contraction's accumulators, a reduction's `iter_args`), it can start them at the
 constant instead of loading the buffer, and the fill goes: one launch and one pass
 over the output fewer.
+
+`absorbable_fills` finds them for `convert-linalg-to-parallel-loops`, whose reductions
+carry their outputs; `convert-contractions-to-gpu` asks `fill_before` per contraction.
 """
 
 from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir import Attribute, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
+
+from mlc.lowering.gpu.loop_analysis import outputs_independent_of, split_iterators
 
 
 def filled_with(op: GenericOp) -> SSAValue | None:
@@ -49,3 +55,40 @@ def fill_before(op: GenericOp, output: int = 0) -> GenericOp | None:
             return None  # read or written in between, maybe inside a region
         previous = previous.prev_op
     return None
+
+
+def _covers(op: GenericOp, output: int) -> bool:
+    """Whether the parallel loops write every element of output `output` (each result
+    of its map a parallel dim, or 0 on a dim of static size 1)."""
+    operand = op.outputs[output]
+    affine_map = op.get_indexing_maps().data[len(op.inputs) + output].data
+    shape = operand.type.get_shape()  # pyright: ignore[reportAttributeAccessIssue]
+    dims: list[int] = []
+    for size, expr in zip(shape, affine_map.results, strict=True):
+        if isinstance(expr, AffineDimExpr):
+            dims.append(expr.position)
+        elif not (isinstance(expr, AffineConstantExpr) and expr.value == 0 and size == 1):
+            return False
+    return len(set(dims)) == len(dims)
+
+
+def absorbable_fills(module: ModuleOp) -> tuple[dict[int, dict[int, Attribute]], set[int]]:
+    """The fills that reductions carrying their outputs can start from (module docstring):
+    per reduction (by id) its outputs' starting constants, and the fills' ids."""
+    starts: dict[int, dict[int, Attribute]] = {}
+    absorbed: set[int] = set()
+    for op in module.walk():
+        if not isinstance(op, GenericOp) or op.res:
+            continue
+        _, reduction = split_iterators(op)
+        if not reduction or not outputs_independent_of(op, reduction):
+            continue
+        for output in range(len(op.outputs)):
+            fill = fill_before(op, output)
+            if fill is None or id(fill) in absorbed or not _covers(op, output):
+                continue
+            constant = filled_with(fill)
+            assert constant is not None and isinstance(constant.owner, arith.ConstantOp)
+            starts.setdefault(id(op), {})[output] = constant.owner.value
+            absorbed.add(id(fill))
+    return starts, absorbed

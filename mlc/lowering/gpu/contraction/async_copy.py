@@ -15,14 +15,11 @@ Both addresses are generic (as `memref.extract_aligned_pointer_as_index` gives t
 a kernel) and converted in the asm (`cvta.to.shared`, `cvta.to.global`).
 """
 
-from typing import TYPE_CHECKING
-
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import i32, i64
 from xdsl.ir import SSAValue
 
-if TYPE_CHECKING:
-    from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.emitter import Emitter
 
 COPY_BYTES = 16
 
@@ -32,24 +29,24 @@ _COPY = (
 )
 
 
-def copy(e: "Emitter", shared: SSAValue, source: SSAValue, src_bytes: SSAValue) -> None:
+def copy(e: Emitter, shared: SSAValue, source: SSAValue, src_bytes: SSAValue) -> None:
     """16 bytes from generic address `source` (index) to `shared`; `src_bytes` (i32) read."""
     to_i64 = [e(arith.IndexCastOp(address, i64)) for address in (shared, source)]
     e(llvm.InlineAsmOp(_COPY, "l,l,r,~{memory}", [*to_i64, src_bytes], has_side_effects=True))
 
 
-def commit_group(e: "Emitter") -> None:
+def commit_group(e: Emitter) -> None:
     """Close the thread's copies issued since the last commit into one group."""
     e(llvm.InlineAsmOp("cp.async.commit_group;", "~{memory}", [], has_side_effects=True))
 
 
-def wait_group(e: "Emitter", pending: int) -> None:
+def wait_group(e: Emitter, pending: int) -> None:
     """Wait until at most `pending` of the thread's groups are still in flight."""
     text = f"cp.async.wait_group {pending};"
     e(llvm.InlineAsmOp(text, "~{memory}", [], has_side_effects=True))
 
 
-def bytes_if(e: "Emitter", inside: SSAValue) -> SSAValue:
+def bytes_if(e: Emitter, inside: SSAValue) -> SSAValue:
     """`COPY_BYTES` where `inside` holds, else 0 (a zero-filled copy), as i32."""
     full = e(arith.ConstantOp.from_int_and_width(COPY_BYTES, i32))
     none = e(arith.ConstantOp.from_int_and_width(0, i32))

@@ -30,11 +30,9 @@ types, a weight that is not contiguous, maps of another form, and small outputs 
 sizes static, fewer than `SMALL_OUTPUT`: the loop mapping gives each output a warp).
 """
 
-from dataclasses import dataclass, field
-
 from xdsl.dialects.builtin import MemRefType, NoneAttr, f32
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -44,16 +42,17 @@ from xdsl.ir.affine import (
 )
 
 from mlc.diagnostics import op_remark
+from mlc.lowering.gpu.contraction.accumulation import accumulation, fused_epilogue, reads_loop
 from mlc.lowering.gpu.contraction.conv_absorbed import bias_before, unpadded
-from mlc.lowering.gpu.contraction.emitter import Emitter
-from mlc.lowering.gpu.contraction.match import Contraction, _accumulation, _epilogue, _uses
-from mlc.lowering.gpu.convert_linalg_to_parallel_loops import (
+from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
+from mlc.lowering.gpu.contraction.match import Contraction
+from mlc.lowering.gpu.fills import fill_before
+from mlc.lowering.gpu.loop_analysis import (
     SMALL_OUTPUT,
-    _static_size,
     outputs_independent_of,
     split_iterators,
+    static_size,
 )
-from mlc.lowering.gpu.fills import fill_before
 
 
 def linear_terms(expr: AffineExpr) -> dict[int, int] | None:
@@ -72,64 +71,6 @@ def linear_terms(expr: AffineExpr) -> dict[int, int] | None:
             if isinstance(dim, AffineDimExpr) and isinstance(scale, AffineConstantExpr):
                 return {dim.position: scale.value} if scale.value > 0 else None
     return None
-
-
-@dataclass
-class ConvGeometry:
-    """A convolution's loops, strides, dilations and padding, as the kernel needs them."""
-
-    n: int
-    f: int
-    oh: int
-    ow: int
-    c: int
-    kh: int
-    kw: int
-    strides: tuple[int, int]
-    dilations: tuple[int, int]
-    source: SSAValue  # the unpadded image
-    padding: tuple[int, int]  # top, left
-    padding_ops: list[Operation] = field(default_factory=list[Operation])  # go with the op
-    bias: GenericOp | None = None  # broadcasts a bias into the output just before: goes
-
-    def merged_bounds(self, e: Emitter, bounds: list[SSAValue]) -> list[SSAValue]:
-        """The sizes of the merged loops p (output pixels) and k (c, kh, kw)."""
-        pixels = e.mul(e.mul(bounds[self.n], bounds[self.oh]), bounds[self.ow])
-        depth = e.mul(e.mul(bounds[self.c], bounds[self.kh]), bounds[self.kw])
-        return [pixels, depth]
-
-    def pixel(
-        self, e: Emitter, bounds: list[SSAValue], p: SSAValue
-    ) -> tuple[SSAValue, SSAValue, SSAValue]:
-        """(n, oh, ow) of output pixel `p`."""
-        ow_size = bounds[self.ow]
-        rows = e.div(p, ow_size)
-        return e.div(rows, bounds[self.oh]), e.rem(rows, bounds[self.oh]), e.rem(p, ow_size)
-
-    def tap(
-        self, e: Emitter, bounds: list[SSAValue], k: SSAValue
-    ) -> tuple[SSAValue, SSAValue, SSAValue]:
-        """(c, kh, kw) of reduction index `k`."""
-        kw_size = bounds[self.kw]
-        rows = e.div(k, kw_size)
-        return e.div(rows, bounds[self.kh]), e.rem(rows, bounds[self.kh]), e.rem(k, kw_size)
-
-    def loop_indices(
-        self,
-        e: Emitter,
-        bounds: list[SSAValue],
-        filters: SSAValue,
-        p: SSAValue,
-        k: SSAValue,
-        merged: tuple[int, int],
-    ) -> list[SSAValue]:
-        """The generic's loop indices (and the merged ones, at `merged`) of (f, p, k)."""
-        values = [k] * len(bounds)
-        values[self.f] = filters
-        values[self.n], values[self.oh], values[self.ow] = self.pixel(e, bounds, p)
-        values[self.c], values[self.kh], values[self.kw] = self.tap(e, bounds, k)
-        values[merged[0]], values[merged[1]] = p, k
-        return values
 
 
 def _plain(expr: AffineExpr) -> int | None:
@@ -202,9 +143,9 @@ def _epilogue_problem(op: GenericOp, x: int, y: int, accumulated: SSAValue) -> s
     """Why the generic's epilogue cannot run after the kernel's K loop, or None."""
     _, reduction = split_iterators(op)
     others = [i for i in range(len(op.inputs)) if i not in (x, y)]
-    if any(_uses(op, i, r) for i in others for r in reduction):
+    if any(reads_loop(op, i, r) for i in others for r in reduction):
         return "an epilogue input is read along the reduction"
-    if _epilogue(op, accumulated) is False:
+    if fused_epilogue(op, accumulated) is False:
         return "an epilogue of an unknown form"
     return None
 
@@ -218,7 +159,7 @@ def match_conv(op: GenericOp) -> Contraction | None:
     if op.res or len(op.outputs) != 1:
         return None
     parallel, reduction = split_iterators(op)
-    if len(reduction) < 2 or (found := _accumulation(op)) is None:
+    if len(reduction) < 2 or (found := accumulation(op)) is None:
         return None  # not a convolution (a matmul, a pooling, an elementwise op)
     if not all(isinstance(v.type, MemRefType) for v in op.operands):
         return None
@@ -233,12 +174,12 @@ def match_conv(op: GenericOp) -> Contraction | None:
         return decline(op, found)
     if (problem := _epilogue_problem(op, x, y, accumulated)) is not None:
         return decline(op, problem)
-    if (outputs := _static_size(op, parallel)) < SMALL_OUTPUT:
+    if (outputs := static_size(op, parallel)) < SMALL_OUTPUT:
         return decline(op, f"{outputs} outputs (fewer than {SMALL_OUTPUT}: a warp each)")
     weight, image, geometry = found
     fill = fill_before(op)
     geometry.bias = bias_before(op) if fill is None else None
-    epilogue = _epilogue(op, accumulated)
+    epilogue = fused_epilogue(op, accumulated)
     assert not isinstance(epilogue, bool)
     loops = len(op.iterator_types)
     return Contraction(

@@ -22,7 +22,7 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import SSAValue
 
-from mlc.lowering.gpu.contraction.conv_match import ConvGeometry
+from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.tile_staging import Staging, run_width

@@ -1,6 +1,7 @@
 """
-Building the GPU's tiled contraction kernel: ops appended at a moving point, each with
-the location of the generic it replaces, and index arithmetic in one call each.
+Building the GPU's tiled contraction kernel: ops appended at a point, each at the
+location of the generic it replaces (`mlc.lowering.support.locations`), and index
+arithmetic in one call each.
 """
 
 from collections.abc import Sequence
@@ -13,18 +14,24 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
+from mlc.lowering.support.locations import keep_location, located_builder
+
 
 class Emitter:
-    """Appends ops at a moving point, each with the location of the generic."""
+    """Appends ops at `point`, each at the location of the generic it replaces (a
+    `located_builder`); calling it returns the op's result."""
 
-    def __init__(self, rewriter: PatternRewriter, point: InsertPoint, location: object):
+    def __init__(self, rewriter: PatternRewriter, point: InsertPoint, op: Operation):
         self.rewriter = rewriter
-        self.point = point
-        self.location = location
+        self.op = op
+        self.builder = located_builder(point, op.location)
+
+    @property
+    def point(self) -> InsertPoint:
+        return self.builder.insertion_point
 
     def __call__(self, new: Operation) -> SSAValue:
-        new.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
-        self.rewriter.insert(new, self.point)
+        self.builder.insert(new)
         return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
 
     def index(self, value: int) -> SSAValue:
@@ -57,15 +64,12 @@ class Emitter:
     def indices(self, op: GenericOp, index: int, ivs: Sequence[SSAValue]) -> list[SSAValue]:
         """The indices of operand `index` of `op` at loop indices `ivs` (its indexing map)."""
         affine_map = op.get_indexing_maps().data[index].data
-        indices = indices_for_map(self.rewriter, self.point, affine_map, ivs)
-        for value in indices:
-            if isinstance(value.owner, Operation):
-                value.owner.location = self.location  # pyright: ignore[reportAttributeAccessIssue]
-        return list(indices)
+        with keep_location(self.rewriter, self.op):
+            return list(indices_for_map(self.rewriter, self.point, affine_map, ivs))
 
     def load(self, op: GenericOp, index: int, ivs: Sequence[SSAValue]) -> SSAValue:
         """Operand `index` of `op` at loop indices `ivs` (through its indexing map)."""
         return self(memref.LoadOp.get(op.operands[index], self.indices(op, index, ivs)))
 
     def region(self, body: Block) -> "Emitter":
-        return Emitter(self.rewriter, InsertPoint.at_end(body), self.location)
+        return Emitter(self.rewriter, InsertPoint.at_end(body), self.op)

@@ -18,27 +18,27 @@ when asked for (`convert-contractions-to-gpu{tf32=true}`), as torch's
 `allow_tf32`.
 """
 
-from typing import TYPE_CHECKING
-
 from xdsl.dialects import llvm, memref
 from xdsl.dialects.builtin import DenseArrayBase, f32, i32, i64
 from xdsl.ir import SSAValue
 
 from mlc.gpu_architectures import WARP
+from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.tile_shape import (
+    MMA_COLS,
+    MMA_ROWS,
+    WARP_COLS,
+    WARP_ROWS,
+    TileShape,
+)
+from mlc.lowering.gpu.contraction.tile_staging import Staging
 
-if TYPE_CHECKING:
-    from mlc.lowering.gpu.contraction.emitter import Emitter
-    from mlc.lowering.gpu.contraction.tile_shape import TileShape
-    from mlc.lowering.gpu.contraction.tile_staging import Staging
-
-WARP_ROWS, WARP_COLS = 64, 32  # a warp's tile of the block's output
-MMA_ROWS, MMA_COLS, MMA_DEPTH = 16, 8, 8
 FRAGMENT = llvm.LLVMStructType.from_type_list([f32] * 4)
 Lanes = tuple[SSAValue, SSAValue, SSAValue, SSAValue]  # g, t, the warp tile's row, column
 
 
 def lane_rows_cols(
-    emit: "Emitter", shape: "TileShape", row0: SSAValue, col0: SSAValue, tid: SSAValue
+    emit: Emitter, shape: TileShape, row0: SSAValue, col0: SSAValue, tid: SSAValue
 ) -> tuple[list[SSAValue], list[SSAValue], Lanes]:
     """A lane's output rows and columns (module docstring), and where its fragments are."""
     warps_across = shape.cols // WARP_COLS
@@ -53,9 +53,7 @@ def lane_rows_cols(
     return rows, cols, (g, t, warp_row, warp_col)
 
 
-def _tf32(
-    e: "Emitter", staging: "Staging", buffer: SSAValue, k: SSAValue, along: SSAValue
-) -> SSAValue:
+def _tf32(e: Emitter, staging: Staging, buffer: SSAValue, k: SSAValue, along: SSAValue) -> SSAValue:
     """A shared tile's float at step `k`, row (or column) `along`, rounded to tf32."""
     assert staging.tile is not None
     value = e(memref.LoadOp.get(staging.tile, staging.at(buffer, k, along)))
@@ -63,8 +61,8 @@ def _tf32(
 
 
 def mma_step(
-    e: "Emitter",
-    stagings: tuple["Staging", "Staging"],
+    e: Emitter,
+    stagings: tuple[Staging, Staging],
     buffer: SSAValue,
     kk: int,
     accs: list[SSAValue],

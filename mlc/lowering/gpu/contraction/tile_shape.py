@@ -2,15 +2,18 @@
 The shapes the GPU's tiled contraction kernel (`mlc.lowering.gpu.contraction.tiled_kernel`) is
 built for: a block's output tile, each thread's part of it, the K slice depth, the
 groups of threads sharing each slice, the depth of its `cp.async` pipeline, and why a
-shape cannot be built.
+shape cannot be built; and the warp and `mma.sync` tiles the tensor-core path builds on.
 """
 
 from dataclasses import dataclass
 
-from mlc.lowering.gpu.contraction.mma import MMA_DEPTH, WARP_COLS, WARP_ROWS
 from mlc.lowering.gpu.contraction.tile_staging import QUAD, tile_bytes
 
 SHARED_BYTES = 48 * 1024  # static shared memory a block may have
+# The tensor-core path (`mlc.lowering.gpu.contraction.mma`): a warp's tile of the block's
+# output, and the `mma.sync.m16n8k8` tile it is made of.
+WARP_ROWS, WARP_COLS = 64, 32
+MMA_ROWS, MMA_COLS, MMA_DEPTH = 16, 8, 8
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ so that the tensor-core path's fragment reads (`mlc.lowering.gpu.contraction.mma
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr, VectorType, f32, i64
@@ -36,10 +35,8 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.gpu.contraction import async_copy
+from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.match import Contraction
-
-if TYPE_CHECKING:
-    from mlc.lowering.gpu.contraction.emitter import Emitter
 
 QUAD = 4  # floats per 16-byte load
 K_PAD = 4  # floats after each row of an along-K tile
@@ -105,7 +102,7 @@ class Staging:
     def copies(self) -> int:
         return self.extent * self.depth // self.threads
 
-    def allocate(self, emit: "Emitter") -> None:
+    def allocate(self, emit: Emitter) -> None:
         if self.tile_along_k:
             shape = [self.buffers, self.extent, self.depth + K_PAD]
         elif self.along_k:  # transposed by the stores
@@ -118,7 +115,7 @@ class Staging:
         """The tile's indices of step `k` of the slice, row (or column) `along` of the tile."""
         return [buffer, along, k] if self.tile_along_k else [buffer, k, along]
 
-    def assign(self, emit: "Emitter", tid: SSAValue) -> tuple[SSAValue, SSAValue]:
+    def assign(self, emit: Emitter, tid: SSAValue) -> tuple[SSAValue, SSAValue]:
         """Where thread `tid`'s run starts: (k within the slice, row or column in the tile)."""
         if self.along_k:
             per_row = self.depth // self.copies
@@ -131,7 +128,7 @@ class Staging:
         """The buffer the runs are read from."""
         return self.c.op.operands[self.operand]
 
-    def indices(self, e: "Emitter", along: SSAValue, k: SSAValue, ivs) -> list[SSAValue]:
+    def indices(self, e: Emitter, along: SSAValue, k: SSAValue, ivs) -> list[SSAValue]:
         """The buffer's indices of element (along, k): through the operand's map."""
         return e.indices(self.c.op, self.operand, ivs(along, k))
 
@@ -141,7 +138,7 @@ class Staging:
             return [f32] * self.copies
         return [VectorType(f32, [self.width])] * (self.copies // self.width)
 
-    def vectorisable(self, emit: "Emitter") -> SSAValue | None:
+    def vectorisable(self, emit: Emitter) -> SSAValue | None:
         """Whether the vector path may run (module docstring); None when it never may."""
         if self.width == 1:
             return None
@@ -154,7 +151,7 @@ class Staging:
         rows = emit(arith.CmpiOp(emit.rem(last, self.width), zero, "eq"))
         return emit(arith.AndIOp(aligned, rows))
 
-    def zeros(self, emit: "Emitter", vectors: bool) -> list[SSAValue]:
+    def zeros(self, emit: Emitter, vectors: bool) -> list[SSAValue]:
         zero = emit.zero()
         return [
             zero if t == f32 else emit(vector.BroadcastOp(zero, t))
@@ -163,7 +160,7 @@ class Staging:
 
     def load(
         self,
-        e: "Emitter",
+        e: Emitter,
         run: tuple[SSAValue, SSAValue],
         first: SSAValue,
         base: SSAValue,
@@ -187,7 +184,7 @@ class Staging:
         return values
 
     def _place(
-        self, e: "Emitter", k0: SSAValue, along0: SSAValue, step: int
+        self, e: Emitter, k0: SSAValue, along0: SSAValue, step: int
     ) -> tuple[SSAValue, SSAValue]:
         """The (k, row or column) `step` elements into a run starting at (k0, along0)."""
         if step == 0:
@@ -197,7 +194,7 @@ class Staging:
         return k0, e.add(along0, step)
 
     def _clamped(
-        self, e: "Emitter", k: SSAValue, along: SSAValue, sizes, ivs, width: int
+        self, e: Emitter, k: SSAValue, along: SSAValue, sizes, ivs, width: int
     ) -> list[SSAValue]:
         """
         The operand's indices of `width` contiguous elements at (k, along), clamped into
@@ -210,7 +207,7 @@ class Staging:
         along_in = e(arith.MinUIOp(along, along_last))
         return self.indices(e, along_in, k_in, ivs)
 
-    def _read(self, e: "Emitter", k: SSAValue, along: SSAValue, sizes, ivs, width: int):
+    def _read(self, e: Emitter, k: SSAValue, along: SSAValue, sizes, ivs, width: int):
         """`width` contiguous elements at (k, along), clamped into the buffer (`_clamped`)."""
         operand, indices = self.buffer, self._clamped(e, k, along, sizes, ivs, width)
         if width == 1:
@@ -221,7 +218,7 @@ class Staging:
 
     def store(
         self,
-        e: "Emitter",
+        e: Emitter,
         buffer: SSAValue,
         run: tuple[SSAValue, SSAValue],
         values: list[SSAValue],
@@ -255,7 +252,7 @@ class Staging:
 
     def copy_async(
         self,
-        e: "Emitter",
+        e: Emitter,
         buffer: SSAValue,
         run: tuple[SSAValue, SSAValue],
         first: SSAValue,
@@ -282,7 +279,7 @@ class Staging:
             async_copy.copy(e, shared, source, read)
 
 
-def _address(e: "Emitter", buffer: SSAValue, indices: list[SSAValue]) -> SSAValue:
+def _address(e: Emitter, buffer: SSAValue, indices: list[SSAValue]) -> SSAValue:
     """The generic address of `buffer[indices]`, a row-major memref without an offset."""
     assert isinstance(buffer.type, MemRefType)
     linear = indices[0]

@@ -36,8 +36,8 @@ from mlc.lowering.gpu.contraction import async_copy
 from mlc.lowering.gpu.contraction.conv_staging import conv_staging
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.match import Contraction
-from mlc.lowering.gpu.contraction.mma import MMA_DEPTH, Lanes, lane_rows_cols, mma_step
-from mlc.lowering.gpu.contraction.tile_shape import TileShape
+from mlc.lowering.gpu.contraction.mma import Lanes, lane_rows_cols, mma_step
+from mlc.lowering.gpu.contraction.tile_shape import MMA_DEPTH, TileShape
 from mlc.lowering.gpu.contraction.tile_staging import QUAD, WORKGROUP, Staging
 from mlc.lowering.gpu.fills import filled_with
 
