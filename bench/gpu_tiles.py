@@ -23,7 +23,8 @@ import numpy as np
 from gpu_setup import Device, publish
 
 import mlc
-from mlc import compiler, pipeline
+from mlc import pipeline
+from mlc.compiler import executable_cache
 
 PROGRAM = """
 func.func @layer(%x: tensor<8192x784xf32>, %w: tensor<784x128xf32>, %b: tensor<128xf32>)
@@ -114,7 +115,7 @@ def main() -> int:
     rows = []
     for tile, blocks_per_sm in variants:
         pipeline.STAGES["parallel-loops"] = stage(tile, blocks_per_sm)
-        compiler._cache.clear()  # the same source: compile again, with this stage
+        executable_cache.clear()  # the same source: compile again, with this stage
         try:
             program = mlc.compile(PROGRAM, target="cuda")
         finally:

@@ -67,15 +67,15 @@ def prepare_mlc(src: Any, args: Sequence[Any]) -> Prepared:
     import tempfile
 
     import mlc
-    from mlc import compiler
+    from mlc.compiler import executable_cache
 
     saved = os.environ.get("MLC_CACHE_DIR")
     with tempfile.TemporaryDirectory(prefix="mlc-bench-cache-") as folder:
         os.environ["MLC_CACHE_DIR"] = folder
         try:
-            compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+            executable_cache.clear()
             exe, cold = _timed(lambda: mlc.compile(src))
-            compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+            executable_cache.clear()
             cached_exe, cached = _timed(lambda: mlc.compile(src))
             if not cached_exe.from_cache:
                 cached = None  # the cache is off (MLC_CACHE=0): nothing to report

@@ -2,12 +2,11 @@
 
 from mlc.backend.assertions import RuntimeCheckError
 from mlc.compiler import CompileError, Executable, compile
+from mlc.compiler.jit import jit
 from mlc.frontends.onnx import import_onnx
 from mlc.frontends.trace import trace
-from mlc.frontends.trace.jit import jit
 from mlc.ir import parse_module, print_module
-
-__version__ = "0.1.0"
+from mlc.version import __version__
 
 __all__ = [
     "CompileError",

@@ -25,7 +25,6 @@ weights through a round trip.
 import hashlib
 import re
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -37,6 +36,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
+from mlc.dtypes import DTYPES, element_type_of_dtype
+
 INLINE_LIMIT = 256  # elements; larger constants become resources
 ALIGNMENT = 64  # bytes; as `memref.global`'s (bufferize) and the declared LLVM global's
 PREFIX = "__resource_"  # of the LLVM symbols of resources
@@ -44,18 +45,12 @@ PREFIX = "__resource_"  # of the LLVM symbols of resources
 _store: dict[str, np.ndarray] = {}
 
 
-def _element_type(dtype: np.dtype[Any]) -> Attribute:
-    from mlc.frontends.onnx.types import element_type_of_dtype
-
-    return element_type_of_dtype(dtype)
-
-
 def elements_attr(
     array: np.ndarray, name: str = "", inline_limit: int = INLINE_LIMIT
 ) -> DenseIntOrFPElementsAttr | DenseResourceAttr:
     """The attribute of an `arith.constant` holding `array` (see the module docstring)."""
     data = np.require(array, requirements="C")  # keeps rank 0, unlike ascontiguousarray
-    type_ = TensorType(_element_type(data.dtype), data.shape)
+    type_ = TensorType(element_type_of_dtype(data.dtype), data.shape)
     if data.size <= inline_limit:
         return DenseIntOrFPElementsAttr(type_, BytesAttr(data.tobytes()))  # pyright: ignore[reportArgumentType]
     return DenseResourceAttr.from_params(register(data, name), type_)
@@ -127,8 +122,6 @@ def _resource_attrs(module: ModuleOp):
 
 def _decode_blob(blob: str, type_: Attribute) -> np.ndarray:
     """An MLIR blob (`0x`, a 4-byte alignment, then the data, in hex) as an array."""
-    from mlc.dtypes import DTYPES
-
     assert isinstance(type_, TensorType)
     element = str(type_.element_type)
     if element not in DTYPES:

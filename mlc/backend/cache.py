@@ -44,7 +44,8 @@ import llvmlite
 import llvmlite.binding as llvm
 import numpy as np
 
-from mlc.backend.jit import CompiledObject
+from mlc.backend.compiled import CompiledObject
+from mlc.version import __version__
 
 MAGIC = b"MLCCACHE"
 FORMAT = 2
@@ -90,8 +91,6 @@ def _source_digest() -> str:
 @cache
 def _host() -> str:
     """What the machine code depends on besides the program: compilers and CPU."""
-    from mlc import __version__
-
     llvm.initialize_native_target()
     parts = [
         f"mlc {__version__} {_source_digest()} xdsl {metadata.version('xdsl')}",

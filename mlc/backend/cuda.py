@@ -35,16 +35,11 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, Intege
 
 from mlc import resources
 from mlc.backend.assertions import raise_failure
+from mlc.backend.cuda_abi import DEVICE_GLOBAL_PREFIX, DRIVER, KERNEL_HANDLE_PREFIX, STATUS
 from mlc.backend.jit import JITModule
 from mlc.backend.ptx import kernel_names, to_ptx
 from mlc.backend.runtime import INVOKE_PREFIX, ArgSpec, descriptor_struct, signature
 from mlc.gpu_architectures import PTX_FEATURES, compute_capability
-from mlc.lowering.gpu.convert_gpu_host_to_llvm import (
-    DEVICE_GLOBAL_PREFIX,
-    DRIVER,
-    KERNEL_HANDLE_PREFIX,
-    STATUS,
-)
 
 
 class CudaUnavailableError(RuntimeError):

@@ -24,7 +24,6 @@ import ctypes
 import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import Any
 
@@ -33,6 +32,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mlc import resources
 from mlc.backend import assertions, buffers, half_conversions, parallel
+from mlc.backend.compiled import CompiledObject
 from mlc.backend.symbols import unresolved_symbols
 from mlc.driver import Timer
 
@@ -116,17 +116,6 @@ def bind_resources() -> None:
     """
     for handle, array in resources.stored():
         llvm.add_symbol(resources.symbol_name(handle), array.ctypes.data)
-
-
-@dataclass(frozen=True)
-class CompiledObject:
-    """
-    A module compiled for the host: its machine code (an object file) and its optimised
-    LLVM IR as bitcode, which is compact and turns back into text only when asked for.
-    """
-
-    object_code: bytes
-    bitcode: bytes
 
 
 def compile_object(

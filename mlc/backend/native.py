@@ -12,6 +12,9 @@ import ctypes
 
 import llvmlite.binding as llvm
 
+from mlc.backend import cache
+from mlc.backend.compiled import CompiledObject
+
 CODEGEN_LEVEL = 2
 
 
@@ -25,9 +28,6 @@ def _machine() -> llvm.TargetMachine:
 
 def object_code(ir_text: str) -> bytes:
     """`ir_text` compiled for the host, from the disk cache when it holds it."""
-    from mlc.backend import cache
-    from mlc.backend.jit import CompiledObject
-
     key = cache.key(ir_text, "runtime", f"codegen O{CODEGEN_LEVEL}")
     cached = cache.load(key)
     if cached is not None:

@@ -17,7 +17,10 @@ import pytest
 import mlc
 from mlc import compiler
 from mlc.backend import cache, jit
-from mlc.backend.jit import CompiledObject
+from mlc.backend.compiled import CompiledObject
+from mlc.compiler import executable_cache
+from mlc.compiler.options import CompileOptions, source_cache_key
+from mlc.compiler.source import Source
 
 PROGRAM = """
 func.func @main(%x: tensor<?x3xf32>, %y: tensor<3xf32>) -> tensor<?x3xf32> {
@@ -34,9 +37,9 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     jit._initialize()  # the runtime's own entries go to the default folder, not this one
     monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("MLC_CACHE", raising=False)
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
     yield tmp_path
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
 
 
 def entries(folder: Path) -> list[Path]:
@@ -50,9 +53,16 @@ def check_runs(exe: mlc.Executable) -> None:
     np.testing.assert_allclose(exe(x, y), np.maximum(x + y, 0), rtol=1e-6)
 
 
+def source_key(src: object) -> str:
+    """The cache key of `src` compiled for the CPU with the default options."""
+    data = Source.of(src).data()
+    assert data is not None
+    return source_cache_key(data, CompileOptions())
+
+
 def compile_fresh() -> mlc.Executable:
     """Compile `PROGRAM` as a new process would: nothing in memory."""
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
     return mlc.compile(PROGRAM)
 
 
@@ -68,12 +78,13 @@ def test_second_compile_loads_from_disk(cache_dir: Path):
 
 def test_hit_in_a_new_process(cache_dir: Path):
     compile_fresh()
-    key = compiler._source_key(PROGRAM, "cpu", True)  # pyright: ignore[reportPrivateUsage]
+    key = source_key(PROGRAM)
     script = (
         "import json, sys, mlc\n"
-        "from mlc import compiler\n"
+        "from mlc.compiler.options import CompileOptions, source_cache_key\n"
+        "from mlc.compiler.source import Source\n"
         "source = sys.stdin.read()\n"
-        "key = compiler._source_key(source, 'cpu', True)\n"
+        "key = source_cache_key(Source.of(source).data(), CompileOptions())\n"
         "exe = mlc.compile(source)\n"
         "print(json.dumps({'hit': exe.from_cache, 'key': key}))\n"
     )
@@ -148,7 +159,7 @@ def test_unwritable_folder_still_compiles(tmp_path: Path, monkeypatch: pytest.Mo
     blocker.write_text("not a folder")
     monkeypatch.setenv("MLC_CACHE_DIR", str(blocker / "mlc"))
     check_runs(compile_fresh())
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
 
 
 def test_thread_count_is_part_of_the_key(cache_dir: Path, monkeypatch: pytest.MonkeyPatch):
@@ -273,12 +284,12 @@ def test_same_text_hits_in_memory_without_hashing_twice(cache_dir: Path):
 def test_edited_file_misses(cache_dir: Path, tmp_path: Path):
     path = tmp_path / "prog.mlir"
     path.write_text(PROGRAM)
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
     assert not mlc.compile(path).from_cache
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
     assert mlc.compile(path).from_cache
     path.write_text(PROGRAM.replace("ml.relu", "ml.exp"))
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
     exe = mlc.compile(str(path))
     assert not exe.from_cache
     x, y = np.ones((2, 3), np.float32), np.zeros(3, np.float32)
@@ -325,7 +336,7 @@ def test_onnx_hit_in_a_new_process_restores_the_weights(cache_dir: Path, tmp_pat
 def test_model_proto_hits(cache_dir: Path):
     proto, (w, b) = _affine_model(seed=5)
     assert not mlc.compile(proto).from_cache
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
     exe = mlc.compile(proto)
     assert exe.from_cache and "parse and verify" not in exe.compile_times
     x = np.ones((3, 30), np.float32)
@@ -338,10 +349,10 @@ def test_model_with_external_data_is_keyed_after_import(cache_dir: Path, tmp_pat
     proto, (w, b) = _affine_model(seed=7)
     path = tmp_path / "external.onnx"
     onnx.save(proto, path, save_as_external_data=True, size_threshold=0)
-    assert compiler._source_bytes(path) is None  # pyright: ignore[reportPrivateUsage]
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    assert Source.of(path).data() is None
+    executable_cache.clear()
     mlc.compile(path)
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
     exe = mlc.compile(path)
     assert exe.from_cache and "parse and verify" in exe.compile_times  # keyed by its IR
     x = np.ones((2, 30), np.float32)
@@ -349,8 +360,7 @@ def test_model_with_external_data_is_keyed_after_import(cache_dir: Path, tmp_pat
 
 
 def test_entry_with_a_bad_description_is_recompiled(cache_dir: Path):
-    key = compiler._source_key(PROGRAM, "cpu", True)  # pyright: ignore[reportPrivateUsage]
-    assert key is not None
+    key = source_key(PROGRAM)
     compile_fresh()
     entry = cache.load(key)
     assert entry is not None
@@ -362,8 +372,62 @@ def test_entry_with_a_bad_description_is_recompiled(cache_dir: Path):
 
 def test_module_op_is_keyed_by_its_ir(cache_dir: Path):
     module = compiler.load(PROGRAM)
-    assert compiler._source_bytes(module) is None  # pyright: ignore[reportPrivateUsage]
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    assert Source.of(module).data() is None
+    executable_cache.clear()
     mlc.compile(module)
-    compiler._cache.clear()  # pyright: ignore[reportPrivateUsage]
+    executable_cache.clear()
     assert mlc.compile(module).from_cache
+
+
+# --- one key, one lookup a compile ------------------------------------------------------
+
+
+@pytest.fixture
+def counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """The keys each compile looked up (`executable_cache.lookup`), read from disk
+    (`cache.load`) and stored on disk (`cache.store`), in order."""
+    calls: dict[str, list[str]] = {"lookup": [], "load": [], "store": []}
+    lookup, load, store = executable_cache.lookup, cache.load, cache.store
+
+    def counted_lookup(key, *args):
+        calls["lookup"].append(key)
+        return lookup(key, *args)
+
+    def counted_load(key):
+        calls["load"].append(key)
+        return load(key)
+
+    def counted_store(key, entry):
+        calls["store"].append(key)
+        return store(key, entry)
+
+    monkeypatch.setattr(executable_cache, "lookup", counted_lookup)
+    monkeypatch.setattr(cache, "load", counted_load)
+    monkeypatch.setattr(cache, "store", counted_store)
+    return calls
+
+
+def test_one_lookup_under_one_key_per_compile(cache_dir: Path, counted: dict[str, list[str]]):
+    key = source_key(PROGRAM)
+    cold = compile_fresh()  # memory, then disk: both miss; built and stored
+    assert counted == {"lookup": [key], "load": [key], "store": [key]}
+    assert mlc.compile(PROGRAM) is cold  # memory hit: the disk is not read
+    assert counted == {"lookup": [key, key], "load": [key], "store": [key]}
+    warm = compile_fresh()  # disk hit: nothing stored
+    assert warm.from_cache and warm is not cold
+    assert counted == {"lookup": [key] * 3, "load": [key] * 2, "store": [key]}
+    check_runs(warm)
+
+
+def test_one_lookup_for_a_module_keyed_by_its_ir(cache_dir: Path, counted: dict[str, list]):
+    module = compiler.load(PROGRAM)
+    first = mlc.compile(module)
+    assert len(counted["lookup"]) == 1 and counted["load"] == counted["lookup"]
+    assert counted["store"] == counted["lookup"]
+    (key,) = counted["lookup"]
+    assert key != source_key(PROGRAM)  # the IR's key, not the text's
+    executable_cache.clear()
+    again = mlc.compile(module)
+    assert again.from_cache and again is not first
+    assert counted == {"lookup": [key] * 2, "load": [key] * 2, "store": [key]}
+    assert first.entry.signature == again.entry.signature

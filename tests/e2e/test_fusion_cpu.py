@@ -10,7 +10,8 @@ dynamic dims included.
 import numpy as np
 import pytest
 
-from mlc import compiler, pipeline
+from mlc import pipeline
+from mlc.compiler import executable_cache
 from mlc.dialects import ml
 from tests.e2e.programs import program, random_array, tensor
 from tests.gpu.targets import compile_all, compile_for
@@ -30,7 +31,7 @@ FUSION = "linalg-fuse-elementwise"
 def compiled(module, target: str, fuse: bool, monkeypatch: pytest.MonkeyPatch):
     """Compile `module` for `target`, with or without `linalg-fuse-elementwise`, a fresh cache."""
     with monkeypatch.context() as patch:
-        patch.setattr(compiler, "_cache", type(compiler._cache)())  # pyright: ignore[reportPrivateUsage]
+        patch.setattr(executable_cache, "memory", type(executable_cache.memory)())
         if not fuse:
             unfused = {
                 name: {

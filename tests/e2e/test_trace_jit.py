@@ -15,8 +15,8 @@ import pytest
 
 import mlc
 from mlc import ops
+from mlc.compiler.jit import RecompilationWarning
 from mlc.frontends.trace import TraceError
-from mlc.frontends.trace.jit import RecompilationWarning
 from tests.gpu.targets import jit_for
 
 rng = np.random.default_rng()

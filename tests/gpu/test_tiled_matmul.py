@@ -104,20 +104,21 @@ TILE_OPTIONS = "tile=64,128,8,8,8 small-tile=32,32,4,4,16,2 few-blocks=4 blocks-
 @pytest.fixture(scope="module")
 def other_tiles():
     """MATMUL through 64x128 tiles (8x8 a thread, launch-bounded) and 32x16 ones (4x4)."""
-    from mlc import compiler, pipeline
+    from mlc import pipeline
+    from mlc.compiler import executable_cache
 
     default = pipeline.STAGES["parallel-loops"]
     pipeline.STAGES["parallel-loops"] = default.replace(
         "convert-contractions-to-gpu", f"convert-contractions-to-gpu{{{TILE_OPTIONS}}}"
     )
-    compiler._cache.clear()  # the same source as MATMUL: compile it again, this way
+    executable_cache.clear()  # the same source as MATMUL: compile it again, this way
     try:
         return compile_for(MATMUL, "cuda")
     except pytest.skip.Exception as skipped:
         return skipped
     finally:
         pipeline.STAGES["parallel-loops"] = default
-        compiler._cache.clear()
+        executable_cache.clear()
 
 
 @pytest.mark.parametrize("m, k, n", [(200, 50, 300), (70, 9, 100), (33, 17, 15)])
@@ -143,21 +144,22 @@ def test_matmul_through_the_copy_pipeline(m, k, n):
 @pytest.fixture(scope="module")
 def deep_pipeline():
     """MATMUL through 128x128 tiles with a 4-stage cp.async pipeline, for every grid."""
-    from mlc import compiler, pipeline
+    from mlc import pipeline
+    from mlc.compiler import executable_cache
 
     default = pipeline.STAGES["parallel-loops"]
     options = "tile=128,128,8,8,8,1,4 few-blocks=0"
     pipeline.STAGES["parallel-loops"] = default.replace(
         "convert-contractions-to-gpu", f"convert-contractions-to-gpu{{{options}}}"
     )
-    compiler._cache.clear()  # the same source as MATMUL: compile it again, this way
+    executable_cache.clear()  # the same source as MATMUL: compile it again, this way
     try:
         return compile_for(MATMUL, "cuda")
     except pytest.skip.Exception as skipped:
         return skipped
     finally:
         pipeline.STAGES["parallel-loops"] = default
-        compiler._cache.clear()
+        executable_cache.clear()
 
 
 @pytest.mark.parametrize("m, k, n", [(300, 44, 260), (129, 8, 132), (67, 12, 4)])

@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from mlc.dtypes import DTYPES
+from mlc.dtypes import DTYPES, UnsupportedType, element_type_of_dtype
 
 ELEMENT_TYPES: dict[int, Attribute] = {
     TensorProto.FLOAT: Float32Type(),
@@ -34,10 +34,6 @@ ELEMENT_TYPES: dict[int, Attribute] = {
 }
 
 
-class UnsupportedType(Exception):
-    """An ONNX element type that `ml` has no type for."""
-
-
 def type_name(elem_type: int) -> str:
     """The ONNX spelling of an element type, e.g. FLOAT8E4M3FN."""
     try:
@@ -50,14 +46,6 @@ def element_type(elem_type: int) -> Attribute:
     if elem_type not in ELEMENT_TYPES:
         raise UnsupportedType(f"element type {type_name(elem_type)} is not supported")
     return ELEMENT_TYPES[elem_type]
-
-
-def element_type_of_dtype(dtype: np.dtype[Any]) -> Attribute:
-    """The MLIR element type of a numpy dtype."""
-    for name, candidate in DTYPES.items():
-        if candidate == dtype:
-            return next(t for t in ELEMENT_TYPES.values() if str(t) == name)
-    raise UnsupportedType(f"numpy dtype {dtype} is not supported")
 
 
 def dtype_of(element: Attribute) -> np.dtype[Any]:

@@ -38,28 +38,17 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mlc.backend.cuda_abi import DEVICE_GLOBAL_PREFIX, DRIVER, KERNEL_HANDLE_PREFIX, STATUS
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 from mlc.lowering.convert_to_llvm.assertions import MESSAGE_PREFIX
 from mlc.lowering.convert_to_llvm.common import PTR, Builder, element_size, llvm_type
 
-STATUS = "__mlc_cuda_status"
 LAUNCH_PREFIX = "__mlc_launch_"
-KERNEL_HANDLE_PREFIX = "__mlc_kernel_"
-DEVICE_GLOBAL_PREFIX = "__mlc_device_"
 READ_PREFIX = "__mlc_read_"
 WRITE_PREFIX = "__mlc_write_"
 MALLOC, FREE = "__mlc_cuda_malloc", "__mlc_cuda_free"
 
 BodyBuilder = Callable[[Builder, Sequence[SSAValue]], SSAValue | None]
-
-# The driver functions the host code calls, with their LLVM signatures.
-DRIVER: dict[str, llvm.LLVMFunctionType] = {
-    "cuLaunchKernel": llvm.LLVMFunctionType([PTR, *[i32] * 7, PTR, PTR, PTR], i32),
-    "cuMemAllocAsync": llvm.LLVMFunctionType([PTR, i64, PTR], i32),
-    "cuMemFreeAsync": llvm.LLVMFunctionType([PTR, PTR], i32),
-    "cuMemcpyDtoH_v2": llvm.LLVMFunctionType([PTR, PTR, i64], i32),
-    "cuMemcpyHtoD_v2": llvm.LLVMFunctionType([PTR, PTR, i64], i32),
-}
 
 
 class _Stubs:

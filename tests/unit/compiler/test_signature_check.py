@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from mlc import compiler
+from mlc.compiler.signature import Signature
 
 SOURCE = """
 func.func @f(%x: tensor<?x3xf32>, %y: tensor<3xf32>) -> tensor<?x3xf32> {
@@ -18,11 +19,11 @@ func.func @f(%x: tensor<?x3xf32>, %y: tensor<3xf32>) -> tensor<?x3xf32> {
 
 
 @pytest.fixture(scope="module")
-def signature() -> compiler.Signature:
+def signature() -> Signature:
     from xdsl.dialects import func
 
     module = compiler.load(SOURCE)
-    return compiler.Signature.of(next(op for op in module.walk() if isinstance(op, func.FuncOp)))
+    return Signature.of(next(op for op in module.walk() if isinstance(op, func.FuncOp)))
 
 
 def test_conforming_arguments_pass_as_they_are(signature):

@@ -1,6 +1,9 @@
 """
 `mlc.jit`: compile a Python function on its first call and reuse it under guards.
 
+The compiler side of the Python frontend: `mlc.frontends.trace` turns a call into a
+program, and this module decides when to trace and compiles what it traced.
+
 A call is looked up by its guards: each array argument's dtype and shape (a dim
 compiled dynamic matches any size but 0 and 1, which stay static since the backend
 never broadcasts a dynamic dim), every other argument's value (its identity if it
@@ -8,15 +11,15 @@ is not hashable), and the identities of the globals and closure cells the functi
 names. A miss traces the function (`mlc.trace`'s machinery) and compiles it with
 `mlc.compile`. Small arrays the function captures are compiled in as constants,
 guarded by identity only (changing one in place is not seen: assign a new one);
-large ones (`pieces.PARAMETER_SIZE` elements and up) are passed as arguments, so
+large ones (`mlc.frontends.trace.pieces.PARAMETER_SIZE` elements and up) are passed as arguments, so
 they stay out of the IR and are read afresh at each call.
 
-Graph breaks split the function into compiled pieces (`pieces`).
+Graph breaks split the function into compiled pieces (`mlc.frontends.trace.pieces`).
 
 Dynamic shapes: `dynamic=False` compiles one variant per shape, up to
 `max_variants`, then warns once and compiles dims as dynamic; `dynamic=True` makes
 a dim dynamic once it changes between calls; `dynamic="bucket"` pads the dims that
-`bucketing.bucketable_dims` proves safe up to the next power of two and slices
+`mlc.frontends.trace.bucketing.bucketable_dims` proves safe up to the next power of two and slices
 the results back. Reading the size of a dynamic dim in Python pins the function
 to static shapes.
 """
@@ -31,6 +34,7 @@ import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
 from xdsl.ir import Attribute
 
+from mlc.compiler import compile_path
 from mlc.frontends.trace.bucketing import DimClass, bucketable_dims
 from mlc.frontends.trace.pieces import (
     GraphBreak,
@@ -186,9 +190,7 @@ class JitFunction:
         return "\n".join(lines)
 
     def compile(self, module: ModuleOp) -> Any:
-        import mlc
-
-        return mlc.compile(module, target=self.target)
+        return compile_path.compile(module, target=self.target)
 
     # -- calls --------------------------------------------------------------------
 

@@ -1,0 +1,60 @@
+"""
+The CPU target's backend: a module lowered to the `llvm` dialect becomes host machine
+code (`build`), and machine code, freshly built or from the disk cache, becomes
+callables (`load`). The two are apart because the disk cache (`mlc.backend.cache`)
+keeps what is between them.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+
+from mlc import resources
+from mlc.backend.compiled import CompiledObject
+from mlc.backend.jit import JITModule, compile_object
+from mlc.backend.runtime import compiled_function
+from mlc.backend.symbols import undefined_symbols
+from mlc.driver import Timer
+
+
+@dataclass(frozen=True)
+class LoadedProgram:
+    """Machine code loaded into an engine, and its public functions by name."""
+
+    jit: JITModule
+    functions: dict[str, Callable[..., Any]]
+
+
+def build(module: ModuleOp, timer: Timer) -> CompiledObject:
+    """Translate, optimise and compile a module of the `llvm` dialect for the host."""
+    return compile_object(module, timer=timer)
+
+
+def load(
+    compiled: CompiledObject, functions: Mapping[str, FunctionType], timer: Timer
+) -> LoadedProgram:
+    """
+    Load `compiled` and make a callable of each of `functions` (bufferized types, by
+    name). The callables do not check their arguments: the caller has (as
+    `mlc.compiler.signature` does).
+    """
+    with timer.phase("load"):
+        jit = JITModule.from_object(compiled)
+        natives = {
+            name: compiled_function(jit, name, type_).unchecked for name, type_ in functions.items()
+        }
+    return LoadedProgram(jit, natives)
+
+
+def resources_read_by(object_code: bytes) -> dict[str, np.ndarray]:
+    """The stored constants (`mlc.resources`) whose symbols the machine code uses."""
+    used: dict[str, np.ndarray] = {}
+    for name in undefined_symbols(object_code):
+        if name.startswith(resources.PREFIX):
+            handle = name.removeprefix(resources.PREFIX)
+            if (array := resources.lookup(handle)) is not None:
+                used[handle] = array
+    return used

@@ -1,0 +1,118 @@
+"""
+What `mlc.compile` returns: an `Executable`, whose public functions (`CompiledFunction`)
+check their arguments against the program's signatures and call the backend's code.
+"""
+
+from collections.abc import Sequence
+from typing import Any
+
+from mlc.backend import cpu
+from mlc.backend.compiled import CompiledObject
+from mlc.backend.jit import JITModule
+from mlc.compiler.signature import Signature, buffer_types
+from mlc.driver import Timer
+from mlc.ir import type_text
+
+
+class CompiledFunction:
+    """One public function of a compiled program, callable on numpy arrays."""
+
+    def __init__(self, signature: Signature, native: Any, device_arrays: bool = False):
+        self.signature = signature
+        self._native = native
+        self._device_arrays = device_arrays
+
+    @property
+    def name(self) -> str:
+        return self.signature.name
+
+    def __call__(self, *args: Any) -> Any:
+        return self._native(*self.signature.check(args, self._device_arrays))
+
+    def __repr__(self) -> str:
+        inputs = ", ".join(type_text(t) for t in self.signature.inputs)
+        outputs = ", ".join(type_text(t) for t in self.signature.outputs)
+        return f"<mlc function @{self.name}({inputs}) -> ({outputs})>"
+
+
+class Executable:
+    """
+    A compiled program. Calling it calls its entry function: `main` if there is
+    one, else its only public function; others are reachable by name (`exe["f"]`).
+    """
+
+    def __init__(
+        self,
+        functions: dict[str, CompiledFunction],
+        jit: JITModule | None,
+        target: str,
+        *,
+        from_cache: bool = False,
+        compile_times: dict[str, float] | None = None,
+        ptx: str = "",
+    ):
+        self.functions = functions
+        self.jit = jit  # None for a GPU program, whose kernels are `ptx`
+        self.ptx = ptx
+        self.target = target
+        self.from_cache = from_cache  # the machine code came from the on-disk cache
+        self.compile_times = compile_times or {}  # seconds per stage of this compile
+
+    @property
+    def llvm_ir(self) -> str:
+        """The optimised LLVM IR (made from the kept bitcode on first use)."""
+        return self.jit.optimized_ir if self.jit is not None else ""
+
+    @property
+    def entry(self) -> CompiledFunction:
+        if "main" in self.functions:
+            return self.functions["main"]
+        if len(self.functions) == 1:
+            return next(iter(self.functions.values()))
+        names = ", ".join(f"@{name}" for name in self.functions) or "none"
+        raise TypeError(f"no entry function: several public functions ({names}); use exe['name']")
+
+    def __getitem__(self, name: str) -> CompiledFunction:
+        if name not in self.functions:
+            names = ", ".join(f"@{n}" for n in self.functions)
+            raise KeyError(f"no public function @{name} (functions: {names})")
+        return self.functions[name]
+
+    def __call__(self, *args: Any) -> Any:
+        return self.entry(*args)
+
+    @staticmethod
+    def on_cpu(
+        compiled: CompiledObject,
+        signatures: Sequence[Signature],
+        target: str,
+        timer: Timer,
+        *,
+        from_cache: bool,
+    ) -> "Executable":
+        """The executable of host machine code for a program with public `signatures`."""
+        loaded = cpu.load(compiled, buffer_types(signatures), timer)
+        functions = {
+            sig.name: CompiledFunction(sig, loaded.functions[sig.name]) for sig in signatures
+        }
+        return Executable(
+            functions, loaded.jit, target, from_cache=from_cache, compile_times=dict(timer.seconds)
+        )
+
+    @staticmethod
+    def on_gpu(
+        natives: dict[str, Any], signatures: Sequence[Signature], target: str, timer: Timer
+    ) -> "Executable":
+        """The executable of a program loaded on the GPU (`mlc.backend.cuda.load`)."""
+        functions = {
+            sig.name: CompiledFunction(sig, natives[sig.name], device_arrays=True)
+            for sig in signatures
+        }
+        return Executable(
+            functions, None, target, compile_times=dict(timer.seconds), ptx=natives_ptx(natives)
+        )
+
+
+def natives_ptx(natives: dict[str, Any]) -> str:
+    """The PTX a GPU executable runs (kept where the CPU one keeps its LLVM IR)."""
+    return next(iter(natives.values())).program.ptx if natives else ""

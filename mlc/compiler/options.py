@@ -1,0 +1,101 @@
+"""
+`CompileOptions`: everything besides the program that decides what `mlc.compile`
+makes, checked once, and the cache key of a program compiled with them.
+
+The keyword arguments of `mlc.compile` become one frozen value (`CompileOptions.of`,
+which raises the one-line `ValueError`s for options that do not apply); the thread
+count, which `linalg-tile` bakes into the loops, is read once into it too. Every later
+step takes the value, never the flags one by one.
+"""
+
+import hashlib
+from dataclasses import dataclass, field, replace
+
+from mlc import pipeline
+from mlc.backend import cache
+from mlc.backend.jit import OPT_LEVEL
+from mlc.gpu_architectures import PTX_FEATURES
+from mlc.tiling_model import thread_count
+
+GPU_TARGETS = ("gpu", "cuda")
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """
+    How to compile: for `target`, up to stage `emit` (None: to an executable), with
+    or without the graph passes of the `mlc` stage, f32 contractions in tf32 on the GPU
+    (`allow_tf32`), GPU kernels built for architecture `sm` (None: the pass's default),
+    for `threads` threads (default: `mlc.tiling_model.thread_count()`).
+    """
+
+    target: str = "cpu"
+    emit: str | None = None
+    graph_passes: bool = True
+    allow_tf32: bool = False
+    sm: str | None = None
+    threads: int = field(default_factory=thread_count)
+
+    def __post_init__(self) -> None:
+        _check_tf32(self.allow_tf32, self.target)
+        if self.sm is not None and self.sm not in PTX_FEATURES:
+            known = ", ".join(PTX_FEATURES)
+            raise ValueError(f"unknown GPU architecture '{self.sm}' (known: {known})")
+        pipeline.stages_for(self.target, self.emit)  # an unknown target or stage raises
+
+    @staticmethod
+    def of(
+        target: str = "cpu",
+        *,
+        emit: str | None = None,
+        graph_passes: bool = True,
+        allow_tf32: bool = False,
+        sm: str | None = None,
+    ) -> "CompileOptions":
+        """The options `mlc.compile`'s keyword arguments ask for; `ValueError` for those
+        that do not apply (`sm` chooses the architecture of an emitted module only: an
+        executable's is its device's)."""
+        _check_tf32(allow_tf32, target)
+        if sm is not None and (target not in GPU_TARGETS or emit is None):
+            raise ValueError("sm chooses the GPU architecture of an `emit`ted module only")
+        return CompileOptions(target, emit, graph_passes, allow_tf32, sm)
+
+    @property
+    def on_gpu(self) -> bool:
+        return self.target in GPU_TARGETS
+
+    def for_architecture(self, sm: str) -> "CompileOptions":
+        """These options with GPU kernels built for `sm` (the device's)."""
+        return replace(self, sm=sm)
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The stages of `mlc.pipeline` these options run, up to `emit`."""
+        return pipeline.stages_for(self.target, self.emit)
+
+    def stage_text(self, stage: str) -> str:
+        """The pass pipeline of `stage` under these options."""
+        return pipeline.stage_text(stage, self.graph_passes, self.allow_tf32, self.target, self.sm)
+
+    def pipeline_text(self) -> str:
+        """What besides the program decides its machine code: the pipeline (with the GPU's
+        architecture), the LLVM level and the thread count (`linalg-tile` bakes static
+        splits for it into the loops)."""
+        texts = [self.stage_text(s) for s in pipeline.stages_for(self.target)]
+        return ";".join([*texts, f"O{OPT_LEVEL}", f"threads {self.threads}"])
+
+
+def _check_tf32(allow_tf32: bool, target: str) -> None:
+    if allow_tf32 and target not in GPU_TARGETS:
+        raise ValueError(f"allow_tf32 applies to the GPU targets ('cuda'), not '{target}'")
+
+
+def source_cache_key(data: bytes, options: CompileOptions) -> str:
+    """The cache key of a program given by its source bytes (`Source.data`)."""
+    source = f"source {hashlib.sha256(data).hexdigest()}"
+    return cache.key(source, options.target, options.pipeline_text())
+
+
+def ir_cache_key(ir_text: str, options: CompileOptions) -> str:
+    """The cache key of a program given by its printed IR (locations included)."""
+    return cache.key(ir_text, options.target, options.pipeline_text())

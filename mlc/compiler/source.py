@@ -1,0 +1,136 @@
+"""
+What `mlc.compile` was given, classified once: MLIR text, a path to a .mlir or .onnx
+file, an ONNX `ModelProto`, or an xDSL `ModuleOp`.
+
+A `Source` knows the bytes that decide its program before any parsing (`data`: the
+text, the file, the serialised model), which key the compile cache, so a cache hit
+runs no frontend at all; and it turns into a verified module (`load`) on a miss.
+"""
+
+import os
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import ParseError
+
+from mlc import diagnostics, resources
+from mlc.compiler.errors import CompileError
+from mlc.ir import parse_module
+
+
+class SourceKind(Enum):
+    MLIR_TEXT = "MLIR text"
+    MLIR_FILE = "a .mlir file"
+    ONNX_FILE = "an .onnx file"
+    ONNX_MODEL = "an ONNX ModelProto"
+    MODULE = "a ModuleOp"
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """A program as given, with what kind of thing it is."""
+
+    kind: SourceKind
+    value: Any
+
+    @staticmethod
+    def of(src: Any) -> "Source":
+        """Classify `src`; a `TypeError` for anything `mlc.compile` does not take."""
+        if isinstance(src, ModuleOp):
+            return Source(SourceKind.MODULE, src)
+        if isinstance(src, str | os.PathLike):
+            if str(src).endswith(".onnx"):
+                return Source(SourceKind.ONNX_FILE, src)
+            if isinstance(src, os.PathLike) or _looks_like_path(src):
+                return Source(SourceKind.MLIR_FILE, src)
+            return Source(SourceKind.MLIR_TEXT, src)
+        if type(src).__name__ == "ModelProto":
+            return Source(SourceKind.ONNX_MODEL, src)
+        raise TypeError(
+            "mlc.compile takes MLIR text, a .mlir or .onnx path, an ONNX ModelProto or a "
+            f"ModuleOp, got {type(src).__name__}"
+        )
+
+    def data(self) -> bytes | None:
+        """
+        What determines the program, before any parsing: MLIR text, a file's bytes, a
+        serialised ModelProto. None for a `ModuleOp`, an unreadable file (`load`
+        reports it), or an ONNX model that may keep weights in external files.
+        """
+        try:
+            match self.kind:
+                case SourceKind.MODULE:
+                    return None
+                case SourceKind.MLIR_TEXT:
+                    return b"mlir\0" + self.value.encode()
+                case SourceKind.MLIR_FILE:
+                    return b"mlir\0" + Path(self.value).read_bytes()
+                case SourceKind.ONNX_FILE:
+                    data = Path(self.value).read_bytes()
+                case SourceKind.ONNX_MODEL:
+                    data = self.value.SerializeToString(deterministic=True)
+        except OSError:
+            return None
+        # an external tensor names its file under the key "location"
+        return None if b"location" in data else b"onnx\0" + data
+
+    def load(self) -> ModuleOp:
+        """The program as a verified module (a copy of a given `ModuleOp`)."""
+        if self.kind is SourceKind.MODULE:
+            return self.value.clone()
+        if self.kind in (SourceKind.ONNX_FILE, SourceKind.ONNX_MODEL):
+            return _import_onnx(self.value)
+        name, text = "<string>", self.value
+        if self.kind is SourceKind.MLIR_FILE:
+            path = Path(self.value)
+            try:
+                text = path.read_text()
+            except OSError as error:
+                raise CompileError(
+                    [diagnostics.Diagnostic("error", f"cannot read {path}: {error.strerror}")]
+                ) from None
+            name = str(path)
+        try:
+            module = parse_module(text, name)
+        except ParseError as error:
+            raise CompileError([diagnostics.from_parse_error(error)]) from None
+        if errors := diagnostics.verify_module(module):
+            raise CompileError(errors)
+        return module
+
+
+def load(src: "str | os.PathLike[str] | ModuleOp") -> ModuleOp:
+    """A verified module from MLIR text, a path to a .mlir or .onnx file, or a module."""
+    return Source.of(src).load()
+
+
+def check_resources_held(module: ModuleOp) -> None:
+    """Compiled code reads its `dense_resource` constants from this process's store."""
+    if unheld := resources.first_without_data(module):
+        op, handle = unheld
+        message = (
+            f"dense_resource<{handle}> has no data: the text has no `dialect_resources` "
+            "blob for it, and no frontend in this process made it"
+        )
+        raise CompileError([diagnostics.op_diagnostic(op, message)])
+
+
+def _import_onnx(model: Any) -> ModuleOp:
+    # Imported here: the ONNX frontend needs the optional `onnx` package, and importing
+    # it takes a while; only ONNX sources need it.
+    from mlc.frontends.onnx import import_onnx
+    from mlc.frontends.onnx.model import OnnxImportError
+
+    try:
+        return import_onnx(model)
+    except OnnxImportError as error:
+        raise CompileError(error.diagnostics) from None
+
+
+def _looks_like_path(text: str) -> bool:
+    return (
+        "\n" not in text and ("{" not in text) and (text.endswith(".mlir") or os.path.exists(text))
+    )
