@@ -10,8 +10,9 @@ both, its inputs deduplicated and the bodies merged into one block.
   iteration of every reduction loop of the contraction it finishes;
 - `fold_transpose`: a consumer reading a transpose's input through the composed map.
 
-The fused generic takes the location of the op it replaces; the ops cloned from the
-bodies keep their own (`replace_generic`).
+The fused generic's location fuses those of the generics it joins, the one it is
+named after first (the consumer, or the contraction an epilogue joins), so remarks on
+it point there; the ops cloned from the bodies keep their own (`replace_generic`).
 """
 
 from collections.abc import Sequence
@@ -28,9 +29,11 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.rewriter import Rewriter
+
+from mlc.lowering.support.locations import fused_location
 
 PARALLEL = IteratorTypeAttr.parallel()
 
@@ -134,8 +137,10 @@ def replace_generic(
     out_maps: Sequence[AffineMap],
     iterators: Sequence[IteratorTypeAttr],
     outputs: Sequence[SSAValue] | None = None,
+    location: Attribute | None = None,
 ) -> GenericOp:
-    """Put a generic with `block` as body in `old`'s place, with `old`'s location."""
+    """Put a generic with `block` as body in `old`'s place, at `location` (default:
+    `old`'s); body ops cloned from the fused generics keep their own."""
     outs = list(old.outputs) if outputs is None else list(outputs)
     new = GenericOp(
         operands.values,
@@ -145,9 +150,10 @@ def replace_generic(
         iterators,
         [v.type for v in outs],
     )
+    location = old.location if location is None else location
     for op in new.walk():
         if op is new or isinstance(op.location, UnknownLoc):
-            op.location = old.location  # cloned body ops keep their own
+            op.location = location
     Rewriter.replace_op(old, new)
     return new
 
@@ -180,7 +186,9 @@ def fuse_producer(producer: GenericOp, consumer: GenericOp, index: int, seen: Af
     yielded = clone_body(c_block, block, c_map, None)
     block.add_op(YieldOp(*yielded))
     out_maps = consumer_maps[n_in:]
-    replace_generic(consumer, operands, block, out_maps, list(consumer.iterator_types.data))
+    location = fused_location([consumer, producer])
+    iterators = list(consumer.iterator_types.data)
+    replace_generic(consumer, operands, block, out_maps, iterators, location=location)
 
 
 def last_iteration(contraction: GenericOp, block: Block) -> SSAValue:
@@ -237,6 +245,7 @@ def fuse_epilogue(contraction: GenericOp, epilogue: GenericOp, index: int) -> No
         k_maps[-1:],
         list(contraction.iterator_types.data),
         contraction.outputs,
+        location=fused_location([contraction, epilogue]),  # remarks name the contraction
     )
     Rewriter.erase_op(contraction)
 

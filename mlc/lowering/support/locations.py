@@ -61,11 +61,19 @@ class Located:
 
 
 def fused_location(ops: Sequence[Operation]) -> Attribute:
-    """One location for ops built from `ops`: theirs, fused when they differ."""
+    """
+    One location for an op built from `ops`: theirs, fused when they differ, the first
+    op's first (diagnostics point there). As MLIR's `FusedLoc::get`, fused locations
+    are flattened and repeats dropped, so a chain fused step by step stays one list.
+    """
     known: list[Attribute] = []
     for op in ops:
-        if not isinstance(op.location, UnknownLoc) and op.location not in known:
-            known.append(op.location)
+        parts = op.location.locations.data if _is_plain_fusion(op.location) else [op.location]
+        known += [p for p in parts if not isinstance(p, UnknownLoc) and p not in known]
     if not known:
         return UnknownLoc()
     return known[0] if len(known) == 1 else FusedLoc(known, NoneAttr())
+
+
+def _is_plain_fusion(location: Attribute) -> bool:
+    return isinstance(location, FusedLoc) and isinstance(location.metadata, NoneAttr)

@@ -22,6 +22,15 @@ func.func @small_conv(%x: tensor<1x8x8x8xf32>, %w: tensor<8x8x3x3xf32>) -> tenso
   func.return %y : tensor<1x8x6x6xf32>
 }
 
+// A ReLU fused into the convolution as its epilogue leaves the remark at the
+// convolution, the first of the fused generic's locations.
+// CHECK-NEXT: model.py:20:5: remark: 'linalg.generic' op convolution left to the loop mapping: 288 outputs (fewer than 32768: a warp each)
+func.func @small_conv_relu(%x: tensor<1x8x8x8xf32>, %w: tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %y = ml.conv2d %x, %w : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32> loc("model.py":20:5)
+  %z = ml.relu %y : (tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32> loc("model.py":21:5)
+  func.return %z : tensor<1x8x6x6xf32>
+}
+
 // sm_70 has no tf32 mma: the matmul is declined tf32 where it was written.
 // CHECK-NEXT: convert-contractions-to-gpu-remarks.mlir:[[# @LINE + 2]]:3: remark: 'linalg.generic' op tf32 declined: sm_70 has no tf32 mma (sm_80 on); f32 FMAs
 func.func @matmul(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {

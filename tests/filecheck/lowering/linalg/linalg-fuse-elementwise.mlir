@@ -10,8 +10,8 @@
 
 // A chain of elementwise generics with a broadcast bias and a scalar becomes one
 // generic over the consumer's loops; each producer input keeps its map composed with
-// the consumer's, dynamic sizes included. The fused op has the last consumer's loc,
-// the ops of its body keep theirs.
+// the consumer's, dynamic sizes included. The fused op's location fuses the last
+// consumer's with its producers' (consumer first); the ops of its body keep theirs.
 
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: tensor<?x7xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<?x7xf32>, %[[C:[a-zA-Z0-9_]+]]: tensor<7xf32>)
@@ -30,7 +30,7 @@
 
 // LOC-LABEL:   func.func @chain
 // LOC:           arith.mulf {{.*}} loc("{{.*}}linalg-fuse-elementwise.mlir":{{[0-9]+}}:5)
-// LOC:           } -> tensor<?x7xf32> loc("model.py":4:2)
+// LOC:           } -> tensor<?x7xf32> loc(fused["model.py":4:2, "model.py":3:2, "model.py":2:2, "model.py":1:2])
 
 func.func @chain(%a: tensor<?x7xf32>, %b: tensor<?x7xf32>, %c: tensor<7xf32>) -> tensor<?x7xf32> {
   %h = arith.constant dense<5.000000e-01> : tensor<f32>
@@ -252,9 +252,11 @@ func.func @reduction_not_inlined(%x: tensor<4x9xf32>) -> tensor<4x9xf32> {
 // CHECK-NOT:     linalg.generic
 // CHECK:         func.return %[[R]]
 
+// The fused generic is at the contraction's location first (its remarks name the
+// matmul), then the epilogue's ops'.
 // LOC-LABEL:   func.func @matmul_epilogue
-// LOC:           linalg.index 1 : index loc("model.py":9:3)
-// LOC:           } -> tensor<?x3xf32> loc("model.py":9:3)
+// LOC:           linalg.index 1 : index loc(fused["{{.*}}linalg-fuse-elementwise.mlir":[[MATMUL:[0-9]+]]:3, "model.py":9:3, "{{.*}}linalg-fuse-elementwise.mlir":{{[0-9]+}}:3])
+// LOC:           } -> tensor<?x3xf32> loc(fused["{{.*}}linalg-fuse-elementwise.mlir":[[MATMUL]]:3, "model.py":9:3, "{{.*}}linalg-fuse-elementwise.mlir":{{[0-9]+}}:3])
 
 func.func @matmul_epilogue(%a: tensor<?x5xf32>, %w: tensor<5x3xf32>, %bias: tensor<3xf32>) -> tensor<?x3xf32> {
   %0 = arith.constant 0 : index
