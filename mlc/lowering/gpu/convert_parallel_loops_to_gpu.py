@@ -41,7 +41,7 @@ from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import arith, gpu, llvm, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -49,14 +49,14 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import InsertPoint
 
 from mlc.diagnostics import op_error
 from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.loop_mapping.row_staging import read_copies, stage, staged_buffers
 from mlc.lowering.gpu.loop_mapping.vector_lanes import LANES, LaneEmitter, plan_lanes
 from mlc.lowering.gpu.loop_mapping.warp_reduction import share_with_warp, warp_reduction
-from mlc.lowering.support.locations import located_builder
+from mlc.lowering.support.locations import LocatedEmitter, located_builder
 
 
 def is_outermost(op: scf.ParallelOp) -> bool:
@@ -69,28 +69,8 @@ def is_outermost(op: scf.ParallelOp) -> bool:
     return True
 
 
-class _Emitter:
-    """Appends ops at a point, each at the location of the loop being mapped (a
-    `located_builder`); calling it returns the op's result."""
-
-    def __init__(self, point: InsertPoint, location: Attribute):
-        self.builder = located_builder(point, location)
-        self.location = location
-
-    @property
-    def point(self) -> InsertPoint:
-        return self.builder.insertion_point
-
-    def __call__(self, new: Operation) -> SSAValue:
-        self.builder.insert(new)
-        return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
-
-    def index(self, value: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr.from_index_int_value(value)))
-
-    def keep(self, new: Operation) -> None:
-        """Insert `new` with its own location (a cloned body op)."""
-        Rewriter.insert_op(new, self.point)
+class _Emitter(LocatedEmitter):
+    """Appends ops at a point, each at the location of the loop being mapped."""
 
     def at(self, block: Block) -> "_Emitter":
         """An emitter appending to `block`, with the same location."""

@@ -9,6 +9,7 @@ these are the one way mlc's passes stamp them:
 - `keep_location(rewriter, op)`: while it is open, every op the rewriter inserts (and the
   ops nested in it) takes `op`'s location;
 - `Located(loc)`: collects ops built in straight-line order, each stamped with `loc`;
+- `LocatedEmitter(point, loc)`: inserts ops at a moving point, each stamped with `loc`;
 - `fused_location(ops)`: one location for an op built from several.
 """
 
@@ -17,10 +18,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import FusedLoc, NoneAttr, UnknownLoc
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FusedLoc, IntegerAttr, NoneAttr, UnknownLoc
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 
 def located_builder(point: InsertPoint, location: object) -> Builder:
@@ -58,6 +60,33 @@ class Located:
         op.location = self.location
         self.ops.append(op)
         return op.results[0]
+
+
+class LocatedEmitter:
+    """
+    Inserts ops at a moving point, each at `location` (a `located_builder`); calling it
+    returns the op's first result, or None for an op without results. The emitters of
+    the GPU kernels build on it.
+    """
+
+    def __init__(self, point: InsertPoint, location: Attribute):
+        self.location = location
+        self.builder = located_builder(point, location)
+
+    @property
+    def point(self) -> InsertPoint:
+        return self.builder.insertion_point
+
+    def __call__(self, new: Operation) -> SSAValue:
+        self.builder.insert(new)
+        return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
+
+    def index(self, value: int) -> SSAValue:
+        return self(arith.ConstantOp(IntegerAttr.from_index_int_value(value)))
+
+    def keep(self, new: Operation) -> None:
+        """Insert `new` with its own location (a cloned body op)."""
+        Rewriter.insert_op(new, self.point)
 
 
 def fused_location(ops: Sequence[Operation]) -> Attribute:

@@ -7,35 +7,24 @@ arithmetic in one call each.
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, f32
+from xdsl.dialects.builtin import FloatAttr, f32
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
-from mlc.lowering.support.locations import keep_location, located_builder
+from mlc.lowering.support.locations import LocatedEmitter, keep_location
 
 
-class Emitter:
-    """Appends ops at `point`, each at the location of the generic it replaces (a
-    `located_builder`); calling it returns the op's result."""
+class Emitter(LocatedEmitter):
+    """Appends ops at `point`, each at the location of the generic `op` it replaces,
+    with index arithmetic in one call each."""
 
     def __init__(self, rewriter: PatternRewriter, point: InsertPoint, op: Operation):
+        super().__init__(point, op.location)
         self.rewriter = rewriter
         self.op = op
-        self.builder = located_builder(point, op.location)
-
-    @property
-    def point(self) -> InsertPoint:
-        return self.builder.insertion_point
-
-    def __call__(self, new: Operation) -> SSAValue:
-        self.builder.insert(new)
-        return new.results[0] if new.results else None  # pyright: ignore[reportReturnType]
-
-    def index(self, value: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr.from_index_int_value(value)))
 
     def add(self, a: SSAValue, b: SSAValue | int) -> SSAValue:
         return self(arith.AddiOp(a, self.index(b) if isinstance(b, int) else b))
