@@ -3,10 +3,22 @@ mlc's dialects and passes by name: xDSL's, plus mlc's own, mlc's winning a share
 
 `mlc-opt` and the compile pipeline look names up here only. Factories are lazy, so
 naming a dialect or pass does not import it until it is used.
+
+A pass of one's own joins them without editing the package: a Python file (or an
+importable module) that registers it with `register_pass`, named in `MLC_PLUGINS`
+(several separated by `os.pathsep`), is imported the first time passes are looked up,
+so `MLC_PLUGINS=my_passes.py mlc-opt -p my-pass` finds it. A plugin may not take a name
+that mlc or xDSL already uses.
 """
 
+import importlib
+import importlib.util
+import os
+import sys
 from collections.abc import Callable
 from functools import cache
+from pathlib import Path
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.ir import Dialect
@@ -177,7 +189,66 @@ def dialect_factories() -> dict[str, Callable[[], Dialect]]:
 
 
 def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
-    return {**_multiverse().all_passes, **MLC_PASSES}
+    _load_plugins(os.environ.get("MLC_PLUGINS", ""))
+    return {**_multiverse().all_passes, **MLC_PASSES, **PLUGIN_PASSES}
+
+
+# ---------------------------------------------------------------------------
+# Passes from outside the package
+# ---------------------------------------------------------------------------
+
+PLUGIN_PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+P = TypeVar("P", bound=type[ModulePass])
+
+
+def register_pass(pass_class: P) -> P:
+    """
+    Make `pass_class` known by its `name` to `mlc-opt -p` and `parse_pipeline`; returns
+    it, so that it can decorate the class. Registering the same class again does
+    nothing; another pass under a name already taken is a `ValueError`.
+    """
+    name = pass_class.name
+    known = PLUGIN_PASSES.get(name)
+    if known is not None and known() is pass_class:
+        return pass_class
+    if known is not None or name in MLC_PASSES or name in _multiverse().all_passes:
+        raise ValueError(f"cannot register pass '{name}': the name is taken")
+    PLUGIN_PASSES[name] = lambda: pass_class
+    return pass_class
+
+
+_LOADED_PLUGINS: set[str] = set()
+
+
+def _load_plugins(spec: str) -> None:
+    """Import each plugin of `spec` (paths or module names, `os.pathsep`-separated) once."""
+    for entry in filter(None, spec.split(os.pathsep)):
+        if entry in _LOADED_PLUGINS:
+            continue
+        try:
+            _import_plugin(entry)
+        except Exception as error:  # the user's code: any error, in one line
+            detail = f"{type(error).__name__}: {error}".splitlines()[0]
+            raise PipelineError(f"cannot load pass plugin '{entry}': {detail}") from None
+        _LOADED_PLUGINS.add(entry)
+
+
+def _import_plugin(entry: str) -> None:
+    if not entry.endswith(".py"):
+        importlib.import_module(entry)
+        return
+    path = Path(entry).resolve()
+    name = f"mlc_plugin_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"not a Python file: {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look the module up
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
 
 
 def make_context(allow_unregistered_dialect: bool = False) -> Context:
