@@ -14,7 +14,8 @@ What the page says in the HTML comment on the line just before a fence:
   minutes); `test_skipped_block` shows the reason. Keep these rare.
 - `<!-- output -->` before a ```text block: the output (stdout, then stderr) of the block
   run last holds each of its non-blank lines, in order, as part of a line (spaces
-  collapsed). The output lines of a ```console block are checked the same way.
+  collapsed); a line `...` stands for lines left out. The output lines of a ```console
+  block are checked the same way.
 
 A fence may name a file in its info string (```python file=my_passes.py): the block is
 then written to that file of the folder, not run, for the blocks after it to use.
@@ -94,10 +95,11 @@ def console_commands(text: str) -> tuple[str, list[str]]:
 
 
 def missing_output(expected: list[str], output: str) -> str | None:
-    """The first expected line not found (in order, as part of a line) in `output`."""
+    """The first expected line not found (in order, as part of a line) in `output`; a
+    line `...` stands for lines left out."""
     lines = iter(" ".join(line.split()) for line in output.splitlines())
     for want in (" ".join(line.split()) for line in expected):
-        if want and not any(want in line for line in lines):
+        if want not in ("", "...") and not any(want in line for line in lines):
             return want
     return None
 
@@ -236,7 +238,7 @@ def test_console_commands():
 
 def test_missing_output():
     output = "first  line\nsecond line\nthird\n"
-    assert missing_output(["first line", "", "third"], output) is None
+    assert missing_output(["first line", "", "...", "third"], output) is None
     assert missing_output(["second", "first"], output) == "first"  # in order
     assert missing_output(["fourth"], output) == "fourth"
 
