@@ -1,0 +1,130 @@
+"""
+The model zoo (tests/zoo/, written by `python bench/zoo.py export`): small random-weight
+models of the families people export from timm, torchvision, transformers and torch.nn,
+from both of torch's exporters, against onnxruntime's outputs stored beside them, on two
+input sets of different batch (and sequence) sizes through one compiled model.
+
+`make test` compiles one model of each kind (`QUICK`); `MLC_ZOO=all` (`make zoo`) runs the
+whole zoo. A model that does not compile yet is an expected failure that names what is
+missing, so the test turns red when it starts to pass and the list is kept honest.
+"""
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mlc
+from tests.gpu.targets import compile_for
+
+ZOO = Path(__file__).parents[2] / "zoo"
+MANIFEST = json.loads((ZOO / "manifest.json").read_text())
+MODELS = {m["name"]: m for m in MANIFEST["models"]}
+
+# One model of each kind for `make test`, both exporters among them.
+QUICK = [
+    "resnet-torchscript",
+    "vit-timm-dynamo",
+    "bert-torchscript",
+    "gpt2-dynamo",
+    "llama-torchscript",
+    "t5-torchscript",
+    "wav2vec2-dynamo",
+    "lstm-torchscript",
+    "moe-dynamo",
+]
+
+# What each model that does not compile yet is missing.
+MISSING = {
+    "bart-dynamo": "unsupported ONNX ops: Range, IsNaN",
+    "bart-torchscript": "unsupported ONNX ops: Range, IsNaN",
+    "bert-dynamo": "unsupported ONNX ops: Range, GatherND, IsNaN",
+    "bert-torchscript": "unsupported ONNX ops: Range, IsNaN",
+    "distilbert-dynamo": "unsupported ONNX ops: Range, GatherND, IsNaN",
+    "distilbert-torchscript": "unsupported ONNX ops: Range, IsNaN",
+    "gpt2-dynamo": "unsupported ONNX ops: Range, GatherND, IsNaN",
+    "gpt2-torchscript": "unsupported ONNX ops: Range, IsNaN",
+    "gru-dynamo": "unsupported ONNX ops: GRU",
+    "gru-torchscript": "unsupported ONNX ops: GRU",
+    "llama-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
+    "llama-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
+    "lstm-dynamo": "unsupported ONNX ops: LSTM",
+    "lstm-torchscript": "unsupported ONNX ops: LSTM",
+    "mistral-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
+    "mistral-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
+    "moe-dynamo": "unsupported ONNX ops: TopK, ScatterElements",
+    "moe-torchscript": "unsupported ONNX ops: TopK, ScatterElements",
+    "qwen2-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
+    "qwen2-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
+    "rnn-dynamo": "unsupported ONNX ops: SplitToSequence, SequenceAt",
+    "rnn-torchscript": "unsupported ONNX ops: RNN",
+    "t5-dynamo": "unsupported ONNX ops: Range",
+    "t5-torchscript": "unsupported ONNX ops: Range",
+    "vit-hf-dynamo": "unsupported ONNX ops: IsNaN",
+    "vit-hf-torchscript": "unsupported ONNX ops: Range, IsNaN",
+    "vit-timm-dynamo": "Expand's shape computed at run time from a dynamic batch",
+    "vit-timm-torchscript": "Expand's shape computed at run time from a dynamic batch",
+    "wav2vec2-dynamo": "unsupported ONNX ops: Range, IsNaN",
+    "wav2vec2-torchscript": "unsupported ONNX ops: Range, IsNaN",
+}
+
+
+def load_sets(name: str) -> list[tuple[dict[str, np.ndarray], list[np.ndarray]]]:
+    """Each input set of a model, with onnxruntime's outputs for it."""
+    data = np.load(ZOO / f"{name}.npz")
+    sets: dict[int, tuple[dict, dict]] = {}
+    for key in data.files:
+        index, role, what = key.split("/", 2)
+        inputs, outputs = sets.setdefault(int(index), ({}, {}))
+        (inputs if role == "in" else outputs)[what] = data[key]
+    return [
+        (inputs, [outputs[k] for k in sorted(outputs, key=int)])
+        for _, (inputs, outputs) in sorted(sets.items())
+    ]
+
+
+def selected() -> list[str]:
+    return sorted(MODELS) if os.environ.get("MLC_ZOO") == "all" else QUICK
+
+
+def expected_failure(name: str) -> list:
+    """A compile error for a model listed in MISSING; a wrong result is never expected."""
+    if name not in MISSING:
+        return []
+    return [pytest.mark.xfail(reason=MISSING[name], raises=mlc.CompileError, strict=True)]
+
+
+def params(target: str) -> list:
+    marks = [pytest.mark.gpu] if target == "cuda" else []
+    return [
+        pytest.param(
+            name,
+            target,
+            id=f"{name}-{target}",
+            marks=[*marks, *expected_failure(name)],
+        )
+        for name in selected()
+    ]
+
+
+def test_manifest_lists_every_file():
+    files = {p.stem for p in ZOO.glob("*.onnx")}
+    assert files == set(MODELS)
+    assert all((ZOO / f"{name}.npz").exists() for name in MODELS)
+    assert set(QUICK) <= set(MODELS)
+    assert {MODELS[name]["kind"] for name in QUICK} == {m["kind"] for m in MODELS.values()}
+
+
+@pytest.mark.parametrize(("name", "target"), params("cpu") + params("cuda"))
+def test_zoo_model_matches_onnxruntime(name, target):
+    model = MODELS[name]
+    exe = compile_for(str(ZOO / f"{name}.onnx"), target)
+    for inputs, expected in load_sets(name):
+        got = exe(*[inputs[n] for n in model["inputs"]])
+        got = got if isinstance(got, tuple) else (got,)
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            assert g.shape == e.shape
+            np.testing.assert_allclose(g, e, rtol=1e-3, atol=1e-4)
