@@ -44,7 +44,13 @@ from mlc.frontends.trace.functions.elementwise import (
     tanh,
     where,
 )
-from mlc.frontends.trace.functions.movement import concatenate, reshape, take, transpose
+from mlc.frontends.trace.functions.movement import (
+    concatenate,
+    reshape,
+    take,
+    take_along_axis,
+    transpose,
+)
 from mlc.frontends.trace.functions.nn import (
     avg_pool2d,
     conv2d,
@@ -99,6 +105,7 @@ __all__ = [
     "subtract",
     "sum",
     "take",
+    "take_along_axis",
     "tanh",
     "transpose",
     "where",

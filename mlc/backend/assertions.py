@@ -5,7 +5,9 @@ Run-time checks of compiled code: `mlc_assert_failed(message)` and the error it 
 diagnostic (`file:line:col: error: 'ml.add' op ...`) when the condition is false, and
 the compiled code then carries on (mlc.lowering.convert_to_llvm.assertions). The symbol
 is a ctypes callback registered with LLVM before any module is JIT-compiled; it keeps the
-first message per thread. Whoever calls compiled code calls `raise_failure()` once the
+first message per thread. `mlc_assert_failed_value(message, value)` is its twin for
+checks that name a value (an out-of-range index): the i64 goes into the message's `{}`.
+Whoever calls compiled code calls `raise_failure()` once the
 call has returned (and its results are owned), so the failure surfaces as a Python
 `RuntimeCheckError` in the caller, never as a crash or a wrong result.
 
@@ -20,6 +22,7 @@ from functools import cache
 import llvmlite.binding as llvm
 
 SYMBOL = "mlc_assert_failed"  # as mlc.lowering.convert_to_llvm.assertions calls it
+VALUE_SYMBOL = "mlc_assert_failed_value"  # the same, with an i64 for the message's `{}`
 
 _local = threading.local()
 # Failures recorded and not yet raised, in all threads: when there are none (nearly
@@ -40,13 +43,20 @@ def _record(message: bytes | None) -> None:
         _pending += 1
 
 
+def _record_value(message: bytes | None, value: int) -> None:
+    text = (message or b"error: a run-time check failed: {}").decode(errors="replace")
+    _record(text.replace("{}", str(value), 1).encode())
+
+
 _callback = ctypes.CFUNCTYPE(None, ctypes.c_char_p)(_record)  # alive for the process
+_value_callback = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_int64)(_record_value)
 
 
 @cache
 def install() -> None:
     """Make `mlc_assert_failed` visible to code the JIT compiles (once per process)."""
     llvm.add_symbol(SYMBOL, ctypes.cast(_callback, ctypes.c_void_p).value)
+    llvm.add_symbol(VALUE_SYMBOL, ctypes.cast(_value_callback, ctypes.c_void_p).value)
 
 
 def raise_failure() -> None:

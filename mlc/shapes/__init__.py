@@ -10,6 +10,7 @@ op family:
     dims          `DYNAMIC`, `ShapeError`, printing, axis normalisation
     broadcasting  numpy broadcasting (elementwise ops, broadcast_to)
     movement      transpose, reshape, concat, slice, gather
+    indexing      gather_elements, gather_nd
     reduction     reductions, softmax, layer_norm, batch_norm
     nn            matmul, convolutions, pools
     refinement    agreement of declared and inferred shapes; refining, joining, unifying
@@ -53,6 +54,7 @@ from mlc.shapes.equalities import (
     reduce_equalities,
     transpose_equalities,
 )
+from mlc.shapes.indexing import gather_elements, gather_nd
 from mlc.shapes.movement import (
     check_permutation,
     concat,
@@ -92,7 +94,9 @@ __all__ = [
     "format_dim",
     "format_shape",
     "gather",
+    "gather_elements",
     "gather_equalities",
+    "gather_nd",
     "identity_equalities",
     "is_static",
     "join",

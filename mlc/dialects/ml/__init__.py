@@ -36,6 +36,7 @@ from mlc.dialects.ml.elementwise import (
     TanhOp,
     UnaryOp,
 )
+from mlc.dialects.ml.indexing import INDEXING_OPS, GatherElementsOp, GatherNdOp
 from mlc.dialects.ml.movement import (
     BroadcastToOp,
     ConcatOp,
@@ -102,6 +103,7 @@ ML = Dialect(
         ConcatOp,
         SliceOp,
         GatherOp,
+        *INDEXING_OPS,
         ReduceSumOp,
         ReduceMeanOp,
         ReduceMaxOp,
@@ -145,6 +147,8 @@ __all__ = [
     "ElementKind",
     "ErfOp",
     "ExpOp",
+    "GatherElementsOp",
+    "GatherNdOp",
     "GatherOp",
     "GeluOp",
     "LayerNormOp",

@@ -12,7 +12,8 @@ made by `tensor.empty` (or, for reductions, by a fill generic):
   `reduction` iterators, plus a division for the mean (`reduction`);
 - softmax, layer_norm, batch_norm: a few generics each (`normalization`);
 - movement ops (transpose, reshape, broadcast_to, concat, slice, gather) and
-  conv2d/pooling: `movement` and `conv`.
+  conv2d/pooling: `movement` and `conv`; gather_elements and gather_nd: `indexing`,
+  their index checks (and gather's): `index_checks`.
 
 Dynamic dims are read with `tensor.dim`; where one may be a size-1 broadcast at run
 time, the sizes are checked and the operand read at a run-time stride (`broadcast`);
@@ -38,6 +39,7 @@ from mlc.lowering.convert_ml_to_linalg import (
     contraction,
     conv,
     elementwise,
+    indexing,
     movement,
     normalization,
     reduction,
@@ -53,6 +55,7 @@ def patterns(online_softmax: bool = False) -> list[RewritePattern]:
         *reduction.PATTERNS,
         *normalization.patterns(online_softmax),
         *movement.PATTERNS,
+        *indexing.PATTERNS,
         *conv.PATTERNS,
     ]
 

@@ -20,13 +20,14 @@ Data-movement `ml` ops to linalg on tensors: views where possible, else one gene
   `first + i * step`.
 - `ml.gather`: a generic over the result; the indices come in through the generic's
   input (the loops of the index dims), negative ones wrap by the axis size, and the
-  data is read with `tensor.extract`:
+  data is read with `tensor.extract` at the index clamped into the axis, after a
+  run-time check that every index is in range (`index_checks`):
 
       %g = ml.gather %d, %i {axis = 0} : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
       ==>
       linalg.generic ins(%i) outs(%e) {            // maps (d0, d1) -> (d0), identity
       ^bb0(%idx: i64, %o: f32):
-        %k = arith.index_cast %idx : i64 to index  // + 10 where negative
+        %k = arith.index_cast %idx : i64 to index  // + 10 where negative, then <= 9
         %v = tensor.extract %d[%k, linalg.index 1] : tensor<10x4xf32>
         linalg.yield %v : f32
       }
@@ -63,6 +64,11 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     tensor_type,
 )
 from mlc.lowering.convert_ml_to_linalg.common import type_dims as type_dims  # conv reads it here
+from mlc.lowering.convert_ml_to_linalg.index_checks import (
+    check_indices,
+    highest_index,
+    safe_index,
+)
 from mlc.lowering.support.index_calc import Index, IndexCalc
 from mlc.lowering.support.locations import keep_location
 
@@ -381,7 +387,10 @@ class LowerSlice(RewritePattern):
 
 
 class LowerGather(RewritePattern):
-    """`ml.gather` to a generic over the result that reads `data` with `tensor.extract`."""
+    """
+    `ml.gather` to a generic over the result that reads `data` with `tensor.extract`,
+    after a check of the indices (`index_checks`), at the index clamped into the axis.
+    """
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.GatherOp, rewriter: PatternRewriter, /) -> None:
@@ -398,15 +407,13 @@ class LowerGather(RewritePattern):
                 *(size_of(rewriter, op.data, d) for d in range(axis + 1, data_rank)),
             ]
             axis_size = size_of(rewriter, op.data, axis)
+            check_indices(rewriter, op, op.indices, axis_size, f"data dim {axis}")
+            highest = highest_index(rewriter, axis_size)
 
             def body(args: Sequence[BlockArgument]) -> SSAValue:
-                calc = IndexCalc.in_body()
-                index = arith.IndexCastOp(args[0], IndexType()).result
-                negative = arith.CmpiOp(index, calc.value(0), "slt").result
-                wrapped = calc.value(calc.add(index, axis_size))
                 coords = [
                     *(IndexOp(d).result for d in range(axis)),
-                    arith.SelectOp(negative, wrapped, index).result,
+                    safe_index(args[0], axis_size, highest),
                     *(IndexOp(d).result for d in range(axis + index_rank, rank)),
                 ]
                 return tensor.ExtractOp(op.data, coords, element_type(op.data)).result

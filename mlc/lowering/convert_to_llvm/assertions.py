@@ -19,17 +19,23 @@ lowering to `abort`, execution goes on: the lowerings that emit checks keep ever
 in bounds when one fails (convert_ml_to_linalg.broadcast), so the call finishes and
 frees its buffers as usual. Runs on a function in `cf` form, after `convert-scf-to-cf`,
 so splitting a block is always legal; the `cf` branches are lowered with the others.
+
+A check that reports a value (`mlc.lowering.support.checks`: the `cmpi`'s left operand)
+calls `mlc_assert_failed_value(message, value)` instead, the value as an i64, which
+the runtime formats into the message's `{}`.
 """
 
-from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import ModuleOp, StringAttr, i8
-from xdsl.ir import Block, Operation
+from xdsl.dialects import arith, cf, llvm
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp, StringAttr, i8, i64
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.diagnostics import op_location
 from mlc.lowering.convert_to_llvm.common import PTR, TypeRecord
+from mlc.lowering.support.checks import reported_value
 
 SYMBOL = "mlc_assert_failed"  # as mlc.backend.assertions binds it
+VALUE_SYMBOL = "mlc_assert_failed_value"  # the same, with an i64 for the message's `{}`
 MESSAGE_PREFIX = "__mlc_assert_message_"
 
 
@@ -43,14 +49,17 @@ def message_text(op: cf.AssertOp) -> str:
 def lower_asserts(module: ModuleOp, record: TypeRecord) -> None:
     """Lower every `cf.assert` of `module` (see the module docstring)."""
     messages: dict[str, str] = {}  # text -> global name, one global per distinct text
+    symbols: set[str] = set()
     for op in [op for op in module.walk() if isinstance(op, cf.AssertOp)]:
         text = message_text(op)
         if text not in messages:
             messages[text] = f"{MESSAGE_PREFIX}{len(messages)}"
             declare_message(module, messages[text], text)
-        lower_assert(op, messages[text])
-    if messages:
+        symbols.add(lower_assert(op, messages[text]))
+    if SYMBOL in symbols:
         record.declare(SYMBOL, [PTR], None)
+    if VALUE_SYMBOL in symbols:
+        record.declare(VALUE_SYMBOL, [PTR, i64], None)
 
 
 def declare_message(module: ModuleOp, name: str, text: str) -> None:
@@ -65,15 +74,34 @@ def declare_message(module: ModuleOp, name: str, text: str) -> None:
     Rewriter.insert_op(message, InsertPoint.at_start(module.body.block))
 
 
-def lower_assert(op: cf.AssertOp, message: str) -> None:
+def as_i64(value: SSAValue) -> tuple[list[Operation], SSAValue]:
+    """`value` (an integer or an index) as an i64, and the casts that make it so."""
+    if isinstance(value.type, IndexType):
+        cast = arith.IndexCastOp(value, i64)
+    elif isinstance(value.type, IntegerType) and value.type.width.data < 64:
+        cast = arith.ExtSIOp(value, i64)
+    else:
+        return [], value
+    return [cast], cast.result
+
+
+def lower_assert(op: cf.AssertOp, message: str) -> str:
+    """Lower one assert; return the symbol its failure calls."""
     block = op.parent_block()
     assert block is not None, "a cf.assert in a function body"
     after = block.split_before(op)
     failed = Block()
     address = llvm.AddressOfOp(message, PTR)
+    value = reported_value(op)
+    if value is None:
+        symbol, casts, args = SYMBOL, [], [address.result]
+    else:
+        casts, reported = as_i64(value)
+        symbol, args = VALUE_SYMBOL, [address.result, reported]
     failed_ops: list[Operation] = [
         address,
-        llvm.CallOp(SYMBOL, address.result),
+        *casts,
+        llvm.CallOp(symbol, *args),
         cf.BranchOp(after),
     ]
     for new in failed_ops:
@@ -87,3 +115,4 @@ def lower_assert(op: cf.AssertOp, message: str) -> None:
     block.add_op(branch)
     op.detach()
     op.erase()
+    return symbol

@@ -41,6 +41,8 @@ from mlc.dialects.ml import (
     DivOp,
     ErfOp,
     ExpOp,
+    GatherElementsOp,
+    GatherNdOp,
     GatherOp,
     GeluOp,
     LayerNormOp,
@@ -143,6 +145,9 @@ CONTRACT_OPS = {
 # Beyond the contract: the 1-D and 3-D forms of the window ops.
 WINDOW_OPS = {f"ml.{op}{n}d" for op in ("conv", "max_pool", "avg_pool") for n in (1, 3)}
 
+# Beyond the contract: the indexing ops.
+INDEXING_OPS = {"ml.gather_elements", "ml.gather_nd"}
+
 ML_OP_NAMES = {op.name for op in ML.operations}
 
 
@@ -151,8 +156,8 @@ def test_dialect_name():
 
 
 def test_dialect_has_exactly_the_contract_ops_and_the_window_ops():
-    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS
-    assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS)
+    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS | INDEXING_OPS
+    assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS) + len(INDEXING_OPS)
 
 
 def test_every_op_is_an_ml_op():
@@ -229,6 +234,16 @@ BUILDS: list[tuple[str, Callable[[], MLOp], str]] = [
         "ml.gather",
         lambda: GatherOp(*args("tensor<100x16xf32>", "tensor<2x5xi64>"), 0),
         "tensor<2x5x16xf32>",
+    ),
+    (
+        "ml.gather_elements",
+        lambda: GatherElementsOp(*args("tensor<3x5xf32>", "tensor<3x2xi64>"), 1),
+        "tensor<3x2xf32>",
+    ),
+    (
+        "ml.gather_nd",
+        lambda: GatherNdOp(*args("tensor<4x5x6xf32>", "tensor<4x1xi32>"), 1),
+        "tensor<4x6xf32>",
     ),
     ("ml.reduce_sum", lambda: ReduceSumOp(arg("tensor<4x8xf32>"), [1]), "tensor<4xf32>"),
     (
@@ -514,7 +529,7 @@ COMMUTATIVE = {"ml.add", "ml.mul", "ml.max", "ml.min"}
 
 
 # Ops that can hit undefined behaviour on some operand values must not be speculated.
-NOT_SPECULATABLE = {"ml.gather", "ml.div"}  # the ml.div case divides integers
+NOT_SPECULATABLE = {"ml.gather", "ml.div", *INDEXING_OPS}  # the ml.div case divides integers
 
 
 @pytest.mark.parametrize(("name", "build", "expected"), BUILDS, ids=[b[0] for b in BUILDS])
@@ -580,6 +595,12 @@ ELEMENT_RULES: list[tuple[str, Callable[[str], MLOp], str]] = [
     ("ml.concat", lambda e: ConcatOp(args(f"tensor<4x{e}>", f"tensor<4x{e}>"), 0), "any"),
     ("ml.slice", lambda e: SliceOp(arg(f"tensor<4x{e}>"), [1], [3], [1]), "any"),
     ("ml.gather", lambda e: GatherOp(*args(f"tensor<4x{e}>", "tensor<2xi32>"), 0), "any"),
+    (
+        "ml.gather_elements",
+        lambda e: GatherElementsOp(*args(f"tensor<4x{e}>", "tensor<2xi32>"), 0),
+        "any",
+    ),
+    ("ml.gather_nd", lambda e: GatherNdOp(*args(f"tensor<4x{e}>", "tensor<2x1xi64>")), "any"),
     *(
         (cls.name, (lambda e, cls=cls: cls(arg(f"tensor<2x4x{e}>"), [1])), "numeric")
         for cls in (ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp)

@@ -50,6 +50,8 @@ from mlc.dialects.ml import (
     DivOp,
     ErfOp,
     ExpOp,
+    GatherElementsOp,
+    GatherNdOp,
     GatherOp,
     GeluOp,
     LayerNormOp,
@@ -314,6 +316,23 @@ def gather(body: Body, draw: Draw) -> None:
     body.add(GatherOp(data, indices, axis_in(draw, len(shape_of(data)))))
 
 
+def gather_elements(body: Body, draw: Draw) -> None:
+    data = body.any_value(ANY, min_rank=1, max_rank=3)
+    shape = shape_of(data)
+    axis = axis_in(draw, len(shape))
+    index_shape = [draw(st.integers(0, 3)) if k == axis else d for k, d in enumerate(shape)]
+    indices = body.value(draw(st.sampled_from((i32, i64))), index_shape)
+    body.add(GatherElementsOp(data, indices, axis))
+
+
+def gather_nd(body: Body, draw: Draw) -> None:
+    data = body.any_value(ANY, min_rank=1, max_rank=3)
+    rank = len(shape_of(data))
+    k = draw(st.integers(1, rank))
+    indices = body.value(draw(st.sampled_from((i32, i64))), [*draw(shapes(0, 2)), k])
+    body.add(GatherNdOp(data, indices))
+
+
 def reduction(body: Body, draw: Draw) -> None:
     x = body.any_value(NUMERIC)
     rank = len(shape_of(x))
@@ -413,6 +432,8 @@ FAMILIES = (
     concat,
     slice_,
     gather,
+    gather_elements,
+    gather_nd,
     reduction,
     softmax,
     layer_norm,
@@ -525,6 +546,8 @@ def test_every_family_is_drawn():
         ConcatOp,
         SliceOp,
         GatherOp,
+        GatherElementsOp,
+        GatherNdOp,
         *REDUCTIONS,
         SoftmaxOp,
         LayerNormOp,

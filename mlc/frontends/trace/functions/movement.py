@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
 
 from mlc import shapes
 from mlc.dialects import ml
@@ -74,3 +75,40 @@ def take(x: Any, indices: Any, axis: int = 0) -> TracedArray:
         trace_error(f"take: indices must be integers, got dtype {i.dtype}")
     i = cast(i, np.int64)
     return record(tracer, "take", lambda: ml.GatherOp(a.value, i.value, axis), (a, i))
+
+
+def broadcast_static(x: TracedArray, dims: Sequence[int]) -> TracedArray:
+    """`x` broadcast to `dims` (static where `x`'s dim is 1), or `x` when it already is."""
+    if tuple(dims) == tuple(x.raw_shape):
+        return x
+    target = TensorType(x.type.element_type, list(dims))  # pyright: ignore[reportUnknownMemberType]
+    return record(x.tracer, "broadcast_to", lambda: ml.BroadcastToOp(x.value, target), (x,))
+
+
+@array_function("take_along_axis")
+def take_along_axis(x: Any, indices: Any, axis: int | None) -> TracedArray:
+    """
+    numpy.take_along_axis (`ml.gather_elements`): `indices` has the rank of `x`, and the
+    dims other than `axis` broadcast (static size-1 dims); `axis=None` works on `x` flat.
+    Negative indices count from the end; out-of-range ones fail a run-time check.
+    """
+    tracer = active_tracer(x, indices)
+    a, i = lift(tracer, x), lift(tracer, indices)
+    if i.dtype.kind not in "iu":
+        trace_error(f"take_along_axis: indices must be integers, got dtype {i.dtype}")
+    i = cast(i, np.int64)
+    if axis is None:
+        a, axis = reshape_to(a, [shapes.num_elements(a.raw_shape) or shapes.DYNAMIC]), 0
+    if i.ndim != a.ndim:
+        trace_error(f"take_along_axis: indices of rank {i.ndim} for an array of rank {a.ndim}")
+    axis = shapes.normalize_axis(axis, a.ndim)
+    dims = [
+        d if k == axis else shapes.broadcast([d], [e])[0]
+        for k, (d, e) in enumerate(zip(i.raw_shape, a.raw_shape, strict=True))
+    ]
+    i = broadcast_static(i, dims)
+    a_dims = [e if k == axis else d for k, (d, e) in enumerate(zip(dims, a.raw_shape, strict=True))]
+    a = broadcast_static(a, a_dims)
+    return record(
+        tracer, "take_along_axis", lambda: ml.GatherElementsOp(a.value, i.value, axis), (a, i)
+    )

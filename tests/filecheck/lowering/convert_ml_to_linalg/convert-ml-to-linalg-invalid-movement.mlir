@@ -24,3 +24,14 @@ func.func @unsigned_max_pool(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
   %0 = ml.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8>
   func.return %0 : tensor<1x1x2x2xui8>
 }
+
+// -----
+
+// A constant index out of range is an error when compiling, naming the index.
+
+func.func @gather_constant_out_of_range(%d: tensor<10x16xf32>) -> tensor<2x16xf32> {
+  %i = arith.constant dense<[3, 10]> : tensor<2xi64>
+  // expected-error @+1 {{'ml.gather' op index 10 is out of range [-10, 10) of data dim 0}}
+  %0 = ml.gather %d, %i {axis = 0 : i64} : (tensor<10x16xf32>, tensor<2xi64>) -> tensor<2x16xf32>
+  func.return %0 : tensor<2x16xf32>
+}

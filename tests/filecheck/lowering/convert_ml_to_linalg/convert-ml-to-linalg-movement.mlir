@@ -228,24 +228,37 @@ func.func @slice_negative_steps(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
 
 // -----
 
-// gather on a negative axis: the indices come in through the generic's input on the
-// index loops; a negative index wraps by the (dynamic) axis size.
+// gather on a negative axis: a check of the indices first (the farthest out of range,
+// per row, then over the rows; reported by the assert), then the gather generic with
+// the indices on the index loops; a negative index wraps by the (dynamic) axis size
+// and is clamped into [0, max(n - 1, 0)] so that the read stays in bounds.
 
 // CHECK-LABEL: func.func @gather_negative_axis
 // CHECK-SAME:    (%[[D:[a-zA-Z0-9_]+]]: tensor<5x?x3xf32>, %[[I:[a-zA-Z0-9_]+]]: tensor<2x4xi32>)
 // CHECK:         %[[N:.+]] = tensor.dim %[[D]], %{{.+}} : tensor<5x?x3xf32>
+// CHECK:         %[[ROWS:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]} ins(%[[I]] : tensor<2x4xi32>) outs(%{{.+}} : tensor<2xi64>)
+// CHECK:           arith.shrsi
+// CHECK:           arith.xori
+// CHECK:         %[[ALL:.+]] = linalg.generic {{.*}}iterator_types = ["reduction"]} ins(%[[ROWS]] : tensor<2xi64>) outs(%{{.+}} : tensor<i64>)
+// CHECK:         %[[WORST:.+]] = tensor.extract %[[ALL]][] : tensor<i64>
+// CHECK:         %[[LOW:.+]] = arith.maxsi %[[WORST]], %{{.+}} : i64
+// CHECK-NEXT:    %[[CLAMPED:.+]] = arith.minsi %[[LOW]], %{{.+}} : i64
+// CHECK-NEXT:    %[[OK:.+]] = arith.cmpi eq, %[[WORST]], %[[CLAMPED]] : i64
+// CHECK-NEXT:    cf.assert %[[OK]], "'ml.gather' op index {} is out of range [-n, n) (n its size) of data dim 1" {mlc.reports_value}
+// CHECK:         %[[HIGH:.+]] = arith.maxsi %{{.+}}, %{{.+}} : index
 // CHECK-NEXT:    %[[E:.+]] = tensor.empty() : tensor<5x2x4x3xf32>
 // CHECK-NEXT:    %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
 // CHECK-SAME:      ins(%[[I]] : tensor<2x4xi32>) outs(%[[E]] : tensor<5x2x4x3xf32>)
 // CHECK-NEXT:    ^bb0(%[[IDX:.+]]: i32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[L0:.+]] = linalg.index 0 : index
 // CHECK-NEXT:      %[[K:.+]] = arith.index_cast %[[IDX]] : i32 to index
 // CHECK-NEXT:      %[[Z:.+]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[NEG:.+]] = arith.cmpi slt, %[[K]], %[[Z]] : index
 // CHECK-NEXT:      %[[W:.+]] = arith.addi %[[K]], %[[N]] : index
-// CHECK-NEXT:      %[[L0:.+]] = linalg.index 0 : index
 // CHECK-NEXT:      %[[SEL:.+]] = arith.select %[[NEG]], %[[W]], %[[K]] : index
+// CHECK-NEXT:      %[[SAFE:.+]] = arith.minui %[[SEL]], %[[HIGH]] : index
 // CHECK-NEXT:      %[[L3:.+]] = linalg.index 3 : index
-// CHECK-NEXT:      %[[V:.+]] = tensor.extract %[[D]][%[[L0]], %[[SEL]], %[[L3]]] : tensor<5x?x3xf32>
+// CHECK-NEXT:      %[[V:.+]] = tensor.extract %[[D]][%[[L0]], %[[SAFE]], %[[L3]]] : tensor<5x?x3xf32>
 // CHECK-NEXT:      linalg.yield %[[V]] : f32
 // CHECK:         func.return %[[R]]
 func.func @gather_negative_axis(%d: tensor<5x?x3xf32>, %i: tensor<2x4xi32>) -> tensor<5x2x4x3xf32> {
@@ -255,9 +268,13 @@ func.func @gather_negative_axis(%d: tensor<5x?x3xf32>, %i: tensor<2x4xi32>) -> t
 
 // -----
 
-// Scalar i64 indices on axis 0 of a static table: the index map has no results.
+// Scalar i64 indices on axis 0 of a static table: the index map has no results; the
+// check reads the one index.
 
 // CHECK-LABEL: func.func @gather_scalar_index
+// CHECK:         %[[ONE:.+]] = tensor.extract %{{.+}}[] : tensor<i64>
+// CHECK:         arith.cmpi eq, %[[ONE]], %{{.+}} : i64
+// CHECK-NEXT:    cf.assert {{.*}}"'ml.gather' op index {} is out of range [-10, 10) of data dim 0"
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
 // CHECK-NEXT:    ^bb0(%[[IDX:.+]]: i64, %{{.+}}: f16):
 // CHECK-NEXT:      %[[K:.+]] = arith.index_cast %[[IDX]] : i64 to index
@@ -267,4 +284,17 @@ func.func @gather_negative_axis(%d: tensor<5x?x3xf32>, %i: tensor<2x4xi32>) -> t
 func.func @gather_scalar_index(%d: tensor<10x16xf16>, %i: tensor<i64>) -> tensor<16xf16> {
   %0 = ml.gather %d, %i {axis = 0 : i64} : (tensor<10x16xf16>, tensor<i64>) -> tensor<16xf16>
   func.return %0 : tensor<16xf16>
+}
+
+// -----
+
+// Constant indices are checked when compiling: no run-time check.
+
+// CHECK-LABEL: func.func @gather_constant_indices
+// CHECK-NOT:     cf.assert
+// CHECK:         linalg.generic
+func.func @gather_constant_indices(%d: tensor<10x16xf32>) -> tensor<2x16xf32> {
+  %i = arith.constant dense<[3, -10]> : tensor<2xi64>
+  %0 = ml.gather %d, %i {axis = 0 : i64} : (tensor<10x16xf32>, tensor<2xi64>) -> tensor<2x16xf32>
+  func.return %0 : tensor<2x16xf32>
 }

@@ -49,3 +49,21 @@ func.func @in_loop(%n: index) {
   }
   func.return
 }
+
+// -----
+
+// A check that reports a value (mlc.reports_value) passes the cmpi's left operand, as an
+// i64, to mlc_assert_failed_value, which puts it in the message's {}.
+
+// CHECK:       llvm.func @mlc_assert_failed_value(!llvm.ptr, i64)
+// CHECK-LABEL: llvm.func @reports_index
+// CHECK:         llvm.cond_br %{{.+}}, ^[[CONTINUE:.+]], ^[[FAILED:[a-z0-9]+]]
+// CHECK-NEXT:  ^[[FAILED]]:
+// CHECK-NEXT:    %[[MESSAGE:.+]] = llvm.mlir.addressof @__mlc_assert_message_0 : !llvm.ptr
+// CHECK-NEXT:    llvm.call @mlc_assert_failed_value(%[[MESSAGE]], %{{.+}}) : (!llvm.ptr, i64) -> ()
+// CHECK-NEXT:    llvm.br ^[[CONTINUE]]
+func.func @reports_index(%i: index, %n: index) {
+  %ok = arith.cmpi eq, %i, %n : index
+  cf.assert %ok, "index {} is out of range" {mlc.reports_value}
+  func.return
+}
