@@ -70,6 +70,7 @@ from mlc.dialects.ml.reduction import (
     ReduceSumOp,
     SoftmaxOp,
 )
+from mlc.dialects.ml.scan import ArgMaxOp, ArgMinOp, ArgReduceOp, CumSumOp
 
 ML = Dialect(
     "ml",
@@ -118,6 +119,7 @@ ML = Dialect(
         MaxPool3dOp,
         AvgPool1dOp,
         AvgPool3dOp,
+        *(ArgMaxOp, ArgMinOp, CumSumOp),
     ],
     [],
 )
@@ -127,6 +129,9 @@ __all__ = [
     "ML",
     "AbsOp",
     "AddOp",
+    "ArgMaxOp",
+    "ArgMinOp",
+    "ArgReduceOp",
     "AvgPool1dOp",
     "AvgPool2dOp",
     "AvgPool3dOp",
@@ -141,6 +146,7 @@ __all__ = [
     "Conv2dOp",
     "Conv3dOp",
     "ConvOp",
+    "CumSumOp",
     "DivOp",
     "ElementKind",
     "ErfOp",

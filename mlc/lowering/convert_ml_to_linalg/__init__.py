@@ -41,6 +41,7 @@ from mlc.lowering.convert_ml_to_linalg import (
     movement,
     normalization,
     reduction,
+    scan,
 )
 from mlc.lowering.convert_ml_to_linalg.signless import signless_types
 
@@ -54,6 +55,7 @@ def patterns(online_softmax: bool = False) -> list[RewritePattern]:
         *normalization.patterns(online_softmax),
         *movement.PATTERNS,
         *conv.PATTERNS,
+        *scan.PATTERNS,
     ]
 
 
