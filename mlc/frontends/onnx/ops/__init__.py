@@ -5,13 +5,22 @@ Importing the package registers every converter in the op table (`table`), where
 `converter_for` looks them up.
 """
 
-from mlc.frontends.onnx.ops import elementwise, nn, reduction, structure, tensor, window
+from mlc.frontends.onnx.ops import (
+    elementwise,
+    nn,
+    normalization,
+    reduction,
+    structure,
+    tensor,
+    window,
+)
 from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 
 __all__ = [
     "converter_for",
     "elementwise",
     "nn",
+    "normalization",
     "reduction",
     "structure",
     "supported_ops",
