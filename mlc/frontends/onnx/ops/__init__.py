@@ -6,6 +6,7 @@ Importing the package registers every converter in the op table (`table`), where
 """
 
 from mlc.frontends.onnx.ops import (
+    einsum,
     elementwise,
     nn,
     normalization,
@@ -18,6 +19,7 @@ from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 
 __all__ = [
     "converter_for",
+    "einsum",
     "elementwise",
     "nn",
     "normalization",
