@@ -37,12 +37,13 @@ def parse(equation: str, ranks: Sequence[int]) -> tuple[list[Labels], Labels]:
     terms = lhs.split(",")
     if len(terms) != len(ranks):
         raise NodeError(f"the equation '{equation}' names {len(terms)} operands, got {len(ranks)}")
-    ellipsis_rank = 0
-    operands: list[Labels] = []
-    for term, rank in zip(terms, ranks, strict=True):
-        labels, covered = _expand(term, rank, equation)
-        ellipsis_rank = max(ellipsis_rank, covered)
-        operands.append(labels)
+    # The dims each ellipsis covers, then the labels right-aligned to the longest.
+    ellipsis_rank = max(
+        _expand(term, rank, equation, 0)[1] for term, rank in zip(terms, ranks, strict=True)
+    )
+    operands = [
+        _expand(t, r, equation, ellipsis_rank)[0] for t, r in zip(terms, ranks, strict=True)
+    ]
     if arrow:
         output, _ = _expand(rhs, None, equation, ellipsis_rank)
     else:
@@ -57,8 +58,12 @@ def parse(equation: str, ranks: Sequence[int]) -> tuple[list[Labels], Labels]:
     return operands, output
 
 
-def _expand(term: str, rank: int | None, equation: str, out_rank: int = 0) -> tuple[Labels, int]:
-    """The labels of one term, its ellipsis expanded; and how many dims the ellipsis covers."""
+def _expand(term: str, rank: int | None, equation: str, longest: int) -> tuple[Labels, int]:
+    """
+    The labels of one term, its ellipsis expanded and right-aligned to the `longest`
+    ellipsis (an input's covers its rank's spare dims, the output's the longest); and
+    how many dims the ellipsis covers.
+    """
     if not all(c.isalpha() or c == "." for c in term) or term.count("...") > 1:
         raise NodeError(f"cannot parse the einsum term '{term}' of '{equation}'")
     head, dots, tail = term.partition("...")
@@ -68,11 +73,11 @@ def _expand(term: str, rank: int | None, equation: str, out_rank: int = 0) -> tu
                 f"the term '{term}' of '{equation}' has {len(term)} labels, rank {rank}"
             )
         return list(term), 0
-    covered = out_rank if rank is None else rank - len(head) - len(tail)
+    covered = longest if rank is None else rank - len(head) - len(tail)
     if covered < 0:
         raise NodeError(f"the term '{term}' of '{equation}' has more labels than rank {rank}")
     # Right-aligned, so that a shorter ellipsis broadcasts against a longer one.
-    first = out_rank - covered if rank is None else 0
+    first = max(longest - covered, 0)
     labels = [chr(ELLIPSIS_BASE + first + i) for i in range(covered)]
     return [*head, *labels, *tail], covered
 
