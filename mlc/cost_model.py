@@ -50,6 +50,7 @@ from mlc.dialects.ml import (
     SoftmaxOp,
     UnaryOp,
 )
+from mlc.dialects.ml.scan import ArgReduceOp, CumSumOp
 
 # FLOPs per element for the normalisations (see the module docstring).
 PER_ELEMENT_FLOPS: dict[type[MLOp], int] = {SoftmaxOp: 5, LayerNormOp: 8, BatchNormOp: 4}
@@ -183,7 +184,7 @@ def flops(op: Operation) -> int | None:
             return _conv(op)
         case PoolOp():
             return _pool(op)
-        case ReduceOp():
+        case ReduceOp() | ArgReduceOp() | CumSumOp():
             return _elements(op.x)
         case CastOp():
             return 0  # a conversion, not arithmetic: priced by bytes_moved

@@ -60,16 +60,20 @@ from mlc.frontends.trace.functions.nn import (
     softmax,
 )
 from mlc.frontends.trace.functions.reductions import max, mean, min, sum
+from mlc.frontends.trace.functions.scans import argmax, argmin, cumsum
 from mlc.frontends.trace.recording import cast
 
 __all__ = [
     "abs",
     "add",
+    "argmax",
+    "argmin",
     "avg_pool2d",
     "cast",
     "concatenate",
     "cond",
     "conv2d",
+    "cumsum",
     "divide",
     "equal",
     "erf",

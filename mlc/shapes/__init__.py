@@ -65,7 +65,7 @@ from mlc.shapes.movement import (
     transpose,
 )
 from mlc.shapes.nn import SPATIAL_NAMES, check_window_attrs, conv, matmul, pool, window_output
-from mlc.shapes.reduction import batch_norm, layer_norm, reduce, softmax
+from mlc.shapes.reduction import arg_reduce, batch_norm, layer_norm, reduce, scan, softmax
 from mlc.shapes.refinement import DimUnifier, compatible, join, refine
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "Equality",
     "Shape",
     "ShapeError",
+    "arg_reduce",
     "batch_norm",
     "batch_norm_equalities",
     "broadcast",
@@ -114,6 +115,7 @@ __all__ = [
     "reduce_equalities",
     "refine",
     "reshape",
+    "scan",
     "slice_",
     "slice_dim",
     "softmax",

@@ -72,3 +72,21 @@ def batch_norm(shape: Sequence[int], *params: Sequence[int]) -> Shape:
         if joined != channel:
             channel, source = joined, f"the {name} size"
     return tuple(shape)
+
+
+def arg_reduce(shape: Sequence[int], axis: int, keepdims: bool) -> Shape:
+    """argmax / argmin: one index per position of the other dims; the axis must not be empty."""
+    if not shape:
+        raise ShapeError("expects an operand of rank >= 1")
+    axis = normalize_axis(axis, len(shape))
+    if shape[axis] == 0:
+        raise ShapeError(f"expects a non-empty dim {axis} to take the index of, got size 0")
+    return reduce(shape, [axis], keepdims)
+
+
+def scan(shape: Sequence[int], axis: int) -> Shape:
+    """cumsum: the operand's shape, `axis` one of its dims."""
+    if not shape:
+        raise ShapeError("expects an operand of rank >= 1")
+    normalize_axis(axis, len(shape))
+    return tuple(shape)

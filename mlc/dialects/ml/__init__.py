@@ -71,6 +71,7 @@ from mlc.dialects.ml.reduction import (
     ReduceSumOp,
     SoftmaxOp,
 )
+from mlc.dialects.ml.scan import ArgMaxOp, ArgMinOp, ArgReduceOp, CumSumOp
 
 ML = Dialect(
     "ml",
@@ -120,6 +121,7 @@ ML = Dialect(
         MaxPool3dOp,
         AvgPool1dOp,
         AvgPool3dOp,
+        *(ArgMaxOp, ArgMinOp, CumSumOp),
     ],
     [],
 )
@@ -129,6 +131,9 @@ __all__ = [
     "ML",
     "AbsOp",
     "AddOp",
+    "ArgMaxOp",
+    "ArgMinOp",
+    "ArgReduceOp",
     "AvgPool1dOp",
     "AvgPool2dOp",
     "AvgPool3dOp",
@@ -143,6 +148,7 @@ __all__ = [
     "Conv2dOp",
     "Conv3dOp",
     "ConvOp",
+    "CumSumOp",
     "DivOp",
     "ElementKind",
     "ErfOp",

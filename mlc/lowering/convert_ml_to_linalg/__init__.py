@@ -43,6 +43,7 @@ from mlc.lowering.convert_ml_to_linalg import (
     movement,
     normalization,
     reduction,
+    scan,
 )
 from mlc.lowering.convert_ml_to_linalg.signless import signless_types
 
@@ -57,6 +58,7 @@ def patterns(online_softmax: bool = False) -> list[RewritePattern]:
         *movement.PATTERNS,
         *indexing.PATTERNS,
         *conv.PATTERNS,
+        *scan.PATTERNS,
     ]
 
 

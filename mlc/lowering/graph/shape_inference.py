@@ -72,7 +72,9 @@ def _equalities(op: ml.MLOp) -> list[shapes.Equality]:
 
 def _nn_equalities(op: ml.MLOp, s: list[shapes.Shape], rank: int) -> list[shapes.Equality]:
     match op:
-        case ml.UnaryOp() | ml.CastOp() | ml.SoftmaxOp():
+        case ml.ArgReduceOp():
+            return shapes.reduce_equalities(len(s[0]), [op.axis.value.data], op.keepdims.value.data)
+        case ml.UnaryOp() | ml.CastOp() | ml.SoftmaxOp() | ml.CumSumOp():
             return shapes.identity_equalities(rank)
         case ml.LayerNormOp():
             return shapes.layer_norm_equalities(*s)

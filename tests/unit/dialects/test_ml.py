@@ -27,6 +27,8 @@ from mlc.dialects.ml import (
     ML,
     AbsOp,
     AddOp,
+    ArgMaxOp,
+    ArgMinOp,
     AvgPool1dOp,
     AvgPool2dOp,
     AvgPool3dOp,
@@ -38,6 +40,7 @@ from mlc.dialects.ml import (
     Conv1dOp,
     Conv2dOp,
     Conv3dOp,
+    CumSumOp,
     DivOp,
     ErfOp,
     ExpOp,
@@ -144,6 +147,8 @@ CONTRACT_OPS = {
 
 # Beyond the contract: the 1-D and 3-D forms of the window ops.
 WINDOW_OPS = {f"ml.{op}{n}d" for op in ("conv", "max_pool", "avg_pool") for n in (1, 3)}
+# Beyond the contract: index reductions and scans along an axis.
+SCAN_OPS = {"ml.argmax", "ml.argmin", "ml.cumsum"}
 
 # Beyond the contract: the indexing ops.
 INDEXING_OPS = {"ml.gather_elements", "ml.gather_nd"}
@@ -156,8 +161,10 @@ def test_dialect_name():
 
 
 def test_dialect_has_exactly_the_contract_ops_and_the_window_ops():
-    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS | INDEXING_OPS
-    assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS) + len(INDEXING_OPS)
+    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS | SCAN_OPS | INDEXING_OPS
+    assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS) + len(SCAN_OPS) + len(
+        INDEXING_OPS
+    )
 
 
 def test_every_op_is_an_ml_op():
@@ -318,6 +325,9 @@ BUILDS: list[tuple[str, Callable[[], MLOp], str]] = [
         lambda: AvgPool3dOp(arg("tensor<?x2x8x8x8xf32>"), [3, 2, 2], dilations=(2, 1, 1)),
         "tensor<?x2x4x7x7xf32>",
     ),
+    ("ml.argmax", lambda: ArgMaxOp(arg("tensor<4x8xf32>"), 1), "tensor<4xi64>"),
+    ("ml.argmin", lambda: ArgMinOp(arg("tensor<?x8xi32>"), -1, True, True), "tensor<?x1xi64>"),
+    ("ml.cumsum", lambda: CumSumOp(arg("tensor<4x?xf16>"), 1, True, True), "tensor<4x?xf16>"),
 ]
 
 
@@ -636,6 +646,9 @@ ELEMENT_RULES: list[tuple[str, Callable[[str], MLOp], str]] = [
     ("ml.max_pool3d", lambda e: MaxPool3dOp(arg(f"tensor<1x3x4x4x4x{e}>"), [2, 2, 2]), "numeric"),
     ("ml.avg_pool1d", lambda e: AvgPool1dOp(arg(f"tensor<1x3x8x{e}>"), [2]), "float"),
     ("ml.avg_pool3d", lambda e: AvgPool3dOp(arg(f"tensor<1x3x4x4x4x{e}>"), [2, 2, 2]), "float"),
+    ("ml.argmax", lambda e: ArgMaxOp(arg(f"tensor<2x4x{e}>"), 1), "numeric"),
+    ("ml.argmin", lambda e: ArgMinOp(arg(f"tensor<2x4x{e}>"), 0), "numeric"),
+    ("ml.cumsum", lambda e: CumSumOp(arg(f"tensor<2x4x{e}>"), 1), "numeric"),
 ]
 
 ACCEPTED = {

@@ -36,6 +36,8 @@ from mlc.diagnostics import verify_module
 from mlc.dialects.ml import (
     AbsOp,
     AddOp,
+    ArgMaxOp,
+    ArgMinOp,
     AvgPool1dOp,
     AvgPool2dOp,
     AvgPool3dOp,
@@ -47,6 +49,7 @@ from mlc.dialects.ml import (
     Conv1dOp,
     Conv2dOp,
     Conv3dOp,
+    CumSumOp,
     DivOp,
     ErfOp,
     ExpOp,
@@ -341,6 +344,17 @@ def reduction(body: Body, draw: Draw) -> None:
     body.add(draw(st.sampled_from(REDUCTIONS))(x, axes, draw(st.booleans())))
 
 
+def scan(body: Body, draw: Draw) -> None:
+    """argmax / argmin along a non-empty axis, or a cumsum."""
+    x = body.any_value(NUMERIC, min_rank=1)
+    axis = axis_in(draw, len(shape_of(x)))
+    if shape_of(x)[axis] == 0 or draw(st.booleans()):
+        body.add(CumSumOp(x, axis, draw(st.booleans()), draw(st.booleans())))
+        return
+    op = draw(st.sampled_from((ArgMaxOp, ArgMinOp)))
+    body.add(op(x, axis, draw(st.booleans()), draw(st.booleans())))
+
+
 def softmax(body: Body, draw: Draw) -> None:
     x = body.any_value(FLOATS, min_rank=1)
     body.add(SoftmaxOp(x, axis_in(draw, len(shape_of(x)))))
@@ -435,6 +449,7 @@ FAMILIES = (
     gather_elements,
     gather_nd,
     reduction,
+    scan,
     softmax,
     layer_norm,
     batch_norm,
@@ -549,6 +564,9 @@ def test_every_family_is_drawn():
         GatherElementsOp,
         GatherNdOp,
         *REDUCTIONS,
+        ArgMaxOp,
+        ArgMinOp,
+        CumSumOp,
         SoftmaxOp,
         LayerNormOp,
         BatchNormOp,

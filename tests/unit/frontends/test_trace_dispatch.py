@@ -58,6 +58,9 @@ NUMPY_FUNCTIONS = {
     "take": ops.take,
     "maximum": ops.maximum,
     "minimum": ops.minimum,
+    "argmax": ops.argmax,
+    "argmin": ops.argmin,
+    "cumsum": ops.cumsum,
 }
 
 

@@ -109,3 +109,31 @@ def test_batch_norm_errors():
         shapes.batch_norm((1, 3, 8, 8), c, c, (1, 3), c)
     with raises_shape_error("var size (4) does not match the channel dimension (3)"):
         shapes.batch_norm((1, 3, 8, 8), c, c, c, (4,))
+
+
+@pytest.mark.parametrize(
+    ("shape", "axis"), [((4, 8), 1), ((2, 3, 5), -1), ((7,), 0), ((2, 3, 5), 0)]
+)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_arg_reduce_matches_numpy(shape: tuple[int, ...], axis: int, keepdims: bool):
+    expected = np.argmax(np.zeros(shape), axis=axis, keepdims=keepdims).shape
+    assert shapes.arg_reduce(shape, axis, keepdims) == expected
+
+
+def test_arg_reduce_dynamic_and_errors():
+    assert shapes.arg_reduce((D, 8, D), 2, False) == (D, 8)
+    assert shapes.arg_reduce((D, 8), 0, True) == (1, 8)
+    with raises_shape_error("expects a non-empty dim 1 to take the index of, got size 0"):
+        shapes.arg_reduce((3, 0), -1, False)
+    with raises_shape_error("expects an operand of rank >= 1"):
+        shapes.arg_reduce((), 0, False)
+    with raises_shape_error("axis 2 is out of range for rank 2"):
+        shapes.arg_reduce((3, 4), 2, False)
+
+
+def test_scan():
+    assert shapes.scan((D, 0, 3), 1) == (D, 0, 3)
+    with raises_shape_error("expects an operand of rank >= 1"):
+        shapes.scan((), 0)
+    with raises_shape_error("axis -3 is out of range for rank 2"):
+        shapes.scan((3, 4), -3)

@@ -5,8 +5,29 @@ Importing the package registers every converter in the op table (`table`), where
 `converter_for` looks them up.
 """
 
-from mlc.frontends.onnx.ops import elementwise, nn, reduction, tensor, window
-from mlc.frontends.onnx.ops import indexing as indexing
+from mlc.frontends.onnx.ops import (
+    einsum,
+    indexing,
+    elementwise,
+    nn,
+    normalization,
+    reduction,
+    structure,
+    tensor,
+    window,
+)
 from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 
-__all__ = ["converter_for", "elementwise", "nn", "reduction", "supported_ops", "tensor", "window"]
+__all__ = [
+    "converter_for",
+    "einsum",
+    "indexing",
+    "elementwise",
+    "nn",
+    "normalization",
+    "reduction",
+    "structure",
+    "supported_ops",
+    "tensor",
+    "window",
+]

@@ -12,6 +12,7 @@ dispatch tables.
 
     elementwise    unary, binary, comparison, where, logical
     reductions     sum, mean, max, min
+    scans          argmax, argmin, cumsum
     movement       transpose, reshape, concatenate, take
     indexing       x[...]
     nn             softmax, layer_norm, matmul, conv2d, pooling
@@ -25,6 +26,7 @@ from mlc.frontends.trace.functions import (
     movement,
     nn,
     reductions,
+    scans,
 )
 
-__all__ = ["control_flow", "elementwise", "indexing", "movement", "nn", "reductions"]
+__all__ = ["control_flow", "elementwise", "indexing", "movement", "nn", "reductions", "scans"]

@@ -1092,3 +1092,48 @@ func.func @max_pool2d_result_mismatch(%x: tensor<1x2x6x6xf32>) {
 }
 
 // LOC-NOT: Traceback
+
+// -----
+
+// An index reduction over an empty axis has no index to give.
+func.func @argmax_empty_axis(%x: tensor<4x0xf32>) {
+  // expected-error @+1 {{expects a non-empty dim 1 to take the index of, got size 0}}
+  %0 = ml.argmax %x {axis = 1 : i64, keepdims = false} : (tensor<4x0xf32>) -> tensor<4xi64>
+  func.return
+}
+
+// -----
+
+// The index of a rank-0 tensor along an axis does not exist.
+func.func @argmin_rank_zero(%x: tensor<f32>) {
+  // expected-error @+1 {{expects an operand of rank >= 1}}
+  %0 = ml.argmin %x {axis = 0 : i64, keepdims = false} : (tensor<f32>) -> tensor<i64>
+  func.return
+}
+
+// -----
+
+// Indices are i64.
+func.func @argmax_i32_result(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result element type i32 does not match the expected i64}}
+  %0 = ml.argmax %x {axis = 1 : i64, keepdims = false} : (tensor<4x8xf32>) -> tensor<4xi32>
+  func.return
+}
+
+// -----
+
+// A scan axis out of range.
+func.func @cumsum_axis_out_of_range(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{axis -3 is out of range for rank 2}}
+  %0 = ml.cumsum %x {axis = -3 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return
+}
+
+// -----
+
+// Scans add numbers: not i1.
+func.func @cumsum_i1(%p: tensor<4xi1>) {
+  // expected-error @+1 {{expected a numeric element type (not i1)}}
+  %0 = ml.cumsum %p {axis = 0 : i64} : (tensor<4xi1>) -> tensor<4xi1>
+  func.return
+}

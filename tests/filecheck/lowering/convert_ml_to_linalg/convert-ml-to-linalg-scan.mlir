@@ -1,0 +1,100 @@
+// RUN: mlc-opt %s --split-input-file --verify-roundtrip -p convert-ml-to-linalg | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+
+// argmax: a -inf fill and a zero index fill, then one reduction generic carrying
+// (value, index); a greater element, or a NaN over a number, takes the place.
+
+// CHECK-LABEL: func.func @argmax_f32
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<4x8xf32>)
+// CHECK:         %[[V:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<4xf32>)
+// CHECK:           arith.constant 0xff800000 : f32
+// CHECK:         %[[I:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<4xi64>)
+// CHECK:           arith.constant 0 : i64
+// CHECK:         %{{.+}}, %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME:      ins(%[[X]] : tensor<4x8xf32>) outs(%[[V]], %[[I]] : tensor<4xf32>, tensor<4xi64>)
+// CHECK-NEXT:    ^bb0(%[[IN:.+]]: f32, %[[BEST:.+]]: f32, %[[AT:.+]]: i64):
+// CHECK-NEXT:      %[[K:.+]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[K64:.+]] = arith.index_cast %[[K]] : index to i64
+// CHECK-NEXT:      %[[GT:.+]] = arith.cmpf ogt, %[[IN]], %[[BEST]] : f32
+// CHECK-NEXT:      %[[NAN:.+]] = arith.cmpf uno, %[[IN]], %[[IN]] : f32
+// CHECK-NEXT:      %[[NUM:.+]] = arith.cmpf ord, %[[BEST]], %[[BEST]] : f32
+// CHECK-NEXT:      %[[FIRST_NAN:.+]] = arith.andi %[[NAN]], %[[NUM]] : i1
+// CHECK-NEXT:      %[[TAKE:.+]] = arith.ori %[[GT]], %[[FIRST_NAN]] : i1
+// CHECK-NEXT:      %[[NV:.+]] = arith.select %[[TAKE]], %[[IN]], %[[BEST]] : f32
+// CHECK-NEXT:      %[[NI:.+]] = arith.select %[[TAKE]], %[[K64]], %[[AT]] : i64
+// CHECK-NEXT:      linalg.yield %[[NV]], %[[NI]] : f32, i64
+// CHECK:         func.return %[[R]]
+
+// LOC-LABEL:   func.func @argmax_f32
+// LOC:           linalg.index 1 : index loc("m.py":4:2)
+func.func @argmax_f32(%x: tensor<4x8xf32>) -> tensor<4xi64> {
+  %0 = ml.argmax %x {axis = 1 : i64, keepdims = false} : (tensor<4x8xf32>) -> tensor<4xi64> loc("m.py":4:2)
+  func.return %0 : tensor<4xi64>
+}
+
+// -----
+
+// argmin of integers with select_last_index: an i32 max fill, `sle` keeps the last of
+// equal elements; keepdims reads the size-1 dim at index 0, a dynamic kept dim comes
+// from tensor.dim.
+
+// CHECK-LABEL: func.func @argmin_last_i32
+// CHECK:           arith.constant 2147483647 : i32
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, 0)>], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME:      outs(%{{.+}}, %{{.+}} : tensor<?x1xi32>, tensor<?x1xi64>)
+// CHECK:           arith.cmpi sle
+// CHECK-NOT:       arith.cmpf
+// CHECK:           linalg.yield
+func.func @argmin_last_i32(%x: tensor<?x8xi32>) -> tensor<?x1xi64> {
+  %0 = ml.argmin %x {axis = 1 : i64, keepdims = true, select_last_index = true} : (tensor<?x8xi32>) -> tensor<?x1xi64>
+  func.return %0 : tensor<?x1xi64>
+}
+
+// -----
+
+// cumsum: a zero-filled running sum at the keepdims map and the result at the identity
+// map, the scan loop a `reduction` iterator; inclusive yields the new sum twice.
+
+// CHECK-LABEL: func.func @cumsum_inclusive
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<?x6xf32>)
+// CHECK:         %[[Z:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<?x1xf32>)
+// CHECK:           arith.constant 0.000000e+00 : f32
+// CHECK:         %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<?x6xf32>
+// CHECK-NEXT:    %{{.+}}, %[[S:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME:      ins(%[[X]] : tensor<?x6xf32>) outs(%[[Z]], %[[E]] : tensor<?x1xf32>, tensor<?x6xf32>)
+// CHECK-NEXT:    ^bb0(%[[IN:.+]]: f32, %[[ACC:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[NEXT:.+]] = arith.addf %[[ACC]], %[[IN]]
+// CHECK-NEXT:      linalg.yield %[[NEXT]], %[[NEXT]] : f32, f32
+// CHECK:         func.return %[[S]]
+
+// LOC-LABEL:   func.func @cumsum_inclusive
+// LOC:           arith.addf {{.*}} loc("c.py":9:1)
+func.func @cumsum_inclusive(%x: tensor<?x6xf32>) -> tensor<?x6xf32> {
+  %0 = ml.cumsum %x {axis = 1 : i64} : (tensor<?x6xf32>) -> tensor<?x6xf32> loc("c.py":9:1)
+  func.return %0 : tensor<?x6xf32>
+}
+
+// -----
+
+// Exclusive yields the sum before the element; reverse flips the axis before and after
+// the scan, reading `x` with tensor.extract at `size - 1 - i`.
+
+// CHECK-LABEL: func.func @cumsum_exclusive_reverse
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<5xi64>)
+// CHECK:         %[[F:.+]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+// CHECK:           %[[I:.+]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[LAST:.+]] = arith.constant 4 : index
+// CHECK-NEXT:      %[[J:.+]] = arith.subi %[[LAST]], %[[I]] : index
+// CHECK-NEXT:      tensor.extract %[[X]][%[[J]]] : tensor<5xi64>
+// CHECK:         linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[F]] : tensor<5xi64>)
+// CHECK-NEXT:    ^bb0(%[[IN:.+]]: i64, %[[ACC:.+]]: i64, %{{.+}}: i64):
+// CHECK-NEXT:      %[[NEXT:.+]] = arith.addi %[[ACC]], %[[IN]] : i64
+// CHECK-NEXT:      linalg.yield %[[NEXT]], %[[ACC]] : i64, i64
+// CHECK:         %[[R:.+]] = linalg.generic
+// CHECK:           tensor.extract
+// CHECK:         func.return %[[R]]
+func.func @cumsum_exclusive_reverse(%x: tensor<5xi64>) -> tensor<5xi64> {
+  %0 = ml.cumsum %x {axis = 0 : i64, exclusive = true, reverse = true} : (tensor<5xi64>) -> tensor<5xi64>
+  func.return %0 : tensor<5xi64>
+}
