@@ -241,15 +241,19 @@ def float_rem(x: SSAValue, y: SSAValue, element: Attribute) -> SSAValue:
     return r if wide == element else arith.TruncFOp(r, element).result
 
 
-def int_constant(value: int, element: Attribute) -> SSAValue:
-    """An integer constant of `element` itself, unsigned included (`signless_types` retypes)."""
-    if not is_unsigned(element):
-        return scalar_constant(value, element)
-    return arith.ConstantOp(IntegerAttr(value % 2 ** bitwidth(element), element)).result
+def int_constant(value: int, like: SSAValue) -> SSAValue:
+    """
+    An integer constant of `like`'s own type: a body's scalars are unsigned (`ui8`) or
+    already signless, depending on how they were read; `signless_types` retypes later.
+    """
+    type_ = like.type
+    if not is_unsigned(type_):
+        return scalar_constant(value, type_)
+    return arith.ConstantOp(IntegerAttr(value % 2 ** bitwidth(type_), type_)).result
 
 
 def bitwise_not(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
-    ones = int_constant(1 if bitwidth(element) == 1 else -1, element)
+    ones = int_constant(1 if bitwidth(element) == 1 else -1, args[0])
     return arith.XOrIOp(args[0], ones).result
 
 
@@ -260,13 +264,13 @@ def shift(op: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAVal
     """
     x, amount = args
     width = bitwidth(element)
-    clamped = arith.MinUIOp(amount, int_constant(width - 1, element)).result
+    clamped = arith.MinUIOp(amount, int_constant(width - 1, amount)).result
     if isinstance(op, ml.ShiftRightOp) and not is_unsigned(element):
         return arith.ShRSIOp(x, clamped).result
     shift_op = arith.ShLIOp if isinstance(op, ml.ShiftLeftOp) else arith.ShRUIOp
     shifted = shift_op(x, clamped).result
-    in_range = arith.CmpiOp(amount, int_constant(width, element), "ult")
-    return arith.SelectOp(in_range, shifted, int_constant(0, element)).result
+    in_range = arith.CmpiOp(amount, int_constant(width, amount), "ult")
+    return arith.SelectOp(in_range, shifted, int_constant(0, shifted)).result
 
 
 BODIES: dict[type[Operation], ScalarFn] = {
