@@ -11,7 +11,6 @@ from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition, traits_def
 from xdsl.traits import Commutative
-from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.ml.base import ElementKind, is_float, tensor_type
 from mlc.dialects.ml.elementwise import BinaryOp, FloatUnaryOp, UnaryOp
@@ -233,28 +232,16 @@ class RemOp(BinaryOp):
 # ---------------------------------------------------------------------------
 
 
-def _check_integer(op: UnaryOp | BinaryOp) -> None:
-    element = tensor_type(op.operands[0]).element_type
-    if is_float(element):
-        raise VerifyException(
-            f"operand #0 has element type {element}, expected an integer element type"
-        )
-
-
 class BitwiseOp(BinaryOp):
     """A bitwise op on two integer (or i1) tensors, broadcasting."""
 
-    ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.ANY
-
-    def verify_attributes(self) -> None:
-        _check_integer(self)
+    ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.INTEGER
 
 
 class ShiftOp(BinaryOp):
     """A shift of integers by integer amounts, broadcasting."""
 
-    def verify_attributes(self) -> None:
-        _check_integer(self)
+    ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.NUMERIC_INTEGER
 
 
 @irdl_op_definition
@@ -310,9 +297,7 @@ class BitwiseNotOp(UnaryOp):
     """
 
     name = "ml.bitwise_not"
-
-    def verify_attributes(self) -> None:
-        _check_integer(self)
+    ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.INTEGER
 
 
 @irdl_op_definition

@@ -71,6 +71,7 @@ from mlc.dialects.ml import (
     TanhOp,
     TransposeOp,
 )
+from mlc.dialects.ml import math as ml_math
 from mlc.ir import parse_module, print_module
 from mlc.registry import make_context
 from mlc.shapes import ShapeError
@@ -143,6 +144,9 @@ CONTRACT_OPS = {
 # Beyond the contract: the 1-D and 3-D forms of the window ops.
 WINDOW_OPS = {f"ml.{op}{n}d" for op in ("conv", "max_pool", "avg_pool") for n in (1, 3)}
 
+# Beyond the contract: trigonometric, rounding, remainder and bitwise ops.
+MATH_OPS = {op.name for op in ml_math.OPS}
+
 ML_OP_NAMES = {op.name for op in ML.operations}
 
 
@@ -151,8 +155,8 @@ def test_dialect_name():
 
 
 def test_dialect_has_exactly_the_contract_ops_and_the_window_ops():
-    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS
-    assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS)
+    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS | MATH_OPS
+    assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS) + len(MATH_OPS)
 
 
 def test_every_op_is_an_ml_op():
@@ -303,6 +307,24 @@ BUILDS: list[tuple[str, Callable[[], MLOp], str]] = [
         lambda: AvgPool3dOp(arg("tensor<?x2x8x8x8xf32>"), [3, 2, 2], dilations=(2, 1, 1)),
         "tensor<?x2x4x7x7xf32>",
     ),
+]
+
+
+BUILDS += [
+    *(
+        (cls.name, (lambda cls=cls: cls(arg("tensor<?x3xf16>"))), "tensor<?x3xf16>")
+        for cls in (*ml_math.TRIGONOMETRIC, *ml_math.ROUNDING)
+    ),
+    ("ml.rem", lambda: ml_math.RemOp(*args("tensor<4x1xi32>", "tensor<3xi32>")), "tensor<4x3xi32>"),
+    *(
+        (
+            cls.name,
+            (lambda cls=cls: cls(*args("tensor<?x1xui8>", "tensor<5xui8>"))),
+            "tensor<?x5xui8>",
+        )
+        for cls in (*ml_math.BITWISE[:3], *ml_math.BITWISE[4:])
+    ),
+    ("ml.bitwise_not", lambda: ml_math.BitwiseNotOp(arg("tensor<4xi1>")), "tensor<4xi1>"),
 ]
 
 
@@ -511,10 +533,11 @@ def test_contradicting_result_type_is_rejected(build: Callable[[], MLOp], messag
 # ---------------------------------------------------------------------------
 
 COMMUTATIVE = {"ml.add", "ml.mul", "ml.max", "ml.min"}
+COMMUTATIVE |= {"ml.bitwise_and", "ml.bitwise_or", "ml.bitwise_xor"}
 
 
 # Ops that can hit undefined behaviour on some operand values must not be speculated.
-NOT_SPECULATABLE = {"ml.gather", "ml.div"}  # the ml.div case divides integers
+NOT_SPECULATABLE = {"ml.gather", "ml.div", "ml.rem"}  # ml.div and ml.rem of integers
 
 
 @pytest.mark.parametrize(("name", "build", "expected"), BUILDS, ids=[b[0] for b in BUILDS])
@@ -617,12 +640,33 @@ ELEMENT_RULES: list[tuple[str, Callable[[str], MLOp], str]] = [
     ("ml.avg_pool3d", lambda e: AvgPool3dOp(arg(f"tensor<1x3x4x4x4x{e}>"), [2, 2, 2]), "float"),
 ]
 
+ELEMENT_RULES += [
+    *(
+        (cls.name, (lambda e, cls=cls: cls(arg(f"tensor<4x{e}>"))), "float")
+        for cls in (*ml_math.TRIGONOMETRIC, *ml_math.ROUNDING)
+    ),
+    ("ml.rem", lambda e: ml_math.RemOp(*args(f"tensor<4x{e}>", f"tensor<4x{e}>")), "numeric"),
+    *(
+        (cls.name, (lambda e, cls=cls: cls(*args(f"tensor<4x{e}>", f"tensor<4x{e}>"))), "integer")
+        for cls in ml_math.BITWISE[:3]
+    ),
+    ("ml.bitwise_not", lambda e: ml_math.BitwiseNotOp(arg(f"tensor<4x{e}>")), "integer"),
+    *(
+        (cls.name, (lambda e, cls=cls: cls(*args(f"tensor<4x{e}>", f"tensor<4x{e}>"))), "int")
+        for cls in ml_math.BITWISE[4:]
+    ),
+]
+
 ACCEPTED = {
+    "integer": (*INTEGERS, "i1"),
+    "int": INTEGERS,
     "any": (*FLOATS, *INTEGERS, "i1"),
     "numeric": (*FLOATS, *INTEGERS),
     "float": FLOATS,
 }
 EXPECTED_MESSAGE = {
+    "integer": "expected an integer element type (i1 included)",
+    "int": "expected an integer element type (not i1)",
     "any": "expected an ml element type",
     "numeric": "expected a numeric element type (not i1)",
     "float": "expected a floating-point element type",

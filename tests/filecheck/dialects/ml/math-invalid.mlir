@@ -11,7 +11,7 @@ func.func @sin_of_integers(%x: tensor<4xi32>) {
 // -----
 
 func.func @bitwise_of_floats(%x: tensor<4xf32>) {
-  // expected-error @+1 {{operand #0 has element type f32, expected an integer element type}}
+  // expected-error @+1 {{operand #0 has element type f32, expected an integer element type (i1 included)}}
   %0 = ml.bitwise_xor %x, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return
 }
@@ -19,7 +19,7 @@ func.func @bitwise_of_floats(%x: tensor<4xf32>) {
 // -----
 
 func.func @not_of_floats(%x: tensor<4xf16>) {
-  // expected-error @+1 {{operand #0 has element type f16, expected an integer element type}}
+  // expected-error @+1 {{operand #0 has element type f16, expected an integer element type (i1 included)}}
   %0 = ml.bitwise_not %x : (tensor<4xf16>) -> tensor<4xf16>
   func.return
 }
@@ -27,7 +27,7 @@ func.func @not_of_floats(%x: tensor<4xf16>) {
 // -----
 
 func.func @shift_of_bools(%x: tensor<4xi1>) {
-  // expected-error @+1 {{operand #0 has element type i1, expected a numeric element type (not i1)}}
+  // expected-error @+1 {{operand #0 has element type i1, expected an integer element type (not i1)}}
   %0 = ml.shift_left %x, %x : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   func.return
 }
