@@ -52,6 +52,8 @@ class ElementKind(Enum):
     ANY = "an ml element type (f16, bf16, f32, f64, or signless or unsigned i1 to i64)"
     NUMERIC = "a numeric element type (not i1)"
     FLOAT = "a floating-point element type"
+    INTEGER = "an integer element type (i1 included)"
+    NUMERIC_INTEGER = "an integer element type (not i1)"
 
 
 def is_float(t: Attribute) -> bool:
@@ -83,6 +85,10 @@ def admits(kind: ElementKind, t: Attribute) -> bool:
             return is_element_type(t) and not is_bool(t)
         case ElementKind.FLOAT:
             return is_float(t)
+        case ElementKind.INTEGER:
+            return is_integer(t)
+        case ElementKind.NUMERIC_INTEGER:
+            return is_integer(t) and not is_bool(t)
 
 
 def tensor_type(value: SSAValue) -> TensorType[Attribute]:

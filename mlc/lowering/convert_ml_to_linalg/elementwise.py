@@ -23,14 +23,20 @@ unsigned (`ui8`...: `divui`, `maxui`, `uitofp`, `extui`, `cmpi ult`) or i1, whic
 compares and converts as unsigned (numpy's True > False); the generic bodies compute on
 signless values, as `arith` wants, and `signless_types` retypes the tensors afterwards.
 Float `max`/`min` propagate NaN (`arith.maximumf`/`minimumf`, as numpy.maximum), and
-float comparisons are ordered except "ne", which is `une` (numpy's `nan != nan` is True).
+float comparisons are ordered except "ne", which is `une` (numpy's `nan != nan` is
+True). The transcendental and rounding ops are one `math` op each (`math.sin`, ...,
+`math.roundeven` for `ml.round`), which `convert-to-llvm` maps to LLVM intrinsics or
+libm (libdevice on the GPU). `ml.rem` is `remsi`/`remui` with a signed divisor of -1
+replaced by 1 (no `INT_MIN % -1` overflow), and an exact `fma` form on floats; shift
+amounts are clamped below the bit width and an amount past it selects numpy's result (0,
+or the sign fill).
 """
 
 import math as pymath
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IntegerType, TensorType, f32
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType, f32, f64
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -121,6 +127,11 @@ def unary_math(math_op: Callable[[SSAValue], Operation]) -> ScalarFn:
     return lambda _, element, args: math_op(args[0]).results[0]
 
 
+def integer_op(int_op: Callable[[SSAValue, SSAValue], Operation]) -> ScalarFn:
+    """A binary op on integers only (the bitwise ops; the verifier rejected floats)."""
+    return lambda _, element, args: int_op(*args).results[0]
+
+
 def sigmoid(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
     one = scalar_constant(1, element)
     exp = math.ExpOp(arith.NegfOp(args[0])).result
@@ -191,6 +202,77 @@ def int_to_int(x: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
     return extend(x, signless(target)).result
 
 
+def rem(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    """
+    The truncated remainder. A signed divisor of -1 becomes 1 (the remainder is 0
+    either way), so `INT_MIN % -1`, which overflows (and traps on x86), cannot occur.
+    """
+    x, y = args
+    if is_float(element):
+        return float_rem(x, y, element)
+    if is_unsigned(element):
+        return arith.RemUIOp(x, y).result
+    minus_one = arith.CmpiOp(y, scalar_constant(-1, element), "eq")
+    safe = arith.SelectOp(minus_one, scalar_constant(1, element), y)
+    return arith.RemSIOp(x, safe).result
+
+
+def float_rem(x: SSAValue, y: SSAValue, element: Attribute) -> SSAValue:
+    """
+    C's `fmod`, exactly, from the truncated quotient (xDSL's `arith` has no `remf`).
+
+    In f64 (f16, bf16 and f32 widen, exactly): q = trunc(x / y) is the truncated
+    quotient or one more in magnitude (rounding is monotonic and integers below 2^53
+    are exact), so r = fma(-q, y, x) is exact, |r| < |y|; one step of |y| towards x's
+    sign fixes the overshoot, and r takes x's sign (a zero result is +-0 as x).
+    q = 0 keeps x (y = inf would give inf * 0). Exact while |x / y| < 2^53; a zero
+    divisor or an infinite x gives NaN.
+    """
+    wide = f64 if element != f64 else element
+    if wide != element:
+        x, y = arith.ExtFOp(x, wide).result, arith.ExtFOp(y, wide).result
+    q = math.TruncOp(arith.DivfOp(x, y)).result
+    r = math.FmaOp(arith.NegfOp(q), y, x).result
+    overshoot = arith.CmpfOp(arith.MulfOp(r, x), scalar_constant(0, wide), "olt")
+    step = math.CopySignOp(math.AbsFOp(y), x).result
+    r = arith.SelectOp(overshoot, arith.AddfOp(r, step), r).result
+    r = arith.SelectOp(arith.CmpfOp(q, scalar_constant(0, wide), "oeq"), x, r).result
+    r = math.CopySignOp(r, x).result
+    return r if wide == element else arith.TruncFOp(r, element).result
+
+
+def int_constant(value: int, like: SSAValue) -> SSAValue:
+    """
+    An integer constant of `like`'s own type: a body's scalars are unsigned (`ui8`) or
+    already signless, depending on how they were read; `signless_types` retypes later.
+    """
+    type_ = like.type
+    if not is_unsigned(type_):
+        return scalar_constant(value, type_)
+    return arith.ConstantOp(IntegerAttr(value % 2 ** bitwidth(type_), type_)).result
+
+
+def bitwise_not(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    ones = int_constant(1 if bitwidth(element) == 1 else -1, args[0])
+    return arith.XOrIOp(args[0], ones).result
+
+
+def shift(op: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+    """
+    A shift whose amount is clamped below the width, so LLVM sees no poison; an amount
+    at or past it (unsigned compare) gives 0, or the sign fill for a signed right shift.
+    """
+    x, amount = args
+    width = bitwidth(element)
+    clamped = arith.MinUIOp(amount, int_constant(width - 1, amount)).result
+    if isinstance(op, ml.ShiftRightOp) and not is_unsigned(element):
+        return arith.ShRSIOp(x, clamped).result
+    shift_op = arith.ShLIOp if isinstance(op, ml.ShiftLeftOp) else arith.ShRUIOp
+    shifted = shift_op(x, clamped).result
+    in_range = arith.CmpiOp(amount, int_constant(width, amount), "ult")
+    return arith.SelectOp(in_range, shifted, int_constant(0, shifted)).result
+
+
 BODIES: dict[type[Operation], ScalarFn] = {
     ml.AddOp: float_or_int(arith.AddfOp, arith.AddiOp),
     ml.SubOp: float_or_int(arith.SubfOp, arith.SubiOp),
@@ -213,6 +295,27 @@ BODIES: dict[type[Operation], ScalarFn] = {
     ml.SigmoidOp: sigmoid,
     ml.GeluOp: gelu,
     ml.CastOp: cast,
+    ml.SinOp: unary_math(math.SinOp),
+    ml.CosOp: unary_math(math.CosOp),
+    ml.TanOp: unary_math(math.TanOp),
+    ml.AsinOp: unary_math(math.AsinOp),
+    ml.AcosOp: unary_math(math.AcosOp),
+    ml.AtanOp: unary_math(math.AtanOp),
+    ml.SinhOp: unary_math(math.SinhOp),
+    ml.CoshOp: unary_math(math.CoshOp),
+    ml.AsinhOp: unary_math(math.AsinhOp),
+    ml.AcoshOp: unary_math(math.AcoshOp),
+    ml.AtanhOp: unary_math(math.AtanhOp),
+    ml.FloorOp: unary_math(math.FloorOp),
+    ml.CeilOp: unary_math(math.CeilOp),
+    ml.RoundOp: unary_math(math.RoundEvenOp),
+    ml.RemOp: rem,
+    ml.BitwiseAndOp: integer_op(arith.AndIOp),
+    ml.BitwiseOrOp: integer_op(arith.OrIOp),
+    ml.BitwiseXorOp: integer_op(arith.XOrIOp),
+    ml.BitwiseNotOp: bitwise_not,
+    ml.ShiftLeftOp: shift,
+    ml.ShiftRightOp: shift,
 }
 
 

@@ -11,10 +11,18 @@ gets an inline approximation, so loops over it stay vectorisable; f64 calls libm
 for full accuracy. `log1p`/`expm1` call libm (`log1pf`, `log1p`, ...), since the
 intrinsic-based `log(1 + x)` loses the small-x accuracy they exist for. `rsqrt` is
 `1 / sqrt(x)`.
+
+The trigonometric and hyperbolic functions are intrinsics where LLVM has one
+(`llvm.sin`, `llvm.asin`, `llvm.sinh`, ...: libm calls on the CPU, which LLVM can
+constant-fold) and libm calls otherwise (`asinh`, `acosh`, `atanh`, `atan`). The GPU
+translation (`mlc.backend.ptx`) redirects both kinds to their libdevice twins, so each
+function has one lowering here and the accuracy of libm / libdevice (a few ulp at most)
+on both targets, edges (inf, NaN, -0, poles) included.
 """
 
 from xdsl.dialects import llvm, math
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -46,6 +54,10 @@ UNARY_INTRINSICS: dict[type[Operation], str] = {
     math.SinOp: "llvm.sin",
     math.CosOp: "llvm.cos",
     math.TanOp: "llvm.tan",
+    math.AsinOp: "llvm.asin",
+    math.AcosOp: "llvm.acos",
+    math.SinhOp: "llvm.sinh",
+    math.CoshOp: "llvm.cosh",
     math.TanhOp: "llvm.tanh",
     math.AbsIOp: "llvm.abs",  # takes an extra i1 "poison if INT_MIN" flag
     math.CtPopOp: "llvm.ctpop",
@@ -62,6 +74,9 @@ LIBM_FUNCTIONS: dict[type[Operation], tuple[str, str]] = {
     math.ExpM1Op: ("expm1f", "expm1"),
     math.AtanOp: ("atanf", "atan"),
     math.Atan2Op: ("atan2f", "atan2"),
+    math.AsinhOp: ("asinhf", "asinh"),
+    math.AcoshOp: ("acoshf", "acosh"),
+    math.AtanhOp: ("atanhf", "atanh"),
 }
 
 SUPPORTED: tuple[type[Operation], ...] = (
@@ -235,8 +250,8 @@ class ConvertMath(RewritePattern):
     def _libm(
         self, b: Builder, names: tuple[str, str], args: list[SSAValue], type_: Attribute
     ) -> None:
-        """Call libm's f32 or f64 function; f16 goes through f32."""
-        if isinstance(type_, Float16Type):
+        """Call libm's f32 or f64 function; f16 and bf16 go through f32."""
+        if isinstance(type_, Float16Type | BFloat16Type):
             wide = [b.emit(llvm.FPExtOp(arg, f32)) for arg in args]
             self._libm(b, names, wide, f32)
             b.emit(llvm.FPTruncOp(b.ops[-1].results[0], type_))

@@ -76,6 +76,7 @@ from mlc.dialects.ml import (
     TanhOp,
     TransposeOp,
 )
+from mlc.dialects.ml import math as ml_math
 from mlc.ir import parse_module, print_module
 from mlc.registry import make_context
 from mlc.shapes import ShapeError
@@ -153,6 +154,9 @@ SCAN_OPS = {"ml.argmax", "ml.argmin", "ml.cumsum"}
 # Beyond the contract: the indexing ops.
 INDEXING_OPS = {"ml.gather_elements", "ml.gather_nd"}
 
+# Beyond the contract: trigonometric, rounding, remainder and bitwise ops.
+MATH_OPS = {op.name for op in ml_math.OPS}
+
 ML_OP_NAMES = {op.name for op in ML.operations}
 
 
@@ -161,10 +165,10 @@ def test_dialect_name():
 
 
 def test_dialect_has_exactly_the_contract_ops_and_the_window_ops():
-    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS | SCAN_OPS | INDEXING_OPS
+    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS | SCAN_OPS | INDEXING_OPS | MATH_OPS
     assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS) + len(SCAN_OPS) + len(
         INDEXING_OPS
-    )
+    ) + len(MATH_OPS)
 
 
 def test_every_op_is_an_ml_op():
@@ -328,6 +332,24 @@ BUILDS: list[tuple[str, Callable[[], MLOp], str]] = [
     ("ml.argmax", lambda: ArgMaxOp(arg("tensor<4x8xf32>"), 1), "tensor<4xi64>"),
     ("ml.argmin", lambda: ArgMinOp(arg("tensor<?x8xi32>"), -1, True, True), "tensor<?x1xi64>"),
     ("ml.cumsum", lambda: CumSumOp(arg("tensor<4x?xf16>"), 1, True, True), "tensor<4x?xf16>"),
+]
+
+
+BUILDS += [
+    *(
+        (cls.name, (lambda cls=cls: cls(arg("tensor<?x3xf16>"))), "tensor<?x3xf16>")
+        for cls in (*ml_math.TRIGONOMETRIC, *ml_math.ROUNDING)
+    ),
+    ("ml.rem", lambda: ml_math.RemOp(*args("tensor<4x1xi32>", "tensor<3xi32>")), "tensor<4x3xi32>"),
+    *(
+        (
+            cls.name,
+            (lambda cls=cls: cls(*args("tensor<?x1xui8>", "tensor<5xui8>"))),
+            "tensor<?x5xui8>",
+        )
+        for cls in (*ml_math.BITWISE[:3], *ml_math.BITWISE[4:])
+    ),
+    ("ml.bitwise_not", lambda: ml_math.BitwiseNotOp(arg("tensor<4xi1>")), "tensor<4xi1>"),
 ]
 
 
@@ -536,10 +558,12 @@ def test_contradicting_result_type_is_rejected(build: Callable[[], MLOp], messag
 # ---------------------------------------------------------------------------
 
 COMMUTATIVE = {"ml.add", "ml.mul", "ml.max", "ml.min"}
+COMMUTATIVE |= {"ml.bitwise_and", "ml.bitwise_or", "ml.bitwise_xor"}
 
 
 # Ops that can hit undefined behaviour on some operand values must not be speculated.
-NOT_SPECULATABLE = {"ml.gather", "ml.div", *INDEXING_OPS}  # the ml.div case divides integers
+# (the ml.div and ml.rem cases divide integers)
+NOT_SPECULATABLE = {"ml.gather", "ml.div", "ml.rem", *INDEXING_OPS}
 
 
 @pytest.mark.parametrize(("name", "build", "expected"), BUILDS, ids=[b[0] for b in BUILDS])
@@ -651,12 +675,33 @@ ELEMENT_RULES: list[tuple[str, Callable[[str], MLOp], str]] = [
     ("ml.cumsum", lambda e: CumSumOp(arg(f"tensor<2x4x{e}>"), 1), "numeric"),
 ]
 
+ELEMENT_RULES += [
+    *(
+        (cls.name, (lambda e, cls=cls: cls(arg(f"tensor<4x{e}>"))), "float")
+        for cls in (*ml_math.TRIGONOMETRIC, *ml_math.ROUNDING)
+    ),
+    ("ml.rem", lambda e: ml_math.RemOp(*args(f"tensor<4x{e}>", f"tensor<4x{e}>")), "numeric"),
+    *(
+        (cls.name, (lambda e, cls=cls: cls(*args(f"tensor<4x{e}>", f"tensor<4x{e}>"))), "integer")
+        for cls in ml_math.BITWISE[:3]
+    ),
+    ("ml.bitwise_not", lambda e: ml_math.BitwiseNotOp(arg(f"tensor<4x{e}>")), "integer"),
+    *(
+        (cls.name, (lambda e, cls=cls: cls(*args(f"tensor<4x{e}>", f"tensor<4x{e}>"))), "int")
+        for cls in ml_math.BITWISE[4:]
+    ),
+]
+
 ACCEPTED = {
+    "integer": (*INTEGERS, "i1"),
+    "int": INTEGERS,
     "any": (*FLOATS, *INTEGERS, "i1"),
     "numeric": (*FLOATS, *INTEGERS),
     "float": FLOATS,
 }
 EXPECTED_MESSAGE = {
+    "integer": "expected an integer element type (i1 included)",
+    "int": "expected an integer element type (not i1)",
     "any": "expected an ml element type",
     "numeric": "expected a numeric element type (not i1)",
     "float": "expected a floating-point element type",

@@ -85,6 +85,7 @@ from mlc.dialects.ml import (
     TanhOp,
     TransposeOp,
 )
+from mlc.dialects.ml import math as ml_math
 from mlc.ir import parse_module, print_module
 from mlc.registry import make_context
 
@@ -106,9 +107,13 @@ INTEGERS: tuple[Attribute, ...] = (
 NUMERIC = FLOATS + INTEGERS
 ANY = (*NUMERIC, i1)
 
-BINARY = (AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp)
+BINARY = (AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, ml_math.RemOp)
 NUMERIC_UNARY = (NegOp, AbsOp, ReluOp)
-FLOAT_UNARY = (ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ErfOp)
+FLOAT_UNARY = (
+    *(ExpOp, LogOp, SqrtOp, RsqrtOp, TanhOp, SigmoidOp, ErfOp),
+    *ml_math.TRIGONOMETRIC,
+    *ml_math.ROUNDING,
+)
 REDUCTIONS = (ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp)
 
 # One context for every parse: building one per example would dominate the run time.
@@ -233,6 +238,18 @@ def unary(body: Body, draw: Draw) -> None:
     else:
         approximate = draw(st.sampled_from(GeluOp.APPROXIMATIONS))
         body.add(GeluOp(body.any_value(FLOATS), approximate))
+
+
+def bitwise(body: Body, draw: Draw) -> None:
+    """and/or/xor/not on integers or i1; shifts on integers."""
+    if draw(st.booleans()):
+        body.add(ml_math.BitwiseNotOp(body.any_value(ANY[len(FLOATS) :])))
+        return
+    shift = draw(st.booleans())
+    lhs = body.any_value(INTEGERS if shift else ANY[len(FLOATS) :])
+    rhs = body.value(element_of(lhs), draw(broadcast_partner(shape_of(lhs))))
+    ops = ml_math.BITWISE[4:] if shift else ml_math.BITWISE[:3]
+    body.add(draw(st.sampled_from(ops))(lhs, rhs))
 
 
 def cast(body: Body, draw: Draw) -> None:
@@ -436,6 +453,7 @@ def pool(body: Body, draw: Draw) -> None:
 
 FAMILIES = (
     binary,
+    bitwise,
     cmp_select,
     unary,
     cast,
@@ -552,6 +570,7 @@ def test_every_family_is_drawn():
         SelectOp,
         *NUMERIC_UNARY,
         *FLOAT_UNARY,
+        *ml_math.BITWISE,
         GeluOp,
         CastOp,
         MatmulOp,

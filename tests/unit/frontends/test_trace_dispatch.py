@@ -41,6 +41,33 @@ NUMPY_UFUNCS = {
     "logical_xor": ops.logical_xor,
     "logical_not": ops.logical_not,
     "matmul": ops.matmul,
+    "sin": ops.sin,
+    "cos": ops.cos,
+    "tan": ops.tan,
+    "arcsin": ops.arcsin,
+    "arccos": ops.arccos,
+    "arctan": ops.arctan,
+    "sinh": ops.sinh,
+    "cosh": ops.cosh,
+    "arcsinh": ops.arcsinh,
+    "arccosh": ops.arccosh,
+    "arctanh": ops.arctanh,
+    "floor": ops.floor,
+    "ceil": ops.ceil,
+    "rint": ops.rint,
+    "isnan": ops.isnan,
+    "isinf": ops.isinf,
+    "isfinite": ops.isfinite,
+    "sign": ops.sign,
+    "fmod": ops.fmod,
+    "remainder": ops.remainder,
+    "bitwise_and": ops.bitwise_and,
+    "bitwise_or": ops.bitwise_or,
+    "bitwise_xor": ops.bitwise_xor,
+    "left_shift": ops.left_shift,
+    "right_shift": ops.right_shift,
+    "invert": ops.invert,
+    "bitwise_not": ops.invert,
 }
 
 NUMPY_FUNCTIONS = {
@@ -61,6 +88,9 @@ NUMPY_FUNCTIONS = {
     "argmax": ops.argmax,
     "argmin": ops.argmin,
     "cumsum": ops.cumsum,
+    "take_along_axis": ops.take_along_axis,
+    "round": ops.round,
+    "around": ops.round,
 }
 
 

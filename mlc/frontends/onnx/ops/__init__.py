@@ -6,11 +6,13 @@ Importing the package registers every converter in the op table (`table`), where
 """
 
 from mlc.frontends.onnx.ops import (
+    activation,
     einsum,
-    indexing,
     elementwise,
+    indexing,
     nn,
     normalization,
+    numeric,
     reduction,
     structure,
     tensor,
@@ -19,12 +21,14 @@ from mlc.frontends.onnx.ops import (
 from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 
 __all__ = [
+    "activation",
     "converter_for",
     "einsum",
-    "indexing",
     "elementwise",
+    "indexing",
     "nn",
     "normalization",
+    "numeric",
     "reduction",
     "structure",
     "supported_ops",

@@ -36,6 +36,20 @@ UNARY: dict[str, type[ml.UnaryOp]] = {
     "Sigmoid": ml.SigmoidOp,
     "Relu": ml.ReluOp,
     "Erf": ml.ErfOp,
+    "Sin": ml.SinOp,
+    "Cos": ml.CosOp,
+    "Tan": ml.TanOp,
+    "Asin": ml.AsinOp,
+    "Acos": ml.AcosOp,
+    "Atan": ml.AtanOp,
+    "Sinh": ml.SinhOp,
+    "Cosh": ml.CoshOp,
+    "Asinh": ml.AsinhOp,
+    "Acosh": ml.AcoshOp,
+    "Atanh": ml.AtanhOp,
+    "Floor": ml.FloorOp,
+    "Ceil": ml.CeilOp,
+    "Round": ml.RoundOp,  # halves to even, as the spec says
 }
 
 COMPARISONS = {

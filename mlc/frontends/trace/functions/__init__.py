@@ -11,6 +11,7 @@ thus run one way, `mlc.ops` -> `functions` -> `recording` -> `array` -> `dispatc
 dispatch tables.
 
     elementwise    unary, binary, comparison, where, logical
+    math           trigonometric, rounding, isnan/isinf, sign, remainders, bitwise
     reductions     sum, mean, max, min
     scans          argmax, argmin, cumsum
     movement       transpose, reshape, concatenate, take
@@ -23,10 +24,20 @@ from mlc.frontends.trace.functions import (
     control_flow,
     elementwise,
     indexing,
+    math,
     movement,
     nn,
     reductions,
     scans,
 )
 
-__all__ = ["control_flow", "elementwise", "indexing", "movement", "nn", "reductions", "scans"]
+__all__ = [
+    "control_flow",
+    "elementwise",
+    "indexing",
+    "math",
+    "movement",
+    "nn",
+    "reductions",
+    "scans",
+]
