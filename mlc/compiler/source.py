@@ -120,14 +120,10 @@ def check_resources_held(module: ModuleOp) -> None:
 
 def _import_onnx(model: Any) -> ModuleOp:
     # Imported here: the ONNX frontend needs the optional `onnx` package, and importing
-    # it takes a while; only ONNX sources need it.
+    # it takes a while; only ONNX sources need it. Its errors are `CompileError`s.
     from mlc.frontends.onnx import import_onnx
-    from mlc.frontends.onnx.model import OnnxImportError
 
-    try:
-        return import_onnx(model)
-    except OnnxImportError as error:
-        raise CompileError(error.diagnostics) from None
+    return import_onnx(model)
 
 
 def _looks_like_path(text: str) -> bool:
