@@ -22,9 +22,10 @@ from xdsl.dialects.builtin import (
     FileLineColLoc,
     FusedLoc,
     NameLoc,
+    StringAttr,
 )
 from xdsl.ir import Attribute, Operation
-from xdsl.traits import NoTerminator
+from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 
 
@@ -228,6 +229,8 @@ def one_line(message: str) -> str:
 
 def verify_op(op: Operation) -> Diagnostic | None:
     """Verify one op, not its nested ops; a diagnostic if it is invalid."""
+    if op.has_trait(SymbolTable) and (duplicate := redefined_symbol(op)):
+        return duplicate
     try:
         op.verify(verify_nested_ops=False)
         for region in op.regions:
@@ -243,6 +246,25 @@ def verify_op(op: Operation) -> Diagnostic | None:
         return op_diagnostic(op, message)
     except ValueError as error:  # how xDSL reports broken structure (erased operands)
         return op_diagnostic(op, one_line(str(error)))
+    return None
+
+
+def redefined_symbol(table: Operation) -> Diagnostic | None:
+    """
+    A symbol defined twice in a symbol table, reported at the second definition (xDSL
+    reports it on the table, which has no location of its own when parsed).
+    """
+    seen: dict[str, Operation] = {}
+    for region in table.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if not isinstance(name, StringAttr):
+                    continue
+                if (first := seen.setdefault(name.data, op)) is not op:
+                    where = op_location(first)
+                    message = f'redefinition of symbol "{name.data}"'
+                    return op_diagnostic(op, message + (f" (first at {where})" if where else ""))
     return None
 
 
