@@ -9,7 +9,8 @@ mlc-translate: translate MLIR out of MLIR, as mlir-translate does.
 The input may be at any level of docs/design/lowering.md (`ml`, linalg on tensors or
 memrefs, loops, `llvm`): it is lowered with the CPU pipeline of `mlc.pipeline` only as
 far as it still needs (an `llvm`-dialect module is just translated), so the output is
-the same as `mlc.compile` builds. By default the LLVM IR is the plain translation;
+the same as `mlc.compile` builds; an `.onnx` model is imported first, as `mlc-opt
+model.onnx` does. By default the LLVM IR is the plain translation;
 `-O3` prints it as the JIT runs it, optimised for the host CPU.
 
 `--mlir-to-ptx` runs the `gpu` pipeline instead (from the `ml` level, or from any of
@@ -65,7 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=sorted(PTX_FEATURES),
         help="GPU architecture for --mlir-to-ptx (default: sm_90)",
     )
-    p.add_argument("input", nargs="?", default="-", help="input file ('-' or none: stdin)")
+    p.add_argument(
+        "input",
+        nargs="?",
+        default="-",
+        help="input: MLIR text, or an .onnx model ('-' or none: stdin)",
+    )
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     p.add_argument(
         "-O3",
