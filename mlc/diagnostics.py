@@ -22,24 +22,32 @@ from xdsl.dialects.builtin import (
     FileLineColLoc,
     FusedLoc,
     NameLoc,
+    StringAttr,
 )
 from xdsl.ir import Attribute, Operation
-from xdsl.traits import NoTerminator
+from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 
 
 @dataclass(frozen=True)
 class SourceLoc:
-    """A point in a source file, or a name (an ONNX node) when `line` is 0."""
+    """
+    Where a diagnostic points: a line and column of a text file (`file:3:7`), a named
+    node of a binary file such as an ONNX model (`model.onnx: node 'cut' (Slice, opset
+    17)`: `node` is its name, `detail` what else identifies it), or just a file.
+    """
 
     file: str
     line: int = 0
     column: int = 0
+    node: str | None = None
+    detail: str = ""
 
     def __str__(self) -> str:
-        if not self.line:
-            return f'"{self.file}"'
-        return f"{self.file}:{self.line}:{self.column}"
+        text = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
+        if self.node is not None:
+            text += f": node '{self.node}'" + (f" ({self.detail})" if self.detail else "")
+        return text
 
 
 @dataclass(frozen=True)
@@ -71,6 +79,20 @@ class DiagnosticError(Exception):
         super().__init__("\n".join(d.render() for d in diagnostics))
         self.diagnostics = diagnostics
 
+    @property
+    def node(self) -> str | None:
+        """The name of the model node the first diagnostic points at, if any."""
+        located = [d.location for d in self.diagnostics if d.location is not None]
+        return located[0].node if located else None
+
+
+class CompileError(DiagnosticError):
+    """
+    The program could not be compiled: one-line diagnostics with locations. What
+    `mlc.compile` and the frontends raise (`mlc.CompileError`); `node` names the model
+    node at fault, where one is.
+    """
+
 
 class OpError(PassFailedException):
     """A pass could not go on because of this op (raised by `op_error`)."""
@@ -90,7 +112,13 @@ def source_loc(location: Attribute) -> SourceLoc | None:
         case FileLineColLoc():
             return SourceLoc(location.filename.data, location.line.data, location.column.data)
         case NameLoc():
-            return source_loc(location.location) or SourceLoc(location.desc.data)
+            inner = source_loc(location.location)
+            if inner is None:
+                return SourceLoc(f'"{location.desc.data}"')
+            if not inner.line and inner.node is None:
+                # A named thing of a file without lines: an imported model's node.
+                return SourceLoc(inner.file, node=location.desc.data)
+            return inner
         case CallSiteLoc():
             return source_loc(location.callee) or source_loc(location.caller)
         case FusedLoc():
@@ -201,6 +229,8 @@ def one_line(message: str) -> str:
 
 def verify_op(op: Operation) -> Diagnostic | None:
     """Verify one op, not its nested ops; a diagnostic if it is invalid."""
+    if op.has_trait(SymbolTable) and (duplicate := redefined_symbol(op)):
+        return duplicate
     try:
         op.verify(verify_nested_ops=False)
         for region in op.regions:
@@ -216,6 +246,25 @@ def verify_op(op: Operation) -> Diagnostic | None:
         return op_diagnostic(op, message)
     except ValueError as error:  # how xDSL reports broken structure (erased operands)
         return op_diagnostic(op, one_line(str(error)))
+    return None
+
+
+def redefined_symbol(table: Operation) -> Diagnostic | None:
+    """
+    A symbol defined twice in a symbol table, reported at the second definition (xDSL
+    reports it on the table, which has no location of its own when parsed).
+    """
+    seen: dict[str, Operation] = {}
+    for region in table.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if not isinstance(name, StringAttr):
+                    continue
+                if (first := seen.setdefault(name.data, op)) is not op:
+                    where = op_location(first)
+                    message = f'redefinition of symbol "{name.data}"'
+                    return op_diagnostic(op, message + (f" (first at {where})" if where else ""))
     return None
 
 

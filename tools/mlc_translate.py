@@ -9,7 +9,8 @@ mlc-translate: translate MLIR out of MLIR, as mlir-translate does.
 The input may be at any level of docs/design/lowering.md (`ml`, linalg on tensors or
 memrefs, loops, `llvm`): it is lowered with the CPU pipeline of `mlc.pipeline` only as
 far as it still needs (an `llvm`-dialect module is just translated), so the output is
-the same as `mlc.compile` builds. By default the LLVM IR is the plain translation;
+the same as `mlc.compile` builds; an `.onnx` model is imported first, as `mlc-opt
+model.onnx` does. By default the LLVM IR is the plain translation;
 `-O3` prints it as the JIT runs it, optimised for the host CPU.
 
 `--mlir-to-ptx` runs the `gpu` pipeline instead (from the `ml` level, or from any of
@@ -35,6 +36,7 @@ from mlc import diagnostics, pipeline
 from mlc.backend.jit import JITError, JITModule
 from mlc.backend.llvm import LLVMTranslationError, to_llvm_ir
 from mlc.backend.ptx import PTXError, to_ptx
+from mlc.compiler.source import check_types
 from mlc.diagnostics import DiagnosticError
 from mlc.gpu_architectures import PTX_FEATURES
 from mlc.ir import parse_module
@@ -64,7 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=sorted(PTX_FEATURES),
         help="GPU architecture for --mlir-to-ptx (default: sm_90)",
     )
-    p.add_argument("input", nargs="?", default="-", help="input file ('-' or none: stdin)")
+    p.add_argument(
+        "input",
+        nargs="?",
+        default="-",
+        help="input: MLIR text, or an .onnx model ('-' or none: stdin)",
+    )
     p.add_argument("-o", "--output", help="output file (default: stdout)")
     p.add_argument(
         "-O3",
@@ -84,12 +91,22 @@ def verified_module(text: str, name: str) -> ModuleOp:
         raise DiagnosticError([diagnostics.from_parse_error(error)]) from None
     if errors := diagnostics.verify_module(module):
         raise DiagnosticError(errors)
+    check_types(module)  # f80, complex, i128...: located, as mlc.compile reports them
     return module
 
 
-def translate(text: str, name: str, optimize: bool) -> str:
-    """LLVM IR for MLIR text; raises `DiagnosticError` for bad or unlowerable input."""
-    module = verified_module(text, name)
+def loaded_module(path: str) -> tuple[ModuleOp, dict[str, str]]:
+    """The input's module (MLIR text, or an .onnx model imported) and its source text."""
+    if path.endswith(".onnx"):
+        from mlc.frontends.onnx import import_onnx  # onnx is imported only for models
+
+        return import_onnx(path), {}
+    text, name = read_input(path)
+    return verified_module(text, name), {name: text}
+
+
+def translate(module: ModuleOp, optimize: bool) -> str:
+    """LLVM IR for a module; raises `DiagnosticError` for unlowerable input."""
     for spec in pipeline.remaining_pipelines(module):
         pipeline.run_pipeline(module, spec)
     try:
@@ -99,9 +116,8 @@ def translate(text: str, name: str, optimize: bool) -> str:
         raise DiagnosticError([diagnostics.Diagnostic("error", str(error))]) from None
 
 
-def translate_to_ptx(text: str, name: str, sm: str) -> str:
-    """PTX for MLIR text; raises `DiagnosticError` for bad or unlowerable input."""
-    module = verified_module(text, name)
+def translate_to_ptx(module: ModuleOp, sm: str) -> str:
+    """PTX for a module; raises `DiagnosticError` for unlowerable input."""
     for spec in pipeline.remaining_gpu_pipelines(module, sm):
         pipeline.run_pipeline(module, spec)
     try:
@@ -111,14 +127,15 @@ def translate_to_ptx(text: str, name: str, sm: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    text, name = read_input(args.input)
+    sources: dict[str, str] = {}
     try:
+        module, sources = loaded_module(args.input)
         if args.mlir_to_ptx:
-            output = translate_to_ptx(text, name, args.sm)
+            output = translate_to_ptx(module, args.sm)
         else:
-            output = translate(text, name, args.optimize)
+            output = translate(module, args.optimize)
     except DiagnosticError as error:
-        report(error.diagnostics, {name: text})
+        report(error.diagnostics, sources)
         return 1
     write_output(output, args.output, failed=False)
     return 0

@@ -1,7 +1,7 @@
 """`CompileError`: what `mlc.compile` raises for a program it cannot compile."""
 
-from mlc.diagnostics import DiagnosticError
+# Defined beside the diagnostics it carries, so that the frontends, which sit below
+# the compiler, raise it too (`mlc.import_onnx` raises a subclass).
+from mlc.diagnostics import CompileError
 
-
-class CompileError(DiagnosticError):
-    """The program could not be compiled: one-line diagnostics with locations."""
+__all__ = ["CompileError"]

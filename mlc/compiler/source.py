@@ -13,12 +13,26 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    ComplexType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    ModuleOp,
+    ShapedType,
+    VectorType,
+)
+from xdsl.ir import Attribute, OpResult
 from xdsl.utils.exceptions import ParseError
 
 from mlc import diagnostics, resources
+from mlc.backend import runtime
 from mlc.compiler.errors import CompileError
-from mlc.ir import parse_module
+from mlc.ir import parse_module, type_text
 
 
 class SourceKind(Enum):
@@ -80,7 +94,9 @@ class Source:
     def load(self) -> ModuleOp:
         """The program as a verified module (a copy of a given `ModuleOp`)."""
         if self.kind is SourceKind.MODULE:
-            return self.value.clone()
+            module = self.value.clone()
+            check_compilable(module)
+            return module
         if self.kind in (SourceKind.ONNX_FILE, SourceKind.ONNX_MODEL):
             return _import_onnx(self.value)
         name, text = "<string>", self.value
@@ -99,6 +115,7 @@ class Source:
             raise CompileError([diagnostics.from_parse_error(error)]) from None
         if errors := diagnostics.verify_module(module):
             raise CompileError(errors)
+        check_compilable(module)
         return module
 
 
@@ -118,16 +135,76 @@ def check_resources_held(module: ModuleOp) -> None:
         raise CompileError([diagnostics.op_diagnostic(op, message)])
 
 
+# Element types mlc compiles; others parse (and mlc-opt transforms them) but have no
+# lowering, or no numpy dtype at a public function's boundary.
+FLOATS = (Float16Type, BFloat16Type, Float32Type, Float64Type)
+INTEGER_WIDTHS = (1, 8, 16, 32, 64)
+
+
+def check_compilable(module: ModuleOp) -> None:
+    """`check_types`, then each public function's boundary (`check_boundary`)."""
+    check_types(module)
+    for op in module.body.ops:
+        if isinstance(op, func.FuncOp) and op.body.blocks and op.sym_visibility is None:
+            check_boundary(op)
+
+
+def check_types(module: ModuleOp) -> None:
+    """A `CompileError` at the first op with a value of an element type mlc cannot
+    compile (f80, f128, float8, complex, integers wider than 64 bits)."""
+    for op in module.walk():
+        values = [*op.results, *(a for r in op.regions for b in r.blocks for a in b.args)]
+        for value in values:
+            if (problem := type_problem(value.type)) is not None:
+                kind = "result" if isinstance(value, OpResult) else "argument"
+                message = f"{kind} #{value.index} has {problem}"
+                raise CompileError([diagnostics.op_diagnostic(op, message)])
+
+
+def check_boundary(function: func.FuncOp) -> None:
+    """A `CompileError` unless each argument and result of a public function has a
+    numpy counterpart (not a vector, not i4)."""
+    signature = function.function_type
+    for kind, types in (("argument", signature.inputs), ("result", signature.outputs)):
+        for i, type_ in enumerate(types.data):
+            element = type_.element_type if isinstance(type_, ShapedType) else type_  # pyright: ignore[reportUnknownMemberType, reportAttributeAccessIssue]
+            if isinstance(type_, VectorType):
+                problem = f"is a vector ({type_text(type_)}), which a caller cannot pass"
+            elif isinstance(element, BFloat16Type):
+                continue  # checked at the call: bf16 arrays are cast by the caller
+            else:
+                try:
+                    runtime.dtype_of(element)
+                    continue
+                except runtime.RuntimeTypeError as error:
+                    problem = f"has {error}"
+            message = f"{kind} #{i} of a public function {problem}"
+            raise CompileError([diagnostics.op_diagnostic(function, message)])
+
+
+def type_problem(type_: Attribute) -> str | None:
+    """Why mlc cannot compile values of `type_` (None if it can, or does not judge)."""
+    element = type_.element_type if isinstance(type_, ShapedType) else type_  # pyright: ignore[reportUnknownMemberType, reportAttributeAccessIssue]
+    if isinstance(element, AnyFloat) and not isinstance(element, FLOATS):
+        name = element.name
+    elif isinstance(element, ComplexType):
+        name = "complex"
+    elif isinstance(element, IntegerType) and element.width.data > 64:
+        name = f"i{element.width.data}"
+    else:
+        return None
+    return (
+        f"element type {name}, which mlc does not compile "
+        "(f16, bf16, f32, f64, i1 to i64 and index)"
+    )
+
+
 def _import_onnx(model: Any) -> ModuleOp:
     # Imported here: the ONNX frontend needs the optional `onnx` package, and importing
-    # it takes a while; only ONNX sources need it.
+    # it takes a while; only ONNX sources need it. Its errors are `CompileError`s.
     from mlc.frontends.onnx import import_onnx
-    from mlc.frontends.onnx.model import OnnxImportError
 
-    try:
-        return import_onnx(model)
-    except OnnxImportError as error:
-        raise CompileError(error.diagnostics) from None
+    return import_onnx(model)
 
 
 def _looks_like_path(text: str) -> bool:

@@ -36,11 +36,17 @@ def _parse(cls: type[GenericOp], parser: Parser) -> GenericOp:
             delimiter = Parser.Delimiter.PAREN
         return bare_list(delimiter, parse, context_msg)
 
+    # A generic in a generic's body parses while the outer one's override is in place:
+    # put back whatever was there, the outer override or none.
+    outer = vars(parser).get("parse_comma_separated_list")
     parser.parse_comma_separated_list = result_types  # pyright: ignore[reportAttributeAccessIssue]
     try:
         return _xdsl_parse(cls, parser)
     finally:
-        del parser.parse_comma_separated_list
+        if outer is None:
+            del parser.parse_comma_separated_list
+        else:
+            parser.parse_comma_separated_list = outer  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def linalg_dialect() -> Dialect:

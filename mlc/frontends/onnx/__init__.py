@@ -20,14 +20,15 @@ def import_onnx(src: "str | os.PathLike[str] | onnx.ModelProto") -> ModuleOp:
     """
     The model as a module with one `func.func @main` of `ml` ops.
 
-    Raises `mlc.frontends.onnx.model.OnnxImportError` (one-line diagnostics, a
-    `DiagnosticError`) for a model that cannot be read, is not valid, or uses ops or
-    types the frontend does not support.
+    Raises `mlc.frontends.onnx.model.OnnxImportError`, an `mlc.CompileError` (one
+    line, `m.onnx: node 'cut' (Slice, opset 17): error: ...`, its `node` the node at
+    fault), for a model that cannot be read, is not valid, or uses ops or types the
+    frontend does not support.
     """
-    from mlc.frontends.onnx.graph import GraphImporter
+    from mlc.frontends.onnx.graph import GraphImporter, supports
     from mlc.frontends.onnx.model import load
 
-    return GraphImporter(load(src)).run()
+    return GraphImporter(load(src, supports)).run()
 
 
 __all__ = ["import_onnx"]

@@ -15,13 +15,14 @@ and pads as plain numbers.
 
 Types come from the model: element types and static sizes; a `dim_param` dim becomes
 `?`, its symbol kept in the argument's `ml.dim_names` attribute (`shape-inference`
-unifies equal names). Every op carries `loc("<node name>"("<model>":<node#>:1))`: the
-node's name (`<OpType>_<index>` when it has none) around the model path and the node's
-1-based position in the graph, so diagnostics of later passes point at the node.
+unifies equal names). Every op carries `loc("<node name>"("<model>":0:0))`: the node's
+name (`<OpType>_<index>` when it has none) around the model path, with no line (a
+binary file has none), so diagnostics of later passes read `<model>: node '<name>':
+error: ...`. Errors are raised through `model.fail` (`Node.error` for a node's).
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import onnx
@@ -35,17 +36,16 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.ir import Attribute, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from mlc import diagnostics
-from mlc.diagnostics import Diagnostic, SourceLoc
 from mlc.dialects import ml
 from mlc.frontends.onnx import shape_folds, types
-from mlc.frontends.onnx.model import DEFAULT_DOMAINS, LoadedModel, OnnxImportError, fail
+from mlc.frontends.onnx.model import LoadedModel, OnnxImportError, fail
 from mlc.frontends.onnx.node import GraphValues, Node, NodeError, Value
 from mlc.frontends.onnx.ops import converter_for
-from mlc.shapes import DYNAMIC, ShapeError
+from mlc.shapes import ShapeError
 
 # Ops that are not evaluated at import time even when their inputs are known.
 NOT_FOLDED = frozenset(
@@ -80,16 +80,17 @@ class GraphImporter(GraphValues):
         for init in graph.initializer:
             self.values[init.name] = onnx.numpy_helper.to_array(init)
         arg_types, arg_attrs = self._arguments(graph)
-        self._check_supported(graph.node)
-        errors: list[Diagnostic] = []
-        for index, node in enumerate(graph.node):
+        for index, proto in enumerate(graph.node):
+            node = Node(self, proto, index)
+            last = self.block.last_op
             try:
-                self._convert(Node(self, node, index))
-            except NodeError as error:
-                errors.append(self._node_diagnostic(node, index, str(error)))
-                break
-        if errors:
-            raise OnnxImportError(errors)
+                self._convert(node)
+            except (NodeError, types.UnsupportedType) as error:
+                raise node.error(str(error)) from None
+            new_ops = self.block.ops if last is None else _ops_after(last)
+            for op in new_ops:
+                if problem := diagnostics.verify_op(op):
+                    raise node.error(problem.message) from None
         results = [self._result(out.name) for out in graph.output]
         self.block.add_op(func.ReturnOp(*results))
         function = func.FuncOp(
@@ -98,11 +99,17 @@ class GraphImporter(GraphValues):
             Region(self.block),
             arg_attrs=ArrayAttr(arg_attrs),
         )
-        function.location = FileLineColLoc(StringAttr(self.model_name), IntAttr(0), IntAttr(0))
+        function.location = self.model_location()
         module = ModuleOp([function])
-        if problems := diagnostics.verify_module(module):
-            raise OnnxImportError(problems)
+        # The nodes' ops were verified as they were made; what is left is the frame.
+        for op in (module, function, function.body.block.last_op):
+            if op is not None and (problem := diagnostics.verify_op(op)):
+                raise OnnxImportError([problem])
         return module
+
+    def model_location(self) -> FileLineColLoc:
+        """The model as a whole: its file, no line (0:0)."""
+        return FileLineColLoc(StringAttr(self.model_name), IntAttr(0), IntAttr(0))
 
     def _arguments(self, graph: onnx.GraphProto) -> tuple[list[Attribute], list[DictionaryAttr]]:
         initializers = {init.name for init in graph.initializer}
@@ -112,11 +119,9 @@ class GraphImporter(GraphValues):
             if info.name in initializers:
                 continue
             try:
-                type_, names = tensor_type(info)
-            except (NodeError, types.UnsupportedType) as error:
-                raise fail(
-                    f"graph input '{info.name}': {error}", SourceLoc(self.model_name)
-                ) from None
+                type_, names = types.tensor_type(info)
+            except types.UnsupportedType as error:
+                raise fail(self.model_name, f"graph input '{info.name}': {error}") from None
             arg = self.block.insert_arg(type_, len(self.block.args))
             arg.name_hint = value_name(info.name)
             self.values[info.name] = arg
@@ -127,29 +132,14 @@ class GraphImporter(GraphValues):
             arg_attrs.append(DictionaryAttr(attrs))
         return arg_types, arg_attrs
 
-    def _check_supported(self, nodes: Sequence[onnx.NodeProto]) -> None:
-        """One error listing every op type the importer cannot convert, with its nodes."""
-        missing: dict[str, list[str]] = {}
-        for index, node in enumerate(nodes):
-            if node.domain in DEFAULT_DOMAINS and converter_for(node.op_type, self.opset):
-                continue
-            kind = (
-                node.op_type if node.domain in DEFAULT_DOMAINS else f"{node.domain}.{node.op_type}"
-            )
-            missing.setdefault(kind, []).append(f"'{node.name or f'{node.op_type}_{index}'}'")
-        if not missing:
-            return
-        listed = "; ".join(f"{kind} (nodes {', '.join(names)})" for kind, names in missing.items())
-        raise fail(
-            f"unsupported ONNX ops at opset {self.opset}: {listed}", SourceLoc(self.model_name)
-        )
-
     def _convert(self, node: Node) -> None:
         proto = node.proto
         inputs = [n for n in proto.input if n]
         for name in inputs:
             if name not in self.values:
-                raise NodeError(f"input '{name}' is not defined before the node")
+                raise NodeError(
+                    f"input '{name}' is not produced by any node, initializer or graph input"
+                )
         if (
             inputs
             and proto.op_type not in NOT_FOLDED
@@ -188,18 +178,8 @@ class GraphImporter(GraphValues):
 
     def _result(self, name: str) -> SSAValue:
         if name not in self.values:
-            raise fail(
-                f"graph output '{name}' is not computed by any node", SourceLoc(self.model_name)
-            )
-        return self.ssa(name, FileLineColLoc(StringAttr(self.model_name), IntAttr(0), IntAttr(0)))
-
-    def _node_diagnostic(self, node: onnx.NodeProto, index: int, message: str) -> Diagnostic:
-        name = node.name or f"{node.op_type}_{index}"
-        return Diagnostic(
-            "error",
-            f"node '{name}' ({node.op_type}, opset {self.opset}): {message}",
-            SourceLoc(self.model_name, index + 1, 1),
-        )
+            raise fail(self.model_name, f"graph output '{name}' is not computed by any node")
+        return self.ssa(name, self.model_location())
 
 
 def declared_types(model: onnx.ModelProto) -> dict[str, TensorType[Attribute]]:
@@ -208,25 +188,18 @@ def declared_types(model: onnx.ModelProto) -> dict[str, TensorType[Attribute]]:
     found: dict[str, TensorType[Attribute]] = {}
     for info in [*graph.value_info, *graph.output]:
         try:
-            type_, _ = tensor_type(info)
-        except (NodeError, types.UnsupportedType):
+            type_, _ = types.tensor_type(info)
+        except types.UnsupportedType:
             continue
         found[info.name] = type_
     return found
 
 
-def tensor_type(info: onnx.ValueInfoProto) -> tuple[TensorType[Attribute], list[str]]:
-    """The tensor type of a graph value and the symbol of each dim ("" if none)."""
-    kind = info.type.WhichOneof("value")
-    if kind != "tensor_type":
-        raise NodeError(f"{kind or 'an untyped value'} is not supported, only tensors")
-    tensor = info.type.tensor_type
-    element = types.element_type(tensor.elem_type)
-    if not tensor.HasField("shape"):
-        raise NodeError("the rank is unknown (the model gives no shape)")
-    sizes: list[int] = []
-    names: list[str] = []
-    for dim in tensor.shape.dim:
-        sizes.append(dim.dim_value if dim.HasField("dim_value") else DYNAMIC)
-        names.append(dim.dim_param if dim.HasField("dim_param") else "")
-    return TensorType(element, sizes), names
+def supports(node: onnx.NodeProto, opset: int) -> bool:
+    """Whether the op table has a converter for the node's op at `opset`."""
+    return converter_for(node.op_type, opset) is not None
+
+
+def _ops_after(op: Operation) -> Iterator[Operation]:
+    while (op := op.next_op) is not None:  # pyright: ignore[reportAssignmentType]
+        yield op

@@ -19,12 +19,14 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from mlc import resources
 from mlc.frontends.onnx import types
+from mlc.frontends.onnx.model import OnnxImportError, fail, node_name
 
 Value = SSAValue | np.ndarray
 
 
 class NodeError(Exception):
-    """A node cannot be converted: the message says why (the node is added by the caller)."""
+    """A node cannot be converted: the message says why (the importer adds the node).
+    Converters, which have the node, raise `node.error(message)` instead."""
 
 
 class GraphValues:
@@ -75,18 +77,23 @@ class Node:
         self.proto = proto
         self.index = index
         self.opset = graph.opset
-        self.name = proto.name or f"{proto.op_type}_{index}"
+        self.name = node_name(proto, index)
+        # A node has no line in its file: 0:0 is MLIR's "no line" (see diagnostics).
         self.location = NameLoc(
             StringAttr(self.name),
-            FileLineColLoc(StringAttr(graph.model_name), IntAttr(index + 1), IntAttr(1)),
+            FileLineColLoc(StringAttr(graph.model_name), IntAttr(0), IntAttr(0)),
         )
         self.attrs = {a.name: helper.get_attribute_value(a) for a in proto.attribute}
+
+    def error(self, message: str) -> OnnxImportError:
+        """The error to raise when the node cannot be converted; `message` says why."""
+        return fail(self.graph.model_name, message, self.proto, self.opset, self.index)
 
     # -- attributes and inputs ------------------------------------------------
 
     def attr(self, name: str, default: Any = None) -> Any:
         value = self.attrs.get(name, default)
-        return value.decode() if isinstance(value, bytes) else value
+        return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
 
     def has(self, i: int) -> bool:
         """Whether optional input `i` is given (present and not the empty name)."""
@@ -101,7 +108,7 @@ class Node:
         """Input `i`'s value, which the conversion needs at import time."""
         value = self.known(i)
         if value is None:
-            raise NodeError(
+            raise self.error(
                 f"input {i} ('{self.proto.input[i]}', the {what}) must be known at import "
                 "time (an initializer, a Constant, or computed from static shapes)"
             )

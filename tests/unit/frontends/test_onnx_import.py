@@ -48,9 +48,10 @@ def test_signature_dynamic_dims_and_dim_names():
 
 def test_locations_name_each_node_and_its_position():
     text = print_module(mlc.import_onnx(affine()), debuginfo=True)
-    assert "ml.matmul" in text and 'loc("matmul"("g":1:1))' in text
-    assert 'loc("bias"("g":2:1))' in text
-    assert 'loc("Relu_2"("g":3:1))' in text  # an unnamed node: <OpType>_<index>
+    # A node has no line in a binary file: 0:0, MLIR's "no line".
+    assert "ml.matmul" in text and 'loc("matmul"("g":0:0))' in text
+    assert 'loc("bias"("g":0:0))' in text
+    assert 'loc("Relu_2"("g":0:0))' in text  # an unnamed node: <OpType>_<index>
 
 
 def test_small_constants_inline_large_ones_are_resources():
@@ -141,25 +142,26 @@ def test_unsupported_ops_are_listed_together():
 
 
 def test_missing_file():
-    assert "cannot read 'nowhere.onnx': No such file or directory" in import_error("nowhere.onnx")
+    text = import_error("nowhere.onnx")
+    assert text == "nowhere.onnx: error: cannot read the file: No such file or directory"
 
 
 def test_truncated_file(tmp_path: Path):
     path = tmp_path / "cut.onnx"
     path.write_bytes(affine().SerializeToString()[:57])
-    assert "is not an ONNX model" in import_error(path)
+    assert import_error(path) == f"{path}: error: not an ONNX model (truncated, or not a protobuf)"
 
 
 def test_not_onnx(tmp_path: Path):
     path = tmp_path / "text.onnx"
     path.write_text("func.func @main() { func.return }\n")
-    assert "is not an ONNX model" in import_error(path)
+    assert import_error(path).startswith(f"{path}: error: not an ONNX model")
 
 
 def test_inconsistent_shapes():
     node = helper.make_node("Add", ["a", "b"], ["y"], name="add")
     proto = model([node], [tensor("a", [2, 3]), tensor("b", [4, 3])], [tensor("y", [2, 3])])
-    assert "inconsistent shapes" in import_error(proto)
+    assert import_error(proto).startswith("g: node 'add' (Add, opset 17): error: ")
 
 
 def test_unknown_opset():
@@ -180,7 +182,7 @@ def test_node_error_names_the_node():
         [tensor("y", ["k"])],
     )
     text = import_error(proto)
-    assert text.startswith("g:1:1: error: node 'cut' (Slice, opset 17):")
+    assert text.startswith("g: node 'cut' (Slice, opset 17): error: ")
     assert "input 1 ('starts', the starts) must be known at import time" in text
 
 
