@@ -4,15 +4,16 @@ fields of a pass's dataclass, with errors in the pipeline's own words.
 
 Options are the pass's init fields, spelled with `-` on the command line (`_` is accepted
 too, as xDSL does). A value is checked against the field's type before the pass is built:
-an integer, a number, a bool, a string, a list of them (`tuple[int, ...]`), or one of
-several (`int | None`). A bool option given without a value is true, as in MLIR. Checks
-of a value's range belong to the pass's `__post_init__`, which names options the same way.
+an integer, a number, a bool, a string, a list of them (`tuple[int, ...]`), one of fixed
+values (`Literal["fast", "none"]`), or one of several types (`int | None`). A bool option
+given without a value is true, as in MLIR. Checks of a value's range belong to the pass's
+`__post_init__`, which names options the same way.
 """
 
 import dataclasses
 from difflib import get_close_matches
 from types import NoneType, UnionType
-from typing import Union, get_args, get_origin, get_type_hints
+from typing import Literal, Union, get_args, get_origin, get_type_hints
 
 from xdsl.passes import ModulePass
 
@@ -80,6 +81,8 @@ def fits(value: object, kind: object) -> bool:
     """Whether one value of an option fits `kind` (an int is no bool, a float may be an int)."""
     if get_origin(kind) in (Union, UnionType):
         return any(fits(value, k) for k in get_args(kind))
+    if get_origin(kind) is Literal:
+        return any(value == choice and type(value) is type(choice) for choice in get_args(kind))
     if kind is bool or isinstance(value, bool):
         return kind is bool and isinstance(value, bool)
     if kind is float:
@@ -102,5 +105,7 @@ def kind_of(hint: object, plural: bool = False) -> str:
         return f"a list of {kind_of(get_args(hint)[0], plural=True)}"
     if get_origin(hint) in (Union, UnionType):
         return " or ".join(kind_of(h, plural) for h in get_args(hint))
+    if get_origin(hint) is Literal:
+        return "one of " + ", ".join(repr(choice) for choice in get_args(hint))
     words = next((w for kind, w in KINDS.items() if hint is kind), (str(hint), str(hint)))
     return words[plural]

@@ -1,6 +1,7 @@
 """Pass options from a pipeline's text: values checked by type, errors in the pipeline's words."""
 
 from dataclasses import dataclass
+from typing import Literal
 
 import pytest
 from xdsl.context import Context
@@ -86,6 +87,14 @@ def test_an_int_is_no_bool():
     with pytest.raises(ValueError, match="takes an integer, got 'true'"):
         option_value("n", (True,), int)
     assert option_value("n", (3,), int | None) == 3
+
+
+def test_literal_choices():
+    hint = Literal["fast", "none"] | tuple[str, ...]
+    assert option_value("flags", ("fast",), hint) == "fast"
+    assert option_value("flags", ("nnan", "ninf"), hint) == ("nnan", "ninf")
+    with pytest.raises(ValueError, match=r"takes one of 'on', 'off', got 'maybe'$"):
+        option_value("mode", ("maybe",), Literal["on", "off"])
 
 
 def test_words():

@@ -39,7 +39,7 @@
 // A program that does not parse (@main without the `:` of its ml.add): the diagnostic
 // at its line and column, and nothing saved.
 // PARSE-NOT: Traceback
-// PARSE:     .bad.mlir:[[# @LINE + 8]]:22: error: expected ':'
+// PARSE:     .bad.mlir:[[# @LINE + 11]]:22: error: expected ':'
 // PARSE-NOT: Traceback
 
 // A bad flag value is argparse's usage error (exit status 2, which `not` accepts too).
