@@ -51,8 +51,6 @@ class TileShape:
 
     def problem(self) -> str | None:
         """Why this shape cannot be built, or None."""
-        if min(self.rows, self.cols, self.thread_rows, self.thread_cols, self.depth) < 1:
-            return "tile sizes must be positive"
         if self.thread_rows % QUAD or self.thread_cols % QUAD:
             return "thread tiles must be multiples of 4 in both dims"
         if self.rows % self.thread_rows or self.cols % self.thread_cols:
