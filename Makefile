@@ -4,9 +4,16 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# pytest runs on every core (pytest-xdist); `make test PYTEST_JOBS=0` runs it in one process.
-PYTEST_JOBS ?= auto
+# pytest runs on every core (pytest-xdist): `logical` counts each hardware thread, where
+# `auto` counts physical cores when psutil is installed (one worker on a 2-thread core);
+# worksteal rebalances the long tests. `make test PYTEST_JOBS=0` runs it in one process.
+PYTEST_JOBS ?= logical
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_JOBS) --dist worksteal
+# lit: a progress bar, the output of failed tests only, and the counts at the end.
+LIT    := $(BIN)/lit -sv
+# Each runner's output is kept, so that `make test` can end with both runners' counts.
+SHELL       := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 
 .PHONY: run test lint lit pytest conformance bench clean
 
@@ -16,8 +23,10 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(PYTEST)
-	$(BIN)/lit -s tests/filecheck
+	$(PYTEST) | tee $(VENV)/pytest.log
+	$(LIT) tests/filecheck | tee $(VENV)/lit.log
+	@echo "pytest: $$(tail -n 1 $(VENV)/pytest.log)"
+	@echo "lit: $$(grep -E '^  [A-Z][a-zA-Z ]+: [0-9]+' $(VENV)/lit.log | xargs)"
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
@@ -27,7 +36,7 @@ pytest: $(VENV)/.installed-dev
 	$(PYTEST)
 
 lit: $(VENV)/.installed-dev
-	$(BIN)/lit -v tests/filecheck
+	$(LIT) tests/filecheck
 
 # onnx's node tests of the supported ops, static and dynamic; writes docs/onnx-support.md
 conformance: $(VENV)/.installed-dev

@@ -21,7 +21,9 @@ warm-up, alternating the two systems, median of the repeats, and (except the mat
 also as 20 calls issued back to back, which overlaps each call's host work with the
 GPU's; every result is checked against torch first (relative L2 error).
 
-Run on a machine with a GPU: `python bench/gpu.py [--out bench/results/gpu.md]`.
+Run on a machine with a GPU, with mlc's `gpu` extra installed (pycuda, and torch for the
+inputs and the reference column): `python bench/gpu.py [--out bench/results/gpu.md]`.
+Without one of them it stops with a one-line error that names the extra.
 """
 
 import argparse
@@ -32,6 +34,8 @@ from pathlib import Path
 from gpu_setup import ROOT, Device, publish
 
 import mlc
+from mlc.backend.cuda import CudaUnavailableError
+from mlc.extras import MissingDependencyError
 
 sys.path.insert(0, str(ROOT / "examples"))
 import onnx_models
@@ -359,10 +363,14 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    gpu = Device()
-    rows: list[str] = []
-    for section in args.only:
-        rows += SECTIONS[section](gpu, args.repeats)
+    try:
+        gpu = Device()
+        rows: list[str] = []
+        for section in args.only:
+            rows += SECTIONS[section](gpu, args.repeats)
+    except (MissingDependencyError, CudaUnavailableError) as error:
+        print(f"bench/gpu.py: error: {error}", file=sys.stderr)
+        return 1
     notes: list[str] = []
 
     header = [

@@ -22,8 +22,11 @@ class Device:
     """torch on the GPU, ready to make inputs: `randn(*shape)`, `view(tensor)`."""
 
     def __init__(self, seed: int = 0):
-        import torch
+        from mlc.extras import require
 
+        # torch makes the inputs and is the reference: a one-line error naming the extra
+        torch: Any = require("torch", "the GPU benchmark")
+        require("pycuda", "the GPU benchmark")
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         torch.cuda.init()

@@ -25,6 +25,8 @@ from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 
+from mlc.pass_options import pass_from_options
+
 
 def _ml_dialect() -> Dialect:
     from mlc.dialects.ml import ML
@@ -303,7 +305,7 @@ def parse_pipeline(spec: str) -> tuple[ModulePass, ...]:
             hint = f" (did you mean '{close[0]}'?)" if close else ""
             raise PipelineError(f"unknown pass '{pass_spec.name}'{hint}")
         try:
-            passes.append(available[pass_spec.name]().from_spec(pass_spec))
+            passes.append(pass_from_options(available[pass_spec.name](), pass_spec.parameters))
         except (ValueError, TypeError) as error:
             raise PipelineError(f"pass '{pass_spec.name}': {error}") from None
     return tuple(passes)

@@ -18,7 +18,8 @@ from typing import NoReturn
 from mlc import driver
 from mlc.diagnostic_verifier import expectations, unmatched
 from mlc.diagnostics import Diagnostic, capture, remarks_enabled
-from mlc.registry import PipelineError, parse_pipeline, pass_factories
+from mlc.pass_catalog import listing
+from mlc.registry import PipelineError, parse_pipeline
 
 PROG = "mlc-opt"
 
@@ -110,7 +111,20 @@ def build_parser() -> ArgumentParser:
     p.add_argument(
         "--timing", "--mlir-timing", action="store_true", help="report wall time per pass (stderr)"
     )
-    p.add_argument("--list-passes", action="store_true", help="list the passes and exit")
+    p.add_argument(
+        "--list-passes",
+        action="store_const",
+        const="mlc",
+        help="list mlc's passes and xDSL's for mlc's dialects, with descriptions, and exit",
+    )
+    # An option of its own, not a value of --list-passes: `--list-passes in.mlir` stays valid.
+    p.add_argument(
+        "--list-passes=all",
+        dest="list_passes",
+        action="store_const",
+        const="all",
+        help="list every pass, xDSL's for other dialects and targets too, and exit",
+    )
     p.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
@@ -257,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(version_text())
             return 0
         if args.list_passes:
-            print("\n".join(sorted(pass_factories())))
+            sys.stdout.write(listing(include_all=args.list_passes == "all"))
             return 0
         return run(args)
 

@@ -4,6 +4,7 @@ mlc-run: compile a program for the CPU, run one function, and report what came o
     mlc-run model.mlir x.npy w.npy                 # inputs from .npy files
     mlc-run model.mlir --random --seed 1           # random inputs of the signature's types
     mlc-run model.mlir --random --dim 8 --shape x=2x16 --repeat 20 --save out.npz
+    mlc-run bert.onnx --random --int-range 0,1         # token ids within their tables
 
 Each result is printed as one line (shape, dtype, sum and its first values) so runs can
 be compared at a glance, then the compile time and the median time of `--repeat` calls.
@@ -30,18 +31,26 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute
 
 import mlc
+from mlc import input_ranges
 from mlc.backend.runtime import dtype_of
 from mlc.compiler import CompiledFunction
+from mlc.compiler.source import load
 
 PROG = "mlc-run"
 SHOWN_VALUES = 4  # how many leading values each result line shows
 
 EPILOG = """\
-random inputs (--random): floats uniform in [-1, 1), integers in [-10, 10], booleans
-fair; each dynamic dimension ('?') takes the size --dim (default 4). --shape ARG=DIMS
-gives one argument its whole shape instead, ARG being its position (0, 1, ...) or its
-name (x for %x) and DIMS sizes joined by 'x' (e.g. --shape x=2x3; --shape 0= for rank 0).
+random inputs (--random): floats uniform in [-1, 1), integers in [-10, 10] (--int-range
+LO,HI: in [LO, HI]) and within their type, booleans fair. An integer input whose range
+the program knows is drawn from it (and from LO..HI where the two overlap): the indices
+of an ml.gather (an ONNX Gather, an embedding) in [0, rows), the mask of an ml.select
+in {0, 1} (see mlc/input_ranges.py). Each dynamic dimension ('?') takes the size --dim
+(default 4). --shape ARG=DIMS gives one argument its whole shape instead, ARG being its
+position (0, 1, ...) or its name (x for %x) and DIMS sizes joined by 'x' (e.g. --shape
+x=2x3; --shape 0= for rank 0).
 """
+
+DEFAULT_INTS = range(-10, 11)
 
 
 def shape_override(text: str) -> tuple[str, tuple[int, ...]]:
@@ -56,6 +65,18 @@ def shape_override(text: str) -> tuple[str, tuple[int, ...]]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected ARG=DIMS such as x=2x3, got '{text}'") from None
     return arg.removeprefix("%"), sizes
+
+
+def int_range(text: str) -> range:
+    """`LO,HI` from the command line, as the range of integers LO..HI (both included)."""
+    lo, sep, hi = text.partition(",")
+    try:
+        bounds = (int(lo), int(hi)) if sep else None
+    except ValueError:
+        bounds = None
+    if bounds is None or bounds[0] > bounds[1]:
+        raise argparse.ArgumentTypeError(f"expected LO,HI with integers LO <= HI, got '{text}'")
+    return range(bounds[0], bounds[1] + 1)
 
 
 def at_least(minimum: int) -> Callable[[str], int]:
@@ -86,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random", action="store_true", help="run on random inputs (see below)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     p.add_argument("--dim", type=at_least(0), default=4, help="size of dynamic dims (default: 4)")
+    p.add_argument(
+        "--int-range",
+        type=int_range,
+        default=DEFAULT_INTS,
+        metavar="LO,HI",
+        help="draw random integers in [LO, HI] (default: -10,10; --int-range=-5,5 for LO < 0)",
+    )
     p.add_argument(
         "--shape",
         type=shape_override,
@@ -123,29 +151,59 @@ def load_npy(path: str) -> np.ndarray:
     return array
 
 
-def random_array(shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator) -> np.ndarray:
+def random_array(
+    shape: tuple[int, ...], dtype: np.dtype, rng: np.random.Generator, ints: range = DEFAULT_INTS
+) -> np.ndarray:
+    """Random values of `dtype`: integers from `ints` (a range of step 1), see EPILOG."""
     if dtype == np.bool_:
         return rng.integers(0, 2, size=shape).astype(np.bool_)
     if np.issubdtype(dtype, np.integer):
-        return rng.integers(-10, 11, size=shape).astype(dtype)
+        return rng.integers(ints.start, ints.stop, size=shape).astype(dtype)
     return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
 
 
-def random_inputs(function: CompiledFunction, args: argparse.Namespace) -> list[Any]:
-    """One random value per argument of `function`, shaped by `--dim` and `--shape`."""
+def integers_for(dtype: np.dtype, asked: range, known: range | None, what: str) -> range:
+    """The integers an input of `dtype` is drawn from: `known` (within `asked` if they meet)."""
+    if not np.issubdtype(dtype, np.integer):
+        return asked
+    info = np.iinfo(dtype)
+    drawn = input_ranges.intersection(known, asked) if known is not None else asked
+    fitting = range(max(drawn.start, int(info.min)), min(drawn.stop, int(info.max) + 1))
+    if not fitting:
+        shown = f"{drawn.start},{drawn.stop - 1}"
+        raise UsageError(f"--int-range: no value of {shown} fits {what} ({dtype})")
+    return fitting
+
+
+def random_inputs(
+    function: CompiledFunction, args: argparse.Namespace, known: dict[int, range]
+) -> list[Any]:
+    """
+    One random value per argument of `function`, shaped by `--dim` and `--shape`, integers
+    from `--int-range` or the range `known` for their position.
+    """
     signature = function.signature
     overrides = {arg_index(signature.arg_names, key): sizes for key, sizes in args.shape}
     rng = np.random.default_rng(args.seed)
     values: list[Any] = []
     for i, type_ in enumerate(signature.inputs):
+        dtype = element_dtype(type_)
+        ints = integers_for(
+            dtype, args.int_range, known.get(i), f"argument {i} of @{signature.name}"
+        )
         if not isinstance(type_, TensorType):
             if i in overrides:
                 raise UsageError(f"--shape: argument {i} of @{signature.name} is a scalar")
-            values.append(random_array((), element_dtype(type_), rng)[()])
+            values.append(random_array((), dtype, rng, ints)[()])
             continue
         dims = tuple(args.dim if d == DYNAMIC_INDEX else d for d in type_.get_shape())
-        values.append(random_array(overrides.get(i, dims), element_dtype(type_), rng))
+        values.append(random_array(overrides.get(i, dims), dtype, rng, ints))
     return values
+
+
+def known_ranges(path: str, function: str) -> dict[int, range]:
+    """The ranges the program requires of `function`'s integer arguments (input_ranges)."""
+    return input_ranges.function_ranges(load(Path(path)), function)
 
 
 def element_dtype(type_: Attribute) -> np.dtype:
@@ -256,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
     executable, compile_seconds = compile_program(args.program)
     function = entry_function(executable, args.entry)
     if args.random:
-        inputs = random_inputs(function, args)
+        inputs = random_inputs(function, args, known_ranges(args.program, function.name))
     else:
         inputs = scalars_unwrapped(function, [load_npy(p) for p in args.inputs])
     try:

@@ -35,6 +35,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from mlc.extras import MissingDependencyError, require
+
 DEFAULT_DATA = Path("build/onnx-node-tests")
 DEFAULT_DOC = Path("docs/onnx-support.md")
 NEEDS_BINDING = re.compile(r"input \d+ \('([^']*)', the [^)]*\) must be known at import time")
@@ -449,6 +451,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from mlc.frontends.onnx.ops import supported_ops
 
     args = build_parser().parse_args(argv)
+    try:
+        require("onnxruntime", "onnx_conformance (which runs onnx's node tests on onnxruntime too)")
+    except MissingDependencyError as error:
+        print(f"onnx_conformance: error: {error}", file=sys.stderr)
+        return 1
     ops = supported_ops()
     if args.ops:
         wanted = [o.strip() for o in args.ops.split(",") if o.strip()]

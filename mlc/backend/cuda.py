@@ -39,6 +39,7 @@ from mlc.backend.cuda_abi import DEVICE_GLOBAL_PREFIX, DRIVER, KERNEL_HANDLE_PRE
 from mlc.backend.jit import JITModule
 from mlc.backend.ptx import kernel_names, to_ptx
 from mlc.backend.runtime import INVOKE_PREFIX, ArgSpec, descriptor_struct, signature
+from mlc.extras import MissingDependencyError, require
 from mlc.gpu_architectures import PTX_FEATURES, compute_capability
 
 
@@ -114,11 +115,9 @@ def architecture(capability: tuple[int, int]) -> str:
 def device() -> Device:
     """The first GPU, its primary context made current (once per process)."""
     try:
-        import pycuda.driver as driver  # pyright: ignore[reportMissingImports]
-    except ImportError as error:
-        raise CudaUnavailableError(
-            f"target 'cuda' needs pycuda and an NVIDIA GPU: {error}"
-        ) from None
+        driver: Any = require("pycuda.driver", "target 'cuda'")
+    except MissingDependencyError as error:
+        raise CudaUnavailableError(str(error)) from None
     try:
         driver.init()
         if driver.Device.count() == 0:

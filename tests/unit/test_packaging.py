@@ -28,3 +28,12 @@ def test_tools_are_installed_as_mlc_tools():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert config["package-dir"]["mlc.tools"] == "tools"
     assert '"mlc.tools"' in (ROOT / "setup.py").read_text()
+
+
+def test_metadata_takes_the_forms_setuptools_does_not_deprecate():
+    """`project.license` as an SPDX string (a table warns at every install since setuptools
+    77), with a build backend new enough to read it."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert isinstance(config["project"]["license"], str)
+    assert "setuptools>=77" in config["build-system"]["requires"]
+    assert not any(c.startswith("License ::") for c in config["project"].get("classifiers", []))

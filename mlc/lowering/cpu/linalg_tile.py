@@ -188,22 +188,33 @@ class LinalgTilePass(ModulePass):
     """Fuse runs of generics over the same rows into blocks of rows (`row_blocks`)."""
 
     def __post_init__(self) -> None:
-        self.tiles()  # a bad option is a one-line error when the pipeline is built
-        if self.threads < 0:
-            raise ValueError(f"threads must be 0 (the host's) or positive, got {self.threads}")
+        # A bad option is a one-line error when the pipeline is built, never at apply.
+        if self.tile_sizes and len(self.tile_sizes) != 4:
+            raise ValueError(f"tile-sizes takes 4 values (MR,NR,KC,MC), got {len(self.tile_sizes)}")
+        if any(size < 1 for size in self.tile_sizes):
+            sizes = ",".join(map(str, self.tile_sizes))
+            raise ValueError(f"tile-sizes must be positive, got {sizes}")
+        for option, value in (("vector-length", self.vector_length), ("threads", self.threads)):
+            if value < 0:
+                raise ValueError(f"{option} must be 0 (the host's) or positive, got {value}")
+        nr = self.tile_sizes[1] if self.tile_sizes else 0
+        if nr and self.vector_length and nr % self.vector_length:
+            raise ValueError(
+                f"NR ({nr}) must be a multiple of the vector length ({self.vector_length})"
+            )
+        if nr and not self.vector_length and nr % 2:
+            raise ValueError(f"NR ({nr}) must be even (two vectors) unless vector-length is given")
 
     def tiles(self) -> MatmulTiles | None:
         """The pinned blocking, or None for the host model's."""
         if not self.tile_sizes and not self.vector_length:
             return None
-        if self.tile_sizes and len(self.tile_sizes) != 4:
-            raise ValueError(f"tile-sizes takes 4 values (MR,NR,KC,MC), got {len(self.tile_sizes)}")
-        mr, nr, kc, mc = self.tile_sizes or (0, 0, 0, 0)
-        lanes = self.vector_length or (nr // 2 if nr else 8)
         default = matmul_tiles(4)
-        return MatmulTiles(
-            mr or default.mr, nr or 2 * lanes, kc or default.kc, mc or default.mc, lanes
-        )
+        if not self.tile_sizes:
+            lanes = self.vector_length
+            return MatmulTiles(default.mr, 2 * lanes, default.kc, default.mc, lanes)
+        mr, nr, kc, mc = self.tile_sizes
+        return MatmulTiles(mr, nr, kc, mc, self.vector_length or nr // 2)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         threads = self.threads or thread_count()

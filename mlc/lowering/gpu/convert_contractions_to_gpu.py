@@ -228,6 +228,8 @@ def _shape(option: str, sizes: tuple[int, ...]) -> TileShape:
             f"{option} takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]], "
             f"got {list(sizes)}"
         )
+    if min(sizes[:5]) < 1:
+        raise ValueError(f"{option}={','.join(map(str, sizes))}: tile sizes must be positive")
     groups = sizes[5] if len(sizes) > 5 else 1
     shape = TileShape(*sizes[:5], groups=groups, stages=sizes[6] if len(sizes) > 6 else 0)
     if (problem := shape.problem()) is not None:

@@ -245,6 +245,10 @@ class LoopInvariantCodeMotionPass(ModulePass):
 
     max_live_bytes: int = DEFAULT_MAX_LIVE_BYTES
 
+    def __post_init__(self) -> None:
+        if self.max_live_bytes < 0:
+            raise ValueError(f"max-live-bytes must be 0 or more, got {self.max_live_bytes}")
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Post-order (regions first): inner loops before the loops around them, so
         # an op hoisted out of an inner loop is a candidate of the outer one.

@@ -29,17 +29,17 @@
 
 // An option the pass does not have.
 // OPTION-NOT: Traceback
-// OPTION:     mlc-opt: error: pass 'canonicalize': {{.*}}bogus{{.*}}
+// OPTION:     mlc-opt: error: pass 'canonicalize': unknown option 'bogus' (the pass takes none)
 // OPTION-NOT: {{.}}
 
 // An option value of the wrong type.
 // VALUE-NOT: Traceback
-// VALUE:     mlc-opt: error: pass 'memref-streamify': {{.*}}abc{{.*}}
+// VALUE:     mlc-opt: error: pass 'memref-streamify': option 'streams' takes an integer, got 'abc'
 // VALUE-NOT: {{.}}
 
 // A required option left out.
 // REQUIRED-NOT: Traceback
-// REQUIRED:     mlc-opt: error: pass 'scf-parallel-loop-tiling': {{.*}}parallel_loop_tile_sizes{{.*}}
+// REQUIRED:     mlc-opt: error: pass 'scf-parallel-loop-tiling': option 'parallel-loop-tile-sizes' is required
 // REQUIRED-NOT: {{.}}
 
 // Malformed pipelines.

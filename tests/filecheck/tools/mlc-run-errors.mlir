@@ -10,6 +10,7 @@
 // RUN: not mlc-run %t.bad.mlir --random --save %t.npz 2>&1 | filecheck %s --check-prefix=PARSE
 // RUN: not test -e %t.npz
 // RUN: not mlc-run %s --random --repeat 0 2>&1 | filecheck %s --check-prefix=USAGE
+// RUN: not mlc-run %s --random --int-range 3,1 2>&1 | filecheck %s --check-prefix=INT-RANGE
 
 // Bad inputs and flags are one `mlc-run: error: ...` line, exit status 1, no traceback.
 
@@ -38,12 +39,15 @@
 // A program that does not parse (@main without the `:` of its ml.add): the diagnostic
 // at its line and column, and nothing saved.
 // PARSE-NOT: Traceback
-// PARSE:     .bad.mlir:[[# @LINE + 8]]:22: error: expected ':'
+// PARSE:     .bad.mlir:[[# @LINE + 11]]:22: error: expected ':'
 // PARSE-NOT: Traceback
 
 // A bad flag value is argparse's usage error (exit status 2, which `not` accepts too).
 // USAGE: usage: mlc-run
 // USAGE: mlc-run: error: argument --repeat: expected an integer >= 1, got '0'
+
+// INT-RANGE: usage: mlc-run
+// INT-RANGE: mlc-run: error: argument --int-range: expected LO,HI with integers LO <= HI, got '3,1'
 
 func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = ml.add %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>

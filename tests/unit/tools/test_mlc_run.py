@@ -109,6 +109,12 @@ BAD_INPUTS: list[tuple[str, list[str], dict[str, np.ndarray], str]] = [
     ("unknown-entry", ["--random", "--entry", "nope"], {}, "no public function @nope"),
     ("unknown-shape-arg", ["--random", "--shape", "q=2"], {}, "--shape: no argument 'q'"),
     ("npy-and-random", ["a.npy", "--random"], {"a.npy": A}, "not both"),
+    (
+        "int-range-outside-the-type",
+        ["--random", "--entry", "twice", "--int-range", "3000000000,3000000005"],
+        {},
+        "--int-range: no value of 3000000000,3000000005 fits argument 0 of @twice (int32)",
+    ),
 ]
 
 
@@ -148,9 +154,108 @@ def test_missing_program(capsys, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "extra", [["--repeat", "0"], ["--shape", "x"], ["--dim", "-1"], ["--no-such-flag"]]
+    "extra",
+    [
+        ["--repeat", "0"],
+        ["--shape", "x"],
+        ["--dim", "-1"],
+        ["--no-such-flag"],
+        ["--int-range", "5,1"],
+        ["--int-range", "1"],
+        ["--int-range", "a,b"],
+        ["--int-range", "1,2,3"],
+    ],
 )
 def test_usage_errors_exit_2(capsys, tmp_path, extra):
     run = run_tool(capsys, [write(tmp_path), "--random", *extra])
     assert run.code == 2
     assert "usage: mlc-run" in run.err and "Traceback" not in run.err
+    if extra[0] == "--int-range":
+        assert (
+            f"error: argument --int-range: expected LO,HI with integers LO <= HI, got '{extra[1]}'"
+            in run.err
+        )
+
+
+def test_int_range_bounds_random_integers(capsys, tmp_path):
+    out = tmp_path / "out.npz"
+    argv = [write(tmp_path), "--entry", "twice", "--random", "--dim", "64", "--int-range", "2,3"]
+    run = run_tool(capsys, [*argv, "--save", str(out)])
+    assert run.code == 0, run.err
+    with np.load(out) as saved:
+        assert set(np.unique(saved["result0"])) == {4, 6}  # 2x in [2, 3]
+
+
+# ---------------------------------------------------------------------------
+# Random inputs in the ranges the program requires (mlc.input_ranges)
+# ---------------------------------------------------------------------------
+
+
+def bert_like(path: Path) -> Path:
+    """
+    The embeddings of a BERT as torch exports them: word and token-type tables gathered at
+    int64 ids (30 and 2 rows), an int64 attention mask cast to bool for a Where; the batch
+    dimension is dynamic.
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    tables = {"word_table": (30, 8), "type_table": (2, 8)}
+    initializers = [
+        *(
+            numpy_helper.from_array(rng.standard_normal(s).astype(np.float32), n)
+            for n, s in tables.items()
+        ),
+        numpy_helper.from_array(np.array(0.0, np.float32), "zero"),
+        numpy_helper.from_array(np.array([2], np.int64), "axes"),
+    ]
+    nodes = [
+        helper.make_node("Gather", ["word_table", "input_ids"], ["words"], name="words"),
+        helper.make_node("Gather", ["type_table", "token_type_ids"], ["types"], name="types"),
+        helper.make_node("Add", ["words", "types"], ["embeddings"], name="add"),
+        helper.make_node("Cast", ["attention_mask"], ["keep"], to=TensorProto.BOOL, name="cast"),
+        helper.make_node("Unsqueeze", ["keep", "axes"], ["keep3"], name="unsqueeze"),
+        helper.make_node("Where", ["keep3", "embeddings", "zero"], ["out"], name="where"),
+    ]
+    names = ["input_ids", "token_type_ids", "attention_mask"]
+    inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", 7]) for n in names]
+    output = helper.make_tensor_value_info("out", TensorProto.FLOAT, ["batch", 7, 8])
+    graph = helper.make_graph(nodes, "bert_like", inputs, [output], initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return path
+
+
+def test_random_token_ids_index_their_tables(capsys, tmp_path):
+    model = str(bert_like(tmp_path / "bert.onnx"))
+    out = tmp_path / "out.npz"
+    run = run_tool(capsys, [model, "--random", "--dim", "3", "--save", str(out)])
+    assert run.code == 0, run.err
+    assert run.out.startswith("result0: shape=(3, 7, 8) dtype=float32 ")
+
+
+@pytest.mark.parametrize("int_range", [None, "-10,10", "1,5"])
+def test_random_inputs_of_an_embedding_match_onnxruntime(tmp_path, int_range):
+    import onnxruntime as ort
+    from mlc.tools import mlc_run
+
+    model = str(bert_like(tmp_path / "bert.onnx"))
+    argv = [model, "--random", "--seed", "7", "--dim", "5"]
+    # `--int-range=LO,HI`: a negative LO would read as a flag after a space
+    args = mlc_run.build_parser().parse_args(
+        [*argv, *([f"--int-range={int_range}"] * bool(int_range))]
+    )
+    executable, _ = mlc_run.compile_program(model)
+    function = mlc_run.entry_function(executable, None)
+    known = mlc_run.known_ranges(model, function.name)
+    assert known == {0: range(30), 1: range(2), 2: range(2)}
+    ids, types, mask = mlc_run.random_inputs(function, args, known)
+    low = 1 if int_range == "1,5" else 0
+    assert ids.min() >= low and ids.max() <= (5 if int_range == "1,5" else 29)
+    assert set(np.unique(types)) == {low, 1} and set(np.unique(mask)) == {low, 1}
+    session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    feeds = {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
+    (expected,) = session.run(None, feeds)
+    np.testing.assert_allclose(function(ids, types, mask), expected, rtol=1e-6, atol=1e-6)

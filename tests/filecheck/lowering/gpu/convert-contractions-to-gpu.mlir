@@ -356,6 +356,10 @@ func.func @shapes(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>)
 // BAD-GROUPS: error: pass 'convert-contractions-to-gpu': small-tile=64,64,4,4,12,2: the K slice depth must be a multiple of 4 steps a group
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{blocks-per-sm=0}' 2>&1 | filecheck %s --check-prefix=BAD-BOUND
 // BAD-BOUND: error: pass 'convert-contractions-to-gpu': few-blocks must be >= 0 and blocks-per-sm in [1, 32], got 264 and 0
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=0,0,0,0,0}' 2>&1 | filecheck %s --check-prefix=BAD-ZERO
+// BAD-ZERO: error: pass 'convert-contractions-to-gpu': tile=0,0,0,0,0: tile sizes must be positive
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=64,64,4,4,-8}' 2>&1 | filecheck %s --check-prefix=BAD-NEGATIVE
+// BAD-NEGATIVE: error: pass 'convert-contractions-to-gpu': small-tile=64,64,4,4,-8: tile sizes must be positive
 
 // -----
 
