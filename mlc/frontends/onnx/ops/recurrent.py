@@ -109,18 +109,23 @@ class Activation:
 
 def activations(node: Node, defaults: Sequence[str], directions: int) -> list[list[Activation]]:
     """
-    The activations of each direction: the `activations` attribute (one list for all
-    directions is repeated, as onnxruntime does) or `defaults`; `activation_alpha` and
-    `activation_beta` are consumed in order by the functions that take them.
+    The activations of each direction: the `activations` attribute or `defaults`. A list
+    of one direction's functions serves both directions, and one of two directions' the
+    first (as onnxruntime reads them).
+
+    `activation_alpha` and `activation_beta` are consumed in order by the functions that
+    take them (as onnxruntime reads them; onnx's reference RNN gives function i the i-th
+    values instead). A function left without a value takes the default of the ONNX
+    operator of its name.
     """
+    per = len(defaults)
     names = [n.decode() if isinstance(n, bytes) else n for n in node.attr("activations", [])]
     names = names or list(defaults) * directions
-    if len(names) == len(defaults) and directions == 2:
-        names = names * 2
-    if len(names) != len(defaults) * directions:
+    if len(names) == per * (3 - directions):
+        names = (names * 2)[: per * directions]
+    if len(names) != per * directions:
         raise NodeError(
-            f"expected {len(defaults) * directions} activations ({len(defaults)} per "
-            f"direction), got {len(names)}"
+            f"expected {per * directions} activations ({per} per direction), got {len(names)}"
         )
     alphas = list(node.attr("activation_alpha", []))
     betas = list(node.attr("activation_beta", []))
@@ -130,12 +135,9 @@ def activations(node: Node, defaults: Sequence[str], directions: int) -> list[li
         if key not in ACTIVATIONS:
             raise NodeError(f"unsupported activation '{name}'")
         _, alpha, beta = ACTIVATIONS[key]
-        if alpha is not None and alphas:
-            alpha = alphas.pop(0)
-        if beta is not None and betas:
-            beta = betas.pop(0)
+        alpha = alphas.pop(0) if alpha is not None and alphas else alpha
+        beta = betas.pop(0) if beta is not None and betas else beta
         found.append(Activation(key, alpha or 0.0, beta or 0.0))
-    per = len(defaults)
     return [found[d * per : (d + 1) * per] for d in range(directions)]
 
 
