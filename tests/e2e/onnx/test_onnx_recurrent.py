@@ -252,9 +252,11 @@ def test_matches_onnxruntime(name, target):
     check(CASES[name], target)
 
 
-@pytest.mark.parametrize("op", ["LSTM", "GRU", "RNN"])
-def test_dynamic_batch_and_sequence(op, target):
-    case = Case(op, "bidirectional", dynamic=True, initial=True, lengths=op != "RNN")
+@pytest.mark.parametrize(
+    "op, direction", [("LSTM", "bidirectional"), ("GRU", "reverse"), ("RNN", "forward")]
+)
+def test_dynamic_batch_and_sequence(op, direction, target):
+    case = Case(op, direction, dynamic=True, initial=True, lengths=op != "RNN")
     check(case, target, shapes=((5, 2), (1, 1), (3, 4)))
 
 

@@ -44,6 +44,7 @@ from mlc.frontends.onnx.ops.build import (
     shape_of,
     shape_tensor,
     size_along,
+    sizes,
 )
 from mlc.frontends.onnx.ops.padding import INT64_MAX, full
 
@@ -99,27 +100,28 @@ def direction_of(node: Node, i: int, d: int) -> Value:
     if known is not None:
         return known[d]
     x = node.input(i)
-    dims = shape_of(x)
-    part = node.emit(
-        ml.SliceOp(
-            x, [d] + [0] * (len(dims) - 1), [d + 1] + [INT64_MAX] * (len(dims) - 1), [1] * len(dims)
-        )
-    )
-    return node.emit(ml.ReshapeOp(part, list(dims[1:])))
+    rank = len(shape_of(x))
+    starts, ends = [d] + [0] * (rank - 1), [d + 1] + [INT64_MAX] * (rank - 1)
+    part = node.emit(ml.SliceOp(x, starts, ends, [1] * rank))
+    return reshape_to(node, part, sizes(node, x)[1:])
 
 
-def as_ssa(node: Node, value: Value, like: SSAValue) -> SSAValue:
-    """A value as an SSA value of `like`'s element type."""
+def as_ssa(node: Node, value: Value, like: SSAValue, dims: Sequence[Size] = ()) -> SSAValue:
+    """
+    A value as an SSA value of `like`'s element type, of shape `dims` if given (weights
+    given at run time may have dynamic dims where the op fixes the size).
+    """
     if isinstance(value, np.ndarray):
         value = node.constant(np.ascontiguousarray(value))
-    return cast(node, value, element_of(like))
+    value = cast(node, value, element_of(like))
+    return reshape_to(node, value, dims) if dims else value
 
 
-def transposed(node: Node, value: Value, like: SSAValue) -> SSAValue:
-    """A `[rows, cols]` weight as `[cols, rows]`, transposed at import time when known."""
+def transposed(node: Node, value: Value, like: SSAValue, dims: Sequence[Size]) -> SSAValue:
+    """A weight `[rows, cols]` as `[cols, rows]` (= `dims`), transposed at import time if known."""
     if isinstance(value, np.ndarray):
         return as_ssa(node, value.T, like)
-    return as_ssa(node, node.emit(ml.TransposeOp(value, [1, 0])), like)
+    return as_ssa(node, node.emit(ml.TransposeOp(value, [1, 0])), like, dims)
 
 
 def columns(node: Node, value: Value, start: int, end: int) -> Value:
@@ -168,7 +170,9 @@ class Recurrence:
         reverse = {"forward": [False], "reverse": [True], "bidirectional": [False, True]}
         if direction not in reverse:
             raise NodeError(f"unknown direction '{direction}'")
-        hidden = node.attr("hidden_size") or shape_of(node.input(2))[-1]
+        hidden = node.attr("hidden_size") or node.shape(2)[-1]
+        if hidden < 0:
+            raise NodeError("hidden_size must be given where R's last dim is dynamic")
         clip = node.attr("clip")
         seq, batch = size_along(node, x, 0), size_along(node, x, 1)
         alive = None
@@ -200,18 +204,19 @@ class Recurrence:
         state = node.input(i)
         if node.attr("layout", 0):
             state = node.emit(ml.TransposeOp(state, [1, 0, 2]))
-        dims = shape_of(state)
         part = node.emit(ml.SliceOp(state, [d, 0, 0], [d + 1, INT64_MAX, INT64_MAX], [1, 1, 1]))
-        return reshape_to(node, cast(node, part, element_of(self.x)), [self.batch, dims[2]])
+        return as_ssa(node, part, self.x, [self.batch, self.hidden])
 
     def projection(self, d: int, bias: Value | None) -> SSAValue:
         """`X @ W[d]^T + bias` for every step: `[seq * batch, gates * hidden]`."""
         node = self.node
         rows = product(node, [self.seq, self.batch])
         flat = reshape_to(node, self.x, [rows, shape_of(self.x)[2]])
-        result = node.emit(ml.MatmulOp(flat, transposed(node, direction_of(node, 1, d), self.x)))
+        width = self.gates * self.hidden
+        w = transposed(node, direction_of(node, 1, d), self.x, [size_along(node, self.x, 2), width])
+        result = node.emit(ml.MatmulOp(flat, w))
         if bias is not None:
-            result = node.emit(ml.AddOp(result, as_ssa(node, bias, self.x)))
+            result = node.emit(ml.AddOp(result, as_ssa(node, bias, self.x, [width])))
         return result
 
     def run(

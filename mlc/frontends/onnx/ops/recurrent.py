@@ -226,7 +226,8 @@ def biases(node: Node, d: int, width: int) -> tuple[Value, Value] | None:
 
 def recurrent_weights(rec: Recurrence, d: int) -> SSAValue:
     """R[d]^T: `[hidden, gates * hidden]`."""
-    return transposed(rec.node, direction_of(rec.node, 2, d), rec.x)
+    dims = [rec.hidden, rec.gates * rec.hidden]
+    return transposed(rec.node, direction_of(rec.node, 2, d), rec.x, dims)
 
 
 @converts("LSTM", since=7)
@@ -244,7 +245,7 @@ def lstm(node: Node) -> Sequence[Value | None]:
         if node.has(7):
             p = direction_of(node, 7, d)
             peepholes = [
-                as_ssa(node, columns(node, p, k * hidden, (k + 1) * hidden), rec.x)
+                as_ssa(node, columns(node, p, k * hidden, (k + 1) * hidden), rec.x, [hidden])
                 for k in range(3)
             ]
         forget = bool(node.attr("input_forget", 0))
@@ -276,7 +277,7 @@ def gru(node: Node) -> Sequence[Value | None]:
             found = biases(node, d, 3 * hidden)
             zeros = np.zeros(hidden, dtype(rec.x))
             rbh = zeros if found is None else columns(node, found[1], 2 * hidden, 3 * hidden)
-            reset_bias = as_ssa(node, rbh, rec.x)
+            reset_bias = as_ssa(node, rbh, rec.x, [hidden])
         return gru_cell(rec, acts[d], recurrent_weights(rec, d), reset_bias)
 
     return rec.run(cell_of, bias_of, states=1)
