@@ -201,6 +201,9 @@ CASES = {
     "gru-forward-linear-before-reset": Case(
         "GRU", initial=True, attrs={"linear_before_reset": 1}, outputs=(False, True)
     ),
+    "gru-bidirectional-batch1-weights-at-run-time": Case(
+        "GRU", "bidirectional", batch=1, initial=True, weights_at_run_time=True
+    ),
     "gru-reverse-lengths-layout1-clip": Case(
         "GRU", "reverse", layout=1, lengths=True, attrs={"clip": 0.5}, bias=False
     ),

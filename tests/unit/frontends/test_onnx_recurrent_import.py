@@ -20,8 +20,8 @@ from mlc.ir import print_module
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 
 
-def model(op, direction="forward", seq=5, outputs=("Y", "Y_h"), lengths=None, **attrs):
-    """A one-node model of X [seq, 2, 3], hidden 4, with weights and biases as initializers."""
+def model(op, direction="forward", seq=5, outputs=("Y", "Y_h"), lengths=None, batch=2, **attrs):
+    """A one-node model of X [seq, batch, 3], hidden 4, weights and biases as initializers."""
     nd, gates = (2 if direction == "bidirectional" else 1), GATES[op]
     rng = np.random.default_rng(0)
     weights = {
@@ -43,7 +43,7 @@ def model(op, direction="forward", seq=5, outputs=("Y", "Y_h"), lengths=None, **
         for n in outputs
         if n
     ]
-    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [seq, 2, 3])
+    x = helper.make_tensor_value_info("X", TensorProto.FLOAT, [seq, batch, 3])
     graph = helper.make_graph([node], "g", [x], results, initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 22)], ir_version=10)
 
@@ -76,6 +76,12 @@ def test_weights_are_transposed_and_biases_summed_at_import():
     assert "ml.transpose" not in text
     assert "(tensor<10x3xf32>, tensor<3x16xf32>) -> tensor<10x16xf32>" in text  # X @ W^T
     assert "(tensor<2x4xf32>, tensor<4x16xf32>) -> tensor<2x16xf32>" in text  # h @ R^T
+
+
+def test_a_batch_of_one_multiplies_r_by_a_column():
+    text = print_module(mlc.import_onnx(model("GRU", batch=1)))
+    assert "(tensor<8x4xf32>, tensor<4x1xf32>) -> tensor<8x1xf32>" in text  # Rzr @ h^T
+    assert "(tensor<4x4xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>" in text  # Rh @ (r * h)^T
 
 
 def test_linear_before_reset_keeps_one_recurrent_matmul():

@@ -207,6 +207,37 @@ class Recurrence:
         part = node.emit(ml.SliceOp(state, [d, 0, 0], [d + 1, INT64_MAX, INT64_MAX], [1, 1, 1]))
         return as_ssa(node, part, self.x, [self.batch, self.hidden])
 
+    @property
+    def single(self) -> bool:
+        """A batch of one: the recurrent products are matrix-vector products `R @ h`."""
+        return isinstance(self.batch, int) and self.batch == 1
+
+    def recurrent_weight(self, d: int, first: int, last: int) -> SSAValue:
+        """
+        Gates `first:last` of R[d] as `recurrent` multiplies by them: `R^T`
+        (`[hidden, gates * hidden]`), or R itself for a batch of one.
+        """
+        node = self.node
+        r = direction_of(node, 2, d)
+        width = (last - first) * self.hidden
+        rows = slice(first * self.hidden, last * self.hidden)
+        if isinstance(r, np.ndarray):
+            r = r[rows]
+        elif (first, last) != (0, self.gates):
+            r = node.emit(ml.SliceOp(r, [rows.start, 0], [rows.stop, INT64_MAX], [1, 1]))
+        if self.single:
+            return as_ssa(node, r, self.x, [width, self.hidden])
+        return transposed(node, r, self.x, [self.hidden, width])
+
+    def recurrent(self, b: Builder, h: SSAValue, weight: SSAValue) -> SSAValue:
+        """`h @ R^T` (`[batch, gates * hidden]`) for a `recurrent_weight`."""
+        if not self.single:
+            return b(ml.MatmulOp(h, weight))
+        # [1, hidden] and [hidden, 1] are one layout: the reshapes are free
+        column = b(ml.ReshapeOp(h, [self.hidden, 1]))
+        product = b(ml.MatmulOp(weight, column))
+        return b(ml.ReshapeOp(product, [1, shape_of(weight)[0]]))
+
     def projection(self, d: int, bias: Value | None) -> SSAValue:
         """`X @ W[d]^T + bias` for every step: `[seq * batch, gates * hidden]`."""
         node = self.node

@@ -15,7 +15,6 @@ from xdsl.ir import SSAValue
 from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import dtype
-from mlc.frontends.onnx.ops.padding import INT64_MAX
 from mlc.frontends.onnx.ops.recurrence import (
     Builder,
     Cell,
@@ -25,7 +24,6 @@ from mlc.frontends.onnx.ops.recurrence import (
     columns,
     concat_values,
     direction_of,
-    transposed,
 )
 from mlc.frontends.onnx.ops.table import converts
 
@@ -149,7 +147,7 @@ def activations(node: Node, defaults: Sequence[str], directions: int) -> list[li
 def lstm_cell(
     rec: Recurrence,
     acts: list[Activation],
-    rt: SSAValue,
+    rt: SSAValue,  # `Recurrence.recurrent_weight`
     peepholes: list[SSAValue] | None,
     input_forget: bool,
 ) -> Cell:
@@ -159,7 +157,7 @@ def lstm_cell(
 
     def step(b: Builder, xt: SSAValue, states: list[SSAValue]) -> list[SSAValue]:
         h_prev, c_prev = states
-        z = b.add(xt, b(ml.MatmulOp(h_prev, rt)))
+        z = b.add(xt, rec.recurrent(b, h_prev, rt))
         i_in, o_in, f_in, c_in = (b.gate(z, k, hidden) for k in range(4))
         if peepholes is not None:
             i_in = b.add(i_in, b.mul(c_prev, peepholes[0]))
@@ -175,30 +173,27 @@ def lstm_cell(
     return step
 
 
-def gru_cell(
-    rec: Recurrence, acts: list[Activation], rt: SSAValue, reset_bias: SSAValue | None
-) -> Cell:
+def gru_cell(rec: Recurrence, acts: list[Activation], d: int, reset_bias: SSAValue | None) -> Cell:
     """
     One GRU step (gates z, r, h): `[h] -> [h']`. With `reset_bias` (linear_before_reset),
     the reset gate scales `h @ Rh^T + Rbh`; without it, `(r * h) @ Rh^T` is a second matmul.
     """
     f, g = acts
     hidden = rec.hidden
-    node = rec.node
-
-    if reset_bias is None:  # the z and r columns of R^T, then the h columns
-        rt_zr = node.emit(ml.SliceOp(rt, [0, 0], [INT64_MAX, 2 * hidden], [1, 1]))
-        rt_h = node.emit(ml.SliceOp(rt, [0, 2 * hidden], [INT64_MAX, 3 * hidden], [1, 1]))
+    if reset_bias is None:  # the z and r gates' weights, then the h gate's
+        rt_zr, rt_h = rec.recurrent_weight(d, 0, 2), rec.recurrent_weight(d, 2, 3)
+    else:
+        rt = rec.recurrent_weight(d, 0, 3)
 
     def step(b: Builder, xt: SSAValue, states: list[SSAValue]) -> list[SSAValue]:
         (h_prev,) = states
-        hr = b(ml.MatmulOp(h_prev, rt if reset_bias is not None else rt_zr))
+        hr = rec.recurrent(b, h_prev, rt if reset_bias is not None else rt_zr)
         z = f(b, rec.clipped(b, b.add(b.gate(xt, 0, hidden), b.gate(hr, 0, hidden))))
         r = f(b, rec.clipped(b, b.add(b.gate(xt, 1, hidden), b.gate(hr, 1, hidden))))
         if reset_bias is not None:
             recurrent = b.mul(r, b.add(b.gate(hr, 2, hidden), reset_bias))
         else:
-            recurrent = b(ml.MatmulOp(b.mul(r, h_prev), rt_h))
+            recurrent = rec.recurrent(b, b.mul(r, h_prev), rt_h)
         candidate = g(b, rec.clipped(b, b.add(b.gate(xt, 2, hidden), recurrent)))
         # (1 - z) * candidate + z * h_prev
         return [b.add(candidate, b.mul(z, b(ml.SubOp(h_prev, candidate))))]
@@ -211,7 +206,7 @@ def rnn_cell(rec: Recurrence, acts: list[Activation], rt: SSAValue) -> Cell:
     (f,) = acts
 
     def step(b: Builder, xt: SSAValue, states: list[SSAValue]) -> list[SSAValue]:
-        return [f(b, rec.clipped(b, b.add(xt, b(ml.MatmulOp(states[0], rt)))))]
+        return [f(b, rec.clipped(b, b.add(xt, rec.recurrent(b, states[0], rt))))]
 
     return step
 
@@ -222,12 +217,6 @@ def biases(node: Node, d: int, width: int) -> tuple[Value, Value] | None:
         return None
     both = direction_of(node, 3, d)
     return columns(node, both, 0, width), columns(node, both, width, 2 * width)
-
-
-def recurrent_weights(rec: Recurrence, d: int) -> SSAValue:
-    """R[d]^T: `[hidden, gates * hidden]`."""
-    dims = [rec.hidden, rec.gates * rec.hidden]
-    return transposed(rec.node, direction_of(rec.node, 2, d), rec.x, dims)
 
 
 @converts("LSTM", since=7)
@@ -249,7 +238,7 @@ def lstm(node: Node) -> Sequence[Value | None]:
                 for k in range(3)
             ]
         forget = bool(node.attr("input_forget", 0))
-        return lstm_cell(rec, acts[d], recurrent_weights(rec, d), peepholes, forget)
+        return lstm_cell(rec, acts[d], rec.recurrent_weight(d, 0, rec.gates), peepholes, forget)
 
     return rec.run(cell_of, bias_of, states=2)
 
@@ -278,7 +267,7 @@ def gru(node: Node) -> Sequence[Value | None]:
             zeros = np.zeros(hidden, dtype(rec.x))
             rbh = zeros if found is None else columns(node, found[1], 2 * hidden, 3 * hidden)
             reset_bias = as_ssa(node, rbh, rec.x, [hidden])
-        return gru_cell(rec, acts[d], recurrent_weights(rec, d), reset_bias)
+        return gru_cell(rec, acts[d], d, reset_bias)
 
     return rec.run(cell_of, bias_of, states=1)
 
@@ -293,6 +282,6 @@ def rnn(node: Node) -> Sequence[Value | None]:
         return None if found is None else add_values(node, *found)
 
     def cell_of(d: int) -> Cell:
-        return rnn_cell(rec, acts[d], recurrent_weights(rec, d))
+        return rnn_cell(rec, acts[d], rec.recurrent_weight(d, 0, rec.gates))
 
     return rec.run(cell_of, bias_of, states=1)
