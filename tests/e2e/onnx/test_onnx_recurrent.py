@@ -128,9 +128,9 @@ def feeds(case: Case, proto: Any, given: dict, seq: int, batch: int) -> dict[str
             d.dim_value if d.HasField("dim_value") else shapes[d.dim_param]
             for d in info.type.tensor_type.shape.dim
         ]
-        if info.name == "lengths":  # the first sequence full, the others any length
-            lengths = rng.integers(1, seq + 1, dims)
-            lengths[0] = seq
+        if info.name == "lengths":  # the first sequence full, then an empty one, then any
+            lengths = rng.integers(0, seq + 1, dims)
+            lengths[: min(2, len(lengths))] = [seq, 0][: len(lengths)]
             result["lengths"] = lengths.astype(np.int32)
         else:
             result[info.name] = rng.standard_normal(dims).astype(case.dtype)

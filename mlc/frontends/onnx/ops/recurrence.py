@@ -15,7 +15,8 @@ gate nonlinearities of one step (a `Cell`), which `linalg-fuse-elementwise` fuse
 The weights are transposed (and the biases summed) at import time when they are
 initializers. Layout 1 (batch first) is transposed to layout 0 around the loops. With
 `sequence_lens`, the steps past a sequence's length keep its state and write zeros to Y,
-as onnxruntime does (the reverse direction thus starts at each sequence's last step).
+as onnxruntime does (the reverse direction thus starts at each sequence's last step), and
+an empty sequence's last states are zeros.
 """
 
 from collections.abc import Callable, Sequence
@@ -281,8 +282,14 @@ class Recurrence:
         return self.node.emit(ml.TransposeOp(y, [2, 0, 1, 3])) if self.layout else y
 
     def state_output(self, states: list[SSAValue]) -> SSAValue:
-        """Last states as `[directions, batch, hidden]` (`[batch, directions, ...]`)."""
+        """
+        Last states as `[directions, batch, hidden]` (`[batch, directions, ...]`); those
+        of empty sequences are zeros, as onnxruntime has them.
+        """
         node = self.node
+        if self.alive is not None:
+            empty = node.emit(ml.CmpOp("le", self.alive, node.scalar(0, self.alive)))
+            states = [node.emit(ml.SelectOp(empty, node.scalar(0, s), s)) for s in states]
         parts = [reshape_to(node, s, [1, self.batch, self.hidden]) for s in states]
         y = parts[0] if len(parts) == 1 else node.emit(ml.ConcatOp(parts, 0))
         return node.emit(ml.TransposeOp(y, [1, 0, 2])) if self.layout else y
