@@ -13,7 +13,8 @@ gate nonlinearities of one step (a `Cell`), which `linalg-fuse-elementwise` fuse
         y[(t * directions + d) * batch : ...] = h    tensor.insert_slice
 
 The weights are transposed (and the biases summed) at import time when they are
-initializers. Layout 1 (batch first) is transposed to layout 0 around the loops. With
+initializers; with a batch of one, the recurrent products are matrix-vector products
+`R @ h`, R as given. Layout 1 (batch first) is transposed to layout 0 around the loops. With
 `sequence_lens`, the steps past a sequence's length keep its state and write zeros to Y,
 as onnxruntime does (the reverse direction thus starts at each sequence's last step), and
 an empty sequence's last states are zeros.
