@@ -241,7 +241,7 @@ def expand(node: Node) -> Sequence[Value]:
     x = node.input(0)
     target = node.known(1)
     if target is None:
-        return [node.emit(ml.BroadcastToOp(x, declared_static(node, 1, "shape")))]
+        return [broadcast_at_run_time(node, x, 1)]
     dims = shapes.broadcast(shape_of(x), int_list(target))
     if tuple(dims) == shape_of(x):
         return [x]
@@ -321,8 +321,30 @@ def constant_of_shape(node: Node) -> Sequence[Value]:
     known = node.known(0)
     if known is not None:
         return [np.full(int_list(known), fill, dtype=fill.dtype)]
-    declared = declared_static(node, 0, "shape")
-    return [node.emit(ml.BroadcastToOp(node.constant(fill), declared))]
+    return [broadcast_at_run_time(node, node.constant(fill), 0)]
+
+
+def broadcast_at_run_time(node: Node, x: SSAValue, index: int) -> SSAValue:
+    """
+    `x` broadcast (numpy's rule, as Expand) with the shape input `index` holds at run
+    time; the model's declared output type where it is static.
+    """
+    declared = node.declared()
+    if declared is not None and shapes.num_elements(declared.get_shape()) is not None:
+        return node.emit(ml.BroadcastToOp(x, declared))
+    target = node.input(index)
+    (rank,) = shape_of(target)
+    source = shape_of(x)
+    if rank < len(source):  # the rank is unknown, or the shape has fewer dims than x
+        declared_static(node, index, "shape")
+    dims = [DYN] * rank
+    if declared is not None and declared.get_num_dims() == rank:
+        dims = list(declared.get_shape())
+    if source:  # a 1 in the shape keeps x's size
+        own = [1] * (rank - len(source)) + sizes(node, x)
+        target = node.emit(ml.MaxOp(target, shape_tensor(node, own)))
+        dims = [d if isinstance(d, int) and d > 1 else dims[i] for i, d in enumerate(own)]
+    return node.emit(ml.BroadcastToOp(x, TensorType(element_of(x), dims), target))
 
 
 @converts("Pad", since=11)

@@ -1,0 +1,57 @@
+"""
+ConstantOfShape and Expand whose shape is computed at run time from a dynamic dim (the
+zero initial states exporters build from the batch size), against onnxruntime on the
+CPU and `cuda`.
+"""
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from tests.gpu.targets import compile_for
+
+ort = pytest.importorskip("onnxruntime")
+
+
+def model():
+    """
+    zeros = ConstantOfShape([2, batch, 3], 1.5); wide = Expand(x, [1, 1, 3]) for x of
+    [batch, 4, 1]; wider = Expand(row, [batch, 1]) for row of [1, 5].
+    """
+    ints = lambda name, values: numpy_helper.from_array(np.array(values, np.int64), name)  # noqa: E731
+    one = helper.make_tensor("one", TensorProto.FLOAT, [1], [1.5])
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "zero"], ["batch"], axis=0),
+        helper.make_node("Concat", ["two", "batch", "three"], ["dims"], axis=0),
+        helper.make_node("ConstantOfShape", ["dims"], ["zeros"], value=one),
+        helper.make_node("Expand", ["x", "ones_three"], ["wide"]),
+        helper.make_node("Concat", ["batch", "one_dim"], ["rows"], axis=0),
+        helper.make_node("Expand", ["row", "rows"], ["wider"]),
+    ]
+    initializers = [
+        ints("zero", [0]),
+        ints("two", [2]),
+        ints("three", [3]),
+        ints("one_dim", [1]),
+        ints("ones_three", [1, 1, 3]),
+        numpy_helper.from_array(np.arange(5, dtype=np.float32).reshape(1, 5), "row"),
+    ]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 4, 1])]
+    outputs = [
+        helper.make_tensor_value_info(name, TensorProto.FLOAT, [f"{name}{i}" for i in range(rank)])
+        for name, rank in (("zeros", 3), ("wide", 3), ("wider", 2))
+    ]
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+def test_shapes_computed_from_a_dynamic_dim(target):
+    proto = model()
+    exe = compile_for(proto, target)
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng()
+    for batch in (1, 3):
+        x = rng.standard_normal((batch, 4, 1)).astype(np.float32)
+        for got, want in zip(exe(x), session.run(None, {"x": x}), strict=True):
+            np.testing.assert_array_equal(got, want)
