@@ -50,4 +50,4 @@ func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>)
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{sm=60}' 2>&1 | filecheck %s --check-prefix=BAD-SM
 // BAD-SM: mlc-opt: error: pass 'convert-contractions-to-gpu': sm=60: not a compute capability mlc targets (70, 75, 80, 86, 89, 90)
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{sm=sm_75}' 2>&1 | filecheck %s --check-prefix=BAD-NAME
-// BAD-NAME: mlc-opt: error: pass 'convert-contractions-to-gpu': {{.*}}expected <class 'int'>
+// BAD-NAME: mlc-opt: error: pass 'convert-contractions-to-gpu': option 'sm' takes an integer, got 'sm_75'
