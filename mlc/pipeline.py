@@ -26,7 +26,7 @@ from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.arg_spec import parse_pipeline as parse_specs
 from xdsl.utils.exceptions import DiagnosticException
 
-from mlc import diagnostics
+from mlc import diagnostics, timing
 from mlc.diagnostics import Diagnostic, DiagnosticError, OpError
 from mlc.gpu_architectures import compute_capability
 from mlc.registry import make_context, parse_pipeline
@@ -144,19 +144,24 @@ def run_stage(
 
 def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
     """Apply a textual pipeline in place, verifying once it has run (unless told not
-    to, by a caller that hands the result to a verifier of its own)."""
+    to, by a caller that hands the result to a verifier of its own). Each pass and the
+    verification are timed into the active `mlc.timing` timer, if any."""
     ctx = make_context()
     for module_pass in parse_pipeline(spec):
         try:
-            module_pass.apply(ctx, module)
+            with timing.phase(module_pass.name):
+                module_pass.apply(ctx, module)
         except OpError as error:
             raise DiagnosticError([error.diagnostic()]) from None
         except DiagnosticException as error:
             message = diagnostics.one_line(str(error))
             failure = Diagnostic("error", f"pass '{module_pass.name}' failed: {message}")
             raise DiagnosticError([failure]) from None
-    if verify and (errors := diagnostics.verify_module(module)):
-        raise DiagnosticError(errors)
+    if verify:
+        with timing.phase("verify"):
+            errors = diagnostics.verify_module(module)
+        if errors:
+            raise DiagnosticError(errors)
 
 
 def lower(
