@@ -14,7 +14,8 @@ them, as Toy's `--emit` does.
 The `gpu` target (alias `cuda`) shares the first two stages, then:
 
     parallel-loops  tensors become buffers, generics become `scf.parallel` over `scf.for`
-    gpu             each outermost parallel loop becomes a kernel in `gpu.module @kernels`
+    gpu             each outermost parallel loop becomes a kernel in `gpu.module @kernels`,
+                    one kernel for each kind of identical ones
     nvvm            kernels and host code become the `llvm` dialect: kernels with NVVM
                     intrinsics (for `mlc.backend.ptx`), host code calling the CUDA driver
 """
@@ -44,7 +45,8 @@ STAGES: dict[str, str] = {
         "convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
     ),
     "gpu": (
-        "fuse-row-epilogues,convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse"
+        "fuse-row-epilogues,convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse,"
+        "merge-identical-kernels"
     ),
     "nvvm": "convert-gpu-to-nvvm,convert-gpu-host-to-llvm",
 }
