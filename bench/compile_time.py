@@ -1,12 +1,12 @@
 """
 Where `mlc.compile` spends its time: per stage and per pass, cold and cached.
 
-For each program (the examples, and the ONNX models once `examples/onnx_models.py`
-and `mlc.import_onnx` exist) three fresh processes run, each with a new empty cache
-folder where it matters:
-- cold: `mlc.compile` with an empty disk cache, its stage times (`compile_times`);
-- cached: a second process compiling the same program (a disk cache hit);
-- passes: the pipeline one pass at a time, each pass and each verification timed.
+For each program (the examples, the ONNX models of `examples/onnx_models.py` and
+ResNet-50 from `bench/resnet50.py`) two fresh processes run, with a new empty cache
+folder:
+- cold: `mlc.compile` with an empty disk cache under `MLC_TIMING=1`: its stage times
+  (`compile_times`), and each pass within its stage read from the timing report;
+- cached (warm): a second process compiling the same program (a disk cache hit).
 The import of mlc is timed on its own. Results go to bench/results/compile-time.md,
 whose hand-written "## Findings" section, if any, is kept.
 
@@ -20,6 +20,7 @@ examples and the ONNX models, with the CNN at batch 32 too); bench/results/compi
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -45,24 +46,6 @@ print(json.dumps({"import": imported - start, "compile": done - imported,
                   "hit": exe.from_cache, "stages": exe.compile_times}))
 """
 
-PASSES = """
-import json, time
-from mlc import compiler, diagnostics, pipeline
-from mlc.registry import make_context, parse_pipeline
-module = compiler.load(SOURCE)
-ctx = make_context()
-times = []
-for stage in pipeline.stages_for("cpu"):
-    for module_pass in parse_pipeline(pipeline.STAGES[stage]):
-        start = time.perf_counter()
-        module_pass.apply(ctx, module)
-        times.append([stage, module_pass.name, time.perf_counter() - start])
-    start = time.perf_counter()
-    diagnostics.verify_module(module)
-    times.append([stage, "(verify)", time.perf_counter() - start])
-print(json.dumps(times))
-"""
-
 GPU_COMPILE = """
 import json, time
 import mlc
@@ -82,7 +65,9 @@ MODELS = {
     "CNN batch 1 (ONNX)": "cnn(batch=1)",
     "transformer block (ONNX)": "transformer_block(seq=128, hidden=256, heads=4)",
 }
-TARGETS = {"MLP": 5.0, "transformer": 5.0, "CNN": 20.0}
+# Models built by a module of bench/: name -> (module, call).
+BENCH_MODELS = {"ResNet-50 (ONNX)": ("resnet50", "resnet50()")}
+TARGETS = {"MLP": 5.0, "transformer": 5.0, "CNN": 20.0, "ResNet-50": 8.0}
 FINDINGS = "## Findings"  # a hand-written section of the results file, kept on reruns
 
 
@@ -97,6 +82,10 @@ def programs() -> dict[str, str]:
         found[name] = (
             f"__import__('sys').path.insert(0, {str(models.parent)!r}) or "
             f"__import__('onnx_models').{call}"
+        )
+    for name, (module, call) in BENCH_MODELS.items():
+        found[name] = (
+            f"__import__('sys').path.insert(0, {str(HERE)!r}) or __import__({module!r}).{call}"
         )
     return found
 
@@ -120,9 +109,11 @@ def gpu_report(programs: dict[str, str]) -> list[str]:
     return lines
 
 
-def child(code: str, source: str, cache_dir: str) -> dict | list | str:
-    """Run `code` with `SOURCE` bound in a fresh process; its JSON, or its last error line."""
-    env = {**os.environ, "MLC_CACHE_DIR": cache_dir}
+def child(code: str, source: str, cache_dir: str, timing: bool = False) -> dict | list | str:
+    """Run `code` with `SOURCE` bound in a fresh process; its JSON, or its last error
+    line. With `timing`, under `MLC_TIMING=1`: the JSON's "passes" are the report's
+    rows nested one level down ([stage, pass, seconds])."""
+    env = {**os.environ, "MLC_CACHE_DIR": cache_dir, "MLC_TIMING": "1" if timing else "0"}
     env.pop("MLC_CACHE", None)
     done = subprocess.run(
         [sys.executable, "-c", f"SOURCE = {source}\n{code}"],
@@ -134,15 +125,35 @@ def child(code: str, source: str, cache_dir: str) -> dict | list | str:
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines() or ["no output"]
         return lines[-1][:200]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if timing and isinstance(result, dict):
+        result["passes"] = report_rows(done.stderr)
+    return result
+
+
+ROW = re.compile(r"^\s+(\d+\.\d+) \(\s*[\d.]+%\)  ( *)(.+)$")
+
+
+def report_rows(report: str) -> list[list]:
+    """[stage, pass, seconds] for each pass line of an `MLC_TIMING` report."""
+    rows: list[list] = []
+    parent = ""
+    for line in report.splitlines():
+        if (match := ROW.match(line)) is None:
+            continue
+        depth, name = len(match.group(2)) // 2, match.group(3)
+        if depth == 0:
+            parent = name.removeprefix("stage ")
+        elif depth == 1 and name != "(other)":
+            rows.append([parent, name, float(match.group(1))])
+    return rows
 
 
 def measure(source: str) -> tuple[dict | str, dict | str, list | str]:
     with tempfile.TemporaryDirectory(prefix="mlc-compile-time-") as cache_dir:
-        cold = child(COMPILE, source, cache_dir)
+        cold = child(COMPILE, source, cache_dir, timing=True)
         cached = child(COMPILE, source, cache_dir)
-    with tempfile.TemporaryDirectory(prefix="mlc-compile-time-") as cache_dir:
-        passes = child(PASSES, source, cache_dir)
+    passes = cold["passes"] if isinstance(cold, dict) else cold
     return cold, cached, passes
 
 
@@ -183,7 +194,7 @@ def report(results: dict[str, tuple[dict | str, dict | str, list | str]]) -> lis
     for stage in stage_names:
         cells = [f"{cold['stages'].get(stage, 0.0):.3f}" for cold in compiled.values()]
         lines.append(f"| {stage} | " + " | ".join(cells) + " |")
-    lines += ["", "The slowest passes (one pass at a time, verification timed apart):", ""]
+    lines += ["", "The slowest passes of the cold compile (`MLC_TIMING`'s report):", ""]
     lines += ["| program | stage | pass | seconds |", "|---|---|---|---|"]
     for name, (_, _, passes) in results.items():
         if isinstance(passes, str):

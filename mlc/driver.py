@@ -10,10 +10,7 @@ wall time per phase) is optional and goes to a separate stream.
 
 import difflib
 import re
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TextIO
 
 from xdsl.dialects.builtin import ModuleOp
@@ -24,6 +21,7 @@ from mlc import diagnostics
 from mlc.diagnostics import Diagnostic, OpError
 from mlc.ir import parse_module, print_module
 from mlc.registry import make_context
+from mlc.timing import Timer
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$")
 
@@ -37,37 +35,6 @@ class OptOptions:
     verify_roundtrip: bool = False
     print_before: frozenset[str] | None = None  # pass names; None: none, "*" in it: all
     print_after: frozenset[str] | None = None
-
-
-@dataclass
-class Timer:
-    """Wall time per named phase, summed over chunks, in first-seen order."""
-
-    seconds: dict[str, float] = field(default_factory=dict[str, float])
-
-    @contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
-
-    def report(self) -> str:
-        """An MLIR-style (`--mlir-timing`) execution time report."""
-        total = sum(self.seconds.values()) or 1e-12
-        rule = "===" + "-" * 73 + "==="
-        lines = [
-            rule,
-            "                         ... Execution time report ...",
-            rule,
-            f"  Total Execution Time: {total:.4f} seconds",
-            "",
-            "  ----Wall Time----  ----Name----",
-        ]
-        for name, secs in [*self.seconds.items(), ("Total", total)]:
-            lines.append(f"  {secs:10.4f} ({100 * secs / total:5.1f}%)  {name}")
-        return "\n".join(lines) + "\n"
 
 
 @dataclass

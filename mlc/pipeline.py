@@ -14,7 +14,8 @@ them, as Toy's `--emit` does.
 The `gpu` target (alias `cuda`) shares the first two stages, then:
 
     parallel-loops  tensors become buffers, generics become `scf.parallel` over `scf.for`
-    gpu             each outermost parallel loop becomes a kernel in `gpu.module @kernels`
+    gpu             each outermost parallel loop becomes a kernel in `gpu.module @kernels`,
+                    one kernel for each kind of identical ones
     nvvm            kernels and host code become the `llvm` dialect: kernels with NVVM
                     intrinsics (for `mlc.backend.ptx`), host code calling the CUDA driver
 """
@@ -26,7 +27,7 @@ from xdsl.utils.arg_spec import ArgSpec
 from xdsl.utils.arg_spec import parse_pipeline as parse_specs
 from xdsl.utils.exceptions import DiagnosticException
 
-from mlc import diagnostics
+from mlc import diagnostics, timing
 from mlc.diagnostics import Diagnostic, DiagnosticError, OpError
 from mlc.gpu_architectures import compute_capability
 from mlc.registry import make_context, parse_pipeline
@@ -44,7 +45,8 @@ STAGES: dict[str, str] = {
         "convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
     ),
     "gpu": (
-        "fuse-row-epilogues,convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse"
+        "fuse-row-epilogues,convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse,"
+        "merge-identical-kernels"
     ),
     "nvvm": "convert-gpu-to-nvvm,convert-gpu-host-to-llvm",
 }
@@ -144,19 +146,24 @@ def run_stage(
 
 def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
     """Apply a textual pipeline in place, verifying once it has run (unless told not
-    to, by a caller that hands the result to a verifier of its own)."""
+    to, by a caller that hands the result to a verifier of its own). Each pass and the
+    verification are timed into the active `mlc.timing` timer, if any."""
     ctx = make_context()
     for module_pass in parse_pipeline(spec):
         try:
-            module_pass.apply(ctx, module)
+            with timing.phase(module_pass.name):
+                module_pass.apply(ctx, module)
         except OpError as error:
             raise DiagnosticError([error.diagnostic()]) from None
         except DiagnosticException as error:
             message = diagnostics.one_line(str(error))
             failure = Diagnostic("error", f"pass '{module_pass.name}' failed: {message}")
             raise DiagnosticError([failure]) from None
-    if verify and (errors := diagnostics.verify_module(module)):
-        raise DiagnosticError(errors)
+    if verify:
+        with timing.phase("verify"):
+            errors = diagnostics.verify_module(module)
+        if errors:
+            raise DiagnosticError(errors)
 
 
 def lower(

@@ -151,6 +151,12 @@ def _convert_gpu_to_nvvm() -> type[ModulePass]:
     return ConvertGPUToNVVMPass
 
 
+def _merge_identical_kernels() -> type[ModulePass]:
+    from mlc.lowering.gpu.merge_identical_kernels import MergeIdenticalKernelsPass
+
+    return MergeIdenticalKernelsPass
+
+
 def _convert_gpu_host_to_llvm() -> type[ModulePass]:
     from mlc.lowering.gpu.convert_gpu_host_to_llvm import ConvertGPUHostToLLVMPass
 
@@ -175,6 +181,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-parallel-loops-to-gpu": _convert_parallel_loops_to_gpu,
     "convert-contractions-to-gpu": _convert_contractions_to_gpu,
     "gpu-kernel-outlining": _gpu_kernel_outlining,
+    "merge-identical-kernels": _merge_identical_kernels,
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
 }

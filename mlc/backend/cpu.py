@@ -17,7 +17,7 @@ from mlc.backend.compiled import CompiledObject
 from mlc.backend.jit import JITModule, compile_object
 from mlc.backend.runtime import compiled_function
 from mlc.backend.symbols import undefined_symbols
-from mlc.driver import Timer
+from mlc.timing import Timer
 
 
 @dataclass(frozen=True)

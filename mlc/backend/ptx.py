@@ -35,6 +35,7 @@ from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 
+from mlc import timing
 from mlc.backend.llvm import ops_to_llvmlite
 from mlc.gpu_architectures import ASYNC_COPY_SM, PTX_FEATURES, compute_capability
 
@@ -235,23 +236,26 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
     entry_points = {op.sym_name.data for op in _kernels(kernels)}
     if not entry_points:
         raise PTXError("the module has no kernels (run the gpu pipeline first)")
-    translated: llvm_ir.Module = ops_to_llvmlite(kernels, StringAttr(TRIPLE))
-    translated.triple = TRIPLE
-    translated.data_layout = str(machine.target_data)
-    declared = _mark_entry_points(translated, entry_points)
-    text = _with_launch_bounds(str(translated), launch_bounds(kernels))
-    _check_features(text, sm)
-    compiled = _link(redirect_math(text, declared), entry_points)
-    options = llvm.create_pipeline_tuning_options(speed_level=3)
-    builder = llvm.create_pass_builder(machine, options)
-    builder.getModulePassManager().run(compiled, builder)
+    with timing.phase("translate kernels to LLVM IR"):
+        translated: llvm_ir.Module = ops_to_llvmlite(kernels, StringAttr(TRIPLE))
+        translated.triple = TRIPLE
+        translated.data_layout = str(machine.target_data)
+        declared = _mark_entry_points(translated, entry_points)
+        text = _with_launch_bounds(str(translated), launch_bounds(kernels))
+        _check_features(text, sm)
+        compiled = _link(redirect_math(text, declared), entry_points)
+    with timing.phase("LLVM optimize kernels"):
+        options = llvm.create_pipeline_tuning_options(speed_level=3)
+        builder = llvm.create_pass_builder(machine, options)
+        builder.getModulePassManager().run(compiled, builder)
     missing = [
         f.name for f in compiled.functions if f.is_declaration and not f.name.startswith("llvm.")
     ]
     if missing:
         names = ", ".join(f"@{name}" for name in sorted(missing))
         raise PTXError(f"kernels call functions the GPU has no definition of: {names}")
-    return machine.emit_assembly(compiled)
+    with timing.phase("PTX codegen"):
+        return machine.emit_assembly(compiled)
 
 
 def _check_features(text: str, sm: str) -> None:

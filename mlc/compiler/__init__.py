@@ -13,7 +13,8 @@ the target and the options: a hit, in this process or a new one, runs no fronten
 all, since the entry also holds the signatures and the weights the frontend would have
 made. An `ModuleOp` (or an ONNX model whose weights live in external files) is keyed
 by its printed IR instead, after parsing. `MLC_TIMING=1` prints the wall time of each
-stage of a compile to stderr; `Executable.compile_times` holds the same numbers.
+stage of a compile to stderr, each pass nested under its stage (`mlc.timing`), slowest
+first; `Executable.compile_times` holds the outermost phases.
 
 The modules, in the order a compile goes through them: `options` (`CompileOptions`,
 cache keys), `source` (classifying and loading what was given), `executable_cache`

@@ -14,17 +14,19 @@ With `emit`, steps 3 to 5 give way to the stages up to `emit`, and the module is
 returned as it is then.
 """
 
+import sys
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from mlc import timing
 from mlc.compiler import executable_cache, targets
 from mlc.compiler.executable import Executable
 from mlc.compiler.options import CompileOptions, ir_cache_key, source_cache_key
 from mlc.compiler.signature import public_signatures
 from mlc.compiler.source import Source, check_resources_held
-from mlc.driver import Timer
 from mlc.ir import print_module
+from mlc.timing import Timer
 
 
 def compile(
@@ -57,8 +59,10 @@ def compile(
 
 def emitted(source: Source, options: CompileOptions) -> ModuleOp:
     """The module of `source` after the stages up to `options.emit`."""
-    module = source.load()
-    targets.lower(module, options, Timer())
+    timer = Timer()
+    with timer.active():
+        module = source.load()
+        targets.lower(module, options, timer)
     return module
 
 
@@ -67,6 +71,26 @@ def compile_source(source: Source, options: CompileOptions) -> Executable:
     if options.on_gpu:
         options = options.for_architecture(targets.device_architecture())
     timer = Timer()
+    with timer.active():
+        executable = _compiled(source, options, timer)
+    if timing.enabled():
+        report(executable, timer)
+    return executable
+
+
+def report(executable: Executable, timer: Timer) -> None:
+    """Where the compile of `executable` spent its time, slowest first, on stderr."""
+    if any(name.startswith("stage ") for name in timer.seconds):
+        origin = "compiled"
+    elif executable.from_cache and "cache lookup" in timer.seconds:
+        origin = "from the disk cache"
+    else:
+        origin = "from memory"
+    sys.stderr.write(f"mlc.compile: {executable.target}, {origin}\n")
+    sys.stderr.write(timer.report(by_time=True))
+
+
+def _compiled(source: Source, options: CompileOptions, timer: Timer) -> Executable:
     module: ModuleOp | None = None
     with timer.phase("source hash"):
         data = source.data()
@@ -81,7 +105,7 @@ def compile_source(source: Source, options: CompileOptions) -> Executable:
     if module is None:
         module = _parsed(source, timer)
     executable = targets.build(module, public_signatures(module), options, key, timer)
-    return executable_cache.remember(key, executable, timer)
+    return executable_cache.remember(key, executable)
 
 
 def _parsed(source: Source, timer: Timer) -> ModuleOp:

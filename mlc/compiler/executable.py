@@ -10,8 +10,8 @@ from mlc.backend import cpu
 from mlc.backend.compiled import CompiledObject
 from mlc.backend.jit import JITModule
 from mlc.compiler.signature import Signature, buffer_types
-from mlc.driver import Timer
 from mlc.ir import type_text
+from mlc.timing import Timer
 
 
 class CompiledFunction:

@@ -10,8 +10,6 @@ program and architecture by `mlc.backend.cuda`).
 """
 
 import json
-import os
-import sys
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -23,7 +21,7 @@ from mlc.backend.compiled import CompiledObject
 from mlc.compiler.executable import Executable
 from mlc.compiler.options import CompileOptions
 from mlc.compiler.signature import Signature
-from mlc.driver import Timer
+from mlc.timing import Timer
 
 CACHE_SIZE = 64
 
@@ -50,7 +48,7 @@ def lookup(key: str, options: CompileOptions, timer: Timer) -> Executable | None
     executable = Executable.on_cpu(
         entry.compiled, signatures, options.target, timer, from_cache=True
     )
-    return remember(key, executable, timer)
+    return remember(key, executable)
 
 
 def store(
@@ -65,11 +63,8 @@ def store(
         cache.store(key, cache.Entry(compiled, program, weights))
 
 
-def remember(key: str, executable: Executable, timer: Timer) -> Executable:
-    """Keep `executable` in memory under `key`; report the timings under `MLC_TIMING`."""
-    if os.environ.get("MLC_TIMING", "0") not in ("", "0"):
-        origin = "from the disk cache" if executable.from_cache else "compiled"
-        sys.stderr.write(f"mlc.compile: {executable.target}, {origin}\n{timer.report()}")
+def remember(key: str, executable: Executable) -> Executable:
+    """Keep `executable` in memory under `key`."""
     memory[key] = executable
     while len(memory) > CACHE_SIZE:
         memory.popitem(last=False)

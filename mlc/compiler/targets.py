@@ -22,7 +22,7 @@ from mlc.compiler.executable import Executable
 from mlc.compiler.options import GPU_TARGETS, CompileOptions
 from mlc.compiler.signature import Signature, buffer_types
 from mlc.diagnostics import DiagnosticError
-from mlc.driver import Timer
+from mlc.timing import Timer
 
 
 def lower(module: ModuleOp, options: CompileOptions, timer: Timer) -> None:

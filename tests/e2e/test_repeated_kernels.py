@@ -1,0 +1,90 @@
+"""
+A program of repeated blocks (`relu(x @ w_i + b_i) + x`, four times, each block with
+its own weights) compiles each distinct kernel once (`merge_identical_functions` on the
+CPU, `merge-identical-kernels` on the GPU) and still computes what numpy does.
+"""
+
+import numpy as np
+import pytest
+from xdsl.dialects import gpu, llvm
+
+import mlc
+from tests.gpu.targets import compile_for
+
+BLOCKS = 4
+
+
+def _program(rows: int, width: int, dtype: str) -> str:
+    t = f"tensor<{rows}x{width}x{dtype}>"
+    w, b = f"tensor<{width}x{width}x{dtype}>", f"tensor<{width}x{dtype}>"
+    args = ", ".join(f"%w{i}: {w}, %b{i}: {b}" for i in range(BLOCKS))
+    lines = [f"func.func @main(%x0: {t}, {args}) -> {t} {{"]
+    for i in range(BLOCKS):
+        lines += [
+            f"  %m{i} = ml.matmul %x{i}, %w{i} : ({t}, {w}) -> {t}",
+            f"  %a{i} = ml.add %m{i}, %b{i} : ({t}, {b}) -> {t}",
+            f"  %r{i} = ml.relu %a{i} : ({t}) -> {t}",
+            f"  %x{i + 1} = ml.add %r{i}, %x{i} : ({t}, {t}) -> {t}",
+        ]
+    lines += [f"  func.return %x{BLOCKS} : {t}", "}"]
+    return "\n".join(lines)
+
+
+def _reference(x: np.ndarray, weights: list[np.ndarray]) -> np.ndarray:
+    for w, b in zip(weights[::2], weights[1::2]):
+        x = np.maximum(x @ w + b, 0) + x
+    return x
+
+
+def _inputs(rows: int, width: int, dtype: type) -> tuple[np.ndarray, list[np.ndarray]]:
+    rng = np.random.default_rng()
+    x = rng.standard_normal((rows, width)).astype(dtype)
+    weights = []
+    for _ in range(BLOCKS):
+        weights.append((rng.standard_normal((width, width)) / np.sqrt(width)).astype(dtype))
+        weights.append(rng.standard_normal(width).astype(dtype))
+    return x, weights
+
+
+def test_cpu_compiles_each_block_kernel_once():
+    lowered = mlc.compile(_program(5, 24, "f32"), emit="llvm")
+    chunks = [
+        op
+        for op in lowered.ops
+        if isinstance(op, llvm.FuncOp) and op.sym_name.data.endswith("_chunk")
+    ]
+    assert 0 < len(chunks) < BLOCKS  # the blocks' kernels are shared
+
+
+@pytest.mark.parametrize(("rows", "width", "dtype"), [(5, 24, "f32"), (3, 17, "f64")])
+def test_cpu_repeated_blocks_match_numpy(rows, width, dtype):
+    numpy_type = np.float32 if dtype == "f32" else np.float64
+    x, weights = _inputs(rows, width, numpy_type)
+    got = mlc.compile(_program(rows, width, dtype))(x, *weights)
+    tolerance = 1e-4 if dtype == "f32" else 1e-10
+    np.testing.assert_allclose(got, _reference(x, weights), rtol=tolerance, atol=tolerance)
+
+
+def test_gpu_launches_each_block_kernel_once():
+    """Lowering only (no GPU needed): one kernel serves the four blocks' launches."""
+    lowered = mlc.compile(_program(5, 24, "f32"), target="gpu", emit="gpu")
+    kernels = [
+        inner
+        for op in lowered.ops
+        if isinstance(op, gpu.ModuleOp)
+        for inner in op.body.ops
+        if isinstance(inner, gpu.FuncOp)
+    ]
+    launches = [op for op in lowered.walk() if isinstance(op, gpu.LaunchFuncOp)]
+    assert len(launches) >= BLOCKS
+    assert len(kernels) * BLOCKS <= len(launches)
+    names = {kernel.sym_name.data for kernel in kernels}
+    assert {launch.kernel.nested_references.data[0].data for launch in launches} == names
+
+
+@pytest.mark.gpu
+def test_cuda_repeated_blocks_match_numpy():
+    x, weights = _inputs(5, 24, np.float32)
+    exe = compile_for(_program(5, 24, "f32"), "cuda")
+    got = np.asarray(exe(x, *weights))
+    np.testing.assert_allclose(got, _reference(x, weights), rtol=1e-4, atol=1e-4)
