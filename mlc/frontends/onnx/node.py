@@ -24,6 +24,18 @@ from mlc.frontends.onnx.model import OnnxImportError, fail, node_name
 Value = SSAValue | np.ndarray
 
 
+class SequenceValue:
+    """An ONNX sequence value, which lives only during import."""
+
+
+class TensorSequence(SequenceValue, tuple):
+    """
+    An ONNX sequence whose length and elements are known at import: a tuple of tensor
+    values. Exporters emit sequences to unbind a tensor and index the pieces with
+    constant positions; those fold away at import. A sequence never reaches the IR.
+    """
+
+
 class NodeError(Exception):
     """A node cannot be converted: the message says why (the importer adds the node).
     Converters, which have the node, raise `node.error(message)` instead."""
@@ -49,6 +61,8 @@ class GraphValues:
 
     def ssa(self, name: str, location: Attribute) -> SSAValue:
         value = self.values[name]
+        if isinstance(value, SequenceValue):
+            raise NodeError(f"'{name}' is a sequence, where a tensor is expected")
         if isinstance(value, np.ndarray):
             return self.materialize(value, location, name)
         return value

@@ -55,3 +55,52 @@ def test_shapes_computed_from_a_dynamic_dim(target):
         x = rng.standard_normal((batch, 4, 1)).astype(np.float32)
         for got, want in zip(exe(x), session.run(None, {"x": x}), strict=True):
             np.testing.assert_array_equal(got, want)
+
+
+def position_slice_model():
+    """
+    The position embeddings of an encoder: table[:, :seq] for seq = x.shape[1], and
+    x[:, start:end] with bounds given as inputs (negative ones count from the end).
+    """
+    ints = lambda name, values: numpy_helper.from_array(np.array(values, np.int64), name)  # noqa: E731
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"]),
+        helper.make_node("Gather", ["shape", "one_scalar"], ["seq"], axis=0),
+        helper.make_node("Unsqueeze", ["seq", "zero"], ["ends"]),
+        helper.make_node("Slice", ["table", "zero", "ends", "one"], ["positions"]),
+        helper.make_node("Add", ["x", "positions"], ["embedded"]),
+        helper.make_node("Slice", ["x", "starts", "stops", "one"], ["window"]),
+    ]
+    table = np.arange(2 * 9 * 4, dtype=np.float32).reshape(2, 9, 4)
+    initializers = [
+        ints("zero", [0]),
+        ints("one", [1]),
+        ints("one_scalar", 1),
+        numpy_helper.from_array(table, "table"),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 4]),
+        helper.make_tensor_value_info("starts", TensorProto.INT64, [1]),
+        helper.make_tensor_value_info("stops", TensorProto.INT64, [1]),
+    ]
+    outputs = [
+        helper.make_tensor_value_info(name, TensorProto.FLOAT, ["b", "n", 4])
+        for name in ("embedded", "window")
+    ]
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
+@pytest.mark.parametrize(
+    ("seq", "start", "stop"),
+    [(5, 1, 3), (9, -4, 100), (2, 0, -1), (7, 5, 2), (3, -100, 2), (1, 0, 9223372036854775807)],
+)
+def test_slice_bounds_known_at_run_time(target, seq, start, stop):
+    proto = position_slice_model()
+    exe = compile_for(proto, target)
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng().standard_normal((2, seq, 4)).astype(np.float32)
+    feeds = {"x": x, "starts": np.array([start]), "stops": np.array([stop])}
+    for got, want in zip(exe(*feeds.values()), session.run(None, feeds), strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

@@ -55,7 +55,7 @@ def test_a_bad_equation_is_a_located_one_line_error():
     with pytest.raises(OnnxImportError) as info:
         mlc.import_onnx(model)
     text = str(info.value)
-    assert "'attn_scores' (Einsum, opset 12): a repeated einsum label needs equal" in text
+    assert "'attn_scores' (Einsum, opset 12): error: a repeated einsum label needs equal" in text
     assert "\n" not in text.strip() and "Traceback" not in text and "einsum.py" not in text
 
 

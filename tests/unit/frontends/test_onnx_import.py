@@ -171,19 +171,21 @@ def test_unknown_opset():
 
 
 def test_node_error_names_the_node():
-    nodes = [helper.make_node("Slice", ["x", "starts", "ends"], ["y"], name="cut")]
+    nodes = [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"], name="cut")]
     proto = model(
         nodes,
         [
             tensor("x", [4]),
             tensor("starts", [1], TensorProto.INT64),
             tensor("ends", [1], TensorProto.INT64),
+            tensor("axes", [1], TensorProto.INT64),
+            tensor("steps", [1], TensorProto.INT64),
         ],
         [tensor("y", ["k"])],
     )
     text = import_error(proto)
     assert text.startswith("g: node 'cut' (Slice, opset 17): error: ")
-    assert "input 1 ('starts', the starts) must be known at import time" in text
+    assert "input 3 ('axes', the axes) must be known at import time" in text
 
 
 def test_tools_report_one_line_and_exit_1(tmp_path: Path):

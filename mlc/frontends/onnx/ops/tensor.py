@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from onnx import numpy_helper
-from xdsl.dialects import tensor
-from xdsl.dialects.builtin import TensorType, i64
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, i64
 from xdsl.ir import SSAValue
 
 from mlc import shapes
@@ -197,11 +197,55 @@ def split(node: Node) -> Sequence[Value]:
 def slice_(node: Node) -> Sequence[Value]:
     x = node.input(0)
     rank = len(shape_of(x))
+    if node.known(1) is None or node.known(2) is None:
+        return [_slice_at_run_time(node, x, rank)]
     starts = int_list(node.const(1, "starts"))
     ends = int_list(node.const(2, "ends"))
     axes = int_list(node.const(3, "axes")) if node.has(3) else list(range(len(starts)))
     steps = int_list(node.const(4, "steps")) if node.has(4) else [1] * len(starts)
     return [_slice_axes(node, x, rank, starts, ends, axes, steps)]
+
+
+def _slice_at_run_time(node: Node, x: SSAValue, rank: int) -> SSAValue:
+    """
+    Slice with starts or ends computed at run time (`x[:, :seq]` of a position table,
+    with `seq` read from a dynamic dim): each bound is read from its tensor, counted from
+    the end if negative and clamped into the dim, as ONNX says. Steps must be 1.
+    """
+    if node.rank(1) != 1 or node.rank(2) != 1:
+        raise node.error("slice starts and ends must be 1-D")
+    count = node.shape(1)[0]
+    if count < 0:
+        raise node.error("slice bounds of a length known only at run time are not supported")
+    axes = int_list(node.const(3, "axes")) if node.has(3) else list(range(count))
+    steps = int_list(node.const(4, "steps")) if node.has(4) else [1] * count
+    if any(step != 1 for step in steps):
+        raise node.error("slice steps other than 1 with bounds known only at run time")
+    calc = SizeCalc(node)
+    for k, axis in enumerate(axes):
+        axis = shapes.normalize_axis(axis, rank)
+        dim = size_along(node, x, axis)
+        start, end = (_bound(node, calc, i, k, dim) for i in (1, 2))
+        x = slice_at_run_time(node, x, axis, start, calc.max(start, end))
+    return x
+
+
+def _bound(node: Node, calc: SizeCalc, i: int, k: int, dim: Size) -> Size:
+    """Element `k` of bounds input `i`, from the end if negative, clamped into [0, dim]."""
+    if (known := node.known(i)) is not None:
+        value: Size = int(known.reshape(-1)[k])
+        if value < 0:
+            value = calc.add(value, dim)
+        return calc.min(calc.max(value, 0), dim)
+    bounds = node.input(i)
+    at = node.emit(arith.ConstantOp(IntegerAttr(k, IndexType())))
+    value = node.emit(tensor.ExtractOp(bounds, [at], element_of(bounds)))
+    if element_of(bounds) != i64:
+        value = node.emit(arith.ExtSIOp(value, i64))
+    negative = node.emit(arith.CmpiOp(value, calc.value(0), "slt"))
+    from_end = calc.value(calc.add(value, dim))
+    value = node.emit(arith.SelectOp(negative, from_end, value))
+    return calc.min(calc.max(value, 0), dim)
 
 
 @converts("Slice", since=1)
