@@ -54,8 +54,6 @@ MISSING = {
     "lstm-torchscript": "unsupported ONNX ops: LSTM",
     "mistral-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
     "mistral-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
-    "moe-dynamo": "unsupported ONNX ops: TopK, ScatterElements",
-    "moe-torchscript": "unsupported ONNX ops: TopK, ScatterElements",
     "qwen2-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
     "qwen2-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
     "rnn-dynamo": "unsupported ONNX ops: SplitToSequence, SequenceAt",
