@@ -320,6 +320,9 @@ class TopKOp(MLOp):
         for result, type_ in zip(self.results, result_types or inferred, strict=True):
             result._type = type_  # pyright: ignore[reportPrivateUsage]
 
+    def speculatable(self) -> bool:
+        return False  # k above a dynamic axis's size fails a run-time check
+
     def infer_result_type(self) -> TensorType[Attribute]:
         """The values' type (the indices' is `infer_result_types()[1]`)."""
         shape = shapes.top_k(shape_of(self.x), self.k.value.data, self.axis.value.data)
