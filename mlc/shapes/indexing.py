@@ -69,7 +69,7 @@ def scatter_elements(
     gather_elements(data, indices, axis)
     if len(updates) != len(indices) or not all(map(agree, updates, indices)):
         raise ShapeError(
-            f"expects updates of the shape of indices ({format_shape(indices)}), "
+            f"expects updates of shape {format_shape(indices)} (the indices'), "
             f"got {format_shape(updates)}"
         )
     return tuple(data)
