@@ -241,8 +241,6 @@ def expand(node: Node) -> Sequence[Value]:
     x = node.input(0)
     target = node.known(1)
     if target is None:
-        if all(d == 1 for d in shape_of(x)) and (filled := _filled_at_run_time(node, x, 1)):
-            return [filled]
         return [node.emit(ml.BroadcastToOp(x, declared_static(node, 1, "shape")))]
     dims = shapes.broadcast(shape_of(x), int_list(target))
     if tuple(dims) == shape_of(x):
@@ -323,29 +321,8 @@ def constant_of_shape(node: Node) -> Sequence[Value]:
     known = node.known(0)
     if known is not None:
         return [np.full(int_list(known), fill, dtype=fill.dtype)]
-    value = node.constant(fill)
-    if filled := _filled_at_run_time(node, value, 0):
-        return [filled]
     declared = declared_static(node, 0, "shape")
-    return [node.emit(ml.BroadcastToOp(value, declared))]
-
-
-def _filled_at_run_time(node: Node, x: SSAValue, index: int) -> SSAValue | None:
-    """
-    `x` (every dim 1) broadcast to the shape that input `index` holds at run time (a
-    `Shape` of a dynamic tensor, say), when that shape has a static length not below
-    `x`'s rank; None otherwise. Dims the model declares static stay static.
-    """
-    shape = node.input(index)
-    length = shape_of(shape)
-    if len(length) != 1 or length[0] == DYN or length[0] < len(shape_of(x)):
-        return None
-    declared = node.declared()
-    dims = [DYN] * length[0]
-    if declared is not None and len(declared.get_shape()) == length[0]:
-        dims = list(declared.get_shape())
-    result = TensorType(element_of(x), dims)
-    return node.emit(ml.BroadcastToOp(x, result, shape))
+    return [node.emit(ml.BroadcastToOp(node.constant(fill), declared))]
 
 
 @converts("Pad", since=11)
