@@ -10,7 +10,7 @@ op family:
     dims          `DYNAMIC`, `ShapeError`, printing, axis normalisation
     broadcasting  numpy broadcasting (elementwise ops, broadcast_to)
     movement      transpose, reshape, concat, slice, gather
-    indexing      gather_elements, gather_nd
+    indexing      gather_elements, gather_nd, top_k, scatter_elements, scatter_nd
     reduction     reductions, softmax, layer_norm, batch_norm
     nn            matmul, convolutions, pools
     refinement    agreement of declared and inferred shapes; refining, joining, unifying
@@ -54,7 +54,7 @@ from mlc.shapes.equalities import (
     reduce_equalities,
     transpose_equalities,
 )
-from mlc.shapes.indexing import gather_elements, gather_nd
+from mlc.shapes.indexing import gather_elements, gather_nd, scatter_elements, scatter_nd, top_k
 from mlc.shapes.movement import (
     check_permutation,
     concat,
@@ -116,9 +116,12 @@ __all__ = [
     "refine",
     "reshape",
     "scan",
+    "scatter_elements",
+    "scatter_nd",
     "slice_",
     "slice_dim",
     "softmax",
+    "top_k",
     "transpose",
     "transpose_equalities",
     "window_output",

@@ -173,7 +173,8 @@ def as_function(line: str) -> str:
     Wrap one docstring op line in a function that defines its free values.
 
     The values used are the function's arguments, typed from the op's functional type
-    (`(t0, t1) -> r`), and the function returns the op's result.
+    (`(t0, t1) -> r`), and the function returns the op's result (or results,
+    `-> (r0, r1)`).
     """
     result, rest = (part.strip() for part in line.split("=", 1))
     body, functional = rest.rsplit(" : ", 1)
@@ -186,7 +187,7 @@ def as_function(line: str) -> str:
     return (
         f"func.func @example({arguments}) -> {output} {{\n"
         f"  {line}\n"
-        f"  func.return {result} : {output}\n"
+        f"  func.return {result} : {output.removeprefix('(').removesuffix(')')}\n"
         "}\n"
     )
 

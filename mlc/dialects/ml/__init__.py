@@ -36,7 +36,14 @@ from mlc.dialects.ml.elementwise import (
     TanhOp,
     UnaryOp,
 )
-from mlc.dialects.ml.indexing import INDEXING_OPS, GatherElementsOp, GatherNdOp
+from mlc.dialects.ml.indexing import (
+    INDEXING_OPS,
+    GatherElementsOp,
+    GatherNdOp,
+    ScatterElementsOp,
+    ScatterNdOp,
+    TopKOp,
+)
 from mlc.dialects.ml.math import OPS as MATH_OPS
 from mlc.dialects.ml.math import (
     AcoshOp,
@@ -220,6 +227,8 @@ __all__ = [
     "ReshapeOp",
     "RoundOp",
     "RsqrtOp",
+    "ScatterElementsOp",
+    "ScatterNdOp",
     "SelectOp",
     "ShiftLeftOp",
     "ShiftRightOp",
@@ -232,6 +241,7 @@ __all__ = [
     "SubOp",
     "TanOp",
     "TanhOp",
+    "TopKOp",
     "TransposeOp",
     "UnaryOp",
     "is_element_type",

@@ -12,8 +12,9 @@ made by `tensor.empty` (or, for reductions, by a fill generic):
   `reduction` iterators, plus a division for the mean (`reduction`);
 - softmax, layer_norm, batch_norm: a few generics each (`normalization`);
 - movement ops (transpose, reshape, broadcast_to, concat, slice, gather) and
-  conv2d/pooling: `movement` and `conv`; gather_elements and gather_nd: `indexing`,
-  their index checks (and gather's): `index_checks`.
+  conv2d/pooling: `movement` and `conv`; gather_elements, gather_nd and top_k:
+  `indexing`; scatter_elements and scatter_nd: `scatter`; their index checks (and
+  gather's): `index_checks`.
 
 Dynamic dims are read with `tensor.dim`; where one may be a size-1 broadcast at run
 time, the sizes are checked and the operand read at a run-time stride (`broadcast`);
@@ -44,6 +45,7 @@ from mlc.lowering.convert_ml_to_linalg import (
     normalization,
     reduction,
     scan,
+    scatter,
 )
 from mlc.lowering.convert_ml_to_linalg.signless import signless_types
 
@@ -59,6 +61,7 @@ def patterns(online_softmax: bool = False) -> list[RewritePattern]:
         *indexing.PATTERNS,
         *conv.PATTERNS,
         *scan.PATTERNS,
+        *scatter.PATTERNS,
     ]
 
 

@@ -24,20 +24,26 @@ result that reads `data` with `tensor.extract`, after the checks of `index_check
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, cf, tensor
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from mlc import shapes
 from mlc.dialects import ml
+from mlc.dialects.ml.base import is_float
 from mlc.lowering.convert_ml_to_linalg.common import (
     build_generic,
     element_type,
     empty_of,
+    fill,
+    is_unsigned,
     iterator_types,
+    signless,
     size_of,
     tensor_type,
+    type_dims,
 )
 from mlc.lowering.convert_ml_to_linalg.index_checks import (
     check_index_tuples,
@@ -138,4 +144,123 @@ class LowerGatherNd(RewritePattern):
         rewriter.replace(op, (), (result,))
 
 
-PATTERNS: list[RewritePattern] = [LowerGatherElements(), LowerGatherNd()]
+# ---------------------------------------------------------------------------
+# top_k
+# ---------------------------------------------------------------------------
+
+
+def nan_aware(x: SSAValue, y: SSAValue, strict: str) -> SSAValue:
+    """In a body: `x strict y` (`ogt`/`olt`) where NaN is above every number."""
+    ordered = arith.CmpfOp(x, y, strict).result
+    if strict == "ogt":  # x NaN and y not
+        other = arith.AndIOp(isnan(x), arith.CmpfOp(y, y, "ord").result).result
+    else:  # y NaN and x not
+        other = arith.AndIOp(isnan(y), arith.CmpfOp(x, x, "ord").result).result
+    return arith.OrIOp(ordered, other).result
+
+
+def isnan(x: SSAValue) -> SSAValue:
+    return arith.CmpfOp(x, x, "uno").result
+
+
+def before(x: SSAValue, y: SSAValue, largest: bool, unsigned: bool) -> SSAValue:
+    """In a body: whether value `x` comes strictly before `y` in top_k's order."""
+    if is_float(x.type):
+        return nan_aware(x, y, "ogt" if largest else "olt")
+    predicate = ("ugt" if largest else "ult") if unsigned else ("sgt" if largest else "slt")
+    return arith.CmpiOp(x, y, predicate).result
+
+
+def same(x: SSAValue, y: SSAValue) -> SSAValue:
+    """In a body: `x == y`, two NaNs equal."""
+    if is_float(x.type):
+        both = arith.AndIOp(isnan(x), isnan(y)).result
+        return arith.OrIOp(arith.CmpfOp(x, y, "oeq").result, both).result
+    return arith.CmpiOp(x, y, "eq").result
+
+
+class LowerTopK(RewritePattern):
+    """`ml.top_k` to one generic of k selection passes per row (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ml.TopKOp, rewriter: PatternRewriter, /) -> None:
+        x_type = tensor_type(op.x)
+        rank = x_type.get_num_dims()
+        axis = shapes.normalize_axis(op.axis.value.data, rank)
+        k = op.k.value.data
+        largest = bool(op.largest.value.data)
+        element = element_type(op.x)
+        unsigned = is_unsigned(element)
+        values_type, indices_type = op.values.type, op.indices.type
+        with keep_location(rewriter, op):
+            calc = IndexCalc(rewriter.insert)
+            n = size_of(rewriter, op.x, axis)
+            if not isinstance(n, int):
+                fits = rewriter.insert(arith.CmpiOp(calc.value(k), n, "sle")).result
+                message = f"'{op.name}' op k ({k}) exceeds the size of dim {axis}"
+                rewriter.insert(cf.AssertOp(fits, message))
+            sizes = [k if d == axis else size_of(rewriter, op.x, d) for d in range(rank)]
+            last = calc.value(calc.sub(n, 1))
+            kept = [1 if d == axis else s for d, s in enumerate(sizes)]
+            kept_shape = [1 if d == axis else e for d, e in enumerate(x_type.get_shape())]
+            kept_types = [TensorType(signless(element), kept_shape), TensorType(i64, kept_shape)]
+            inits = [
+                fill(rewriter, kept_types[0], type_dims(rewriter, kept_types[0], kept), 0),
+                fill(rewriter, kept_types[1], type_dims(rewriter, kept_types[1], kept), -1),
+                empty_of(rewriter, values_type, sizes),
+                empty_of(rewriter, indices_type, sizes),
+            ]
+
+            def body(args: Sequence[BlockArgument]) -> list[SSAValue]:
+                x, prev, prev_at, best, best_at = args
+                calc = IndexCalc.in_body()
+                position = IndexOp(rank).result
+                here = arith.IndexCastOp(position, i64).result
+                minus_one = arith.ConstantOp(IntegerAttr(-1, i64)).result
+                first = arith.CmpiOp(position, calc.value(0), "eq").result
+                # The element follows the previous slot's pick in the order (any does at
+                # the first slot, whose `prev_at` is -1).
+                none_before = arith.CmpiOp(prev_at, minus_one, "eq").result
+                tie_after = arith.AndIOp(
+                    same(x, prev), arith.CmpiOp(here, prev_at, "sgt").result
+                ).result
+                after = arith.OrIOp(before(prev, x, largest, unsigned), tie_after).result
+                eligible = arith.OrIOp(none_before, after).result
+                # The best so far in this slot: none yet at the row's first element.
+                so_far = arith.SelectOp(first, minus_one, best_at).result
+                empty = arith.CmpiOp(so_far, minus_one, "eq").result
+                better = arith.OrIOp(empty, before(x, best, largest, unsigned)).result
+                take = arith.AndIOp(eligible, better).result
+                value = arith.SelectOp(take, x, best).result
+                at = arith.SelectOp(take, here, so_far).result
+                done = arith.CmpiOp(position, last, "eq").result
+                return [
+                    arith.SelectOp(done, value, prev).result,
+                    arith.SelectOp(done, at, prev_at).result,
+                    value,
+                    at,
+                ]
+
+            loops = rank + 1
+            dims = [AffineExpr.dimension(d) for d in range(loops)]
+            x_map = AffineMap(
+                loops, 0, tuple(dims[rank] if d == axis else dims[d] for d in range(rank))
+            )
+            kept_map = AffineMap(
+                loops,
+                0,
+                tuple(AffineExpr.constant(0) if d == axis else dims[d] for d in range(rank)),
+            )
+            out_map = AffineMap(loops, 0, tuple(dims[:rank]))
+            _, _, values, indices = build_generic(
+                rewriter,
+                [op.x],
+                inits,
+                [x_map, kept_map, kept_map, out_map, out_map],
+                iterator_types(loops, [axis, rank]),
+                body,
+            )
+        rewriter.replace(op, (), (values, indices))
+
+
+PATTERNS: list[RewritePattern] = [LowerGatherElements(), LowerGatherNd(), LowerTopK()]

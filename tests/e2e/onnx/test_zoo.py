@@ -48,8 +48,6 @@ MISSING = {
     "llama-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
     "mistral-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
     "mistral-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
-    "moe-dynamo": "unsupported ONNX ops: TopK, ScatterElements",
-    "moe-torchscript": "unsupported ONNX ops: TopK, ScatterElements",
     "qwen2-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
     "qwen2-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
     "vit-hf-dynamo": "unsupported ONNX ops: IsNaN",

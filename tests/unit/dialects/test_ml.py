@@ -67,6 +67,8 @@ from mlc.dialects.ml import (
     ReluOp,
     ReshapeOp,
     RsqrtOp,
+    ScatterElementsOp,
+    ScatterNdOp,
     SelectOp,
     SigmoidOp,
     SliceOp,
@@ -74,6 +76,7 @@ from mlc.dialects.ml import (
     SqrtOp,
     SubOp,
     TanhOp,
+    TopKOp,
     TransposeOp,
 )
 from mlc.dialects.ml import math as ml_math
@@ -152,7 +155,10 @@ WINDOW_OPS = {f"ml.{op}{n}d" for op in ("conv", "max_pool", "avg_pool") for n in
 SCAN_OPS = {"ml.argmax", "ml.argmin", "ml.cumsum"}
 
 # Beyond the contract: the indexing ops.
-INDEXING_OPS = {"ml.gather_elements", "ml.gather_nd"}
+INDEXING_OPS = {
+    *("ml.gather_elements", "ml.gather_nd", "ml.scatter_elements", "ml.scatter_nd"),
+    "ml.top_k",
+}
 
 # Beyond the contract: trigonometric, rounding, remainder and bitwise ops.
 MATH_OPS = {op.name for op in ml_math.OPS}
@@ -256,6 +262,19 @@ BUILDS: list[tuple[str, Callable[[], MLOp], str]] = [
         lambda: GatherNdOp(*args("tensor<4x5x6xf32>", "tensor<4x1xi32>"), 1),
         "tensor<4x6xf32>",
     ),
+    (
+        "ml.scatter_elements",
+        lambda: ScatterElementsOp(
+            *args("tensor<3x5xf32>", "tensor<3x2xi64>", "tensor<3x2xf32>"), 1, "add"
+        ),
+        "tensor<3x5xf32>",
+    ),
+    (
+        "ml.scatter_nd",
+        lambda: ScatterNdOp(*args("tensor<4x5x6xf32>", "tensor<3x2xi32>", "tensor<3x6xf32>")),
+        "tensor<4x5x6xf32>",
+    ),
+    ("ml.top_k", lambda: TopKOp(arg("tensor<5x?xf32>"), 2), "tensor<5x2xf32>"),
     ("ml.reduce_sum", lambda: ReduceSumOp(arg("tensor<4x8xf32>"), [1]), "tensor<4xf32>"),
     (
         "ml.reduce_mean",
@@ -361,7 +380,7 @@ def test_builds_cover_every_op():
 def test_build_infers_result_type(name: str, build: Callable[[], MLOp], expected: str):
     op = build()
     assert op.name == name
-    assert len(op.results) == 1
+    assert len(op.results) == (2 if name == "ml.top_k" else 1)  # values and indices
     assert op.results[0].type == ty(expected)
     assert op.infer_result_type() == ty(expected)
     op.verify()
@@ -635,6 +654,17 @@ ELEMENT_RULES: list[tuple[str, Callable[[str], MLOp], str]] = [
         "any",
     ),
     ("ml.gather_nd", lambda e: GatherNdOp(*args(f"tensor<4x{e}>", "tensor<2x1xi64>")), "any"),
+    (
+        "ml.scatter_elements",
+        lambda e: ScatterElementsOp(*args(f"tensor<4x{e}>", "tensor<2xi32>", f"tensor<2x{e}>"), 0),
+        "any",
+    ),
+    (
+        "ml.scatter_nd",
+        lambda e: ScatterNdOp(*args(f"tensor<4x{e}>", "tensor<2x1xi64>", f"tensor<2x{e}>")),
+        "any",
+    ),
+    ("ml.top_k", lambda e: TopKOp(arg(f"tensor<4x{e}>"), 2), "numeric"),
     *(
         (cls.name, (lambda e, cls=cls: cls(arg(f"tensor<2x4x{e}>"), [1])), "numeric")
         for cls in (ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp)

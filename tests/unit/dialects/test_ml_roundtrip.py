@@ -76,6 +76,8 @@ from mlc.dialects.ml import (
     ReluOp,
     ReshapeOp,
     RsqrtOp,
+    ScatterElementsOp,
+    ScatterNdOp,
     SelectOp,
     SigmoidOp,
     SliceOp,
@@ -83,6 +85,7 @@ from mlc.dialects.ml import (
     SqrtOp,
     SubOp,
     TanhOp,
+    TopKOp,
     TransposeOp,
 )
 from mlc.dialects.ml import math as ml_math
@@ -353,6 +356,36 @@ def gather_nd(body: Body, draw: Draw) -> None:
     body.add(GatherNdOp(data, indices))
 
 
+def scatter_elements(body: Body, draw: Draw) -> None:
+    data = body.any_value(NUMERIC, min_rank=1, max_rank=3)
+    shape = shape_of(data)
+    axis = axis_in(draw, len(shape))
+    index_shape = [draw(st.integers(0, 3)) if k == axis else d for k, d in enumerate(shape)]
+    indices = body.value(draw(st.sampled_from((i32, i64))), index_shape)
+    updates = body.value(data.type.element_type, index_shape)
+    reduction = draw(st.sampled_from(("none", "add", "mul", "max", "min")))
+    body.add(ScatterElementsOp(data, indices, updates, axis, reduction))
+
+
+def scatter_nd(body: Body, draw: Draw) -> None:
+    data = body.any_value(NUMERIC, min_rank=1, max_rank=3)
+    shape = shape_of(data)
+    k = draw(st.integers(1, len(shape)))
+    outer = draw(shapes(0, 2))
+    indices = body.value(draw(st.sampled_from((i32, i64))), [*outer, k])
+    updates = body.value(data.type.element_type, [*outer, *shape[k:]])
+    body.add(ScatterNdOp(data, indices, updates, draw(st.sampled_from(("none", "add")))))
+
+
+def top_k(body: Body, draw: Draw) -> None:
+    x = body.any_value(NUMERIC, min_rank=1, max_rank=3)
+    shape = shape_of(x)
+    axis = axis_in(draw, len(shape))
+    size = shape[axis] if shape[axis] >= 0 else 0
+    k = draw(st.integers(0, size))
+    body.add(TopKOp(x, k, axis, draw(st.booleans()), draw(st.booleans())))
+
+
 def reduction(body: Body, draw: Draw) -> None:
     x = body.any_value(NUMERIC)
     rank = len(shape_of(x))
@@ -466,6 +499,9 @@ FAMILIES = (
     gather,
     gather_elements,
     gather_nd,
+    scatter_elements,
+    scatter_nd,
+    top_k,
     reduction,
     scan,
     softmax,
@@ -582,6 +618,9 @@ def test_every_family_is_drawn():
         GatherOp,
         GatherElementsOp,
         GatherNdOp,
+        ScatterElementsOp,
+        ScatterNdOp,
+        TopKOp,
         *REDUCTIONS,
         ArgMaxOp,
         ArgMinOp,

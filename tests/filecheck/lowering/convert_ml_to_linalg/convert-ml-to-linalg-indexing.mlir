@@ -62,3 +62,42 @@ func.func @gather_nd_batch(%x: tensor<?x5xf32>, %i: tensor<?x1xi64>) -> tensor<?
   %g = ml.gather_nd %x, %i {batch_dims = 1 : i64} : (tensor<?x5xf32>, tensor<?x1xi64>) -> tensor<?xf32>
   func.return %g : tensor<?xf32>
 }
+
+// -----
+
+// top_k: one generic of k selection passes per row: loops (rows, slot j, position i),
+// j and i sequential; the previous slot's pick (filled with index -1: none) carried at
+// the row, the values and indices written at (row, j).
+
+// CHECK-LABEL: func.func @top_k
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<5x8xf32>)
+// CHECK-NOT:     cf.assert
+// CHECK:         %[[PREV:.+]] = linalg.generic {{.*}} outs(%{{.+}} : tensor<5x1xi64>)
+// CHECK:           arith.constant -1 : i64
+// CHECK:         %{{.+}}, %{{.+}}, %[[V:.+]], %[[I:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, 0)>, affine_map<(d0, d1, d2) -> (d0, 0)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[X]] : tensor<5x8xf32>)
+// CHECK:           arith.cmpf uno
+// CHECK:           arith.cmpf ogt
+// CHECK:         func.return %[[V]], %[[I]]
+
+// LOC-LABEL:   func.func @top_k
+// LOC:           } -> (tensor<5x1xf32>, tensor<5x1xi64>, tensor<5x2xf32>, tensor<5x2xi64>) loc("model.py":6:2)
+func.func @top_k(%x: tensor<5x8xf32>) -> (tensor<5x2xf32>, tensor<5x2xi64>) {
+  %v, %i = ml.top_k %x {k = 2 : i64, axis = -1 : i64} : (tensor<5x8xf32>) -> (tensor<5x2xf32>, tensor<5x2xi64>) loc("model.py":6:2)
+  func.return %v, %i : tensor<5x2xf32>, tensor<5x2xi64>
+}
+
+// -----
+
+// The smallest along a dynamic first axis of unsigned integers: k is checked against
+// the axis's size; the position loop is the last, the slot loop the axis's.
+
+// CHECK-LABEL: func.func @top_k_smallest_dynamic
+// CHECK:         arith.cmpi sle
+// CHECK-NEXT:    cf.assert %{{.+}}, "'ml.top_k' op k (3) exceeds the size of dim 0"
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (0, d1)>, affine_map<(d0, d1, d2) -> (0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["reduction", "parallel", "reduction"]}
+// CHECK:           arith.cmpi ult
+// CHECK-NOT:       arith.cmpf
+func.func @top_k_smallest_dynamic(%x: tensor<?x4xui8>) -> (tensor<3x4xui8>, tensor<3x4xi64>) {
+  %v, %i = ml.top_k %x {k = 3 : i64, axis = 0 : i64, largest = false} : (tensor<?x4xui8>) -> (tensor<3x4xui8>, tensor<3x4xi64>)
+  func.return %v, %i : tensor<3x4xui8>, tensor<3x4xi64>
+}

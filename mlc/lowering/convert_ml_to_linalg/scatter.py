@@ -1,0 +1,252 @@
+"""
+`ml.scatter_elements` and `ml.scatter_nd` to linalg on tensors: one generic over the
+*result* (a copy of `data`, its init) that, for each element, walks the updates that
+could land there in their order and combines the ones that do, after the index checks
+of `index_checks`.
+
+The scatter is written from the side of the element written, as a gather, so that the
+generic is parallel over the result on both targets with no race and no atomics, and
+updates landing on one element apply in the row-major order of `updates` (onnxruntime's
+order: with reduction `none` the last one stays; `add` and `mul` round as it does):
+
+- `ml.scatter_elements` (axis `a`, `m` updates along it): the loops are the result's
+  and an inner `reduction` loop `j` over `m`. Element `p` reads `indices` and `updates`
+  at `p` with `p[a]` replaced by `j` (`tensor.extract`; rows of `p` past the indices'
+  extent take none) and combines the update when the wrapped, clamped index is `p[a]`:
+
+      %s = ml.scatter_elements %d, %i, %u {axis = 1, reduction = "add"} : (tensor<3x5xf32>, ...)
+      ==>
+      linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%bound : tensor<2xi8>) outs(%d : tensor<3x5xf32>) {
+      ^bb0(%_: i8, %acc: f32):
+        %k = ... %i[linalg.index 0, linalg.index 2] wrapped by 5, clamped into [0, 4] ...
+        %v = tensor.extract %u[linalg.index 0, linalg.index 2]
+        linalg.yield (select (%k == linalg.index 1), (%acc + %v), %acc)
+      }
+
+  `%bound` (a `tensor.empty` of `m` elements, 0 when `indices` is empty) only gives
+  the loop `j` its size. Cost: `m` steps per result element, which suits the scatters
+  models make (a mixture of experts writes k <= 8 routing weights per token into a row
+  of E experts); a scatter of many updates along a long axis pays `n * m` per row.
+- `ml.scatter_nd` (index tuples of length `q`): the loops are the result's and the
+  `reduction` loops over the tuples (`indices.shape[:-1]`, which read `indices` at
+  `[t..., 0]` and so give the loops their sizes). Element `p` combines `updates[t...,
+  p[q:]]` when every entry of tuple `t` (wrapped, clamped) equals `p[:q]`. Cost: one
+  pass over the tuples per result element.
+
+The dims that must agree (`updates` and `indices`, the dims of `indices` not above
+`data`'s; for scatter_nd `updates` against `indices[:-1] + data[q:]`) are checked by
+`cf.assert` where not known when compiling.
+"""
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IntegerType, TensorType, i8
+from xdsl.dialects.linalg.ops import IndexOp
+from xdsl.ir import Attribute, BlockArgument, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from mlc import shapes
+from mlc.dialects import ml
+from mlc.dialects.ml.base import is_float
+from mlc.lowering.convert_ml_to_linalg.common import (
+    build_generic,
+    element_type,
+    empty_of,
+    is_unsigned,
+    iterator_types,
+    size_of,
+    tensor_type,
+)
+from mlc.lowering.convert_ml_to_linalg.index_checks import (
+    check_index_tuples,
+    check_indices,
+    highest_index,
+    safe_index,
+)
+from mlc.lowering.convert_ml_to_linalg.indexing import check_dims
+from mlc.lowering.support.index_calc import Index, IndexCalc
+from mlc.lowering.support.locations import keep_location
+
+FLOAT_COMBINE = {
+    "add": arith.AddfOp,
+    "mul": arith.MulfOp,
+    "max": arith.MaximumfOp,
+    "min": arith.MinimumfOp,
+}
+SIGNED_COMBINE = {
+    "add": arith.AddiOp,
+    "mul": arith.MuliOp,
+    "max": arith.MaxSIOp,
+    "min": arith.MinSIOp,
+}
+UNSIGNED_COMBINE = {**SIGNED_COMBINE, "max": arith.MaxUIOp, "min": arith.MinUIOp}
+
+
+def combined(reduction: str, element: Attribute, acc: SSAValue, update: SSAValue) -> SSAValue:
+    """In a body: `update` combined with `acc` by `reduction` (`none`: `update`)."""
+    if reduction == "none":
+        return update
+    if is_float(element):
+        table = FLOAT_COMBINE
+    else:
+        table = UNSIGNED_COMBINE if is_unsigned(element) else SIGNED_COMBINE
+    return table[reduction](acc, update).result
+
+
+def all_of(conditions: Sequence[SSAValue]) -> SSAValue | None:
+    """In a body: the conjunction of `conditions` (None if there are none)."""
+    if not conditions:
+        return None
+    result = conditions[0]
+    for condition in conditions[1:]:
+        result = arith.AndIOp(result, condition).result
+    return result
+
+
+def count_of(rewriter: PatternRewriter, value: SSAValue) -> Index:
+    calc = IndexCalc(rewriter.insert)
+    count: Index = 1
+    for d in range(tensor_type(value).get_num_dims()):
+        count = calc.mul(count, size_of(rewriter, value, d))
+    return count
+
+
+def loop_bound(rewriter: PatternRewriter, indices: SSAValue, axis: int) -> SSAValue:
+    """
+    A `tensor.empty` of `indices.shape[axis]` i8 elements (none when `indices` is
+    empty): an input that only gives a generic's loop over the axis its size.
+    """
+    calc = IndexCalc(rewriter.insert)
+    m = size_of(rewriter, indices, axis)
+    others = [n for d, n in enumerate(tensor_type(indices).get_shape()) if d != axis]
+    if not all(shapes.is_static(n) and n > 0 for n in others):
+        empty = rewriter.insert(
+            arith.CmpiOp(calc.value(count_of(rewriter, indices)), calc.value(0), "eq")
+        ).result
+        m = rewriter.insert(arith.SelectOp(empty, calc.value(0), calc.value(m))).result
+    static = m if isinstance(m, int) else shapes.DYNAMIC
+    return empty_of(rewriter, TensorType(i8, [static]), [m])
+
+
+class LowerScatterElements(RewritePattern):
+    """`ml.scatter_elements` to a generic over the result (see the module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ml.ScatterElementsOp, rewriter: PatternRewriter, /) -> None:
+        rank = tensor_type(op.data).get_num_dims()
+        axis = shapes.normalize_axis(op.axis.value.data, rank)
+        element = element_type(op.data)
+        index_element = element_type(op.indices)
+        reduction = op.reduction.data
+        index_shape = tensor_type(op.indices).get_shape()
+        data_shape = tensor_type(op.data).get_shape()
+        with keep_location(rewriter, op):
+            sizes = [size_of(rewriter, op.indices, d) for d in range(rank)]
+            data_sizes = [size_of(rewriter, op.data, d) for d in range(rank)]
+            update_sizes = [size_of(rewriter, op.updates, d) for d in range(rank)]
+            pairs = [(d, sizes[d], data_sizes[d]) for d in range(rank) if d != axis]
+            check_dims(rewriter, op, pairs, "sle", "must not exceed the data's")
+            same = [(d, update_sizes[d], sizes[d]) for d in range(rank)]
+            check_dims(rewriter, op, same, "eq", "must equal the updates'")
+            bound = data_sizes[axis]
+            check_indices(rewriter, op, op.indices, bound, f"data dim {axis}")
+            highest = highest_index(rewriter, bound)
+            # The dims where indices may stop short of the data: rows past them take none.
+            short = [
+                d
+                for d in range(rank)
+                if d != axis
+                and not (shapes.is_static(index_shape[d]) and index_shape[d] == data_shape[d])
+            ]
+            last_row = {d: highest_index(rewriter, sizes[d]) for d in short}
+            row_size = {d: IndexCalc(rewriter.insert).value(sizes[d]) for d in short}
+            steps = loop_bound(rewriter, op.indices, axis)
+
+            def body(args: Sequence[BlockArgument]) -> SSAValue:
+                acc = args[1]
+                loops = [IndexOp(d).result for d in range(rank + 1)]
+                coords = [
+                    loops[rank]
+                    if d == axis
+                    else (arith.MinUIOp(loops[d], last_row[d]).result if d in short else loops[d])
+                    for d in range(rank)
+                ]
+                inside = [arith.CmpiOp(loops[d], row_size[d], "ult").result for d in short]
+                index = tensor.ExtractOp(op.indices, coords, index_element).result
+                update = tensor.ExtractOp(op.updates, coords, element).result
+                target = safe_index(index, bound, highest)
+                hit = all_of([arith.CmpiOp(target, loops[axis], "eq").result, *inside])
+                assert hit is not None
+                new = combined(reduction, element, acc, update)
+                return arith.SelectOp(hit, new, acc).result
+
+            maps = [
+                AffineMap(rank + 1, 0, (AffineExpr.dimension(rank),)),
+                AffineMap(rank + 1, 0, tuple(AffineExpr.dimension(d) for d in range(rank))),
+            ]
+            iterators = iterator_types(rank + 1, [rank])
+            (result,) = build_generic(rewriter, [steps], [op.data], maps, iterators, body)
+        rewriter.replace(op, (), (result,))
+
+
+class LowerScatterNd(RewritePattern):
+    """`ml.scatter_nd` to a generic over the result (see the module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ml.ScatterNdOp, rewriter: PatternRewriter, /) -> None:
+        rank = tensor_type(op.data).get_num_dims()
+        index_shape = tensor_type(op.indices).get_shape()
+        outer, q = len(index_shape) - 1, index_shape[-1]
+        element = element_type(op.data)
+        index_element = element_type(op.indices)
+        assert isinstance(index_element, IntegerType)
+        reduction = op.reduction.data
+        loops_count = rank + outer
+        with keep_location(rewriter, op):
+            index_sizes = [size_of(rewriter, op.indices, d) for d in range(outer)]
+            data_sizes = [size_of(rewriter, op.data, d) for d in range(rank)]
+            update_sizes = [
+                size_of(rewriter, op.updates, d)
+                for d in range(tensor_type(op.updates).get_num_dims())
+            ]
+            expected = [*index_sizes, *data_sizes[q:]]
+            pairs = [(d, u, e) for d, (u, e) in enumerate(zip(update_sizes, expected, strict=True))]
+            check_dims(rewriter, op, pairs, "eq", "of updates must equal indices' or data's")
+            bounds = data_sizes[:q]
+            check_index_tuples(rewriter, op, op.indices, bounds, 0)
+            highest = [highest_index(rewriter, b) for b in bounds]
+
+            def body(args: Sequence[BlockArgument]) -> SSAValue:
+                calc = IndexCalc.in_body()
+                first, acc = args
+                loops = [IndexOp(d).result for d in range(loops_count)]
+                tuple_at = loops[rank:]
+                matches = []
+                for j in range(q):
+                    entry = first
+                    if j:
+                        position = [*tuple_at, calc.value(j)]
+                        entry = tensor.ExtractOp(op.indices, position, index_element).result
+                    target = safe_index(entry, bounds[j], highest[j])
+                    matches.append(arith.CmpiOp(target, loops[j], "eq").result)
+                hit = all_of(matches)
+                assert hit is not None
+                coords = [*tuple_at, *loops[q:rank]]
+                update = tensor.ExtractOp(op.updates, coords, element).result
+                new = combined(reduction, element, acc, update)
+                return arith.SelectOp(hit, new, acc).result
+
+            dims = [AffineExpr.dimension(d) for d in range(loops_count)]
+            maps = [
+                AffineMap(loops_count, 0, (*dims[rank:], AffineExpr.constant(0))),
+                AffineMap(loops_count, 0, tuple(dims[:rank])),
+            ]
+            iterators = iterator_types(loops_count, list(range(rank, loops_count)))
+            (result,) = build_generic(rewriter, [op.indices], [op.data], maps, iterators, body)
+        rewriter.replace(op, (), (result,))
+
+
+PATTERNS: list[RewritePattern] = [LowerScatterElements(), LowerScatterNd()]

@@ -1,0 +1,95 @@
+// RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg --print-debuginfo | filecheck %s --check-prefix=LOC
+
+// scatter_elements: the indices checked against the axis, then one generic over the
+// result (data as its init) with an inner reduction loop over the updates along the
+// axis (sized by an i8 tensor.empty), reading the index and the update with
+// tensor.extract and combining where the clamped index is the element's.
+
+// CHECK-LABEL: func.func @scatter_elements_add
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<3x5xf32>, %[[I:[a-zA-Z0-9_]+]]: tensor<3x2xi64>, %[[U:[a-zA-Z0-9_]+]]: tensor<3x2xf32>)
+// CHECK:         cf.assert %{{.+}}, "'ml.scatter_elements' op index {} is out of range [-5, 5) of data dim 1" {mlc.reports_value}
+// CHECK:         %[[STEPS:.+]] = tensor.empty() : tensor<2xi8>
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[STEPS]] : tensor<2xi8>) outs(%[[X]] : tensor<3x5xf32>)
+// CHECK:           tensor.extract %[[I]]
+// CHECK:           tensor.extract %[[U]]
+// CHECK:           arith.minui
+// CHECK:           %[[SUM:.+]] = arith.addf
+// CHECK:           arith.select %{{.+}}, %[[SUM]], %{{.+}} : f32
+
+// LOC-LABEL:   func.func @scatter_elements_add
+// LOC:           cf.assert {{.*}} loc("model.py":4:5)
+// LOC:           } -> tensor<3x5xf32> loc("model.py":4:5)
+func.func @scatter_elements_add(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>, %u: tensor<3x2xf32>) -> tensor<3x5xf32> {
+  %s = ml.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<3x5xf32>, tensor<3x2xi64>, tensor<3x2xf32>) -> tensor<3x5xf32> loc("model.py":4:5)
+  func.return %s : tensor<3x5xf32>
+}
+
+// -----
+
+// Dynamic dims: the indices off the axis must not exceed the data, the updates must
+// equal the indices; rows past the indices' extent (`ult`) take no update; the loop
+// over the updates is empty when the indices are.
+
+// CHECK-LABEL: func.func @scatter_elements_dynamic
+// CHECK:         cf.assert %{{.+}}, "'ml.scatter_elements' op indices dim 0 must not exceed the data's"
+// CHECK:         cf.assert %{{.+}}, "'ml.scatter_elements' op indices dim 0 must equal the updates'"
+// CHECK:         cf.assert %{{.+}}, "'ml.scatter_elements' op index {} is out of range [-n, n) (n its size) of data dim 1"
+// CHECK:         tensor.empty(%{{.+}}) : tensor<?xi8>
+// CHECK:         linalg.generic
+// CHECK:           arith.cmpi ult
+// CHECK:           arith.maxsi
+func.func @scatter_elements_dynamic(%x: tensor<?x?xi32>, %i: tensor<?x?xi32>, %u: tensor<?x?xi32>) -> tensor<?x?xi32> {
+  %s = ml.scatter_elements %x, %i, %u {axis = 1 : i64, reduction = "max"} : (tensor<?x?xi32>, tensor<?x?xi32>, tensor<?x?xi32>) -> tensor<?x?xi32>
+  func.return %s : tensor<?x?xi32>
+}
+
+// -----
+
+// Constant indices are checked when compiling: no run-time check (one out of range is
+// an error at the op: convert-ml-to-linalg-invalid-scatter.mlir).
+
+// CHECK-LABEL: func.func @scatter_elements_constant
+// CHECK-NOT:     cf.assert
+// CHECK:         linalg.generic
+func.func @scatter_elements_constant(%x: tensor<3x5xf32>, %u: tensor<3x1xf32>) -> tensor<3x5xf32> {
+  %i = arith.constant dense<[[0], [4], [-5]]> : tensor<3x1xi64>
+  %s = ml.scatter_elements %x, %i, %u {axis = 1 : i64} : (tensor<3x5xf32>, tensor<3x1xi64>, tensor<3x1xf32>) -> tensor<3x5xf32>
+  func.return %s : tensor<3x5xf32>
+}
+
+// -----
+
+// scatter_nd: each entry of the tuples checked against its dim, then one generic over
+// the result with a reduction loop over the tuples, which reads the indices at
+// [t, 0] and so gives that loop its size.
+
+// CHECK-LABEL: func.func @scatter_nd
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<4x5x6xf32>, %[[I:[a-zA-Z0-9_]+]]: tensor<3x2xi64>, %[[U:[a-zA-Z0-9_]+]]: tensor<3x6xf32>)
+// CHECK:         cf.assert %{{.+}}, "'ml.scatter_nd' op index {} is out of range [-4, 4) of data dim 0" {mlc.reports_value}
+// CHECK:         cf.assert %{{.+}}, "'ml.scatter_nd' op index {} is out of range [-5, 5) of data dim 1" {mlc.reports_value}
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[I]] : tensor<3x2xi64>) outs(%[[X]] : tensor<4x5x6xf32>)
+// CHECK:           tensor.extract %[[I]]
+// CHECK:           tensor.extract %[[U]]
+// CHECK-NOT:       arith.addf
+// CHECK:           arith.select
+
+// LOC-LABEL:   func.func @scatter_nd
+// LOC:           } -> tensor<4x5x6xf32> loc("model.py":9:1)
+func.func @scatter_nd(%x: tensor<4x5x6xf32>, %i: tensor<3x2xi64>, %u: tensor<3x6xf32>) -> tensor<4x5x6xf32> {
+  %s = ml.scatter_nd %x, %i, %u : (tensor<4x5x6xf32>, tensor<3x2xi64>, tensor<3x6xf32>) -> tensor<4x5x6xf32> loc("model.py":9:1)
+  func.return %s : tensor<4x5x6xf32>
+}
+
+// -----
+
+// A dynamic count of tuples: the updates' dims checked against it.
+
+// CHECK-LABEL: func.func @scatter_nd_dynamic
+// CHECK:         cf.assert %{{.+}}, "'ml.scatter_nd' op indices dim 0 of updates must equal indices' or data's"
+// CHECK:         linalg.generic
+// CHECK:           arith.muli
+func.func @scatter_nd_dynamic(%x: tensor<4x5xi64>, %i: tensor<?x1xi32>, %u: tensor<?x5xi64>) -> tensor<4x5xi64> {
+  %s = ml.scatter_nd %x, %i, %u {reduction = "mul"} : (tensor<4x5xi64>, tensor<?x1xi32>, tensor<?x5xi64>) -> tensor<4x5xi64>
+  func.return %s : tensor<4x5xi64>
+}
