@@ -27,6 +27,16 @@ class NodeError(Exception):
     """A node cannot be converted: the message says why (the node is added by the caller)."""
 
 
+class UnknownAtImportError(NodeError):
+    """A converter needs the value of graph value `name` (a node's input) at import time,
+    and it is not known then: a graph input, or computed from one. `Node.unknown` makes
+    it and records `name` in the graph's `needed_at_import`."""
+
+    def __init__(self, message: str, name: str):
+        super().__init__(message)
+        self.name = name
+
+
 class GraphValues:
     """
     The values of the graph being imported, by ONNX name, and the block ops go to.
@@ -44,6 +54,8 @@ class GraphValues:
         self.values: dict[str, Value] = {}
         self.block = Block()
         self.materialized: dict[int, tuple[np.ndarray, SSAValue]] = {}
+        # Values converters needed at import time and did not find known, in order.
+        self.needed_at_import: list[str] = []
 
     def ssa(self, name: str, location: Attribute) -> SSAValue:
         value = self.values[name]
@@ -101,11 +113,19 @@ class Node:
         """Input `i`'s value, which the conversion needs at import time."""
         value = self.known(i)
         if value is None:
-            raise NodeError(
-                f"input {i} ('{self.proto.input[i]}', the {what}) must be known at import "
-                "time (an initializer, a Constant, or computed from static shapes)"
-            )
+            raise self.unknown(i, what)
         return value
+
+    def unknown(self, i: int, what: str, otherwise: str = "") -> UnknownAtImportError:
+        """The error for input `i` (the `what`), needed at import time and not known then
+        (`otherwise`: what else would do), its name recorded in the graph."""
+        name = self.proto.input[i]
+        self.graph.needed_at_import.append(name)
+        return UnknownAtImportError(
+            f"input {i} ('{name}', the {what}) must be known at import time (an "
+            f"initializer, a Constant, or computed from static shapes){otherwise}",
+            name,
+        )
 
     def input(self, i: int) -> SSAValue:
         """Input `i` as an SSA value (known values become constants)."""
