@@ -4,7 +4,8 @@ The parse -> verify -> passes -> print loop that `mlc-opt` (and later tools) dri
 Everything a user can get wrong comes back as `Diagnostic`s, never as an exception:
 malformed text, IR that does not verify, a pass that cannot handle an op. The IR is
 verified after every pass, as `mlir-opt` does, so a pass that breaks the IR is
-caught at the pass that broke it. Instrumentation (IR dumps before/after passes,
+caught at the pass that broke it, which the error names (`verify_each`; off, the IR
+is verified once, after the last pass). Instrumentation (IR dumps before/after passes,
 wall time per phase) is optional and goes to a separate stream.
 """
 
@@ -17,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
-from mlc import diagnostics
+from mlc import diagnostics, pipeline
 from mlc.diagnostics import Diagnostic, OpError
 from mlc.ir import parse_module, print_module
 from mlc.registry import make_context
@@ -35,6 +36,7 @@ class OptOptions:
     verify_roundtrip: bool = False
     print_before: frozenset[str] | None = None  # pass names; None: none, "*" in it: all
     print_after: frozenset[str] | None = None
+    verify_each: bool = True  # verify after every pass, not only after the last
 
 
 @dataclass
@@ -102,12 +104,16 @@ def run_passes(
         except DiagnosticException as error:
             message = diagnostics.one_line(str(error))
             return [Diagnostic("error", f"pass '{module_pass.name}' failed: {message}")]
-        with timer.phase("Verifier"):
-            if errors := diagnostics.verify_module(module):
-                return errors
+        if options.verify_each:
+            with timer.phase("Verifier"):
+                if errors := pipeline.verify_after(module, module_pass.name):
+                    return errors
         if wants_dump(options.print_after, module_pass.name):
             dump.write(f"// -----// IR Dump After {module_pass.name} //----- //\n")
             dump.write(print_module(module, generic=options.generic, debuginfo=options.debuginfo))
+    if not options.verify_each and options.passes:
+        with timer.phase("Verifier"):
+            return diagnostics.verify_module(module)
     return []
 
 

@@ -18,8 +18,15 @@ The `gpu` target (alias `cuda`) shares the first two stages, then:
                     one kernel for each kind of identical ones
     nvvm            kernels and host code become the `llvm` dialect: kernels with NVVM
                     intrinsics (for `mlc.backend.ptx`), host code calling the CUDA driver
+
+The module is verified once a stage has run. With `MLC_VERIFY_EACH=1` in the
+environment (or `verify_each=True`) it is verified after every pass of every stage,
+the last included, and IR a pass leaves invalid is reported with that pass's name:
+an internal error then says which pass broke the IR (`mlc-opt --verify-each` does the
+same, and is on by default there).
 """
 
+import os
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -144,10 +151,34 @@ def run_stage(
     run_pipeline(module, stage_text(stage, graph_passes, allow_tf32, target, sm), verify)
 
 
-def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
-    """Apply a textual pipeline in place, verifying once it has run (unless told not
-    to, by a caller that hands the result to a verifier of its own). Each pass and the
-    verification are timed into the active `mlc.timing` timer, if any."""
+VERIFY_EACH_ENV = "MLC_VERIFY_EACH"
+
+
+def verify_each_requested() -> bool:
+    """Whether `MLC_VERIFY_EACH` asks for the IR to be verified after every pass."""
+    return os.environ.get(VERIFY_EACH_ENV, "0").strip().lower() not in ("", "0", "false", "no")
+
+
+def verify_after(module: ModuleOp, pass_name: str) -> list[Diagnostic]:
+    """The module's verifier errors, each naming `pass_name` as the pass it ran after
+    (the IR verified before it, so that pass broke it); none if it verifies."""
+    return [
+        Diagnostic(d.severity, f"{d.message} (invalid after pass '{pass_name}')", d.location)
+        for d in diagnostics.verify_module(module)
+    ]
+
+
+def run_pipeline(
+    module: ModuleOp, spec: str, verify: bool = True, verify_each: bool | None = None
+) -> None:
+    """
+    Apply a textual pipeline in place, verifying once it has run (unless told not to,
+    by a caller that hands the result to a verifier of its own). With `verify_each`
+    (None: `MLC_VERIFY_EACH`) the module is verified after every pass instead, and an
+    invalid one is reported with the name of the pass that broke it. Each pass and the
+    verification are timed into the active `mlc.timing` timer, if any.
+    """
+    each = verify_each_requested() if verify_each is None else verify_each
     ctx = make_context()
     for module_pass in parse_pipeline(spec):
         try:
@@ -159,7 +190,12 @@ def run_pipeline(module: ModuleOp, spec: str, verify: bool = True) -> None:
             message = diagnostics.one_line(str(error))
             failure = Diagnostic("error", f"pass '{module_pass.name}' failed: {message}")
             raise DiagnosticError([failure]) from None
-    if verify:
+        if each:
+            with timing.phase("verify"):
+                errors = verify_after(module, module_pass.name)
+            if errors:
+                raise DiagnosticError(errors)
+    if verify and not each:
         with timing.phase("verify"):
             errors = diagnostics.verify_module(module)
         if errors:

@@ -41,6 +41,14 @@ def pass_names(value: str) -> frozenset[str]:
     return frozenset(n.strip() for n in value.split(",") if n.strip())
 
 
+def boolean(value: str) -> bool:
+    """An option's value as mlir-opt spells booleans: true/false, 1/0."""
+    spelled = {"true": True, "1": True, "false": False, "0": False}
+    if value.lower() not in spelled:
+        raise argparse.ArgumentTypeError(f"'{value}' is not true or false")
+    return spelled[value.lower()]
+
+
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(prog=PROG, description="mlc modular optimizer driver")
     p.add_argument(
@@ -109,6 +117,16 @@ def build_parser() -> ArgumentParser:
         help="check that the output re-parses to the same IR in both forms",
     )
     p.add_argument(
+        "--verify-each",
+        type=boolean,
+        nargs="?",
+        const=True,
+        default=True,
+        metavar="BOOL",
+        help="verify the IR after every pass, naming the pass that broke it (default: "
+        "true; --verify-each=false verifies once, after the last pass)",
+    )
+    p.add_argument(
         "--timing", "--mlir-timing", action="store_true", help="report wall time per pass (stderr)"
     )
     p.add_argument(
@@ -160,6 +178,7 @@ def options_from(args: argparse.Namespace) -> driver.OptOptions:
         verify_roundtrip=args.verify_roundtrip,
         print_before=dump_set(args.print_ir_before_all, args.print_ir_before),
         print_after=dump_set(args.print_ir_after_all, args.print_ir_after),
+        verify_each=args.verify_each,
     )
 
 

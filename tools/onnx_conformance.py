@@ -14,9 +14,14 @@ onnxruntime, compared with the test's outputs at onnx's tolerances (rtol 1e-3, a
 unless the test says otherwise). The score is over the tests onnxruntime passes.
 
 Some ONNX inputs set shapes rather than data (Reshape's shape, Slice's starts, a
-reduction's axes). mlc compiles for fixed values of those: when the importer says an
-input must be known at import time, the test's value of that input is bound as an
-initializer and the test is compiled again (the report counts these).
+reduction's axes). `mlc.compile` gives such a model as a `ShapeSpecializedModel`, which
+reads those inputs at run time and compiles a variant per value set. `--inputs runtime`
+runs the tests that way, every input given at run time as the tests give them;
+`--inputs bound` (the default) binds the test's values of those inputs as initializers
+first and compiles that model; `--inputs both` runs both (the report counts the tests
+that bound or specialised on inputs):
+
+    python -m mlc.tools.onnx_conformance --both --inputs both --ops Slice,Pad --no-doc
 """
 
 import argparse
@@ -39,8 +44,6 @@ from mlc.extras import MissingDependencyError, require
 
 DEFAULT_DATA = Path("build/onnx-node-tests")
 DEFAULT_DOC = Path("docs/onnx-support.md")
-NEEDS_BINDING = re.compile(r"input \d+ \('([^']*)', the [^)]*\) must be known at import time")
-MAX_BINDINGS = 4
 
 
 @dataclass
@@ -223,34 +226,39 @@ def bind(model: onnx.ModelProto, name: str, value: np.ndarray) -> onnx.ModelProt
     return bound
 
 
-def run_mlc(model: onnx.ModelProto, case: Case) -> tuple[str, tuple[str, ...]]:
-    """The verdict on mlc, and the inputs that had to be bound at import time."""
+def run_mlc(
+    model: onnx.ModelProto, case: Case, runtime: bool = False
+) -> tuple[str, tuple[str, ...]]:
+    """
+    The verdict on mlc, and the inputs that decide shapes: given at run time (`runtime`),
+    or bound at import time to the first data set's values.
+    """
     import mlc
+    from mlc.compiler.shape_inputs import ShapeSpecializedModel, bind
 
     names = [i.name for i in _graph_inputs(model)]
-    bound: list[str] = []
-    while True:
-        try:
-            executable = mlc.compile(model)
-            break
-        except mlc.CompileError as error:
-            message = str(error)
-            found = NEEDS_BINDING.search(message)
-            if not found or found.group(1) not in names or len(bound) == MAX_BINDINGS:
-                return f"import/compile: {first_line(message)}", tuple(bound)
-            name = found.group(1)
-            model = bind(model, name, case.datasets[0][0][names.index(name)])
-            bound.append(name)
+    try:
+        executable = mlc.compile(model)
+        bound: tuple[str, ...] = ()
+        if isinstance(executable, ShapeSpecializedModel):
+            executable(*case.datasets[0][0][: len(names)])  # finds every shape input
+            bound = tuple(executable.shape_inputs)
+            if not runtime:
+                first = dict(zip(names, case.datasets[0][0], strict=False))
+                executable = mlc.compile(bind(model, {n: first[n] for n in bound}))
+    except Exception as error:
+        return f"import/compile: {first_line(str(error))}", ()
+    given = names if runtime else [n for n in names if n not in bound]
     for inputs, outputs in case.datasets:
-        args = [value for name, value in zip(names, inputs, strict=False) if name not in bound]
+        values = dict(zip(names, inputs, strict=False))
         try:
-            got = executable(*args)
+            got = executable(*[values[n] for n in given])
         except Exception as error:
-            return f"run: {first_line(str(error))}", tuple(bound)
+            return f"run: {first_line(str(error))}", bound
         got = list(got) if isinstance(got, tuple) else [got]
         if (verdict := compare(got, outputs, case.rtol, case.atol)) != "pass":
-            return verdict, tuple(bound)
-    return "pass", tuple(bound)
+            return verdict, bound
+    return "pass", bound
 
 
 def _graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
@@ -263,18 +271,20 @@ def first_line(text: str) -> str:
     return (lines[0] if lines else "?")[:200]
 
 
-def run_case(job: tuple[Path, str, bool]) -> Outcome:
-    folder, op, dynamic = job
+def run_case(job: tuple[Path, str, bool, bool]) -> Outcome:
+    folder, op, dynamic, runtime = job
     try:
         case = load_case(folder)
         model = onnx.load(str(folder / "model.onnx"))
     except Exception as error:
         return Outcome(folder.name, op, f"unreadable test: {first_line(str(error))}", "?")
-    return check(model, case, op, dynamic)
+    return check(model, case, op, dynamic, runtime)
 
 
-def check(model: onnx.ModelProto, case: Case, op: str, dynamic: bool) -> Outcome:
-    """One test on onnxruntime and on mlc."""
+def check(
+    model: onnx.ModelProto, case: Case, op: str, dynamic: bool, runtime: bool = False
+) -> Outcome:
+    """One test on onnxruntime and on mlc (shape inputs given at run time: `runtime`)."""
     start = time.perf_counter()
     if not case.datasets:
         return Outcome(case.name, op, "no test data", "no test data")
@@ -282,7 +292,7 @@ def check(model: onnx.ModelProto, case: Case, op: str, dynamic: bool) -> Outcome
         return Outcome(case.name, op, "unsupported: non-tensor inputs", run_ort(model, case))
     ort_verdict = run_ort(model, case)
     try:
-        mlc_verdict, bound = run_mlc(make_dynamic(model) if dynamic else model, case)
+        mlc_verdict, bound = run_mlc(make_dynamic(model) if dynamic else model, case, runtime)
     except Exception as error:  # a bug in mlc: recorded, not fatal to the run
         detail = first_line("".join(traceback.format_exception_only(error)))
         return Outcome(case.name, op, f"crash: {detail}", ort_verdict)
@@ -327,8 +337,10 @@ def select(node: Path, ops: Sequence[str]) -> list[tuple[Path, str]]:
     return jobs
 
 
-def run_suite(jobs: list[tuple[Path, str]], dynamic: bool, workers: int) -> list[Outcome]:
-    work = [(folder, op, dynamic) for folder, op in jobs]
+def run_suite(
+    jobs: list[tuple[Path, str]], dynamic: bool, workers: int, runtime: bool = False
+) -> list[Outcome]:
+    work = [(folder, op, dynamic, runtime) for folder, op in jobs]
     if workers <= 1:
         return [run_case(job) for job in work]
     context = multiprocessing.get_context("spawn")
@@ -377,11 +389,11 @@ def summary_line(label: str, outcomes: Sequence[Outcome]) -> str:
     s = score(outcomes)
     typed = score([o for o in outcomes if reason_class(o.mlc) != "unsupported element type"])
     bound = sum(bool(o.bound) for o in outcomes if o.mlc == "pass")
+    how = "specialised on inputs at run time" if "run time" in label else "bound inputs"
     return (
         f"{label}: {s.passed}/{s.total} ({s.percent:.1f}%) of the tests onnxruntime passes, "
         f"{typed.passed}/{typed.total} ({typed.percent:.1f}%) of those in supported element "
-        f"types; {s.mlc_passed}/{s.all_tests} of all tests; {bound} passing tests bound "
-        "inputs at import time"
+        f"types; {s.mlc_passed}/{s.all_tests} of all tests; {bound} passing tests {how}"
     )
 
 
@@ -397,7 +409,8 @@ def write_doc(path: Path, results: dict[str, list[Outcome]], ops: Sequence[str])
         "onnxruntime in the same run, at onnx's tolerances. *Score* counts the tests that",
         "onnxruntime passes; *dynamic* runs every test with all input dims unknown (`?`).",
         "Inputs that fix shapes (Reshape's shape, Slice's starts, axes, pads) are bound as",
-        "initializers when the importer needs them at import time.",
+        "initializers when the importer needs them at import time; in the modes *inputs at",
+        "run time* they are given at run time, and the compiled model specialises on them.",
         "",
         "## Summary",
         "",
@@ -439,6 +452,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", type=Path, default=DEFAULT_DATA, help="generated test data folder")
     p.add_argument("--dynamic", action="store_true", help="force every input dim dynamic")
     p.add_argument("--both", action="store_true", help="run static, then dynamic")
+    p.add_argument(
+        "--inputs",
+        choices=["bound", "runtime", "both"],
+        default="bound",
+        help="shape inputs bound at import time (default), given at run time, or both",
+    )
     p.add_argument("--ops", help="comma-separated op types (default: all supported)")
     p.add_argument("--doc", type=Path, default=DEFAULT_DOC, help="the Markdown report to write")
     p.add_argument("--no-doc", action="store_true", help="print the summary only")
@@ -466,11 +485,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         ops = wanted
     jobs = select(generate(args.data), ops)
-    modes = ["static", "dynamic"] if args.both else ["dynamic" if args.dynamic else "static"]
+    shapes = ["static", "dynamic"] if args.both else ["dynamic" if args.dynamic else "static"]
+    inputs = {"bound": [False], "runtime": [True], "both": [False, True]}[args.inputs]
+    modes = {
+        f"{shape}, inputs at run time" if runtime else shape: (shape == "dynamic", runtime)
+        for shape in shapes
+        for runtime in inputs
+    }
     results: dict[str, list[Outcome]] = {}
-    for mode in modes:
+    for mode, (dynamic, runtime) in modes.items():
         start = time.perf_counter()
-        results[mode] = run_suite(jobs, mode == "dynamic", args.workers)
+        results[mode] = run_suite(jobs, dynamic, args.workers, runtime)
         elapsed = time.perf_counter() - start
         print(f"{summary_line(mode, results[mode])} [{elapsed:.0f} s]")
         if args.verbose:

@@ -12,6 +12,10 @@
 
 With `emit`, steps 3 to 5 give way to the stages up to `emit`, and the module is
 returned as it is then.
+
+An ONNX model whose import needs the values of graph inputs (Reshape's shape, Slice's
+starts...) becomes a `shape_inputs.ShapeSpecializedModel`, which compiles it, through
+this same path, once per value set of those inputs, when it is called.
 """
 
 import sys
@@ -20,11 +24,12 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 
 from mlc import timing
-from mlc.compiler import executable_cache, targets
+from mlc.compiler import executable_cache, shape_inputs, targets
+from mlc.compiler.errors import CompileError
 from mlc.compiler.executable import Executable
 from mlc.compiler.options import CompileOptions, ir_cache_key, source_cache_key
 from mlc.compiler.signature import public_signatures
-from mlc.compiler.source import Source, check_resources_held
+from mlc.compiler.source import Source, SourceKind, check_resources_held
 from mlc.ir import print_module
 from mlc.timing import Timer
 
@@ -47,6 +52,9 @@ def compile(
     for the tensor cores (as torch's `allow_tf32`); f32 stays exact by default.
     GPU kernels are chosen for the device's architecture (and cached per
     architecture); with `emit`, for `sm` (e.g. "sm_75"; default: sm_80 and later).
+    An ONNX model whose shape-deciding inputs (Reshape's shape, Slice's starts, ...)
+    are graph inputs gives a `ShapeSpecializedModel`, compiled per value set of those
+    inputs when called (`mlc.compiler.shape_inputs`).
     """
     options = CompileOptions.of(
         target, emit=emit, graph_passes=graph_passes, allow_tf32=allow_tf32, sm=sm
@@ -66,7 +74,20 @@ def emitted(source: Source, options: CompileOptions) -> ModuleOp:
     return module
 
 
-def compile_source(source: Source, options: CompileOptions) -> Executable:
+def compile_source(source: Source, options: CompileOptions) -> Any:
+    """The executable of `source` for `options` (no `emit`): kept, or built and kept;
+    for an ONNX model with shape inputs given at run time, a `ShapeSpecializedModel`."""
+    try:
+        return compile_module(source, options)
+    except LoadError as error:
+        if source.kind not in (SourceKind.ONNX_FILE, SourceKind.ONNX_MODEL):
+            raise
+        return shape_inputs.specialize(
+            source.value, error, lambda model: compile_module(Source.of(model), options)
+        )
+
+
+def compile_module(source: Source, options: CompileOptions) -> Executable:
     """The executable of `source` for `options` (no `emit`): kept, or built and kept."""
     if options.on_gpu:
         options = options.for_architecture(targets.device_architecture())
@@ -108,8 +129,15 @@ def _compiled(source: Source, options: CompileOptions, timer: Timer) -> Executab
     return executable_cache.remember(key, executable)
 
 
+class LoadError(CompileError):
+    """The source could not be parsed or imported (no pass has run)."""
+
+
 def _parsed(source: Source, timer: Timer) -> ModuleOp:
     with timer.phase("parse and verify"):
-        module = source.load()
+        try:
+            module = source.load()
+        except CompileError as error:
+            raise LoadError(error.diagnostics) from None
     check_resources_held(module)
     return module

@@ -41,6 +41,16 @@ class NodeError(Exception):
     Converters, which have the node, raise `node.error(message)` instead."""
 
 
+class UnknownAtImportError(NodeError):
+    """A converter needs the value of graph value `name` (a node's input) at import time,
+    and it is not known then: a graph input, or computed from one. `Node.unknown` makes
+    it and records `name` in the graph's `needed_at_import`."""
+
+    def __init__(self, message: str, name: str):
+        super().__init__(message)
+        self.name = name
+
+
 class GraphValues:
     """
     The values of the graph being imported, by ONNX name, and the block ops go to.
@@ -58,6 +68,8 @@ class GraphValues:
         self.values: dict[str, Value] = {}
         self.block = Block()
         self.materialized: dict[int, tuple[np.ndarray, SSAValue]] = {}
+        # Values converters needed at import time and did not find known, in order.
+        self.needed_at_import: list[str] = []
 
     def ssa(self, name: str, location: Attribute) -> SSAValue:
         value = self.values[name]
@@ -122,11 +134,19 @@ class Node:
         """Input `i`'s value, which the conversion needs at import time."""
         value = self.known(i)
         if value is None:
-            raise self.error(
-                f"input {i} ('{self.proto.input[i]}', the {what}) must be known at import "
-                "time (an initializer, a Constant, or computed from static shapes)"
-            )
+            raise self.unknown(i, what)
         return value
+
+    def unknown(self, i: int, what: str, otherwise: str = "") -> UnknownAtImportError:
+        """The error for input `i` (the `what`), needed at import time and not known then
+        (`otherwise`: what else would do), its name recorded in the graph."""
+        name = self.proto.input[i]
+        self.graph.needed_at_import.append(name)
+        return UnknownAtImportError(
+            f"input {i} ('{name}', the {what}) must be known at import time (an "
+            f"initializer, a Constant, or computed from static shapes){otherwise}",
+            name,
+        )
 
     def input(self, i: int) -> SSAValue:
         """Input `i` as an SSA value (known values become constants)."""

@@ -7,7 +7,8 @@ both, its inputs deduplicated and the bodies merged into one block.
 - `fuse_producer`: a producer inlined where a consumer read it, its inputs read through
   `map_j o inv(out_map) o consumer_map`, its `linalg.index` renamed to consumer loops;
 - `fuse_epilogue`: an elementwise epilogue applied, under an `scf.if`, on the last
-  iteration of every reduction loop of the contraction it finishes;
+  iteration of every reduction loop of the contraction it finishes (the loop indices
+  it reads are read in the contraction's block: `linalg.index` verifies only there);
 - `fold_transpose`: a consumer reading a transpose's input through the composed map.
 
 The fused generic's location fuses those of the generics it joins, the one it is
@@ -104,27 +105,45 @@ class FusedOperands:
         return len(self.values) - 1
 
 
+def index_value(dim: int, loops: AffineMap | None) -> Operation:
+    """The op giving loop `dim` of a cloned body in the fused generic's loops `loops`
+    (None: the same loops): a `linalg.index`, or a constant where the loop is fixed."""
+    expr = AffineDimExpr(dim) if loops is None else loops.results[dim]
+    if isinstance(expr, AffineDimExpr):
+        return IndexOp(expr.position)
+    assert isinstance(expr, AffineConstantExpr)
+    return arith.ConstantOp(IntegerAttr(expr.value, IndexType()))
+
+
 def clone_body(
-    source: Block, target: Block, mapping: dict[SSAValue, SSAValue], loops: AffineMap | None
+    source: Block,
+    target: Block,
+    mapping: dict[SSAValue, SSAValue],
+    loops: AffineMap | None,
+    indices: Block | None = None,
 ) -> Sequence[SSAValue]:
     """
     Clone `source`'s ops into `target`, renaming through `mapping`; return the yielded values.
 
-    With `loops`, `linalg.index d` becomes the expression of loop `d` in `target`'s loops.
+    `linalg.index d` (only ever directly in `source`, a generic's body) becomes the
+    expression of loop `d` in the fused generic's loops `loops` (None: the same loops),
+    made once per loop at the end of `indices` (default `target`), which must be the
+    fused generic's body: `linalg.index` verifies only directly inside a generic, so a
+    body cloned into an `scf.if` (an epilogue) reads the loops from the generic's block.
     """
+    at = target if indices is None else indices
+    made: dict[int, SSAValue] = {}
+    for op in source.ops:
+        if isinstance(op, IndexOp) and (dim := op.dim.value.data) not in made:
+            new = index_value(dim, loops)
+            at.add_op(new)
+            made[dim] = new.results[0]
     yielded: Sequence[SSAValue] = ()
     for op in source.ops:
         if isinstance(op, YieldOp):
             yielded = [mapping.get(v, v) for v in op.operands]
-        elif isinstance(op, IndexOp) and loops is not None:
-            expr = loops.results[op.dim.value.data]
-            new: Operation = (
-                IndexOp(expr.position)
-                if isinstance(expr, AffineDimExpr)
-                else arith.ConstantOp(IntegerAttr(expr.value, IndexType()))  # pyright: ignore[reportAttributeAccessIssue]
-            )
-            target.add_op(new)
-            mapping[op.results[0]] = new.results[0]
+        elif isinstance(op, IndexOp):
+            mapping[op.results[0]] = made[op.dim.value.data]
         else:
             target.add_op(op.clone(value_mapper=mapping))
     return yielded
@@ -233,7 +252,7 @@ def fuse_epilogue(contraction: GenericOp, epilogue: GenericOp, index: int) -> No
     then_block = Block()
     e_map = {e_block.args[i]: args[s] for i, s in e_slots.items()}
     e_map[e_block.args[index]] = accumulated
-    (finished,) = clone_body(e_block, then_block, e_map, seen)
+    (finished,) = clone_body(e_block, then_block, e_map, seen, indices=block)
     then_block.add_op(scf.YieldOp(finished))
     else_block = Block([scf.YieldOp(accumulated)])
     branch = scf.IfOp(condition, [accumulated.type], [then_block], [else_block])

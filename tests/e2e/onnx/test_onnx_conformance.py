@@ -61,3 +61,11 @@ def test_dynamic_models_have_no_static_dims():
 def test_expanded_names():
     assert EXPANDED.search("test_softmax_axis_0_expanded_ver18")
     assert not EXPANDED.search("test_softmax_axis_0")
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_shape_inputs_given_at_run_time(dynamic):
+    model, c = case("slice", "test_slice_neg_steps")
+    outcome = check(model, c, "Slice", dynamic, runtime=True)
+    assert outcome.mlc == "pass", outcome.mlc
+    assert outcome.bound == ("starts", "ends", "axes", "steps")

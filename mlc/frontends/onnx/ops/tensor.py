@@ -40,11 +40,7 @@ def declared_static(node: Node, index: int, what: str) -> TensorType:
     """The output type the model declares, when input `index` is unknown at import time."""
     declared = node.declared()
     if declared is None or shapes.num_elements(declared.get_shape()) is None:
-        raise NodeError(
-            f"input {index} ('{node.proto.input[index]}', the {what}) must be known at "
-            "import time (an initializer, a Constant, or computed from static shapes), "
-            "or the output's shape declared static"
-        )
+        raise node.unknown(index, what, ", or the output's shape declared static")
     return declared
 
 
@@ -302,7 +298,7 @@ def tile(node: Node) -> Sequence[Value]:
     else:
         declared = declared_static(node, 1, "repeats").get_shape()
         if DYN in source:
-            raise NodeError("the repeats must be known at import time for a dynamic input")
+            raise node.unknown(1, "repeats", " for an input of dynamic shape")
         repeats = [out // size if size else 1 for out, size in zip(declared, source, strict=True)]
     result = x
     for axis, count in enumerate(repeats):

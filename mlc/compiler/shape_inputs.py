@@ -1,0 +1,239 @@
+"""
+ONNX models whose shape-deciding inputs are given at run time.
+
+Some ONNX inputs decide shapes rather than data: Reshape's shape, Slice's starts, ends,
+axes and steps, Pad's pads, a reduction's axes, Split's sizes, Tile's repeats, Expand's
+and ConstantOfShape's shape... The importer needs their values (`Node.const`); when
+such a value is a graph input, or is computed from one, the import stops with an
+`UnknownAtImportError` and records the value's name in `needed_at_import`.
+
+`mlc.compile` then returns a `ShapeSpecializedModel` instead of failing. It is called
+with every graph input, as onnxruntime takes them. It reads the shape-deciding ones
+(`shape_inputs`) before native code runs and specialises on their values: the model is
+imported with those inputs bound as constants (initializers, as if the model held
+them), compiled, and kept under a guard on the values (dtype, shape and bytes); the
+other inputs go to the compiled code. One variant is compiled per distinct value set,
+up to `max_variants` (8, as `mlc.jit`); a value set past it is a `VariantLimitError`.
+Each variant is a compile of its own bound model, so the compile cache keeps it too.
+
+Which graph inputs decide shapes is found from the values the importer reported: the
+graph inputs they are computed from, through any nodes but `Shape` and `Size` (which
+read only a shape). A value computed from a dynamic input's shape cannot be bound this
+way: such a model still fails to compile, with the importer's error. Binding one input
+can bring the next to light (Slice's ends once its starts are known): a failed variant
+compile looks again, and the guard grows by the new inputs.
+"""
+
+from collections import namedtuple
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mlc.compiler.errors import CompileError
+
+# Ops whose outputs depend only on the shapes of their inputs, never on their values.
+SHAPE_ONLY = frozenset({"Shape", "Size"})
+
+DEFAULT_MAX_VARIANTS = 8
+
+# As `mlc.jit`'s `cache_info()`, less its graph breaks.
+CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "variants"])
+
+
+class VariantLimitError(RuntimeError):
+    """A `ShapeSpecializedModel` was called with more value sets than it compiles."""
+
+
+def graph_inputs(model: Any) -> list[Any]:
+    """The model's graph inputs that are not initializers, in order (its arguments)."""
+    initializers = {init.name for init in model.graph.initializer}
+    return [info for info in model.graph.input if info.name not in initializers]
+
+
+def inputs_deciding(model: Any, values: Sequence[str]) -> list[str]:
+    """The graph inputs the graph values `values` are computed from (not through the
+    shape-only ops), in the order of the graph's inputs."""
+    arguments = [info.name for info in graph_inputs(model)]
+    producers = {out: node for node in model.graph.node for out in node.output if out}
+    found: set[str] = set()
+    pending, seen = list(values), set[str]()
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in arguments:
+            found.add(name)
+        elif (node := producers.get(name)) is not None and node.op_type not in SHAPE_ONLY:
+            pending.extend(n for n in node.input if n)
+    return [name for name in arguments if name in found]
+
+
+def needed_inputs(model: Any) -> list[str]:
+    """
+    The graph inputs whose values the import of `model` needs and does not have: none
+    if it imports, or fails for another reason.
+    """
+    # Imported here: the ONNX frontend needs the optional `onnx` package.
+    from mlc.frontends.onnx.graph import GraphImporter
+    from mlc.frontends.onnx.model import OnnxImportError, load
+
+    try:
+        importer = GraphImporter(load(model))
+    except OnnxImportError:
+        return []
+    try:
+        importer.run()
+    except OnnxImportError:
+        return inputs_deciding(model, importer.needed_at_import)
+    return []
+
+
+def bind(model: Any, values: dict[str, np.ndarray]) -> Any:
+    """A copy of `model` whose graph inputs `values` names are initializers holding them."""
+    # Imported here: the optional `onnx` package.
+    import onnx
+    from onnx import numpy_helper
+
+    bound = onnx.ModelProto()
+    bound.CopyFrom(model)
+    for name, value in values.items():
+        bound.graph.initializer.append(numpy_helper.from_array(value, name))
+    kept = [info for info in bound.graph.input if info.name not in values]
+    del bound.graph.input[:]
+    bound.graph.input.extend(kept)
+    return bound
+
+
+def host_array(value: Any) -> np.ndarray:
+    """An argument as a numpy array (a GPU array is copied back)."""
+    if not isinstance(value, np.ndarray) and hasattr(value, "get"):
+        value = value.get()
+    return np.asarray(value)
+
+
+class ShapeSpecializedModel:
+    """
+    An ONNX model compiled once per value set of its shape-deciding inputs (see the
+    module docstring). Called with every graph input; returns what the compiled
+    variant returns.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        shape_inputs: Sequence[str],
+        compile_model: Callable[[Any], Any],
+        max_variants: int = DEFAULT_MAX_VARIANTS,
+    ):
+        self.model = model
+        self.input_names = [info.name for info in graph_inputs(model)]
+        self.shape_inputs = list(shape_inputs)
+        self.max_variants = max_variants
+        self._compile = compile_model
+        self._dtypes = {info.name: _dtype_of(info) for info in graph_inputs(model)}
+        self._variants: dict[tuple[Any, ...], Any] = {}
+        self._hits = self._misses = 0
+
+    @property
+    def variants(self) -> int:
+        return len(self._variants)
+
+    def cache_info(self) -> CacheInfo:
+        """Hits and misses of the guard, and the variants compiled."""
+        return CacheInfo(self._hits, self._misses, len(self._variants))
+
+    def __call__(self, *args: Any) -> Any:
+        if len(args) != len(self.input_names):
+            raise TypeError(
+                f"the model takes {len(self.input_names)} inputs "
+                f"({', '.join(self.input_names)}), got {len(args)}"
+            )
+        given = dict(zip(self.input_names, args, strict=True))
+        values = {name: self._checked(name, given[name]) for name in self.shape_inputs}
+        key = tuple((v.dtype.str, v.shape, v.tobytes()) for v in values.values())
+        executable = self._variants.get(key)
+        if executable is None:
+            self._misses += 1
+            executable = self._variant(key, given)
+            values = {name: self._checked(name, given[name]) for name in self.shape_inputs}
+        else:
+            self._hits += 1
+        return executable(*[given[name] for name in self.input_names if name not in values])
+
+    def _checked(self, name: str, value: Any) -> np.ndarray:
+        array = host_array(value)
+        want = self._dtypes[name]
+        if want is not None and array.dtype != want:
+            raise TypeError(f"input '{name}': expected dtype {want}, got {array.dtype}")
+        return array
+
+    def _variant(self, key: tuple[Any, ...], given: dict[str, Any]) -> Any:
+        """Compile the variant for the values in `given`, finding more shape inputs if
+        binding these brings them to light; keep it under its key."""
+        while True:
+            if len(self._variants) >= self.max_variants:
+                raise VariantLimitError(
+                    f"the model's shape inputs ({', '.join(self.shape_inputs)}) were given "
+                    f"{self.max_variants + 1} distinct value sets; it compiles at most "
+                    f"max_variants={self.max_variants} variants (raise it, or give fewer "
+                    "distinct values)"
+                )
+            values = {name: self._checked(name, given[name]) for name in self.shape_inputs}
+            bound = bind(self.model, values)
+            try:
+                executable = self._compile(bound)
+            except CompileError:
+                more = [n for n in needed_inputs(bound) if n not in self.shape_inputs]
+                if not more:
+                    raise
+                # The guard grows: variants compiled without these inputs bound are dropped.
+                self.shape_inputs += more
+                self._variants.clear()
+                key = tuple(
+                    (v.dtype.str, v.shape, v.tobytes())
+                    for v in (self._checked(n, given[n]) for n in self.shape_inputs)
+                )
+                continue
+            self._variants[key] = executable
+            return executable
+
+    def __repr__(self) -> str:
+        return (
+            f"<mlc ONNX model specialised on {', '.join(self.shape_inputs)}: "
+            f"{len(self._variants)} of at most {self.max_variants} variants>"
+        )
+
+
+def _dtype_of(info: Any) -> np.dtype | None:
+    """The numpy dtype of a graph input's declared element type, if it has one."""
+    # Imported here: the optional `onnx` package.
+    from onnx import helper
+
+    elem_type = info.type.tensor_type.elem_type
+    try:
+        return np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def specialize(
+    source_value: Any, error: CompileError, compile_model: Callable[[Any], Any]
+) -> ShapeSpecializedModel:
+    """
+    A `ShapeSpecializedModel` for an ONNX model (a path or a `ModelProto`) whose import
+    failed with `error`, if the failure is a shape-deciding graph input; else `error`.
+    """
+    # Imported here: the optional `onnx` package.
+    import onnx
+
+    model = source_value if isinstance(source_value, onnx.ModelProto) else None
+    if model is None:
+        try:
+            model = onnx.load(str(source_value))
+        except Exception:  # unreadable: the import's own error says so
+            raise error from None
+    if not (names := needed_inputs(model)):
+        raise error
+    return ShapeSpecializedModel(model, names, compile_model)

@@ -1,0 +1,46 @@
+"""Which graph inputs decide shapes, found from what the importer needed (no compiling)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+
+from onnx import TensorProto, helper
+
+from mlc.compiler.shape_inputs import bind, graph_inputs, inputs_deciding, needed_inputs
+
+F32, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def slice_model():
+    """y = Slice(x, Concat(a, b), ends, axes) + Shape(x)-derived starts for a second slice."""
+    inputs = [
+        helper.make_tensor_value_info("x", F32, ["n", 6]),
+        helper.make_tensor_value_info("a", I64, [1]),
+        helper.make_tensor_value_info("e", I64, [2]),
+    ]
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], start=1, end=2),
+        helper.make_node("Concat", ["a", "s"], ["starts"], axis=0),
+        helper.make_node("Slice", ["x", "starts", "e"], ["y"]),
+    ]
+    out = helper.make_tensor_value_info("y", F32, ["r", "c"])
+    graph = helper.make_graph(nodes, "g", inputs, [out])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_inputs_deciding_follow_values_not_shapes():
+    model = slice_model()
+    # `starts` comes from `a` and from x's shape: only `a` is bound; x is data.
+    assert inputs_deciding(model, ["starts"]) == ["a"]
+    assert inputs_deciding(model, ["s"]) == []
+    assert inputs_deciding(model, ["e", "starts"]) == ["a", "e"]
+
+
+def test_needed_inputs_come_from_the_importer_one_at_a_time():
+    model = slice_model()
+    assert needed_inputs(model) == ["a"]
+    bound = bind(model, {"a": np.array([1], np.int64)})
+    assert [i.name for i in graph_inputs(bound)] == ["x", "e"]
+    assert needed_inputs(bound) == ["e"]
+    assert needed_inputs(bind(bound, {"e": np.array([3, 6], np.int64)})) == []
