@@ -81,9 +81,9 @@ def compile_source(source: Source, options: CompileOptions) -> Any:
         return compile_module(source, options)
     except LoadError as error:
         if source.kind not in (SourceKind.ONNX_FILE, SourceKind.ONNX_MODEL):
-            raise
+            raise error.error from None
         return shape_inputs.specialize(
-            source.value, error, lambda model: compile_module(Source.of(model), options)
+            source.value, error.error, lambda model: compile_module(Source.of(model), options)
         )
 
 
@@ -130,7 +130,12 @@ def _compiled(source: Source, options: CompileOptions, timer: Timer) -> Executab
 
 
 class LoadError(CompileError):
-    """The source could not be parsed or imported (no pass has run)."""
+    """The source could not be parsed or imported (no pass has run): `error`, the
+    importer's own, is what the caller sees when nothing else is tried."""
+
+    def __init__(self, error: CompileError):
+        super().__init__(error.diagnostics)
+        self.error = error
 
 
 def _parsed(source: Source, timer: Timer) -> ModuleOp:
@@ -138,6 +143,6 @@ def _parsed(source: Source, timer: Timer) -> ModuleOp:
         try:
             module = source.load()
         except CompileError as error:
-            raise LoadError(error.diagnostics) from None
+            raise LoadError(error) from None
     check_resources_held(module)
     return module

@@ -76,11 +76,11 @@ def needed_inputs(model: Any) -> list[str]:
     if it imports, or fails for another reason.
     """
     # Imported here: the ONNX frontend needs the optional `onnx` package.
-    from mlc.frontends.onnx.graph import GraphImporter
+    from mlc.frontends.onnx.graph import GraphImporter, supports
     from mlc.frontends.onnx.model import OnnxImportError, load
 
     try:
-        importer = GraphImporter(load(model))
+        importer = GraphImporter(load(model, supports))
     except OnnxImportError:
         return []
     try:

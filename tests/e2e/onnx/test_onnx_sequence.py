@@ -103,7 +103,8 @@ def test_scalar_split_insert_erase_and_length(target):
     check(proto, target, x, rng.standard_normal((2, 3)).astype(np.float32))
 
 
-def test_position_known_only_at_run_time_is_refused():
+def test_position_given_at_run_time_specialises():
+    """A position computed from a graph input: one compiled variant per position."""
     proto = model(
         [
             helper.make_node("SplitToSequence", ["x"], ["s"], axis=0, keepdims=0),
@@ -112,8 +113,10 @@ def test_position_known_only_at_run_time_is_refused():
         ],
         {"x": [3, 4], "p": []},
     )
-    with pytest.raises(mlc.CompileError, match=r"SequenceAt.*input 1 .*must be known at import"):
-        mlc.compile(proto)
+    x = np.random.default_rng().standard_normal((3, 4)).astype(np.float32)
+    exe = mlc.compile(proto)
+    for p in (2.0, -1.0, 0.0):
+        np.testing.assert_array_equal(exe(x, np.float32(p)), x[int(p)])
 
 
 def test_out_of_range_position_is_refused():
