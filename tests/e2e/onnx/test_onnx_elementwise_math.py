@@ -127,7 +127,7 @@ def single(op, attrs, dtype, opset, inputs, outputs=1, out_dtype=None):
         element = TensorProto.BOOL if op_type in ("IsNaN", "IsInf") else ELEMENT[dtype]
         outs.append(helper.make_tensor_value_info(f"y{i}", element, ["N", 5]))
     graph = helper.make_graph(made, "g", graph_inputs, outs)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
 
 
 BINARY = {"Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift", "PRelu"}

@@ -31,7 +31,7 @@ def model(op: str, inputs, output_rank: int, opset: int = 18, **attrs) -> onnx.M
     out = helper.make_tensor_value_info("y", F32, [f"y{i}" for i in range(output_rank)])
     node = helper.make_node(op, [n for n, _, _ in inputs], ["y"], **attrs)
     graph = helper.make_graph([node], op.lower(), infos, [out])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
 
 
 def compile_for(proto: onnx.ModelProto, target: str):
@@ -125,7 +125,7 @@ def test_shape_input_computed_and_used_as_data(rng, target):
         helper.make_node("Add", ["m", "af"], ["y"]),
     ]
     graph = helper.make_graph(nodes, "computed", [x, a], [y])
-    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
     compiled = compile_for(proto, target)
     assert compiled.shape_inputs == ["a"]
     for axis in (0, 1, -1):
@@ -158,6 +158,6 @@ def test_a_shape_read_from_a_dynamic_input_is_still_an_import_error():
         helper.make_node("Tile", ["x", "s"], ["y"]),
     ]
     graph = helper.make_graph(nodes, "from_shape", [x], [y])
-    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
     with pytest.raises(mlc.CompileError, match="must be known at import time"):
         mlc.compile(proto)
