@@ -470,7 +470,12 @@ def _child(args: list[str], timeout: float, log: Path | None = None) -> dict:
             capture_output=True,
             text=True,
             timeout=timeout,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={
+                **os.environ,
+                "PYTHONPATH": os.pathsep.join(
+                    p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p
+                ),
+            },
         )
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}

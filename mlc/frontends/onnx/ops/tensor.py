@@ -206,7 +206,8 @@ def _slice_at_run_time(node: Node, x: SSAValue, rank: int) -> SSAValue:
     """
     Slice with starts or ends computed at run time (`x[:, :seq]` of a position table,
     with `seq` read from a dynamic dim): each bound is read from its tensor, counted from
-    the end if negative and clamped into the dim, as ONNX says. Steps must be 1.
+    the end if negative and clamped into the dim, as ONNX says. With steps other than 1
+    the bounds must be known at import.
     """
     if node.rank(1) != 1 or node.rank(2) != 1:
         raise node.error("slice starts and ends must be 1-D")
@@ -216,7 +217,8 @@ def _slice_at_run_time(node: Node, x: SSAValue, rank: int) -> SSAValue:
     axes = int_list(node.const(3, "axes")) if node.has(3) else list(range(count))
     steps = int_list(node.const(4, "steps")) if node.has(4) else [1] * count
     if any(step != 1 for step in steps):
-        raise node.error("slice steps other than 1 with bounds known only at run time")
+        # Strided: the bounds must be known (a graph input's value is then bound).
+        raise node.unknown(1, "starts") if node.known(1) is None else node.unknown(2, "ends")
     calc = SizeCalc(node)
     for k, axis in enumerate(axes):
         axis = shapes.normalize_axis(axis, rank)
