@@ -14,6 +14,8 @@ With `emit`, steps 3 to 5 give way to the stages up to `emit`, and the module is
 returned as it is then.
 """
 
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -52,7 +54,18 @@ def compile(
     source = Source.of(src)
     if options.emit is not None:
         return emitted(source, options)
-    return compile_source(source, options)
+    executable = compile_source(source, options)
+    executable.variant = partial(variant, source, options)
+    return executable
+
+
+def variant(source: Source, options: CompileOptions, **changes: Any) -> Any:
+    """`source` compiled again with some options changed (`Executable.profile` compiles
+    it with `profile=True`, and to `emit="mlc"` to price its layers)."""
+    changed = replace(options, **changes)
+    if changed.emit is not None:
+        return emitted(source, changed)
+    return compile_source(source, changed)
 
 
 def emitted(source: Source, options: CompileOptions) -> ModuleOp:
