@@ -2,7 +2,9 @@
 onnxruntime's own per-node profile of an ONNX model, beside mlc's (`--compare onnxruntime`).
 
 onnxruntime writes a Chrome trace when `SessionOptions.enable_profiling` is on: one
-`Node` event `<node name>_kernel_time` per node and run, its duration in microseconds.
+`Node` event `<node name>_kernel_time` per node and run, its duration in microseconds;
+a node of its NCHWc layout, named after its output tensor (`<tensor>_nchwc`), is named
+here after the model's node producing that tensor (a fused Conv+Clip: the Clip).
 A node's time here is the median of its timed events times their number per run (a node
 runs once a run, unless inside a loop). onnxruntime fuses nodes too (a Conv with its Relu);
 a fused node keeps the name of its first node. An mlc layer is matched with the nodes
@@ -47,7 +49,30 @@ def node_times(
         for _ in range(warmup + repeat):
             session.run(None, feed)
         trace = json.loads(Path(session.end_profiling()).read_text())
-    return per_node(trace, warmup, repeat)
+    return renamed(per_node(trace, warmup, repeat), producers(model))
+
+
+NCHWC_SUFFIX = "_nchwc"  # onnxruntime's NCHWc nodes are named after their output tensor
+
+
+def producers(model: str | Path) -> dict[str, str]:
+    """The node that produces each tensor of `model`'s graph, by tensor name."""
+    onnx: Any = require("onnx", "--compare onnxruntime")
+    graph = onnx.load(str(model), load_external_data=False).graph
+    return {output: node.name for node in graph.node for output in node.output if node.name}
+
+
+def renamed(nodes: dict[str, NodeTime], produced_by: dict[str, str]) -> dict[str, NodeTime]:
+    """`nodes` with onnxruntime's NCHWc nodes (`<tensor>_nchwc`) named after the model's
+    node that produces `<tensor>`, the last of the nodes it fused."""
+    result: dict[str, NodeTime] = {}
+    for name, node in nodes.items():
+        tensor = name.removesuffix(NCHWC_SUFFIX)
+        key = produced_by.get(tensor, name) if tensor != name else name
+        if key in result:
+            key = name  # two of onnxruntime's nodes for one of the model's: keep both
+        result[key] = node
+    return result
 
 
 def per_node(trace: Any, warmup: int, repeat: int) -> dict[str, NodeTime]:

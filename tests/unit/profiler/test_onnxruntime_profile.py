@@ -6,7 +6,14 @@ from onnx import TensorProto, helper
 
 from mlc.lowering.support.kernel_sources import KernelInfo
 from mlc.profiler.measure import KernelTime, Layer, Peaks, Timeline
-from mlc.profiler.onnxruntime import NodeTime, compare, comparison_table, node_times, per_node
+from mlc.profiler.onnxruntime import (
+    NodeTime,
+    compare,
+    comparison_table,
+    node_times,
+    per_node,
+    renamed,
+)
 from mlc.profiler.report import Profile
 
 
@@ -57,3 +64,9 @@ def test_node_times_of_a_real_session(tmp_path):
     path.write_bytes(helper.make_model(graph).SerializeToString())
     nodes = node_times(path, [np.ones((4, 5), np.float32)], repeat=2)
     assert list(nodes) == ["only"] and nodes["only"].op == "Relu" and nodes["only"].seconds > 0
+
+
+def test_nchwc_nodes_take_the_name_of_the_node_producing_their_tensor():
+    nodes = {"conv_out_nchwc": NodeTime("Conv", 1e-6), "pool": NodeTime("MaxPool", 2e-6)}
+    named = renamed(nodes, {"conv_out": "relu", "pool_out": "pool"})
+    assert named == {"relu": NodeTime("Conv", 1e-6), "pool": NodeTime("MaxPool", 2e-6)}
