@@ -70,6 +70,21 @@ TARGET_STAGE_TEXT["cuda"] = TARGET_STAGE_TEXT["gpu"]
 # for comparing a program's results with and without them.
 UNOPTIMIZED_MLC_STAGE = "cse"
 
+# What a profiling compile (`mlc.compile(...).profile`) adds to a stage: a pass, after
+# the pass named, once every kernel is one op (mlc.lowering.cpu.instrument_kernels).
+PROFILING_PASSES: dict[str, tuple[str, str]] = {"loops": ("linalg-tile", "instrument-kernels")}
+
+
+def profiled(stage: str, text: str) -> str:
+    """The pipeline `text` of `stage` with the profiling compile's pass in its place."""
+    if stage not in PROFILING_PASSES:
+        return text
+    after, added = PROFILING_PASSES[stage]
+    specs = [str(spec) for spec in parse_specs(text)]
+    place = next(i for i, spec in enumerate(specs) if spec.split("{")[0] == after)
+    return ",".join([*specs[: place + 1], added, *specs[place + 1 :]])
+
+
 TARGET_STAGES: dict[str, tuple[str, ...]] = {
     "cpu": ("mlc", "linalg", "loops", "llvm"),
     "gpu": ("mlc", "linalg", "parallel-loops", "gpu", "nvvm"),

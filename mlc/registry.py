@@ -109,6 +109,12 @@ def _linalg_tile() -> type[ModulePass]:
     return LinalgTilePass
 
 
+def _instrument_kernels() -> type[ModulePass]:
+    from mlc.lowering.cpu.instrument_kernels import InstrumentKernelsPass
+
+    return InstrumentKernelsPass
+
+
 def _promote_accumulators() -> type[ModulePass]:
     from mlc.lowering.cpu.promote_accumulators import PromoteAccumulatorsPass
 
@@ -176,6 +182,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "linalg-tile": _linalg_tile,
     "linalg-fuse-elementwise": _linalg_fuse_elementwise,
     "promote-accumulators": _promote_accumulators,
+    "instrument-kernels": _instrument_kernels,
     "convert-linalg-to-parallel-loops": _convert_linalg_to_parallel_loops,
     "fuse-row-epilogues": _fuse_row_epilogues,
     "convert-parallel-loops-to-gpu": _convert_parallel_loops_to_gpu,

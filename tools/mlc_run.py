@@ -35,6 +35,7 @@ from mlc import input_ranges
 from mlc.backend.runtime import dtype_of
 from mlc.compiler import CompiledFunction
 from mlc.compiler.source import load
+from mlc.profiler import command_line as profiling
 
 PROG = "mlc-run"
 SHOWN_VALUES = 4  # how many leading values each result line shows
@@ -131,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="time the median of N runs (default: 1)",
     )
     p.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
+    profiling.add_arguments(p)
     return p
 
 
@@ -311,6 +313,8 @@ def save(path: str, results: Sequence[Any]) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.random and args.inputs:
         raise UsageError("give either INPUT.npy files or --random, not both")
+    if (problem := profiling.check(args)) is not None:
+        raise UsageError(problem)
     executable, compile_seconds = compile_program(args.program)
     function = entry_function(executable, args.entry)
     if args.random:
@@ -321,6 +325,11 @@ def run(args: argparse.Namespace) -> int:
         function.signature.check(inputs)
     except (TypeError, ValueError) as error:
         raise UsageError(str(error)) from None
+    if args.profile:
+        results = profiling.run(args, executable, function.name, inputs).outputs
+        if args.save is not None:
+            save(args.save, as_results(results))
+        return 0
     times: list[float] = []
     results: Any = None
     for _ in range(args.repeat):

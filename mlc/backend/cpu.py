@@ -13,6 +13,7 @@ import numpy as np
 from xdsl.dialects.builtin import FunctionType, ModuleOp
 
 from mlc import resources
+from mlc.backend import profiling
 from mlc.backend.compiled import CompiledObject
 from mlc.backend.jit import JITModule, compile_object
 from mlc.backend.runtime import compiled_function
@@ -42,11 +43,19 @@ def load(
     `mlc.compiler.signature` does).
     """
     with timer.phase("load"):
+        if is_profiled(compiled.object_code):
+            profiling.install()  # its kernels call the timers
         jit = JITModule.from_object(compiled)
         natives = {
             name: compiled_function(jit, name, type_).unchecked for name, type_ in functions.items()
         }
     return LoadedProgram(jit, natives)
+
+
+def is_profiled(object_code: bytes) -> bool:
+    """Whether the machine code was compiled for profiling: it names the timers (a byte
+    search, cheaper than reading the symbol table on every load)."""
+    return profiling.BEGIN.encode() in object_code
 
 
 def resources_read_by(object_code: bytes) -> dict[str, np.ndarray]:

@@ -19,6 +19,8 @@ this same path, once per value set of those inputs, when it is called.
 """
 
 import sys
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -62,7 +64,18 @@ def compile(
     source = Source.of(src)
     if options.emit is not None:
         return emitted(source, options)
-    return compile_source(source, options)
+    executable = compile_source(source, options)
+    executable.variant = partial(variant, source, options)
+    return executable
+
+
+def variant(source: Source, options: CompileOptions, **changes: Any) -> Any:
+    """`source` compiled again with some options changed (`Executable.profile` compiles
+    it with `profile=True`, and to `emit="mlc"` to price its layers)."""
+    changed = replace(options, **changes)
+    if changed.emit is not None:
+        return emitted(source, changed)
+    return compile_source(source, changed)
 
 
 def emitted(source: Source, options: CompileOptions) -> ModuleOp:

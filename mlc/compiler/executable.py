@@ -3,7 +3,7 @@ What `mlc.compile` returns: an `Executable`, whose public functions (`CompiledFu
 check their arguments against the program's signatures and call the backend's code.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mlc.backend import cpu
@@ -11,6 +11,7 @@ from mlc.backend.compiled import CompiledObject
 from mlc.backend.jit import JITModule
 from mlc.compiler.signature import Signature, buffer_types
 from mlc.ir import type_text
+from mlc.profiler import Peaks, Profile, kernel_table, profile_call
 from mlc.timing import Timer
 
 
@@ -57,6 +58,8 @@ class Executable:
         self.target = target
         self.from_cache = from_cache  # the machine code came from the on-disk cache
         self.compile_times = compile_times or {}  # seconds per stage of this compile
+        # The same source compiled with other options (set by `mlc.compile`): `profile`.
+        self.variant: Callable[..., Any] | None = None
 
     @property
     def llvm_ir(self) -> str:
@@ -80,6 +83,38 @@ class Executable:
 
     def __call__(self, *args: Any) -> Any:
         return self.entry(*args)
+
+    def profile(
+        self,
+        *args: Any,
+        repeat: int = 20,
+        warmup: int = 1,
+        function: str | None = None,
+        peaks: Peaks | None = None,
+    ) -> Profile:
+        """
+        Where a call on `args` spends its time, layer by layer (`mlc.profiler`): the
+        program is compiled again with timers around its kernels (this one has none)
+        and called `warmup` times, then `repeat` times timed. `function`: a public
+        function other than the entry; `peaks`: the machine's, for shares of them.
+        """
+        if self.variant is None:
+            raise TypeError("only an executable made by mlc.compile can be profiled")
+        profiled: Executable = self.variant(profile=True)
+        if profiled.jit is None:
+            raise NotImplementedError(f"profiling on target '{self.target}' is not supported yet")
+        chosen = profiled[function] if function is not None else profiled.entry
+        return profile_call(
+            chosen,
+            args,
+            kernels=kernel_table(profiled.jit.engine),
+            graph=self.variant(emit="mlc"),
+            target=self.target,
+            function=chosen.name,
+            repeat=repeat,
+            warmup=warmup,
+            peaks=peaks,
+        )
 
     @staticmethod
     def on_cpu(

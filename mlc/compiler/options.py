@@ -26,7 +26,8 @@ class CompileOptions:
     How to compile: for `target`, up to stage `emit` (None: to an executable), with
     or without the graph passes of the `mlc` stage, f32 contractions in tf32 on the GPU
     (`allow_tf32`), GPU kernels built for architecture `sm` (None: the pass's default),
-    for `threads` threads (default: `mlc.tiling_model.thread_count()`).
+    for `threads` threads (default: `mlc.tiling_model.thread_count()`), with timers
+    around each kernel when `profile` (`mlc.profiler`).
     """
 
     target: str = "cpu"
@@ -35,6 +36,7 @@ class CompileOptions:
     allow_tf32: bool = False
     sm: str | None = None
     threads: int = field(default_factory=thread_count)
+    profile: bool = False
 
     def __post_init__(self) -> None:
         _check_tf32(self.allow_tf32, self.target)
@@ -75,7 +77,8 @@ class CompileOptions:
 
     def stage_text(self, stage: str) -> str:
         """The pass pipeline of `stage` under these options."""
-        return pipeline.stage_text(stage, self.graph_passes, self.allow_tf32, self.target, self.sm)
+        text = pipeline.stage_text(stage, self.graph_passes, self.allow_tf32, self.target, self.sm)
+        return pipeline.profiled(stage, text) if self.profile else text
 
     def pipeline_text(self) -> str:
         """What besides the program decides its machine code: the pipeline (with the GPU's

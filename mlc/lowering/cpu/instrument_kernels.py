@@ -1,0 +1,106 @@
+"""
+instrument-kernels: each kernel of a function timed by calls into the profiling runtime.
+
+Runs in the profiling compile only (`mlc.compile(...).profile(...)`, `mlc-run --profile`),
+right after `linalg-tile`, when every kernel is one op at the top of a function body:
+an `scf.parallel` (its dispatch to the thread pool timed as a whole), an `scf.for` nest,
+or a linalg op or `memref.copy` that `convert-linalg-to-loops` lowers later:
+
+    scf.parallel (%t) = ... { ... } loc(fused["conv1", "relu1"])
+==>
+    %id = arith.constant 3 : i64
+    func.call @mlc_profile_begin(%id) : (i64) -> ()
+    scf.parallel (%t) = ... { ... }
+    func.call @mlc_profile_end(%id) : (i64) -> ()
+
+Instrumenting here, after the kernels are chosen, leaves the program as it is compiled
+without profiling (a call between two generics before `linalg-tile` would keep them out
+of one row block). The control flow of a model (`scf.if`, `scf.while`, an `scf.for`
+carrying values) is not a kernel: the kernels inside it are. Calls of other functions are
+not timed (their kernels are). Each kernel gets an id, in program order, and the module
+a global `__mlc_profile_kernels` listing them with their source ops
+(`mlc.lowering.support.kernel_sources`). The inserted ops take the kernel's location.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.ir import Block, Operation
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mlc.lowering.support.kernel_sources import (
+    BEGIN,
+    END,
+    KernelInfo,
+    declare_kernel_table,
+    op_sources,
+)
+
+
+def is_kernel(op: Operation) -> bool:
+    """A loop nest, a linalg op or a copy: work that runs as one unit."""
+    if isinstance(op, scf.ForOp):
+        return not op.results  # a loop carrying values is a model's loop, not a kernel
+    return isinstance(op, scf.ParallelOp | memref.CopyOp) or op.name.startswith("linalg.")
+
+
+def is_control_flow(op: Operation) -> bool:
+    return isinstance(op, scf.IfOp | scf.WhileOp | scf.ForOp) and not is_kernel(op)
+
+
+def kernels_of(block: Block) -> list[Operation]:
+    """The kernels of `block`, in order, looking inside its control flow."""
+    found: list[Operation] = []
+    for op in block.ops:
+        if is_kernel(op):
+            found.append(op)
+        elif is_control_flow(op):
+            for region in op.regions:
+                for inner in region.blocks:
+                    found += kernels_of(inner)
+    return found
+
+
+def wrap(kernel: Operation, id_: int) -> None:
+    """Put `kernel` between `mlc_profile_begin(id)` and `mlc_profile_end(id)`."""
+    constant = arith.ConstantOp(IntegerAttr(id_, i64))
+    begin = func.CallOp(BEGIN, [constant.result], [])
+    end = func.CallOp(END, [constant.result], [])
+    for new in (constant, begin, end):
+        new.location = kernel.location
+    Rewriter.insert_op([constant, begin], InsertPoint.before(kernel))
+    Rewriter.insert_op(end, InsertPoint.after(kernel))
+
+
+def declare_timers(module: ModuleOp) -> None:
+    present = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
+    for name in (END, BEGIN):
+        if name not in present:
+            Rewriter.insert_op(
+                func.FuncOp.external(name, [i64], []), InsertPoint.at_start(module.body.block)
+            )
+
+
+@dataclass(frozen=True)
+class InstrumentKernelsPass(ModulePass):
+    """Time each kernel of every function with calls of the profiling runtime."""
+
+    name = "instrument-kernels"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels: list[KernelInfo] = []
+        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
+            if function.is_declaration or function.sym_name.data in (BEGIN, END):
+                continue
+            for block in function.body.blocks:
+                for kernel in kernels_of(block):
+                    info = KernelInfo(
+                        len(kernels), function.sym_name.data, kernel.name, tuple(op_sources(kernel))
+                    )
+                    kernels.append(info)
+                    wrap(kernel, info.id)
+        declare_timers(op)
+        declare_kernel_table(op, kernels)

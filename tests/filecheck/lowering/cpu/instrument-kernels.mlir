@@ -1,0 +1,98 @@
+// RUN: mlc-opt %s --split-input-file -p instrument-kernels | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p instrument-kernels --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+// Each kernel at the top of a function (a parallel loop, a loop nest without results, a
+// linalg op, a copy) is put between calls of the timers with its id; the module lists
+// the kernels and their source ops in @__mlc_profile_kernels. With debug info, the inserted ops take
+// the kernel's location. (mlc-opt gives the ops written without a location their
+// `file:line`, which the sources list too.)
+
+// CHECK-LABEL: llvm.mlir.global external constant @__mlc_profile_kernels
+// CHECK-SAME:    \22id\22:0,\22function\22:\22kernels\22,\22kind\22:\22scf.parallel\22,\22sources\22:[\22conv1\22,\22relu1\22,
+// CHECK-SAME:    \22id\22:1,\22function\22:\22kernels\22,\22kind\22:\22memref.copy\22,\22sources\22:[\22model.py:7\22]
+// CHECK-SAME:    \22id\22:2,\22function\22:\22kernels\22,\22kind\22:\22scf.for\22,\22sources\22:[{{.*}}\22pool1\22
+// CHECK-DAG:   func.func private @mlc_profile_begin(i64)
+// CHECK-DAG:   func.func private @mlc_profile_end(i64)
+// CHECK-LABEL: func.func @kernels
+// CHECK:         %[[ID0:.+]] = arith.constant 0 : i64
+// CHECK-NEXT:    func.call @mlc_profile_begin(%[[ID0]]) : (i64) -> ()
+// CHECK-NEXT:    "scf.parallel"
+// CHECK:         }) : (index, index, index) -> ()
+// CHECK-NEXT:    func.call @mlc_profile_end(%[[ID0]]) : (i64) -> ()
+// CHECK-NEXT:    %[[ID1:.+]] = arith.constant 1 : i64
+// CHECK-NEXT:    func.call @mlc_profile_begin(%[[ID1]])
+// CHECK-NEXT:    "memref.copy"
+// CHECK-NEXT:    func.call @mlc_profile_end(%[[ID1]])
+// CHECK-NEXT:    %[[ID2:.+]] = arith.constant 2 : i64
+// CHECK-NEXT:    func.call @mlc_profile_begin(%[[ID2]])
+// CHECK-NEXT:    scf.for
+// CHECK:         }
+// CHECK-NEXT:    func.call @mlc_profile_end(%[[ID2]])
+// CHECK-NEXT:    func.return
+
+// LOC-LABEL: func.func @kernels
+// LOC:         func.call @mlc_profile_begin(%{{.*}}) : (i64) -> () loc(fused["conv1"("m.onnx":0:0), "relu1"("m.onnx":0:0)])
+// LOC:         func.call @mlc_profile_end(%{{.*}}) : (i64) -> () loc(fused["conv1"("m.onnx":0:0), "relu1"("m.onnx":0:0)])
+// LOC:         func.call @mlc_profile_begin(%{{.*}}) : (i64) -> () loc("model.py":7:3)
+func.func @kernels(%a: memref<8xf32>, %b: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %v = memref.load %a[%i] : memref<8xf32>
+    memref.store %v, %b[%i] : memref<8xf32>
+    scf.reduce
+  }) : (index, index, index) -> () loc(fused["conv1"("m.onnx":0:0), "relu1"("m.onnx":0:0)])
+  "memref.copy"(%a, %b) : (memref<8xf32>, memref<8xf32>) -> () loc("model.py":7:3)
+  // xDSL's loops are unknown: the kernel's sources are its body's.
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %b[%i] : memref<8xf32> loc("pool1"("m.onnx":0:0))
+    memref.store %v, %a[%i] : memref<8xf32>
+  }
+  func.return
+}
+
+// -----
+
+// A loop that carries values is a model's loop, not a kernel: the kernels inside it are
+// timed, each run adding to its kernel's total; so are those inside an scf.if. Views,
+// allocations and calls of other functions are not kernels.
+
+// CHECK-LABEL: func.func @control_flow
+// CHECK:         memref.alloc
+// CHECK-NEXT:    memref.subview
+// CHECK-NEXT:    func.call @helper
+// CHECK-NEXT:    %{{.*}} = scf.for
+// CHECK-NEXT:      %[[ID0:.+]] = arith.constant 0 : i64
+// CHECK-NEXT:      func.call @mlc_profile_begin(%[[ID0]])
+// CHECK-NEXT:      "memref.copy"
+// CHECK-NEXT:      func.call @mlc_profile_end(%[[ID0]])
+// CHECK:         scf.if
+// CHECK-NEXT:      %[[ID1:.+]] = arith.constant 1 : i64
+// CHECK-NEXT:      func.call @mlc_profile_begin(%[[ID1]])
+// CHECK-NEXT:      "memref.copy"
+// CHECK-NEXT:      func.call @mlc_profile_end(%[[ID1]])
+// CHECK-LABEL: func.func private @helper
+// CHECK-NOT:     func.call @mlc_profile
+// CHECK:         func.return
+func.func @control_flow(%a: memref<8xf32>, %n: index, %flag: i1) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<8xf32>
+  %v = memref.subview %t[0] [4] [1] : memref<8xf32> to memref<4xf32>
+  func.call @helper() : () -> ()
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+    "memref.copy"(%a, %t) : (memref<8xf32>, memref<8xf32>) -> ()
+    scf.yield %acc : f32
+  }
+  scf.if %flag {
+    "memref.copy"(%t, %a) : (memref<8xf32>, memref<8xf32>) -> ()
+  }
+  memref.dealloc %t : memref<8xf32>
+  func.return %s : f32
+}
+func.func private @helper() {
+  func.return
+}
