@@ -313,7 +313,8 @@ class CudaFunction:
 
     def __call__(self, *values: Any) -> Any:
         device = self.program.device
-        key = _device_key(values) if len(values) == len(self.args) else None
+        # No arguments, no device arrays: the results come back as numpy arrays.
+        key = _device_key(values) if values and len(values) == len(self.args) else None
         packed = self._packed.get(key) if key is not None else None
         if packed is None:
             pointers, keep, storages = self._pack(device, values)

@@ -13,6 +13,7 @@ import mlc
 from tests.gpu.targets import compile_for
 
 ort = pytest.importorskip("onnxruntime")
+ORT_VERSION = tuple(int(part) for part in ort.__version__.split(".")[:2])
 
 SEED = np.random.SeedSequence().entropy
 ONNX_TYPES = {
@@ -166,12 +167,12 @@ TOP_K_CASES = [
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 @pytest.mark.parametrize(("shape", "k", "axis", "dtype"), TOP_K_CASES)
 def test_top_k(rng, target, dynamic, largest, shape, k, axis, dtype):
-    if target == "cuda" and dtype.startswith("float"):
-        pytest.xfail("on the GPU, rows holding NaN order differently from onnxruntime")
     x = random_data(rng, shape, dtype)
     if np.issubdtype(x.dtype, np.floating):
         x = np.round(x, 1)  # ties
-        x.flat[:: max(1, x.size // 4)] = np.nan
+        # onnxruntime orders NaN as the largest value from 1.32 on; before, by where it is.
+        if ORT_VERSION >= (1, 32):
+            x.flat[:: max(1, x.size // 4)] = np.nan
     m = top_k_model(x, k, axis, largest, 1, dynamic)
     exe = compile_for(m, target)
     want_values, want_indices = reference(m, {"x": x})
