@@ -212,8 +212,8 @@ def _slice_at_run_time(node: Node, x: SSAValue, rank: int) -> SSAValue:
     if node.rank(1) != 1 or node.rank(2) != 1:
         raise node.error("slice starts and ends must be 1-D")
     count = node.shape(1)[0]
-    if count < 0:
-        raise node.error("slice bounds of a length known only at run time are not supported")
+    if count < 0:  # how many axes are sliced decides the IR: the bounds must be bound
+        raise node.unknown(1, "starts") if node.known(1) is None else node.unknown(2, "ends")
     axes = int_list(node.const(3, "axes")) if node.has(3) else list(range(count))
     steps = int_list(node.const(4, "steps")) if node.has(4) else [1] * count
     if any(step != 1 for step in steps):
