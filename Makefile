@@ -15,7 +15,7 @@ LIT    := $(BIN)/lit -sv
 SHELL       := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
-.PHONY: run test lint lit pytest conformance bench clean
+.PHONY: run test lint lit pytest conformance zoo bench clean
 
 run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
@@ -38,9 +38,14 @@ pytest: $(VENV)/.installed-dev
 lit: $(VENV)/.installed-dev
 	$(LIT) tests/filecheck
 
-# onnx's node tests of the supported ops, static and dynamic; writes docs/onnx-support.md
+# onnx's node tests of the supported ops, static and dynamic, with the inputs that decide
+# shapes bound at import and given at run time; writes docs/onnx-support.md
 conformance: $(VENV)/.installed-dev
-	$(BIN)/python -m mlc.tools.onnx_conformance --both
+	$(BIN)/python -m mlc.tools.onnx_conformance --both --inputs both
+
+# Every model of the zoo (tests/zoo/) against onnxruntime; `make test` runs one of each kind.
+zoo: $(VENV)/.installed-dev
+	MLC_ZOO=all $(PYTEST) tests/e2e/onnx/test_zoo.py
 
 # The CPU benchmarks against numpy, onnxruntime and IREE (minutes): bench/results.md.
 bench: $(VENV)/.installed-bench
