@@ -86,7 +86,7 @@ def source_coordinates(
         x = x + start * (size - 1)
         outside = (x < 0) | (x > size - 1)
     elif r.coordinates == "pytorch_half_pixel":
-        x = np.full(out, -0.5) if width == 1 else (y + 0.5) / scale - 0.5
+        x = np.zeros(out) if out == 1 else (y + 0.5) / scale - 0.5  # the spec, as onnxruntime
     elif r.coordinates == "half_pixel":
         x = (y + 0.5) / scale - 0.5
     else:  # half_pixel_symmetric
@@ -196,6 +196,36 @@ def resize_axis(
     return result
 
 
+def output_sizes(
+    node: Node,
+    r: Resize,
+    shape: tuple[int, ...],
+    scales: Sequence[float] | None,
+    sizes: Sequence[int] | None,
+    axes: Sequence[int],
+) -> tuple[list[int], list[float]]:
+    """The output size and the scale of each resized axis."""
+    if sizes is not None:
+        if any(shape[a] < 0 for a in axes):
+            dims = [a for a in axes if shape[a] < 0]
+            raise NodeError(f"Resize to given sizes needs static input dims {dims}")
+        factors = [s / shape[a] if shape[a] else 1.0 for s, a in zip(sizes, axes, strict=True)]
+        outs = list(sizes)
+        if r.policy != "stretch":
+            pick = min if r.policy == "not_larger" else max
+            common = pick(factors)
+            factors = [common] * len(axes)
+            outs = [int(common * shape[a] + 0.5) for a in axes]
+    else:
+        assert scales is not None
+        factors = list(scales)
+        if any(f <= 0 for f in factors):
+            raise node.error(f"scales must be positive, got {factors}")
+        # In f32, as onnxruntime: 1.4 * 5 is 7, not 6.99...
+        outs = [int(np.float32(f) * np.float32(shape[a])) for f, a in zip(factors, axes)]
+    return outs, factors
+
+
 def resize(
     node: Node,
     r: Resize,
@@ -214,23 +244,7 @@ def resize(
         raise node.error(f"expects {len(axes)} scales or sizes, got {count}")
     if len(set(axes)) != len(axes):
         raise node.error(f"repeated axes {list(axes)}")
-    if sizes is not None:
-        if any(shape[a] < 0 for a in axes):
-            dims = [a for a in axes if shape[a] < 0]
-            raise NodeError(f"Resize to given sizes needs static input dims {dims}")
-        factors = [s / shape[a] if shape[a] else 1.0 for s, a in zip(sizes, axes, strict=True)]
-        outs = list(sizes)
-        if r.policy != "stretch":
-            pick = min if r.policy == "not_larger" else max
-            common = pick(factors)
-            factors = [common] * len(axes)
-            outs = [int(common * shape[a] + 0.5) for a in axes]
-    else:
-        assert scales is not None
-        factors = list(scales)
-        if any(f <= 0 for f in factors):
-            raise node.error(f"scales must be positive, got {factors}")
-        outs = [int(f * shape[a]) if shape[a] >= 0 else -1 for f, a in zip(factors, axes)]
+    outs, factors = output_sizes(node, r, shape, scales, sizes, axes)
     result = x
     for i, (axis, out, scale) in enumerate(zip(axes, outs, factors, strict=True)):
         window = None
@@ -318,4 +332,3 @@ def upsample_7(node: Node) -> Sequence[Value]:
 @converts("Upsample", since=9)
 def upsample_9(node: Node) -> Sequence[Value]:
     return asymmetric(node, node.const(1, "scales"))
-
