@@ -20,45 +20,60 @@ def normal(*shape: int, dtype: type = np.float32) -> np.ndarray:
     return rng.standard_normal(shape).astype(dtype)
 
 
-def resize(target, x, attrs, *, scales=None, sizes=None, roi=EMPTY, opset=19, known=None):
+def resize(
+    target, x, attrs, *, scales=None, sizes=None, roi=EMPTY, opset=19, known=None, dynamic=False
+):
     inputs = [("x", x), ("roi", roi)]
     if scales is not None:
         inputs.append(("scales", np.array(scales, np.float32)))
     else:
         inputs += [("scales", EMPTY), ("sizes", np.array(sizes, np.int64))]
     names = [name for name, _ in inputs[1:]] if known is None else known
-    check("Resize", inputs, attrs, opset=opset, target=target, known=names, rtol=1e-4, atol=1e-5)
+    # dynamic: every dim of x is `?`, so the taps are computed at run time.
+    check(
+        "Resize",
+        inputs,
+        attrs,
+        opset=opset,
+        target=target,
+        known=names,
+        dynamic=("x",) if dynamic else (),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 @pytest.mark.parametrize(
-    ("mode", "coordinates", "scales"),
+    ("mode", "coordinates", "scales", "dynamic"),
     [
-        ("nearest", "half_pixel", [1, 1, 2.0, 1.5]),
-        ("nearest", "asymmetric", [1, 1, 0.6, 0.43]),
-        ("nearest", "align_corners", [1, 1, 1.7, 3.0]),
-        ("linear", "half_pixel", [1, 1, 0.6, 0.43]),
-        ("linear", "pytorch_half_pixel", [1, 1, 2.0, 0.2]),
-        ("linear", "align_corners", [1, 1, 2.0, 1.5]),
-        ("linear", "half_pixel_symmetric", [1, 1, 1.3, 0.7]),
-        ("cubic", "half_pixel", [1, 1, 2.0, 1.5]),
-        ("cubic", "asymmetric", [1, 1, 0.6, 0.43]),
-        ("cubic", "align_corners", [1, 1, 0.6, 2.5]),
-        ("cubic", "pytorch_half_pixel", [1, 1, 3.0, 0.5]),
+        ("nearest", "half_pixel", [1, 1, 2.0, 1.5], False),
+        ("nearest", "asymmetric", [1, 1, 0.6, 0.43], True),
+        ("nearest", "align_corners", [1, 1, 1.7, 3.0], False),
+        ("linear", "half_pixel", [1, 1, 0.6, 0.43], False),
+        ("linear", "pytorch_half_pixel", [1, 1, 2.0, 0.2], True),
+        ("linear", "align_corners", [1, 1, 2.0, 1.5], False),
+        ("linear", "half_pixel_symmetric", [1, 1, 1.3, 0.7], True),
+        ("cubic", "half_pixel", [1, 1, 2.0, 1.5], False),
+        ("cubic", "asymmetric", [1, 1, 0.6, 0.43], False),
+        ("cubic", "align_corners", [1, 1, 0.6, 2.5], False),
+        ("cubic", "pytorch_half_pixel", [1, 1, 3.0, 0.5], False),
     ],
 )
-def test_modes_with_scales(target, mode, coordinates, scales):
+def test_modes_with_scales(target, mode, coordinates, scales, dynamic):
     attrs = {"mode": mode, "coordinate_transformation_mode": coordinates}
-    resize(target, normal(2, 3, 5, 7), attrs, scales=scales)
+    resize(target, normal(2, 3, 5, 7), attrs, scales=scales, dynamic=dynamic)
 
 
 @pytest.mark.parametrize("nearest", ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"])
 def test_nearest_modes_with_sizes(target, nearest):
+    dynamic = nearest == "floor"
     attrs = {
         "mode": "nearest",
         "nearest_mode": nearest,
         "coordinate_transformation_mode": "half_pixel",
+        "axes": [2, 3],
     }
-    resize(target, normal(1, 2, 5, 6), attrs, sizes=[1, 2, 8, 4])
+    resize(target, normal(1, 2, 5, 6), attrs, sizes=[8, 4], dynamic=dynamic)
 
 
 def test_cubic_exclude_outside_and_coefficient(target):
@@ -66,14 +81,16 @@ def test_cubic_exclude_outside_and_coefficient(target):
     resize(target, normal(1, 1, 6, 5), attrs, scales=[1, 1, 1.5, 0.8])
 
 
-def test_tf_crop_and_resize_with_extrapolation(target):
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_tf_crop_and_resize_with_extrapolation(target, dynamic):
     attrs = {
         "mode": "linear",
         "coordinate_transformation_mode": "tf_crop_and_resize",
         "extrapolation_value": 7.5,
+        "axes": [2, 3],
     }
-    roi = np.array([0, 0, -0.2, 0.3, 1, 1, 0.8, 1.4], np.float32)
-    resize(target, normal(1, 2, 7, 5), attrs, sizes=[1, 2, 4, 6], roi=roi)
+    roi = np.array([-0.2, 0.3, 0.8, 1.4], np.float32)
+    resize(target, normal(1, 2, 7, 5), attrs, sizes=[4, 6], roi=roi, dynamic=dynamic)
 
 
 @pytest.mark.parametrize(
@@ -95,7 +112,8 @@ def test_axes_and_aspect_ratio_policy(target):
 
 @pytest.mark.parametrize("mode", ["linear", "cubic"])
 def test_antialias_downscale(target, mode):
-    resize(target, normal(1, 2, 11, 13), {"mode": mode, "antialias": 1}, scales=[1, 1, 0.4, 0.3])
+    attrs = {"mode": mode, "antialias": 1}
+    resize(target, normal(1, 2, 11, 13), attrs, scales=[1, 1, 0.4, 0.3])
 
 
 @pytest.mark.parametrize(("opset", "dtype"), [(13, np.float16), (11, np.uint8), (18, np.int32)])
@@ -176,9 +194,15 @@ def test_errors(attrs, message):
         mlc.compile(bad_model(attrs))
 
 
-def test_dynamic_resized_axis_is_a_clear_error():
-    model = bad_model({"mode": "linear"})
-    model.graph.input[0].type.tensor_type.shape.dim[2].dim_param = "h"
-    model.graph.output[0].type.tensor_type.shape.dim[2].dim_param = "h2"
-    with pytest.raises(OnnxImportError, match="dynamic axis 2"):
+def test_antialias_to_sizes_over_a_dynamic_axis_is_a_clear_error():
+    sizes = np.array([1, 1, 2, 2], np.int64)
+    model = single_node_model(
+        "Resize",
+        [("x", normal(1, 1, 4, 4)), ("roi", EMPTY), ("scales", EMPTY), ("sizes", sizes)],
+        {"mode": "linear", "antialias": 1},
+        19,
+        {"roi": EMPTY, "scales": EMPTY, "sizes": sizes},
+        ("x",),
+    )
+    with pytest.raises(OnnxImportError, match="antialias to given sizes needs a static"):
         mlc.compile(model)

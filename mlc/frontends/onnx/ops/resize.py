@@ -11,9 +11,10 @@ extrapolation). One axis then becomes `ml.gather` of the input at each tap's ind
 times the tap's weights, summed (nearest: a single gather), which the elementwise fusion
 turns into one loop reading the input with `tensor.extract`, on both targets. No new `ml`
 op is needed, and the per-position index and weight arithmetic, done once at import, is
-cheaper than recomputing it in the loop. The cost is that a resized axis must be static;
-axes that keep their size (a dynamic batch) may be dynamic. Scales or sizes given at run
-time are reported through `Node.unknown`, so the compiled model specialises on them.
+cheaper than recomputing it in the loop. Along an axis whose size is known only at run
+time the same taps are `ml` elementwise ops on the output positions (`resize_taps`).
+Scales or sizes given at run time are reported through `Node.unknown`, so the compiled
+model specialises on them.
 """
 
 import math
@@ -24,43 +25,17 @@ from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node, NodeError, Value
-from mlc.frontends.onnx.ops.build import dtype, is_float, shape_of
-from mlc.frontends.onnx.ops.table import converts
-
-COORDINATE_MODES = (
-    "half_pixel",
-    "half_pixel_symmetric",
-    "pytorch_half_pixel",
-    "align_corners",
-    "asymmetric",
-    "tf_crop_and_resize",
+from mlc.frontends.onnx.ops.build import (
+    cast,
+    dtype,
+    element_of,
+    is_float,
+    reshape_to,
+    shape_of,
+    size_along,
 )
-NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple")
-
-
-class Resize:
-    """A node's Resize attributes, normalised across opsets."""
-
-    def __init__(self, node: Node, mode: str, coordinates: str, nearest: str):
-        self.mode = mode
-        self.coordinates = coordinates
-        self.nearest = nearest
-        self.cubic_a = float(node.attr("cubic_coeff_a", -0.75))
-        self.exclude_outside = bool(node.attr("exclude_outside", 0))
-        self.extrapolation = float(node.attr("extrapolation_value", 0.0))
-        self.antialias = bool(node.attr("antialias", 0))
-        self.policy = node.attr("keep_aspect_ratio_policy", "stretch")
-        if mode not in ("nearest", "linear", "cubic"):
-            raise node.error(f"unsupported mode '{mode}' (nearest, linear or cubic)")
-        if coordinates not in COORDINATE_MODES:
-            raise node.error(f"unsupported coordinate_transformation_mode '{coordinates}'")
-        if nearest not in NEAREST_MODES:
-            raise node.error(f"unsupported nearest_mode '{nearest}'")
-        if self.policy not in ("stretch", "not_larger", "not_smaller"):
-            raise node.error(f"unsupported keep_aspect_ratio_policy '{self.policy}'")
-        if self.antialias and mode == "nearest":
-            raise node.error("antialias applies to the linear and cubic modes only")
-
+from mlc.frontends.onnx.ops.resize_taps import Resize, Taps, tap_count
+from mlc.frontends.onnx.ops.table import converts
 
 # -- the taps of one axis, in numpy --------------------------------------------------
 
@@ -196,6 +171,42 @@ def resize_axis(
     return result
 
 
+def resize_dynamic_axis(
+    node: Node,
+    r: Resize,
+    x: SSAValue,
+    axis: int,
+    out: int | None,
+    scale: float | None,
+    roi: tuple[float, float] | None,
+) -> SSAValue:
+    """`x` resized along `axis`, whose size is known at run time (`resize_taps`)."""
+    if scale is None and r.antialias:
+        raise NodeError(f"antialias to given sizes needs a static input dim {axis}")
+    calc = Taps(node, r, size_along(node, x, axis), scale, out)
+    n = tap_count(r, scale if scale is not None else 1.0)
+    indices, weights, outside = calc.taps(roi, n)
+    rank = len(shape_of(x))
+    along = [calc.out if d == 0 else 1 for d in range(rank - axis)]
+    if r.mode == "nearest":
+        right = node.emit(ml.CmpOp("gt", weights[1], weights[0]))
+        chosen = node.emit(ml.SelectOp(right, indices[1], indices[0]))
+        result = node.emit(ml.GatherOp(x, chosen, axis))
+    else:
+        result = None
+        for index, weight in zip(indices, weights, strict=True):
+            picked = node.emit(ml.GatherOp(x, index, axis))
+            term = node.emit(
+                ml.MulOp(picked, reshape_to(node, cast(node, weight, element_of(x)), along))
+            )
+            result = term if result is None else node.emit(ml.AddOp(result, term))
+        assert result is not None
+    if outside is not None:
+        fill = node.scalar(r.extrapolation, result)
+        result = node.emit(ml.SelectOp(reshape_to(node, outside, along), fill, result))
+    return result
+
+
 def output_sizes(
     node: Node,
     r: Resize,
@@ -203,17 +214,21 @@ def output_sizes(
     scales: Sequence[float] | None,
     sizes: Sequence[int] | None,
     axes: Sequence[int],
-) -> tuple[list[int], list[float]]:
-    """The output size and the scale of each resized axis."""
+) -> tuple[list[int | None], list[float | None]]:
+    """The output size and the scale of each resized axis (None: known at run time)."""
     if sizes is not None:
-        if any(shape[a] < 0 for a in axes):
-            dims = [a for a in axes if shape[a] < 0]
-            raise NodeError(f"Resize to given sizes needs static input dims {dims}")
-        factors = [s / shape[a] if shape[a] else 1.0 for s, a in zip(sizes, axes, strict=True)]
-        outs = list(sizes)
+        dynamic = [a for a in axes if shape[a] < 0]
+        if dynamic and r.policy != "stretch":
+            raise NodeError(f"keep_aspect_ratio_policy needs static input dims {dynamic}")
+        # A dynamic axis's scale is out / size, known at run time (None).
+        factors: list[float | None] = [
+            None if shape[a] < 0 else s / shape[a] if shape[a] else 1.0
+            for s, a in zip(sizes, axes, strict=True)
+        ]
+        outs: list[int | None] = list(sizes)
         if r.policy != "stretch":
             pick = min if r.policy == "not_larger" else max
-            common = pick(factors)
+            common = pick(f for f in factors if f is not None)
             factors = [common] * len(axes)
             outs = [int(common * shape[a] + 0.5) for a in axes]
     else:
@@ -222,7 +237,11 @@ def output_sizes(
         if any(f <= 0 for f in factors):
             raise node.error(f"scales must be positive, got {factors}")
         # In f32, as onnxruntime: 1.4 * 5 is 7, not 6.99...
-        outs = [int(np.float32(f) * np.float32(shape[a])) for f, a in zip(factors, axes)]
+        # A dynamic axis's output size is known at run time (None).
+        outs = [
+            int(np.float32(f) * np.float32(shape[a])) if shape[a] >= 0 else None
+            for f, a in zip(factors, axes)
+        ]
     return outs, factors
 
 
@@ -250,14 +269,16 @@ def resize(
         window = None
         if r.coordinates == "tf_crop_and_resize" and roi is not None:
             window = (float(roi[i]), float(roi[len(axes) + i]))
-        identity = math.isclose(scale, 1.0) and (
-            window is None or (math.isclose(window[0], 0.0) and math.isclose(window[1], 1.0))
-        )
+        identity = scale is not None and math.isclose(scale, 1.0)
+        if window is not None:
+            identity = identity and math.isclose(window[0], 0.0) and math.isclose(window[1], 1.0)
         if identity and (out == shape[axis] or shape[axis] < 0):
             continue
-        if shape[axis] < 0:
-            raise NodeError(f"Resize along dynamic axis {axis} (scale {scale}) is not supported")
-        result = resize_axis(node, r, result, axis, out, scale, window)
+        if shape[axis] >= 0:
+            assert out is not None and scale is not None
+            result = resize_axis(node, r, result, axis, out, scale, window)
+        else:
+            result = resize_dynamic_axis(node, r, result, axis, out, scale, window)
     return result
 
 
