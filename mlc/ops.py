@@ -5,15 +5,17 @@ Each records `ml` ops on traced arrays (numpy arrays and Python numbers mixed in
 become constants) and behaves as its numpy namesake where numpy has one: type
 promotion, `axis=None` reducing everything, `keepdims`, numpy's result dtypes
 (`sum` of int32 is int64, `exp` of an int array is float64). The structured
-control flow (`cond`, `while_loop`, `fori_loop`) records `scf` ops. Called outside
-`mlc.trace` / `mlc.jit`, they raise: they build programs, they do not compute.
+control flow (`cond`, `while_loop`, `fori_loop`, `scan`) records `scf` ops. Where
+numpy has no name, JAX's is used (`top_k`, `scan`); `put_along_axis` and
+`scatter_add` return the new array rather than writing into their argument. Called
+outside `mlc.trace` / `mlc.jit`, they raise: they build programs, they do not compute.
 
 This module is the public namespace only: the functions live in the tracing frontend
 (`mlc.frontends.trace.functions`, by family), where traced arrays' operators reach
 them too.
 """
 
-from mlc.frontends.trace.functions.control_flow import cond, fori_loop, while_loop
+from mlc.frontends.trace.functions.control_flow import cond, fori_loop, scan, while_loop
 from mlc.frontends.trace.functions.elementwise import (
     abs,
     add,
@@ -77,7 +79,9 @@ from mlc.frontends.trace.functions.math import (
 )
 from mlc.frontends.trace.functions.movement import (
     concatenate,
+    put_along_axis,
     reshape,
+    scatter_add,
     take,
     take_along_axis,
     transpose,
@@ -91,7 +95,7 @@ from mlc.frontends.trace.functions.nn import (
     softmax,
 )
 from mlc.frontends.trace.functions.reductions import max, mean, min, sum
-from mlc.frontends.trace.functions.scans import argmax, argmin, cumsum
+from mlc.frontends.trace.functions.scans import argmax, argmin, cumsum, top_k
 from mlc.frontends.trace.recording import cast
 
 __all__ = [
@@ -153,12 +157,15 @@ __all__ = [
     "negative",
     "not_equal",
     "power",
+    "put_along_axis",
     "relu",
     "remainder",
     "reshape",
     "right_shift",
     "rint",
     "round",
+    "scan",
+    "scatter_add",
     "sigmoid",
     "sign",
     "sin",
@@ -171,6 +178,7 @@ __all__ = [
     "take_along_axis",
     "tan",
     "tanh",
+    "top_k",
     "transpose",
     "where",
     "while_loop",

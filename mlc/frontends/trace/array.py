@@ -1,15 +1,16 @@
 """
 `TracedArray`: the stand-in a traced function receives instead of a numpy array.
 
-It behaves as a numpy array as far as tracing can: arithmetic and comparisons,
-indexing, `.T`, `.reshape`, reductions, `.astype`, and numpy functions applied to it
+It behaves as a numpy array as far as tracing can: arithmetic and comparisons (`%`,
+and `& | ^ ~`: logical on bools, bitwise on integers), indexing, `.T`, `.reshape`,
+reductions, `.argmax`/`.argmin`/`.cumsum`, `.astype`, and numpy functions applied to it
 (`__array_ufunc__`, `__array_function__`). Asking for a concrete value (`bool()`,
 `float()`, `int()`, `np.asarray`) goes to the tracer.
 
 The array does not build ops itself: its operators, methods and numpy hooks call the
 op functions registered by numpy's name in `dispatch`, so this module sits below the
 functions that make arrays and imports none of them. `result_dtype` is numpy's type
-promotion of operands, which the logical operators check before they dispatch.
+promotion of operands, which `& | ^` check to pick logical or bitwise.
 """
 
 import inspect
@@ -157,7 +158,13 @@ class TracedArray:
     def __floordiv__(self, other: Any) -> "TracedArray":
         trace_error("'//' is not supported on traced arrays: use ops.where with '/' and casts")
 
-    __rfloordiv__ = __mod__ = __rmod__ = __floordiv__
+    __rfloordiv__ = __floordiv__
+
+    def __mod__(self, other: Any) -> "TracedArray":
+        return UFUNCS["remainder"](self, other)
+
+    def __rmod__(self, other: Any) -> "TracedArray":
+        return UFUNCS["remainder"](other, self)
 
     def __neg__(self) -> "TracedArray":
         return UFUNCS["negative"](self)
@@ -189,22 +196,25 @@ class TracedArray:
         return UFUNCS["greater_equal"](self, other)
 
     def __and__(self, other: Any) -> "TracedArray":
-        return UFUNCS["logical_and"](*_bools("&", self, other))
+        return UFUNCS[_bitwise_or_logical("and", self, other)](self, other)
 
-    __rand__ = __and__
+    def __rand__(self, other: Any) -> "TracedArray":
+        return UFUNCS[_bitwise_or_logical("and", other, self)](other, self)
 
     def __or__(self, other: Any) -> "TracedArray":
-        return UFUNCS["logical_or"](*_bools("|", self, other))
+        return UFUNCS[_bitwise_or_logical("or", self, other)](self, other)
 
-    __ror__ = __or__
+    def __ror__(self, other: Any) -> "TracedArray":
+        return UFUNCS[_bitwise_or_logical("or", other, self)](other, self)
 
     def __xor__(self, other: Any) -> "TracedArray":
-        return UFUNCS["logical_xor"](*_bools("^", self, other))
+        return UFUNCS[_bitwise_or_logical("xor", self, other)](self, other)
 
-    __rxor__ = __xor__
+    def __rxor__(self, other: Any) -> "TracedArray":
+        return UFUNCS[_bitwise_or_logical("xor", other, self)](other, self)
 
     def __invert__(self) -> "TracedArray":
-        return UFUNCS["logical_not"](*_bools("~", self))
+        return UFUNCS["logical_not" if self.dtype == np.bool_ else "invert"](self)
 
     # -- shape and movement -------------------------------------------------------
 
@@ -237,6 +247,15 @@ class TracedArray:
 
     def min(self, axis: Any = None, keepdims: bool = False) -> "TracedArray":
         return ARRAY_FUNCTIONS["min"](self, axis, keepdims=keepdims)
+
+    def argmax(self, axis: Any = None, keepdims: bool = False) -> "TracedArray":
+        return ARRAY_FUNCTIONS["argmax"](self, axis, keepdims=keepdims)
+
+    def argmin(self, axis: Any = None, keepdims: bool = False) -> "TracedArray":
+        return ARRAY_FUNCTIONS["argmin"](self, axis, keepdims=keepdims)
+
+    def cumsum(self, axis: Any = None, dtype: Any = None) -> "TracedArray":
+        return ARRAY_FUNCTIONS["cumsum"](self, axis, dtype=dtype)
 
     # -- numpy dispatch -----------------------------------------------------------
 
@@ -275,15 +294,12 @@ def _accepts(function: Any, args: Any, kwargs: Any) -> bool:
     return True
 
 
-def _bools(operator: str, *values: Any) -> tuple[Any, ...]:
-    """`&`, `|`, `^` and `~` are logical on bool arrays; bitwise integer ops are not traced."""
-    for value in values:
-        if (dtype := result_dtype(value)) != np.bool_:
-            trace_error(
-                f"'{operator}' is only traced on bool arrays (got {dtype}): "
-                "use ops.logical_and / logical_or / logical_not on comparisons"
-            )
-    return values
+def _bitwise_or_logical(operator: str, *values: Any) -> str:
+    """
+    `&`, `|`, `^`: logical on bools (as numpy's are), bitwise on integers; the name of
+    the ufunc to call (which refuses floats).
+    """
+    return f"logical_{operator}" if result_dtype(*values) == np.bool_ else f"bitwise_{operator}"
 
 
 def _varargs(values: tuple[Any, ...]) -> Any:

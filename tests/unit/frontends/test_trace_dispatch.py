@@ -138,3 +138,10 @@ def test_operators_numpy_functions_and_ops_record_the_same_program():
         programs.append(str(mlc.trace(fn, x)))
     assert programs[0] == programs[1] == programs[2]
     assert "ml.reduce_sum" in programs[0]
+
+
+def test_functional_scatters_and_jax_names_take_no_numpy_name():
+    # numpy's put_along_axis writes into its argument: ours returns the new array, so
+    # np.put_along_axis on a traced array must not reach it and silently do nothing
+    for function in (ops.put_along_axis, ops.scatter_add, ops.top_k, ops.scan):
+        assert function not in ARRAY_FUNCTIONS.values() and function not in UFUNCS.values()

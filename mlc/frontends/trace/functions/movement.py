@@ -1,8 +1,12 @@
 """
-Movement op functions: `ml` transpose, reshape, concat and gather, as their numpy namesakes.
+Movement op functions: `ml` transpose, reshape, concat, gather and scatter, as their
+numpy namesakes.
 
 A transpose or reshape that changes nothing records no op. Basic indexing (`x[...]`)
-is in `indexing`.
+is in `indexing`. Traced arrays are immutable, so the scatters return the new array as
+JAX's `.at[...]` does: `put_along_axis` is numpy's without the mutation (numpy's
+returns None and writes into `arr`), and `scatter_add` (no numpy name; numpy spells it
+`np.add.at`) is its accumulating form, the inverse of `take_along_axis`.
 """
 
 from collections.abc import Sequence
@@ -112,3 +116,79 @@ def take_along_axis(x: Any, indices: Any, axis: int | None) -> TracedArray:
     return record(
         tracer, "take_along_axis", lambda: ml.GatherElementsOp(a.value, i.value, axis), (a, i)
     )
+
+
+def _along_axis(
+    what: str, arr: TracedArray, indices: TracedArray, axis: int
+) -> tuple[int, TracedArray]:
+    """`axis` normalized and `indices` (int64) with its size-1 dims broadcast to `arr`'s."""
+    if indices.dtype.kind not in "iu":
+        trace_error(f"{what}: indices must be integers, got dtype {indices.dtype}")
+    if indices.ndim != arr.ndim:
+        trace_error(f"{what}: indices of rank {indices.ndim} for an array of rank {arr.ndim}")
+    try:
+        axis = shapes.normalize_axis(axis, arr.ndim)
+    except shapes.ShapeError as error:
+        trace_error(f"{what}: {error}")
+    dims = []
+    for k, (d, e) in enumerate(zip(indices.raw_shape, arr.raw_shape, strict=True)):
+        if k != axis and d == 1 and shapes.is_static(e):
+            d = e
+        elif k != axis and shapes.is_static(d) and shapes.is_static(e) and d != e:
+            trace_error(
+                f"{what}: indices of shape ({shapes.format_shape(indices.raw_shape)}) do not "
+                f"match an array of shape ({shapes.format_shape(arr.raw_shape)}) off axis {axis}"
+            )
+        dims.append(d)
+    return axis, broadcast_static(cast(indices, np.int64), dims)
+
+
+def _scatter(
+    what: str, reduction: str, arr: Any, indices: Any, updates: Any, axis: int | None
+) -> TracedArray:
+    tracer = active_tracer(arr, indices, updates)
+    a, i = lift(tracer, arr), lift(tracer, indices)
+    if reduction != "none" and a.dtype == np.bool_:
+        trace_error(f"{what} of a bool array: cast with .astype first")
+    shape = a.raw_shape
+    if axis is None:
+        if i.ndim != 1:
+            trace_error(f"{what}: axis=None takes 1-d indices, got rank {i.ndim}")
+        a, axis = reshape_to(a, [shapes.num_elements(shape) or shapes.DYNAMIC]), 0
+    axis, i = _along_axis(what, a, i, axis)
+    u = lift(tracer, updates, a.dtype)
+    if u.ndim > i.ndim:
+        trace_error(f"{what}: updates of rank {u.ndim} for indices of rank {i.ndim}")
+    if u.ndim < i.ndim:
+        u = reshape_to(u, [1] * (i.ndim - u.ndim) + list(u.raw_shape))
+    if u.raw_shape != i.raw_shape:
+        dims = [d if e == 1 else e for d, e in zip(i.raw_shape, u.raw_shape, strict=True)]
+        if any(not shapes.is_static(d) for d in dims):
+            trace_error(f"{what}: updates broadcast only along static dims")
+        u = broadcast_static(u, dims)
+    result = record(
+        tracer,
+        what,
+        lambda: ml.ScatterElementsOp(a.value, i.value, u.value, axis, reduction),
+        (a, i, u),
+    )
+    return result if result.raw_shape == shape else reshape_to(result, shape)
+
+
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> TracedArray:
+    """
+    numpy.put_along_axis, returning the new array instead of writing into `arr`
+    (`ml.scatter_elements`): `indices` as `take_along_axis` takes them, `values`
+    broadcast to their shape and cast to `arr`'s dtype; an element named twice keeps
+    the last value written. Out-of-range indices fail a run-time check.
+    """
+    return _scatter("put_along_axis", "none", arr, indices, values, axis)
+
+
+def scatter_add(arr: Any, indices: Any, updates: Any, axis: int | None) -> TracedArray:
+    """
+    `arr` with `updates` added at `indices` along `axis` (`ml.scatter_elements` with
+    reduction add): `put_along_axis` that accumulates, so indices named twice add up,
+    as `np.add.at(arr, <take_along_axis index>, updates)` and JAX's `.at[...].add` do.
+    """
+    return _scatter("scatter_add", "add", arr, indices, updates, axis)

@@ -1,7 +1,8 @@
 """
 Index reductions and scans with numpy's names: argmax, argmin (int64 indices, the first
 of equal elements) and cumsum (integers and bools accumulate as int64, unsigned ones as
-uint64). `axis=None` works on the array flattened, as numpy's do.
+uint64). `axis=None` works on the array flattened, as numpy's do. `top_k` has JAX's
+name and meaning (`jax.lax.top_k`); numpy has none.
 """
 
 from typing import Any
@@ -66,3 +67,28 @@ def cumsum(x: Any, axis: int | None = None, dtype: Any = None) -> TracedArray:
         a, axis = _flat(a), 0
     axis = _axis(a, axis, "cumsum")
     return record(a.tracer, "cumsum", lambda: ml.CumSumOp(a.value, axis), (a,))
+
+
+def top_k(x: Any, k: int) -> tuple[TracedArray, TracedArray]:
+    """
+    jax.lax.top_k: the `k` largest elements along the last axis, largest first, and
+    their int32 positions; equal elements come in the order of their positions and NaN
+    above every number (`ml.top_k`). `k` above the axis's size fails a run-time check
+    when that size is only known at run time.
+    """
+    a = operand(x)
+    if a.ndim == 0:
+        trace_error("top_k of a rank-0 array: it needs at least one axis")
+    if a.dtype == np.bool_:
+        trace_error("top_k of a bool array: cast with .astype first")
+    if isinstance(k, TracedArray) or not isinstance(k, int | np.integer) or k < 0:
+        trace_error(f"top_k: k must be a non-negative Python integer, got {k!r}")
+    made: list[ml.TopKOp] = []
+
+    def make() -> ml.TopKOp:
+        made.append(ml.TopKOp(a.value, int(k), axis=a.ndim - 1))
+        return made[0]
+
+    values = record(a.tracer, "top_k", make, (a,))
+    indices = TracedArray(a.tracer, made[0].results[1])
+    return values, cast(indices, np.int32)
