@@ -227,7 +227,7 @@ def _check(f: func.FuncOp, wrt: Sequence[int], result: int, vjp: bool) -> None:
 
 @dataclass(frozen=True)
 class AutodiffPass(ModulePass):
-    """Add the reverse-mode gradient (or VJP) function of an `ml` function (see the module docstring)."""
+    """Add the gradient (or VJP) function of an `ml` function (see the module docstring)."""
 
     name = "autodiff"
 

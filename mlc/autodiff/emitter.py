@@ -154,4 +154,3 @@ def shape_of(value: SSAValue) -> shapes.Shape:
 def element_type(like: SSAValue | Attribute) -> Attribute:
     t = like.type if isinstance(like, SSAValue) else like
     return t.element_type if isinstance(t, TensorType) else t  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-

@@ -145,7 +145,8 @@ def relu(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> C
     (x,) = op.operands
     if not needs[0]:
         return [None]
-    return [em.select(em.cmp("gt", x, em.scalar(0.0, x)), ct, em.scalar(0.0, x))]
+    zero = em.scalar(0.0, x)
+    return [em.select(em.cmp("gt", x, zero), ct, zero)]
 
 
 @vjp_rule(ml.ExpOp)

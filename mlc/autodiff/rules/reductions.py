@@ -29,7 +29,9 @@ def _spread(em: Emitter, ct: SSAValue, x: SSAValue) -> SSAValue:
     """`ct` (kept dims) broadcast to `x`'s shape."""
     have, want = shape_of(ct), shape_of(x)
     if any(h == 1 and not shapes.is_static(w) for h, w in zip(have, want, strict=True)):
-        raise shapes.ShapeError(f"broadcasting back to ({shapes.format_shape(want)}) needs static dims")
+        raise shapes.ShapeError(
+            f"broadcasting back to ({shapes.format_shape(want)}) needs static dims"
+        )
     return em.broadcast_to(ct, tensor_type(x))
 
 
@@ -53,9 +55,7 @@ def reduce_mean(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...
 
 
 @vjp_rule(ml.ReduceMaxOp, ml.ReduceMinOp)
-def reduce_choose(
-    em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]
-) -> Cotangents:
+def reduce_choose(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
     assert isinstance(op, ml.ReduceMaxOp | ml.ReduceMinOp)
     if not needs[0]:
         return [None]
