@@ -19,6 +19,7 @@ SHELL       := /bin/bash
 
 run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
+	$(BIN)/python examples/train_digits.py
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -1,5 +1,6 @@
 """mlc: a hackable, MLIR-style compiler for machine-learning programs."""
 
+from mlc.autodiff.api import grad, value_and_grad
 from mlc.backend.assertions import RuntimeCheckError
 from mlc.compiler import CompileError, Executable, compile
 from mlc.compiler.jit import jit
@@ -14,9 +15,11 @@ __all__ = [
     "RuntimeCheckError",
     "__version__",
     "compile",
+    "grad",
     "import_onnx",
     "jit",
     "parse_module",
     "print_module",
     "trace",
+    "value_and_grad",
 ]

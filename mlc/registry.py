@@ -169,6 +169,12 @@ def _convert_gpu_host_to_llvm() -> type[ModulePass]:
     return ConvertGPUHostToLLVMPass
 
 
+def _autodiff() -> type[ModulePass]:
+    from mlc.autodiff.differentiate import AutodiffPass
+
+    return AutodiffPass
+
+
 MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "matmul-chain-reorder": _matmul_chain_reorder,
     "shape-inference": _shape_inference,
@@ -191,6 +197,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "merge-identical-kernels": _merge_identical_kernels,
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
+    "autodiff": _autodiff,
 }
 
 

@@ -96,6 +96,8 @@ def _referenced(fn: Any) -> tuple[list[tuple[dict[str, Any], str]], list[Any]]:
             if isinstance(namespace.get(name), FunctionType):
                 pending.append(namespace[name])
         cells += list(getattr(function, "__closure__", None) or ())
+        if (wrapped := getattr(function, "__wrapped__", None)) is not None:
+            pending.append(wrapped)  # a decorator's wrapper: guard what it wraps reads
     return names, cells
 
 

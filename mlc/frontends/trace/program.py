@@ -26,18 +26,39 @@ from mlc.frontends.trace.tracer import TraceError, Tracer, tensor_type, trace_er
 
 @dataclass(frozen=True)
 class Outputs:
-    """Where each returned leaf comes from: a result index, or a Python constant."""
+    """
+    Where each returned leaf comes from: a result index, or a Python constant; `tree`
+    is how the leaves nest (None: one leaf; else the tuple or list type and the trees
+    of its items), so `(value, (grad_w, grad_b))` comes back as it was returned.
+    """
 
     sources: tuple[int | None, ...]
     constants: tuple[Any, ...]
-    is_sequence: type | None
+    tree: Any
 
     def rebuild(self, results: Sequence[Any]) -> Any:
-        leaves = [
+        leaves = iter(
             results[i] if i is not None else c
             for i, c in zip(self.sources, self.constants, strict=True)
-        ]
-        return self.is_sequence(leaves) if self.is_sequence is not None else leaves[0]
+        )
+        return _unflatten(self.tree, leaves)
+
+
+def _flatten(output: Any, leaves: list[Any]) -> Any:
+    """Append `output`'s leaves to `leaves`; return its tree."""
+    if isinstance(output, dict):
+        trace_error("a traced function returns arrays, or tuples or lists of them")
+    if not isinstance(output, tuple | list):
+        leaves.append(output)
+        return None
+    return (type(output), tuple(_flatten(item, leaves) for item in output))
+
+
+def _unflatten(tree: Any, leaves: Any) -> Any:
+    if tree is None:
+        return next(leaves)
+    kind, items = tree
+    return kind(_unflatten(item, leaves) for item in items)
 
 
 def is_array_arg(value: Any) -> bool:
@@ -90,14 +111,12 @@ def finish(
     tracer: Tracer, name: str, output: Any, lift_constants: bool = True
 ) -> tuple[func.FuncOp, Outputs]:
     """Close the function: its results are the leaves of `output` (or its traced ones)."""
-    sequence = type(output) if isinstance(output, tuple | list) else None
-    leaves = list(output) if sequence is not None else [output]
+    leaves: list[Any] = []
+    tree = _flatten(output, leaves)
     results: list[SSAValue] = []
     sources: list[int | None] = []
     constants: list[Any] = []
     for leaf in leaves:
-        if isinstance(leaf, tuple | list | dict):
-            trace_error("a traced function returns an array or a flat tuple/list of them")
         if not is_traced(leaf) and not lift_constants:
             sources.append(None)
             constants.append(leaf)
@@ -111,7 +130,7 @@ def finish(
     inputs = [a.type for a in tracer.block.args]
     function = func.FuncOp(name, (inputs, [r.type for r in results]), Region(tracer.block))
     function.location = tracer.function_location
-    return function, Outputs(tuple(sources), tuple(constants), sequence)
+    return function, Outputs(tuple(sources), tuple(constants), tree)
 
 
 def verified(module: ModuleOp) -> ModuleOp:

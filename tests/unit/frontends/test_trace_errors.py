@@ -79,7 +79,7 @@ def test_matmul_mismatch_names_both_shapes():
         (lambda x: ops.softmax(x, axis=3), "axis 3 is out of range"),
         (lambda x: ops.conv2d(x[None, None], f32(1, 2, 3, 3)), "input channels"),
         (lambda x: ops.max_pool2d(x, 2), "expects a rank-4 input"),
-        (lambda x: (x, {"a": x}), "flat tuple/list"),
+        (lambda x: (x, {"a": x}), "arrays, or tuples or lists of them"),
         (lambda x: ops.add(x, [x, x]), "join them with ops.concatenate"),
     ],
     ids=lambda v: v if isinstance(v, str) else "",

@@ -1,0 +1,13 @@
+"""
+Reverse-mode automatic differentiation of `ml` programs.
+
+    emitter       the builder VJP rules write with (locations, constants, shape helpers)
+    rule_table    the registry of VJP rules by op class
+    rules/        the rules, one module per op family
+    differentiate the traversal (`differentiate`) and the `autodiff` pass
+    api           `mlc.grad` and `mlc.value_and_grad` on traced Python functions
+
+The output is `ml` ops like any other, so the graph passes, fusion and both targets
+compile the backward program as they compile the forward one
+(`docs/passes/autodiff.md`, `docs/training.md`).
+"""

@@ -1,0 +1,72 @@
+// RUN: mlc-opt %s --split-input-file --verify-diagnostics -p autodiff
+
+// A result that is not a scalar needs a cotangent.
+
+// expected-error @+1 {{result #0 (tensor<4xf32>) is not a scalar: use vjp=true, which takes its cotangent as an extra argument}}
+func.func @not_scalar(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = ml.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+
+// -----
+
+// The loss depends on %x only through a comparison: there is no gradient to give.
+
+func.func @through_a_comparison(%x: tensor<4xf32>) -> tensor<f32> {
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  // expected-error @+1 {{'ml.cmp' op has no gradient (its result is tensor<4xi1>), and the value differentiated depends on the argument only through it}}
+  %c = ml.cmp "gt", %x, %zero : (tensor<4xf32>, tensor<f32>) -> tensor<4xi1>
+  %f = ml.cast %c : (tensor<4xi1>) -> tensor<4xf32>
+  %s = ml.reduce_sum %f {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
+
+// -----
+
+// So does a cast to an integer type.
+
+func.func @through_an_integer_cast(%x: tensor<4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'ml.cast' op has no gradient (its result is tensor<4xi32>)}}
+  %i = ml.cast %x : (tensor<4xf32>) -> tensor<4xi32>
+  %f = ml.cast %i : (tensor<4xi32>) -> tensor<4xf32>
+  %s = ml.reduce_sum %f {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
+
+// -----
+
+// An op without a rule on the gradient's path.
+
+func.func @no_rule(%x: tensor<4xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'ml.cumsum' op has no differentiation rule}}
+  %c = ml.cumsum %x {axis = 0 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  %s = ml.reduce_sum %c {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
+
+// -----
+
+// Control flow on the gradient's path is not handled yet.
+
+func.func @branch(%x: tensor<4xf32>, %p: i1) -> tensor<f32> {
+  // expected-error @+1 {{'scf.if' op cannot be differentiated yet: autodiff handles straight-line code only}}
+  %y = scf.if %p -> (tensor<4xf32>) {
+    %e = ml.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %e : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
+  }
+  %s = ml.reduce_sum %y {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
+
+// -----
+
+// A static shape the rule must build is dynamic here.
+
+func.func @dynamic_slice(%x: tensor<?xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'ml.slice' op cannot be differentiated: the gradient of a slice needs static dims, got (?)}}
+  %y = ml.slice %x {starts = array<i64: 1>, ends = array<i64: 3>, steps = array<i64: 1>} : (tensor<?xf32>) -> tensor<2xf32>
+  %s = ml.reduce_sum %y {axes = array<i64: 0>, keepdims = false} : (tensor<2xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
