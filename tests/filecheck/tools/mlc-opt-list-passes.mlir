@@ -11,6 +11,7 @@
 // once, in mlc's section.
 
 // CHECK:      {{^}}mlc passes:{{$}}
+// CHECK-NEXT: {{^}}  autodiff {{ +}}Add the gradient (or VJP) function of an `ml` function{{$}}
 // CHECK-NEXT: {{^}}  bufferize {{ +}}Tensors to memrefs for every function of the module{{$}}
 // CHECK-NEXT: {{^}}  canonicalize {{ +}}Canonicalize and fold{{$}}
 // CHECK:      {{^}}  licm {{ +}}Hoist invariant ops out of `scf.for` / `scf.while`{{$}}
