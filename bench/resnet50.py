@@ -13,42 +13,36 @@ as a PyTorch export without fused batch norms has them; 25.6M parameters.
 """
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
-OPSET = 17
+sys.path.insert(0, str(Path(__file__).parents[1] / "examples"))
+from onnx_models import GraphBuilder
+
 STAGES = ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2))  # width, blocks, stride
 EXPANSION = 4
 
 
-class _Graph:
-    """The nodes and seeded initializers of one graph."""
+class _Graph(GraphBuilder):
+    """The examples' graph builder with ResNet's convolution + batch norm and bottleneck."""
 
-    def __init__(self, seed: int):
-        self.rng = np.random.default_rng(seed)
-        self.nodes: list[onnx.NodeProto] = []
-        self.initializers: list[onnx.TensorProto] = []
-
-    def const(self, name: str, data: np.ndarray) -> str:
-        self.initializers.append(numpy_helper.from_array(data.astype(np.float32), name))
-        return name
-
-    def node(self, op_type: str, inputs: list[str], name: str, **attrs: object) -> str:
-        self.nodes.append(helper.make_node(op_type, inputs, [name], name=name, **attrs))
-        return name
+    def weights(self, name: str, data: np.ndarray) -> str:
+        return self.const(name, data.astype(np.float32))
 
     def conv_bn(
         self, x: str, name: str, c_in: int, c_out: int, kernel: int, stride: int = 1
     ) -> str:
         fan_in = c_in * kernel * kernel
         scale = np.sqrt(2.0 / fan_in)
-        w = self.const(f"{name}.weight", self.rng.normal(0, scale, (c_out, c_in, kernel, kernel)))
+        shape = (c_out, c_in, kernel, kernel)
+        w = self.weights(f"{name}.weight", self.rng.normal(0, scale, shape))
         pad = kernel // 2
         x = self.node("Conv", [x, w], name, pads=[pad] * 4, strides=[stride, stride])
         bn = [
-            self.const(f"{name}.bn.{part}", self.rng.uniform(low, high, c_out))
+            self.weights(f"{name}.bn.{part}", self.rng.uniform(low, high, c_out))
             for part, low, high in (
                 ("scale", 0.5, 1.5),
                 ("bias", -0.1, 0.1),
@@ -82,22 +76,14 @@ def resnet50(batch: int = 1, image: int = 224, classes: int = 1000) -> onnx.Mode
             c_in = width * EXPANSION
     x = g.node("GlobalAveragePool", [x], "gap")
     x = g.node("Flatten", [x], "flatten", axis=1)
-    w = g.const("fc.weight", g.rng.uniform(-0.02, 0.02, (classes, c_in)))
-    bias = g.const("fc.bias", g.rng.uniform(-0.02, 0.02, classes))
+    w = g.weights("fc.weight", g.rng.uniform(-0.02, 0.02, (classes, c_in)))
+    bias = g.weights("fc.bias", g.rng.uniform(-0.02, 0.02, classes))
     x = g.node("Gemm", [x, w, bias], "fc", transB=1)
-    graph = helper.make_graph(
-        g.nodes,
+    return g.model(
         "resnet50",
         [helper.make_tensor_value_info("input", TensorProto.FLOAT, [batch, 3, image, image])],
         [helper.make_tensor_value_info(x, TensorProto.FLOAT, [batch, classes])],
-        g.initializers,
     )
-    model = helper.make_model(
-        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="mlc-bench"
-    )
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    return model
 
 
 if __name__ == "__main__":

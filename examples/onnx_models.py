@@ -24,7 +24,7 @@ from onnx import TensorProto, helper, numpy_helper
 OPSET = 17
 
 
-class _Builder:
+class GraphBuilder:
     """Collects nodes and seeded initializers of one graph."""
 
     def __init__(self, seed: int):
@@ -59,7 +59,7 @@ class _Builder:
 
 def mlp() -> onnx.ModelProto:
     """A 784 -> 1024 -> 1024 -> 10 perceptron on a batch of 64."""
-    b = _Builder(seed=0)
+    b = GraphBuilder(seed=0)
     x = "input"
     for i, (fan_in, fan_out) in enumerate([(784, 1024), (1024, 1024), (1024, 10)]):
         w = b.weight(f"fc{i + 1}.weight", (fan_out, fan_in))
@@ -74,7 +74,7 @@ def mlp() -> onnx.ModelProto:
     )
 
 
-def _conv_bn(b: _Builder, x: str, name: str, c_in: int, c_out: int, stride: int = 1) -> str:
+def _conv_bn(b: GraphBuilder, x: str, name: str, c_in: int, c_out: int, stride: int = 1) -> str:
     w = b.weight(f"{name}.weight", (c_out, c_in, 3, 3), c_in * 9)
     x = b.node("Conv", [x, w], name, pads=[1, 1, 1, 1], strides=[stride, stride])
     scale = b.const(f"{name}.bn.scale", b.rng.uniform(0.5, 1.5, c_out).astype(np.float32))
@@ -84,7 +84,7 @@ def _conv_bn(b: _Builder, x: str, name: str, c_in: int, c_out: int, stride: int 
     return b.node("BatchNormalization", [x, scale, shift, mean, var], f"{name}.bn")
 
 
-def _residual(b: _Builder, x: str, name: str, channels: int) -> str:
+def _residual(b: GraphBuilder, x: str, name: str, channels: int) -> str:
     y = b.node("Relu", [_conv_bn(b, x, f"{name}.conv1", channels, channels)], f"{name}.relu1")
     y = _conv_bn(b, y, f"{name}.conv2", channels, channels)
     return b.node("Relu", [b.node("Add", [y, x], f"{name}.add")], f"{name}.relu2")
@@ -92,7 +92,7 @@ def _residual(b: _Builder, x: str, name: str, channels: int) -> str:
 
 def cnn(batch: int = 1) -> onnx.ModelProto:
     """A small ResNet: stem, max pool, two residual stages, global pool, classifier."""
-    b = _Builder(seed=1)
+    b = GraphBuilder(seed=1)
     x = b.node("Relu", [_conv_bn(b, "input", "stem", 3, 16)], "stem.relu")
     x = b.node("MaxPool", [x], "pool", kernel_shape=[2, 2], strides=[2, 2])
     x = _residual(b, x, "layer1", 16)
@@ -109,19 +109,19 @@ def cnn(batch: int = 1) -> onnx.ModelProto:
     )
 
 
-def _linear(b: _Builder, x: str, name: str, fan_in: int, fan_out: int) -> str:
+def _linear(b: GraphBuilder, x: str, name: str, fan_in: int, fan_out: int) -> str:
     w = b.weight(f"{name}.weight", (fan_in, fan_out), fan_in)
     bias = b.weight(f"{name}.bias", (fan_out,), fan_in)
     return b.node("Add", [b.node("MatMul", [x, w], f"{name}.matmul"), bias], name)
 
 
-def _layer_norm(b: _Builder, x: str, name: str, hidden: int) -> str:
+def _layer_norm(b: GraphBuilder, x: str, name: str, hidden: int) -> str:
     scale = b.const(f"{name}.weight", b.rng.uniform(0.5, 1.5, hidden).astype(np.float32))
     shift = b.const(f"{name}.bias", b.rng.uniform(-0.1, 0.1, hidden).astype(np.float32))
     return b.node("LayerNormalization", [x, scale, shift], name, axis=-1, epsilon=1e-5)
 
 
-def _split_heads(b: _Builder, x: str, name: str, heads: int, head_dim: int) -> str:
+def _split_heads(b: GraphBuilder, x: str, name: str, heads: int, head_dim: int) -> str:
     """(1, seq, hidden) -> (1, heads, seq, head_dim), with PyTorch's shape subgraph."""
     shape = b.node("Shape", [x], f"{name}.shape")
     seq = b.node(
@@ -137,7 +137,7 @@ def _split_heads(b: _Builder, x: str, name: str, heads: int, head_dim: int) -> s
     return b.node("Transpose", [x], f"{name}.heads", perm=[0, 2, 1, 3])
 
 
-def _attention(b: _Builder, x: str, seq: int, hidden: int, heads: int) -> str:
+def _attention(b: GraphBuilder, x: str, seq: int, hidden: int, heads: int) -> str:
     head_dim = hidden // heads
     q = _split_heads(b, _linear(b, x, "attn.q", hidden, hidden), "attn.q", heads, head_dim)
     k = _split_heads(b, _linear(b, x, "attn.k", hidden, hidden), "attn.k", heads, head_dim)
@@ -159,7 +159,7 @@ def _attention(b: _Builder, x: str, seq: int, hidden: int, heads: int) -> str:
     return _linear(b, merged, "attn.out", hidden, hidden)
 
 
-def _gelu(b: _Builder, x: str, name: str) -> str:
+def _gelu(b: GraphBuilder, x: str, name: str) -> str:
     """GELU as PyTorch exports it before opset 20: x * 0.5 * (1 + erf(x / sqrt(2)))."""
     root2 = b.const(f"{name}.sqrt2", np.array(np.sqrt(2.0), np.float32))
     one, half = (
@@ -173,7 +173,7 @@ def _gelu(b: _Builder, x: str, name: str) -> str:
 
 def transformer_block(seq: int = 128, hidden: int = 256, heads: int = 4) -> onnx.ModelProto:
     """A pre-norm encoder block on a (1, seq, hidden) input."""
-    b = _Builder(seed=2)
+    b = GraphBuilder(seed=2)
     x = "input"
     attended = _attention(b, _layer_norm(b, x, "ln1", hidden), seq, hidden, heads)
     x = b.node("Add", [x, attended], "residual1")
