@@ -551,23 +551,34 @@ def load_sets(name: str) -> list[tuple[dict, list]]:
     ]
 
 
-def check_one(name: str, target: str) -> dict:
-    """Compile a zoo model for `target` and compare it with onnxruntime on every set."""
-    import mlc
-
+def check_outputs(exe, name: str) -> float:
+    """
+    Run `exe` (a compiled zoo model) on each input set of `name`, check every output
+    against onnxruntime's (shape, then values at rtol 2e-3 / atol 2e-4), and return the
+    worst relative error.
+    """
     entry = next(m for m in json.loads(MANIFEST.read_text())["models"] if m["name"] == name)
-    start = time.perf_counter()
-    exe = mlc.compile(str(ZOO / f"{name}.onnx"), target=target)
-    seconds = time.perf_counter() - start
     worst = 0.0
     for inputs, expected in load_sets(name):
         got = exe(*[inputs[n] for n in entry["inputs"]])
         got = got if isinstance(got, tuple) else (got,)
+        assert len(got) == len(expected), f"{len(got)} outputs, onnxruntime gives {len(expected)}"
         for g, e in zip(got, expected, strict=True):
+            assert g.shape == e.shape, f"shape {g.shape}, onnxruntime gives {e.shape}"
             np.testing.assert_allclose(g, e, rtol=2e-3, atol=2e-4)
             scale = np.maximum(np.abs(e), 1e-3)
             worst = max(worst, float(np.max(np.abs(g - e) / scale)) if e.size else 0.0)
-    return {"compile_s": seconds, "worst_rel": worst}
+    return worst
+
+
+def check_one(name: str, target: str) -> dict:
+    """Compile a zoo model for `target` and compare it with onnxruntime on every set."""
+    import mlc
+
+    start = time.perf_counter()
+    exe = mlc.compile(str(ZOO / f"{name}.onnx"), target=target)
+    seconds = time.perf_counter() - start
+    return {"compile_s": seconds, "worst_rel": check_outputs(exe, name)}
 
 
 def report(targets: list[str], jobs: int) -> int:

@@ -11,17 +11,19 @@ missing, so the test turns red when it starts to pass and the list is kept hones
 
 import json
 import os
+import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import mlc
 from tests.gpu.targets import compile_for, gpu_unavailable_reason
 
-ZOO = Path(__file__).parents[2] / "zoo"
-MANIFEST = json.loads((ZOO / "manifest.json").read_text())
-MODELS = {m["name"]: m for m in MANIFEST["models"]}
+sys.path.insert(0, str(Path(__file__).parents[3] / "bench"))
+import zoo
+
+ZOO = zoo.ZOO
+MODELS = {m["name"]: m for m in json.loads(zoo.MANIFEST.read_text())["models"]}
 
 # One model of each kind for `make test`, both exporters among them.
 QUICK = [
@@ -38,20 +40,6 @@ QUICK = [
 
 # What each model that does not compile yet is missing.
 MISSING: dict[str, str] = {}
-
-
-def load_sets(name: str) -> list[tuple[dict[str, np.ndarray], list[np.ndarray]]]:
-    """Each input set of a model, with onnxruntime's outputs for it."""
-    data = np.load(ZOO / f"{name}.npz")
-    sets: dict[int, tuple[dict, dict]] = {}
-    for key in data.files:
-        index, role, what = key.split("/", 2)
-        inputs, outputs = sets.setdefault(int(index), ({}, {}))
-        (inputs if role == "in" else outputs)[what] = data[key]
-    return [
-        (inputs, [outputs[k] for k in sorted(outputs, key=int)])
-        for _, (inputs, outputs) in sorted(sets.items())
-    ]
 
 
 def selected() -> list[str]:
@@ -91,12 +79,4 @@ def test_zoo_model_matches_onnxruntime(name, target):
     if target == "cuda" and (reason := gpu_unavailable_reason()):
         # Lowering a model for the GPU takes a minute on a small CPU; the GPU run checks it.
         pytest.skip(reason)
-    model = MODELS[name]
-    exe = compile_for(str(ZOO / f"{name}.onnx"), target)
-    for inputs, expected in load_sets(name):
-        got = exe(*[inputs[n] for n in model["inputs"]])
-        got = got if isinstance(got, tuple) else (got,)
-        assert len(got) == len(expected)
-        for g, e in zip(got, expected):
-            assert g.shape == e.shape
-            np.testing.assert_allclose(g, e, rtol=2e-3, atol=2e-4)
+    zoo.check_outputs(compile_for(str(ZOO / f"{name}.onnx"), target), name)
