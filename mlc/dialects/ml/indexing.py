@@ -47,8 +47,50 @@ def verify_index_type(indices: SSAValue) -> None:
         raise VerifyException(f"expects indices to be a tensor of i32 or i64, got {t}")
 
 
+REDUCTIONS = ("none", "add", "mul", "max", "min")
+NONE = StringAttr("none")
+
+
+def verify_reduction(op: "ScatterOp") -> None:
+    reduction = op.reduction.data
+    if reduction not in REDUCTIONS:
+        listed = ", ".join(REDUCTIONS)
+        raise VerifyException(f"expects reduction to be one of {listed}, got '{reduction}'")
+    element = tensor_type(op.data).element_type  # pyright: ignore[reportUnknownMemberType]
+    if reduction != "none" and element == i1:
+        raise VerifyException(f"expects a numeric element type for reduction '{reduction}'")
+
+
+class IndexingOp(MLOp):
+    """
+    An op that reads (and, for scatters, writes) `data` at positions held in `indices`,
+    a tensor of i32 or i64. An index out of range fails a run-time check, so the op is
+    never speculated (hoisted or executed where it would not run).
+    """
+
+    def data_operands(self) -> tuple[SSAValue, ...]:
+        return (self.data,)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def speculatable(self) -> bool:
+        return False
+
+    def verify_attributes(self) -> None:
+        verify_index_type(self.indices)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+class ScatterOp(IndexingOp):
+    """A copy of `data` with `updates` written at `indices`, combined by `reduction`."""
+
+    def data_operands(self) -> tuple[SSAValue, ...]:
+        return (self.data, self.updates)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def verify_attributes(self) -> None:
+        super().verify_attributes()
+        verify_reduction(self)
+
+
 @irdl_op_definition
-class GatherElementsOp(MLOp):
+class GatherElementsOp(IndexingOp):
     """
     `result[p] = data[p with p[axis] replaced by indices[p]]` (onnx GatherElements,
     numpy.take_along_axis). `indices` has the rank of `data`; the result its shape.
@@ -72,15 +114,6 @@ class GatherElementsOp(MLOp):
     ):
         super().__init__([data, indices], result_type, {"axis": IntegerAttr(axis, i64)})
 
-    def data_operands(self) -> tuple[SSAValue, ...]:
-        return (self.data,)
-
-    def speculatable(self) -> bool:
-        return False  # an out-of-range index fails a run-time check
-
-    def verify_attributes(self) -> None:
-        verify_index_type(self.indices)
-
     def infer_result_type(self) -> TensorType[Attribute]:
         shape = shapes.gather_elements(
             shape_of(self.data), shape_of(self.indices), self.axis.value.data
@@ -89,7 +122,7 @@ class GatherElementsOp(MLOp):
 
 
 @irdl_op_definition
-class GatherNdOp(MLOp):
+class GatherNdOp(IndexingOp):
     """
     onnx GatherND: the last dim of `indices` (static, `k`) holds index tuples into the
     dims `batch_dims .. batch_dims + k - 1` of `data`; the first `batch_dims` dims of
@@ -121,15 +154,6 @@ class GatherNdOp(MLOp):
         props = {"batch_dims": IntegerAttr(batch_dims, i64)}
         super().__init__([data, indices], result_type, props)
 
-    def data_operands(self) -> tuple[SSAValue, ...]:
-        return (self.data,)
-
-    def speculatable(self) -> bool:
-        return False  # an out-of-range index fails a run-time check
-
-    def verify_attributes(self) -> None:
-        verify_index_type(self.indices)
-
     def infer_result_type(self) -> TensorType[Attribute]:
         shape = shapes.gather_nd(
             shape_of(self.data), shape_of(self.indices), self.batch_dims.value.data
@@ -137,22 +161,8 @@ class GatherNdOp(MLOp):
         return TensorType(tensor_type(self.data).element_type, shape)
 
 
-REDUCTIONS = ("none", "add", "mul", "max", "min")
-NONE = StringAttr("none")
-
-
-def verify_reduction(op: "ScatterElementsOp | ScatterNdOp") -> None:
-    reduction = op.reduction.data
-    if reduction not in REDUCTIONS:
-        listed = ", ".join(REDUCTIONS)
-        raise VerifyException(f"expects reduction to be one of {listed}, got '{reduction}'")
-    element = tensor_type(op.data).element_type  # pyright: ignore[reportUnknownMemberType]
-    if reduction != "none" and element == i1:
-        raise VerifyException(f"expects a numeric element type for reduction '{reduction}'")
-
-
 @irdl_op_definition
-class ScatterElementsOp(MLOp):
+class ScatterElementsOp(ScatterOp):
     """
     A copy of `data` with `updates[p]` written at `p with p[axis] replaced by
     indices[p]` (onnx ScatterElements; numpy.put_along_axis for reduction `none`).
@@ -192,16 +202,6 @@ class ScatterElementsOp(MLOp):
         }
         super().__init__([data, indices, updates], result_type, props)
 
-    def data_operands(self) -> tuple[SSAValue, ...]:
-        return (self.data, self.updates)
-
-    def speculatable(self) -> bool:
-        return False  # an out-of-range index fails a run-time check
-
-    def verify_attributes(self) -> None:
-        verify_index_type(self.indices)
-        verify_reduction(self)
-
     def infer_result_type(self) -> TensorType[Attribute]:
         shape = shapes.scatter_elements(
             shape_of(self.data),
@@ -213,7 +213,7 @@ class ScatterElementsOp(MLOp):
 
 
 @irdl_op_definition
-class ScatterNdOp(MLOp):
+class ScatterNdOp(ScatterOp):
     """
     onnx ScatterND: a copy of `data` in which the slice `data[indices[t]]` (the last dim
     of `indices`, static `k`, holds a tuple of indices into the first `k` dims) is
@@ -246,16 +246,6 @@ class ScatterNdOp(MLOp):
     ):
         props: dict[str, Attribute] = {"reduction": StringAttr(reduction)}
         super().__init__([data, indices, updates], result_type, props)
-
-    def data_operands(self) -> tuple[SSAValue, ...]:
-        return (self.data, self.updates)
-
-    def speculatable(self) -> bool:
-        return False  # an out-of-range index fails a run-time check
-
-    def verify_attributes(self) -> None:
-        verify_index_type(self.indices)
-        verify_reduction(self)
 
     def infer_result_type(self) -> TensorType[Attribute]:
         shape = shapes.scatter_nd(

@@ -10,7 +10,6 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     IntegerAttr,
     IntegerType,
-    Signedness,
     TensorType,
     i64,
 )
@@ -34,6 +33,7 @@ from mlc.dialects.ml.base import (
     shape_of,
     tensor_type,
 )
+from mlc.dialects.ml.indexing import IndexingOp
 
 
 def declared_type(op: MLOp) -> TensorType[Attribute]:
@@ -285,13 +285,13 @@ class SliceOp(MLOp):
 
 
 @irdl_op_definition
-class GatherOp(MLOp):
+class GatherOp(IndexingOp):
     """
     Gathers slices of `data` along `axis` at `indices` (onnx Gather).
 
     The result shape is `data.shape[:axis] + indices.shape + data.shape[axis+1:]`;
     indices are i32 or i64 and may be negative (counting from the end of the axis).
-    An index out of range is undefined behaviour.
+    An index out of range fails a run-time check (`mlc.RuntimeCheckError`).
 
     ```mlir
     %g = ml.gather %table, %ids {axis = 0 : i64} : (tensor<100x16xf32>, tensor<2x5xi64>) -> tensor<2x5x16xf32>
@@ -315,22 +315,6 @@ class GatherOp(MLOp):
         result_type: Attribute | None = None,
     ):
         super().__init__([data, indices], result_type, {"axis": IntegerAttr(axis, i64)})
-
-    def data_operands(self) -> tuple[SSAValue, ...]:
-        return (self.data,)
-
-    def speculatable(self) -> bool:
-        return False  # an out-of-range index reads outside `data`
-
-    def verify_attributes(self) -> None:
-        t = self.indices.type
-        element = t.element_type if isinstance(t, TensorType) else None  # pyright: ignore[reportUnknownMemberType]
-        if not (
-            isinstance(element, IntegerType)
-            and element.width.data in (32, 64)
-            and element.signedness.data == Signedness.SIGNLESS
-        ):
-            raise VerifyException(f"expects indices to be a tensor of i32 or i64, got {t}")
 
     def infer_result_type(self) -> TensorType[Attribute]:
         shape = shapes.gather(shape_of(self.data), shape_of(self.indices), self.axis.value.data)
