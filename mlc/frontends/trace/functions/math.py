@@ -184,26 +184,30 @@ def remainder(a: Any, b: Any) -> TracedArray:
 mod = remainder
 
 
-def _bitwise(name: str, op: type[ml.BinaryOp], a: Any, b: Any) -> TracedArray:
+def _integer_binary(
+    name: str, op: type[ml.BinaryOp], a: Any, b: Any, kinds: str = "biu"
+) -> TracedArray:
+    """A binary op on integers (and bools, where `kinds` has "b")."""
     x, y = promote(a, b)
-    if x.dtype.kind not in "biu":
-        trace_error(f"{name} of {x.dtype} arrays: it takes integers or bools")
+    if x.dtype.kind not in kinds:
+        takes = "integers or bools" if "b" in kinds else "integers"
+        trace_error(f"{name} of {x.dtype} arrays: it takes {takes}")
     return record(x.tracer, name, lambda: op(x.value, y.value), (x, y))
 
 
 @ufunc("bitwise_and")
 def bitwise_and(a: Any, b: Any) -> TracedArray:
-    return _bitwise("bitwise_and", ml.BitwiseAndOp, a, b)
+    return _integer_binary("bitwise_and", ml.BitwiseAndOp, a, b)
 
 
 @ufunc("bitwise_or")
 def bitwise_or(a: Any, b: Any) -> TracedArray:
-    return _bitwise("bitwise_or", ml.BitwiseOrOp, a, b)
+    return _integer_binary("bitwise_or", ml.BitwiseOrOp, a, b)
 
 
 @ufunc("bitwise_xor")
 def bitwise_xor(a: Any, b: Any) -> TracedArray:
-    return _bitwise("bitwise_xor", ml.BitwiseXorOp, a, b)
+    return _integer_binary("bitwise_xor", ml.BitwiseXorOp, a, b)
 
 
 @ufunc("invert", "bitwise_not")
@@ -217,18 +221,11 @@ def invert(x: Any) -> TracedArray:
 bitwise_not = invert
 
 
-def _shift(name: str, op: type[ml.BinaryOp], a: Any, b: Any) -> TracedArray:
-    x, y = promote(a, b)
-    if x.dtype.kind not in "iu":
-        trace_error(f"{name} of {x.dtype} arrays: it takes integers")
-    return record(x.tracer, name, lambda: op(x.value, y.value), (x, y))
-
-
 @ufunc("left_shift")
 def left_shift(a: Any, b: Any) -> TracedArray:
-    return _shift("left_shift", ml.ShiftLeftOp, a, b)
+    return _integer_binary("left_shift", ml.ShiftLeftOp, a, b, "iu")
 
 
 @ufunc("right_shift")
 def right_shift(a: Any, b: Any) -> TracedArray:
-    return _shift("right_shift", ml.ShiftRightOp, a, b)
+    return _integer_binary("right_shift", ml.ShiftRightOp, a, b, "iu")
