@@ -26,13 +26,13 @@ the runtime formats into the message's `{}`.
 """
 
 from xdsl.dialects import arith, cf, llvm
-from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp, StringAttr, i8, i64
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp, i64
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.diagnostics import op_location
 from mlc.lowering.convert_to_llvm.common import PTR, TypeRecord
 from mlc.lowering.support.checks import reported_value
+from mlc.lowering.support.llvm_globals import declare_string
 
 SYMBOL = "mlc_assert_failed"  # as mlc.backend.assertions binds it
 VALUE_SYMBOL = "mlc_assert_failed_value"  # the same, with an i64 for the message's `{}`
@@ -54,24 +54,12 @@ def lower_asserts(module: ModuleOp, record: TypeRecord) -> None:
         text = message_text(op)
         if text not in messages:
             messages[text] = f"{MESSAGE_PREFIX}{len(messages)}"
-            declare_message(module, messages[text], text)
+            declare_string(module, messages[text], text)
         symbols.add(lower_assert(op, messages[text]))
     if SYMBOL in symbols:
         record.declare(SYMBOL, [PTR], None)
     if VALUE_SYMBOL in symbols:
         record.declare(VALUE_SYMBOL, [PTR, i64], None)
-
-
-def declare_message(module: ModuleOp, name: str, text: str) -> None:
-    data = text.encode() + b"\0"
-    message = llvm.GlobalOp(
-        llvm.LLVMArrayType(len(data), i8),
-        name,
-        "internal",
-        constant=True,
-        value=StringAttr(data.decode()),
-    )
-    Rewriter.insert_op(message, InsertPoint.at_start(module.body.block))
 
 
 def as_i64(value: SSAValue) -> tuple[list[Operation], SSAValue]:

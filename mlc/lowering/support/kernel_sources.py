@@ -22,11 +22,11 @@ from xdsl.dialects.builtin import (
     FusedLoc,
     ModuleOp,
     NameLoc,
-    StringAttr,
-    i8,
 )
 from xdsl.ir import Attribute, Operation
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
+
+from mlc.lowering.support.llvm_globals import declare_string
 
 BEGIN = "mlc_profile_begin"  # void (i64 kernel id), as mlc.backend.profiling defines it
 END = "mlc_profile_end"
@@ -100,12 +100,4 @@ def declare_kernel_table(module: ModuleOp, kernels: Sequence[KernelInfo]) -> Non
     for op in list(module.ops):
         if isinstance(op, llvm.GlobalOp) and op.sym_name.data == KERNELS_SYMBOL:
             Rewriter.erase_op(op)
-    data = encode_kernels(kernels).encode() + b"\0"
-    table = llvm.GlobalOp(
-        llvm.LLVMArrayType(len(data), i8),
-        KERNELS_SYMBOL,
-        "external",
-        constant=True,
-        value=StringAttr(data.decode()),
-    )
-    Rewriter.insert_op(table, InsertPoint.at_start(module.body.block))
+    declare_string(module, KERNELS_SYMBOL, encode_kernels(kernels), "external")
