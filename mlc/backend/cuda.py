@@ -283,7 +283,10 @@ def is_device_array(value: Any) -> bool:
 
 
 def _device_key(values: Sequence[Any]) -> tuple[Any, ...] | None:
-    """Each argument's pointer, shape and strides when all are `GPUArray`s, else None."""
+    """Each argument's pointer, shape and strides when there are arguments and all are
+    `GPUArray`s, else None (a call with none takes and gives numpy arrays)."""
+    if not values:
+        return None
     key = []
     for value in values:
         if not is_device_array(value):
@@ -313,8 +316,7 @@ class CudaFunction:
 
     def __call__(self, *values: Any) -> Any:
         device = self.program.device
-        # No arguments, no device arrays: the results come back as numpy arrays.
-        key = _device_key(values) if values and len(values) == len(self.args) else None
+        key = _device_key(values) if len(values) == len(self.args) else None
         packed = self._packed.get(key) if key is not None else None
         if packed is None:
             pointers, keep, storages = self._pack(device, values)
