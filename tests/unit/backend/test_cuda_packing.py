@@ -99,3 +99,11 @@ def test_the_cache_is_bounded_and_keeps_no_array(function):
     del pointer
     gc.collect()
     assert held() is None
+
+
+def test_only_calls_on_device_arrays_are_keyed():
+    """A call with no arguments passes no device array: its results come back as numpy."""
+    x = GPUArray(Pointer(4096), (2, 3))
+    assert cuda._device_key(()) is None
+    assert cuda._device_key((x, np.zeros(3, np.float32))) is None
+    assert cuda._device_key((x,)) == ((int(x.gpudata), x.shape, x.strides),)
