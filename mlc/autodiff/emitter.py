@@ -10,9 +10,11 @@ gives a lowering.
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
     IntegerType,
     TensorType,
     UnknownLoc,
@@ -57,11 +59,22 @@ class Emitter:
         return self(arith.ConstantOp(attr))
 
     def zeros_like(self, value: SSAValue) -> SSAValue:
-        """Zeros of `value`'s type: a constant if static, else `value * 0`."""
+        """Zeros of `value`'s type: a constant if static, else a zero broadcast to the
+        dims read from `value` (not `value * 0`, which is NaN where `value` is inf)."""
         t = tensor_type(value)
         if all(shapes.is_static(d) for d in t.get_shape()):
             return self.full(0.0, t)
-        return self(ml.MulOp(value, self.scalar(0.0, value)))
+        dims = [self.dim(value, d) for d in range(t.get_num_dims())]
+        shape = self(tensor.FromElementsOp(*dims, result_type=TensorType(i64, [len(dims)])))
+        return self(ml.BroadcastToOp(self.scalar(0.0, value), t, shape))
+
+    def dim(self, value: SSAValue, d: int) -> SSAValue:
+        """Dim `d` of `value` as an i64: a constant if static, else read at run time."""
+        size = tensor_type(value).get_shape()[d]
+        if shapes.is_static(size):
+            return self(arith.ConstantOp(IntegerAttr(size, i64)))
+        index = self(arith.ConstantOp(IntegerAttr(d, IndexType())))
+        return self(arith.IndexCastOp(self(tensor.DimOp(value, index)), i64))
 
     # -- arithmetic -----------------------------------------------------------------
 
