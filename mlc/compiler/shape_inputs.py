@@ -1,9 +1,9 @@
 """
 ONNX models whose shape-deciding inputs are given at run time.
 
-Some ONNX inputs decide shapes rather than data: Reshape's shape, Slice's starts, ends,
-axes and steps, Pad's pads, a reduction's axes, Split's sizes, Tile's repeats, Expand's
-and ConstantOfShape's shape... The importer needs their values (`Node.const`); when
+Some ONNX inputs decide shapes rather than data: Slice's axes and steps (its starts and
+ends too where the steps are not 1), Pad's pads, a reduction's axes, Split's sizes,
+Tile's repeats, Resize's scales... The importer needs their values (`Node.const`); when
 such a value is a graph input, or is computed from one, the import stops with an
 `UnknownAtImportError` and records the value's name in `needed_at_import`.
 
@@ -151,25 +151,26 @@ class ShapeSpecializedModel:
                 f"({', '.join(self.input_names)}), got {len(args)}"
             )
         given = dict(zip(self.input_names, args, strict=True))
-        values = {name: self._checked(name, given[name]) for name in self.shape_inputs}
-        key = tuple((v.dtype.str, v.shape, v.tobytes()) for v in values.values())
-        executable = self._variants.get(key)
+        executable = self._variants.get(_key(self._values(given)))
         if executable is None:
             self._misses += 1
-            executable = self._variant(key, given)
-            values = {name: self._checked(name, given[name]) for name in self.shape_inputs}
+            executable = self._variant(given)
         else:
             self._hits += 1
-        return executable(*[given[name] for name in self.input_names if name not in values])
+        return executable(*[given[n] for n in self.input_names if n not in self.shape_inputs])
 
-    def _checked(self, name: str, value: Any) -> np.ndarray:
-        array = host_array(value)
-        want = self._dtypes[name]
-        if want is not None and array.dtype != want:
-            raise TypeError(f"input '{name}': expected dtype {want}, got {array.dtype}")
-        return array
+    def _values(self, given: dict[str, Any]) -> dict[str, np.ndarray]:
+        """The shape inputs among the arguments `given`, as numpy arrays of their dtype."""
+        values = {}
+        for name in self.shape_inputs:
+            array = host_array(given[name])
+            want = self._dtypes[name]
+            if want is not None and array.dtype != want:
+                raise TypeError(f"input '{name}': expected dtype {want}, got {array.dtype}")
+            values[name] = array
+        return values
 
-    def _variant(self, key: tuple[Any, ...], given: dict[str, Any]) -> Any:
+    def _variant(self, given: dict[str, Any]) -> Any:
         """Compile the variant for the values in `given`, finding more shape inputs if
         binding these brings them to light; keep it under its key."""
         while True:
@@ -180,7 +181,7 @@ class ShapeSpecializedModel:
                     f"max_variants={self.max_variants} variants (raise it, or give fewer "
                     "distinct values)"
                 )
-            values = {name: self._checked(name, given[name]) for name in self.shape_inputs}
+            values = self._values(given)
             bound = bind(self.model, values)
             try:
                 executable = self._compile(bound)
@@ -191,12 +192,8 @@ class ShapeSpecializedModel:
                 # The guard grows: variants compiled without these inputs bound are dropped.
                 self.shape_inputs += more
                 self._variants.clear()
-                key = tuple(
-                    (v.dtype.str, v.shape, v.tobytes())
-                    for v in (self._checked(n, given[n]) for n in self.shape_inputs)
-                )
                 continue
-            self._variants[key] = executable
+            self._variants[_key(values)] = executable
             return executable
 
     def __repr__(self) -> str:
@@ -204,6 +201,11 @@ class ShapeSpecializedModel:
             f"<mlc ONNX model specialised on {', '.join(self.shape_inputs)}: "
             f"{len(self._variants)} of at most {self.max_variants} variants>"
         )
+
+
+def _key(values: dict[str, np.ndarray]) -> tuple[Any, ...]:
+    """The guard's key of a value set: each value's dtype, shape and bytes."""
+    return tuple((v.dtype.str, v.shape, v.tobytes()) for v in values.values())
 
 
 def _dtype_of(info: Any) -> np.dtype | None:
