@@ -20,19 +20,30 @@ depends on the program only, never on the machine, and the objects are the same 
 compiled in this process or in workers. This process compiles a share itself; the other
 shares go to `os.process_cpu_count() - 1` workers, started as `python -I` on the worker's
 file (no import of mlc or of the user's main module).
+
+Each kernel part is also kept in the disk cache (`mlc.backend.cache`, whose writes are
+atomic renames, safe when processes compile at once), keyed by its LLVM IR, the LLVM
+version, the host CPU and the worker's code (`kernel_key`), not by mlc's sources: a
+program that shares kernels with one compiled before, or that is compiled again after
+an edit that left its kernels alone, reuses their code.
 """
 
+import hashlib
 import os
 import pickle
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
+import llvmlite.binding as llvm_binding
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.ir import Operation
 
+from mlc.backend import cache as kernel_cache
 from mlc.backend import codegen_worker
 from mlc.backend.compiled import CompiledObject
 from mlc.backend.jit import OPT_LEVEL, JITError, parse_and_verify, target_description
@@ -264,7 +275,38 @@ def compile_module(
         if len(parts) < MIN_MODULES:
             return None
         texts = ir_texts(module, parts)
+    with timer.phase("kernel cache lookup"):
+        keys = [kernel_key(text, opt_level) for text in texts]
+        found = {index: kernel_cache.load(keys[index]) for index in range(1, len(texts))}
+        done = {index: entry.compiled for index, entry in found.items() if entry is not None}
+    missing = [index for index in range(len(texts)) if index not in done]
     with timer.phase("LLVM optimize and codegen (split)"):
-        compiled = compile_texts(texts, opt_level, processes)
-    first, *rest = (CompiledObject(code, bitcode) for code, bitcode in compiled)
-    return CompiledObject(first.object_code, first.bitcode, tuple(rest))
+        compiled = compile_texts([texts[index] for index in missing], opt_level, processes)
+    with timer.phase("kernel cache store"):
+        for index, (code, bitcode) in zip(missing, compiled, strict=True):
+            done[index] = CompiledObject(code, bitcode)
+            if index:  # the entry module is the program's own: its cache entry keeps it
+                kernel_cache.store(keys[index], kernel_cache.Entry(done[index]))
+    return CompiledObject(
+        done[0].object_code, done[0].bitcode, tuple(done[index] for index in range(1, len(texts)))
+    )
+
+
+@cache
+def _compiler() -> str:
+    """What a kernel's code depends on besides its IR: LLVM, the host CPU, the worker."""
+    cpu, features = target_description()
+    source = Path(codegen_worker.__file__).read_bytes()
+    llvm_version = ".".join(map(str, llvm_binding.llvm_version_info))
+    worker = hashlib.sha256(source).hexdigest()
+    return f"llvm {llvm_version} {llvm_binding.get_default_triple()} {cpu} {features} {worker}"
+
+
+def kernel_key(ir_text: str, opt_level: int) -> str:
+    """The disk cache key of one part's LLVM IR compiled at `O<opt_level>` for the host:
+    the same kernel in another program, or after an edit elsewhere in mlc, hits."""
+    digest = hashlib.sha256()
+    for part in ("kernel", _compiler(), str(opt_level), ir_text):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()

@@ -17,6 +17,7 @@ import mlc
 from mlc.backend import cache, split_codegen
 from mlc.backend.compiled import CompiledObject
 from mlc.backend.jit import JITError
+from mlc.timing import Timer
 
 
 def _program(rows: int, sizes: tuple[int, int, int], dtype: str) -> str:
@@ -136,3 +137,35 @@ def test_ir_that_llvm_rejects_names_a_dump():
     good = 'define i32 @"f"() {\n  ret i32 1\n}\n'
     with pytest.raises(JITError, match=r"invalid LLVM IR \(written to .*\.ll\)"):
         split_codegen.compile_texts([good, "define i32 @g( {"], processes=2)
+
+
+@pytest.mark.usefixtures("split_everything")
+def test_kernels_come_from_the_disk_cache_the_second_time(
+    monkeypatch: pytest.MonkeyPatch, tmp_path
+):
+    monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path))
+    compiled_texts: list[int] = []
+    original = split_codegen.compile_texts
+
+    def counted(texts, *args, **kwargs):
+        compiled_texts.append(len(texts))
+        return original(texts, *args, **kwargs)
+
+    monkeypatch.setattr(split_codegen, "compile_texts", counted)
+    module = _lowered()
+    first = split_codegen.compile_module(module, Timer())
+    second = split_codegen.compile_module(module, Timer())
+    assert first is not None and second == first
+    assert compiled_texts == [len(first.parts) + 1, 1]  # then only the entry module
+    assert len(list(tmp_path.glob(f"*{cache.SUFFIX}"))) == len(first.parts)
+    for path in tmp_path.glob(f"*{cache.SUFFIX}"):  # damaged: a miss, compiled again
+        path.write_bytes(path.read_bytes()[:-1])
+    assert split_codegen.compile_module(module, Timer()) == first
+    assert compiled_texts[-1] == len(first.parts) + 1
+
+
+def test_kernel_key_depends_on_the_ir_and_level():
+    text = 'define i32 @"f"() {\n  ret i32 1\n}\n'
+    assert split_codegen.kernel_key(text, 2) == split_codegen.kernel_key(text, 2)
+    assert split_codegen.kernel_key(text, 2) != split_codegen.kernel_key(text, 3)
+    assert split_codegen.kernel_key(text, 2) != split_codegen.kernel_key(text + "\n", 2)
