@@ -229,7 +229,10 @@ def compile_texts(
     shares = _shares(texts, max(count, 1))
     started: list[subprocess.Popen[bytes]] = []
     for share in shares[1:]:
-        started.append(_start(share, cpu, features, opt_level))
+        try:
+            started.append(_start(share, cpu, features, opt_level))
+        except OSError:  # no worker can start (no interpreter to run): compile it here
+            shares[0] += share
     results: dict[int, tuple[bytes | None, bytes | str]] = {}
     for index, object_code, other in codegen_worker.run((cpu, features, opt_level, shares[0])):
         results[index] = (object_code, other)

@@ -169,3 +169,13 @@ def test_kernel_key_depends_on_the_ir_and_level():
     assert split_codegen.kernel_key(text, 2) == split_codegen.kernel_key(text, 2)
     assert split_codegen.kernel_key(text, 2) != split_codegen.kernel_key(text, 3)
     assert split_codegen.kernel_key(text, 2) != split_codegen.kernel_key(text + "\n", 2)
+
+
+@pytest.mark.usefixtures("split_everything")
+def test_without_workers_this_process_compiles_everything(monkeypatch: pytest.MonkeyPatch):
+    module = _lowered()
+    texts = split_codegen.ir_texts(module, split_codegen.split(module))[:2]
+    monkeypatch.setattr(split_codegen.sys, "executable", "/nonexistent/python")
+    assert split_codegen.compile_texts(texts, processes=2) == split_codegen.compile_texts(
+        texts, processes=1
+    )
