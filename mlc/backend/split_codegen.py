@@ -214,9 +214,14 @@ def _shares(texts: Sequence[str], count: int) -> list[list[tuple[int, str]]]:
 
 
 def workers() -> int:
-    """How many processes compile at once (this one included)."""
-    counter = getattr(os, "process_cpu_count", None) or os.cpu_count
-    return max(1, counter() or 1)
+    """How many processes compile at once (this one included): the CPUs this process
+    may use (`os.process_cpu_count`, from Python 3.13; the affinity mask before)."""
+    counter = getattr(os, "process_cpu_count", None)
+    if counter is not None:
+        return max(1, counter() or 1)
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def compile_texts(

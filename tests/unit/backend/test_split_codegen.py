@@ -5,6 +5,7 @@ to the same bytes in this process and in workers; loaded together they compute w
 numpy does; and a program compiled in parts goes through the disk cache whole.
 """
 
+import os
 import re
 from functools import cache as memoized
 
@@ -179,3 +180,7 @@ def test_without_workers_this_process_compiles_everything(monkeypatch: pytest.Mo
     assert split_codegen.compile_texts(texts, processes=2) == split_codegen.compile_texts(
         texts, processes=1
     )
+
+
+def test_as_many_processes_as_usable_cpus():
+    assert 1 <= split_codegen.workers() <= (os.cpu_count() or 1)
