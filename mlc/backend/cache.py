@@ -8,10 +8,12 @@ version and a digest of its sources (so editing a pass never serves stale code),
 xDSL, llvmlite and LLVM versions, and the host's triple, CPU name and features. Its layout:
 
     b"MLCCACHE" | format (u32) | sha256(body) | body
-    body = 4 sections, each as its length (u64) then its bytes: the object file, the
+    body = 5 sections, each as its length (u64) then its bytes: the object file, the
            optimised IR as LLVM bitcode, the program's description (opaque here: the
-           compiler's JSON), and the constants the code reads (`resources`: a JSON index
-           of handle, dtype, shape and offset, then the bytes, each at a 64-byte offset)
+           compiler's JSON), the constants the code reads (`resources`: a JSON index
+           of handle, dtype, shape and offset, then the bytes, each at a 64-byte offset),
+           and the further parts of a program compiled in parts (each part's object
+           and bitcode, each as its length then its bytes; empty for one part)
 
 A program compiled from source text or an ONNX model is keyed by that source, so a hit
 needs no frontend at all: its description (signatures) and its weights, which the
@@ -48,8 +50,8 @@ from mlc.backend.compiled import CompiledObject
 from mlc.version import __version__
 
 MAGIC = b"MLCCACHE"
-FORMAT = 2
-SECTIONS = 4
+FORMAT = 3
+SECTIONS = 5
 SUFFIX = ".mlco"
 _HEADER = struct.Struct("<8sI32s")
 _LENGTH = struct.Struct("<Q")
@@ -154,6 +156,24 @@ def _unpack_resources(data: memoryview) -> dict[str, np.ndarray] | None:
     return resources
 
 
+def _unpack_parts(data: memoryview) -> tuple[CompiledObject, ...] | None:
+    """The parts packed in `data` (object, bitcode, object, ...); None if malformed."""
+    fields: list[bytes] = []
+    at = 0
+    while at < len(data):
+        if at + _LENGTH.size > len(data):
+            return None
+        (size,) = _LENGTH.unpack_from(data, at)
+        at += _LENGTH.size
+        if at + size > len(data):
+            return None
+        fields.append(bytes(data[at : at + size]))
+        at += size
+    if len(fields) % 2:
+        return None
+    return tuple(CompiledObject(code, bitcode) for code, bitcode in zip(*[iter(fields)] * 2))
+
+
 def encode(entry: Entry) -> bytes:
     """An entry's bytes (see the module docstring for the layout)."""
     sections = [
@@ -161,6 +181,11 @@ def encode(entry: Entry) -> bytes:
         entry.compiled.bitcode,
         entry.program,
         _pack_resources(entry.resources),
+        b"".join(
+            _LENGTH.pack(len(data)) + data
+            for part in entry.compiled.parts
+            for data in (part.object_code, part.bitcode)
+        ),
     ]
     body = b"".join(_LENGTH.pack(len(section)) + section for section in sections)
     return _HEADER.pack(MAGIC, FORMAT, hashlib.sha256(body).digest()) + body
@@ -188,7 +213,10 @@ def decode(data: bytes) -> Entry | None:
     resources = _unpack_resources(sections[3]) if len(sections[3]) else {}
     if resources is None:
         return None
-    compiled = CompiledObject(bytes(sections[0]), bytes(sections[1]))
+    parts = _unpack_parts(sections[4])
+    if parts is None:
+        return None
+    compiled = CompiledObject(bytes(sections[0]), bytes(sections[1]), parts)
     return Entry(compiled, bytes(sections[2]), resources)
 
 

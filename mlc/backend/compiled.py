@@ -12,7 +12,15 @@ class CompiledObject:
     """
     A module compiled for the host: its machine code (an object file) and its optimised
     LLVM IR as bitcode, which is compact and turns back into text only when asked for.
+    A module compiled in parts (`mlc.backend.split_codegen`) keeps its entry module's
+    here and the other parts' in `parts`; all objects load into one engine.
     """
 
     object_code: bytes
     bitcode: bytes
+    parts: tuple["CompiledObject", ...] = ()
+
+    @property
+    def objects(self) -> tuple[bytes, ...]:
+        """Every object file, the entry module's first."""
+        return (self.object_code, *(part.object_code for part in self.parts))

@@ -30,8 +30,12 @@ class LoadedProgram:
 
 
 def build(module: ModuleOp, timer: Timer) -> CompiledObject:
-    """Translate, optimise and compile a module of the `llvm` dialect for the host."""
-    return compile_object(module, timer=timer)
+    """Translate, optimise and compile a module of the `llvm` dialect for the host: a
+    large one in parts on every core (`mlc.backend.split_codegen`), a small one whole."""
+    from mlc.backend import split_codegen  # imported here: a cache hit needs no xDSL llvm
+
+    compiled = split_codegen.compile_module(module, timer)
+    return compiled if compiled is not None else compile_object(module, timer=timer)
 
 
 def load(
@@ -43,7 +47,7 @@ def load(
     `mlc.compiler.signature` does).
     """
     with timer.phase("load"):
-        if is_profiled(compiled.object_code):
+        if any(is_profiled(object_code) for object_code in compiled.objects):
             profiling.install()  # its kernels call the timers
         jit = JITModule.from_object(compiled)
         natives = {
@@ -58,10 +62,11 @@ def is_profiled(object_code: bytes) -> bool:
     return profiling.BEGIN.encode() in object_code
 
 
-def resources_read_by(object_code: bytes) -> dict[str, np.ndarray]:
+def resources_read_by(compiled: CompiledObject) -> dict[str, np.ndarray]:
     """The stored constants (`mlc.resources`) whose symbols the machine code uses."""
     used: dict[str, np.ndarray] = {}
-    for name in undefined_symbols(object_code):
+    names = (name for code in compiled.objects for name in undefined_symbols(code))
+    for name in names:
         if name.startswith(resources.PREFIX):
             handle = name.removeprefix(resources.PREFIX)
             if (array := resources.lookup(handle)) is not None:

@@ -66,6 +66,13 @@ def host_features(cpu: str, features: dict[str, bool]) -> str:
     return text
 
 
+def target_description() -> tuple[str, str]:
+    """The host CPU's name and LLVM feature string (what `_target_machine` targets)."""
+    _initialize()
+    cpu = llvm.get_host_cpu_name()
+    return cpu, host_features(cpu, dict(llvm.get_host_cpu_features()))
+
+
 def _target_machine() -> llvm.TargetMachine:
     """
     A new target machine for the host CPU at O3.
@@ -73,11 +80,9 @@ def _target_machine() -> llvm.TargetMachine:
     New each time, not cached: an MCJIT engine takes ownership of its target machine
     and frees it with itself, so sharing one between engines crashes the process.
     """
-    _initialize()
+    cpu, features = target_description()
     target = llvm.Target.from_default_triple()
-    cpu = llvm.get_host_cpu_name()
-    features = dict(llvm.get_host_cpu_features())
-    return target.create_target_machine(cpu=cpu, features=host_features(cpu, features), opt=3)
+    return target.create_target_machine(cpu=cpu, features=features, opt=3)
 
 
 def _dump_ir(ir_text: str) -> str:
@@ -162,19 +167,23 @@ class JITModule:
         # An empty module only gives the engine a target; the code comes from the object.
         # Creating the engine also makes the process's own symbols (libc) visible.
         self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _target_machine())
-        missing = unresolved_symbols(compiled.object_code)
+        missing = unresolved_symbols(compiled.objects)
         if missing:  # the code would jump to address 0: refuse it
             raise JITError(f"compiled code needs '{missing[0]}', which the JIT process lacks")
         try:
-            self.engine.add_object_file(llvm.ObjectFileRef.from_data(compiled.object_code))
+            for object_code in compiled.objects:  # parts call each other: one engine
+                self.engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
             self.engine.finalize_object()
         except RuntimeError as error:
             raise JITError(f"cannot load the compiled object: {error}") from None
 
     @cached_property
     def optimized_ir(self) -> str:
-        """The LLVM IR after optimisation (for tests and debugging)."""
-        return str(llvm.parse_bitcode(self.compiled.bitcode))
+        """The LLVM IR after optimisation (for tests and debugging), parts linked."""
+        module = llvm.parse_bitcode(self.compiled.bitcode)
+        for part in self.compiled.parts:
+            module.link_in(llvm.parse_bitcode(part.bitcode))
+        return str(module)
 
     def address(self, name: str) -> int:
         """The address of function `name`; a `JITError` if the module has none."""

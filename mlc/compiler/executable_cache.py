@@ -59,7 +59,7 @@ def store(
         program = json.dumps([sig.to_json() for sig in signatures]).encode()
         # Every constant the code reads: a hit may come in a process that never made
         # them (constants derived while compiling, such as packed weight panels).
-        weights = cpu.resources_read_by(compiled.object_code)
+        weights = cpu.resources_read_by(compiled)
         cache.store(key, cache.Entry(compiled, program, weights))
 
 
