@@ -12,6 +12,10 @@ spatial dims column-major (`storage_order` 1).
 
 LpPool sums `|x|^p` over each zero-padded window (an average pool times the window's
 volume) and takes the p-th root.
+
+MaxUnpool scatters `X` into a zero tensor of the output's size, flattened, at the flat
+`I`ndices (as MaxPool's `Indices` count them), then reshapes it: a later index landing
+on the same element wins, and an index out of range is a run-time check error.
 """
 
 from collections.abc import Sequence
@@ -25,12 +29,15 @@ from mlc.frontends.onnx.ops.build import (
     Size,
     SizeCalc,
     dtype,
+    int_list,
     is_float,
+    product,
+    reshape_to,
     shape_of,
     shape_tensor,
     sizes,
 )
-from mlc.frontends.onnx.ops.padding import INT64_MAX, pad_constant
+from mlc.frontends.onnx.ops.padding import INT64_MAX, full, pad_constant
 from mlc.frontends.onnx.ops.structure import positions
 from mlc.frontends.onnx.ops.table import converts
 from mlc.frontends.onnx.ops.window import (
@@ -192,3 +199,30 @@ def global_lp_pool(node: Node) -> Sequence[Value]:
     axes = list(range(2, len(shape_of(x))))
     total = node.emit(ml.ReduceSumOp(_power(node, x, p), axes, keepdims=True))
     return [_root(node, total, p)]
+
+
+@converts("MaxUnpool", since=9)
+def max_unpool(node: Node) -> Sequence[Value]:
+    x, where = node.input(0), node.input(1)
+    spatial = spatial_rank(x, "input")
+    dims = sizes(node, x)
+    if node.has(2):
+        shape = int_list(node.const(2, "output shape"))
+        if len(shape) != spatial + 2:
+            raise NodeError(f"output_shape must have {spatial + 2} sizes, got {len(shape)}")
+        out: list[Size] = [*dims[:2], *shape[2:]]
+    else:
+        kernel = [int(k) for k in node.attr("kernel_shape")]
+        strides = [int(s) for s in node.attr("strides", [1] * spatial)]
+        pads = [int(p) for p in node.attr("pads", [0] * (2 * spatial))]
+        calc = SizeCalc(node)
+        out = dims[:2]
+        for d in range(spatial):
+            # (in - 1) * stride + kernel - pad_begin - pad_end
+            span = calc.mul(calc.sub(dims[d + 2], 1), strides[d])
+            out.append(calc.sub(calc.add(span, kernel[d]), pads[d] + pads[d + spatial]))
+    flat = full(node, [product(node, out)], node.scalar(0, x))
+    indices = reshape_to(node, where, [product(node, sizes(node, where))])
+    updates = reshape_to(node, x, [product(node, dims)])
+    scattered = node.emit(ml.ScatterElementsOp(flat, indices, updates, 0))
+    return [reshape_to(node, scattered, out)]
