@@ -7,6 +7,7 @@ Importing the package registers every converter in the op table (`table`), where
 
 from mlc.frontends.onnx.ops import (
     activation,
+    crop,
     data_sized,
     einsum,
     elementwise,
@@ -27,6 +28,7 @@ from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 __all__ = [
     "activation",
     "converter_for",
+    "crop",
     "data_sized",
     "einsum",
     "elementwise",
