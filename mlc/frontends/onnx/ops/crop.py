@@ -1,4 +1,6 @@
 """
+CenterCropPad and Col2Im.
+
 CenterCropPad: each listed axis cropped or zero-padded to its target size, centred.
 
 Both take `|size - target| // 2` at the begin and the rest at the end. A static dim is
@@ -9,17 +11,24 @@ one of the two is empty.
 
 from collections.abc import Sequence
 
+import numpy as np
+from xdsl.dialects.builtin import TensorType, i64
+
+from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import (
     SizeCalc,
     int_list,
     reshape_to,
     shape_of,
+    shape_tensor,
     size_along,
     sizes,
+    static_or_dynamic,
 )
-from mlc.frontends.onnx.ops.padding import pad_axes, pad_constant, slice_at_run_time
+from mlc.frontends.onnx.ops.padding import full, pad_axes, pad_constant, slice_at_run_time
 from mlc.frontends.onnx.ops.table import converts
+from mlc.shapes import DYNAMIC
 
 
 @converts("CenterCropPad", since=18)
@@ -52,3 +61,46 @@ def center_crop_pad(node: Node) -> Sequence[Value]:
         dims[axis] = target
         x = reshape_to(node, x, dims)
     return [x]
+
+
+@converts("Col2Im", since=18)
+def col_to_im(node: Node) -> Sequence[Value]:
+    """
+    Col2Im (torch's `fold`): column `c * K + b` of `x`, for kernel offset `b` of `K`, adds
+    each of its `L` blocks into the padded image at a flat position known at import; a
+    `scatter_elements` with `add` sums them, then the pads are sliced off.
+    """
+    x = node.input(0)
+    image = int_list(node.const(1, "image shape"))
+    block = int_list(node.const(2, "block shape"))
+    spatial = len(image)
+    if len(block) != spatial or len(shape_of(x)) != 3:
+        raise NodeError("Col2Im takes an (N, C * prod(block), L) input and matching shapes")
+    dilations = list(node.attr("dilations", [1] * spatial))
+    strides = list(node.attr("strides", [1] * spatial))
+    pads = list(node.attr("pads", [0] * (2 * spatial)))
+    padded = [image[d] + pads[d] + pads[d + spatial] for d in range(spatial)]
+    counts = [
+        (padded[d] - dilations[d] * (block[d] - 1) - 1) // strides[d] + 1 for d in range(spatial)
+    ]
+    kernel, blocks = int(np.prod(block)), int(np.prod(counts))
+    if min(counts) <= 0 or shape_of(x)[2] not in (blocks, DYNAMIC):
+        raise NodeError(f"Col2Im's input has {shape_of(x)[2]} blocks, the shapes give {blocks}")
+    offsets = np.indices(block).reshape(spatial, kernel, 1)
+    starts = np.indices(counts).reshape(spatial, 1, blocks)
+    where = [offsets[d] * dilations[d] + starts[d] * strides[d] for d in range(spatial)]
+    flat = np.ravel_multi_index(where, padded).reshape(1, 1, kernel * blocks).astype(np.int64)
+    n, channels_blocks, _ = sizes(node, x)
+    calc = SizeCalc(node)
+    channels = calc.floordiv(channels_blocks, kernel)
+    updates = reshape_to(node, x, [n, channels, kernel * blocks])
+    index_type = TensorType(i64, static_or_dynamic([n, channels, kernel * blocks]))
+    shape = shape_tensor(node, [n, channels, kernel * blocks])
+    indices = node.emit(ml.BroadcastToOp(node.constant(flat), index_type, shape))
+    zeros = full(node, [n, channels, int(np.prod(padded))], node.scalar(0, x))
+    summed = node.emit(ml.ScatterElementsOp(zeros, indices, updates, 2, "add"))
+    result = reshape_to(node, summed, [n, channels, *padded])
+    if any(pads):
+        crop = [-p for p in pads]
+        result = pad_axes(node, result, list(range(2, spatial + 2)), crop, node.scalar(0, x))
+    return [result]
