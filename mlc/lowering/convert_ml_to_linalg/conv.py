@@ -52,10 +52,10 @@ from mlc.dialects import ml
 from mlc.dialects.ml.base import is_float
 from mlc.lowering.convert_ml_to_linalg.common import (
     build_generic,
-    check_signless,
     element_type,
     fill,
     int_min,
+    is_unsigned,
     iterator_types,
     scalar_constant,
     tensor_type,
@@ -383,8 +383,13 @@ def pool_window(
     return reduced, sizes
 
 
-def maximum(a: SSAValue, b: SSAValue) -> SSAValue:
-    """Signed max for integers; `maximumf` for floats, which propagates NaN as numpy.max."""
+def maximum(a: SSAValue, b: SSAValue, unsigned: bool = False) -> SSAValue:
+    """
+    Signed or (`unsigned`: bodies compute on signless integers) unsigned max for
+    integers; `maximumf` for floats, which propagates NaN as numpy.max.
+    """
+    if unsigned:
+        return arith.MaxUIOp(a, b).result
     if isinstance(a.type, IntegerType):
         return arith.MaxSIOp(a, b).result
     return arith.MaximumfOp(a, b).result
@@ -396,10 +401,10 @@ class LowerMaxPool(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.MaxPoolOp, rewriter: PatternRewriter, /) -> None:
         element = element_type(op.x)
-        check_signless(op, element)
         lowest = int_min(element) if isinstance(element, IntegerType) else float("-inf")
         with keep_location(rewriter, op):
-            result, _ = pool_window(rewriter, op, lowest, maximum)
+            unsigned = is_unsigned(element)
+            result, _ = pool_window(rewriter, op, lowest, lambda a, b: maximum(a, b, unsigned))
         rewriter.replace(op, (), (result,))
 
 

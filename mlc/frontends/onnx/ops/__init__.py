@@ -7,6 +7,9 @@ Importing the package registers every converter in the op table (`table`), where
 
 from mlc.frontends.onnx.ops import (
     activation,
+    crop,
+    data_sized,
+    det,
     einsum,
     elementwise,
     indexing,
@@ -14,6 +17,7 @@ from mlc.frontends.onnx.ops import (
     nn,
     normalization,
     numeric,
+    pooling,
     recurrent,
     reduction,
     resize,
@@ -27,6 +31,9 @@ from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 __all__ = [
     "activation",
     "converter_for",
+    "crop",
+    "data_sized",
+    "det",
     "einsum",
     "elementwise",
     "indexing",
@@ -34,6 +41,7 @@ __all__ = [
     "nn",
     "normalization",
     "numeric",
+    "pooling",
     "recurrent",
     "reduction",
     "resize",

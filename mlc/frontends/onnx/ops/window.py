@@ -33,7 +33,7 @@ MAX_POOLS: dict[int, type[ml.PoolOp]] = {1: ml.MaxPool1dOp, 2: ml.MaxPool2dOp, 3
 AVG_POOLS: dict[int, type[ml.PoolOp]] = {1: ml.AvgPool1dOp, 2: ml.AvgPool2dOp, 3: ml.AvgPool3dOp}
 
 
-def _spatial(x: SSAValue, what: str) -> int:
+def spatial_rank(x: SSAValue, what: str) -> int:
     """The number of spatial dims of an N, C, spatial... operand."""
     rank = len(shape_of(x))
     if rank not in (3, 4, 5):
@@ -50,7 +50,7 @@ def _is_static(sizes: Sequence[Size]) -> bool:
     return all(isinstance(s, int) for s in sizes)
 
 
-def _window_pads(
+def resolve_pads(
     node: Node,
     x: SSAValue,
     kernel: Callable[[], Sequence[Size]],
@@ -87,7 +87,7 @@ def _window_pads(
     return begins + ends
 
 
-def _ceil_pads(
+def grow_for_ceil(
     node: Node,
     spatial: Sequence[Size],
     kernel: Sequence[int],
@@ -119,10 +119,10 @@ def _ceil_pads(
 @converts("Conv")
 def conv(node: Node) -> Sequence[Value]:
     x, w = node.input(0), node.input(1)
-    spatial = _spatial(x, "input")
+    spatial = spatial_rank(x, "input")
     strides = list(node.attr("strides", [1] * spatial))
     dilations = list(node.attr("dilations", [1] * spatial))
-    pads = _window_pads(node, x, lambda: _kernel(node, w), strides, dilations)
+    pads = resolve_pads(node, x, lambda: _kernel(node, w), strides, dilations)
     if not _is_static(pads):
         x = pad_constant(node, x, list(range(2, spatial + 2)), pads, node.scalar(0, x))
         pads = [0] * (2 * spatial)
@@ -146,24 +146,24 @@ def _fits(pads: Sequence[Size], kernel: Sequence[int], dilations: Sequence[int])
     return all(max(pads[i], pads[i + rank]) < extents[i] for i in range(rank))
 
 
-def _lowest(node: Node, x: SSAValue) -> SSAValue:
+def lowest_value(node: Node, x: SSAValue) -> SSAValue:
     """The value padding never wins a maximum with: -inf, or the integer minimum."""
     if is_float(x):
         return node.scalar(-np.inf, x)
     return node.scalar(int(np.iinfo(dtype(x)).min), x)
 
 
-def _pool(node: Node, average: bool) -> SSAValue:
+def pool_window(node: Node, average: bool) -> SSAValue:
     x = node.input(0)
-    spatial = _spatial(x, "input")
+    spatial = spatial_rank(x, "input")
     axes = list(range(2, spatial + 2))
     kernel = list(node.attr("kernel_shape"))
     strides = list(node.attr("strides", [1] * spatial))
     dilations = list(node.attr("dilations", [1] * spatial))
-    pads = _window_pads(node, x, lambda: kernel, strides, dilations)
+    pads = resolve_pads(node, x, lambda: kernel, strides, dilations)
     window_pads = pads
     if node.attr("ceil_mode", 0):
-        window_pads = _ceil_pads(node, sizes(node, x)[2:], kernel, strides, dilations, pads)
+        window_pads = grow_for_ceil(node, sizes(node, x)[2:], kernel, strides, dilations, pads)
     op = (AVG_POOLS if average else MAX_POOLS)[spatial]
     zero, no_pads = node.scalar(0, x), [0] * (2 * spatial)
 
@@ -180,25 +180,16 @@ def _pool(node: Node, average: bool) -> SSAValue:
         return pool(x, window_pads)
     # Pads known at run time (or too large for `ml` pooling): pad, then pool without.
     if not average:
-        return pool(pad_constant(node, x, axes, window_pads, _lowest(node, x)), no_pads)
+        return pool(pad_constant(node, x, axes, window_pads, lowest_value(node, x)), no_pads)
     total = pool(pad_constant(node, x, axes, window_pads, zero), no_pads)
     ones = full(node, sizes(node, x), node.scalar(1, x))
     counts = pool(pad_constant(node, ones, axes, window_pads, zero), no_pads)
     return node.emit(ml.DivOp(total, counts))
 
 
-@converts("MaxPool")
-def max_pool(node: Node) -> Sequence[Value]:
-    if len(node.proto.output) > 1 and node.proto.output[1]:
-        raise NodeError("the Indices output of MaxPool is not supported")
-    if node.attr("storage_order", 0):
-        raise NodeError("storage_order 1 is not supported")
-    return [_pool(node, average=False)]
-
-
 @converts("AveragePool")
 def average_pool(node: Node) -> Sequence[Value]:
-    return [_pool(node, average=True)]
+    return [pool_window(node, average=True)]
 
 
 @converts("GlobalAveragePool", "GlobalMaxPool")
@@ -273,7 +264,7 @@ def _dilate(node: Node, x: SSAValue, strides: Sequence[int]) -> SSAValue:
 def conv_transpose(node: Node) -> Sequence[Value]:
     """A convolution with stride 1 over the zero-dilated, re-padded input and flipped weights."""
     x, w = node.input(0), node.input(1)
-    spatial = _spatial(x, "input")
+    spatial = spatial_rank(x, "input")
     calc = SizeCalc(node)
     c_in, per_group, *window = sizes(node, w)
     kernel = list(node.attr("kernel_shape", [])) or window

@@ -118,6 +118,26 @@ func.func @max_pool_padded(%x: tensor<1x2x5x5xf32>, %y: tensor<1x2x5x5xi32>) -> 
 
 // -----
 
+// max_pool2d of unsigned integers: padding and the initial value are 0, the lowest
+// ui8, and the window max is the unsigned `arith.maxui` on the signless bits.
+
+// CHECK-LABEL: func.func @max_pool_unsigned
+// CHECK-SAME:    (%{{.+}}: tensor<1x1x4x4xi8>) -> tensor<1x1x2x2xi8>
+// CHECK:         tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 1, 1] [1, 1, 4, 4] [1, 1, 1, 1] : tensor<1x1x4x4xi8> into tensor<1x1x5x5xi8>
+// CHECK:           arith.constant 0 : i8
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"]
+// CHECK-NEXT:    ^bb0(%[[V:.+]]: i8, %{{.+}}: i8, %[[ACC:.+]]: i8):
+// CHECK-NEXT:      %[[MAX:.+]] = arith.maxui %[[ACC]], %[[V]] : i8
+// CHECK-NEXT:      linalg.yield %[[MAX]] : i8
+// CHECK-NOT:     arith.maxsi
+func.func @max_pool_unsigned(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
+  %0 = ml.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>} : (tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8>
+  func.return %0 : tensor<1x1x2x2xui8>
+}
+
+// -----
+
 // avg_pool2d without pads: every window is full, so the sum is divided by the
 // kernel size, in place.
 

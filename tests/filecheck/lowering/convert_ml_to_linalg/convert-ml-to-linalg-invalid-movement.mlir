@@ -17,16 +17,6 @@ func.func @grouped_conv_dynamic_channels(%x: tensor<1x4x5x5xf32>, %w: tensor<?x2
 
 // -----
 
-// max_pool2d compares with arith, which works on signless integers only.
-
-func.func @unsigned_max_pool(%x: tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8> {
-  // expected-error @+1 {{convert-ml-to-linalg: element type ui8 is not supported yet}}
-  %0 = ml.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xui8>) -> tensor<1x1x2x2xui8>
-  func.return %0 : tensor<1x1x2x2xui8>
-}
-
-// -----
-
 // A constant index out of range is an error when compiling, naming the index.
 
 func.func @gather_constant_out_of_range(%d: tensor<10x16xf32>) -> tensor<2x16xf32> {
