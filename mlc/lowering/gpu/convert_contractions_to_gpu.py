@@ -78,6 +78,10 @@ SMALL_TILE = TileShape(64, 64, 8, 4, 16, groups=2, stages=3)
 # tf32 tiles copy 4 slices ahead (cp.async): 104 against 79 TFLOP/s at 4096 on an H100.
 TF32_TILE = TileShape(128, 128, 8, 8, 8, tf32=True, stages=4)  # 8 warps of 64x32
 TF32_SMALL_TILE = TileShape(64, 64, 8, 8, 8, tf32=True, stages=4)  # 2 warps of 64x32
+# f16 and bf16 (`mma.sync.m16n8k16`): 16-deep slices (one mma step) 4 in flight fill the
+# 48 KiB of static shared memory at 128x128; the small tile takes 32-deep slices.
+HALF_TILE = TileShape(128, 128, 8, 8, 16, half=True, stages=4)  # 8 warps of 64x32
+HALF_SMALL_TILE = TileShape(64, 64, 8, 8, 32, half=True, stages=4)  # 2 warps of 64x32
 FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tiles
 # The big kernel's launch bound (nvvm.minctasm): 2 caps it at 128 registers, but on an
 # H100 that ran no faster than one block an SM (36.4 against 37.5 TFLOP/s at 4096).
@@ -116,7 +120,12 @@ class ContractionToTiledLaunch(RewritePattern):
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
         if (contraction := match(op) or match_conv(op)) is None:
             return
-        if self.declined_tf32:
+        if contraction.half and self.sm < ASYNC_COPY_SM:
+            return op_remark(
+                op, f"16-bit contraction left to the loop mapping: sm_{self.sm} has no "
+                "m16n8k16 mma.sync (sm_80 on)",
+            )  # fmt: skip
+        if self.declined_tf32 and not contraction.half:
             op_remark(op, f"tf32 declined: sm_{self.sm} has no tf32 mma (sm_80 on); f32 FMAs")
         host = Emitter(rewriter, InsertPoint.before(op), op)
         conv = contraction.conv
@@ -131,7 +140,7 @@ class ContractionToTiledLaunch(RewritePattern):
         for dim in contraction.batch:
             batch = host.mul(batch, bounds[dim])
         one = host.index(1)
-        shapes = (self.big, self.small)
+        shapes = (HALF_TILE, HALF_SMALL_TILE) if contraction.half else (self.big, self.small)
         if conv is not None:
             bounds += conv.merged_bounds(host, bounds)
             filters = op.get_static_loop_ranges()[conv.f]

@@ -42,6 +42,7 @@ QUAD = 4  # floats per 16-byte load
 K_PAD = 4  # floats after each row of an along-K tile
 EXTENT_PAD = 8  # floats after each row of a [k, extent] tile
 TRANSPOSED_PAD = 4  # floats after each row of a [k, extent] tile of an along-K operand
+HALF_PAD = 8  # 16-bit elements after each row of a 16-bit tile (`half_staging`)
 WORKGROUP = IntegerAttr(3, i64)  # NVVM's shared address space
 
 
@@ -53,6 +54,11 @@ def run_width(copies: int) -> int:
 def tile_bytes(extent: int, depth: int, buffers: int = 2) -> int:
     """The most shared memory one operand's `buffers` tiles take, in either layout."""
     return buffers * 4 * max(extent * (depth + K_PAD), depth * (extent + EXTENT_PAD))
+
+
+def half_tile_bytes(extent: int, depth: int, buffers: int) -> int:
+    """`tile_bytes` of a 16-bit operand's tiles (`half_staging`: rows padded by 8)."""
+    return buffers * 2 * max(extent * (depth + HALF_PAD), depth * (extent + HALF_PAD))
 
 
 @dataclass

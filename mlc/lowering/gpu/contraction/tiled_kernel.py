@@ -26,7 +26,7 @@ accumulators in registers:
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
-from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f32, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, VectorType, f32, i64
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
@@ -35,9 +35,11 @@ from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.contraction import async_copy
 from mlc.lowering.gpu.contraction.conv_staging import conv_staging
 from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.half_staging import CHUNK, half_stagings
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.mma import Lanes, lane_rows_cols, mma_step
-from mlc.lowering.gpu.contraction.tile_shape import MMA_DEPTH, TileShape
+from mlc.lowering.gpu.contraction.mma_half import half_mma_step, lane_matrices
+from mlc.lowering.gpu.contraction.tile_shape import HALF_MMA_DEPTH, MMA_DEPTH, TileShape
 from mlc.lowering.gpu.contraction.tile_staging import QUAD, WORKGROUP, Staging
 from mlc.lowering.gpu.fills import filled_with
 
@@ -70,23 +72,18 @@ class _Kernel:
     def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
         emit, c, shape = self.emit, self.c, self.shape
         m, n = self.bounds[c.rows], self.bounds[c.cols]
-        if c.conv is None:
-            keep = shape.tf32 or shape.stages > 0  # cp.async copies runs as they are
-            a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, keep, shape.buffers)
-            b = Staging.of(c, c.b, shape.cols, shape.depth, shape.threads, keep, shape.buffers)
-        else:  # the gathered image never takes the cp.async pipeline: two buffers
-            sizes = (shape.depth, shape.threads, shape.tf32)
-            a = conv_staging(self.bounds, c, c.a, shape.rows, *sizes)
-            b = conv_staging(self.bounds, c, c.b, shape.cols, *sizes)
+        a, b = self._stagings()
         a.allocate(emit)
         b.allocate(emit)
         row0, col0 = emit.mul(by, shape.rows), emit.mul(bx, shape.cols)
         group_threads = emit.index(shape.group_threads)
         group, local = emit.div(tid, group_threads), emit.rem(tid, group_threads)
         tx, ty = self._place(local)
-        lanes = None
-        if shape.tf32:
+        lanes = matrices = None
+        if shape.tensor_cores:
             rows, cols, lanes = lane_rows_cols(emit, shape, row0, col0, tid)
+        if shape.half:
+            matrices = lane_matrices(emit, (a, b), emit.rem(tid, WARP))  # pyright: ignore[reportArgumentType]
         else:
             rows = [emit.add(row0, r) for r in self._mine(emit, a, ty, shape.thread_rows)]
             cols = [emit.add(col0, x) for x in self._mine(emit, b, tx, shape.thread_cols)]
@@ -109,6 +106,7 @@ class _Kernel:
             lanes,
             (tx, ty),
             k_base,
+            matrices,
         )
         flags = [flag for s in (a, b) if (flag := s.vectorisable(emit)) is not None]
         if not flags:
@@ -118,7 +116,7 @@ class _Kernel:
             versions = (Block(), Block())
             branch = scf.IfOp(flag, [f32] * len(init), [versions[0]], [versions[1]])
             accs = list(emit(branch).owner.results)
-            pipelined = shape.stages > 0 and a.width == b.width == QUAD
+            pipelined = shape.stages > 0 and a.width == b.width == (CHUNK if shape.half else QUAD)
             for block, vectors in zip(versions, (True, False), strict=True):
                 inner = emit.region(block)
                 if vectors and pipelined:
@@ -141,6 +139,21 @@ class _Kernel:
         self._stores(totals, rows, cols)
         self.emit(scf.YieldOp())
         self.emit = emit
+
+    def _stagings(self) -> tuple[Staging, Staging]:
+        """How A and B reach shared memory (`tile_staging`, `conv_staging`, `half_staging`)."""
+        c, shape = self.c, self.shape
+        if shape.half:  # 16-bit operands: their own tiles
+            sizes = (shape.rows, shape.cols, shape.depth, shape.threads, shape.buffers)
+            return half_stagings(c, *sizes)
+        if c.conv is None:
+            keep = shape.tf32 or shape.stages > 0  # cp.async copies runs as they are
+            a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, keep, shape.buffers)
+            b = Staging.of(c, c.b, shape.cols, shape.depth, shape.threads, keep, shape.buffers)
+            return a, b
+        sizes = (shape.depth, shape.threads, shape.tf32)  # the gathered image: two buffers
+        a = conv_staging(self.bounds, c, c.a, shape.rows, *sizes)
+        return a, conv_staging(self.bounds, c, c.b, shape.cols, *sizes)
 
     def _leave(
         self, accs: list[SSAValue], group: SSAValue, local: SSAValue
@@ -264,12 +277,13 @@ class _Kernel:
         if c.fill is not None:
             constant = filled_with(c.fill)
             assert constant is not None and isinstance(constant.owner, Operation)
-            return [emit(constant.owner.clone())] * (len(rows) * len(cols))
+            return [_widened(emit, emit(constant.owner.clone()))] * (len(rows) * len(cols))
         out = len(c.op.inputs)
         if c.conv is not None and (bias := c.conv.bias) is not None:  # a broadcast bias
             places = [emit.indices(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
-            return [emit.load(bias, 0, place) for place in places]
-        return [emit.load(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
+            return [_widened(emit, emit.load(bias, 0, place)) for place in places]
+        places = [self.ivs(r, x, zero) for r in rows for x in cols]
+        return [_widened(emit, emit.load(c.op, out, place)) for place in places]
 
     def _mine(
         self, e: Emitter, staging: Staging, lane: SSAValue, per_thread: int
@@ -289,6 +303,10 @@ class _Kernel:
 
     def _store(self, e: Emitter, value: SSAValue, ivs: list[SSAValue]) -> None:
         c = self.c
+        output = c.op.outputs[0].type
+        assert isinstance(output, MemRefType)
+        if output.element_type != f32:  # f32 accumulators of a 16-bit contraction
+            value = e(arith.TruncFOp(value, output.element_type))
         if c.epilogue is not None:
             block = c.op.body.block
             accumulated = c.accumulate[-1].results[0]
@@ -326,6 +344,7 @@ class _KLoop:
     lanes: Lanes | None  # the tensor-core path's fragment places
     lane: tuple[SSAValue, SSAValue]  # tx, ty
     k_base: SSAValue | None  # the first K step of this thread's group in a slice
+    matrices: list[tuple[SSAValue, SSAValue]] | None = None  # 16-bit: `lane_matrices`
 
     def loads(self, e: Emitter, first: SSAValue, vectors: bool) -> list[SSAValue]:
         kernel, values = self.kernel, []
@@ -378,7 +397,11 @@ class _KLoop:
     def multiply(self, e: Emitter, buffer: SSAValue, accs: list[SSAValue]) -> None:
         """The products of the slice in tile `buffer`, into `accs`."""
         kernel, stagings = self.kernel, self.stagings
-        if self.lanes is not None:
+        if self.matrices is not None:
+            assert self.lanes is not None
+            for kk in range(0, kernel.shape.depth, HALF_MMA_DEPTH):
+                half_mma_step(e, stagings, buffer, kk, accs, self.lanes, self.matrices)  # pyright: ignore[reportArgumentType]
+        elif self.lanes is not None:
             for kk in range(0, kernel.shape.depth, MMA_DEPTH):
                 mma_step(e, stagings, buffer, kk, accs, self.lanes)
         else:
@@ -428,6 +451,11 @@ class _KLoop:
         e(scf.YieldOp(*accs))
         async_copy.wait_group(emit, 0)  # nothing in flight once the block moves on
         return list(loop.results)
+
+
+def _widened(e: Emitter, value: SSAValue) -> SSAValue:
+    """A 16-bit accumulator start as the f32 the accumulators are."""
+    return value if value.type == f32 else e(arith.ExtFOp(value, f32))
 
 
 def grid(
