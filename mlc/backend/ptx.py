@@ -50,6 +50,7 @@ _LAUNCH_BOUNDS = ("nvvm.maxntid", "nvvm.minctasm")
 _SM80_FEATURES = (
     ("multiply in tf32", re.compile(r'@"?llvm\.nvvm\.(?:mma\.\S*tf32|f2tf32)')),
     ("copy through cp.async", re.compile(r"cp\.async")),
+    ("multiply 16-bit values by mma.sync.m16n8k16", re.compile(r"mma\.sync\.aligned\.m16n8k16")),
 )
 
 # Math NVPTX has no instruction for: LLVM intrinsic name -> libdevice stem.
