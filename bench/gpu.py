@@ -7,6 +7,8 @@ The GPU backend against the device's own ceilings and torch eager, in one proces
    layer norm over the rows of a 4096 x 4096 matrix likewise (one read, one write);
 2. f32 matmul 4096 x 4096 against torch (cuBLAS, TF32 off), and with tf32 allowed on
    both sides (mlc's tensor-core kernel against cuBLAS's; error against float64);
+   the tensor-core kernels at 4096 and 8192 in f16, bf16 and tf32 against cuBLAS in
+   the same precision (`--only tensor-cores`; error against float64 of the same inputs);
 3. `examples/mlp.mlir` (batch 8192) and `examples/transformer_block.mlir` end to end
    against the same model in torch eager;
 4. one convolution (64 -> 64 channels, 3x3, padding 1, 56x56, batch 32) against
@@ -255,6 +257,64 @@ def matmul_rows(gpu: Device, repeats: int) -> list[str]:
     return rows
 
 
+SQUARE = """
+func.func @mm(%a: tensor<NxNxT>, %b: tensor<NxNxT>) -> tensor<NxNxT> {
+  %c = ml.matmul %a, %b : (tensor<NxNxT>, tensor<NxNxT>) -> tensor<NxNxT>
+  func.return %c : tensor<NxNxT>
+}
+"""
+
+
+def tensor_core_rows(gpu: Device, repeats: int) -> list[str]:
+    """f16, bf16 and tf32 matmuls at 4096 and 8192 against cuBLAS in the same precision."""
+    import numpy as np
+    from pycuda.gpuarray import GPUArray
+
+    torch = gpu.torch
+    kinds = {  # name: (element, torch dtype, numpy dtype, tf32 allowed)
+        "f16": ("f16", torch.float16, np.float16, False),
+        "tf32": ("f32", torch.float32, np.float32, True),
+    }
+    try:  # bf16 arrays through numpy need ml_dtypes
+        import ml_dtypes
+
+        kinds["bf16"] = ("bf16", torch.bfloat16, ml_dtypes.bfloat16, False)
+    except ImportError:
+        pass
+    rows: list[str] = []
+    for size in (4096, 8192):
+        a32, b32 = gpu.randn(size, size), gpu.randn(size, size)
+        want = a32.double() @ b32.double()
+        for name, (element, dtype, numpy_dtype, tf32) in kinds.items():
+            a, b = a32.to(dtype), b32.to(dtype)
+            program = SQUARE.replace("N", str(size)).replace("T>", f"{element}>")
+            mm = mlc.compile(program, target="cuda", allow_tf32=tf32)
+            va, vb = (GPUArray(tuple(t.shape), numpy_dtype, gpudata=t.data_ptr()) for t in (a, b))
+
+            def cublas(a=a, b=b, tf32=tf32):
+                torch.backends.cuda.matmul.allow_tf32 = tf32
+                try:
+                    return a @ b
+                finally:
+                    torch.backends.cuda.matmul.allow_tf32 = False
+
+            reference = want if tf32 else a.double() @ b.double()
+            got = np.asarray(mm(va, vb).get()).astype(np.float64)  # bf16: no torch dtype
+            got = torch.as_tensor(got, device=reference.device)
+            err = float(torch.linalg.norm(got - reference) / torch.linalg.norm(reference))
+            ms = compare(
+                torch, {"mlc": lambda mm=mm, va=va, vb=vb: mm(va, vb), "torch": cublas}, 5, warmup=1
+            )
+            flops = 2 * size**3 / 1e9
+            rows.append(
+                f"| matmul {size} {name} (tensor cores, same precision) | {ms['mlc']:.2f} | "
+                f"{ms['torch']:.2f} | {ms['torch'] / ms['mlc']:.2f} | | "
+                f"{flops / ms['mlc']:.1f} TFLOP/s vs {flops / ms['torch']:.1f} (cuBLAS) "
+                f"| {err:.1e} |"
+            )
+    return rows
+
+
 def model_rows(gpu: Device, repeats: int) -> list[str]:
     """The MLP and the transformer block against torch eager."""
     torch, randn, view = gpu.torch, gpu.randn, gpu.view
@@ -349,6 +409,7 @@ SECTIONS = {
     "chain": chain_rows,
     "rows": row_rows,
     "matmul": matmul_rows,
+    "tensor-cores": tensor_core_rows,
     "models": model_rows,
     "conv": conv_rows,
 }
