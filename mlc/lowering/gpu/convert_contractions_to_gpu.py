@@ -1,5 +1,6 @@
 """
-convert-contractions-to-gpu: f32 matmul-like `linalg.generic`s to tiled `gpu.launch`es.
+convert-contractions-to-gpu: f32, f16 and bf16 matmul-like `linalg.generic`s to tiled
+`gpu.launch`es.
 
 The generic loop mapping (`convert-linalg-to-parallel-loops`) gives each thread a few
 outputs and reads every operand through L1; a matmul then runs at a sixth of cuBLAS.
@@ -20,6 +21,11 @@ allow_tf32=True)`), both variants multiply on the tensor cores instead
 (`mlc.lowering.gpu.contraction.mma`: 128x128 and 64x64 tiles of 64x32 warp tiles, tf32
 `mma.sync`, f32 accumulators, 4 slices in flight through `cp.async`); the tile options
 are then not used.
+
+f16 and bf16 contractions (`Contraction.half`) always multiply on the tensor cores
+(`mlc.lowering.gpu.contraction.mma_half`: `ldmatrix` fragments, `mma.sync.m16n8k16`,
+f32 accumulators; `HALF_TILE` and `HALF_SMALL_TILE`, which no option changes); below
+sm_80 they are left to the loop mapping with a remark.
 
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
