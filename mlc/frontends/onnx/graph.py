@@ -104,7 +104,9 @@ class NodeConverter(GraphValues):
             )
         self.declared_types.update(declared_types(graph))
         for init in graph.initializer:
-            self.values[init.name] = onnx.numpy_helper.to_array(init)
+            # onnxruntime and onnx's reference keep an outer value of the same name
+            if init.name not in self.values:
+                self.values[init.name] = onnx.numpy_helper.to_array(init)
         for info, value in zip(graph.input, inputs, strict=True):
             self.values[info.name] = value
         self.convert_nodes(graph.node)

@@ -226,7 +226,7 @@ def for_loop(
     assert block.first_op is not None  # the step and condition as tensors, at least
     block.insert_op_before(true, block.first_op)
     condition = block.args[1]
-    condition.replace_by(true.result)
+    condition.replace_all_uses_with(true.result)
     block.erase_arg(condition)
     stack_inits, stacks = stack_rows(node, converted, ys, trip)
     place(converted.inner, scf.YieldOp(*carried_out, *stacks))
