@@ -125,32 +125,36 @@ def test_constant_true_condition_is_a_for_loop():
 
 
 def doubling_loop(trip=None):
-    """`while sum|x| < limit: x *= 2; k += 1` (torch's form with `trip`: M = INT64_MAX)."""
+    """`while sum|x| < limit: x *= 2; k += 1`, each step's sum|x| stacked (torch's form
+    with `trip`: M = INT64_MAX)."""
     cond_nodes = lambda x, out: [  # noqa: E731
         helper.make_node("Abs", [x], [f"{out}_abs"]),
         helper.make_node("ReduceSum", [f"{out}_abs"], [f"{out}_sum"], keepdims=0),
         helper.make_node("Less", [f"{out}_sum", "limit"], [out]),  # limit: captured
     ]
+    carried_out = [info("x_out", F32, ["b", 4]), info("k_out", I64, [])]
     body = graph(
         [
             helper.make_node("Mul", ["x_in", "two"], ["x_out"]),
             helper.make_node("Add", ["k_in", "one"], ["k_out"]),
             *cond_nodes("x_out", "c_out"),
+            helper.make_node("Unsqueeze", ["c_out_sum", "axis0"], ["sum"]),
         ],
         "body",
         [*loop_inputs(), info("x_in", F32, ["b", 4]), info("k_in", I64, [])],
-        [info("c_out", BOOL, []), info("x_out", F32, ["b", 4]), info("k_out", I64, [])],
-        [const("two", np.float32(2))],  # an initializer of the body
+        [info("c_out", BOOL, []), *carried_out, info("sum", F32, [1])],  # sum: a scan output
+        [const("two", np.float32(2)), const("axis0", np.int64([0]))],  # the body's own
     )
     nodes = [
         *cond_nodes("x", "c0"),
-        helper.make_node("Loop", [trip or "", "c0", "x", "k0"], ["y", "k"], body=body),
+        helper.make_node("Loop", [trip or "", "c0", "x", "k0"], ["y", "k", "sums"], body=body),
     ]
     inits = [const("one", np.int64(1)), const("k0", np.int64(0))]
     if trip:
         inits.append(const(trip, np.int64(INT64_MAX)))
     inputs = [info("x", F32, ["b", 4]), info("limit", F32, [])]
-    return model(nodes, inputs, [info("y", F32, ["b", 4]), info("k", I64, [])], inits)
+    outputs = [info("y", F32, ["b", 4]), info("k", I64, []), info("sums", F32, [None, 1])]
+    return model(nodes, inputs, outputs, inits)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -159,8 +163,8 @@ def test_while_loop_with_a_data_dependent_condition(target, trip):
     rng = np.random.default_rng()
     x = rng.standard_normal((3, 4)).astype(np.float32)
     limit = np.float32(np.abs(x).sum() * rng.uniform(10, 1000))
-    _, k = check(doubling_loop(trip), target, x, limit)
-    assert k > 2
+    _, k, sums = check(doubling_loop(trip), target, x, limit)
+    assert k > 2 and sums.shape == (k, 1)
     check(doubling_loop(trip), target, x[:1], np.float32(0))  # no step
 
 

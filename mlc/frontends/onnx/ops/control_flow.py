@@ -17,8 +17,9 @@ Loop (trip count M, condition cond, loop-carried values v, scan outputs):
 - else `scf.while` carrying the step number and the condition (`index`, `i1`) before
   the values: `while cond and i < M`, the body giving the next condition.
 
-Scan outputs are stacked into zeros of M rows, each step writing its row; the while
-form gives the first i rows. Without M there is nothing to size them by: an error.
+Scan outputs: the for form writes each step's row into zeros of M rows. The while form
+cannot size them (M may be INT64_MAX, as torch writes it, or absent): each step appends
+its row (a concatenation, so a copy of the stack per step: quadratic in the steps).
 """
 
 from collections.abc import Sequence
@@ -31,16 +32,16 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, i1, i64
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from mlc.frontends.onnx.node import Node, NodeError, SequenceValue, Value
-from mlc.frontends.onnx.ops.build import tensor_of, types_text
+from mlc.frontends.onnx.ops.build import element_of, shape_of, tensor_of, types_text
 from mlc.frontends.onnx.ops.regions import (
     Rows,
     conform,
     flag,
+    grow_stack,
     index,
     index_of,
     join,
     joined_types,
-    leading_rows,
     place,
     scalar_tensor,
     stack_init,
@@ -48,6 +49,7 @@ from mlc.frontends.onnx.ops.regions import (
     stacked_type,
 )
 from mlc.frontends.onnx.ops.table import converts
+from mlc.shapes import DYNAMIC
 
 
 def as_ssa(node: Node, value: Value, what: str) -> SSAValue:
@@ -180,11 +182,6 @@ def loop(node: Node) -> Sequence[Value]:
         return for_loop(node, converted, inits, carried_out, ys, 0)  # no step
     if trip is not None and (ignored or (start is not None and stays_true)):
         return for_loop(node, converted, inits, carried_out, ys, trip)
-    if ys and trip is None:
-        raise NodeError(
-            f"scan outputs of a Loop without a trip count (M) are not supported: they are "
-            f"stacked into a tensor of M rows ({len(ys)} scan output(s) here)"
-        )
     return while_loop(node, converted, inits, carried_out, values[0], ys, trip)
 
 
@@ -199,13 +196,20 @@ def trip_count(node: Node) -> Rows | None:
 
 
 def stack_rows(
-    node: Node, converted: Body, ys: Sequence[SSAValue], rows: Rows
+    node: Node, converted: Body, ys: Sequence[SSAValue], rows: Rows | None
 ) -> tuple[list[SSAValue], list[SSAValue]]:
-    """The stacks' initial values and, in the body, the stacks with this step's row."""
+    """The stacks' initial values and, in the body, the stacks with this step's row:
+    written into `rows` rows, or without a row count appended (`grow_stack`)."""
     block, inner = converted.block, converted.inner
     first = inner.emit(arith.CmpiOp(converted.step, index(inner, 0), "eq"))
     inits, updated = [], []
     for y in ys:
+        if rows is None:
+            type_ = TensorType(element_of(y), [DYNAMIC, *shape_of(y)])
+            stacked = block.insert_arg(type_, len(block.args))
+            updated.append(grow_stack(inner, y, stacked, first))
+            inits.append(conform(node, stack_init(node, y, 0, 0), type_))
+            continue
         stacked = block.insert_arg(stacked_type(y, rows, 0), len(block.args))
         updated.append(stack_update(inner, y, stacked, converted.step, first, 0))
         inits.append(stack_init(node, y, rows, 0))
@@ -247,8 +251,7 @@ def while_loop(
 ) -> list[SSAValue]:
     block, inner = converted.block, converted.inner
     start = flag(node, node.input(1), "condition")
-    rows = 0 if trip is None else trip  # no trip count: no scan output either
-    stack_inits, stacks = stack_rows(node, converted, ys, rows)
+    stack_inits, stacks = stack_rows(node, converted, ys, None)
     following = inner.emit(arith.AddiOp(converted.step, index(inner, 1)))
     going = flag(inner, condition_out, "condition the body gives")
     place(inner, scf.YieldOp(following, going, *carried_out, *stacks))
@@ -263,6 +266,4 @@ def while_loop(
     arguments = [index(node, 0), start, *inits, *stack_inits]
     op = scf.WhileOp(arguments, block.arg_types, Region(before), Region(block))
     node.emit(op)
-    steps, carried = op.results[0], len(inits)
-    results = list(op.results[2 : 2 + carried])
-    return results + [leading_rows(node, s, steps) for s in op.results[2 + carried :]]
+    return list(op.results[2:])

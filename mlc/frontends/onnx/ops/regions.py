@@ -169,6 +169,21 @@ def stack_update(
     return insert_row(node, y, stacked, at, axis)
 
 
+def grow_stack(node: Node, y: SSAValue, stacked: SSAValue, first: SSAValue) -> SSAValue:
+    """`stacked` (of type `tensor<?x...>`) with `y` appended as a row along a new axis 0:
+    `y` alone at the `first` step (an `i1`), else a concatenation (a copy per step)."""
+    dims = sizes(node, y)
+    row = reshape_to(node, y, [1, *dims])
+    alone, appended = Block(), Block()
+    inner = node.within(node.graph.nested(alone, node.graph.scope))
+    place(inner, scf.YieldOp(conform(inner, row, tensor_of(stacked))))
+    inner = node.within(node.graph.nested(appended, node.graph.scope))
+    place(inner, scf.YieldOp(inner.emit(ml.ConcatOp([stacked, row], 0, stacked.type))))
+    op = scf.IfOp(first, [stacked.type], Region(alone), Region(appended))
+    place(node, op)
+    return op.results[0]
+
+
 def insert_row(node: Node, y: SSAValue, stacked: SSAValue, at: SSAValue, axis: int) -> SSAValue:
     """`stacked` with `y` at position `at` (an `index`) of axis `axis`."""
     dims = sizes(node, y)
@@ -203,15 +218,6 @@ def take_row(node: Node, x: SSAValue, at: SSAValue, axis: int) -> SSAValue:
     )
     piece = node.emit(extract)
     return reshape_to(node, piece, dims[:axis] + dims[axis + 1 :])
-
-
-def leading_rows(node: Node, stacked: SSAValue, rows: SSAValue) -> SSAValue:
-    """The first `rows` (an `index`) rows of `stacked`."""
-    shape = shape_of(stacked)
-    lengths = [rows, *(_as_index(node, d) for d in sizes(node, stacked)[1:])]
-    result = TensorType(element_of(stacked), [DYNAMIC, *shape[1:]])
-    extract = tensor.ExtractSliceOp(stacked, [0] * len(shape), lengths, [1] * len(shape), result)
-    return node.emit(extract)
 
 
 def _dynamic(offsets: Sequence[SSAValue | int]) -> list[list[SSAValue]]:
