@@ -34,6 +34,7 @@ from mlc.frontends.onnx.ops.build import (
     reshape_to,
     shape_of,
     shape_tensor,
+    size_along,
     sizes,
     tensor_of,
     types_text,
@@ -206,8 +207,8 @@ def _as_index(node: Node, size: Size) -> SSAValue | int:
 
 def take_row(node: Node, x: SSAValue, at: SSAValue, axis: int) -> SSAValue:
     """`x[..., at, ...]` for an `index` `at` along `axis`, without that axis."""
-    dims = sizes(node, x)
     shape = shape_of(x)
+    dims = [1 if k == axis else size_along(node, x, k) for k in range(len(shape))]
     offsets: list[SSAValue | int] = [0] * len(shape)
     offsets[axis] = at
     lengths = [_as_index(node, d) for d in dims]
