@@ -44,7 +44,7 @@ from mlc import diagnostics
 from mlc.dialects import ml
 from mlc.frontends.onnx import shape_folds, types
 from mlc.frontends.onnx.model import LoadedModel, OnnxImportError, fail
-from mlc.frontends.onnx.node import GraphValues, Node, NodeError, Value
+from mlc.frontends.onnx.node import GraphValues, Node, NodeError, TensorSequence, Value
 from mlc.frontends.onnx.ops import converter_for
 from mlc.shapes import ShapeError
 
@@ -158,11 +158,16 @@ class NodeConverter(GraphValues):
         inputs = {n: self.values[n] for n in proto.input if n}
         try:
             evaluator = ReferenceEvaluator(proto, opsets={"": self.opset})
-            return [np.asarray(v) for v in evaluator.run(None, inputs)]
+            results = evaluator.run(None, inputs)
         except Exception as error:  # the reference evaluator raises anything
             raise NodeError(
                 f"cannot evaluate on constant inputs: {diagnostics.one_line(str(error))}"
             ) from None
+        # A sequence (a list) stays one, of known tensors: not an array stacked from it.
+        return [
+            TensorSequence(np.asarray(e) for e in v) if isinstance(v, list) else np.asarray(v)
+            for v in results
+        ]
 
 
 class GraphImporter(NodeConverter):

@@ -188,3 +188,39 @@ def test_scan_before_opset_9_is_not_converted():
         opset=8,
     )
     assert "mlc does not convert Scan at opset 8" in errors(proto)
+
+
+def test_branches_that_give_sequences():
+    def branch(name, value):
+        nodes = [
+            helper.make_node("Constant", [], [f"{name}_v"], value=numpy_helper.from_array(value)),
+            helper.make_node("SequenceConstruct", [f"{name}_v"], [name]),
+        ]
+        out = helper.make_tensor_sequence_value_info(name, F32, [2])
+        return helper.make_graph(nodes, name, [], [out])
+
+    ones, zeros = np.ones(2, np.float32), np.zeros(2, np.float32)
+    node = helper.make_node(
+        "If",
+        ["c"],
+        ["s"],
+        name="seq",
+        then_branch=branch("t", ones),
+        else_branch=branch("e", zeros),
+    )
+    out = helper.make_tensor_sequence_value_info("s", F32, [2])
+    text = errors(model([node], [info("c", BOOL, [])], [out], opset=13))
+    assert "node 'seq' (If, opset 13): error: then output 0 is a sequence" in text
+
+
+def test_a_folded_sequence_stays_a_sequence():
+    # SequenceConstruct of known tensors folds to a sequence, not a stacked array.
+    nodes = [
+        helper.make_node("SequenceConstruct", ["a", "b"], ["s"]),
+        helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0),
+        helper.make_node("Add", ["y", "x"], ["z"]),
+    ]
+    inits = [const("a", np.ones(2, np.float32)), const("b", np.zeros(2, np.float32))]
+    proto = model(nodes, [info("x", F32, [4])], [info("z", F32, [4])], inits)
+    got = mlc.compile(proto)(np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(got, [1, 2, 2, 3])
