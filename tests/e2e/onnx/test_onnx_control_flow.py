@@ -271,6 +271,39 @@ def test_rnn_as_scan(batch, steps, reverse, batch_first, target):
     check(proto, target, h0, x)
 
 
+def scan8(batch):
+    """Scan-8: a running sum and a running max over axis 1, backwards, per batch entry."""
+    body = graph(
+        [
+            helper.make_node("Add", ["sum_in", "xt"], ["sum_out"]),
+            helper.make_node("Max", ["max_in", "xt"], ["max_out"]),
+            helper.make_node("Identity", ["sum_out"], ["y"]),
+        ],
+        "step",
+        [info(n, F32, [4]) for n in ("sum_in", "max_in", "xt")],
+        [info(n, F32, [4]) for n in ("sum_out", "max_out", "y")],
+    )
+    node = helper.make_node(
+        "Scan",
+        ["", "s0", "m0", "x"],
+        ["s", "m", "ys"],
+        body=body,
+        num_scan_inputs=1,
+        directions=[1],
+    )
+    inputs = [info("s0", F32, [batch, 4]), info("m0", F32, [batch, 4])]
+    inputs.append(info("x", F32, [batch, "t", 4]))
+    return model([node], inputs, ["s", "m", "ys"], opset=8)
+
+
+@pytest.mark.parametrize("batch", [3, "b"])
+def test_scan8_over_a_batch(batch):
+    rng = np.random.default_rng()
+    s0, m0 = (rng.standard_normal((3, 4)).astype(np.float32) for _ in range(2))
+    x = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    check(scan8(batch), "cpu", s0, m0, x)
+
+
 # ---------------------------------------------------------------------------
 # If
 # ---------------------------------------------------------------------------

@@ -173,21 +173,21 @@ def test_branches_of_different_ranks():
     assert "node 'pick' (If, opset 17): error: output 0: the branches give tensor<3xf32> " in text
 
 
-def test_scan_before_opset_9_is_not_converted():
+def test_scan8_sequence_lens_is_refused():
     inner = helper.make_graph(
         [helper.make_node("Add", ["s", "xt"], ["s2"])],
         "b",
         [info("s", F32, [2]), info("xt", F32, [2])],
         [info("s2", F32, [2])],
     )
-    node = helper.make_node("Scan", ["", "s0", "x"], ["s"], num_scan_inputs=1, body=inner)
+    node = helper.make_node("Scan", ["lens", "s0", "x"], ["s"], num_scan_inputs=1, body=inner)
     proto = model(
         [node],
-        [info("s0", F32, [1, 2]), info("x", F32, [1, 3, 2])],
+        [info("lens", I64, [1]), info("s0", F32, [1, 2]), info("x", F32, [1, 3, 2])],
         [info("s", F32, [1, 2])],
         opset=8,
     )
-    assert "mlc does not convert Scan at opset 8" in errors(proto)
+    assert "(Scan, opset 8): error: sequence_lens is not supported" in errors(proto)
 
 
 def test_branches_that_give_sequences():

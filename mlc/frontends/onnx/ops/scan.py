@@ -1,5 +1,5 @@
 """
-ONNX `Scan` (opset 9 on) -> one `scf.for` over the scanned axis.
+ONNX `Scan` -> one `scf.for` over the scanned axis (Scan-8: inside one over the batch).
 
 Its inputs are N states then `num_scan_inputs` sequences; the body takes the states and
 one slice of each sequence (along `scan_input_axes`, backwards where
@@ -44,26 +44,86 @@ def _ints(node: Node, name: str, count: int) -> list[int]:
     return values
 
 
-@converts("Scan", since=9)
-def scan(node: Node) -> Sequence[Value]:
+def counts(node: Node, first: int) -> tuple[int, int, int]:
+    """The numbers of states, scanned inputs and scan outputs (inputs from `first` on)."""
     body: onnx.GraphProto = node.attr("body")
+    given = len(node.proto.input) - first
     sequences = int(node.attr("num_scan_inputs", 0))
-    states = len(node.proto.input) - sequences
+    states = given - sequences
     outputs = len(body.output) - states
-    if sequences < 1 or states < 0 or outputs < 0 or len(body.input) != len(node.proto.input):
+    if sequences < 1 or states < 0 or outputs < 0 or len(body.input) != given:
         raise NodeError(
             f"the body takes {len(body.input)} inputs and gives {len(body.output)} outputs, "
-            f"which do not fit {len(node.proto.input)} inputs of which {sequences} scanned"
+            f"which do not fit {given} inputs of which {sequences} scanned"
         )
+    return states, sequences, outputs
+
+
+@converts("Scan", since=9)
+def scan(node: Node) -> Sequence[Value]:
+    states, sequences, outputs = counts(node, 0)
     xs = [node.input(states + j) for j in range(sequences)]
     in_axes = [
         shapes.normalize_axis(a, len(shape_of(x)))
         for a, x in zip(_ints(node, "scan_input_axes", sequences), xs, strict=True)
     ]
     backwards = [bool(d) for d in _ints(node, "scan_input_directions", sequences)]
-    length = scan_length(node, xs, in_axes)
+    out_axes = _ints(node, "scan_output_axes", outputs)
+    out_back = [bool(d) for d in _ints(node, "scan_output_directions", outputs)]
     inits = [node.input(k) for k in range(states)]
-    names = [node.proto.input[k] for k in range(states)]
+    return build(node, inits, xs, in_axes, backwards, out_axes, out_back)
+
+
+@converts("Scan", since=8)
+def scan8(node: Node) -> Sequence[Value]:
+    """Scan-8: every input has a batch axis 0 (the scanned ones their sequence axis 1);
+    an `scf.for` over the batch runs the scan of each batch entry."""
+    if node.has(0):
+        raise NodeError("sequence_lens is not supported (every sequence has its full length)")
+    states, sequences, outputs = counts(node, 1)
+    values = [node.input(1 + k) for k in range(states + sequences)]
+    batch = scan_length(node, values, [0] * len(values))
+    block = Block(arg_types=[IndexType()])
+    inner = node.within(node.graph.nested(block, f"{node.name}/batch"))
+    entry = block.args[0]
+    rows = [take_row(inner, v, entry, 0) for v in values]
+    backwards = [bool(d) for d in _ints(node, "directions", sequences)]
+    results = build(
+        inner,
+        rows[:states],
+        rows[states:],
+        [0] * sequences,
+        backwards,
+        [0] * outputs,
+        [False] * outputs,
+    )
+    first = inner.emit(arith.CmpiOp(entry, index(inner, 0), "eq"))
+    inits, stacks = [], []
+    for result in results:
+        stacked = block.insert_arg(stacked_type(result, batch, 0), len(block.args))
+        stacks.append(stack_update(inner, result, stacked, entry, first, 0))
+        inits.append(stack_init(node, result, batch, 0))
+    place(inner, scf.YieldOp(*stacks))
+    op = scf.ForOp(index(node, 0), _index(node, batch), index(node, 1), inits, block)
+    node.emit(op)
+    return list(op.results)
+
+
+def build(
+    node: Node,
+    inits: Sequence[SSAValue],
+    xs: Sequence[SSAValue],
+    in_axes: Sequence[int],
+    backwards: Sequence[bool],
+    out_axes: Sequence[int],
+    out_back: Sequence[bool],
+) -> list[SSAValue]:
+    """The `scf.for` of a scan over `xs` (along `in_axes`) carrying states `inits`: the
+    final states, then the scan outputs stacked along `out_axes`."""
+    body: onnx.GraphProto = node.attr("body")
+    states = len(inits)
+    length = scan_length(node, xs, in_axes)
+    names = [info.name for info in body.input[:states]]
     types: list[TensorType[Attribute]] = [tensor_of(v) for v in inits]
     while True:  # until the state types hold what the body gives back
         block = Block(arg_types=[IndexType(), *types])
@@ -83,8 +143,6 @@ def scan(node: Node) -> Sequence[Value]:
         discard(block)
         types = joined
     ys = values[states:]
-    out_axes = _ints(node, "scan_output_axes", outputs)
-    out_back = [bool(d) for d in _ints(node, "scan_output_directions", outputs)]
     first = inner.emit(arith.CmpiOp(step, index(inner, 0), "eq"))
     stack_inits, stacks = [], []
     for y, axis, back in zip(ys, out_axes, out_back, strict=True):
@@ -94,9 +152,9 @@ def scan(node: Node) -> Sequence[Value]:
         stack_inits.append(stack_init(node, y, length, axis))
     carried_out = [conform(inner, v, t) for v, t in zip(values[:states], types, strict=True)]
     place(inner, scf.YieldOp(*carried_out, *stacks))
-    inits = [conform(node, v, t) for v, t in zip(inits, types, strict=True)]
+    starts = [conform(node, v, t) for v, t in zip(inits, types, strict=True)]
     op = scf.ForOp(
-        index(node, 0), _index(node, length), index(node, 1), [*inits, *stack_inits], block
+        index(node, 0), _index(node, length), index(node, 1), [*starts, *stack_inits], block
     )
     node.emit(op)
     return list(op.results)
