@@ -316,11 +316,21 @@ def cases_of(module: str) -> list[tuple[onnx.ModelProto, Case]]:
         (
             c.model,
             Case(
-                c.name, Path(c.name), c.rtol, c.atol, [(list(i), list(o)) for i, o in c.data_sets]
+                c.name,
+                Path(c.name),
+                c.rtol,
+                c.atol,
+                [(_arrays(i), _arrays(o)) for i, o in c.data_sets],
             ),
         )
         for c in made
     ]
+
+
+def _arrays(values: Sequence[Any]) -> list[Any]:
+    """A data set's values, a numpy scalar (how a case may give a rank-0 tensor) as an
+    array; sequences stay lists."""
+    return [np.asarray(v) if isinstance(v, np.generic) else v for v in values]
 
 
 # ---------------------------------------------------------------------------

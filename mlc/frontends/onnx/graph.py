@@ -22,6 +22,7 @@ error: ...`. Errors are raised through `model.fail` (`Node.error` for a node's).
 """
 
 import re
+from collections import ChainMap
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -36,21 +37,25 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Attribute, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from mlc import diagnostics
 from mlc.dialects import ml
 from mlc.frontends.onnx import shape_folds, types
 from mlc.frontends.onnx.model import LoadedModel, OnnxImportError, fail
-from mlc.frontends.onnx.node import GraphValues, Node, NodeError, Value
+from mlc.frontends.onnx.node import GraphValues, Node, NodeError, TensorSequence, Value
 from mlc.frontends.onnx.ops import converter_for
 from mlc.shapes import ShapeError
 
-# Ops that are not evaluated at import time even when their inputs are known.
+# Ops that are not evaluated at import time even when their inputs are known (the
+# control-flow ops' subgraphs read values that are not their inputs).
 NOT_FOLDED = frozenset(
     {
         "Bernoulli",
+        "If",
+        "Loop",
+        "Scan",
         "Multinomial",
         "RandomNormal",
         "RandomNormalLike",
@@ -66,21 +71,12 @@ def value_name(name: str) -> str:
     return text if re.match(r"[A-Za-z_]", text) else f"v{text}"
 
 
-class GraphImporter(GraphValues):
-    """Builds the `ml` function of one model (see the module docstring)."""
+class NodeConverter(GraphValues):
+    """Converts nodes into a block: the graph's, or a subgraph's (see `GraphValues`)."""
 
-    def __init__(self, model: LoadedModel):
-        super().__init__(model.name, model.opset, declared_types(model.proto))
-        self.model = model.proto
-
-    # -- the graph ------------------------------------------------------------
-
-    def run(self) -> ModuleOp:
-        graph = self.model.graph
-        for init in graph.initializer:
-            self.values[init.name] = onnx.numpy_helper.to_array(init)
-        arg_types, arg_attrs = self._arguments(graph)
-        for index, proto in enumerate(graph.node):
+    def convert_nodes(self, nodes: Sequence[onnx.NodeProto]) -> None:
+        """Convert `nodes` in order, each one's new ops verified as they are made."""
+        for index, proto in enumerate(nodes):
             node = Node(self, proto, index)
             last = self.block.last_op
             try:
@@ -91,6 +87,104 @@ class GraphImporter(GraphValues):
             for op in new_ops:
                 if problem := diagnostics.verify_op(op):
                     raise node.error(problem.message) from None
+
+    def nested(self, block: Block, scope: str) -> GraphValues:
+        inner = NodeConverter(self.model_name, self.opset, ChainMap({}, self.declared_types))
+        inner.values = ChainMap({}, self.values)
+        inner.block = block
+        inner.outer = self
+        inner.scope = scope
+        inner.needed_at_import = self.needed_at_import
+        return inner
+
+    def convert_graph(self, graph: onnx.GraphProto, inputs: Sequence[Value]) -> list[Value]:
+        if len(inputs) != len(graph.input):
+            raise NodeError(
+                f"subgraph '{graph.name}' takes {len(graph.input)} inputs, given {len(inputs)}"
+            )
+        self.declared_types.update(declared_types(graph))
+        for init in graph.initializer:
+            # onnxruntime and onnx's reference keep an outer value of the same name
+            if init.name not in self.values:
+                self.values[init.name] = onnx.numpy_helper.to_array(init)
+        for info, value in zip(graph.input, inputs, strict=True):
+            self.values[info.name] = value
+        self.convert_nodes(graph.node)
+        missing = [out.name for out in graph.output if out.name not in self.values]
+        if missing:
+            raise NodeError(
+                f"output '{missing[0]}' of subgraph '{graph.name}' is not computed by any node"
+            )
+        return [self.values[out.name] for out in graph.output]
+
+    def _convert(self, node: Node) -> None:
+        proto = node.proto
+        inputs = [n for n in proto.input if n]
+        for name in inputs:
+            if name not in self.values:
+                raise NodeError(
+                    f"input '{name}' is not produced by any node, initializer or graph input"
+                )
+        if (
+            inputs
+            and proto.op_type not in NOT_FOLDED
+            and all(isinstance(self.values[n], np.ndarray) for n in inputs)
+        ):
+            outputs: Sequence[Value] = self._evaluate(proto)
+        else:
+            converter = converter_for(proto.op_type, self.opset)
+            if converter is None:  # in a subgraph: the model's check sees the top level only
+                raise NodeError(f"mlc does not convert {proto.op_type} at opset {self.opset}")
+            try:
+                outputs = converter(node)
+            except (ShapeError, VerifyException, ValueError) as error:
+                raise NodeError(diagnostics.one_line(str(error))) from None
+        for i, name in enumerate(proto.output):
+            if not name:
+                continue
+            if i >= len(outputs) or outputs[i] is None:
+                raise NodeError(f"output {i} ('{name}') is not supported")
+            self.values[name] = outputs[i]
+
+    def _evaluate(self, proto: onnx.NodeProto) -> list[Value]:
+        """Run a node on known inputs: shape arithmetic in numpy, else with onnx's
+        reference implementation."""
+        if all(proto.input) and (
+            folded := shape_folds.fold(proto, [self.values[n] for n in proto.input])
+        ):
+            return list(folded)  # a list of arrays, as the evaluator returns
+        from onnx.reference import ReferenceEvaluator
+
+        inputs = {n: self.values[n] for n in proto.input if n}
+        try:
+            evaluator = ReferenceEvaluator(proto, opsets={"": self.opset})
+            results = evaluator.run(None, inputs)
+        except Exception as error:  # the reference evaluator raises anything
+            raise NodeError(
+                f"cannot evaluate on constant inputs: {diagnostics.one_line(str(error))}"
+            ) from None
+        # A sequence (a list) stays one, of known tensors: not an array stacked from it.
+        return [
+            TensorSequence(np.asarray(e) for e in v) if isinstance(v, list) else np.asarray(v)
+            for v in results
+        ]
+
+
+class GraphImporter(NodeConverter):
+    """Builds the `ml` function of one model (see the module docstring)."""
+
+    def __init__(self, model: LoadedModel):
+        super().__init__(model.name, model.opset, declared_types(model.proto.graph))
+        self.model = model.proto
+
+    # -- the graph ------------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        graph = self.model.graph
+        for init in graph.initializer:
+            self.values[init.name] = onnx.numpy_helper.to_array(init)
+        arg_types, arg_attrs = self._arguments(graph)
+        self.convert_nodes(graph.node)
         results = [self._result(out.name) for out in graph.output]
         self.block.add_op(func.ReturnOp(*results))
         function = func.FuncOp(
@@ -132,59 +226,14 @@ class GraphImporter(GraphValues):
             arg_attrs.append(DictionaryAttr(attrs))
         return arg_types, arg_attrs
 
-    def _convert(self, node: Node) -> None:
-        proto = node.proto
-        inputs = [n for n in proto.input if n]
-        for name in inputs:
-            if name not in self.values:
-                raise NodeError(
-                    f"input '{name}' is not produced by any node, initializer or graph input"
-                )
-        if (
-            inputs
-            and proto.op_type not in NOT_FOLDED
-            and all(isinstance(self.values[n], np.ndarray) for n in inputs)
-        ):
-            outputs: Sequence[Value] = self._evaluate(proto)
-        else:
-            try:
-                outputs = converter_for(proto.op_type, self.opset)(node)  # pyright: ignore[reportOptionalCall]
-            except (ShapeError, VerifyException, ValueError) as error:
-                raise NodeError(diagnostics.one_line(str(error))) from None
-        for i, name in enumerate(proto.output):
-            if not name:
-                continue
-            if i >= len(outputs) or outputs[i] is None:
-                raise NodeError(f"output {i} ('{name}') is not supported")
-            self.values[name] = outputs[i]
-
-    def _evaluate(self, proto: onnx.NodeProto) -> list[Value]:
-        """Run a node on known inputs: shape arithmetic in numpy, else with onnx's
-        reference implementation."""
-        if all(proto.input) and (
-            folded := shape_folds.fold(proto, [self.values[n] for n in proto.input])
-        ):
-            return list(folded)  # a list of arrays, as the evaluator returns
-        from onnx.reference import ReferenceEvaluator
-
-        inputs = {n: self.values[n] for n in proto.input if n}
-        try:
-            evaluator = ReferenceEvaluator(proto, opsets={"": self.opset})
-            return [np.asarray(v) for v in evaluator.run(None, inputs)]
-        except Exception as error:  # the reference evaluator raises anything
-            raise NodeError(
-                f"cannot evaluate on constant inputs: {diagnostics.one_line(str(error))}"
-            ) from None
-
     def _result(self, name: str) -> SSAValue:
         if name not in self.values:
             raise fail(self.model_name, f"graph output '{name}' is not computed by any node")
         return self.ssa(name, self.model_location())
 
 
-def declared_types(model: onnx.ModelProto) -> dict[str, TensorType[Attribute]]:
-    """The tensor types the model (or onnx shape inference) gives its values, where valid."""
-    graph = model.graph
+def declared_types(graph: onnx.GraphProto) -> dict[str, TensorType[Attribute]]:
+    """The tensor types a graph (or onnx shape inference) gives its values, where valid."""
     found: dict[str, TensorType[Attribute]] = {}
     for info in [*graph.value_info, *graph.output]:
         try:

@@ -32,16 +32,23 @@ class OnnxImportError(CompileError):
 
 
 def fail(
-    model: str, message: str, node: onnx.NodeProto | None = None, opset: int = 0, index: int = 0
+    model: str,
+    message: str,
+    node: onnx.NodeProto | None = None,
+    opset: int = 0,
+    index: int = 0,
+    name: str = "",
 ) -> OnnxImportError:
     """
     The error for a problem with `model` (its path, or a `ModelProto`'s graph name):
     `model.onnx: error: message`, or where `node` (the `index`-th) is at fault,
-    `model.onnx: node 'name' (OpType, opset N): error: message`.
+    `model.onnx: node 'name' (OpType, opset N): error: message` (`name`: the node's
+    name where the caller knows better, e.g. an unnamed node of a subgraph).
     """
     location = SourceLoc(model)
     if node is not None:
-        location = SourceLoc(model, node=node_name(node, index), detail=node_kind(node, opset))
+        label = name or node_name(node, index)
+        location = SourceLoc(model, node=label, detail=node_kind(node, opset))
     return OnnxImportError([Diagnostic("error", message, location)])
 
 

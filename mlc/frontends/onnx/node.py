@@ -8,6 +8,8 @@ declares, and `emit`, which appends an op at the node's location. `GraphImporter
 depending on this module, `ops/` never imports `graph`.
 """
 
+import copy
+from collections.abc import MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -57,19 +59,39 @@ class GraphValues:
 
     A value is an SSA value or a numpy array known at import time; `ssa` and
     `materialize` emit a known one as an `arith.constant`, once per array.
+
+    A subgraph (a Loop's body, an If's branch) is converted in a scope `nested` in the
+    one of its node: it reads the values of the scopes around it (its captures), and
+    the names it defines, shadowing outer ones or not, stay in it.
     """
 
     def __init__(
-        self, model_name: str, opset: int, declared_types: dict[str, TensorType[Attribute]]
+        self,
+        model_name: str,
+        opset: int,
+        declared_types: MutableMapping[str, TensorType[Attribute]],
     ):
         self.model_name = model_name
         self.opset = opset
         self.declared_types = declared_types
-        self.values: dict[str, Value] = {}
+        self.values: MutableMapping[str, Value] = {}
         self.block = Block()
         self.materialized: dict[int, tuple[np.ndarray, SSAValue]] = {}
         # Values converters needed at import time and did not find known, in order.
         self.needed_at_import: list[str] = []
+        # The scope around this one (a subgraph's), and the prefix of its unnamed nodes.
+        self.outer: GraphValues | None = None
+        self.scope = ""
+
+    def nested(self, block: Block, scope: str) -> "GraphValues":
+        """A scope inside this one whose ops go to `block` (this scope's own block to
+        inline a subgraph); `scope` prefixes the names of its unnamed nodes."""
+        raise NotImplementedError  # the importer (`graph.NodeConverter`) converts nodes
+
+    def convert_graph(self, graph: onnx.GraphProto, inputs: Sequence[Value]) -> list[Value]:
+        """Convert subgraph `graph` in this scope, its inputs bound to `inputs`: the
+        values of its outputs."""
+        raise NotImplementedError
 
     def ssa(self, name: str, location: Attribute) -> SSAValue:
         value = self.values[name]
@@ -81,8 +103,11 @@ class GraphValues:
 
     def materialize(self, array: np.ndarray, location: Attribute, name: str = "") -> SSAValue:
         """An `arith.constant` for a known value, emitted once per array."""
-        if (found := self.materialized.get(id(array))) is not None:
-            return found[1]
+        scope: GraphValues | None = self
+        while scope is not None:  # a constant of an outer block dominates this one
+            if (found := scope.materialized.get(id(array))) is not None:
+                return found[1]
+            scope = scope.outer
         try:
             attr = resources.elements_attr(array, name)
         except types.UnsupportedType as error:
@@ -104,6 +129,8 @@ class Node:
         self.index = index
         self.opset = graph.opset
         self.name = node_name(proto, index)
+        if graph.scope and not proto.name:
+            self.name = f"{graph.scope}/{self.name}"
         # A node has no line in its file: 0:0 is MLIR's "no line" (see diagnostics).
         self.location = NameLoc(
             StringAttr(self.name),
@@ -113,7 +140,13 @@ class Node:
 
     def error(self, message: str) -> OnnxImportError:
         """The error to raise when the node cannot be converted; `message` says why."""
-        return fail(self.graph.model_name, message, self.proto, self.opset, self.index)
+        return fail(self.graph.model_name, message, self.proto, self.opset, self.index, self.name)
+
+    def within(self, graph: GraphValues) -> "Node":
+        """This node emitting into `graph`'s block (a subgraph's scope), at its location."""
+        inner = copy.copy(self)
+        inner.graph = graph
+        return inner
 
     # -- attributes and inputs ------------------------------------------------
 

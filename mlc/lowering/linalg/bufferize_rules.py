@@ -158,7 +158,7 @@ class ViewRule(BufferizableOp):
 class CastRule(ViewRule):
     def view(self, state: BufferState, op: Operation, source: SSAValue) -> Operation:
         assert isinstance(op, tensor.CastOp)
-        return memref.CastOp.build(operands=[source], result_types=[memref_type(op.result.type)])
+        return memref.CastOp.build(operands=[source], result_types=[memref_type(op.dest.type)])
 
 
 class CollapseShapeRule(ViewRule):

@@ -26,6 +26,10 @@ SAMPLE = [
     ("averagepool", "test_averagepool_2d_precomputed_same_upper"),
     ("maxpool", "test_maxpool_3d_dilations"),
     ("convtranspose", "test_convtranspose_autopad_same"),
+    ("if_", "test_if"),
+    ("loop", "test_loop11"),
+    ("scan", "test_scan9_sum"),
+    ("rangeop", "test_range_float_type_positive_delta_expanded"),  # a Loop
 ]
 
 _cache: dict[str, dict] = {}

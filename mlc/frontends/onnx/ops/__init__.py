@@ -7,6 +7,7 @@ Importing the package registers every converter in the op table (`table`), where
 
 from mlc.frontends.onnx.ops import (
     activation,
+    control_flow,
     crop,
     data_sized,
     det,
@@ -21,6 +22,7 @@ from mlc.frontends.onnx.ops import (
     recurrent,
     reduction,
     resize,
+    scan,
     sequence,
     structure,
     tensor,
@@ -30,6 +32,7 @@ from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 
 __all__ = [
     "activation",
+    "control_flow",
     "converter_for",
     "crop",
     "data_sized",
@@ -45,6 +48,7 @@ __all__ = [
     "recurrent",
     "reduction",
     "resize",
+    "scan",
     "sequence",
     "structure",
     "supported_ops",

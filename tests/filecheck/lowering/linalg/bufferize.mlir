@@ -411,3 +411,25 @@ func.func @shape_of(%x: tensor<?x?xf32>) -> tensor<2xi64> {
   %s = tensor.from_elements %i0, %i1 : tensor<2xi64>
   func.return %s : tensor<2xi64>
 }
+
+// -----
+
+// A `tensor.cast` (static to dynamic dims, as ONNX loops carry a value whose shape
+// changes) is a `memref.cast` view of its source's buffer, at the cast's location.
+
+// CHECK-LABEL: func.func @cast_into_loop
+// CHECK-SAME:    (%[[X:.+]]: memref<4xf32>, %{{.+}}: index) -> memref<?xf32>
+// CHECK:         %[[V:.+]] = "memref.cast"(%[[X]]) : (memref<4xf32>) -> memref<?xf32>
+// CHECK:         scf.for {{.*}} -> (memref<?xf32>)
+
+// LOC-LABEL:   func.func @cast_into_loop
+// LOC:           "memref.cast"({{.*}}) : (memref<4xf32>) -> memref<?xf32> loc("model.onnx":3:1)
+func.func @cast_into_loop(%x: tensor<4xf32>, %n: index) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = tensor.cast %x : tensor<4xf32> to tensor<?xf32> loc("model.onnx":3:1)
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %d) -> (tensor<?xf32>) {
+    scf.yield %acc : tensor<?xf32>
+  }
+  func.return %r : tensor<?xf32>
+}
