@@ -29,7 +29,7 @@ from mlc import timing
 from mlc.compiler import executable_cache, shape_inputs, targets
 from mlc.compiler.errors import CompileError
 from mlc.compiler.executable import Executable
-from mlc.compiler.options import CompileOptions, ir_cache_key, source_cache_key
+from mlc.compiler.options import CompileOptions, digest_cache_key, ir_cache_key
 from mlc.compiler.signature import public_signatures
 from mlc.compiler.source import Source, SourceKind, check_resources_held
 from mlc.ir import print_module
@@ -127,8 +127,8 @@ def report(executable: Executable, timer: Timer) -> None:
 def _compiled(source: Source, options: CompileOptions, timer: Timer) -> Executable:
     module: ModuleOp | None = None
     with timer.phase("source hash"):
-        data = source.data()
-        key = source_cache_key(data, options) if data is not None else None
+        digest = source.digest()
+        key = digest_cache_key(digest, options) if digest is not None else None
     if key is None:
         module = _parsed(source, timer)
         with timer.phase("hash"):
