@@ -1,42 +1,63 @@
 """
-Compile LLVM IR text to host machine code: the work one code-generation worker does.
+Compile LLVM IR text to host machine code or to PTX: the work one code-generation
+worker does.
 
-`compile_ir` is the only implementation of "verify, optimise, emit an object" for the
-split code generation (`mlc.backend.split_codegen`): the parent process calls it for its
-own share of a program's kernel modules and worker processes call it for theirs, so both
-produce the same bytes for the same text. Run as a script (`python -I codegen_worker.py`),
-the module reads one pickled job from stdin and writes the results to stdout; it imports
-nothing of mlc (a worker starts in ~0.1 s instead of the ~1 s that importing xDSL takes),
-which is why it depends on llvmlite alone.
+`compile_one` is the only implementation of "verify, optimise, emit" for the split code
+generation (`mlc.backend.split_codegen` for the host, `mlc.backend.ptx` for GPU kernels):
+the parent process calls it for its own share of a program's modules and worker processes
+call it for theirs, so both produce the same bytes for the same text. Run as a script
+(`python -I codegen_worker.py`), the module reads one pickled job from stdin and writes
+the results to stdout; it imports nothing of mlc (a worker starts in ~0.1 s instead of
+the ~1 s that importing xDSL takes), which is why it depends on llvmlite alone.
 
-A job is `(cpu, features, opt_level, [(index, ir_text), ...])`; the answer is a list of
-`(index, object_code, bitcode)`, or `(index, None, error_message)` for text that LLVM
-rejects (the parent reports it, naming a dump of the IR).
+A job is `(target, [(index, ir_text), ...])`, the target one of
+    ("cpu", cpu, features, opt_level)            -> (object code, optimised bitcode)
+    ("ptx", sm, features, libdevice, rename)     -> (PTX text, b"")
+and the answer is a list of `(index, code, other)`, or `(index, None, error_message)` for
+text that LLVM rejects (the parent reports it).
+
+For PTX, the functions a text defines with external linkage are its kernels; the others,
+and the libdevice functions linked in (`libdevice`: the bitcode's path, "" for none),
+are internalised, and with `rename` ("1") renamed `<name>_<digest of the text>` (globals
+too), so that the PTX of several texts joins into one module without clashing names.
 """
 
+import hashlib
 import pickle
 import sys
+from collections.abc import Callable
+from functools import cache
 
 import llvmlite.binding as llvm
 
-Job = tuple[str, str, int, list[tuple[int, str]]]
+Target = tuple[str | int, ...]
+Job = tuple[Target, list[tuple[int, str]]]
 Result = tuple[int, bytes | None, bytes | str]
 
-_initialized = False
+NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+_LOCAL = (llvm.Linkage.internal, llvm.Linkage.private)
 
 
-def _initialize() -> None:
-    global _initialized
-    if not _initialized:
+@cache
+def _initialize(ptx: bool) -> None:
+    if ptx:
+        llvm.initialize_all_targets()
+        llvm.initialize_all_asmprinters()
+    else:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        _initialized = True
+
+
+def _optimize(module: llvm.ModuleRef, machine: llvm.TargetMachine, opt_level: int) -> None:
+    options = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+    builder = llvm.create_pass_builder(machine, options)
+    builder.getModulePassManager().run(module, builder)
 
 
 def compile_ir(ir_text: str, cpu: str, features: str, opt_level: int) -> tuple[bytes, bytes]:
     """The object code and optimised bitcode of `ir_text` for `cpu` with `features`,
     optimised at `O<opt_level>` (0 for none); RuntimeError if LLVM rejects the text."""
-    _initialize()
+    _initialize(False)
     # A context of its own: what the process compiled before (types, names uniqued in
     # the global context) never changes the code, so this process and a fresh worker
     # produce the same bytes.
@@ -45,23 +66,78 @@ def compile_ir(ir_text: str, cpu: str, features: str, opt_level: int) -> tuple[b
     target = llvm.Target.from_default_triple()
     machine = target.create_target_machine(cpu=cpu, features=features, opt=3)
     if opt_level:
-        options = llvm.create_pipeline_tuning_options(speed_level=opt_level)
-        builder = llvm.create_pass_builder(machine, options)
-        builder.getModulePassManager().run(module, builder)
+        _optimize(module, machine, opt_level)
     return machine.emit_object(module), module.as_bitcode()
 
 
-def run(job: Job) -> list[Result]:
-    """Compile each text of `job`; errors are returned, not raised."""
-    cpu, features, opt_level, texts = job
+@cache
+def _libdevice(path: str) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
+def compile_ptx(ir_text: str, sm: str, features: str, libdevice: str, suffix: str) -> str:
+    """The PTX of the kernels in `ir_text` for `sm` (see the module docstring); a
+    RuntimeError with a one-line message if LLVM rejects them."""
+    _initialize(True)
+    context = llvm.create_context()
+    try:
+        module = llvm.parse_assembly(ir_text, context=context)
+    except RuntimeError as error:
+        raise RuntimeError(f"invalid kernel LLVM IR: {error}") from None
+    kernels = {f.name for f in module.functions if not f.is_declaration and f.linkage not in _LOCAL}
+    try:
+        if "@__nv_" in ir_text:
+            module.link_in(llvm.parse_bitcode(_libdevice(libdevice), context=context))
+        for function in module.functions:
+            if not function.is_declaration and function.name not in kernels:
+                function.linkage = "internal"
+        module.verify()
+    except RuntimeError as error:
+        raise RuntimeError(f"invalid kernel LLVM IR: {error}") from None
+    target = llvm.Target.from_triple(NVPTX_TRIPLE)
+    machine = target.create_target_machine(cpu=sm, features=features, opt=3)
+    _optimize(module, machine, 3)
+    missing = [
+        f.name for f in module.functions if f.is_declaration and not f.name.startswith("llvm.")
+    ]
+    if missing:
+        names = ", ".join(f"@{name}" for name in sorted(missing))
+        raise RuntimeError(f"kernels call functions the GPU has no definition of: {names}")
+    if suffix:
+        for value in [*module.functions, *module.global_variables]:
+            if not value.is_declaration and value.linkage in _LOCAL:
+                value.name = f"{value.name}_{suffix}"
+    return machine.emit_assembly(module)
+
+
+def compile_one(target: Target, ir_text: str) -> tuple[bytes, bytes]:
+    """What `target` makes of `ir_text` (see the module docstring)."""
+    kind, *rest = target
+    if kind == "ptx":
+        sm, features, libdevice, rename = (str(item) for item in rest)
+        suffix = hashlib.sha256(ir_text.encode()).hexdigest()[:8] if rename else ""
+        return compile_ptx(ir_text, sm, features, libdevice, suffix).encode(), b""
+    cpu, features, opt_level = rest
+    return compile_ir(ir_text, str(cpu), str(features), int(opt_level))
+
+
+def run(job: Job, done: Callable[[], None] | None = None) -> list[Result]:
+    """Compile each text of `job`, calling `done` after each; errors are returned, not
+    raised."""
+    target, texts = job
     results: list[Result] = []
     for index, text in texts:
+        if results and done is not None:
+            done()
         try:
-            object_code, bitcode = compile_ir(text, cpu, features, opt_level)
+            code, other = compile_one(target, text)
         except RuntimeError as error:
             results.append((index, None, str(error)))
         else:
-            results.append((index, object_code, bitcode))
+            results.append((index, code, other))
+    if results and done is not None:
+        done()
     return results
 
 
