@@ -25,7 +25,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from mlc import timing
+from mlc import progress, timing
 from mlc.compiler import executable_cache, shape_inputs, targets
 from mlc.compiler.errors import CompileError
 from mlc.compiler.executable import Executable
@@ -81,7 +81,7 @@ def variant(source: Source, options: CompileOptions, **changes: Any) -> Any:
 def emitted(source: Source, options: CompileOptions) -> ModuleOp:
     """The module of `source` after the stages up to `options.emit`."""
     timer = Timer()
-    with timer.active():
+    with timer.active(), progress.display(timer, source.label()):
         module = source.load()
         targets.lower(module, options, timer)
     return module
@@ -105,7 +105,7 @@ def compile_module(source: Source, options: CompileOptions) -> Executable:
     if options.on_gpu:
         options = options.for_architecture(targets.device_architecture())
     timer = Timer()
-    with timer.active():
+    with timer.active(), progress.display(timer, source.label()):
         executable = _compiled(source, options, timer)
     if timing.enabled():
         report(executable, timer)

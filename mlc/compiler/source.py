@@ -92,6 +92,12 @@ class Source:
         # an external tensor names its file under the key "location"
         return None if b"location" in data else b"onnx\0" + data
 
+    def label(self) -> str:
+        """What to call the program in a progress line: its file's name, else its kind."""
+        if self.kind in (SourceKind.MLIR_FILE, SourceKind.ONNX_FILE):
+            return os.path.basename(self.value)
+        return self.kind.value
+
     def digest(self) -> str | None:
         """
         The sha256 of `data()` (hex), None where `data()` is. A file's is remembered in
