@@ -6,9 +6,10 @@ worker does.
 generation (`mlc.backend.split_codegen` for the host, `mlc.backend.ptx` for GPU kernels):
 the parent process calls it for its own share of a program's modules and worker processes
 call it for theirs, so both produce the same bytes for the same text. Run as a script
-(`python -I codegen_worker.py`), the module reads one pickled job from stdin and writes
-the results to stdout; it imports nothing of mlc (a worker starts in ~0.1 s instead of
-the ~1 s that importing xDSL takes), which is why it depends on llvmlite alone.
+(`python -I codegen_worker.py`), the module reads pickled jobs from stdin and writes
+each one's results to stdout, until stdin closes; it imports nothing of mlc (a worker
+starts in ~0.1 s instead of the ~1 s that importing xDSL takes), which is why it depends
+on llvmlite alone.
 
 A job is `(target, [(index, ir_text), ...])`, the target one of
     ("cpu", cpu, features, opt_level)            -> (object code, optimised bitcode)
@@ -142,9 +143,15 @@ def run(job: Job, done: Callable[[], None] | None = None) -> list[Result]:
 
 
 def main() -> None:
-    job = pickle.load(sys.stdin.buffer)  # from the parent process, which started us
-    pickle.dump(run(job), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    sys.stdout.buffer.flush()
+    """Answer jobs until the parent closes the pipe (one job, or many for a long-lived
+    worker: `mlc.backend.whole_codegen`)."""
+    while True:
+        try:
+            job = pickle.load(sys.stdin.buffer)  # from the parent process, which started us
+        except EOFError:
+            return
+        pickle.dump(run(job), sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        sys.stdout.buffer.flush()
 
 
 if __name__ == "__main__":
