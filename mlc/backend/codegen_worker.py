@@ -13,19 +13,19 @@ on llvmlite alone.
 
 A job is `(target, [(index, ir_text), ...])`, the target one of
     ("cpu", cpu, features, opt_level)            -> (object code, optimised bitcode)
-    ("ptx", sm, features, libdevice, rename)     -> (PTX text, b"")
-and the answer is a list of `(index, code, other)`, or `(index, None, error_message)` for
-text that LLVM rejects (the parent reports it).
+    ("ptx", sm, features, libdevice)             -> (PTX text, b"")
+and the answer is a list of `(index, code, other, seconds)`, or `(index, None,
+error_message, seconds)` for text that LLVM rejects (the parent reports it); `seconds`
+is the wall time of each step (`LLVM optimize`, `LLVM codegen`), for the parent's report.
 
 For PTX, the functions a text defines with external linkage are its kernels; the others,
 and the libdevice functions linked in (`libdevice`: the bitcode's path, "" for none),
-are internalised, and with `rename` ("1") renamed `<name>_<digest of the text>` (globals
-too), so that the PTX of several texts joins into one module without clashing names.
+are internalised.
 """
 
-import hashlib
 import pickle
 import sys
+import time
 from collections.abc import Callable
 from functools import cache
 
@@ -33,10 +33,12 @@ import llvmlite.binding as llvm
 
 Target = tuple[str | int, ...]
 Job = tuple[Target, list[tuple[int, str]]]
-Result = tuple[int, bytes | None, bytes | str]
+Result = tuple[int, bytes | None, bytes | str, dict[str, float]]
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 _LOCAL = (llvm.Linkage.internal, llvm.Linkage.private)
+
+_seconds: dict[str, float] = {}  # of the last `compile_one`, by step
 
 
 @cache
@@ -66,9 +68,14 @@ def compile_ir(ir_text: str, cpu: str, features: str, opt_level: int) -> tuple[b
     module.verify()
     target = llvm.Target.from_default_triple()
     machine = target.create_target_machine(cpu=cpu, features=features, opt=3)
+    start = time.perf_counter()
     if opt_level:
         _optimize(module, machine, opt_level)
-    return machine.emit_object(module), module.as_bitcode()
+    optimized = time.perf_counter()
+    object_code, bitcode = machine.emit_object(module), module.as_bitcode()
+    _seconds["LLVM optimize"] = optimized - start
+    _seconds["LLVM codegen"] = time.perf_counter() - optimized
+    return object_code, bitcode
 
 
 @cache
@@ -77,7 +84,7 @@ def _libdevice(path: str) -> bytes:
         return file.read()
 
 
-def compile_ptx(ir_text: str, sm: str, features: str, libdevice: str, suffix: str) -> str:
+def compile_ptx(ir_text: str, sm: str, features: str, libdevice: str) -> str:
     """The PTX of the kernels in `ir_text` for `sm` (see the module docstring); a
     RuntimeError with a one-line message if LLVM rejects them."""
     _initialize(True)
@@ -105,10 +112,6 @@ def compile_ptx(ir_text: str, sm: str, features: str, libdevice: str, suffix: st
     if missing:
         names = ", ".join(f"@{name}" for name in sorted(missing))
         raise RuntimeError(f"kernels call functions the GPU has no definition of: {names}")
-    if suffix:
-        for value in [*module.functions, *module.global_variables]:
-            if not value.is_declaration and value.linkage in _LOCAL:
-                value.name = f"{value.name}_{suffix}"
     return machine.emit_assembly(module)
 
 
@@ -116,9 +119,8 @@ def compile_one(target: Target, ir_text: str) -> tuple[bytes, bytes]:
     """What `target` makes of `ir_text` (see the module docstring)."""
     kind, *rest = target
     if kind == "ptx":
-        sm, features, libdevice, rename = (str(item) for item in rest)
-        suffix = hashlib.sha256(ir_text.encode()).hexdigest()[:8] if rename else ""
-        return compile_ptx(ir_text, sm, features, libdevice, suffix).encode(), b""
+        sm, features, libdevice = (str(item) for item in rest)
+        return compile_ptx(ir_text, sm, features, libdevice).encode(), b""
     cpu, features, opt_level = rest
     return compile_ir(ir_text, str(cpu), str(features), int(opt_level))
 
@@ -131,12 +133,13 @@ def run(job: Job, done: Callable[[], None] | None = None) -> list[Result]:
     for index, text in texts:
         if results and done is not None:
             done()
+        _seconds.clear()
         try:
             code, other = compile_one(target, text)
         except RuntimeError as error:
-            results.append((index, None, str(error)))
+            results.append((index, None, str(error), dict(_seconds)))
         else:
-            results.append((index, code, other))
+            results.append((index, code, other, dict(_seconds)))
     if results and done is not None:
         done()
     return results

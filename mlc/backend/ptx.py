@@ -256,7 +256,7 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90", processes: int | None = None) ->
     if any("@__nv_" in text for text in texts):
         _libdevice_bitcode()  # a PTXError if there is none
         libdevice = str(libdevice_path())
-    target = ("ptx", sm, PTX_FEATURES[sm], libdevice, "1" if len(texts) > 1 else "")
+    target = ("ptx", sm, PTX_FEATURES[sm], libdevice)
     with timing.phase("PTX cache lookup"):
         stamp = kernel_cache.stamp(libdevice) if libdevice else ()
         keys = [code_key(text, (*target, *stamp)) for text in texts]

@@ -5,13 +5,15 @@ modules, each compiled to PTX on its own (by this process and workers,
 the CUDA driver loads as before.
 
 `split` groups the kernels in program order, each group with the functions and globals
-its kernels reach (helpers and constants are copied into every part that uses them;
-each copy is internal and renamed by the worker, so the parts' names never clash);
-`join` keeps the first part's header (`.version`, `.target`, `.address_size`) and the
-other parts' bodies. A program is split only where that cannot change what it computes:
-no kernel calls another kernel, and no writable global outside shared memory is used by
-two parts (each part would get its own copy).
+its kernels reach (helpers and constants are copied into every part that uses them,
+internal in each); `join` keeps the first part's header (`.version`, `.target`,
+`.address_size`) and every part's body, renaming a module-scope name a later part
+defines again (a copied helper, a libdevice function both link in). A program is split
+only where that cannot change what it computes: no kernel calls another kernel, and no
+writable global outside shared memory is used by two parts (each would get its copy).
 """
+
+import re
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr
@@ -102,16 +104,43 @@ def _writable(op: llvm.GlobalOp) -> bool:
     return op.constant is None and space != SHARED
 
 
+# Module-scope definitions of a PTX text: internal functions (and their forward
+# declarations) and variables; a kernel is `.visible .entry`, unique in the program.
+_FUNCTION = re.compile(r"^\.func\s+(?:\([^)]*\)\s*)?([A-Za-z_$%][\w$]*)", re.MULTILINE)
+_VARIABLE = re.compile(
+    r"^\.(?:global|shared|const)\b[^;=\n]*?([A-Za-z_$%][\w$]*)\s*(?:\[\d*\]\s*)*(?:=|;)",
+    re.MULTILINE,
+)
+
+
+def _defined(text: str) -> set[str]:
+    return {*_FUNCTION.findall(text), *_VARIABLE.findall(text)}
+
+
 def join(ptx_texts: list[str]) -> str:
-    """One PTX module of several from one target: the first's header, every body."""
+    """
+    One PTX module of several from one target: the first's header, every body. A
+    module-scope name a part defines that an earlier part defined too (a helper, a
+    libdevice function, a constant copied into both) is renamed in that part
+    (`<name>_p<index>`); every other name stays as LLVM printed it.
+    """
     bodies: list[str] = []
     seen_externs: set[str] = set()
+    taken: set[str] = set()
     for index, text in enumerate(ptx_texts):
         head, marker, body = text.partition(".address_size 64\n")
         if not marker:
             raise ValueError("PTX without an `.address_size 64` header")
         if index == 0:
             bodies.append(head + marker)
+        defined = _defined(body)
+        for name in sorted(defined & taken):
+            fresh = f"{name}_p{index}"
+            while fresh in taken or fresh in defined:
+                fresh += "_"
+            body = re.sub(rf"(?<![\w$%]){re.escape(name)}(?![\w$])", fresh, body)
+            defined = (defined - {name}) | {fresh}
+        taken |= defined
         lines = []
         for line in body.splitlines(keepends=True):
             if line.startswith(".extern"):  # declared once

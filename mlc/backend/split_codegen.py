@@ -240,7 +240,7 @@ def run_jobs(
             shares[0] += share
     results: dict[int, tuple[bytes | None, bytes | str]] = {}
     progress.kernels(len(texts))
-    for index, code, other in codegen_worker.run((target, shares[0]), progress.advance):
+    for index, code, other, _ in codegen_worker.run((target, shares[0]), progress.advance):
         results[index] = (code, other)
     for process in started:
         assert process.stdout is not None
@@ -249,7 +249,7 @@ def run_jobs(
         process.wait()
         if process.returncode != 0:
             raise JITError(f"a code generation worker failed (exit status {process.returncode})")
-        for index, code, other in pickle.loads(output):
+        for index, code, other, _ in pickle.loads(output):
             results[index] = (code, other)
             progress.advance()
     return [results[index] for index in range(len(texts))]

@@ -89,17 +89,23 @@ def compile_whole(module: ModuleOp, timer: Timer, opt_level: int = OPT_LEVEL) ->
         return compile_object(module, opt_level, timer=timer)
     with timer.phase("translate to LLVM IR"):
         text = to_llvm_ir(module)
-    with timer.phase("LLVM optimize and codegen (worker)"):
-        return compile_text(text, opt_level)
+    compiled, seconds = compile_text(text, opt_level)
+    for step, spent in seconds.items():  # as `compile_object` reports them
+        timer.add(step, spent)
+    return compiled
 
 
-def compile_text(ir_text: str, opt_level: int = OPT_LEVEL) -> CompiledObject:
+def compile_text(
+    ir_text: str, opt_level: int = OPT_LEVEL
+) -> tuple[CompiledObject, dict[str, float]]:
     """LLVM IR text compiled (at `O<opt_level>`, for the host) by the long-lived worker:
-    the same bytes as `jit.compile_object` makes in this process."""
+    the same bytes as `jit.compile_object` makes in this process; with the seconds each
+    step took there."""
     cpu, features = target_description()
-    [(_, object_code, other)] = _worker.run((("cpu", cpu, features, opt_level), [(0, ir_text)]))
+    job = (("cpu", cpu, features, opt_level), [(0, ir_text)])
+    [(_, object_code, other, seconds)] = _worker.run(job)
     if object_code is None:
         parse_and_verify(ir_text)  # raises a JITError naming a dump of the text
         raise JITError(f"LLVM rejected the module: {other}")
     assert isinstance(other, bytes)
-    return CompiledObject(object_code, other)
+    return CompiledObject(object_code, other), seconds

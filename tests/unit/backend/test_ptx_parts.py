@@ -130,3 +130,36 @@ def test_kernels_in_parts_compute_what_numpy_does():
     expected = np.tanh(s) + y.sum(0, keepdims=True)
     result = mlc.compile(PROGRAM, target="cuda")(x, w)
     np.testing.assert_allclose(result, expected, rtol=1e-4, atol=1e-4)
+
+
+HELPER = """target triple = "nvptx64-nvidia-cuda"
+@table = internal addrspace(1) constant [4 x float] [float 1.5, float 2.5, float 3.5, float {k}.5]
+define internal float @helper(float %x, i64 %i) #0 {{
+  %p = getelementptr [4 x float], ptr addrspace(1) @table, i64 0, i64 %i
+  %t = load float, ptr addrspace(1) %p
+  %y = fmul float %x, %t
+  ret float %y
+}}
+define ptx_kernel void @kernel_{k}(ptr addrspace(1) %out, i64 %i) {{
+  %v = load float, ptr addrspace(1) %out
+  %r = call float @helper(float %v, i64 %i)
+  store float %r, ptr addrspace(1) %out
+  ret void
+}}
+attributes #0 = {{ noinline }}
+"""
+
+
+def test_names_two_parts_both_define_are_renamed_in_the_later(tmp_path: Path):
+    from mlc.backend import codegen_worker
+
+    texts = [codegen_worker.compile_ptx(HELPER.format(k=k), "sm_80", "+ptx70", "") for k in (1, 2)]
+    assert all(".func" in text and "helper" in text and "table" in text for text in texts)
+    joined = ptx_parts.join(texts)
+    assert ptx_parts._defined(joined) == {"helper", "table", "helper_p1", "table_p1"}
+    assert joined.startswith(texts[0])  # the first part as it was
+    second = joined[len(texts[0]) :]
+    assert "helper_p1" in second and "table_p1" in second
+    assert ptx_parts._defined(second) == {"helper_p1", "table_p1"}
+    assert sorted(_entries(joined)) == ["kernel_1", "kernel_2"]
+    _assemble(joined, tmp_path)
