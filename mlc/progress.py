@@ -53,7 +53,7 @@ class _Display:
             self.bar.refresh()
 
     def kernels(self, total: int) -> None:
-        self.bar.unit = " kernels"
+        self.bar.bar_format = "{desc} {n_fmt}/{total_fmt} kernels [{elapsed}]"
         self.bar.reset(total=total)
 
     def advance(self, count: int) -> None:
@@ -80,8 +80,7 @@ def display(timer: Timer, label: str = "mlc", stream: TextIO | None = None) -> I
         delay=DELAY,
         leave=False,
         dynamic_ncols=True,
-        bar_format="{desc} {n_fmt}/{total_fmt}{unit} [{elapsed}]",
-        unit="",
+        bar_format="{desc} [{elapsed}]",
     )
     shown = _Display(bar, label)
     token = _current.set(shown)
