@@ -107,7 +107,7 @@ def _source_digest() -> str:
         stamps = [(str(path.relative_to(root)), *stamp(path)) for path in paths]
     except OSError:
         return digest_all()
-    name = hashlib.sha256(repr((str(root), stamps)).encode()).hexdigest()
+    name = hashlib.sha256(str(root).encode()).hexdigest()  # one memo per installation
     return remembered(f"mlc-{name[:32]}", repr(stamps), digest_all, max(s[4] for s in stamps))
 
 
