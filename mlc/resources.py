@@ -74,9 +74,15 @@ def register(array: np.ndarray, name: str = "") -> str:
 
 def restore(handle: str, array: np.ndarray) -> None:
     """Store `array` under a `handle` that `register` made (in an earlier process: the
-    compile cache keeps the constants a program reads, so that a hit needs no frontend)."""
+    compile cache keeps the constants a program reads, so that a hit needs no frontend).
+    A read-only, contiguous, aligned array (as the cache reads them) is kept, not copied."""
     if handle not in _store:
-        stored = _aligned_copy(array)
+        adopt = (
+            not array.flags.writeable
+            and array.flags.c_contiguous
+            and array.ctypes.data % ALIGNMENT == 0
+        )
+        stored = array if adopt else _aligned_copy(array)
         stored.setflags(write=False)
         _store[handle] = stored
 

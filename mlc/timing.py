@@ -22,7 +22,7 @@ of control (a `ContextVar`), and does nothing when none is.
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -47,12 +47,16 @@ class Timer:
     seconds: dict[str, float] = field(default_factory=dict[str, float])
     nested: dict[Path, float] = field(default_factory=dict[Path, float])
     _open: list[str] = field(default_factory=list[str], repr=False)
+    # Told the path of each phase as it opens (`mlc.progress` shows it).
+    on_phase: Callable[[Path], None] | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:
         """Time the block as `name`, nested in the phase open around it, if any."""
         path = (*self._open, name)
         self._open.append(name)
+        if self.on_phase is not None:
+            self.on_phase(path)
         start = time.perf_counter()
         try:
             yield

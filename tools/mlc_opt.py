@@ -12,10 +12,11 @@ shows the Python traceback of an internal error.
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from importlib.metadata import version
 from typing import NoReturn
 
-from mlc import driver
+from mlc import driver, progress
 from mlc.diagnostic_verifier import expectations, unmatched
 from mlc.diagnostics import Diagnostic, capture, remarks_enabled
 from mlc.pass_catalog import listing
@@ -192,12 +193,12 @@ def run_onnx(args: argparse.Namespace) -> int:
         raise UsageError("--split-input-file and --verify-diagnostics take MLIR text, not ONNX")
     timer = driver.Timer()
     try:
-        with timer.phase("Import"):
+        with shown(timer, args), timer.phase("Import"):
             module = import_onnx(args.input)
     except OnnxImportError as error:
         report(error.diagnostics, {})
         return 1
-    with remarks_enabled(args.remarks):
+    with remarks_enabled(args.remarks), shown(timer, args):
         result = driver.transform(module, options, timer, sys.stderr)
     report(result.diagnostics, {})
     write_output(result.output or "", args.output, result.output is None)
@@ -223,7 +224,7 @@ def run(args: argparse.Namespace) -> int:
                 [*emitted, *result.diagnostics], expectations(chunk, name, first_line)
             )
         else:
-            with remarks_enabled(args.remarks):
+            with remarks_enabled(args.remarks), shown(timer, args):
                 result = driver.process(chunk, name, options, first_line=first_line, timer=timer)
             problems = result.diagnostics
         report(problems, {name: text})
@@ -234,6 +235,11 @@ def run(args: argparse.Namespace) -> int:
     if args.timing:
         sys.stderr.write(timer.report())
     return 1 if failed else 0
+
+
+def shown(timer: driver.Timer, args: argparse.Namespace) -> AbstractContextManager[None]:
+    """With `--timing`, a progress line for a long run (`mlc.progress`: on a terminal)."""
+    return progress.display(timer, args.input or "-") if args.timing else nullcontext()
 
 
 def report(problems: Sequence[Diagnostic], sources: dict[str, str]) -> None:

@@ -7,13 +7,19 @@ machine code depends on: the program's IR, the target and the pass pipeline, mlc
 version and a digest of its sources (so editing a pass never serves stale code), the
 xDSL, llvmlite and LLVM versions, and the host's triple, CPU name and features. Its layout:
 
-    b"MLCCACHE" | format (u32) | sha256(body) | body
+    b"MLCCACHE" | format (u32) | crc32(body) (u32) | body
     body = 5 sections, each as its length (u64) then its bytes: the object file, the
            optimised IR as LLVM bitcode, the program's description (opaque here: the
            compiler's JSON), the constants the code reads (`resources`: a JSON index
-           of handle, dtype, shape and offset, then the bytes, each at a 64-byte offset),
-           and the further parts of a program compiled in parts (each part's object
-           and bitcode, each as its length then its bytes; empty for one part)
+           of handle, dtype, shape and offset, padding, then the bytes, each at an
+           offset of the file that is a multiple of 64), and the further parts of a
+           program compiled in parts (each part's object and bitcode, each as its
+           length then its bytes; empty for one part)
+
+An entry is mapped into memory (page-aligned), so its constants are used where they lie
+(`resources.restore` adopts an aligned read-only array): a hit on a model with 100 MB of
+weights checks the file once and copies nothing. The checksum is zlib's CRC-32
+(accidental damage, not an adversary: 3x faster than sha256 here).
 
 A program compiled from source text or an ONNX model is keyed by that source, so a hit
 needs no frontend at all: its description (signatures) and its weights, which the
@@ -34,26 +40,30 @@ fails because of it.
 
 import hashlib
 import json
+import mmap
 import os
 import struct
 import tempfile
+import time
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
 import llvmlite
 import llvmlite.binding as llvm
 import numpy as np
+import xdsl
 
 from mlc.backend.compiled import CompiledObject
 from mlc.version import __version__
 
 MAGIC = b"MLCCACHE"
-FORMAT = 3
+FORMAT = 4
 SECTIONS = 5
 SUFFIX = ".mlco"
-_HEADER = struct.Struct("<8sI32s")
+_HEADER = struct.Struct("<8sII")
 _LENGTH = struct.Struct("<Q")
 _OFF = ("0", "false", "no", "off")
 
@@ -81,13 +91,88 @@ def max_bytes() -> int:
 
 @cache
 def _source_digest() -> str:
-    """A digest of mlc's own sources: any edit to a pass changes every key."""
+    """A digest of mlc's own sources: any edit to a pass changes every key. Read once
+    per set of file stamps (`remembered`), as each file's stamp says whether it changed."""
     root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    paths = sorted(root.rglob("*.py"))
+
+    def digest_all() -> str:
+        digest = hashlib.sha256()
+        for path in paths:
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+        return digest.hexdigest()
+
+    try:
+        stamps = [(str(path.relative_to(root)), *stamp(path)) for path in paths]
+    except OSError:
+        return digest_all()
+    name = hashlib.sha256(str(root).encode()).hexdigest()  # one memo per installation
+    return remembered(f"mlc-{name[:32]}", repr(stamps), digest_all, max(s[4] for s in stamps))
+
+
+RACY_NS = 2_000_000_000  # a file changed this recently may change again unseen
+
+
+def stamp(path: str | os.PathLike[str]) -> tuple[int, int, int, int, int]:
+    """What changes when a file's bytes do: size, modification and change times, inode
+    and device (the change time, unlike the other, cannot be set back by a program)."""
+    status = os.stat(path)
+    return (status.st_size, status.st_mtime_ns, status.st_ino, status.st_ctime_ns, status.st_dev)
+
+
+def remembered(name: str, stamps: str, compute: Callable[[], str], newest_ns: int) -> str:
+    """
+    `compute()` (a digest of some files, one line of text), remembered in the cache
+    folder under `name` with `stamps`, the files' `stamp`s: given back while the stamps
+    are the same, computed and remembered again when they differ.
+
+    A result is remembered only if the newest change (`newest_ns`, a change time) came
+    `RACY_NS` before `compute` started: a file written again within the file system's
+    timestamp granularity might keep its stamp (git's "racily clean" entries). So a
+    file written just now is hashed each time until it has aged two seconds.
+    """
+    if not enabled():
+        return compute()
+    path = directory() / "stamps" / name
+    try:
+        kept_stamps, value = path.read_text().split("\n")
+        if kept_stamps == stamps:
+            return value
+    except (OSError, ValueError, UnicodeDecodeError):
+        pass
+    started = time.time_ns()
+    value = compute()
+    if newest_ns < started - RACY_NS and "\n" not in stamps + value:
+        try:
+            _write_atomically(path, f"{stamps}\n{value}".encode())
+        except OSError:
+            pass  # a cache that cannot be written is skipped
+    return value
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """`data` into `path` by a rename (readers see the old file or the new one); errors
+    are the caller's."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _xdsl_version() -> str:
+    """xDSL's version, from the name of its `dist-info` folder where there is one:
+    `importlib.metadata`, which `xdsl.__version__` asks, takes ~0.1 s to import."""
+    site = Path(xdsl.__file__).resolve().parent.parent
+    found = sorted(site.glob("xdsl-*.dist-info"))
+    if len(found) == 1:
+        return found[0].name.removesuffix(".dist-info").removeprefix("xdsl-")
+    return str(xdsl.__version__)
 
 
 @cache
@@ -95,7 +180,7 @@ def _host() -> str:
     """What the machine code depends on besides the program: compilers and CPU."""
     llvm.initialize_native_target()
     parts = [
-        f"mlc {__version__} {_source_digest()} xdsl {metadata.version('xdsl')}",
+        f"mlc {__version__} {_source_digest()} xdsl {_xdsl_version()}",
         f"llvmlite {llvmlite.__version__} llvm {'.'.join(map(str, llvm.llvm_version_info))}",
         f"{llvm.get_default_triple()} {llvm.get_host_cpu_name()}",
         llvm.get_host_cpu_features().flatten(),
@@ -128,7 +213,9 @@ class Entry:
 _ALIGN = 64
 
 
-def _pack_resources(resources: dict[str, np.ndarray]) -> bytes:
+def _pack_resources(resources: dict[str, np.ndarray], at: int) -> bytes:
+    """The resources section, which starts at offset `at` of the entry: its arrays each
+    at an offset of the entry that is a multiple of `_ALIGN`."""
     index: list[dict[str, object]] = []
     blob = bytearray()
     for handle, array in resources.items():
@@ -138,18 +225,22 @@ def _pack_resources(resources: dict[str, np.ndarray]) -> bytes:
         )
         blob += np.ascontiguousarray(array).tobytes()
     header = json.dumps(index).encode()
-    return _LENGTH.pack(len(header)) + header + bytes(blob)
+    padding = bytes(-(at + _LENGTH.size + len(header)) % _ALIGN)
+    return _LENGTH.pack(len(header)) + header + padding + bytes(blob)
 
 
-def _unpack_resources(data: memoryview) -> dict[str, np.ndarray] | None:
+def _unpack_resources(data: memoryview, at: int) -> dict[str, np.ndarray] | None:
+    """The arrays of the resources section `data`, at offset `at` of the entry."""
     (size,) = _LENGTH.unpack_from(data)
-    blob = data[_LENGTH.size + size :]
+    start = _LENGTH.size + size
+    blob = data[start + (-(at + start) % _ALIGN) :]
     resources: dict[str, np.ndarray] = {}
     try:
-        for item in json.loads(bytes(data[_LENGTH.size : _LENGTH.size + size])):
+        for item in json.loads(bytes(data[_LENGTH.size : start])):
             dtype = np.dtype(item["dtype"])
             count = int(np.prod(item["shape"], dtype=np.int64))
             array = np.frombuffer(blob, dtype, count, item["at"]).reshape(item["shape"])
+            array.setflags(write=False)
             resources[item["handle"]] = array
     except (ValueError, TypeError, KeyError):
         return None
@@ -180,26 +271,28 @@ def encode(entry: Entry) -> bytes:
         entry.compiled.object_code,
         entry.compiled.bitcode,
         entry.program,
-        _pack_resources(entry.resources),
         b"".join(
             _LENGTH.pack(len(data)) + data
             for part in entry.compiled.parts
             for data in (part.object_code, part.bitcode)
         ),
     ]
+    at = _HEADER.size + sum(_LENGTH.size + len(section) for section in sections[:3])
+    sections.insert(3, _pack_resources(entry.resources, at + _LENGTH.size))
     body = b"".join(_LENGTH.pack(len(section)) + section for section in sections)
-    return _HEADER.pack(MAGIC, FORMAT, hashlib.sha256(body).digest()) + body
+    return _HEADER.pack(MAGIC, FORMAT, zlib.crc32(body)) + body
 
 
-def decode(data: bytes) -> Entry | None:
-    """The entry in `data`; None unless intact and of this format."""
+def decode(data: bytes | memoryview) -> Entry | None:
+    """The entry in `data`; None unless intact and of this format. Its constants are
+    views of `data` (aligned as in the file where `data` is aligned to 64 bytes)."""
     if len(data) < _HEADER.size:
         return None
     magic, version, checksum = _HEADER.unpack_from(data)
     body = memoryview(data)[_HEADER.size :]
-    if magic != MAGIC or version != FORMAT or hashlib.sha256(body).digest() != checksum:
+    if magic != MAGIC or version != FORMAT or zlib.crc32(body) != checksum:
         return None
-    sections: list[memoryview] = []
+    sections: list[tuple[int, memoryview]] = []
     at = 0
     for _ in range(SECTIONS):
         if at + _LENGTH.size > len(body):
@@ -208,16 +301,41 @@ def decode(data: bytes) -> Entry | None:
         at += _LENGTH.size
         if at + size > len(body):
             return None
-        sections.append(body[at : at + size])
+        sections.append((_HEADER.size + at, body[at : at + size]))
         at += size
-    resources = _unpack_resources(sections[3]) if len(sections[3]) else {}
+    resources = _unpack_resources(sections[3][1], sections[3][0]) if len(sections[3][1]) else {}
     if resources is None:
         return None
-    parts = _unpack_parts(sections[4])
+    parts = _unpack_parts(sections[4][1])
     if parts is None:
         return None
-    compiled = CompiledObject(bytes(sections[0]), bytes(sections[1]), parts)
-    return Entry(compiled, bytes(sections[2]), resources)
+    compiled = CompiledObject(bytes(sections[0][1]), bytes(sections[1][1]), parts)
+    return Entry(compiled, bytes(sections[2][1]), resources)
+
+
+def _read(path: Path) -> memoryview:
+    """
+    The bytes of the file at `path`, mapped into memory (read-only, page-aligned, paged
+    in at once where the system can: Linux's `MAP_POPULATE`), else read into a buffer
+    aligned to `_ALIGN` bytes. A mapping stays valid when a writer replaces the entry
+    (a rename: the mapped file lives on) or `prune` deletes it.
+    """
+    with open(path, "rb", buffering=0) as file:
+        size = os.fstat(file.fileno()).st_size
+        if size:
+            try:
+                flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)
+                mapped = mmap.mmap(file.fileno(), size, flags=flags, prot=mmap.PROT_READ)
+                return memoryview(mapped)
+            except (AttributeError, TypeError, ValueError, OSError):
+                pass  # no such mapping here (Windows): read it
+        raw = np.empty(size + _ALIGN, np.uint8)
+        start = -raw.ctypes.data % _ALIGN
+        data = memoryview(raw[start : start + size])  # pyright: ignore[reportArgumentType]
+        done = 0
+        while done < size and (count := file.readinto(data[done:])):
+            done += count
+    return data[:done]
 
 
 def load(cache_key: str) -> Entry | None:
@@ -226,7 +344,7 @@ def load(cache_key: str) -> Entry | None:
         return None
     path = _path(cache_key)
     try:
-        data = path.read_bytes()
+        data = _read(path)
     except OSError:
         return None
     entry = decode(data)
@@ -246,15 +364,7 @@ def store(cache_key: str, entry: Entry) -> None:
         return
     folder = directory()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(encode(entry))
-            os.replace(temporary, _path(cache_key))
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        _write_atomically(_path(cache_key), encode(entry))
         prune(folder, max_bytes())
     except OSError:
         return

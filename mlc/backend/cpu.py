@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp
 from mlc import resources
 from mlc.backend import profiling
 from mlc.backend.compiled import CompiledObject
-from mlc.backend.jit import JITModule, compile_object
+from mlc.backend.jit import JITModule
 from mlc.backend.runtime import compiled_function
 from mlc.backend.symbols import undefined_symbols
 from mlc.timing import Timer
@@ -32,10 +32,11 @@ class LoadedProgram:
 def build(module: ModuleOp, timer: Timer) -> CompiledObject:
     """Translate, optimise and compile a module of the `llvm` dialect for the host: a
     large one in parts on every core (`mlc.backend.split_codegen`), a small one whole."""
-    from mlc.backend import split_codegen  # imported here: a cache hit needs no xDSL llvm
+    # Imported here: a cache hit needs no xDSL llvm dialect.
+    from mlc.backend import split_codegen, whole_codegen
 
     compiled = split_codegen.compile_module(module, timer)
-    return compiled if compiled is not None else compile_object(module, timer=timer)
+    return compiled if compiled is not None else whole_codegen.compile_whole(module, timer)
 
 
 def load(

@@ -93,9 +93,12 @@ def _dump_ir(ir_text: str) -> str:
 
 
 def parse_and_verify(ir_text: str) -> llvm.ModuleRef:
-    """The llvmlite module for LLVM IR text; a `JITError` naming a dump file if invalid."""
+    """The llvmlite module for LLVM IR text, in an LLVM context of its own (freed with
+    the module: what a program's IR interns, its types and constants, would stay in the
+    global context for the life of the process); a `JITError` naming a dump file if
+    invalid."""
     try:
-        module = llvm.parse_assembly(ir_text)
+        module = llvm.parse_assembly(ir_text, context=llvm.create_context())
         module.verify()
     except RuntimeError as error:
         path = _dump_ir(ir_text)
@@ -180,9 +183,10 @@ class JITModule:
     @cached_property
     def optimized_ir(self) -> str:
         """The LLVM IR after optimisation (for tests and debugging), parts linked."""
-        module = llvm.parse_bitcode(self.compiled.bitcode)
+        context = llvm.create_context()
+        module = llvm.parse_bitcode(self.compiled.bitcode, context=context)
         for part in self.compiled.parts:
-            module.link_in(llvm.parse_bitcode(part.bitcode))
+            module.link_in(llvm.parse_bitcode(part.bitcode, context=context))
         return str(module)
 
     def address(self, name: str) -> int:

@@ -14,7 +14,10 @@ Steps, all on the LLVM side:
    kernels' launch bounds (`nvvm.maxntid`, `nvvm.minctasm` from convert-gpu-to-nvvm)
    become the LLVM function attributes of those names;
 3. LLVM's O3 pipeline for the target (NVVMReflect resolves libdevice's `__nvvm_reflect`
-   queries; unused libdevice functions are internalised and dropped), then PTX.
+   queries; unused libdevice functions are internalised and dropped), then PTX, by
+   `mlc.backend.codegen_worker` (the same code as the host's split code generation):
+   a program with many kernels in parts, on every core, joined into one PTX module
+   (`mlc.backend.ptx_parts`); each part's PTX is kept in the disk cache.
 
 The architectures mlc targets, with the PTX ISA version each asks for, are in
 `mlc.gpu_architectures`. The kernel-choosing passes take an
@@ -36,7 +39,11 @@ from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringA
 from xdsl.ir import Operation
 
 from mlc import timing
+from mlc.backend import cache as kernel_cache
+from mlc.backend import ptx_parts
+from mlc.backend.compiled import CompiledObject
 from mlc.backend.llvm import ops_to_llvmlite
+from mlc.backend.split_codegen import code_key, run_jobs
 from mlc.gpu_architectures import ASYNC_COPY_SM, PTX_FEATURES, compute_capability
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -215,48 +222,56 @@ def _with_launch_bounds(text: str, bounds: dict[str, dict[str, str]]) -> str:
     return pattern.sub(annotate, text)
 
 
-def _link(text: str, entry_points: set[str]) -> llvm.ModuleRef:
-    """Parse the kernels' IR, link libdevice if it is called, internalise the rest."""
-    try:
-        compiled = llvm.parse_assembly(text)
-        if "@__nv_" in text:
-            compiled.link_in(llvm.parse_bitcode(_libdevice_bitcode()))
-        for function in compiled.functions:
-            if not function.is_declaration and function.name not in entry_points:
-                function.linkage = "internal"
-        compiled.verify()
-    except RuntimeError as error:
-        raise PTXError(f"invalid kernel LLVM IR: {error}") from None
-    return compiled
+def _part_text(ops: list[Operation], entry_points: set[str], machine: llvm.TargetMachine) -> str:
+    """The LLVM IR of one part's kernels: entry points external, every other function
+    internal, launch bounds attached, math redirected to libdevice."""
+    translated: llvm_ir.Module = ops_to_llvmlite(ops, StringAttr(TRIPLE))
+    translated.triple = TRIPLE
+    translated.data_layout = str(machine.target_data)
+    declared = _mark_entry_points(translated, entry_points)
+    for function in translated.functions:
+        if not function.is_declaration and function.name not in entry_points:
+            function.linkage = "internal"
+    text = _with_launch_bounds(str(translated), launch_bounds(ops))
+    return redirect_math(text, declared)
 
 
-def to_ptx(module: ModuleOp, sm: str = "sm_90") -> str:
-    """PTX text for the kernels of `module` (after `convert-gpu-to-nvvm`)."""
+def to_ptx(module: ModuleOp, sm: str = "sm_90", processes: int | None = None) -> str:
+    """
+    PTX text for the kernels of `module` (after `convert-gpu-to-nvvm`). A program with
+    many kernels is compiled in parts (`mlc.backend.ptx_parts`) by `processes`
+    processes (this one and workers; one per CPU if None), each part's PTX kept in the
+    disk cache under its LLVM IR, and the parts joined into one PTX module.
+    """
     machine = target_machine(sm)
     kernels = kernel_ops(module)
     entry_points = {op.sym_name.data for op in _kernels(kernels)}
     if not entry_points:
         raise PTXError("the module has no kernels (run the gpu pipeline first)")
     with timing.phase("translate kernels to LLVM IR"):
-        translated: llvm_ir.Module = ops_to_llvmlite(kernels, StringAttr(TRIPLE))
-        translated.triple = TRIPLE
-        translated.data_layout = str(machine.target_data)
-        declared = _mark_entry_points(translated, entry_points)
-        text = _with_launch_bounds(str(translated), launch_bounds(kernels))
-        _check_features(text, sm)
-        compiled = _link(redirect_math(text, declared), entry_points)
-    with timing.phase("LLVM optimize kernels"):
-        options = llvm.create_pipeline_tuning_options(speed_level=3)
-        builder = llvm.create_pass_builder(machine, options)
-        builder.getModulePassManager().run(compiled, builder)
-    missing = [
-        f.name for f in compiled.functions if f.is_declaration and not f.name.startswith("llvm.")
-    ]
-    if missing:
-        names = ", ".join(f"@{name}" for name in sorted(missing))
-        raise PTXError(f"kernels call functions the GPU has no definition of: {names}")
-    with timing.phase("PTX codegen"):
-        return machine.emit_assembly(compiled)
+        parts = ptx_parts.split(kernels, entry_points)
+        texts = [_part_text(part, entry_points, machine) for part in parts]
+        for text in texts:
+            _check_features(text, sm)
+    libdevice = ""
+    if any("@__nv_" in text for text in texts):
+        _libdevice_bitcode()  # a PTXError if there is none
+        libdevice = str(libdevice_path())
+    target = ("ptx", sm, PTX_FEATURES[sm], libdevice)
+    with timing.phase("PTX cache lookup"):
+        stamp = kernel_cache.stamp(libdevice) if libdevice else ()
+        keys = [code_key(text, (*target, *stamp)) for text in texts]
+        found = [kernel_cache.load(key) for key in keys]
+        done = {i: entry.compiled.object_code for i, entry in enumerate(found) if entry}
+    missing = [index for index in range(len(texts)) if index not in done]
+    with timing.phase("LLVM optimize and PTX codegen"):
+        results = run_jobs([texts[i] for i in missing], target, processes)
+    for index, (code, other) in zip(missing, results, strict=True):
+        if code is None:
+            raise PTXError(str(other))
+        done[index] = code
+        kernel_cache.store(keys[index], kernel_cache.Entry(CompiledObject(code, b"")))
+    return ptx_parts.join([done[index].decode() for index in range(len(texts))])
 
 
 def _check_features(text: str, sm: str) -> None:

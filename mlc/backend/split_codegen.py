@@ -43,6 +43,7 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 from xdsl.ir import Operation
 
+from mlc import progress
 from mlc.backend import cache as kernel_cache
 from mlc.backend import codegen_worker
 from mlc.backend.compiled import CompiledObject
@@ -69,7 +70,7 @@ def _linkage(op: llvm.FuncOp | llvm.GlobalOp) -> str:
     return op.linkage.linkage.data
 
 
-def _references(op: Operation) -> set[str]:
+def references(op: Operation) -> set[str]:
     """The symbols that the ops nested in `op` name (callees, addresses taken)."""
     names: set[str] = set()
     for inner in op.walk():
@@ -159,7 +160,7 @@ def split(module: ModuleOp) -> list[Part]:
     functions, globals_, declarations = classified
     if sum(1 for op in functions.values() for _ in op.walk()) < MIN_OPS:
         return whole
-    uses = {name: _references(op) for name, op in functions.items()}
+    uses = {name: references(op) for name, op in functions.items()}
     home = _homes(functions, uses)
     count = len(set(home.values())) + 1
     if count < MIN_MODULES:
@@ -224,23 +225,23 @@ def workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def compile_texts(
-    texts: Sequence[str], opt_level: int = OPT_LEVEL, processes: int | None = None
-) -> list[tuple[bytes, bytes]]:
-    """Object code and bitcode of each text, compiled by `processes` processes (this one
-    and workers; `workers()` if None)."""
-    cpu, features = target_description()
+def run_jobs(
+    texts: Sequence[str], target: codegen_worker.Target, processes: int | None = None
+) -> list[tuple[bytes | None, bytes | str]]:
+    """What `target` makes of each text (`codegen_worker.compile_one`), or (None, the
+    error), compiled by `processes` processes (this one and workers; `workers()` if None)."""
     count = min(len(texts), processes or workers())
     shares = _shares(texts, max(count, 1))
     started: list[subprocess.Popen[bytes]] = []
     for share in shares[1:]:
         try:
-            started.append(_start(share, cpu, features, opt_level))
+            started.append(_start((target, share)))
         except OSError:  # no worker can start (no interpreter to run): compile it here
             shares[0] += share
     results: dict[int, tuple[bytes | None, bytes | str]] = {}
-    for index, object_code, other in codegen_worker.run((cpu, features, opt_level, shares[0])):
-        results[index] = (object_code, other)
+    progress.kernels(len(texts))
+    for index, code, other, _ in codegen_worker.run((target, shares[0]), progress.advance):
+        results[index] = (code, other)
     for process in started:
         assert process.stdout is not None
         output = process.stdout.read()
@@ -248,11 +249,22 @@ def compile_texts(
         process.wait()
         if process.returncode != 0:
             raise JITError(f"a code generation worker failed (exit status {process.returncode})")
-        for index, object_code, other in pickle.loads(output):
-            results[index] = (object_code, other)
+        for index, code, other, _ in pickle.loads(output):
+            results[index] = (code, other)
+            progress.advance()
+    return [results[index] for index in range(len(texts))]
+
+
+def compile_texts(
+    texts: Sequence[str], opt_level: int = OPT_LEVEL, processes: int | None = None
+) -> list[tuple[bytes, bytes]]:
+    """Object code and bitcode of each text, compiled by `processes` processes (this one
+    and workers; `workers()` if None)."""
+    cpu, features = target_description()
     compiled: list[tuple[bytes, bytes]] = []
-    for index, text in enumerate(texts):
-        object_code, other = results[index]
+    for text, (object_code, other) in zip(
+        texts, run_jobs(texts, ("cpu", cpu, features, opt_level), processes), strict=True
+    ):
         if object_code is None:
             parse_and_verify(text)  # raises a JITError naming a dump of the text
             raise JITError(f"LLVM rejected a kernel module: {other}")
@@ -261,14 +273,12 @@ def compile_texts(
     return compiled
 
 
-def _start(
-    share: list[tuple[int, str]], cpu: str, features: str, opt_level: int
-) -> subprocess.Popen[bytes]:
-    """A worker process compiling `share`, its job already written."""
+def _start(job: codegen_worker.Job) -> subprocess.Popen[bytes]:
+    """A worker process compiling `job`, its job already written."""
     command = [sys.executable, "-I", codegen_worker.__file__]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert process.stdin is not None
-    pickle.dump((cpu, features, opt_level, share), process.stdin, pickle.HIGHEST_PROTOCOL)
+    pickle.dump(job, process.stdin, pickle.HIGHEST_PROTOCOL)
     process.stdin.close()
     return process
 
@@ -301,20 +311,24 @@ def compile_module(
 
 
 @cache
-def _compiler() -> str:
-    """What a kernel's code depends on besides its IR: LLVM, the host CPU, the worker."""
-    cpu, features = target_description()
-    source = Path(codegen_worker.__file__).read_bytes()
-    llvm_version = ".".join(map(str, llvm_binding.llvm_version_info))
-    worker = hashlib.sha256(source).hexdigest()
-    return f"llvm {llvm_version} {llvm_binding.get_default_triple()} {cpu} {features} {worker}"
+def _worker_digest() -> str:
+    return hashlib.sha256(Path(codegen_worker.__file__).read_bytes()).hexdigest()
 
 
-def kernel_key(ir_text: str, opt_level: int) -> str:
+def kernel_key(ir_text: str, opt_level: int | str) -> str:
     """The disk cache key of one part's LLVM IR compiled at `O<opt_level>` for the host:
     the same kernel in another program, or after an edit elsewhere in mlc, hits."""
+    cpu, features = target_description()
+    return code_key(ir_text, ("cpu", cpu, features, opt_level))
+
+
+def code_key(ir_text: str, target: codegen_worker.Target) -> str:
+    """The disk cache key of what `target` makes of `ir_text`: the text, the target, the
+    LLVM version and the worker's code (nothing else of mlc)."""
+    llvm_version = ".".join(map(str, llvm_binding.llvm_version_info))
     digest = hashlib.sha256()
-    for part in ("kernel", _compiler(), str(opt_level), ir_text):
+    parts = ("kernel", llvm_version, llvm_binding.get_default_triple(), _worker_digest())
+    for part in (*parts, *map(str, target), ir_text):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()

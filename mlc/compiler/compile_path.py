@@ -25,11 +25,11 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
-from mlc import timing
+from mlc import progress, timing
 from mlc.compiler import executable_cache, shape_inputs, targets
 from mlc.compiler.errors import CompileError
 from mlc.compiler.executable import Executable
-from mlc.compiler.options import CompileOptions, ir_cache_key, source_cache_key
+from mlc.compiler.options import CompileOptions, digest_cache_key, ir_cache_key
 from mlc.compiler.signature import public_signatures
 from mlc.compiler.source import Source, SourceKind, check_resources_held
 from mlc.ir import print_module
@@ -81,7 +81,7 @@ def variant(source: Source, options: CompileOptions, **changes: Any) -> Any:
 def emitted(source: Source, options: CompileOptions) -> ModuleOp:
     """The module of `source` after the stages up to `options.emit`."""
     timer = Timer()
-    with timer.active():
+    with timer.active(), progress.display(timer, source.label()):
         module = source.load()
         targets.lower(module, options, timer)
     return module
@@ -105,7 +105,7 @@ def compile_module(source: Source, options: CompileOptions) -> Executable:
     if options.on_gpu:
         options = options.for_architecture(targets.device_architecture())
     timer = Timer()
-    with timer.active():
+    with timer.active(), progress.display(timer, source.label()):
         executable = _compiled(source, options, timer)
     if timing.enabled():
         report(executable, timer)
@@ -127,8 +127,8 @@ def report(executable: Executable, timer: Timer) -> None:
 def _compiled(source: Source, options: CompileOptions, timer: Timer) -> Executable:
     module: ModuleOp | None = None
     with timer.phase("source hash"):
-        data = source.data()
-        key = source_cache_key(data, options) if data is not None else None
+        digest = source.digest()
+        key = digest_cache_key(digest, options) if digest is not None else None
     if key is None:
         module = _parsed(source, timer)
         with timer.phase("hash"):

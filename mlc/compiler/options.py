@@ -95,8 +95,12 @@ def _check_tf32(allow_tf32: bool, target: str) -> None:
 
 def source_cache_key(data: bytes, options: CompileOptions) -> str:
     """The cache key of a program given by its source bytes (`Source.data`)."""
-    source = f"source {hashlib.sha256(data).hexdigest()}"
-    return cache.key(source, options.target, options.pipeline_text())
+    return digest_cache_key(hashlib.sha256(data).hexdigest(), options)
+
+
+def digest_cache_key(digest: str, options: CompileOptions) -> str:
+    """The cache key of a program given by the sha256 of its source (`Source.digest`)."""
+    return cache.key(f"source {digest}", options.target, options.pipeline_text())
 
 
 def ir_cache_key(ir_text: str, options: CompileOptions) -> str:

@@ -7,6 +7,7 @@ text, the file, the serialised model), which key the compile cache, so a cache h
 runs no frontend at all; and it turns into a verified module (`load`) on a miss.
 """
 
+import hashlib
 import os
 from dataclasses import dataclass
 from enum import Enum
@@ -30,7 +31,7 @@ from xdsl.ir import Attribute, OpResult
 from xdsl.utils.exceptions import ParseError
 
 from mlc import diagnostics, resources
-from mlc.backend import runtime
+from mlc.backend import cache, runtime
 from mlc.compiler.errors import CompileError
 from mlc.ir import parse_module, type_text
 
@@ -90,6 +91,37 @@ class Source:
             return None
         # an external tensor names its file under the key "location"
         return None if b"location" in data else b"onnx\0" + data
+
+    def label(self) -> str:
+        """What to call the program in a progress line: its file's name, else its kind."""
+        if self.kind in (SourceKind.MLIR_FILE, SourceKind.ONNX_FILE):
+            return os.path.basename(self.value)
+        return self.kind.value
+
+    def digest(self) -> str | None:
+        """
+        The sha256 of `data()` (hex), None where `data()` is. A file's is remembered in
+        the disk cache with the file's stamp (size, times, inode: `cache.remembered`),
+        so a warm compile of a 100 MB model reads the model file no more: any write to
+        the file changes the stamp, and the file is read and hashed again.
+        """
+        if self.kind not in (SourceKind.MLIR_FILE, SourceKind.ONNX_FILE):
+            data = self.data()
+            return None if data is None else hashlib.sha256(data).hexdigest()
+        try:
+            path = os.path.realpath(self.value)
+            stamp = cache.stamp(path)
+        except OSError:
+            return None  # `load` reports it
+
+        def content_digest() -> str:
+            data = self.data()
+            return "-" if data is None else hashlib.sha256(data).hexdigest()
+
+        name = hashlib.sha256(path.encode()).hexdigest()[:32]
+        stamps = repr((path, stamp))
+        digest = cache.remembered(f"file-{name}", stamps, content_digest, stamp[3])
+        return None if digest == "-" else digest
 
     def load(self) -> ModuleOp:
         """The program as a verified module (a copy of a given `ModuleOp`)."""
