@@ -68,3 +68,8 @@ def element_type_of_dtype(dtype: np.dtype[Any]) -> Attribute:
         if candidate == dtype:
             return ELEMENT_TYPES[name]
     raise UnsupportedType(f"numpy dtype {dtype} is not supported")
+
+
+def is_floating(dtype: np.dtype[Any]) -> bool:
+    """Whether `dtype` is a float, bfloat16 included (numpy does not count it one)."""
+    return bool(np.issubdtype(dtype, np.floating)) or dtype == DTYPES["bf16"]
