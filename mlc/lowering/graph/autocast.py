@@ -115,6 +115,7 @@ class Autocaster:
         # f32 value -> its 16-bit twin, for results this pass made 16-bit
         self.twin: dict[SSAValue, SSAValue] = {}
         self.created_casts: list[ml.CastOp] = []
+        self.cast_of: dict[SSAValue, SSAValue] = {}  # one cast down per f32 value
 
     def narrow_operand(self, value: SSAValue, before: Operation) -> SSAValue | None:
         """`value` in 16 bits, if it is 16-bit from this pass or a constant; else None."""
@@ -144,9 +145,12 @@ class Autocaster:
     def cast_down(self, value: SSAValue, before: Operation) -> SSAValue:
         if (narrow := self.narrow_operand(value, before)) is not None:
             return narrow
+        if value in self.cast_of:
+            return self.cast_of[value]
         cast = ml.CastOp(value, with_element(value.type, self.narrow))
         cast.location = before.location  # pyright: ignore[reportAttributeAccessIssue]
         Rewriter.insert_op(cast, InsertPoint.before(before))
+        self.cast_of[value] = cast.result
         return cast.result
 
     def rebuild(self, op: Operation, operands: list[SSAValue]) -> None:
