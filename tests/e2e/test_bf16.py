@@ -204,3 +204,20 @@ def test_wrong_dtype_is_an_error() -> None:
     )
     with pytest.raises(TypeError, match="bfloat16"):
         exe(np.zeros(2, np.float32))
+
+
+def test_trace_and_jit_bfloat16_arrays(rng: np.random.Generator) -> None:
+    import mlc
+    from mlc import ops
+
+    x, w = bf16(rng, 4, 6), bf16(rng, 6, 3)
+    module = mlc.trace(lambda x, w: ops.relu(x @ w), x, w)
+    assert "tensor<4x3xbf16>" in mlc.print_module(module)
+
+    layer = mlc.jit(lambda x, w: ops.exp(x @ w).sum(axis=1) + 1.0)
+    got = layer(x, w)
+    h = np.exp(f32((f32(x) @ f32(w)).astype(BF16))).astype(BF16)
+    # numpy (with ml_dtypes) gives float32 for bfloat16 + a Python float, and so does mlc
+    want = f32(f32(h).sum(1).astype(BF16)) + 1.0
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=ULP, err_msg=f"seed {SEED}")
