@@ -198,7 +198,7 @@ class Autocaster:
 
 @dataclass(frozen=True)
 class AutocastPass(ModulePass):
-    """Run f32 matmuls and convolutions in bf16 or f16 with f32 statistics (module doc)."""
+    """Run f32 matmuls and convolutions in bf16 or f16, statistics in f32 (module docstring)."""
 
     name = "autocast"
 
