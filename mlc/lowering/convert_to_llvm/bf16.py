@@ -30,7 +30,7 @@ from typing import cast
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects import arith, llvm, vector
+from xdsl.dialects import arith, llvm, scf, vector
 from xdsl.dialects.builtin import (
     BFloat16Type,
     DenseIntOrFPElementsAttr,
@@ -146,6 +146,83 @@ def widen_bf16_arithmetic(module: ModuleOp) -> None:
     """Compute every arith/math/vector operation on bf16 in f32 (the module docstring)."""
     for op in [op for op in module.walk() if _computes(op)]:
         _widen(op)
+
+
+def _accumulation(loop: scf.ForOp, index: int) -> arith.AddfOp | None:
+    """The `addf` that is all a bf16 iter_arg of `loop` does: `yield arg + x`, or None."""
+    arg = loop.body.block.args[index + 1]
+    if not is_bf16(arg.type) or arg.uses.get_length() != 1:
+        return None
+    add = next(iter(arg.uses)).operation
+    if not isinstance(add, arith.AddfOp) or add.result.uses.get_length() != 1:
+        return None
+    use = next(iter(add.result.uses))
+    if not isinstance(use.operation, scf.YieldOp) or use.index != index:
+        return None
+    return add
+
+
+def _widened(value: SSAValue, before: Operation) -> SSAValue:
+    """`value` in f32: a bf16 product computed in f32 (not rounded), else an extension."""
+    owner = value.owner
+    if isinstance(owner, arith.MulfOp) and value.uses.get_length() == 1:
+        wide = [_extend(v, before) for v in owner.operands]
+        product = arith.MulfOp(*wide, flags=owner.fastmath)
+        product.location = owner.location  # pyright: ignore[reportAttributeAccessIssue]
+        Rewriter.insert_op(product, InsertPoint.before(before))
+        return product.result
+    return _extend(value, before)
+
+
+def _extend(value: SSAValue, before: Operation) -> SSAValue:
+    wide = arith.ExtFOp(value, with_element(value.type, f32))
+    wide.location = before.location  # pyright: ignore[reportAttributeAccessIssue]
+    Rewriter.insert_op(wide, InsertPoint.before(before))
+    return wide.result
+
+
+def _widen_loop(loop: scf.ForOp, adds: dict[int, arith.AddfOp]) -> None:
+    inits = [_extend(init, loop) if i in adds else init for i, init in enumerate(loop.iter_args)]
+    block = loop.body.block
+    yield_op = block.last_op
+    assert isinstance(yield_op, scf.YieldOp)
+    for i, add in adds.items():
+        old = block.args[i + 1]
+        new = block.insert_arg(with_element(old.type, f32), i + 1)
+        term = add.rhs if add.lhs is old else add.lhs
+        total = arith.AddfOp(new, _widened(term, add), flags=add.fastmath)
+        total.location = add.location  # pyright: ignore[reportAttributeAccessIssue]
+        Rewriter.insert_op(total, InsertPoint.before(add))
+        yield_op.operands[i] = total.result
+        Rewriter.erase_op(add)
+        if isinstance(term.owner, arith.MulfOp) and not term.uses:
+            Rewriter.erase_op(term.owner)  # its f32 twin took its place
+        block.erase_arg(old)
+    new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, inits, loop.detach_region(loop.body))
+    new_loop.location = loop.location  # pyright: ignore[reportAttributeAccessIssue]
+    Rewriter.insert_op(new_loop, InsertPoint.before(loop))
+    narrowed: list[Operation] = []
+    for i, (old, result) in enumerate(zip(loop.results, new_loop.results, strict=True)):
+        if i in adds:
+            narrow = arith.TruncFOp(result, old.type)
+            narrow.location = loop.location  # pyright: ignore[reportAttributeAccessIssue]
+            narrowed.append(narrow)
+            result = narrow.result
+        old.replace_all_uses_with(result)
+    Rewriter.insert_op(narrowed, InsertPoint.after(new_loop))
+    Rewriter.erase_op(loop)
+
+
+def widen_bf16_accumulators(module: ModuleOp) -> None:
+    """
+    Sum bf16 loop accumulators in f32 (`scf.for` iter_args that only `yield arg + x`,
+    a product `x` multiplied in f32 too), rounded once after the loop: the GPU's
+    register-tiled matmuls carry their sums so, and then sum as the CPU's kernel does.
+    """
+    for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
+        adds = {i: add for i in range(len(loop.iter_args)) if (add := _accumulation(loop, i))}
+        if adds:
+            _widen_loop(loop, adds)
 
 
 def bf16_bits(values: object) -> np.ndarray:

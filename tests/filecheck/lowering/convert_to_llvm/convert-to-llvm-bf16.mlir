@@ -104,3 +104,30 @@ func.func @memory(%m: memref<?xbf16>, %i: index) {
 
 // CHECK: llvm.mlir.global internal constant @weights(dense<[16256, -16640]> : tensor<2xi16>)
 "memref.global"() <{sym_name = "weights", sym_visibility = "private", type = memref<2xbf16>, initial_value = dense<[1.0, -0.5]> : tensor<2xbf16>, constant}> : () -> ()
+
+// -----
+
+// A loop that only accumulates a bf16 sum carries it in f32 (a product multiplied in
+// f32 too) and rounds once after the loop: the GPU's register-tiled matmuls sum so.
+
+// CHECK-LABEL: llvm.func @dot
+// CHECK:         llvm.br ^bb1(%{{.*}}, %{{.*}} : i64, f32)
+// CHECK-NEXT:  ^bb1(%i: i64, %[[ACC:.*]]: f32):
+// CHECK:         %[[P:.*]] = llvm.fmul %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<reassoc,contract>} : f32
+// CHECK-NEXT:    %[[S:.*]] = llvm.fadd %[[ACC]], %[[P]] {fastmathFlags = #llvm.fastmath<reassoc,contract>} : f32
+// CHECK:         llvm.br ^bb1(%{{.*}}, %[[S]] : i64, f32)
+// CHECK:         llvm.trunc %{{.*}} : i32 to i16
+// CHECK-NOT:     llvm.fadd
+func.func @dot(%a: memref<?xbf16>, %b: memref<?xbf16>, %n: index) -> bf16 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : bf16
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (bf16) {
+    %x = memref.load %a[%i] : memref<?xbf16>
+    %y = memref.load %b[%i] : memref<?xbf16>
+    %p = arith.mulf %x, %y fastmath<reassoc,contract> : bf16
+    %t = arith.addf %acc, %p fastmath<reassoc,contract> : bf16
+    scf.yield %t : bf16
+  }
+  func.return %s : bf16
+}
