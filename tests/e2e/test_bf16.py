@@ -221,3 +221,33 @@ def test_trace_and_jit_bfloat16_arrays(rng: np.random.Generator) -> None:
     want = f32(f32(h).sum(1).astype(BF16)) + 1.0
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=ULP, err_msg=f"seed {SEED}")
+
+
+def test_folded_constants_match_compiled(rng: np.random.Generator) -> None:
+    # Folding computes bf16 as the compiled code does (ml_dtypes: f32, rounded once).
+    import mlc
+
+    a, b = bf16(rng, 9), bf16(rng, 9, low=0.5, high=2)
+    dense = ", ".join(repr(float(v)) for v in f32(a))
+    dense_b = ", ".join(repr(float(v)) for v in f32(b))
+    text = f"""
+    func.func @main() -> (tensor<9xbf16>, tensor<bf16>, tensor<9xf32>) {{
+      %a = arith.constant dense<[{dense}]> : tensor<9xbf16>
+      %b = arith.constant dense<[{dense_b}]> : tensor<9xbf16>
+      %s = "ml.add"(%a, %b) : (tensor<9xbf16>, tensor<9xbf16>) -> tensor<9xbf16>
+      %p = "ml.mul"(%s, %b) : (tensor<9xbf16>, tensor<9xbf16>) -> tensor<9xbf16>
+      %q = "ml.div"(%p, %b) : (tensor<9xbf16>, tensor<9xbf16>) -> tensor<9xbf16>
+      %m = "ml.reduce_max"(%q) {{axes = array<i64: 0>, keepdims = false}}
+        : (tensor<9xbf16>) -> tensor<bf16>
+      %w = "ml.cast"(%q) : (tensor<9xbf16>) -> tensor<9xf32>
+      func.return %q, %m, %w : tensor<9xbf16>, tensor<bf16>, tensor<9xf32>
+    }}
+    """
+    folded = mlc.compile(text)()
+    compiled = mlc.compile(text, graph_passes=False)()
+    assert "ml." not in mlc.print_module(mlc.compile(text, emit="mlc")), "not folded"
+    for got, want in zip(folded, compiled, strict=True):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.ravel(got).view(np.uint8), np.ravel(want).view(np.uint8))
+    want_q = ((a + b) * b) / b
+    assert_bits(compiled[0], want_q, "compiled")
