@@ -251,3 +251,28 @@ def test_folded_constants_match_compiled(rng: np.random.Generator) -> None:
         np.testing.assert_array_equal(np.ravel(got).view(np.uint8), np.ravel(want).view(np.uint8))
     want_q = ((a + b) * b) / b
     assert_bits(compiled[0], want_q, "compiled")
+
+
+@DYNAMIC
+def test_softmax_and_layer_norm_in_f32(
+    target: str, rng: np.random.Generator, dynamic: bool
+) -> None:
+    t = f"tensor<{dims((3, 700), dynamic)}xbf16>"
+    v = f"tensor<{dims((700,), dynamic)}xbf16>"
+    text = f"""
+    func.func @main(%x: {t}, %g: {v}, %b: {v}) -> ({t}, {t}) {{
+      %s = "ml.softmax"(%x) {{axis = 1 : i64}} : ({t}) -> {t}
+      %n = "ml.layer_norm"(%x, %g, %b) {{axis = 1 : i64, epsilon = 1.0e-05 : f32}}
+        : ({t}, {v}, {v}) -> {t}
+      func.return %s, %n : {t}, {t}
+    }}
+    """
+    x, g, b = bf16(rng, 3, 700), bf16(rng, 700, low=0.5, high=1.5), bf16(rng, 700)
+    s, n = compile_for(text, target)(x, g, b)
+    wide = x.astype(np.float64)
+    e = np.exp(wide - wide.max(1, keepdims=True))
+    mean, var = wide.mean(1, keepdims=True), wide.var(1, keepdims=True)
+    normed = (wide - mean) / np.sqrt(var + 1e-5) * f32(g) + f32(b)
+    # computed in f32 and rounded once: within one bf16 ulp (bf16 sums would be far off)
+    assert_close(s, (e / e.sum(1, keepdims=True)).astype(BF16), "softmax")
+    np.testing.assert_allclose(f32(n), normed, rtol=ULP, atol=ULP, err_msg=f"seed {SEED}")
