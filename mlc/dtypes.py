@@ -3,14 +3,16 @@ The one table where element types meet numpy: MLIR spelling -> numpy dtype.
 
 Used wherever arrays cross into or out of mlc: the runtime (arguments and results of
 compiled functions), constants made from arrays (`mlc.resources`) and the ONNX
-frontend (initializers and inputs). bf16 has no numpy dtype and is absent; `index` is
-a 64-bit integer, as the backend lowers it.
+frontend (initializers and inputs). bf16 is `ml_dtypes.bfloat16` (the dtype JAX and
+onnx use); `index` is a 64-bit integer, as the backend lowers it.
 """
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -21,6 +23,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 DTYPES: dict[str, np.dtype[Any]] = {
+    "bf16": np.dtype(ml_dtypes.bfloat16),
     "f16": np.dtype(np.float16),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
@@ -38,6 +41,7 @@ DTYPES: dict[str, np.dtype[Any]] = {
 
 # The element type each name of `DTYPES` spells.
 ELEMENT_TYPES: dict[str, Attribute] = {
+    "bf16": BFloat16Type(),
     "f16": Float16Type(),
     "f32": Float32Type(),
     "f64": Float64Type(),
@@ -64,3 +68,8 @@ def element_type_of_dtype(dtype: np.dtype[Any]) -> Attribute:
         if candidate == dtype:
             return ELEMENT_TYPES[name]
     raise UnsupportedType(f"numpy dtype {dtype} is not supported")
+
+
+def is_floating(dtype: np.dtype[Any]) -> bool:
+    """Whether `dtype` is a float, bfloat16 included (numpy does not count it one)."""
+    return bool(np.issubdtype(dtype, np.floating)) or dtype == DTYPES["bf16"]

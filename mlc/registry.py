@@ -175,6 +175,12 @@ def _autodiff() -> type[ModulePass]:
     return AutodiffPass
 
 
+def _autocast() -> type[ModulePass]:
+    from mlc.lowering.graph.autocast import AutocastPass
+
+    return AutocastPass
+
+
 MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "matmul-chain-reorder": _matmul_chain_reorder,
     "shape-inference": _shape_inference,
@@ -182,6 +188,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "canonicalize": _canonicalize,
     "fold-batch-norm": _fold_batch_norm,
     "licm": _licm,
+    "autocast": _autocast,
     "bufferize": _bufferize,
     "convert-to-llvm": _convert_to_llvm,
     "convert-ml-to-linalg": _convert_ml_to_linalg,

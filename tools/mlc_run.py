@@ -34,6 +34,7 @@ import mlc
 from mlc import input_ranges
 from mlc.backend.runtime import dtype_of
 from mlc.compiler import CompiledFunction
+from mlc.compiler.options import PRECISIONS
 from mlc.compiler.source import load
 from mlc.profiler import command_line as profiling
 
@@ -130,6 +131,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="time the median of N runs (default: 1)",
+    )
+    p.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default="f32",
+        help="run matmuls and convolutions in this precision (default: f32; see mlc.compile)",
     )
     p.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
     profiling.add_arguments(p)
@@ -241,7 +248,7 @@ def scalars_unwrapped(function: CompiledFunction, values: list[Any]) -> list[Any
 # ---------------------------------------------------------------------------
 
 
-def compile_program(path: str) -> tuple[Any, float]:
+def compile_program(path: str, precision: str = "f32") -> tuple[Any, float]:
     """The executable for `path` and the seconds it took; reports diagnostics itself."""
     if path.endswith(".onnx"):
         try:
@@ -254,7 +261,7 @@ def compile_program(path: str) -> tuple[Any, float]:
         sources = {path: text}
     start = time.perf_counter()
     try:
-        executable = mlc.compile(Path(path))
+        executable = mlc.compile(Path(path), precision=precision)
     except mlc.CompileError as error:
         report(error.diagnostics, sources)
         raise Failed from None
@@ -315,7 +322,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give either INPUT.npy files or --random, not both")
     if (problem := profiling.check(args)) is not None:
         raise UsageError(problem)
-    executable, compile_seconds = compile_program(args.program)
+    executable, compile_seconds = compile_program(args.program, args.precision)
     function = entry_function(executable, args.entry)
     if args.random:
         inputs = random_inputs(function, args, known_ranges(args.program, function.name))

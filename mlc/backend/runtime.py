@@ -58,11 +58,9 @@ class RuntimeTypeError(TypeError):
 
 def dtype_of(element: Attribute) -> np.dtype[Any]:
     """The numpy dtype for an MLIR element type; a clear error for ones numpy lacks."""
-    if isinstance(element, BFloat16Type):
-        raise RuntimeTypeError("bf16 has no numpy dtype: cast to f32 before calling")
     if isinstance(element, IndexType):
         return DTYPES["index"]
-    if isinstance(element, IntegerType | Float16Type | Float32Type | Float64Type):
+    if isinstance(element, IntegerType | BFloat16Type | Float16Type | Float32Type | Float64Type):
         name = str(element)
         if name in DTYPES:
             return DTYPES[name]
@@ -184,7 +182,9 @@ def _result_array(
         "typestr": spec.dtype.str,
         "version": 3,
     }
-    return np.asarray(view)
+    array = np.asarray(view)
+    # ml_dtypes' bfloat16 has no typestr of its own ("<V2"): reinterpret the same bytes
+    return array if array.dtype == spec.dtype else array.view(spec.dtype)
 
 
 class _View:

@@ -44,6 +44,7 @@ def compile(
     graph_passes: bool = True,
     allow_tf32: bool = False,
     sm: str | None = None,
+    precision: str = "f32",
 ) -> Any:
     """
     Compile `src` for `target`: MLIR text, a .mlir/.onnx path, an ONNX ModelProto or
@@ -52,6 +53,10 @@ def compile(
     skips the graph optimisations of the `mlc` stage (see `pipeline.lower`).
     `allow_tf32=True` lets f32 contractions on the GPU round their operands to tf32
     for the tensor cores (as torch's `allow_tf32`); f32 stays exact by default.
+    `precision` ("f32", "tf32", "bf16", "f16") runs matmuls and convolutions in that
+    precision with f32 accumulation, softmax and normalisation statistics in f32, and
+    f32 arguments and results (docs/precision.md): "tf32" is `allow_tf32` on the GPU
+    (f32 on the CPU), "bf16"/"f16" run the `autocast` pass.
     GPU kernels are chosen for the device's architecture (and cached per
     architecture); with `emit`, for `sm` (e.g. "sm_75"; default: sm_80 and later).
     An ONNX model whose shape-deciding inputs (Reshape's shape, Slice's starts, ...)
@@ -59,7 +64,12 @@ def compile(
     inputs when called (`mlc.compiler.shape_inputs`).
     """
     options = CompileOptions.of(
-        target, emit=emit, graph_passes=graph_passes, allow_tf32=allow_tf32, sm=sm
+        target,
+        emit=emit,
+        graph_passes=graph_passes,
+        allow_tf32=allow_tf32,
+        sm=sm,
+        precision=precision,
     )
     source = Source.of(src)
     if options.emit is not None:

@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
 from xdsl.ir import Attribute
 
 from mlc.compiler import compile_path
+from mlc.compiler.options import CompileOptions
 from mlc.frontends.trace.bucketing import DimClass, bucketable_dims
 from mlc.frontends.trace.pieces import (
     GraphBreak,
@@ -147,11 +148,14 @@ class JitFunction:
         target: str = "cpu",
         dynamic: bool | str = False,
         max_variants: int = 8,
+        precision: str = "f32",
     ):
         if dynamic not in (False, True, "bucket"):
             raise ValueError(f'dynamic must be False, True or "bucket", got {dynamic!r}')
+        CompileOptions.of(target, precision=precision)  # a bad option fails here, not at a call
         self.fn = fn
         self.target = target
+        self.precision = precision
         self.dynamic = dynamic
         self.max_variants = max_variants
         self._variants: dict[Any, Variant] = {}
@@ -192,7 +196,7 @@ class JitFunction:
         return "\n".join(lines)
 
     def compile(self, module: ModuleOp) -> Any:
-        return compile_path.compile(module, target=self.target)
+        return compile_path.compile(module, target=self.target, precision=self.precision)
 
     # -- calls --------------------------------------------------------------------
 
@@ -402,14 +406,16 @@ def jit(
     target: str = "cpu",
     dynamic: bool | str = False,
     max_variants: int = 8,
+    precision: str = "f32",
 ) -> Any:
     """
     Compile `fn` on its first call and cache compiled variants by guards.
 
     Use as `mlc.jit(fn)`, `@mlc.jit` or `@mlc.jit(target=..., dynamic=...)`;
     `dynamic` is False (one variant per shape), True (dims that change become
-    dynamic) or "bucket" (pad safe dims to powers of two).
+    dynamic) or "bucket" (pad safe dims to powers of two); `precision` as
+    `mlc.compile`'s.
     """
     if fn is None:
-        return lambda f: JitFunction(f, target, dynamic, max_variants)  # pyright: ignore[reportUnknownLambdaType]
-    return JitFunction(fn, target, dynamic, max_variants)
+        return lambda f: JitFunction(f, target, dynamic, max_variants, precision)  # pyright: ignore[reportUnknownLambdaType]
+    return JitFunction(fn, target, dynamic, max_variants, precision)

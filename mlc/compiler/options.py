@@ -19,6 +19,9 @@ from mlc.tiling_model import thread_count
 
 GPU_TARGETS = ("gpu", "cuda")
 
+# `precision=`: the types matmuls and convolutions may run in (docs/precision.md).
+PRECISIONS = ("f32", "tf32", "bf16", "f16")
+
 
 @dataclass(frozen=True)
 class CompileOptions:
@@ -27,7 +30,8 @@ class CompileOptions:
     or without the graph passes of the `mlc` stage, f32 contractions in tf32 on the GPU
     (`allow_tf32`), GPU kernels built for architecture `sm` (None: the pass's default),
     for `threads` threads (default: `mlc.tiling_model.thread_count()`), with timers
-    around each kernel when `profile` (`mlc.profiler`).
+    around each kernel when `profile` (`mlc.profiler`). `precision` "bf16"/"f16" runs
+    the `autocast` pass first; "tf32" is `allow_tf32` on the GPU and f32 on the CPU.
     """
 
     target: str = "cpu"
@@ -37,9 +41,11 @@ class CompileOptions:
     sm: str | None = None
     threads: int = field(default_factory=thread_count)
     profile: bool = False
+    precision: str = "f32"
 
     def __post_init__(self) -> None:
         _check_tf32(self.allow_tf32, self.target)
+        _check_precision(self.precision)
         if self.sm is not None and self.sm not in PTX_FEATURES:
             known = ", ".join(PTX_FEATURES)
             raise ValueError(f"unknown GPU architecture '{self.sm}' (known: {known})")
@@ -53,14 +59,18 @@ class CompileOptions:
         graph_passes: bool = True,
         allow_tf32: bool = False,
         sm: str | None = None,
+        precision: str = "f32",
     ) -> "CompileOptions":
         """The options `mlc.compile`'s keyword arguments ask for; `ValueError` for those
         that do not apply (`sm` chooses the architecture of an emitted module only: an
         executable's is its device's)."""
         _check_tf32(allow_tf32, target)
+        _check_precision(precision)
         if sm is not None and (target not in GPU_TARGETS or emit is None):
             raise ValueError("sm chooses the GPU architecture of an `emit`ted module only")
-        return CompileOptions(target, emit, graph_passes, allow_tf32, sm)
+        if precision == "tf32" and target in GPU_TARGETS:
+            allow_tf32 = True  # on the CPU, f32 is computed in full: within tf32's tolerance
+        return CompileOptions(target, emit, graph_passes, allow_tf32, sm, precision=precision)
 
     @property
     def on_gpu(self) -> bool:
@@ -78,6 +88,8 @@ class CompileOptions:
     def stage_text(self, stage: str) -> str:
         """The pass pipeline of `stage` under these options."""
         text = pipeline.stage_text(stage, self.graph_passes, self.allow_tf32, self.target, self.sm)
+        if stage == "mlc" and self.precision in ("bf16", "f16"):
+            text = f"autocast{{precision={self.precision}}},{text}"
         return pipeline.profiled(stage, text) if self.profile else text
 
     def pipeline_text(self) -> str:
@@ -91,6 +103,12 @@ class CompileOptions:
 def _check_tf32(allow_tf32: bool, target: str) -> None:
     if allow_tf32 and target not in GPU_TARGETS:
         raise ValueError(f"allow_tf32 applies to the GPU targets ('cuda'), not '{target}'")
+
+
+def _check_precision(precision: str) -> None:
+    if precision not in PRECISIONS:
+        known = ", ".join(f'"{p}"' for p in PRECISIONS)
+        raise ValueError(f"precision must be one of {known}, got {precision!r}")
 
 
 def source_cache_key(data: bytes, options: CompileOptions) -> str:

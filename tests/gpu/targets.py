@@ -108,7 +108,7 @@ def jit_for(target: str, **options: Any) -> Callable[[Callable[..., Any]], Any]:
     def wrap(fn: Callable[..., Any]) -> Any:
         jitted = mlc.jit(fn, target=target, **options)
         if target != "cpu":
-            jitted.compile = lambda module: compile_for(module, target)
+            jitted.compile = lambda module: compile_for(module, target, precision=jitted.precision)
         return jitted
 
     return wrap

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import BFloat16Type, TensorType
 from xdsl.ir import Attribute, SSAValue
 
 from mlc import shapes
@@ -326,6 +326,16 @@ def result_dtype(*values: Any) -> np.dtype[Any]:
         refuse_traced_lists(v)
     parts = [(0 if v.weak else v.dtype) if is_traced(v) else v for v in values]
     try:
-        return np.result_type(*parts)
+        result = np.result_type(*parts)
     except (TypeError, OverflowError) as error:
         trace_error(f"cannot combine these operands: {error}")
+    dtypes = [
+        p if isinstance(p, np.dtype) else np.asarray(p).dtype
+        for p in parts
+        if not isinstance(p, bool | int | float)
+    ]
+    if result == np.float64 and DTYPES[BFloat16Type()] in dtypes and np.float64 not in dtypes:
+        # ml_dtypes' bfloat16 with a Python float: numpy's ufuncs give float32, though
+        # result_type says float64 (ml_dtypes' loops)
+        return np.dtype(np.float32)
+    return result

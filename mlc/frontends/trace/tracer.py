@@ -19,9 +19,11 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     BytesAttr,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
@@ -42,6 +44,7 @@ from mlc.diagnostics import Diagnostic, DiagnosticError, SourceLoc
 _MLC_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 ELEMENT_TYPES: dict[np.dtype[Any], Attribute] = {
+    np.dtype(ml_dtypes.bfloat16): BFloat16Type(),  # numpy has none; JAX's (and onnx's)
     np.dtype(np.float16): Float16Type(),
     np.dtype(np.float32): Float32Type(),
     np.dtype(np.float64): Float64Type(),

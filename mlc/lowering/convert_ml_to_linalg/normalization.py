@@ -35,7 +35,8 @@ pass over the data), then normalises:
 `scale` and `bias` are read through numpy broadcasting maps against `x` (they align
 with its trailing dims, which are the normalised ones). Batch norm (inference form)
 is one generic, its per-channel operands read at loop `d1`. All three admit only
-float element types (the `ml` verifier checks this).
+float element types (the `ml` verifier checks this). On bf16 they run in f32 between
+casts (`InF32`): a row's sums and statistics would lose too much in bf16's 8 bits.
 """
 
 from collections.abc import Sequence
@@ -43,8 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import FloatAttr, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.builtin import BFloat16Type, FloatAttr, TensorType, f32
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -307,5 +308,31 @@ class LowerBatchNorm(RewritePattern):
         rewriter.replace(op, (), (y,))
 
 
+class InF32(RewritePattern):
+    """A bf16 softmax or norm -> the f32 one between `ml.cast`s, at the op's location."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, ml.SoftmaxOp | ml.LayerNormOp | ml.BatchNormOp):
+            return
+        result = tensor_type(op.results[0])
+        if not isinstance(result.element_type, BFloat16Type):  # pyright: ignore[reportUnknownMemberType]
+            return
+        with keep_location(rewriter, op):
+            wide = [
+                rewriter.insert(ml.CastOp(v, TensorType(f32, tensor_type(v).get_shape())))
+                for v in op.operands
+            ]
+            computed = rewriter.insert(
+                op.create(
+                    operands=[w.results[0] for w in wide],
+                    result_types=[TensorType(f32, result.get_shape())],
+                    properties=dict(op.properties),
+                    attributes=dict(op.attributes),
+                )
+            )
+            narrow = rewriter.insert(ml.CastOp(computed.results[0], result))
+        rewriter.replace(op, (), (narrow.results[0],))
+
+
 def patterns(online_softmax: bool = False) -> list[RewritePattern]:
-    return [LowerSoftmax(online_softmax), LowerLayerNorm(), LowerBatchNorm()]
+    return [InF32(), LowerSoftmax(online_softmax), LowerLayerNorm(), LowerBatchNorm()]

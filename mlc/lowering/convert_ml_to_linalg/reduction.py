@@ -18,13 +18,16 @@ index 0 of the size-1 dims they leave:
 elementwise generic; the count is a scalar operand of that generic (from `tensor.dim`
 when a reduced dim is dynamic) converted to the element type, so integer means
 truncate as `arith.divsi` does. Empty `axes` reduces nothing (numpy's `axis=()`).
+A bf16 sum or mean accumulates in f32 (each element extended in the body, the mean
+divided in f32) and is rounded to bf16 once, in a last elementwise generic: bf16's
+8-bit significand would lose a running sum after a few hundred terms.
 `accumulate` and `element_count` are shared with the normalisations.
 """
 
 from collections.abc import Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType, TensorType, i64
+from xdsl.dialects.builtin import BFloat16Type, IntegerType, TensorType, f32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
@@ -181,6 +184,27 @@ def divide(rewriter: PatternRewriter, total: SSAValue, count: SSAValue) -> SSAVa
     return result
 
 
+def narrow(rewriter: PatternRewriter, wide: SSAValue, element: Attribute) -> SSAValue:
+    """`wide` (f32) rounded to `element` elementwise: a bf16 sum's one rounding."""
+    wide_type = tensor_type(wide)
+    rank = wide_type.get_num_dims()
+    dims = [
+        None if shapes.is_static(d) else dim_value(rewriter, wide, i)
+        for i, d in enumerate(wide_type.get_shape())
+    ]
+    result_type = TensorType(element, wide_type.get_shape())
+    init = empty_like_result(rewriter, result_type, dims)
+    (result,) = build_generic(
+        rewriter,
+        [wide],
+        [init],
+        [AffineMap.identity(rank), AffineMap.identity(rank)],
+        iterator_types(rank),
+        lambda args: arith.TruncFOp(args[0], element).result,
+    )
+    return result
+
+
 class LowerReduce(RewritePattern):
     """Any `ml.reduce_*` to a fill and a reduction generic (and a division for the mean)."""
 
@@ -193,20 +217,34 @@ class LowerReduce(RewritePattern):
         rank = x_type.get_num_dims()
         axes = sorted(shapes.normalize_axes(op.axes.get_values(), rank))
         keepdims = bool(op.keepdims.value.data)
+        # bf16 sums and means accumulate in f32 (the module docstring)
+        widen = isinstance(element, BFloat16Type) and isinstance(
+            op, ml.ReduceSumOp | ml.ReduceMeanOp
+        )
+        result_type = tensor_type(op.result)
+        sum_type = TensorType(f32, result_type.get_shape()) if widen else result_type
+        sum_element = f32 if widen else element  # pyright: ignore[reportUnknownVariableType]
+
+        def body(args: Sequence[SSAValue]) -> SSAValue:
+            x = arith.ExtFOp(args[0], f32).result if widen else args[0]
+            return combine(op, x, args[1])
+
         with keep_location(rewriter, op):
             result = accumulate(
                 rewriter,
                 op.x,
                 axes,
                 keepdims,
-                op.result.type,
+                sum_type,
                 identity_of(op, element),  # pyright: ignore[reportUnknownArgumentType]
                 ([op.x], [AffineMap.identity(rank)]),
-                lambda args: combine(op, args[0], args[1]),
+                body,
             )
             if isinstance(op, ml.ReduceMeanOp):
-                count = element_count(rewriter, op.x, axes, element)  # pyright: ignore[reportUnknownArgumentType]
+                count = element_count(rewriter, op.x, axes, sum_element)  # pyright: ignore[reportUnknownArgumentType]
                 result = divide(rewriter, result, count)
+            if widen:
+                result = narrow(rewriter, result, element)  # pyright: ignore[reportUnknownArgumentType]
         rewriter.replace(op, (), (result,))
 
 

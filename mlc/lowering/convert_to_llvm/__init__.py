@@ -60,6 +60,7 @@ from mlc.lowering.convert_to_llvm import memref as memref_patterns
 from mlc.lowering.convert_to_llvm import parallel as parallel_patterns
 from mlc.lowering.convert_to_llvm import power as power_patterns
 from mlc.lowering.convert_to_llvm import vector as vector_patterns
+from mlc.lowering.convert_to_llvm.bf16 import widen_bf16_accumulators, widen_bf16_arithmetic
 from mlc.lowering.convert_to_llvm.common import (
     TypeRecord,
     converted_type,
@@ -191,6 +192,8 @@ class ConvertToLLVMPass(ModulePass):
             for inner in op.walk():
                 if (reason := check(inner)) is not None:
                     op_error(inner, reason)
+        widen_bf16_accumulators(op)  # loop sums of bf16 in f32, rounded once
+        widen_bf16_arithmetic(op)  # bf16 math in f32, so only moves and casts stay bf16
         PatternRewriteWalker(memref_patterns.CopyToLoops()).rewrite_module(op)
         PatternRewriteWalker(arith_patterns.ExpandRoundingDivision()).rewrite_module(op)
         PatternRewriteWalker(power_patterns.ExpandPower()).rewrite_module(op)

@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from mlc.lowering.convert_to_llvm import llvm_ops
+from mlc.lowering.convert_to_llvm import bf16, llvm_ops
 from mlc.lowering.convert_to_llvm.common import Builder, constant, llvm_type, replace
 from mlc.lowering.convert_to_llvm.half import needs_inline_truncation, truncate_f64_to_f16
 
@@ -152,7 +152,9 @@ class ConvertConstant(RewritePattern):
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter, /) -> None:
         type_ = _converted(op.result.type)
         value = op.value
-        if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
+        if bf16.is_bf16(op.result.type):
+            value = bf16.constant_bits(value, op.result.type)
+        elif isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
             value = IntegerAttr(value.value.data, i64)
         new = llvm.ConstantOp.create(result_types=[type_], properties={"value": value})
         replace(rewriter, op, [new])  # `create`: see llvm_ops
@@ -200,7 +202,11 @@ class ConvertCast(RewritePattern):
     """Scalar casts; `index_cast` is a sext/trunc to or from i64, or nothing at all."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if isinstance(op, arith.TruncFOp) and needs_inline_truncation(
+        if isinstance(op, arith.ExtFOp | arith.TruncFOp | arith.BitcastOp) and bf16.is_bf16_cast(
+            op
+        ):
+            self._bf16(op, rewriter)
+        elif isinstance(op, arith.TruncFOp) and needs_inline_truncation(
             op.input.type, op.result.type
         ):
             b = Builder()
@@ -229,3 +235,18 @@ class ConvertCast(RewritePattern):
                 replace(rewriter, op, [llvm.TruncOp(op.input, result)])
             else:
                 replace(rewriter, op, [llvm.SExtOp(op.input, result)])
+
+    @staticmethod
+    def _bf16(
+        op: arith.ExtFOp | arith.TruncFOp | arith.BitcastOp, rewriter: PatternRewriter
+    ) -> None:
+        """Casts from and to bf16, whose values are i16 bit patterns here."""
+        if isinstance(op, arith.BitcastOp):  # bf16 <-> i16: the same bits, the same type
+            rewriter.replace(op, [], [op.input])
+            return
+        b = Builder()
+        if isinstance(op, arith.ExtFOp):
+            bf16.convert_extend(b, op.input, _converted(op.result.type))
+        else:
+            bf16.convert_truncate(b, op.input)
+        replace(rewriter, op, b.ops)

@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     StridedLayoutAttr,
     VectorType,
+    i16,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -44,12 +45,14 @@ def llvm_type(type_: Attribute) -> Attribute | None:
     if isinstance(type_, IndexType):
         return i64
     if isinstance(type_, BFloat16Type):
-        return None  # llvmlite has no bfloat type
+        return i16  # its bits: llvmlite has no bfloat (`mlc.lowering.convert_to_llvm.bf16`)
     if isinstance(type_, IntegerType | AnyFloat):
         return type_
     if isinstance(type_, VectorType) and type_.get_num_dims() == 1:
         element = type_.element_type
-        if isinstance(element, IntegerType | AnyFloat) and not isinstance(element, BFloat16Type):
+        if isinstance(element, BFloat16Type):
+            return VectorType(i16, type_.get_shape())
+        if isinstance(element, IntegerType | AnyFloat):
             return type_  # 1-D vectors of scalars are LLVM vectors as they are
     return None
 
@@ -60,7 +63,7 @@ def element_size(type_: Attribute) -> int:
         return 8
     if isinstance(type_, IntegerType):
         return max(1, (type_.width.data + 7) // 8)
-    sizes = {Float16Type: 2, Float32Type: 4, Float64Type: 8}
+    sizes = {BFloat16Type: 2, Float16Type: 2, Float32Type: 4, Float64Type: 8}
     return sizes[type(type_)]
 
 

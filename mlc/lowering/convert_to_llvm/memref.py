@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, llvm, memref, scf
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntegerAttr,
@@ -34,7 +35,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from mlc.lowering.convert_to_llvm import llvm_ops
+from mlc.lowering.convert_to_llvm import bf16, llvm_ops
 from mlc.lowering.convert_to_llvm.common import (
     PTR,
     Builder,
@@ -304,6 +305,8 @@ class ConvertGlobal(RewritePattern):
         private = op.sym_visibility.data == "private"
         # An uninitialised public global is a declaration, defined outside (a resource).
         value = op.initial_value if isinstance(op.initial_value, DenseIntOrFPElementsAttr) else None
+        if value is not None and isinstance(type_.element_type, BFloat16Type):
+            value = bf16.dense_bits(value, [count])  # its bit patterns, as i16
         new = llvm.GlobalOp(
             llvm.LLVMArrayType(count, element),
             op.sym_name,

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FixedBitwidthType,
     IntegerAttr,
+    IntegerType,
     VectorType,
     i32,
     i64,
@@ -43,6 +44,7 @@ from mlc.lowering.convert_to_llvm.common import (
     Descriptor,
     TypeRecord,
     constant,
+    converted_type,
     replace,
 )
 
@@ -94,8 +96,11 @@ def unsupported_vector_op_reason(op: Operation) -> str | None:
 def _masked_name(name: str, type_: VectorType) -> str:
     """`llvm.masked.<name>` mangled for `type_`: `llvm.masked.store.v8f32.p0`."""
     element = type_.element_type
-    assert isinstance(element, AnyFloat)
-    mangled = "bf16" if isinstance(element, BFloat16Type) else f"f{element.bitwidth}"
+    if isinstance(element, BFloat16Type | IntegerType):
+        mangled = "i16"  # bf16's bits (`mlc.lowering.convert_to_llvm.bf16`)
+    else:
+        assert isinstance(element, AnyFloat)
+        mangled = f"f{element.bitwidth}"
     return f"llvm.masked.{name}.v{type_.get_shape()[0]}{mangled}.p0"
 
 
@@ -124,7 +129,8 @@ def _masked_access(
         assert isinstance(type_, VectorType)
         align = b.emit(constant(_alignment(op, type_), i32))
         arguments = [pointer, align, op.mask, op.pass_thru]
-        b.emit(llvm.CallIntrinsicOp(_masked_name("load", type_), arguments, [type_]))
+        result = converted_type(type_)
+        b.emit(llvm.CallIntrinsicOp(_masked_name("load", type_), arguments, [result]))
         return
     type_ = op.value_to_store.type
     assert isinstance(type_, VectorType)
@@ -153,7 +159,8 @@ class ConvertVector(RewritePattern):
             type_ = op.result.type
             assert isinstance(type_, VectorType)
             pointer = self.record.descriptor(op, 0).element_pointer(b, op.indices)
-            b.emit(llvm.LoadOp(pointer, type_, alignment=_alignment(op, type_)))
+            loaded = converted_type(type_)
+            b.emit(llvm.LoadOp(pointer, loaded, alignment=_alignment(op, type_)))
         elif isinstance(op, vector.StoreOp):
             type_ = op.vector.type
             assert isinstance(type_, VectorType)
@@ -162,7 +169,7 @@ class ConvertVector(RewritePattern):
             replace(rewriter, op, b.ops, [])
             return
         elif isinstance(op, vector.BroadcastOp):
-            type_ = op.vector.type
+            type_ = converted_type(op.vector.type)
             assert isinstance(type_, VectorType)
             lanes = type_.get_shape()[0]
             undef = b.emit(llvm.UndefOp(type_))
@@ -173,12 +180,12 @@ class ConvertVector(RewritePattern):
             b.emit(llvm.FMAOp(op.lhs, op.rhs, op.acc))
         elif isinstance(op, vector.ExtractOp):
             (position,) = op.static_position.get_values()
-            source = op.vector.type
+            source = converted_type(op.vector.type)
             assert isinstance(source, VectorType)
             lane = VectorType(source.element_type, [1])
             mask = DenseArrayBase.from_list(i32, [position])
             one = b.emit(llvm.ShuffleVectorOp(op.vector, op.vector, mask, lane))
-            b.emit(llvm.BitcastOp(one, op.result.type))
+            b.emit(llvm.BitcastOp(one, converted_type(op.result.type)))
         elif isinstance(op, vector.InsertOp):
             (position,) = op.static_position.get_values()
             b.emit(llvm.InsertElementOp(op.dest, op.source, b.emit(constant(position, i32))))

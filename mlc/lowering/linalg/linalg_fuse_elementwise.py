@@ -56,8 +56,8 @@ inputs and merged bodies) is `mlc.lowering.linalg.generic_fusion`.
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import scf, tensor
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects import arith, scf, tensor
+from xdsl.dialects.builtin import AnyFloat, ModuleOp, TensorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
@@ -135,10 +135,22 @@ def feeds_contraction(consumer: GenericOp, seen: AffineMap) -> bool:
     """
     Whether the consumer is a contraction (matmul, conv) reading each producer element
     more than once: its operands stay plain reads, which the contraction kernels pack
-    once, instead of recomputing the producer for every output column.
+    once, instead of recomputing the producer for every output column. A contraction of
+    narrow floats (bf16, f16) keeps them even when read once (a matrix-vector product):
+    linalg-tile's kernel, the one that sums them in f32, takes only plain operands.
     """
     reduces = any(it != PARALLEL for it in consumer.iterator_types.data)
-    return reduces and repeats(consumer, seen) != 1
+    return reduces and (repeats(consumer, seen) != 1 or narrow_contraction(consumer))
+
+
+def narrow_contraction(op: GenericOp) -> bool:
+    """Whether `op` multiplies and accumulates floats narrower than f32."""
+    element = arg_type(op.res[0])
+    return (
+        isinstance(element, AnyFloat)
+        and element.bitwidth < 32
+        and any(isinstance(inner, arith.MulfOp) for inner in op.body.block.ops)
+    )
 
 
 def keeps_loop_sizes(producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap) -> bool:

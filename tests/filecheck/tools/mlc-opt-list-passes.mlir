@@ -11,6 +11,7 @@
 // once, in mlc's section.
 
 // CHECK:      {{^}}mlc passes:{{$}}
+// CHECK-NEXT: {{^}}  autocast {{ +}}Run f32 matmuls and convolutions in bf16 or f16, statistics in f32{{$}}
 // CHECK-NEXT: {{^}}  autodiff {{ +}}Add the gradient (or VJP) function of an `ml` function{{$}}
 // CHECK-NEXT: {{^}}  bufferize {{ +}}Tensors to memrefs for every function of the module{{$}}
 // CHECK-NEXT: {{^}}  canonicalize {{ +}}Canonicalize and fold{{$}}

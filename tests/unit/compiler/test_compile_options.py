@@ -25,6 +25,7 @@ BAD = [
     (dict(target="tpu"), "unknown target 'tpu' \\(known: cpu, gpu, cuda\\)"),
     (dict(target="cpu", emit="asm"), "unknown stage 'asm' for target 'cpu'"),
     (dict(target="gpu", emit="loops"), "unknown stage 'loops' for target 'gpu'"),
+    (dict(target="cpu", precision="fp8"), 'precision must be one of "f32", "tf32", "bf16"'),
     # the first rule broken is the one reported, as before
     (dict(target="tpu", allow_tf32=True, sm="sm_61"), "allow_tf32 applies to the GPU"),
 ]
@@ -87,7 +88,20 @@ def test_every_option_is_part_of_the_key():
             CompileOptions("cuda", threads=1),
             CompileOptions("cuda", allow_tf32=True, threads=1),
             CompileOptions("cuda", sm="sm_75", threads=1),
+            CompileOptions("cpu", precision="bf16", threads=1),
+            CompileOptions("cpu", precision="f16", threads=1),
         ]
     }
-    assert len(keys) == 6
+    assert len(keys) == 8
     assert ir_cache_key(PROGRAM, CompileOptions("cpu", threads=1)) in keys
+
+
+def test_precision_chooses_autocast_or_tf32():
+    bf16 = CompileOptions.of("cpu", precision="bf16")
+    assert bf16.stage_text("mlc").startswith("autocast{precision=bf16},")
+    assert not CompileOptions.of("cpu", precision="f32").stage_text("mlc").startswith("autocast")
+    # tf32: the GPU's allow_tf32; on the CPU f32 in full, so the same program and key
+    assert CompileOptions.of("cuda", precision="tf32").allow_tf32
+    cpu_tf32 = CompileOptions.of("cpu", precision="tf32")
+    assert not cpu_tf32.allow_tf32
+    assert cpu_tf32.pipeline_text() == CompileOptions.of("cpu").pipeline_text()

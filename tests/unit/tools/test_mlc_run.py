@@ -259,3 +259,32 @@ def test_random_inputs_of_an_embedding_match_onnxruntime(tmp_path, int_range):
     feeds = {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
     (expected,) = session.run(None, feeds)
     np.testing.assert_allclose(function(ids, types, mask), expected, rtol=1e-6, atol=1e-6)
+
+
+MATMUL = """\
+func.func @main(%a: tensor<3x40xf32>, %b: tensor<40x5xf32>) -> tensor<3x5xf32> {
+  %0 = ml.matmul %a, %b : (tensor<3x40xf32>, tensor<40x5xf32>) -> tensor<3x5xf32>
+  func.return %0 : tensor<3x5xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("precision", ["f32", "bf16"])
+def test_precision_runs_matmuls_in_it(capsys, tmp_path, precision):
+    a = np.linspace(-1, 1, 120, dtype=np.float32).reshape(3, 40)
+    b = np.linspace(0.3, -0.7, 200, dtype=np.float32).reshape(40, 5)
+    out = tmp_path / "out.npz"
+    argv = [write(tmp_path, MATMUL), npy(tmp_path, "a.npy", a), npy(tmp_path, "b.npy", b)]
+    run = run_tool(capsys, [*argv, "--precision", precision, "--save", str(out)])
+    assert (run.code, run.err) == (0, "")
+    with np.load(out) as saved:
+        got = saved["result0"]
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    assert got.dtype == np.float32
+    error = np.abs(got - want).max() / np.abs(want).max()
+    assert (error < 1e-6) if precision == "f32" else (1e-6 < error < 2e-2)
+
+
+def test_unknown_precision_is_a_usage_error(capsys, tmp_path):
+    run = run_tool(capsys, [write(tmp_path), "--random", "--precision", "fp8"])
+    assert run.code == 2 and "invalid choice: 'fp8'" in run.err and "Traceback" not in run.err

@@ -19,7 +19,9 @@ arithmetic is exact:
 An input whose lowering has undefined behaviour (an integer division by zero or of
 the minimum value by -1, a negative integer exponent, an out-of-range gather index
 or float-to-int cast) raises `NotFoldable` with the reason, as does an element type
-numpy cannot hold exactly (bf16, unsigned integers).
+numpy cannot hold exactly (unsigned integers). bf16 is `ml_dtypes.bfloat16`, whose
+arithmetic rounds each f32 result once, as the lowering's; its sums and means
+accumulate in f32, as the lowered reduction does.
 """
 
 import math
@@ -27,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -38,6 +41,7 @@ from xdsl.ir import Attribute, Operation
 
 from mlc import shapes
 from mlc.dialects import ml
+from mlc.dtypes import DTYPES, is_floating
 
 Array = np.ndarray[tuple[int, ...], np.dtype[np.generic]]
 
@@ -47,8 +51,10 @@ class NotFoldable(Exception):
 
 
 def numpy_dtype(element: Attribute) -> np.dtype[np.generic] | None:
-    """The numpy dtype holding `element` exactly, or None (bf16, unsigned, index)."""
+    """The numpy dtype holding `element` exactly, or None (unsigned, index)."""
     match element:
+        case BFloat16Type():
+            return DTYPES["bf16"]
         case Float16Type():
             return np.dtype(np.float16)
         case Float32Type():
@@ -72,7 +78,7 @@ def result_dtype(op: Operation) -> np.dtype[np.generic]:
 
 
 def _floating(x: Array) -> bool:
-    return np.issubdtype(x.dtype, np.floating)
+    return is_floating(x.dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -214,6 +220,9 @@ def reduce_identity(op: ml.ReduceOp, dtype: np.dtype[np.generic]) -> Array:
 
 
 def reduce(op: ml.ReduceOp, x: Array) -> Array:
+    dtype = x.dtype
+    if dtype == DTYPES["bf16"] and not isinstance(op, ml.ReduceMaxOp | ml.ReduceMinOp):
+        x = x.astype(np.float32)  # bf16 sums accumulate in f32
     axes = shapes.normalize_axes(op.axes.get_values(), x.ndim)
     kept = [a for a in range(x.ndim) if a not in axes]
     count = math.prod(x.shape[a] for a in axes)
@@ -229,7 +238,7 @@ def reduce(op: ml.ReduceOp, x: Array) -> Array:
         acc = divide(acc, np.asarray(count).astype(x.dtype))
     if op.keepdims.value.data:
         acc = np.expand_dims(acc, axes)
-    return np.asarray(acc, x.dtype)
+    return np.asarray(acc, dtype)
 
 
 # ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ written type where that was less static, which `shape-inference` then refines);
 the next: once no dim reads them, xDSL's canonicalizer elides the alloc and dealloc).
 
 `explain_unfolded` remarks on the ops that had only constant operands and were not
-folded, and why (too large, undefined behaviour, bf16); `canonicalize` calls it once
+folded, and why (too large, undefined behaviour, unsigned types); `canonicalize` calls it once
 at the end rather than at every match, so each op is explained once.
 """
 
@@ -46,6 +46,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 from mlc import resources, shapes
 from mlc.diagnostics import op_remark
 from mlc.dialects import ml
+from mlc.dtypes import is_floating
 from mlc.lowering.graph.patterns.evaluate import Array, NotFoldable, evaluate, numpy_dtype
 from mlc.lowering.graph.patterns.ml import FoldBroadcastOperand
 
@@ -102,7 +103,7 @@ def element_count(t: Attribute) -> int | None:
 
 
 def to_array(attr: DenseIntOrFPElementsAttr) -> Array | None:
-    """The elements of `attr` as an array (splats expanded), or None for bf16 and kin."""
+    """The elements of `attr` as an array (splats expanded), or None for unsigned and index."""
     element = attr.get_element_type()
     dtype = numpy_dtype(element)
     if dtype is None:
@@ -174,7 +175,7 @@ def fold_value(op: ml.MLOp) -> Array | str | None:
         value = evaluate(op, [a for a in arrays if a is not None])
     except NotFoldable as reason:
         return str(reason)
-    if np.issubdtype(value.dtype, np.floating) and not np.all(np.isfinite(value)):
+    if is_floating(value.dtype) and not np.all(np.isfinite(value)):
         # xDSL prints NaN and inf as hex bit patterns that its parser reads back as
         # integers, so a non-finite constant would not survive the text form.
         return "the result is not finite"

@@ -145,3 +145,24 @@ func.func @batch_norm(%x: tensor<2x3x4x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf
   %0 = ml.batch_norm %x, %s, %b, %m, %v {epsilon = 1.0e-03 : f32} : (tensor<2x3x4x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x4xf32>
   func.return %0 : tensor<2x3x4x4xf32>
 }
+
+// -----
+
+// A bf16 softmax (and layer or batch norm) runs in f32 between casts: the input is
+// extended, the statistics are f32, the result is rounded once.
+
+// CHECK-LABEL: func.func @bf16_softmax
+// CHECK:         linalg.generic {{.*}} ins(%x : tensor<2x8xbf16>) outs(%{{.*}} : tensor<2x8xf32>)
+// CHECK-NEXT:    ^bb0(%{{.*}}: bf16, %{{.*}}: f32):
+// CHECK-NEXT:      arith.extf %{{.*}} : bf16 to f32
+// CHECK-NOT:     reduction{{.*}}bf16
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x8xbf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         func.return %[[R]] : tensor<2x8xbf16>
+
+// LOC-LABEL: func.func @bf16_softmax
+// LOC:         arith.extf {{.*}} loc("{{.*}}convert-ml-to-linalg-normalization.mlir":[[# @LINE + 2]]:3)
+func.func @bf16_softmax(%x: tensor<2x8xbf16>) -> tensor<2x8xbf16> {
+  %s = ml.softmax %x {axis = 1 : i64} : (tensor<2x8xbf16>) -> tensor<2x8xbf16>
+  func.return %s : tensor<2x8xbf16>
+}

@@ -103,3 +103,26 @@ func.func @sum_no_axes(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = ml.reduce_sum %x {axes = array<i64>, keepdims = false} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// A bf16 sum or mean accumulates in f32 (each element extended in the body) and is
+// rounded to bf16 once, in a last elementwise generic.
+
+// CHECK-LABEL: func.func @bf16_mean
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<4xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%x : tensor<4x?xbf16>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK-NEXT:    ^bb0(%[[E:.*]]: bf16, %[[ACC:.*]]: f32):
+// CHECK-NEXT:      %[[W:.*]] = arith.extf %[[E]] : bf16 to f32
+// CHECK-NEXT:      arith.addf %[[W]], %[[ACC]] fastmath<reassoc,contract> : f32
+// CHECK:           arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4xbf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         func.return %[[R]] : tensor<4xbf16>
+
+// LOC-LABEL: func.func @bf16_mean
+// LOC:         arith.truncf {{.*}} loc("{{.*}}convert-ml-to-linalg-reduction.mlir":[[# @LINE + 2]]:3)
+func.func @bf16_mean(%x: tensor<4x?xbf16>) -> tensor<4xbf16> {
+  %s = ml.reduce_mean %x {axes = array<i64: 1>, keepdims = false} : (tensor<4x?xbf16>) -> tensor<4xbf16>
+  func.return %s : tensor<4xbf16>
+}

@@ -20,8 +20,8 @@ func.func @math_op(%a: i32) -> i32 {
 
 // -----
 
-// expected-error @+1 {{on type memref<4xbf16> is not supported: no LLVM type for element type bf16}}
-func.func @bf16_memref(%m: memref<4xbf16>) {
+// expected-error @+1 {{on type memref<4xcomplex<f32>> is not supported: no LLVM type for element type complex<f32>}}
+func.func @complex_memref(%m: memref<4xcomplex<f32>>) {
   func.return
 }
 

@@ -5,7 +5,7 @@
 // non-constant operand is not a candidate and gets no remark. Under simplify-graph,
 // which canonicalizes many times, each op is explained once.
 
-func.func @declined(%x: tensor<4xf32>) -> (tensor<64x64xf32>, tensor<2xi32>, tensor<2xi32>, tensor<f32>, tensor<2xbf16>, tensor<4xf32>) {
+func.func @declined(%x: tensor<4xf32>) -> (tensor<64x64xf32>, tensor<2xi32>, tensor<2xi32>, tensor<f32>, tensor<2xui8>, tensor<4xf32>) {
   %one = arith.constant dense<1.0> : tensor<f32>
   // expected-remark @+1 {{not folded: constant too large to fold (4096 elements > 1024)}}
   %b = ml.broadcast_to %one : (tensor<f32>) -> tensor<64x64xf32>
@@ -19,11 +19,11 @@ func.func @declined(%x: tensor<4xf32>) -> (tensor<64x64xf32>, tensor<2xi32>, ten
   %fz = arith.constant dense<0.0> : tensor<f32>
   // expected-remark @+1 {{not folded: the result is not finite}}
   %inf = ml.div %one, %fz : (tensor<f32>, tensor<f32>) -> tensor<f32>
-  %h = arith.constant dense<[1.0, 2.0]> : tensor<2xbf16>
-  // expected-remark @+1 {{not folded: element type bf16 is not folded}}
-  %hh = ml.add %h, %h : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16>
+  %h = arith.constant dense<[1, 2]> : tensor<2xui8>
+  // expected-remark @+1 {{not folded: element type ui8 is not folded}}
+  %hh = ml.add %h, %h : (tensor<2xui8>, tensor<2xui8>) -> tensor<2xui8>
   %s = ml.add %x, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
-  func.return %b, %q, %g, %inf, %hh, %s : tensor<64x64xf32>, tensor<2xi32>, tensor<2xi32>, tensor<f32>, tensor<2xbf16>, tensor<4xf32>
+  func.return %b, %q, %g, %inf, %hh, %s : tensor<64x64xf32>, tensor<2xi32>, tensor<2xi32>, tensor<f32>, tensor<2xui8>, tensor<4xf32>
 }
 
 // -----
