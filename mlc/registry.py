@@ -169,6 +169,12 @@ def _convert_gpu_host_to_llvm() -> type[ModulePass]:
     return ConvertGPUHostToLLVMPass
 
 
+def _decompose_attention() -> type[ModulePass]:
+    from mlc.lowering.convert_ml_to_linalg.decompose_attention import DecomposeAttentionPass
+
+    return DecomposeAttentionPass
+
+
 def _autodiff() -> type[ModulePass]:
     from mlc.autodiff.differentiate import AutodiffPass
 
@@ -198,6 +204,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
     "autodiff": _autodiff,
+    "decompose-attention": _decompose_attention,
 }
 
 
