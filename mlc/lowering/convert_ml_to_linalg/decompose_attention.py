@@ -22,9 +22,9 @@ rather than running short, so it overlaps its predecessor (query rows are comput
 twice, the same; keys already seen are masked out); a dynamic length gives a last
 block of run-time size. Every step is `ml` ops (matmul, reductions, elementwise) that
 `convert-ml-to-linalg` lowers as usual, so the matmul kernels and fusion apply; the
-causal band is one `linalg.generic` comparing its indices. f16 and bf16 inputs are computed in f32 and
-the result rounded once. Grouped K/V heads are gathered to the query heads (`h // G`)
-first, which needs static head counts. A row whose every score is masked out is NaN
+causal band is one `linalg.generic` comparing its indices. f16 and bf16 inputs are
+computed in f32 and the result rounded once. Grouped K/V heads are gathered to the query
+heads (`h // G`) first, which needs static head counts. A row whose every score is masked out is NaN
 (`0 / 0`), as the unfused softmax of a row of -inf is.
 
 Runs at the head of the `linalg` stage, before `convert-ml-to-linalg`. A dynamic mask
