@@ -40,7 +40,10 @@ from mlc.gpu_architectures import compute_capability
 from mlc.registry import make_context, parse_pipeline
 
 STAGES: dict[str, str] = {
-    "mlc": "simplify-graph,fold-batch-norm,cse,matmul-chain-reorder,licm,simplify-graph,cse",
+    "mlc": (
+        "simplify-graph,fuse-attention,fold-batch-norm,cse,matmul-chain-reorder,licm,"
+        "simplify-graph,cse"
+    ),
     "linalg": "decompose-attention,convert-ml-to-linalg,linalg-fuse-elementwise",
     "loops": (
         "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse,"

@@ -175,6 +175,12 @@ def _decompose_attention() -> type[ModulePass]:
     return DecomposeAttentionPass
 
 
+def _fuse_attention() -> type[ModulePass]:
+    from mlc.lowering.graph.fuse_attention import FuseAttentionPass
+
+    return FuseAttentionPass
+
+
 def _autodiff() -> type[ModulePass]:
     from mlc.autodiff.differentiate import AutodiffPass
 
@@ -205,6 +211,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
     "autodiff": _autodiff,
     "decompose-attention": _decompose_attention,
+    "fuse-attention": _fuse_attention,
 }
 
 

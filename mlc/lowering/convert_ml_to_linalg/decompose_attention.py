@@ -20,40 +20,34 @@ the band of the query block are skipped (`kend = min(Sk, i0 + rows + Sk - Sq)`).
 block has a static size where its length is static: the last block starts at `S - B`
 rather than running short, so it overlaps its predecessor (query rows are computed
 twice, the same; keys already seen are masked out); a dynamic length gives a last
-block of run-time size. Every step is `ml` ops (matmul, reductions, elementwise) that
-`convert-ml-to-linalg` lowers as usual, so the matmul kernels and fusion apply; the
-causal band is one `linalg.generic` comparing its indices. f16 and bf16 inputs are
+block of run-time size. Every step is `linalg.generic`s (`attention_step`): the two
+contractions, the mask and causal band, the online statistics. f16 and bf16 inputs are
 computed in f32 and the result rounded once. Grouped K/V heads are gathered to the query
-heads (`h // G`) first, which needs static head counts. A row whose every score is masked out is NaN
-(`0 / 0`), as the unfused softmax of a row of -inf is.
+heads (`h // G`) first, which needs static head counts. A row whose every score is
+masked out is NaN (`0 / 0`), as the unfused softmax of a row of -inf is. A mask with a
+dynamic dim (maybe 1 at run time) is broadcast to the scores' size first.
 
-Runs at the head of the `linalg` stage, before `convert-ml-to-linalg`. A dynamic mask
-dim aligned with `Sq` or `Sk` is taken to be full-size (not a run-time 1).
+Runs at the head of the `linalg` stage, before `convert-ml-to-linalg`.
 """
 
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.builder import ImplicitBuilder
 from xdsl.context import Context
 from xdsl.dialects import arith, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    AffineMapAttr,
     BFloat16Type,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
     IndexType,
-    IntegerAttr,
     ModuleOp,
     TensorType,
     i64,
 )
-from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -67,50 +61,17 @@ from mlc import shapes
 from mlc.diagnostics import op_error
 from mlc.dialects import ml
 from mlc.dialects.ml.base import is_bool
-from mlc.lowering.convert_ml_to_linalg.common import iterator_types, tensor_type
-from mlc.lowering.support.index_calc import Index, IndexCalc
-from mlc.lowering.support.locations import located_builder
-from mlc.lowering.support.loop_builder import scalar_constant
-
-
-class Emit:
-    """Inserts ops at a point, each at the attention's location; returns the first result."""
-
-    def __init__(self, point: InsertPoint, location: Attribute):
-        self.location = location
-        self.builder = located_builder(point, location)
-
-    def __call__(self, op: Operation) -> SSAValue:
-        self.builder.insert(op)
-        return op.results[0]
-
-    def op(self, op: Operation) -> Operation:
-        self.builder.insert(op)
-        return op
-
-    def index(self, value: Index) -> SSAValue:
-        if isinstance(value, SSAValue):
-            return value
-        return self(arith.ConstantOp(IntegerAttr(value, IndexType())))
-
-    def splat(self, value: float, element: Attribute) -> SSAValue:
-        """A rank-0 tensor constant, which `ml` ops broadcast."""
-        type_ = TensorType(element, [])
-        return self(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(type_, [value])))  # pyright: ignore[reportArgumentType]
-
-    def sizes(self, x: SSAValue) -> list[Index]:
-        return [
-            d if shapes.is_static(d) else self(tensor.DimOp(x, self.index(i)))
-            for i, d in enumerate(tensor_type(x).get_shape())
-        ]
-
-    @property
-    def calc(self) -> IndexCalc:
-        return IndexCalc(self.op)
-
-
-def static(sizes: Sequence[Index]) -> list[int]:
-    return [s if isinstance(s, int) else DYNAMIC_INDEX for s in sizes]
+from mlc.lowering.convert_ml_to_linalg.attention_step import (
+    Emit,
+    contraction,
+    filled,
+    masked,
+    normalised,
+    online_step,
+    static,
+)
+from mlc.lowering.convert_ml_to_linalg.common import tensor_type
+from mlc.lowering.support.index_calc import Index
 
 
 def extract(e: Emit, x: SSAValue, axis: int, offset: SSAValue, size: Index) -> SSAValue:
@@ -177,37 +138,6 @@ def blocked_loop(
     )
 
 
-def band(e: Emit, s: SSAValue, seen: Index, diagonal: Index | None) -> SSAValue:
-    """
-    `s` with -inf at the key columns `c < seen` and, with a `diagonal`, where `c` exceeds
-    the query row `r` plus `diagonal` (the causal band).
-    """
-    type_ = tensor_type(s)
-    rank = type_.get_num_dims()
-    sizes = e.sizes(s)
-    empty = e(tensor.EmptyOp([v for v in sizes if isinstance(v, SSAValue)], type_))
-    block = Block(arg_types=[IndexType(), IndexType(), type_.element_type, type_.element_type])
-    with ImplicitBuilder(block):
-        col = IndexOp(rank - 1).result
-        keep = arith.CmpiOp(col, block.args[0], "sge").result
-        if diagonal is not None:
-            last = arith.AddiOp(IndexOp(rank - 2).result, block.args[1]).result
-            keep = arith.AndIOp(keep, arith.CmpiOp(col, last, "sle")).result
-        minus_inf = scalar_constant(-math.inf, type_.element_type)
-        YieldOp(arith.SelectOp(keep, block.args[2], minus_inf))
-    identity = AffineMapAttr(AffineMap.identity(rank))
-    scalar = AffineMapAttr(AffineMap(rank, 0, ()))
-    generic = GenericOp(
-        [e.index(seen), e.index(0 if diagonal is None else diagonal), s],
-        [empty],
-        Region(block),
-        [scalar, scalar, identity, identity],
-        iterator_types(rank),
-        [type_],
-    )
-    return e(generic)
-
-
 @dataclass(frozen=True)
 class Blocking:
     """What every block step reads: the operands prepared once, and the sizes."""
@@ -240,32 +170,18 @@ def key_step(b: Blocking, q_blk: SSAValue, mask_rows: SSAValue | None, i0: SSAVa
     element = tensor_type(b.q).element_type
 
     def step(e: Emit, keys: Span, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        m, total, acc = carried
         j0, cols = keys.start, keys.size
         k_blk = extract(e, b.k, rank - 2, j0, cols)
         v_blk = extract(e, b.v, rank - 2, j0, cols)
         perm = [*range(rank - 2), rank - 1, rank - 2]
-        s = e(ml.MatmulOp(q_blk, e(ml.TransposeOp(k_blk, perm))))
-        if mask_rows is not None:
-            mask = mask_block(e, mask_rows, 1, j0, cols)
-            if is_bool(tensor_type(mask).element_type):
-                s = e(ml.SelectOp(mask, s, e.splat(-math.inf, element)))
-            else:
-                s = e(ml.AddOp(s, mask))
+        sizes = [*e.sizes(q_blk)[:-1], cols]
+        zero = filled(e, sizes, 0.0, element)
+        s = contraction(e, q_blk, e(ml.TransposeOp(k_blk, perm)), zero)
+        mask = None if mask_rows is None else mask_block(e, mask_rows, 1, j0, cols)
         diagonal = None
         if b.op.is_causal:
             diagonal = e.calc.sub(e.calc.add(i0, e.calc.sub(b.seq_k, b.seq_q)), j0)
-        if diagonal is not None or keys.seen != 0:
-            s = band(e, s, keys.seen, diagonal)
-        m_new = e(ml.MaxOp(m, e(ml.ReduceMaxOp(s, [-1], keepdims=True))))
-        minus_inf = e(ml.CmpOp("eq", m_new, e.splat(-math.inf, element)))
-        m_safe = e(ml.SelectOp(minus_inf, e.splat(0.0, element), m_new))
-        p = e(ml.ExpOp(e(ml.SubOp(s, m_safe))))
-        rescale = e(ml.ExpOp(e(ml.SubOp(m, m_safe))))
-        row_sum = e(ml.ReduceSumOp(p, [-1], keepdims=True))
-        total_new = e(ml.AddOp(e(ml.MulOp(total, rescale)), row_sum))
-        acc_new = e(ml.AddOp(e(ml.MulOp(acc, rescale)), e(ml.MatmulOp(p, v_blk))))
-        return [m_new, total_new, acc_new]
+        return online_step(e, masked(e, s, mask, keys.seen, diagonal), v_blk, carried)
 
     return step
 
@@ -294,10 +210,7 @@ def query_step(b: Blocking) -> Step:
             end = e.calc.max(e.calc.min(b.seq_k, band_end), 0)
         step = key_step(b, q_blk, mask_rows, i0)
         _, total, acc = blocked_loop(e, b.seq_k, end, b.block_k, init, step)
-        rows_out = e(ml.DivOp(acc, total))
-        if tensor_type(rows_out).element_type != result_type.element_type:
-            rows_type = TensorType(result_type.element_type, tensor_type(rows_out).get_shape())
-            rows_out = e(ml.CastOp(rows_out, rows_type))
+        rows_out = normalised(e, acc, total, result_type.element_type)
         sizes = e.sizes(rows_out)
         offsets = [0] * rank
         offsets[rank - 2] = DYNAMIC_INDEX
@@ -312,18 +225,6 @@ def query_step(b: Blocking) -> Step:
         return [e(insert)]
 
     return step
-
-
-def filled(e: Emit, sizes: Sequence[Index], value: float, element: Attribute) -> SSAValue:
-    """A tensor of `sizes` holding `value`: `tensor.empty` and a fill generic."""
-    type_ = TensorType(element, static(sizes))
-    empty = e(tensor.EmptyOp([v for v in sizes if isinstance(v, SSAValue)], type_))
-    block = Block(arg_types=[element])
-    with ImplicitBuilder(block):
-        YieldOp(scalar_constant(value, element))
-    rank = len(sizes)
-    maps = [AffineMapAttr(AffineMap.identity(rank))]
-    return e(GenericOp([], [empty], Region(block), maps, iterator_types(rank), [type_]))
 
 
 def in_compute_type(e: Emit, x: SSAValue) -> SSAValue:
@@ -341,6 +242,18 @@ def query_heads(e: Emit, x: SSAValue, heads: int) -> SSAValue:
     indices_type = TensorType(i64, [heads])
     indices = DenseIntOrFPElementsAttr.from_list(indices_type, [h // group for h in range(heads)])
     return e(ml.GatherOp(x, e(arith.ConstantOp(indices)), rank - 3))
+
+
+def full_mask(e: Emit, mask: SSAValue, sizes: Sequence[Index]) -> SSAValue:
+    """
+    A mask with dynamic dims broadcast to the scores' sizes: a dynamic dim may be 1 at
+    run time, which the blocks' fixed indexing maps cannot read (this costs a mask of
+    the scores' size; a static mask is read as it is).
+    """
+    values = [e(arith.IndexCastOp(e.index(v), i64)) for v in sizes]
+    shape = e(tensor.FromElementsOp(*values, result_type=TensorType(i64, [len(sizes)])))
+    type_ = TensorType(tensor_type(mask).element_type, static(sizes))
+    return e(ml.BroadcastToOp(mask, type_, shape))
 
 
 class DecomposeAttention(RewritePattern):
@@ -368,6 +281,8 @@ class DecomposeAttention(RewritePattern):
         if heads != kv_heads:
             k, v = query_heads(e, k, heads), query_heads(e, v, heads)
         seq_q, seq_k = e.sizes(q)[-2], e.sizes(k)[-2]
+        if mask is not None and not all(map(shapes.is_static, tensor_type(mask).get_shape())):
+            mask = full_mask(e, mask, [*e.sizes(q)[:-1], seq_k])
         blocking = Blocking(op, q, k, v, mask, seq_q, seq_k, self.block_q, self.block_k)
         result_type = tensor_type(op.result)
         sizes = e.sizes(op.q)[:-1] + e.sizes(op.v)[-1:]

@@ -15,20 +15,24 @@
 // CHECK:             %[[KB:.+]] = tensor.extract_slice %[[K]][0, %[[J]], 0] [2, 8, 16]
 // CHECK:             %[[VB:.+]] = tensor.extract_slice %[[V]][0, %[[J]], 0] [2, 8, 4]
 // CHECK:             %[[KT:.+]] = ml.transpose %[[KB]] {perm = array<i64: 0, 2, 1>}
-// CHECK:             %[[S:.+]] = ml.matmul %[[QB]], %[[KT]] : (tensor<2x4x16xf32>, tensor<2x16x8xf32>) -> tensor<2x4x8xf32>
-// CHECK-NOT:         linalg.generic
-// CHECK:             ml.reduce_max %[[S]]
-// CHECK:             ml.exp
-// CHECK:             ml.reduce_sum
-// CHECK:             ml.matmul %{{.*}}, %[[VB]] : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x4xf32>
-// CHECK:             scf.yield
-// CHECK:           %[[ROWS:.+]] = ml.div %[[ACC]], %[[L]]
+// The scores: a (batch, i, k, j) contraction into a zero fill.
+// CHECK:             %[[S:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[QB]], %[[KT]] : {{.*}})
+// No mask, no band: the row max reads the scores directly.
+// CHECK:             %[[M:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[S]] : tensor<2x4x8xf32>)
+// CHECK:               arith.maximumf
+// CHECK:             %[[P:.+]] = linalg.generic {{.*}} ins(%[[S]], %[[M]] : tensor<2x4x8xf32>, tensor<2x4x1xf32>)
+// CHECK:               math.exp
+// CHECK:             %[[ROWSUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[P]] : tensor<2x4x8xf32>)
+// CHECK:             %[[PV:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%[[P]], %[[VB]] : tensor<2x4x8xf32>, tensor<2x8x4xf32>)
+// CHECK:             scf.yield %[[M]], %[[ROWSUM]], %[[PV]]
+// CHECK:           %[[ROWS:.+]] = linalg.generic {{.*}} ins(%[[ACC]], %[[L]] : tensor<2x4x4xf32>, tensor<2x4x1xf32>)
+// CHECK:             arith.divf
 // CHECK:           tensor.insert_slice %[[ROWS]] into %{{.*}}[0, %[[I]], 0] [2, 4, 4] [1, 1, 1]
 // CHECK:         func.return %[[OUT]]
 
 // LOC-LABEL:   func.func @plain
 // LOC:           ml.mul {{.*}} loc("model.py":4:2)
-// LOC:           ml.matmul {{.*}} loc("model.py":4:2)
+// LOC:           tensor.extract_slice {{.*}} loc("model.py":4:2)
 // LOC:           tensor.insert_slice {{.*}} loc("model.py":4:2)
 func.func @plain(%q: tensor<2x8x16xf32>, %k: tensor<2x32x16xf32>, %v: tensor<2x32x4xf32>) -> tensor<2x8x4xf32> {
   %o = ml.attention %q, %k, %v {scale = 0.25 : f64} : (tensor<2x8x16xf32>, tensor<2x32x16xf32>, tensor<2x32x4xf32>) -> tensor<2x8x4xf32> loc("model.py":4:2)
@@ -51,12 +55,13 @@ func.func @plain(%q: tensor<2x8x16xf32>, %k: tensor<2x32x16xf32>, %v: tensor<2x3
 // CHECK:           tensor.extract_slice %{{.*}}[%[[START]], 0] [4, 13]
 // CHECK:           %[[KEND:.+]] = arith.maxsi
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %[[KEND]] step
-// CHECK:             ml.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<4x8xi1>, tensor<1x6x4x8xf32>, tensor<f32>)
-// CHECK:             linalg.generic
+// The band generic reads the bool mask block, the first unseen key and the diagonal.
+// CHECK:             linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
 // CHECK:               linalg.index 3
 // CHECK:               arith.cmpi sge
 // CHECK:               linalg.index 2
 // CHECK:               arith.cmpi sle
+// CHECK:               arith.andi
 // CHECK:               arith.select
 func.func @causal_gqa_mask(%q: tensor<1x6x9x8xf32>, %k: tensor<1x2x13x8xf32>, %v: tensor<1x2x13x8xf32>, %m: tensor<9x13xi1>) -> tensor<1x6x9x8xf32> {
   %o = ml.attention %q, %k, %v, %m {scale = 0.5 : f64, causal = true} : (tensor<1x6x9x8xf32>, tensor<1x2x13x8xf32>, tensor<1x2x13x8xf32>, tensor<9x13xi1>) -> tensor<1x6x9x8xf32>
@@ -70,12 +75,21 @@ func.func @causal_gqa_mask(%q: tensor<1x6x9x8xf32>, %k: tensor<1x2x13x8xf32>, %v
 
 // CHECK-LABEL: func.func @f16_dynamic
 // CHECK:         ml.cast %{{.*}} : (tensor<3x?x8xf16>) -> tensor<3x?x8xf32>
-// CHECK:         ml.cast %{{.*}} : (tensor<?x?xf16>) -> tensor<?x?xf32>
+// CHECK:         %[[MASK:.+]] = ml.cast %{{.*}} : (tensor<?x?xf16>) -> tensor<?x?xf32>
+// A mask with dynamic dims (maybe 1 at run time) is broadcast to the scores first.
+// CHECK:         %[[FULL:.+]] = ml.broadcast_to %[[MASK]], %{{.*}} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<3x?x?xf32>
 // CHECK:         scf.for
+// CHECK:           arith.minsi
 // CHECK:           tensor.extract_slice {{.*}} to tensor<3x?x8xf32>
+// CHECK:           %[[ROWS:.+]] = tensor.extract_slice %[[FULL]]
 // CHECK:           scf.for
-// CHECK:             ml.add %{{.*}}, %{{.*}} : (tensor<3x?x?xf32>, tensor<?x?xf32>)
-// CHECK:           ml.cast %{{.*}} : (tensor<3x?x8xf32>) -> tensor<3x?x8xf16>
+// CHECK:             tensor.extract_slice %[[ROWS]]
+// CHECK:             linalg.generic
+// CHECK:               arith.addf
+// CHECK:               arith.select
+// CHECK:           linalg.generic
+// CHECK:             arith.divf
+// CHECK:             arith.truncf {{.*}} : f32 to f16
 func.func @f16_dynamic(%q: tensor<3x?x8xf16>, %k: tensor<3x?x8xf16>, %m: tensor<?x?xf16>) -> tensor<3x?x8xf16> {
   %o = ml.attention %q, %k, %k, %m {scale = 1.0 : f64} : (tensor<3x?x8xf16>, tensor<3x?x8xf16>, tensor<3x?x8xf16>, tensor<?x?xf16>) -> tensor<3x?x8xf16>
   func.return %o : tensor<3x?x8xf16>
