@@ -7,6 +7,7 @@ Importing the package registers every converter in the op table (`table`), where
 
 from mlc.frontends.onnx.ops import (
     activation,
+    attention,
     crop,
     data_sized,
     det,
@@ -30,6 +31,7 @@ from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 
 __all__ = [
     "activation",
+    "attention",
     "converter_for",
     "crop",
     "data_sized",
