@@ -14,7 +14,10 @@ The GPU backend against the device's own ceilings and torch eager, in one proces
 4. one convolution (64 -> 64 channels, 3x3, padding 1, 56x56, batch 32) against
    torch's cuDNN (TF32 off, `cudnn.benchmark` on: its fastest algorithm), in TFLOP/s;
    the ResNet-style CNN of `examples/onnx_models.py` at batch 1 and 32 end to end
-   against the same network in torch eager, built from the model's initializers.
+   against the same network in torch eager, built from the model's initializers;
+5. `ml.attention` in f16 (batch 4, 16 heads, sequence 1024 and 4096, head dim 64 and
+   128, causal or not) against torch's `scaled_dot_product_attention` on its flash
+   backend, in TFLOP/s (a causal one counts half the scores).
 
 All inputs live on the device and are shared: mlc gets them as pycuda `GPUArray`s
 over torch's memory, so nothing is copied and both sides run the same work on the
@@ -405,6 +408,56 @@ def conv_rows(gpu: Device, repeats: int) -> list[str]:
     return rows
 
 
+def attention_text(seq: int, dim: int, causal: bool) -> str:
+    t = f"tensor<4x16x{seq}x{dim}xf16>"
+    attrs = f"{{scale = {dim**-0.5!r} : f64, causal = {str(causal).lower()}}}"
+    return f"""
+func.func @attention(%q: {t}, %k: {t}, %v: {t}) -> {t} {{
+  %o = ml.attention %q, %k, %v {attrs} : ({t}, {t}, {t}) -> {t}
+  func.return %o : {t}
+}}
+"""
+
+
+def attention_rows(gpu: Device, repeats: int) -> list[str]:
+    """f16 attention against torch's flash backend (scaled_dot_product_attention)."""
+    import numpy as np
+    from pycuda.gpuarray import GPUArray  # pyright: ignore[reportMissingImports]
+
+    torch = gpu.torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel  # pyright: ignore[reportMissingImports]
+
+    rows: list[str] = []
+    for seq in (1024, 4096):
+        for dim in (64, 128):
+            for causal in (False, True):
+                q, k, v = (gpu.randn(4, 16, seq, dim).half() for _ in range(3))
+                views = [
+                    GPUArray(tuple(x.shape), np.float16, gpudata=x.data_ptr()) for x in (q, k, v)
+                ]
+                exe = mlc.compile(attention_text(seq, dim, causal), target="cuda")
+
+                def ours(exe=exe, views=views):
+                    return exe(*views)
+
+                def theirs(q=q, k=k, v=v, causal=causal):
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                        return torch.nn.functional.scaled_dot_product_attention(
+                            q, k, v, is_causal=causal
+                        )
+
+                err = rel_error(torch, ours(), theirs())
+                ms = compare(torch, {"mlc": ours, "torch": theirs}, max(repeats // 4, 3))
+                work = 4 * 4 * 16 * seq * seq * dim * (0.5 if causal else 1)
+                name = f"attention b4 h16 s{seq} d{dim}{' causal' if causal else ''} f16"
+                rows.append(
+                    f"| {name} | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
+                    f"{ms['torch'] / ms['mlc']:.2f} | | {work / ms['mlc'] / 1e9:.1f} TFLOP/s vs "
+                    f"{work / ms['torch'] / 1e9:.1f} (torch flash) | {err:.1e} |"
+                )
+    return rows
+
+
 SECTIONS = {
     "chain": chain_rows,
     "rows": row_rows,
@@ -412,6 +465,7 @@ SECTIONS = {
     "tensor-cores": tensor_core_rows,
     "models": model_rows,
     "conv": conv_rows,
+    "attention": attention_rows,
 }
 
 

@@ -12,6 +12,8 @@ measured:
 - reductions (`ml.reduce_*`): 1 FLOP per input element.
 - `ml.softmax`: 5 per element (max, subtract, exp, sum, divide);
   `ml.layer_norm`: 8 per element; `ml.batch_norm`: 4 per element.
+- `ml.attention`: `2 * (D + Dv) + 5` per score (both products, then the softmax's 5),
+  `(batch..., H, Sq, Sk)` scores.
 - `ml.conv1d/2d/3d`: `2 * (C / groups) * KH * KW` (the kernel's volume) per output
   element, plus 1 with a bias; pooling: the kernel's volume per output element.
 - data movement (`ml.transpose`, `ml.reshape`, `ml.cast`, `ml.slice`, ...): 0 FLOPs.
@@ -36,6 +38,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc import shapes
 from mlc.dialects.ml import (
+    AttentionOp,
     BatchNormOp,
     BinaryOp,
     CastOp,
@@ -163,6 +166,17 @@ def _matmul(op: MatmulOp) -> int | None:
     return _times(_elements(op.result), 2 * k if shapes.is_static(k) else None)
 
 
+def _attention(op: AttentionOp) -> int | None:
+    q, k, v = _shape(op.q), _shape(op.k), _shape(op.v)
+    if q is None or k is None or v is None:
+        return None
+    scores = shapes.num_elements((*q[:-1], k[-2]))
+    per_score = 2 * (q[-1] + v[-1]) + 5
+    return _times(
+        scores, per_score if shapes.is_static(q[-1]) and shapes.is_static(v[-1]) else None
+    )
+
+
 def _conv(op: ConvOp) -> int | None:
     w = _shape(op.w)
     if w is None or not all(shapes.is_static(d) for d in w[1:]):
@@ -190,6 +204,8 @@ def flops(op: Operation) -> int | None:
             return 0  # a conversion, not arithmetic: priced by bytes_moved
         case BinaryOp() | UnaryOp() | CmpOp() | SelectOp():
             return _elements(op.results[0])
+        case AttentionOp():
+            return _attention(op)
         case SoftmaxOp() | LayerNormOp() | BatchNormOp():
             return _times(_elements(op.results[0]), PER_ELEMENT_FLOPS[type(op)])
         case MLOp():

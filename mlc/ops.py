@@ -92,6 +92,7 @@ from mlc.frontends.trace.functions.nn import (
     layer_norm,
     matmul,
     max_pool2d,
+    scaled_dot_product_attention,
     softmax,
 )
 from mlc.frontends.trace.functions.reductions import max, mean, min, sum
@@ -164,6 +165,7 @@ __all__ = [
     "right_shift",
     "rint",
     "round",
+    "scaled_dot_product_attention",
     "scan",
     "scatter_add",
     "sigmoid",

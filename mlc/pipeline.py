@@ -40,8 +40,11 @@ from mlc.gpu_architectures import compute_capability
 from mlc.registry import make_context, parse_pipeline
 
 STAGES: dict[str, str] = {
-    "mlc": "simplify-graph,fold-batch-norm,cse,matmul-chain-reorder,licm,simplify-graph,cse",
-    "linalg": "convert-ml-to-linalg,linalg-fuse-elementwise",
+    "mlc": (
+        "simplify-graph,fuse-attention,fold-batch-norm,cse,matmul-chain-reorder,licm,"
+        "simplify-graph,cse"
+    ),
+    "linalg": "decompose-attention,convert-ml-to-linalg,linalg-fuse-elementwise",
     "loops": (
         "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse,"
         "promote-accumulators"
@@ -62,7 +65,11 @@ STAGES: dict[str, str] = {
 # online (two passes over x, two `exp` an element): a GPU has the arithmetic to spare,
 # and fewer kernels and passes over memory pay; the CPU's three passes do one `exp`.
 TARGET_STAGE_TEXT: dict[str, dict[str, str]] = {
-    "gpu": {"linalg": "convert-ml-to-linalg{online-softmax=true},linalg-fuse-elementwise"},
+    "gpu": {
+        "linalg": (
+            "decompose-attention,convert-ml-to-linalg{online-softmax=true},linalg-fuse-elementwise"
+        )
+    },
 }
 TARGET_STAGE_TEXT["cuda"] = TARGET_STAGE_TEXT["gpu"]
 

@@ -169,6 +169,18 @@ def _convert_gpu_host_to_llvm() -> type[ModulePass]:
     return ConvertGPUHostToLLVMPass
 
 
+def _decompose_attention() -> type[ModulePass]:
+    from mlc.lowering.convert_ml_to_linalg.decompose_attention import DecomposeAttentionPass
+
+    return DecomposeAttentionPass
+
+
+def _fuse_attention() -> type[ModulePass]:
+    from mlc.lowering.graph.fuse_attention import FuseAttentionPass
+
+    return FuseAttentionPass
+
+
 def _autodiff() -> type[ModulePass]:
     from mlc.autodiff.differentiate import AutodiffPass
 
@@ -205,6 +217,8 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
     "autodiff": _autodiff,
+    "decompose-attention": _decompose_attention,
+    "fuse-attention": _fuse_attention,
 }
 
 

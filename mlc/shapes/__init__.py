@@ -12,6 +12,7 @@ op family:
     movement      transpose, reshape, concat, slice, gather
     indexing      gather_elements, gather_nd, top_k, scatter_elements, scatter_nd
     reduction     reductions, softmax, layer_norm, batch_norm
+    attention     fused attention (grouped K/V heads, a broadcast mask)
     nn            matmul, convolutions, pools
     refinement    agreement of declared and inferred shapes; refining, joining, unifying
     equalities    which dims an op's rule makes equal (for `shape-inference`)
@@ -24,6 +25,7 @@ is that one). A statically provable violation raises `ShapeError` with a message
 that names the dimensions involved, in the style of MLIR's verifiers.
 """
 
+from mlc.shapes.attention import attention, attention_heads
 from mlc.shapes.broadcasting import broadcast, broadcast_dims, broadcast_to
 from mlc.shapes.dims import (
     DYNAMIC,
@@ -78,6 +80,8 @@ __all__ = [
     "Shape",
     "ShapeError",
     "arg_reduce",
+    "attention",
+    "attention_heads",
     "batch_norm",
     "batch_norm_equalities",
     "broadcast",

@@ -68,6 +68,13 @@ def test_matmul_flops():
             4 * 64,
         ),
         (
+            "%q: tensor<2x4x5x8xf32>, %k: tensor<2x2x7x8xf32>, %v: tensor<2x2x7x3xf32>",
+            "%o = ml.attention %q, %k, %v {scale = 0.5 : f64} : (tensor<2x4x5x8xf32>,"
+            " tensor<2x2x7x8xf32>, tensor<2x2x7x3xf32>) -> tensor<2x4x5x3xf32>",
+            (2 * 4 * 5 * 7) * (2 * (8 + 3) + 5),
+            4 * (320 + 224 + 84 + 120),
+        ),
+        (
             "%a: tensor<4x8xf32>",
             "%c = ml.transpose %a {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>",
             0,

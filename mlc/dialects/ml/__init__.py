@@ -10,6 +10,7 @@ reference with examples is `docs/dialects/ml.md`.
 
 from xdsl.ir import Dialect
 
+from mlc.dialects.ml.attention import AttentionOp
 from mlc.dialects.ml.base import DIM_NAMES, ElementKind, MLOp, is_element_type
 from mlc.dialects.ml.elementwise import (
     AbsOp,
@@ -154,6 +155,7 @@ ML = Dialect(
         AvgPool3dOp,
         *(ArgMaxOp, ArgMinOp, CumSumOp),
         *MATH_OPS,
+        AttentionOp,
     ],
     [],
 )
@@ -172,6 +174,7 @@ __all__ = [
     "AsinhOp",
     "AtanOp",
     "AtanhOp",
+    "AttentionOp",
     "AvgPool1dOp",
     "AvgPool2dOp",
     "AvgPool3dOp",

@@ -29,6 +29,7 @@ from mlc.dialects.ml import (
     AddOp,
     ArgMaxOp,
     ArgMinOp,
+    AttentionOp,
     AvgPool1dOp,
     AvgPool2dOp,
     AvgPool3dOp,
@@ -162,6 +163,8 @@ INDEXING_OPS = {
 
 # Beyond the contract: trigonometric, rounding, remainder and bitwise ops.
 MATH_OPS = {op.name for op in ml_math.OPS}
+# Beyond the contract: fused attention.
+ATTENTION_OPS = {"ml.attention"}
 
 ML_OP_NAMES = {op.name for op in ML.operations}
 
@@ -171,10 +174,11 @@ def test_dialect_name():
 
 
 def test_dialect_has_exactly_the_contract_ops_and_the_window_ops():
-    assert ML_OP_NAMES == CONTRACT_OPS | WINDOW_OPS | SCAN_OPS | INDEXING_OPS | MATH_OPS
+    extra = WINDOW_OPS | SCAN_OPS | INDEXING_OPS | MATH_OPS | ATTENTION_OPS
+    assert ML_OP_NAMES == CONTRACT_OPS | extra
     assert len(list(ML.operations)) == len(CONTRACT_OPS) + len(WINDOW_OPS) + len(SCAN_OPS) + len(
         INDEXING_OPS
-    ) + len(MATH_OPS)
+    ) + len(MATH_OPS) + len(ATTENTION_OPS)
 
 
 def test_every_op_is_an_ml_op():
@@ -369,6 +373,14 @@ BUILDS += [
         for cls in (*ml_math.BITWISE[:3], *ml_math.BITWISE[4:])
     ),
     ("ml.bitwise_not", lambda: ml_math.BitwiseNotOp(arg("tensor<4xi1>")), "tensor<4xi1>"),
+    (
+        "ml.attention",
+        lambda: AttentionOp(
+            *args("tensor<?x8x5x16xf32>", "tensor<?x2x7x16xf32>", "tensor<?x2x7x4xf32>"),
+            scale=0.25,
+        ),
+        "tensor<?x8x5x4xf32>",
+    ),
 ]
 
 
@@ -716,6 +728,11 @@ ELEMENT_RULES += [
         for cls in ml_math.BITWISE[:3]
     ),
     ("ml.bitwise_not", lambda e: ml_math.BitwiseNotOp(arg(f"tensor<4x{e}>")), "integer"),
+    (
+        "ml.attention",
+        lambda e: AttentionOp(*args(*[f"tensor<2x3x4x{e}>"] * 3), scale=0.5),
+        "float",
+    ),
     *(
         (cls.name, (lambda e, cls=cls: cls(*args(f"tensor<4x{e}>", f"tensor<4x{e}>"))), "int")
         for cls in ml_math.BITWISE[4:]
@@ -1012,6 +1029,24 @@ SHAPE_VIOLATIONS: list[tuple[str, Callable[[], MLOp], str]] = [
             result_type=ty("tensor<1x4x9x7xf32>"),
         ),
         "pads [2, 0, 0, 0] must be smaller than the kernel [2, 2]",
+    ),
+    (
+        "attention heads",
+        lambda: AttentionOp(
+            *args("tensor<6x4x8xf32>", "tensor<4x4x8xf32>", "tensor<4x4x8xf32>"),
+            scale=1.0,
+            result_type=ty("tensor<6x4x8xf32>"),
+        ),
+        "query heads (6) must be a multiple of the key/value heads (4)",
+    ),
+    (
+        "attention mask",
+        lambda: AttentionOp(
+            *args("tensor<2x4x8xf32>", "tensor<2x5x8xf32>", "tensor<2x5x8xf32>", "tensor<4x3xi1>"),
+            scale=1.0,
+            result_type=ty("tensor<2x4x8xf32>"),
+        ),
+        "mask (4x3) does not broadcast to the scores (2x4x5)",
     ),
 ]
 

@@ -38,6 +38,7 @@ from mlc.dialects.ml import (
     AddOp,
     ArgMaxOp,
     ArgMinOp,
+    AttentionOp,
     AvgPool1dOp,
     AvgPool2dOp,
     AvgPool3dOp,
@@ -410,6 +411,24 @@ def softmax(body: Body, draw: Draw) -> None:
     body.add(SoftmaxOp(x, axis_in(draw, len(shape_of(x)))))
 
 
+def attention(body: Body, draw: Draw) -> None:
+    element = draw(st.sampled_from(FLOATS))
+    batch = draw(shapes(0, 2))
+    kv_heads, group = draw(dims(static=True)), draw(dims(static=True))
+    sq, sk, d, dv = (draw(dims()) for _ in range(4))
+    q = body.value(element, (*batch, kv_heads * group, sq, d))
+    k = body.value(element, (*batch, kv_heads, sk, d))
+    v = body.value(element, (*batch, kv_heads, sk, dv))
+    mask = None
+    if draw(st.booleans()):
+        scores = (*batch, kv_heads * group, sq, sk)
+        kept = draw(st.integers(0, len(scores)))
+        tail = [draw(st.sampled_from((n, 1))) for n in scores[len(scores) - kept :]]
+        mask = body.value(draw(st.sampled_from((element, i1))), tail)
+    scale = draw(st.sampled_from((0.125, 1.0)) | st.floats(1e-3, 10.0))
+    body.add(AttentionOp(q, k, v, mask, scale=scale, causal=draw(st.booleans())))
+
+
 def epsilons() -> st.SearchStrategy[float]:
     return st.sampled_from((1e-5, 1e-3, 0.1)) | st.floats(1e-8, 1e-1)
 
@@ -509,6 +528,7 @@ FAMILIES = (
     batch_norm,
     conv,
     pool,
+    attention,
 )
 
 
@@ -630,5 +650,6 @@ def test_every_family_is_drawn():
         BatchNormOp,
         *CONVS.values(),
         *(op for ops in POOLS.values() for op, _ in ops),
+        AttentionOp,
     }
     assert {op.name for op in ML.operations} == {op.name for op in built}

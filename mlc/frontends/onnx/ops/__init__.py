@@ -7,6 +7,7 @@ Importing the package registers every converter in the op table (`table`), where
 
 from mlc.frontends.onnx.ops import (
     activation,
+    attention,
     control_flow,
     crop,
     data_sized,
@@ -32,6 +33,7 @@ from mlc.frontends.onnx.ops.table import converter_for, supported_ops
 
 __all__ = [
     "activation",
+    "attention",
     "control_flow",
     "converter_for",
     "crop",

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from mlc import shapes
 from mlc.dialects import ml
 from mlc.frontends.trace.array import TracedArray
 from mlc.frontends.trace.dispatch import array_function, ufunc
@@ -139,3 +140,66 @@ def avg_pool2d(
 ) -> TracedArray:
     """Average pooling (padding not counted) over H and W; the stride defaults to the kernel."""
     return _pool("avg_pool2d", ml.AvgPool2dOp, x, kernel_size, stride, padding)
+
+
+def scaled_dot_product_attention(
+    q: Any, k: Any, v: Any, mask: Any = None, is_causal: bool = False, scale: float | None = None
+) -> TracedArray:
+    """
+    torch's `scaled_dot_product_attention`: `softmax(q @ kᵀ * scale + mask) @ v`.
+
+    q `(..., H, L, D)`, k `(..., Hkv, S, D)`, v `(..., Hkv, S, Dv)` with `H % Hkv == 0`
+    (grouped K/V heads, torch's `enable_gqa`). A bool mask keeps where true, a float
+    one is added; `is_causal` keeps key `j` for query `i` where `j <= i` (torch's
+    top-left band); `scale` defaults to `1 / sqrt(D)`. One `ml.attention`.
+    """
+    a, b, c = promote(widened(q, np.float64), k, v)
+    if a.ndim < 3 or not a.ndim == b.ndim == c.ndim:
+        trace_error(
+            "scaled_dot_product_attention: q, k and v need one rank >= 3, "
+            f"got ranks {a.ndim}, {b.ndim} and {c.ndim}"
+        )
+    if scale is None:
+        if not shapes.is_static(head_size := a.raw_shape[-1]):
+            trace_error("scaled_dot_product_attention: a dynamic head size needs a scale")
+        scale = 1 / float(np.sqrt(head_size))
+    m = None if mask is None else lift(a.tracer, mask)
+    if m is not None and m.dtype != np.bool_:
+        m = lift(a.tracer, m, a.dtype)
+    causal = bool(is_causal)
+    if causal and a.raw_shape[-2] != b.raw_shape[-2]:
+        m = _top_left_band(a, b, m)  # ml.attention's band is bottom-right
+        causal = False
+    operands = (a, b, c) if m is None else (a, b, c, m)
+    return record(
+        a.tracer,
+        "scaled_dot_product_attention",
+        lambda: ml.AttentionOp(
+            a.value, b.value, c.value, None if m is None else m.value, scale=scale, causal=causal
+        ),
+        operands,
+    )
+
+
+def _top_left_band(q: TracedArray, k: TracedArray, mask: TracedArray | None) -> TracedArray:
+    """torch's causal band `j <= i` as a bool mask (and the mask), for static lengths."""
+    queries, keys = q.raw_shape[-2], k.raw_shape[-2]
+    if queries < 0 or keys < 0:
+        trace_error(
+            "scaled_dot_product_attention: is_causal with query and key lengths that may "
+            "differ needs static lengths"
+        )
+    band = lift(q.tracer, np.tril(np.ones((queries, keys), np.bool_)))
+    if mask is None:
+        return band
+    if mask.dtype == np.bool_:
+        return record(
+            q.tracer, "and", lambda: ml.BitwiseAndOp(band.value, mask.value), (band, mask)
+        )
+    minus_inf = lift(q.tracer, -np.inf, mask.dtype)
+    return record(
+        q.tracer,
+        "where",
+        lambda: ml.SelectOp(band.value, mask.value, minus_inf.value),
+        (band, mask, minus_inf),
+    )

@@ -1137,3 +1137,55 @@ func.func @cumsum_i1(%p: tensor<4xi1>) {
   %0 = ml.cumsum %p {axis = 0 : i64} : (tensor<4xi1>) -> tensor<4xi1>
   func.return
 }
+
+// -----
+
+// ml.attention: query heads not a multiple of the K/V heads.
+func.func @attention_heads(%q: tensor<6x4x8xf32>, %k: tensor<4x4x8xf32>) {
+  // expected-error @+1 {{query heads (6) must be a multiple of the key/value heads (4)}}
+  %0 = ml.attention %q, %k, %k {scale = 1.0 : f64} : (tensor<6x4x8xf32>, tensor<4x4x8xf32>, tensor<4x4x8xf32>) -> tensor<6x4x8xf32>
+  func.return
+}
+
+// -----
+
+// ml.attention: a mask that does not broadcast to the scores.
+func.func @attention_mask_shape(%q: tensor<2x4x8xf32>, %k: tensor<2x5x8xf32>, %m: tensor<4x3xi1>) {
+  // expected-error @+1 {{mask (4x3) does not broadcast to the scores (2x4x5)}}
+  %0 = ml.attention %q, %k, %k, %m {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<2x5x8xf32>, tensor<2x5x8xf32>, tensor<4x3xi1>) -> tensor<2x4x8xf32>
+  func.return
+}
+
+// -----
+
+// ml.attention: a float mask of another element type than q's.
+func.func @attention_mask_type(%q: tensor<2x4x8xf32>, %m: tensor<4x4xf16>) {
+  // expected-error @+1 {{expects an i1 mask or an additive mask of element type f32, got f16}}
+  %0 = ml.attention %q, %q, %q, %m {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<4x4xf16>) -> tensor<2x4x8xf32>
+  func.return
+}
+
+// -----
+
+// ml.attention: q, k and v of different ranks; head sizes that differ; an f32 scale.
+func.func @attention_ranks(%q: tensor<2x4x8xf32>, %k: tensor<1x2x4x8xf32>) {
+  // expected-error @+1 {{expects q, k and v of one rank >= 3, got ranks 3, 4 and 4}}
+  %0 = ml.attention %q, %k, %k {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) -> tensor<2x4x8xf32>
+  func.return
+}
+
+// -----
+
+func.func @attention_head_size(%q: tensor<2x4x8xf32>, %k: tensor<2x4x6xf32>) {
+  // expected-error @+1 {{head sizes differ: q dimension -1 is 8, k dimension -1 is 6}}
+  %0 = ml.attention %q, %k, %k {scale = 1.0 : f64} : (tensor<2x4x8xf32>, tensor<2x4x6xf32>, tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  func.return
+}
+
+// -----
+
+func.func @attention_f32_scale(%q: tensor<2x4x8xf32>) {
+  // expected-error @+1 {{expects an f64 scale, got f32}}
+  %0 = ml.attention %q, %q, %q {scale = 1.0 : f32} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  func.return
+}
