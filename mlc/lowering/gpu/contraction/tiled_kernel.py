@@ -82,8 +82,8 @@ class _Kernel:
         lanes = matrices = None
         if shape.tensor_cores:
             rows, cols, lanes = lane_rows_cols(emit, shape, row0, col0, tid)
-        if shape.half:
-            matrices = lane_matrices(emit, (a, b), emit.rem(tid, WARP))  # pyright: ignore[reportArgumentType]
+            if shape.half:
+                matrices = lane_matrices(emit, (a, b), emit.rem(tid, WARP))  # pyright: ignore[reportArgumentType]
         else:
             rows = [emit.add(row0, r) for r in self._mine(emit, a, ty, shape.thread_rows)]
             cols = [emit.add(col0, x) for x in self._mine(emit, b, tx, shape.thread_cols)]
