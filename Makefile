@@ -15,7 +15,7 @@ LIT    := $(BIN)/lit -sv
 SHELL       := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 
-.PHONY: run test lint lit pytest conformance zoo bench clean
+.PHONY: run test test-full lint lit pytest conformance zoo bench clean
 
 run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
@@ -28,6 +28,12 @@ test: $(VENV)/.installed-dev
 	$(LIT) tests/filecheck | tee $(VENV)/lit.log
 	@echo "pytest: $$(tail -n 1 $(VENV)/pytest.log)"
 	@echo "lit: $$(grep -E '^  [A-Z][a-zA-Z ]+: [0-9]+' $(VENV)/lit.log | xargs)"
+
+# `make test`, with every cuda twin lowered and its PTX assembled by ptxas where no GPU is
+# (tests/conftest.py), and the whole zoo: tens of minutes on two cores.
+test-full: $(VENV)/.installed-dev
+	MLC_TEST_PTX=1 MLC_ZOO=all $(PYTEST)
+	$(LIT) tests/filecheck
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
