@@ -28,6 +28,8 @@ batched matmuls (a loop of batches around it), matmuls whose body ends in a fuse
 elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
 convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.cpu.conv_gemm`).
 A constant weight's B panels are packed at compile time (`mlc.lowering.cpu.constant_panels`).
+A depthwise convolution (one channel per group) is no matmul worth the name (one row per
+channel): it gets a loop per channel with its taps unrolled (`mlc.lowering.cpu.depthwise_conv`).
 f16 matmuls of any N take the kernel, which sums them in f32 and rounds once at the
 store (`Matmul.accumulator`); the matrix-vector and plain loops would sum in f16.
 A zero fill of C right before the matmul (ops without memory effects may lie between)
@@ -64,6 +66,7 @@ from xdsl.traits import SymbolTable
 
 from mlc.lowering.cpu.constant_panels import constant_panels
 from mlc.lowering.cpu.conv_gemm import conv_of
+from mlc.lowering.cpu.depthwise_conv import depthwise_nest, depthwise_of
 from mlc.lowering.cpu.matmul_nest import matmul_nest
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
@@ -149,6 +152,18 @@ def total_iterations_of(value: SSAValue, dims: int) -> int | None:
     return None if any(s < 0 for s in shape) else prod(shape)
 
 
+class TileDepthwise(RewritePattern):
+    """A depthwise convolution generic -> a loop per channel, its taps unrolled."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
+        if (dw := depthwise_of(op)) is None:
+            return  # not a depthwise convolution with a small static kernel
+        nest = depthwise_nest(dw)
+        with keep_location(rewriter, op):
+            rewriter.replace(op, nest, [])
+
+
 class SplitGeneric(RewritePattern):
     """Any other generic on memrefs -> an `scf.parallel` over blocks of one parallel loop."""
 
@@ -220,6 +235,7 @@ class LinalgTilePass(ModulePass):
         threads = self.threads or thread_count()
         # Matmuls first, so that a split does not hide the zero fill before one of them.
         PatternRewriteWalker(TileMatmul(self.tiles()), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(TileDepthwise(), apply_recursively=False).rewrite_module(op)
         if self.row_blocks:
             fuse_row_blocks(op, threads)
         PatternRewriteWalker(SplitGeneric(threads), apply_recursively=False).rewrite_module(op)
