@@ -62,12 +62,14 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from mlc.lowering.cpu.constant_panels import constant_panels
 from mlc.lowering.cpu.conv_gemm import conv_of
 from mlc.lowering.cpu.depthwise_conv import depthwise_nest, depthwise_of
-from mlc.lowering.cpu.matmul_nest import matmul_nest
+from mlc.lowering.cpu.hoisted_panels import invariant_loop, packed_before
+from mlc.lowering.cpu.matmul_nest import b_is_batched, matmul_nest
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
@@ -112,6 +114,8 @@ class TileMatmul(RewritePattern):
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
+            if panels is None and not b_is_batched(mm):
+                panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
             nest = matmul_nest(
                 mm, tiles, split, fill is not None, panels, pack_a=pack_a, one_task=one_task
@@ -120,6 +124,20 @@ class TileMatmul(RewritePattern):
                 rewriter.erase(fill)  # the first K block stores instead
         with keep_location(rewriter, op):
             rewriter.replace(op, nest, [])
+
+
+def _hoisted(
+    op: GenericOp, mm: Matmul, tiles: MatmulTiles, threads: int, rewriter: PatternRewriter
+) -> SSAValue | None:
+    """B's panels packed before the outermost loop in which B is invariant, freed after
+    it (`mlc.lowering.cpu.hoisted_panels`); None where there is no such loop."""
+    if (loop := invariant_loop(op, mm.b)) is None:
+        return None
+    ops, packed = packed_before(mm, tiles, threads)
+    with keep_location(rewriter, op):
+        rewriter.insert(ops, InsertPoint.before(loop))
+        rewriter.insert(memref.DeallocOp.get(packed), InsertPoint.after(loop))
+    return packed
 
 
 def is_matrix_vector(mm: Matmul) -> bool:
