@@ -20,9 +20,12 @@ finished in one pass, the taps unrolled:
           acc += x[n, f, o*s + k*d .., ow*s + kw*d] * w_k    for each tap k
           y[n, f, o.., ow] = epilogue(acc)      (a fused relu, clip, ...)
 
-The output row stays in registers across the taps instead of being loaded and stored
-once per tap, and the innermost loop has no loop inside it, so LLVM's loop vectoriser
-takes it (stride 2 reads become interleaved loads). A kernel of more than
+Each output element stays in a register across the taps instead of being loaded and
+stored once per tap, and the innermost loop has no loop inside it, so LLVM's loop
+vectoriser takes it at stride 1. At a larger stride it did not (nine interleaved reads),
+so a row of at least `MIN_STRIDED_ROW` columns (or of dynamic width) is swept once per
+tap, each sweep `y[.., ow] += x[.., ow*s + c] * w_k` at one stride (vectorised as loads
+of two vectors and a shuffle), then once for the epilogue. A kernel of more than
 `MAX_TAPS` taps, or of dynamic size, is left to the generic lowering.
 """
 
@@ -46,6 +49,11 @@ from mlc.lowering.support.loop_builder import Ops, affine_index, for_loop, paral
 
 MAX_TAPS = 64
 
+# The shortest strided output row worth one pass per tap (`_passes`): LLVM left shorter
+# ones scalar anyway (8 columns at stride 2), and then one pass of all taps, the sum in a
+# register, is the faster.
+MIN_STRIDED_ROW = 16
+
 
 @dataclass
 class Depthwise:
@@ -61,6 +69,9 @@ class Depthwise:
     sizes: list[int]
 
     epilogue: Epilogue | None
+
+    one_pass: bool
+    """Whether each output row takes one pass of all taps (`_passes`)."""
 
 
 def _plain_dims(map_: AffineMap) -> list[int] | None:
@@ -94,7 +105,13 @@ def depthwise_of(op: GenericOp) -> Depthwise | None:
         epilogue = epilogue_of(op, rest, total, dict(zip(reductions, sizes, strict=True)))
         if epilogue is None:
             return None
-    return Depthwise(op, y_dims, reductions, list(sizes), epilogue)
+    loops = len(op.iterator_types)
+    column = [int(d == y_dims[-1]) for d in range(loops)]
+    last = maps[0].results[-1]
+    unit = last.eval(column, []) - last.eval([0] * loops, []) == 1
+    row = y.type.get_shape()[-1]  # pyright: ignore[reportAttributeAccessIssue]
+    one_pass = unit or 0 <= row < MIN_STRIDED_ROW
+    return Depthwise(op, y_dims, reductions, list(sizes), epilogue, one_pass)
 
 
 def _taps(sizes: Sequence[int]) -> list[tuple[int, ...]]:
@@ -105,8 +122,11 @@ def _taps(sizes: Sequence[int]) -> list[tuple[int, ...]]:
     return taps
 
 
-def _output(b: Ops, dw: Depthwise, at: Sequence[SSAValue], weights: Sequence[SSAValue]) -> None:
-    """`y[at] = epilogue(y[at] + sum over the taps of x * w)`, at output position `at`."""
+Tap = tuple[tuple[int, ...], SSAValue]
+
+
+def _output(b: Ops, dw: Depthwise, at: Sequence[SSAValue], taps: Sequence[Tap], last: bool) -> None:
+    """`y[at] += x * w` over `taps` (position, weight), then the epilogue if `last`."""
     op = dw.op
     x, y = op.inputs[0], op.outputs[0]
     maps = [m.data for m in op.indexing_maps.data]
@@ -117,15 +137,27 @@ def _output(b: Ops, dw: Depthwise, at: Sequence[SSAValue], weights: Sequence[SSA
         loops[d] = value
     out_at = indices(b, maps[-1], loops)
     acc = b(memref.LoadOp.get(y, out_at))
-    for tap, weight in zip(_taps(dw.sizes), weights, strict=True):
+    for tap, weight in taps:
         for d, k in zip(dw.kernel, tap, strict=True):
             loops[d] = b.index(k)
         value = b(memref.LoadOp.get(x, [affine_index(b, e, loops) for e in maps[0].results]))
         product = b(mul.clone(value_mapper={block.args[0]: value, block.args[1]: weight}))
         acc = b(add.clone(value_mapper={block.args[-1]: acc, mul.results[0]: product}))
-    if dw.epilogue is not None:
+    if last and dw.epilogue is not None:
         acc = dw.epilogue.apply(b, loops, acc)
     b.ops.append(memref.StoreOp.get(acc, y, out_at))
+
+
+def _passes(dw: Depthwise, taps: list[Tap]) -> list[list[Tap]]:
+    """
+    The taps each pass over an output row adds: all of them in one pass at stride 1 (or
+    on a short row); at a larger stride one pass per tap, then one for the epilogue, so
+    that each pass reads x at one stride and offset, which LLVM vectorises (as loads of
+    two vectors and a shuffle), where nine interleaved reads in one loop stayed scalar.
+    """
+    if dw.one_pass:
+        return [taps]
+    return [[tap] for tap in taps] + ([[]] if dw.epilogue is not None else [])
 
 
 def depthwise_nest(dw: Depthwise) -> list[Operation]:
@@ -137,17 +169,24 @@ def depthwise_nest(dw: Depthwise) -> list[Operation]:
 
     def channel(cb: Ops, t: SSAValue) -> None:
         n, f = cb(arith.DivSIOp(t, extents[1])), cb(arith.RemSIOp(t, extents[1]))
-        taps = _taps(dw.sizes)
-        weights = [cb(memref.LoadOp.get(w, [f, *(cb.index(k) for k in tap)])) for tap in taps]
+        positions = _taps(dw.sizes)
+        weights = [cb(memref.LoadOp.get(w, [f, *(cb.index(k) for k in tap)])) for tap in positions]
+        passes = _passes(dw, list(zip(positions, weights, strict=True)))
 
         def nest(nb: Ops, at: list[SSAValue]) -> None:
-            """The loops of the output dims from `len(at)` on, the last innermost."""
+            """The loops of the output dims from `len(at)` on; each row in `passes`."""
+            if len(at) + 1 == len(extents):
+                for p, taps in enumerate(passes):
+
+                    def column(eb: Ops, o: SSAValue, _: Sequence[SSAValue], taps=taps, p=p):
+                        _output(eb, dw, [*at, o], taps, p + 1 == len(passes))
+                        return []
+
+                    for_loop(nb, zero_i, extents[-1], one, column)
+                return
 
             def inner(ib: Ops, o: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                if len(at) + 1 == len(extents):
-                    _output(ib, dw, [*at, o], weights)
-                else:
-                    nest(ib, [*at, o])
+                nest(ib, [*at, o])
                 return []
 
             for_loop(nb, zero_i, extents[len(at)], one, inner)

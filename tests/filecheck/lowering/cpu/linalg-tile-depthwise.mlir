@@ -78,6 +78,53 @@ func.func @depthwise_1d_dynamic(%x: memref<?x5x?xf64>, %w: memref<5x3xf64>, %y: 
 
 // -----
 
+// Stride 2 on rows of 16 columns (MIN_STRIDED_ROW): one sweep of the row per tap, each
+// reading x at one stride (what LLVM vectorises), then one sweep for the epilogue.
+
+// CHECK-LABEL: func.func @depthwise_strided_row
+// CHECK:         "scf.parallel"
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               arith.mulf
+// CHECK-NOT:           arith.maximumf
+// CHECK:             scf.for
+// CHECK:               arith.mulf
+// CHECK-NOT:           arith.maximumf
+// CHECK:             scf.for
+// CHECK:               arith.mulf
+// CHECK-NOT:           arith.maximumf
+// CHECK:             scf.for
+// CHECK:               arith.mulf
+// CHECK-NOT:           arith.maximumf
+// CHECK:             scf.for
+// CHECK-NOT:           arith.mulf
+// CHECK:               arith.maximumf
+func.func @depthwise_strided_row(%x: memref<1x2x3x34xf32>, %w: memref<2x1x4xf32>, %y: memref<1x2x3x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), ((d5 * 2) + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x3x34xf32>, memref<2x1x4xf32>) outs(%y : memref<1x2x3x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
+    %s = arith.addf %c, %m fastmath<reassoc,contract> : f32
+    %z = arith.constant 0 : index
+    %i3 = linalg.index 3 : index
+    %l3 = arith.cmpi eq, %i3, %z : index
+    %three = arith.constant 3 : index
+    %i4 = linalg.index 4 : index
+    %l4 = arith.cmpi eq, %i4, %three : index
+    %last = arith.andi %l3, %l4 : i1
+    %r = scf.if %last -> (f32) {
+      %zero = arith.constant 0.000000e+00 : f32
+      %relu = arith.maximumf %s, %zero : f32
+      scf.yield %relu : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
 // Left to the generic loops: a kernel of dynamic size, one of more than 64 taps
 // (9 x 9), and a window whose weights are not one per channel (all share one).
 
