@@ -26,7 +26,14 @@ register), and the `ow` loop around it reads a contiguous run of input (2 x 2 st
 each output element was loaded and stored once per window element and the stride-2
 reads of `llvm.maximum` stayed scalar (batch 8 of 16 x 32 x 32: 5.4x slower).
 
-Groups add a loop `g` after `n`: the weights are expanded to
+A depthwise convolution (one input and one output channel per group, O = G = C)
+has no channel loop at all: the weights are collapsed to `(C, kernel...)` and
+
+    (n, f, oh, kh, kw, ow)      x[n, f, oh*sh + kh*dh, ow*sw + kw*dw] * w[f, kh, kw]
+
+so it is a plain window generic over the output, which elementwise consumers fuse into
+and `linalg-tile` gives a kernel of its own (`mlc.lowering.cpu.depthwise_conv`).
+Other groups add a loop `g` after `n`: the weights are expanded to
 `(G, O/G, I, kernel...)` and the output computed as `(N, G, O/G, spatial...)`, then
 collapsed, so every loop is a plain dim of some operand; the input channel is
 `g * I + c`, which needs static channel counts.
@@ -217,6 +224,26 @@ def conv_maps(
     return [AffineMap(len(names), 0, results) for results in (x, w, y)]
 
 
+def is_depthwise(weight_shape: Sequence[int], groups: int) -> bool:
+    """Whether a conv of these (O, I, kernel...) weights has one channel in and out per group."""
+    return groups > 1 and weight_shape[0] == groups and weight_shape[1] == 1
+
+
+def depthwise_loops(spatial: int) -> list[str]:
+    return window_loops(spatial, ("n", "f"), ())
+
+
+def depthwise_maps(strides: Sequence[int], dilations: Sequence[int]) -> list[AffineMap]:
+    """The maps of (input, weights collapsed to (C, kernel...), output) of a depthwise conv."""
+    names = depthwise_loops(len(strides))
+    d = {name: AffineExpr.dimension(i) for i, name in enumerate(names)}
+    kernel = [d[f"k{i}"] for i in range(len(strides))]
+    outputs = [d[f"o{i}"] for i in range(len(strides))]
+    x = (d["n"], d["f"], *window_reads(d, strides, dilations))
+    results = (x, (d["f"], *kernel), (d["n"], d["f"], *outputs))
+    return [AffineMap(len(names), 0, r) for r in results]
+
+
 def conv_iterators(spatial: int, grouped: bool) -> list[Attribute]:
     names = conv_loops(spatial, grouped)
     return iterator_types(len(names), [i for i, n in enumerate(names) if n[0] in "ck"])
@@ -253,7 +280,9 @@ class LowerConv(RewritePattern):
             kernel = [size_of(rewriter, op.w, 2 + d) for d in range(spatial)]
             channels = size_of(rewriter, op.w, 0)
             sizes = output_sizes(rewriter, op.x, channels, op.result, kernel, windows_of(op))
-            if grouped:
+            if grouped and is_depthwise(tensor_type(op.w).get_shape(), groups):
+                result = self.depthwise(rewriter, op, x, sizes)
+            elif grouped:
                 result = self.grouped(rewriter, op, x, sizes, groups)
             else:
                 init = self.init(rewriter, op, op.result.type, sizes, AffineExpr.dimension(1))
@@ -282,6 +311,29 @@ class LowerConv(RewritePattern):
             rewriter, [op.bias], [empty], maps, iterator_types(rank), lambda a: a[0]
         )
         return filled
+
+    @staticmethod
+    def depthwise(
+        rewriter: PatternRewriter, op: ml.ConvOp, x: SSAValue, sizes: Sequence[Index]
+    ) -> SSAValue:
+        """The conv of one channel per group, over weights collapsed to (C, kernel...)."""
+        spatial = op.SPATIAL
+        w_type = tensor_type(op.w)
+        channels, _, *kernel = w_type.get_shape()
+        collapse = tensor.CollapseShapeOp.build(
+            operands=[op.w],
+            result_types=[TensorType(w_type.element_type, [channels, *kernel])],
+            properties={
+                "reassociation": reassociation([[0, 1], *([d] for d in range(2, spatial + 2))])
+            },
+        )
+        w = rewriter.insert(collapse).result
+        init = LowerConv.init(rewriter, op, op.result.type, sizes, AffineExpr.dimension(1))
+        maps = depthwise_maps(op.strides.get_values(), op.dilations.get_values())
+        names = depthwise_loops(spatial)
+        iterators = iterator_types(len(names), [i for i, n in enumerate(names) if n[0] == "k"])
+        (result,) = build_generic(rewriter, [x, w], [init], maps, iterators, multiply_add)
+        return result
 
     @staticmethod
     def grouped(

@@ -28,6 +28,8 @@ batched matmuls (a loop of batches around it), matmuls whose body ends in a fuse
 elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
 convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.cpu.conv_gemm`).
 A constant weight's B panels are packed at compile time (`mlc.lowering.cpu.constant_panels`).
+A depthwise convolution (one channel per group) is no matmul worth the name (one row per
+channel): it gets a loop per channel with its taps unrolled (`mlc.lowering.cpu.depthwise_conv`).
 f16 matmuls of any N take the kernel, which sums them in f32 and rounds once at the
 store (`Matmul.accumulator`); the matrix-vector and plain loops would sum in f16.
 A zero fill of C right before the matmul (ops without memory effects may lie between)
@@ -60,11 +62,14 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from mlc.lowering.cpu.constant_panels import constant_panels
 from mlc.lowering.cpu.conv_gemm import conv_of
-from mlc.lowering.cpu.matmul_nest import matmul_nest
+from mlc.lowering.cpu.depthwise_conv import depthwise_nest, depthwise_of
+from mlc.lowering.cpu.hoisted_panels import invariant_loop, packed_before
+from mlc.lowering.cpu.matmul_nest import b_is_batched, matmul_nest
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
@@ -109,6 +114,8 @@ class TileMatmul(RewritePattern):
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = _module_global(op, constant_panels(mm, tiles.nr))
+            if panels is None and not b_is_batched(mm):
+                panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
             nest = matmul_nest(
                 mm, tiles, split, fill is not None, panels, pack_a=pack_a, one_task=one_task
@@ -117,6 +124,20 @@ class TileMatmul(RewritePattern):
                 rewriter.erase(fill)  # the first K block stores instead
         with keep_location(rewriter, op):
             rewriter.replace(op, nest, [])
+
+
+def _hoisted(
+    op: GenericOp, mm: Matmul, tiles: MatmulTiles, threads: int, rewriter: PatternRewriter
+) -> SSAValue | None:
+    """B's panels packed before the outermost loop in which B is invariant, freed after
+    it (`mlc.lowering.cpu.hoisted_panels`); None where there is no such loop."""
+    if (loop := invariant_loop(op, mm.b)) is None:
+        return None
+    ops, packed = packed_before(mm, tiles, threads)
+    with keep_location(rewriter, op):
+        rewriter.insert(ops, InsertPoint.before(loop))
+        rewriter.insert(memref.DeallocOp.get(packed), InsertPoint.after(loop))
+    return packed
 
 
 def is_matrix_vector(mm: Matmul) -> bool:
@@ -147,6 +168,18 @@ def total_iterations_of(value: SSAValue, dims: int) -> int | None:
     assert isinstance(type_, MemRefType)
     shape = type_.get_shape()[:dims]
     return None if any(s < 0 for s in shape) else prod(shape)
+
+
+class TileDepthwise(RewritePattern):
+    """A depthwise convolution generic -> a loop per channel, its taps unrolled."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
+        if (dw := depthwise_of(op)) is None:
+            return  # not a depthwise convolution with a small static kernel
+        nest = depthwise_nest(dw)
+        with keep_location(rewriter, op):
+            rewriter.replace(op, nest, [])
 
 
 class SplitGeneric(RewritePattern):
@@ -220,6 +253,7 @@ class LinalgTilePass(ModulePass):
         threads = self.threads or thread_count()
         # Matmuls first, so that a split does not hide the zero fill before one of them.
         PatternRewriteWalker(TileMatmul(self.tiles()), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(TileDepthwise(), apply_recursively=False).rewrite_module(op)
         if self.row_blocks:
             fuse_row_blocks(op, threads)
         PatternRewriteWalker(SplitGeneric(threads), apply_recursively=False).rewrite_module(op)

@@ -41,8 +41,9 @@ it is broadcast, and C is widened to add to and rounded once as it is stored. So
 the sums are rounded only once, the K loop makes one block of all of K (the f32 panel,
 K x NR, then lives in L2 rather than L1), and A is read in place, not packed.
 When B is a constant weight, `Bp` is a global packed at compile time
-(`mlc.lowering.cpu.constant_panels`). The epilogue runs on each MR x NR tile right after
-its last K block, while it is in L1.
+(`mlc.lowering.cpu.constant_panels`); when B does not change in the `scf.for` around the
+kernel, `Bp` is packed once, before the loop (`mlc.lowering.cpu.hoisted_panels`). The
+epilogue runs on each MR x NR tile right after its last K block, while it is in L1.
 
 The packing of A and B is `mlc.lowering.cpu.matmul_packing` (B from a convolution's
 image: `mlc.lowering.cpu.conv_packing`), the register tile and its write-back
@@ -80,7 +81,8 @@ from mlc.lowering.support.loop_builder import (
 from mlc.tiling_model import TASK_FLOPS, MatmulTiles, TaskSplit
 
 
-def _b_is_batched(mm: Matmul) -> bool:
+def b_is_batched(mm: Matmul) -> bool:
+    """Whether B differs between the batches (a batch loop reads it, or it is an image)."""
     if mm.image is not None:
         return True  # every batch convolves its own image
     return any(isinstance(e, AffineDimExpr) and e.position < mm.batch for e in mm.maps[1].results)
@@ -91,7 +93,7 @@ def matmul_nest(
     tiles: MatmulTiles,
     split: TaskSplit,
     overwrite: bool = False,
-    panels: memref.GlobalOp | None = None,
+    panels: memref.GlobalOp | SSAValue | None = None,
     pack_a: bool = False,
     one_task: bool = False,
 ) -> list[Operation]:
@@ -99,10 +101,11 @@ def matmul_nest(
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
     then `mm`'s epilogue on each finished tile, in the tasks `split` says. With
     `overwrite`, the first K block stores into C instead of adding to it (C held zeros,
-    which need not be written). `panels` is B already packed, at compile time
-    (`mlc.lowering.cpu.constant_panels`). With `pack_a`, each task packs its block of A for
-    each K block (`pack_a_block`). With `one_task` (the kernel runs as a single task), B is
-    packed on the calling thread.
+    which need not be written). `panels` is B already packed: at compile time
+    (`mlc.lowering.cpu.constant_panels`, a global), or before a loop around the kernel
+    (`mlc.lowering.cpu.hoisted_panels`, a buffer freed after that loop). With `pack_a`,
+    each task packs its block of A for each K block (`pack_a_block`). With `one_task`
+    (the kernel runs as a single task), B is packed on the calling thread.
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -114,7 +117,7 @@ def matmul_nest(
     n = b.dim(c, rank_c - 1)
     extents = [b.dim(c, d) for d in range(mm.batch)]
     batches = _product(b, extents)
-    packed_batches = (batches, extents) if _b_is_batched(mm) else (b.index(1), [])
+    packed_batches = (batches, extents) if b_is_batched(mm) else (b.index(1), [])
     blocking = (tiles, split.threads)
     packed, free = _packed(b, mm, (k, n), packed_batches, blocking, panels, not one_task)
     zero_i, one = b.index(0), b.index(1)
@@ -131,7 +134,7 @@ def matmul_nest(
     def task(tb: Ops, t: SSAValue) -> None:
         flat, rest = tb(arith.DivSIOp(t, per_batch)), tb(arith.RemSIOp(t, per_batch))
         batch_ivs = batch_indices(tb, flat, extents)
-        packed_t = flat if _b_is_batched(mm) else zero_i
+        packed_t = flat if b_is_batched(mm) else zero_i
         i0 = tb.mul(tb(arith.DivSIOp(rest, groups)), rows_per_task)
         i_end = tb.min(tb.add(i0, rows_per_task), m)
         p0 = tb.mul(tb(arith.RemSIOp(rest, groups)), group_panels)
@@ -214,13 +217,15 @@ def _packed(
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
     blocking: tuple[MatmulTiles, int],
-    panels: memref.GlobalOp | None,
+    panels: memref.GlobalOp | SSAValue | None,
     parallel: bool,
 ) -> tuple[SSAValue, list[Operation]]:
     """
     B's panels: read from the global packed at compile time, else packed now into a
     buffer; and the ops that free it once the kernel is done.
     """
+    if isinstance(panels, SSAValue):
+        return panels, []
     if panels is not None:
         return b(get_panels(panels)), []
     tiles, threads = blocking

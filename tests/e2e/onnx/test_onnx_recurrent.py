@@ -247,6 +247,11 @@ CASES = {
     "lstm-weights-at-run-time": Case(
         "LSTM", "bidirectional", initial=True, peepholes=True, weights_at_run_time=True
     ),
+    # 4 x 13 gate columns: the step's h @ R^T takes the matmul kernel, R's panels packed
+    # once before the time loop (`hoisted_panels`), the last panel ragged
+    "lstm-wide-weights-at-run-time": Case(
+        "LSTM", hidden=13, features=7, seq=6, weights_at_run_time=True, initial=True
+    ),
 }
 
 

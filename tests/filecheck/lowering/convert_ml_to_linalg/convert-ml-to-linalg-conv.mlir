@@ -89,6 +89,30 @@ func.func @conv_groups(%x: tensor<2x4x5x5xf32>, %w: tensor<6x2x3x3xf32>, %b: ten
 
 // -----
 
+// Depthwise (one input and one output channel per group): no group or channel loop;
+// the weights collapse to (C, KH, KW) and the loops are (n, f, oh, kh, kw, ow), the
+// output NCHW as it is, so an elementwise consumer fuses into it as into any conv.
+
+// CHECK-LABEL: func.func @conv_depthwise
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<2x3x5x6xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<3x1x3x2xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<3xf32>)
+// CHECK:         %[[W3:.+]] = tensor.collapse_shape %[[W]] {{\[}}[0 : i64, 1 : i64], [2 : i64], [3 : i64]] : tensor<3x1x3x2xf32> into tensor<3x3x2xf32>
+// CHECK:         %[[INIT:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME:      ins(%[[B]] : tensor<3xf32>)
+// CHECK:         %[[Y:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]}
+// CHECK-SAME:      ins(%[[X]], %[[W3]] : tensor<2x3x5x6xf32>, tensor<3x3x2xf32>) outs(%[[INIT]] : tensor<2x3x2x5xf32>)
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         func.return %[[Y]]
+
+// LOC-LABEL:   func.func @conv_depthwise
+// LOC:           tensor.collapse_shape {{.*}} loc("model.py":12:1)
+// LOC:           arith.mulf {{.*}} loc("model.py":12:1)
+func.func @conv_depthwise(%x: tensor<2x3x5x6xf32>, %w: tensor<3x1x3x2xf32>, %b: tensor<3xf32>) -> tensor<2x3x2x5xf32> {
+  %0 = ml.conv2d %x, %w, %b {strides = array<i64: 2, 1>, groups = 3 : i64} : (tensor<2x3x5x6xf32>, tensor<3x1x3x2xf32>, tensor<3xf32>) -> tensor<2x3x2x5xf32> loc("model.py":12:1)
+  func.return %0 : tensor<2x3x2x5xf32>
+}
+
+// -----
+
 // max_pool2d: padding and the initial value are -inf (the lowest i32 for
 // integers), so padding never wins; the kh/kw loops take their bounds from an
 // unread tensor.empty of the kernel size; kw is innermost, inside ow: (n, c, oh, kh,
