@@ -51,6 +51,11 @@ Tap = tuple[SSAValue, SSAValue | None, SSAValue | None]
 # -- AffineGrid ----------------------------------------------------------------------
 
 
+def fits(dim: int, size: int) -> bool:
+    """Whether a dim may be `size`: it is, or it is known only at run time."""
+    return dim < 0 or dim == size
+
+
 def base_grid(spatial: Sequence[int], align_corners: bool) -> np.ndarray:
     """The homogeneous normalised positions `(prod(spatial), k + 1)`: the coordinate of
     the last axis first (x, then y, then z), then 1, in row-major order of positions."""
@@ -78,7 +83,7 @@ def affine_grid(node: Node) -> Sequence[Value]:
         raise node.error(f"expects a size of non-negative values, got {size}")
     k = len(size) - 2
     shape = shape_of(theta)
-    if len(shape) != 3 or shape[1] not in (k, -1) or shape[2] not in (k + 1, -1):
+    if len(shape) != 3 or not fits(shape[1], k) or not fits(shape[2], k + 1):
         raise node.error(f"expects theta of shape (N, {k}, {k + 1}) for size {size}")
     if shape[0] >= 0 and shape[0] != size[0]:
         raise node.error(f"theta holds {shape[0]} matrices, size asks for N = {size[0]}")
@@ -256,7 +261,7 @@ def check_inputs(node: Node, s: Sampler, x: SSAValue, grid: SSAValue) -> None:
         )
     if node.opset < 20 and rank != 4:
         raise node.error(f"expects a 4-d input before opset 20, got rank {rank}")
-    if shape_of(grid)[-1] not in (k, -1):
+    if not fits(shape_of(grid)[-1], k):
         raise node.error(f"expects the grid's last dim to be {k}, got {shape_of(grid)[-1]}")
     if s.mode != "nearest" and not is_float(x):
         raise node.error(f"mode '{s.mode}' needs a floating-point input")

@@ -15,8 +15,8 @@ from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node, Value
-from mlc.frontends.onnx.ops.build import Size, is_float, reshape_to, shape_of, sizes
-from mlc.frontends.onnx.ops.padding import slice_along
+from mlc.frontends.onnx.ops.build import Size, SizeCalc, is_float, reshape_to, shape_of, sizes
+from mlc.frontends.onnx.ops.padding import INT64_MAX, slice_along, slice_at_run_time
 from mlc.frontends.onnx.ops.table import converts
 
 
@@ -30,17 +30,14 @@ def heads_layout(node: Node, x: SSAValue) -> tuple[SSAValue, list[Size], int]:
     heads = int(node.attr("num_heads", 0))
     if heads <= 0:
         raise node.error("a 3-d input needs num_heads")
-    hidden = shape[2]
-    if hidden < 0:
-        raise node.error("a 3-d input needs a static hidden size")
-    if hidden % heads:
-        raise node.error(f"hidden size {hidden} is not a multiple of num_heads {heads}")
+    if 0 <= shape[2] and shape[2] % heads:
+        raise node.error(f"hidden size {shape[2]} is not a multiple of num_heads {heads}")
     dims = sizes(node, x)
-    split = [dims[0], dims[1], heads, hidden // heads]
+    split = [dims[0], dims[1], heads, SizeCalc(node).floordiv(dims[2], heads)]
     return reshape_to(node, x, split), split, 1
 
 
-def angles(node: Node, half: int) -> tuple[SSAValue, SSAValue]:
+def angles(node: Node, half: Size) -> tuple[SSAValue, SSAValue]:
     """The cosines and sines, `(B, S, R / 2)`."""
     cos, sin = node.input(1), node.input(2)
     if node.has(3):
@@ -51,9 +48,22 @@ def angles(node: Node, half: int) -> tuple[SSAValue, SSAValue]:
         shape = shape_of(cache)
         if len(shape) != 3:
             raise node.error(f"expects caches giving (B, S, R/2), got rank {len(shape)}")
-        if shape[-1] not in (half, -1):
+        if isinstance(half, int) and 0 <= shape[-1] != half:
             raise node.error(f"expects caches of last dim {half} (R / 2), got {shape[-1]}")
     return cos, sin
+
+
+def halves(node: Node, heads: SSAValue, rotary: Size, half: Size) -> tuple[SSAValue, SSAValue]:
+    """The two features of each rotated pair: the halves, or (interleaved) even and odd."""
+    if node.attr("interleaved", 0):
+        end = rotary if isinstance(rotary, int) else INT64_MAX  # dynamic: the whole head
+        return slice_along(node, heads, 3, 0, end, 2), slice_along(node, heads, 3, 1, end, 2)
+    if isinstance(half, int) and isinstance(rotary, int):
+        return slice_along(node, heads, 3, 0, half), slice_along(node, heads, 3, half, rotary)
+    return (
+        slice_at_run_time(node, heads, 3, 0, half),
+        slice_at_run_time(node, heads, 3, half, rotary),
+    )
 
 
 @converts("RotaryEmbedding", since=23)
@@ -62,32 +72,27 @@ def rotary_embedding(node: Node) -> Sequence[Value]:
     if not is_float(x):
         raise node.error("expects a floating-point input")
     heads, dims, seq_axis = heads_layout(node, x)
-    head = shape_of(heads)[3]
-    if head < 0:
-        raise node.error("needs a static head size")
-    rotary = int(node.attr("rotary_embedding_dim", 0)) or head
-    if rotary % 2 or rotary > head:
-        raise node.error(f"rotary_embedding_dim {rotary} must be even and at most {head}")
-    half = rotary // 2
+    head = dims[3]
+    given = int(node.attr("rotary_embedding_dim", 0))
+    rotary: Size = given or head
+    if given % 2 or (given and isinstance(head, int) and given > head):
+        raise node.error(f"rotary_embedding_dim {given} must be even and at most {head}")
+    partial = given and not (isinstance(head, int) and given == head)
+    half = SizeCalc(node).floordiv(rotary, 2)
     cos, sin = angles(node, half)
     # (B, S, R/2) broadcast against the heads: a 1 on the heads' axis.
-    head_axis = 1 if seq_axis == 2 else 2
-    along = [dims[0], 1, dims[seq_axis], half] if head_axis == 1 else [dims[0], dims[1], 1, half]
+    along = [dims[0], 1, dims[2], half] if seq_axis == 2 else [dims[0], dims[1], 1, half]
     cos, sin = reshape_to(node, cos, along), reshape_to(node, sin, along)
-    if node.attr("interleaved", 0):
-        x1 = slice_along(node, heads, 3, 0, rotary, 2)
-        x2 = slice_along(node, heads, 3, 1, rotary, 2)
-    else:
-        x1, x2 = slice_along(node, heads, 3, 0, half), slice_along(node, heads, 3, half, rotary)
+    x1, x2 = halves(node, heads, rotary, half)
     real = node.emit(ml.SubOp(node.emit(ml.MulOp(cos, x1)), node.emit(ml.MulOp(sin, x2))))
     imag = node.emit(ml.AddOp(node.emit(ml.MulOp(sin, x1)), node.emit(ml.MulOp(cos, x2))))
     if node.attr("interleaved", 0):
         lead = [*dims[:3], half, 1]
         pairs = [reshape_to(node, v, lead) for v in (real, imag)]
-        both = node.emit(ml.ConcatOp(pairs, 4))
-        rotated = reshape_to(node, both, [*lead[:3], rotary])
+        rotated = reshape_to(node, node.emit(ml.ConcatOp(pairs, 4)), [*dims[:3], rotary])
     else:
         rotated = node.emit(ml.ConcatOp([real, imag], 3))
-    if rotary < head:
-        rotated = node.emit(ml.ConcatOp([rotated, slice_along(node, heads, 3, rotary, head)], 3))
+    if partial:
+        rest = slice_along(node, heads, 3, rotary, INT64_MAX)
+        rotated = node.emit(ml.ConcatOp([rotated, rest], 3))
     return [reshape_to(node, rotated, sizes(node, x)) if seq_axis == 1 else rotated]
