@@ -9,7 +9,8 @@ GridSample reads the input at positions that the grid gives at run time, so its 
 computed by `ml` elementwise ops on the grid, as Resize's are along a dynamic axis
 (`resize_taps`): along each spatial axis, the grid's normalised coordinate becomes an
 input coordinate (`align_corners`), rounded for `nearest`, brought inside the input by
-`padding_mode` (clamped for `border`, reflected for `reflection`), then split into the
+`padding_mode` (reflected for `reflection`; for `border`, clamped along every axis
+where the point lies outside along any, as onnxruntime does), then split into the
 axis's taps (1 nearest, 2 linear, 4 cubic), each an index and a weight. A tap of every
 axis makes one point of the input: its flat index into the input laid out as
 `(C, N * prod(spatial))` is gathered (`ml.gather`), weighted and summed; with
@@ -61,8 +62,8 @@ def base_grid(spatial: Sequence[int], align_corners: bool) -> np.ndarray:
     the last axis first (x, then y, then z), then 1, in row-major order of positions."""
     axes = []
     for n in spatial:
-        if n <= 1:
-            axes.append(np.zeros(n))
+        if n <= 1:  # one position: 1 with aligned corners, else the middle (onnxruntime)
+            axes.append(np.full(n, 1.0 if align_corners else 0.0))
         elif align_corners:
             axes.append(np.linspace(-1.0, 1.0, n))
         else:
@@ -208,13 +209,24 @@ class Sampler:
             low, high = c.c(-0.5), c.sub(d, 0.5)
         if self.mode == "nearest":
             x = self.node.emit(ml.RoundOp(x))
-        if self.padding == "border":
-            below, above = c.cmp("lt", x, low), c.cmp("gt", x, high)
-            outside = c.node.emit(ml.SelectOp(below, below, above))  # below or above
-            return c.where(outside, c.clamp(x, 0.0, c.sub(d, 1.0)), x)
         if self.padding == "reflection":
             return c.reflect(x, low, high)
         return x
+
+    def border(self, c: Coordinates, xs: list[SSAValue], ds: list[SSAValue]) -> list[SSAValue]:
+        """Border padding: where a point's coordinate lies outside the input along any
+        axis, each of its coordinates is clamped into the input (as onnxruntime)."""
+        outside = None
+        for x, d in zip(xs, ds, strict=True):
+            low, high = (c.c(0.0), c.sub(d, 1.0)) if self.align else (c.c(-0.5), c.sub(d, 0.5))
+            for side in (c.cmp("lt", x, low), c.cmp("gt", x, high)):
+                outside = (
+                    side if outside is None else c.node.emit(ml.SelectOp(outside, outside, side))
+                )
+        assert outside is not None
+        return [
+            c.where(outside, c.clamp(x, 0.0, c.sub(d, 1.0)), x) for x, d in zip(xs, ds, strict=True)
+        ]
 
     def taps(self, c: Coordinates, x: SSAValue, d: SSAValue) -> list[Tap]:
         """Each tap along one axis: its index (i64, inside the axis), its weight (None:
@@ -305,12 +317,15 @@ def grid_sample(node: Node) -> Sequence[Value]:
         node, node.emit(ml.TransposeOp(x, perm)), [dims[1], product(node, [dims[0], volume])]
     )
     # Per axis (x is the grid's component 0 and the input's last axis), its taps.
-    axis_taps = []
+    xs, ds = [], []
     for axis in range(k):
         component = node.constant(np.array(k - 1 - axis, np.int64))
         g = node.emit(ml.GatherOp(grid, component, rank - 1))  # (N, *out)
-        d = c.size(spatial[axis])
-        axis_taps.append(s.taps(c, s.coordinate(c, g, d), d))
+        ds.append(c.size(spatial[axis]))
+        xs.append(s.coordinate(c, g, ds[-1]))
+    if s.padding == "border" and s.mode != "cubic":
+        xs = s.border(c, xs, ds)
+    axis_taps = [s.taps(c, x, d) for x, d in zip(xs, ds, strict=True)]
     # Strides of the flattened input: the batch, then each spatial axis.
     strides: list[Size] = [product(node, spatial[axis + 1 :]) for axis in range(k)]
     first = axis_taps[0][0][0]
