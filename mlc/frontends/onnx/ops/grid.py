@@ -164,9 +164,8 @@ class Coordinates:
         odd = self.cmp("gt", self.sub(n, self.mul(self.floor(self.mul(n, 0.5)), 2.0)), 0.5)
         to_low = self.node.emit(ml.CmpOp("ne", below, odd))  # below xor odd
         reflected = self.where(to_low, self.add(low, r), self.sub(high, r))
-        inside = self.where(below, low, self.where(above, high, x))
         moved = self.where(self.cmp("gt", span, 0.0), reflected, low)
-        return self.where(below, moved, self.where(above, moved, inside))
+        return self.where(below, moved, self.where(above, moved, x))
 
 
 def cubic_weights(c: Coordinates, t: SSAValue) -> list[SSAValue]:
