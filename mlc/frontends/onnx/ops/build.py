@@ -168,3 +168,48 @@ def reshape_to(node: Node, x: SSAValue, dims: Sequence[Size]) -> SSAValue:
         )
     shape = shape_tensor(node, [-1 if isinstance(d, int) and d == DYNAMIC else d for d in dims])
     return node.emit(ml.ReshapeOp(x, shape=shape, result_type=result))
+
+
+class Arithmetic:
+    """
+    Elementwise `ml` arithmetic emitted at `node`, where Python numbers stand for rank-0
+    constants of `dtype`: the coordinate formulas of Resize's dynamic taps and of
+    GridSample read as the reference implementations write them.
+    """
+
+    def __init__(self, node: Node, dtype: type[np.floating]):
+        self.node = node
+        self.dtype = dtype
+
+    def c(self, value: float) -> SSAValue:
+        return self.node.constant(np.array(value, self.dtype))
+
+    def operand(self, x: SSAValue | float) -> SSAValue:
+        return self.c(x) if isinstance(x, float | int) else x
+
+    def op(self, kind: type[ml.BinaryOp], a: SSAValue | float, b: SSAValue | float) -> SSAValue:
+        return self.node.emit(kind(self.operand(a), self.operand(b)))
+
+    def add(self, a: SSAValue | float, b: SSAValue | float) -> SSAValue:
+        return self.op(ml.AddOp, a, b)
+
+    def sub(self, a: SSAValue | float, b: SSAValue | float) -> SSAValue:
+        return self.op(ml.SubOp, a, b)
+
+    def mul(self, a: SSAValue | float, b: SSAValue | float) -> SSAValue:
+        return self.op(ml.MulOp, a, b)
+
+    def div(self, a: SSAValue | float, b: SSAValue | float) -> SSAValue:
+        return self.op(ml.DivOp, a, b)
+
+    def cmp(self, predicate: str, a: SSAValue, b: SSAValue | float) -> SSAValue:
+        return self.node.emit(ml.CmpOp(predicate, a, self.operand(b)))
+
+    def where(self, cond: SSAValue, a: SSAValue | float, b: SSAValue | float) -> SSAValue:
+        return self.node.emit(ml.SelectOp(cond, self.operand(a), self.operand(b)))
+
+    def floor(self, a: SSAValue) -> SSAValue:
+        return self.node.emit(ml.FloorOp(a))
+
+    def clamp(self, a: SSAValue, low: SSAValue | float, high: SSAValue | float) -> SSAValue:
+        return self.op(ml.MinOp, self.op(ml.MaxOp, a, low), high)

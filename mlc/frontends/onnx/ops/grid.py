@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, SSAValue
 from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node, Value
 from mlc.frontends.onnx.ops.build import (
+    Arithmetic,
     Size,
     cast,
     dtype,
@@ -101,16 +102,12 @@ def affine_grid(node: Node) -> Sequence[Value]:
 # -- GridSample ----------------------------------------------------------------------
 
 
-class Coordinates:
+class Coordinates(Arithmetic):
     """Elementwise arithmetic on the grid's coordinates, in `element` (f32 or f64)."""
 
     def __init__(self, node: Node, element: Attribute):
-        self.node = node
+        super().__init__(node, np.float64 if isinstance(element, Float64Type) else np.float32)
         self.element = element
-        self.dtype = np.float64 if isinstance(element, Float64Type) else np.float32
-
-    def c(self, value: float) -> SSAValue:
-        return self.node.constant(np.array(value, self.dtype))
 
     def size(self, size: Size) -> SSAValue:
         """A dim as a rank-0 tensor of the coordinates' type."""
@@ -119,37 +116,6 @@ class Coordinates:
         return reshape(
             self.node, cast(self.node, shape_tensor(self.node, [size]), self.element), []
         )
-
-    def op(self, kind: type[ml.BinaryOp], a: SSAValue | float, b: SSAValue | float) -> SSAValue:
-        a = self.c(a) if isinstance(a, float | int) else a
-        b = self.c(b) if isinstance(b, float | int) else b
-        return self.node.emit(kind(a, b))
-
-    def add(self, a, b):
-        return self.op(ml.AddOp, a, b)
-
-    def sub(self, a, b):
-        return self.op(ml.SubOp, a, b)
-
-    def mul(self, a, b):
-        return self.op(ml.MulOp, a, b)
-
-    def div(self, a, b):
-        return self.op(ml.DivOp, a, b)
-
-    def cmp(self, predicate: str, a: SSAValue, b: SSAValue | float) -> SSAValue:
-        return self.node.emit(ml.CmpOp(predicate, a, self.c(b) if isinstance(b, float) else b))
-
-    def where(self, cond: SSAValue, a: SSAValue | float, b: SSAValue | float) -> SSAValue:
-        a = self.c(a) if isinstance(a, float) else a
-        b = self.c(b) if isinstance(b, float) else b
-        return self.node.emit(ml.SelectOp(cond, a, b))
-
-    def floor(self, a: SSAValue) -> SSAValue:
-        return self.node.emit(ml.FloorOp(a))
-
-    def clamp(self, a: SSAValue, low: SSAValue | float, high: SSAValue | float) -> SSAValue:
-        return self.op(ml.MinOp, self.op(ml.MaxOp, a, low), high)
 
     def reflect(self, x: SSAValue, low: SSAValue, high: SSAValue) -> SSAValue:
         """`x` reflected by the nearer border until inside `[low, high]` (onnx's

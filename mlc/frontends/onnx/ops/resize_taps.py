@@ -16,7 +16,7 @@ from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node
-from mlc.frontends.onnx.ops.build import Size, cast, reshape, shape_tensor
+from mlc.frontends.onnx.ops.build import Arithmetic, Size, cast, reshape, shape_tensor
 from mlc.frontends.onnx.ops.structure import arange
 
 COORDINATE_MODES = (
@@ -54,11 +54,11 @@ class Resize:
             raise node.error("antialias applies to the linear and cubic modes only")
 
 
-class Taps:
+class Taps(Arithmetic):
     """Builds the elementwise arithmetic of one axis's taps at `node`."""
 
     def __init__(self, node: Node, r: Resize, size: Size, scale: float | None, out: Size | None):
-        self.node = node
+        super().__init__(node, np.float64)
         self.r = r
         # The input size as an f64 scalar tensor, read at run time.
         self.size = reshape(node, cast(node, shape_tensor(node, [size]), f64), [])
@@ -67,35 +67,6 @@ class Taps:
         self.out_f = reshape(node, cast(node, shape_tensor(node, [self.out]), f64), [])
         # Sizes given over a dynamic axis: the scale is out / size, at run time.
         self.ratio = self.c(scale) if scale is not None else self.div(self.out_f, self.size)
-
-    def c(self, value: float) -> SSAValue:
-        return self.node.constant(np.array(value, np.float64))
-
-    def op(self, kind: type[ml.BinaryOp], a: SSAValue, b: SSAValue | float) -> SSAValue:
-        return self.node.emit(kind(a, self.c(b) if isinstance(b, float | int) else b))
-
-    def add(self, a, b):
-        return self.op(ml.AddOp, a, b)
-
-    def sub(self, a, b):
-        return self.op(ml.SubOp, a, b)
-
-    def mul(self, a, b):
-        return self.op(ml.MulOp, a, b)
-
-    def div(self, a, b):
-        return self.op(ml.DivOp, a, b)
-
-    def cmp(self, predicate: str, a: SSAValue, b: SSAValue | float) -> SSAValue:
-        return self.node.emit(ml.CmpOp(predicate, a, self.c(b) if isinstance(b, float) else b))
-
-    def where(self, cond: SSAValue, a: SSAValue | float, b: SSAValue | float) -> SSAValue:
-        a = self.c(a) if isinstance(a, float) else a
-        b = self.c(b) if isinstance(b, float) else b
-        return self.node.emit(ml.SelectOp(cond, a, b))
-
-    def floor(self, a: SSAValue) -> SSAValue:
-        return self.node.emit(ml.FloorOp(a))
 
     def out_size(self) -> Size:
         """floor(scale * size), in f32 as onnxruntime."""
