@@ -36,7 +36,7 @@ import math as pymath
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, TensorType, f32, f64
+from xdsl.dialects.builtin import BFloat16Type, IntegerAttr, IntegerType, TensorType, f32, f64
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -136,6 +136,22 @@ def sigmoid(_: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAVa
     one = scalar_constant(1, element)
     exp = math.ExpOp(arith.NegfOp(args[0])).result
     return arith.DivfOp(one, arith.AddfOp(one, exp)).result
+
+
+def in_f32_for_bf16(fn: ScalarFn) -> ScalarFn:
+    """
+    A body of several float operations, computed in f32 and rounded once when the
+    element type is bf16: one `ml` op, one rounding, as ml_dtypes computes it (each
+    arith op on bf16 would otherwise round on its own, two or three ulps in all).
+    """
+
+    def body(op: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
+        if not isinstance(element, BFloat16Type):
+            return fn(op, element, args)
+        wide = [arith.ExtFOp(a, f32).result for a in args]
+        return arith.TruncFOp(fn(op, f32, wide), element).result
+
+    return body
 
 
 def gelu(op: Operation, element: Attribute, args: Sequence[SSAValue]) -> SSAValue:
@@ -292,8 +308,8 @@ BODIES: dict[type[Operation], ScalarFn] = {
     ml.RsqrtOp: unary_math(math.RsqrtOp),
     ml.TanhOp: unary_math(math.TanhOp),
     ml.ErfOp: unary_math(math.ErfOp),
-    ml.SigmoidOp: sigmoid,
-    ml.GeluOp: gelu,
+    ml.SigmoidOp: in_f32_for_bf16(sigmoid),
+    ml.GeluOp: in_f32_for_bf16(gelu),
     ml.CastOp: cast,
     ml.SinOp: unary_math(math.SinOp),
     ml.CosOp: unary_math(math.CosOp),
