@@ -44,7 +44,8 @@ class AttentionToStandIn(RewritePattern):
             op_remark(op, f"attention left to decompose-attention: {why}")
             return
         emit = Emitter(rewriter, InsertPoint.before(op), op)
-        rewriter.replace_op(op, [], [stand_in.stand_in(emit, op)])
+        rewriter.replace_all_uses_with(op.result, stand_in.stand_in(emit, op))
+        rewriter.erase(op)
 
 
 class StandInToKernel(RewritePattern):

@@ -66,7 +66,7 @@ def launch(host: Emitter, a: Attention) -> None:
     ivs.reverse()
     _Row(a, inner, ivs, by, sizes).build(q0, tid)
     inner(scf.YieldOp())
-    host.rewriter.erase_op(a.op)
+    host.rewriter.erase(a.op)
 
 
 def _dim(e: Emitter, buffer: SSAValue, n: int) -> SSAValue:

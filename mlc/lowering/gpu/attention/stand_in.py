@@ -20,7 +20,7 @@ its body is no multiply-add (no transpose is folded).
 import re
 from dataclasses import dataclass
 
-from xdsl.dialects import linalg, tensor
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     BFloat16Type,
@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 
@@ -136,7 +136,7 @@ def stand_in(e: LocatedEmitter, op: ml.AttentionOp) -> SSAValue:
     ]
     init = e(tensor.EmptyOp(dynamic, result))
     block = Block(arg_types=[element(x) for x in inputs] + [element(op.q)])
-    block.add_op(linalg.YieldOp(block.args[-1]))
+    block.add_op(YieldOp(block.args[-1]))
     par, red = IteratorTypeAttr.parallel(), IteratorTypeAttr.reduction()
     causal = int(op.is_causal)
     return e(
