@@ -51,7 +51,7 @@ STAGES: dict[str, str] = {
     ),
     "llvm": "convert-to-llvm",
     "parallel-loops": (
-        "linalg-fuse-elementwise,bufferize,convert-contractions-to-gpu,"
+        "linalg-fuse-elementwise,bufferize,convert-attention-to-gpu,convert-contractions-to-gpu,"
         "convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
     ),
     "gpu": (
@@ -67,7 +67,8 @@ STAGES: dict[str, str] = {
 TARGET_STAGE_TEXT: dict[str, dict[str, str]] = {
     "gpu": {
         "linalg": (
-            "decompose-attention,convert-ml-to-linalg{online-softmax=true},linalg-fuse-elementwise"
+            "convert-attention-to-gpu,decompose-attention,convert-ml-to-linalg{online-softmax=true},"
+            "linalg-fuse-elementwise"
         )
     },
 }

@@ -169,6 +169,12 @@ def _convert_gpu_host_to_llvm() -> type[ModulePass]:
     return ConvertGPUHostToLLVMPass
 
 
+def _convert_attention_to_gpu() -> type[ModulePass]:
+    from mlc.lowering.gpu.convert_attention_to_gpu import ConvertAttentionToGPUPass
+
+    return ConvertAttentionToGPUPass
+
+
 def _decompose_attention() -> type[ModulePass]:
     from mlc.lowering.convert_ml_to_linalg.decompose_attention import DecomposeAttentionPass
 
@@ -218,6 +224,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
     "autodiff": _autodiff,
     "decompose-attention": _decompose_attention,
+    "convert-attention-to-gpu": _convert_attention_to_gpu,
     "fuse-attention": _fuse_attention,
 }
 

@@ -1,0 +1,72 @@
+"""
+convert-attention-to-gpu: each `ml.attention` becomes one fused kernel on the GPU.
+
+Two phases, one pass run twice by the `gpu` pipeline (docs/design/attention.md):
+
+- On tensors (head of the `linalg` stage, before `decompose-attention`): each
+  `ml.attention` the kernel takes (f32, f16, bf16; static head and value dims from 2 to
+  128; static head counts) becomes its stand-in generic
+  (`mlc.lowering.gpu.attention.stand_in`), which `bufferize` carries to memrefs; the
+  others stay for `decompose-attention`, with a remark saying why.
+- On memrefs (after `bufferize` in the `parallel-loops` stage): each stand-in becomes a
+  `gpu.launch` of the fused kernel (`mlc.lowering.gpu.attention.kernel`): one CTA per
+  (batch..., head, 64 query rows), the online softmax over blocks of 32 keys in
+  registers and shared memory, the scores never in global memory.
+
+Grouped K/V heads are indexed (`h // G`), causal and mask applied in the kernel,
+sequence lengths read at run time.
+"""
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from mlc.diagnostics import op_error, op_remark
+from mlc.dialects import ml
+from mlc.lowering.gpu.attention import kernel, stand_in
+from mlc.lowering.gpu.contraction.emitter import Emitter
+
+
+class AttentionToStandIn(RewritePattern):
+    """`ml.attention` on tensors to its stand-in generic (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ml.AttentionOp, rewriter: PatternRewriter) -> None:
+        if (why := stand_in.declined(op)) is not None:
+            op_remark(op, f"attention left to decompose-attention: {why}")
+            return
+        emit = Emitter(rewriter, InsertPoint.before(op), op)
+        rewriter.replace_all_uses_with(op.result, stand_in.stand_in(emit, op))
+        rewriter.erase(op)
+
+
+class StandInToKernel(RewritePattern):
+    """A stand-in generic on memrefs to the fused kernel's launch (module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
+        if (attention := stand_in.read(op)) is None:
+            if op.library_call is not None and op.library_call.data == stand_in.LIBRARY_CALL:
+                raise op_error(op, "convert-attention-to-gpu: malformed attention stand-in")
+            return
+        if op.res or not isinstance(attention.q.type, MemRefType):
+            return  # still on tensors: bufferize comes first
+        kernel.launch(Emitter(rewriter, InsertPoint.before(op), op), attention)
+
+
+class ConvertAttentionToGPUPass(ModulePass):
+    """`ml.attention` to its stand-in, stand-ins on memrefs to the fused kernel."""
+
+    name = "convert-attention-to-gpu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for pattern in (AttentionToStandIn(), StandInToKernel()):
+            PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
