@@ -285,8 +285,10 @@ class DecomposeAttention(RewritePattern):
             mask = full_mask(e, mask, [*e.sizes(q)[:-1], seq_k])
         blocking = Blocking(op, q, k, v, mask, seq_q, seq_k, self.block_q, self.block_k)
         result_type = tensor_type(op.result)
+        # The result's type may know a dim the operands leave `?` (a mask's head count).
         sizes = e.sizes(op.q)[:-1] + e.sizes(op.v)[-1:]
-        out = e(tensor.EmptyOp([s for s in sizes if isinstance(s, SSAValue)], result_type))
+        dynamic = [e.index(s) for s, d in zip(sizes, result_type.get_shape()) if d == DYNAMIC_INDEX]
+        out = e(tensor.EmptyOp(dynamic, result_type))
         (result,) = blocked_loop(e, seq_q, seq_q, self.block_q, [out], query_step(blocking))
         rewriter.replace(op, (), (result,))
 

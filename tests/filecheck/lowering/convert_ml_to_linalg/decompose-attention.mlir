@@ -94,3 +94,19 @@ func.func @f16_dynamic(%q: tensor<3x?x8xf16>, %k: tensor<3x?x8xf16>, %m: tensor<
   %o = ml.attention %q, %k, %k, %m {scale = 1.0 : f64} : (tensor<3x?x8xf16>, tensor<3x?x8xf16>, tensor<3x?x8xf16>, tensor<?x?xf16>) -> tensor<3x?x8xf16>
   func.return %o : tensor<3x?x8xf16>
 }
+
+// -----
+
+// The result knows a head count the operands leave `?` (from the mask, as T5's export
+// gives it): the output's empty tensor takes sizes for its dynamic dims only.
+
+// CHECK-LABEL: func.func @heads_known_from_the_mask
+// CHECK:         %[[B:.+]] = tensor.dim %[[Q:[a-z]+]], %{{.*}} : tensor<?x?x?x16xf32>
+// CHECK:         tensor.dim %[[Q]]
+// CHECK:         %[[S:.+]] = tensor.dim %[[Q]], %{{.*}} : tensor<?x?x?x16xf32>
+// CHECK:         %[[OUT:.+]] = tensor.empty(%[[B]], %[[S]]) : tensor<?x2x?x16xf32>
+// CHECK:         scf.for {{.*}} iter_args(%{{.*}} = %[[OUT]]) -> (tensor<?x2x?x16xf32>)
+func.func @heads_known_from_the_mask(%q: tensor<?x?x?x16xf32>, %k: tensor<?x?x?x16xf32>, %v: tensor<?x?x?x16xf32>, %m: tensor<?x2x?x?xf32>) -> tensor<?x2x?x16xf32> {
+  %o = ml.attention %q, %k, %v, %m {scale = 1.0 : f64} : (tensor<?x?x?x16xf32>, tensor<?x?x?x16xf32>, tensor<?x?x?x16xf32>, tensor<?x2x?x?xf32>) -> tensor<?x2x?x16xf32>
+  func.return %o : tensor<?x2x?x16xf32>
+}
