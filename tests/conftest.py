@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 GPU_SUITE = Path(__file__).parent / "gpu"
+PTX_SUITE = "test_ptx_architectures.py"  # every case of it is about PTX: never sampled
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -22,9 +23,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     Lowering each of them through the gpu pipeline to check its PTX with ptxas costs
     about half a second per test, minutes for the whole suite on two cores, and adds
-    little to what tests/gpu/ (the GPU pipeline's own tests, which always assemble their
-    PTX) and the lit tests check. `make test-full` sets `MLC_TEST_PTX=1`, which lowers
-    every twin and assembles its PTX as `tests.gpu.targets.compile_for` describes.
+    little to what tests/gpu/ (the GPU pipeline's own tests) and the lit tests check.
+    tests/gpu/ assembles the PTX of every architecture suite case and of the first
+    parametrization of each other test. `make test-full` sets `MLC_TEST_PTX=1`, which
+    lowers every twin and assembles its PTX as `tests.gpu.targets.compile_for` describes.
     """
     if os.environ.get("MLC_TEST_PTX") == "1":
         return
@@ -34,6 +36,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if reason is None:
         return
     skip = pytest.mark.skip(reason=f"{reason} (MLC_TEST_PTX=1 assembles its PTX)")
+    sampled: set[tuple[Path, str]] = set()
     for item in items:
-        if "gpu" in item.keywords and not item.path.is_relative_to(GPU_SUITE):
+        if "gpu" not in item.keywords:
+            continue
+        if not item.path.is_relative_to(GPU_SUITE):
             item.add_marker(skip)
+        elif item.path.name != PTX_SUITE and isinstance(item, pytest.Function):
+            # tests/gpu's numerics run each kernel over several sizes: without a GPU,
+            # the first sizes of each test assemble its kernels' PTX.
+            if (item.path, item.originalname) in sampled:
+                item.add_marker(skip)
+            sampled.add((item.path, item.originalname))
