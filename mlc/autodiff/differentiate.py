@@ -163,8 +163,10 @@ def _pull_back(
     if op.regions:
         op_error(op, "cannot be differentiated yet: autodiff handles straight-line code only")
     rule = rule_for(op)
-    if rule is None or len(op.results) != 1:
+    if rule is None:
         op_error(op, "has no differentiation rule")
+    if any(r in cotangents for r in op.results[1:]):
+        op_error(op, "can be differentiated through its first result only")
     needs = tuple(bool(active.get(v, 0)) for v in op.operands)
     em.location = op.location
     try:

@@ -1,0 +1,85 @@
+"""
+Gradients of whole compiled programs against central differences: a small CNN (conv,
+batch norm in training mode, relu, max and average pooling, a linear layer,
+cross-entropy) and an embedding model (gather, cumsum, top_k), on each target.
+
+Central differences run on the CPU in float64; the `cuda` target's float32 gradients are
+compared with the float64 ones.
+"""
+
+import numpy as np
+
+import mlc
+from mlc import ops
+from tests.gpu.targets import jit_for
+
+
+def cross_entropy(logits, labels):
+    shifted = logits - ops.max(logits, axis=-1, keepdims=True)
+    log_probs = shifted - ops.log(ops.sum(ops.exp(shifted), axis=-1, keepdims=True))
+    return -ops.sum(labels * log_probs) / logits.shape[0]
+
+
+def cnn_loss(w, b, gamma, beta, v, c, x, labels):
+    h = ops.conv2d(x, w, b, padding=1)
+    h = ops.relu(ops.batch_norm(h, gamma, beta, training=True))
+    h = ops.max_pool2d(h, 2)
+    h = ops.avg_pool2d(h, 2, stride=1, padding=1)
+    logits = h.reshape(x.shape[0], -1) @ v + c
+    return cross_entropy(logits, labels)
+
+
+def embedding_loss(table, x, ids):
+    rows = ops.take(table, ids, axis=0)  # (B, T, D)
+    running = ops.cumsum(rows, axis=1)
+    best = ops.top_k(running * x, 2)[0]
+    return ops.sum(ops.sin(best) * best)
+
+
+def numeric_grad(fn, args, i, eps=1e-6):
+    grad = np.zeros_like(args[i])
+    for index in np.ndindex(args[i].shape):
+        moved = []
+        for sign in (1, -1):
+            shifted = [a.copy() for a in args]
+            shifted[i][index] += sign * eps
+            moved.append(float(fn(*shifted)))
+        grad[index] = (moved[0] - moved[1]) / (2 * eps)
+    return grad
+
+
+def cnn_case(rng, dtype):
+    args = [
+        rng.standard_normal((3, 2, 3, 3)) * 0.4,
+        rng.standard_normal(3) * 0.1,
+        1.0 + rng.standard_normal(3) * 0.1,
+        rng.standard_normal(3) * 0.1,
+        rng.standard_normal((48, 4)) * 0.3,
+        rng.standard_normal(4) * 0.1,
+        rng.standard_normal((5, 2, 7, 6)),
+        np.eye(4)[rng.integers(0, 4, 5)],
+    ]
+    return [a.astype(dtype) for a in args]
+
+
+def check(loss, args, argnums, target, rtol):
+    reference = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in args]
+    value = mlc.jit(loss)
+    expected = [numeric_grad(value, reference, i) for i in argnums]
+    got = jit_for(target)(mlc.grad(loss, argnums=argnums))(*args)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * (0.1 * np.abs(e).max() + 1e-8))
+
+
+def test_small_cnn(target):
+    dtype = np.float64 if target == "cpu" else np.float32
+    args = cnn_case(np.random.default_rng(), dtype)
+    check(cnn_loss, args, tuple(range(6)), target, 1e-5 if dtype == np.float64 else 2e-3)
+
+
+def test_embedding_gather_cumsum_top_k(target):
+    rng = np.random.default_rng()
+    table = rng.standard_normal((7, 5))
+    x = rng.standard_normal((3, 4, 5))
+    ids = rng.integers(-7, 7, (3, 4))
+    check(embedding_loss, [table, x, ids], (0, 1), target, 1e-5)
