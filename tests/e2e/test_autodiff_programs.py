@@ -8,9 +8,11 @@ compared with the float64 ones.
 """
 
 import numpy as np
+import pytest
 
 import mlc
 from mlc import ops
+from mlc.frontends.trace import TraceError
 from tests.gpu.targets import jit_for
 
 
@@ -83,3 +85,59 @@ def test_embedding_gather_cumsum_top_k(target):
     x = rng.standard_normal((3, 4, 5))
     ids = rng.integers(-7, 7, (3, 4))
     check(embedding_loss, [table, x, ids], (0, 1), target, 1e-5)
+
+
+def loop_loss(w, x, n):
+    """A loop whose body branches on the (dynamic) counter: fori_loop over cond."""
+
+    def body(i, h):
+        return ops.cond(i % 2 == 0, lambda a: ops.tanh(a @ w), lambda a: ops.sin(a) * x, h)
+
+    return ops.sum(ops.fori_loop(1, n, body, x) ** 2)
+
+
+def scan_loss(w, xs, h0):
+    def step(h, x):
+        h = ops.tanh(h @ w + x)
+        return h, ops.sin(h)
+
+    h, ys = ops.scan(step, h0, xs)
+    return ops.sum(h) + ops.sum(ys * ys)
+
+
+def nested_loss(w, x):
+    def outer(i, h):
+        return ops.fori_loop(0, 2, lambda j, g: ops.tanh(g @ w) + h * 0.5, h)
+
+    return ops.sum(ops.fori_loop(0, 3, outer, x))
+
+
+@pytest.mark.parametrize("trips", [5, 1, 0])
+def test_loop_with_a_branch(target, trips):
+    rng = np.random.default_rng()
+    args = [rng.standard_normal((3, 3)) * 0.5, rng.standard_normal((2, 3)), np.int64(trips)]
+    check(loop_loss, args, (0, 1), target, 1e-5)
+
+
+def test_scan_and_nested_loops(target):
+    rng = np.random.default_rng()
+    w = rng.standard_normal((3, 3)) * 0.5
+    check(
+        scan_loss,
+        [w, rng.standard_normal((4, 2, 3)), rng.standard_normal((2, 3))],
+        (0, 1, 2),
+        target,
+        1e-5,
+    )
+    check(nested_loss, [w, rng.standard_normal((2, 3))], (0, 1), target, 1e-5)
+
+
+def test_a_while_loop_says_to_use_fori_loop():
+    def loss(x):
+        return ops.sum(ops.while_loop(lambda s: ops.sum(s) < 10.0, lambda s: s * 2.0, x))
+
+    with pytest.raises(
+        TraceError,
+        match=r"programs.py:\d+:\d+: error: 'scf.while' op cannot be differentiated: .* fori_loop",
+    ):
+        mlc.grad(loss)(np.ones(3))

@@ -1,6 +1,7 @@
 """
 VJP rules of the data-movement ops: transpose, reshape, broadcast_to, concat and slice
-(gather is with the indexing ops, `indexing`).
+(gather is with the indexing ops, `indexing`), and `tensor.extract_slice` /
+`tensor.insert_slice`, which `ops.scan` reads its rows and stacks its outputs with.
 
 Each moves the cotangent back to where its elements came from: the inverse permutation,
 the operand's shape, a sum over broadcast dims, one slice per concatenated operand. A
@@ -11,8 +12,9 @@ static, and say so otherwise.
 
 from collections.abc import Sequence
 
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc import shapes
 from mlc.autodiff.emitter import Emitter, element_type, shape_of
@@ -119,3 +121,45 @@ def _scatter_rows(em: Emitter, ct: SSAValue, dim: int, taken: list[int], size: i
     back = em.reshape(spread, (*(shape[d] for d in last[:-1]), size))
     inverse = [last.index(d) for d in range(rank)]
     return em.transpose(back, inverse)
+
+
+def _like_slice(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> dict[str, Attribute]:
+    return {
+        name: op.properties[name] for name in ("static_offsets", "static_sizes", "static_strides")
+    }
+
+
+@vjp_rule(tensor.ExtractSliceOp)
+def extract_slice(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
+    # The cotangent written into zeros where the slice was taken (ops.scan's rows).
+    assert isinstance(op, tensor.ExtractSliceOp)
+    grads: list[SSAValue | None] = [None] * len(op.operands)
+    if needs[0]:
+        insert = tensor.InsertSliceOp.build(
+            operands=[ct, em.zeros_like(op.source), op.offsets, op.sizes, op.strides],
+            result_types=[op.source.type],
+            properties=_like_slice(op),
+        )
+        grads[0] = em(insert)
+    return grads
+
+
+@vjp_rule(tensor.InsertSliceOp)
+def insert_slice(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
+    # The source gets the cotangent's slice, the destination the rest (zeros in the slice).
+    assert isinstance(op, tensor.InsertSliceOp)
+    grads: list[SSAValue | None] = [None] * len(op.operands)
+    dynamic = [op.offsets, op.sizes, op.strides]
+    if needs[0]:
+        extract = tensor.ExtractSliceOp.build(
+            operands=[ct, *dynamic], result_types=[op.source.type], properties=_like_slice(op)
+        )
+        grads[0] = em(extract)
+    if needs[1]:
+        insert = tensor.InsertSliceOp.build(
+            operands=[em.zeros_like(op.source), ct, *dynamic],
+            result_types=[op.dest.type],
+            properties=_like_slice(op),
+        )
+        grads[1] = em(insert)
+    return grads
