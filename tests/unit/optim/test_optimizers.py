@@ -74,7 +74,7 @@ def test_sgd_matches_torch(lr, momentum, dampening, weight_decay, nesterov, maxi
         with pytest.raises(ValueError, match="Nesterov"):
             optim.SGD(lr=lr, momentum=momentum, dampening=dampening, nesterov=True)
         return
-    hyper = dict(  # noqa: C408
+    hyper = dict(
         lr=lr,
         momentum=momentum,
         dampening=dampening,
