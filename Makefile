@@ -20,6 +20,7 @@ SHELL       := /bin/bash
 run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
 	$(BIN)/python examples/train_digits.py
+	$(BIN)/python examples/train_cnn.py
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

@@ -1,5 +1,6 @@
 """mlc: a hackable, MLIR-style compiler for machine-learning programs."""
 
+from mlc import optim
 from mlc.autodiff.api import grad, value_and_grad
 from mlc.backend.assertions import RuntimeCheckError
 from mlc.compiler import CompileError, Executable, compile
@@ -18,6 +19,7 @@ __all__ = [
     "grad",
     "import_onnx",
     "jit",
+    "optim",
     "parse_module",
     "print_module",
     "trace",

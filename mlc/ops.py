@@ -88,6 +88,7 @@ from mlc.frontends.trace.functions.movement import (
 )
 from mlc.frontends.trace.functions.nn import (
     avg_pool2d,
+    batch_norm,
     conv2d,
     layer_norm,
     matmul,
@@ -111,6 +112,7 @@ __all__ = [
     "argmax",
     "argmin",
     "avg_pool2d",
+    "batch_norm",
     "bitwise_and",
     "bitwise_not",
     "bitwise_or",

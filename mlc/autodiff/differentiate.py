@@ -15,15 +15,19 @@ dy/dargs...)`, a vector-Jacobian product for a `y` of any shape (JAX's `vjp`):
                                           %d = ml.mul %g, %e     (the exp's rule)
                                           func.return %d
 
-The traversal (`differentiate`) works on any straight-line list of ops, so `mlc.grad`
-uses it on a function being traced. It marks the values that depend on a differentiated
-argument through floating-point values (activity analysis), walks the ops backwards from
-the output, calls each op's VJP rule (`mlc.autodiff.rules`) for the cotangents of its
-active operands, and sums the cotangents of values used several times. Every backward op
-takes the location of the forward op whose rule built it.
+The traversal (`differentiate`) works on the list of ops of one block, so `mlc.grad`
+uses it on a function being traced; `scf.if` and `scf.for` ops in it are differentiated
+by `mlc.autodiff.control_flow` (a branch's VJP in an `scf.if` on the same condition; a
+loop's states saved by a taping copy, then walked by a reverse loop). It marks the
+values that depend on a differentiated argument through floating-point values
+(activity analysis), walks the ops backwards from the output, calls each op's VJP rule
+(`mlc.autodiff.rules`) for the cotangents of its active operands, and sums the
+cotangents of values used several times. Every backward op takes the location of the
+forward op whose rule built it.
 
-Preconditions: one block (no `scf` op on the path from an argument to the output);
-every op on that path has a rule. An op without a rule, control flow, or an integer value
+Preconditions: one block; every op on the path from an argument to the output has a
+rule, or is an `scf.if` or `scf.for` whose regions' ops do. An op without a rule, an
+`scf.while` (no trip count to save states by), or an integer value
 the output depends on an argument only through (`ml.cmp`, `ml.argmax`, a cast to an
 integer type) is an error at that op. The pass leaves the forward ops the gradient does
 not use in place: `dce` removes them.
@@ -47,7 +51,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc import shapes
-from mlc.autodiff import rules
+from mlc.autodiff import control_flow, rules
 from mlc.autodiff.emitter import Emitter, element_type
 from mlc.autodiff.rule_table import rule_for
 from mlc.diagnostics import op_error
@@ -131,15 +135,34 @@ def differentiate(
 ) -> list[SSAValue]:
     """
     The cotangents of `wrt` (each of its value's type) for the cotangent `seed` of
-    `output`, built by `em` after `ops` (the straight-line forward program). Values not
+    `output`, built by `em` after `ops` (the forward program, one block's ops). Values not
     defined by `ops` or listed in `wrt` are constants; a `wrt` value the output does
     not depend on gets zeros.
     """
     active, reach = activity(ops, wrt)
     _check_integer_paths(ops, output, active, reach.get(output, 0))
+    return backprop(ops, wrt, [(output, seed)], em, active)
+
+
+def backprop(
+    ops: Sequence[Operation],
+    wrt: Sequence[SSAValue],
+    seeds: Sequence[tuple[SSAValue, SSAValue]],
+    em: Emitter,
+    active: dict[SSAValue, int] | None = None,
+) -> list[SSAValue]:
+    """
+    The cotangents of `wrt` for the cotangents `seeds` gives values of `ops` (or `wrt`
+    themselves), zeros where none reach; what `differentiate` and the control-flow rules
+    (for a branch or a loop body) run.
+    """
+    if active is None:
+        active, _ = activity(ops, wrt)
     cotangents: dict[SSAValue, SSAValue] = {}
-    if active.get(output, 0):
-        cotangents[output] = seed
+    for value, seed in seeds:
+        if active.get(value, 0):
+            known = cotangents.get(value)
+            cotangents[value] = seed if known is None else em.add(known, seed)
     for op in reversed(ops):
         results = [r for r in op.results if r in cotangents]
         if not results:
@@ -160,11 +183,20 @@ def _pull_back(
     em: Emitter,
 ) -> None:
     """Add the cotangents `op`'s rule gives its active operands."""
+    if isinstance(op, control_flow.CONTROL_FLOW):
+        em.location = op.location
+        for value, grad in control_flow.pull_back(op, cotangents, active, em, backprop):
+            if active.get(value, 0):
+                known = cotangents.get(value)
+                cotangents[value] = grad if known is None else em.add(known, grad)
+        return
     if op.regions:
-        op_error(op, "cannot be differentiated yet: autodiff handles straight-line code only")
+        op_error(op, "cannot be differentiated: autodiff handles scf.if and scf.for only")
     rule = rule_for(op)
-    if rule is None or len(op.results) != 1:
+    if rule is None:
         op_error(op, "has no differentiation rule")
+    if any(r in cotangents for r in op.results[1:]):
+        op_error(op, "can be differentiated through its first result only")
     needs = tuple(bool(active.get(v, 0)) for v in op.operands)
     em.location = op.location
     try:

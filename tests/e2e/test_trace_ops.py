@@ -272,3 +272,33 @@ def test_neural_network_ops(target):
         _layer_norm(a @ b) * scale + shift,
     )
     check(got, want, 1e-4)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("shape", [(4, 3, 5, 7), (6, 2), (2, 5, 9)])
+def test_batch_norm(training, shape):
+    rng = np.random.default_rng()
+    x = rng.standard_normal(shape).astype(np.float32) * 3 + 1
+    c = shape[1]
+    scale, bias = (
+        rng.standard_normal(c).astype(np.float32),
+        rng.standard_normal(c).astype(np.float32),
+    )
+    mean, var = rng.standard_normal(c).astype(np.float32), rng.uniform(0.5, 2, c).astype(np.float32)
+    got = mlc.jit(lambda *a: ops.batch_norm(*a, training=training, epsilon=1e-3))(
+        x, scale, bias, mean, var
+    )
+    axes = (0, *range(2, x.ndim))
+    if training:  # the batch statistics, the variance biased (torch's normalisation)
+        mean, var = x.mean(axis=axes), x.var(axis=axes)
+    per_channel = (-1, *[1] * (x.ndim - 2))
+    want = (x - mean.reshape(per_channel)) / np.sqrt(var.reshape(per_channel) + 1e-3)
+    want = want * scale.reshape(per_channel) + bias.reshape(per_channel)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_batch_norm_of_a_vector_is_an_error_at_the_users_line():
+    from mlc.frontends.trace import TraceError
+
+    with pytest.raises(TraceError, match=r"test_trace_ops.py:\d+:\d+: error: batch_norm: .*rank 1"):
+        mlc.trace(lambda x: ops.batch_norm(x), np.ones(3, np.float32))

@@ -17,7 +17,7 @@ from mlc.autodiff.rule_table import Cotangents, vjp_rule
 from mlc.dialects import ml
 
 
-def _to_operands(em: Emitter, op: Operation, *full: SSAValue | None) -> Cotangents:
+def to_operands(em: Emitter, op: Operation, *full: SSAValue | None) -> Cotangents:
     """Cotangents at the result's shape, each summed down to its operand's shape."""
     return [
         None if g is None else em.unbroadcast(g, shape_of(operand))
@@ -32,18 +32,18 @@ def _to_operands(em: Emitter, op: Operation, *full: SSAValue | None) -> Cotangen
 
 @vjp_rule(ml.AddOp)
 def add(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
-    return _to_operands(em, op, ct if needs[0] else None, ct if needs[1] else None)
+    return to_operands(em, op, ct if needs[0] else None, ct if needs[1] else None)
 
 
 @vjp_rule(ml.SubOp)
 def sub(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
-    return _to_operands(em, op, ct if needs[0] else None, em.neg(ct) if needs[1] else None)
+    return to_operands(em, op, ct if needs[0] else None, em.neg(ct) if needs[1] else None)
 
 
 @vjp_rule(ml.MulOp)
 def mul(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
     a, b = op.operands
-    return _to_operands(
+    return to_operands(
         em, op, em.mul(ct, b) if needs[0] else None, em.mul(ct, a) if needs[1] else None
     )
 
@@ -55,7 +55,7 @@ def div(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Co
     y = op.results[0]
     ga = em.div(ct, b) if needs[0] else None
     gb = em.neg(em.div(em.mul(ct, y), b)) if needs[1] else None
-    return _to_operands(em, op, ga, gb)
+    return to_operands(em, op, ga, gb)
 
 
 @vjp_rule(ml.PowOp)
@@ -71,7 +71,7 @@ def pow_(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> C
         zero = em.cmp("eq", a, em.scalar(0.0, a))
         safe = em.select(zero, em.scalar(1.0, a), a)
         gb = em.mul(ct, em.mul(y, em(ml.LogOp(safe))))
-    return _to_operands(em, op, ga, gb)
+    return to_operands(em, op, ga, gb)
 
 
 def _choose(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...], wins: str):
@@ -81,7 +81,7 @@ def _choose(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...], w
     weight = em.select(em.cmp(wins, a, b), em.scalar(1.0, a), half)
     ga = em.mul(ct, weight) if needs[0] else None
     gb = em.mul(ct, em.sub(em.scalar(1.0, a), weight)) if needs[1] else None
-    return _to_operands(em, op, ga, gb)
+    return to_operands(em, op, ga, gb)
 
 
 @vjp_rule(ml.MaxOp)
@@ -100,7 +100,7 @@ def select(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) ->
     zero = em.scalar(0.0, a)
     ga = em.select(cond, ct, zero) if needs[1] else None
     gb = em.select(cond, zero, ct) if needs[2] else None
-    return _to_operands(em, op, None, ga, gb)
+    return to_operands(em, op, None, ga, gb)
 
 
 @vjp_rule(ml.CastOp)
@@ -118,7 +118,7 @@ def cast(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> C
 # ---------------------------------------------------------------------------
 
 
-def _unary(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...], d) -> Cotangents:
+def unary(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...], d) -> Cotangents:
     """ct * d(x, y), d the derivative in terms of the operand x and the result y."""
     if not needs[0]:
         return [None]
@@ -137,7 +137,7 @@ def abs_(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> C
         negative = em.select(em.cmp("lt", x, zero), em.scalar(-1.0, x), zero)
         return em.select(em.cmp("gt", x, zero), em.scalar(1.0, x), negative)
 
-    return _unary(em, op, ct, needs, sign)
+    return unary(em, op, ct, needs, sign)
 
 
 @vjp_rule(ml.ReluOp)
@@ -151,7 +151,7 @@ def relu(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> C
 
 @vjp_rule(ml.ExpOp)
 def exp(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
-    return _unary(em, op, ct, needs, lambda x, y: y)
+    return unary(em, op, ct, needs, lambda x, y: y)
 
 
 @vjp_rule(ml.LogOp)
@@ -168,17 +168,17 @@ def sqrt(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> C
 @vjp_rule(ml.RsqrtOp)
 def rsqrt(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
     # d x^(-1/2) = -0.5 * x^(-1/2) / x
-    return _unary(em, op, ct, needs, lambda x, y: em.scale(em.div(y, x), -0.5))
+    return unary(em, op, ct, needs, lambda x, y: em.scale(em.div(y, x), -0.5))
 
 
 @vjp_rule(ml.TanhOp)
 def tanh(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
-    return _unary(em, op, ct, needs, lambda x, y: em.sub(em.scalar(1.0, y), em.mul(y, y)))
+    return unary(em, op, ct, needs, lambda x, y: em.sub(em.scalar(1.0, y), em.mul(y, y)))
 
 
 @vjp_rule(ml.SigmoidOp)
 def sigmoid(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
-    return _unary(em, op, ct, needs, lambda x, y: em.mul(y, em.sub(em.scalar(1.0, y), y)))
+    return unary(em, op, ct, needs, lambda x, y: em.mul(y, em.sub(em.scalar(1.0, y), y)))
 
 
 def _gaussian(em: Emitter, x: SSAValue, factor: float) -> SSAValue:
@@ -189,7 +189,7 @@ def _gaussian(em: Emitter, x: SSAValue, factor: float) -> SSAValue:
 @vjp_rule(ml.ErfOp)
 def erf(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
     # d erf(x) = 2 / sqrt(pi) * exp(-x^2)
-    return _unary(em, op, ct, needs, lambda x, y: _gaussian(em, x, 2.0 / math.sqrt(math.pi)))
+    return unary(em, op, ct, needs, lambda x, y: _gaussian(em, x, 2.0 / math.sqrt(math.pi)))
 
 
 @vjp_rule(ml.GeluOp)

@@ -1,19 +1,20 @@
 """
-VJP rules of the data-movement ops: transpose, reshape, broadcast_to, concat, slice and
-gather.
+VJP rules of the data-movement ops: transpose, reshape, broadcast_to, concat and slice
+(gather is with the indexing ops, `indexing`), and `tensor.extract_slice` /
+`tensor.insert_slice`, which `ops.scan` reads its rows and stacks its outputs with.
 
 Each moves the cotangent back to where its elements came from: the inverse permutation,
 the operand's shape, a sum over broadcast dims, one slice per concatenated operand. A
 slice's cotangent is padded with zeros (concatenated zero blocks for unit steps, a one-hot
-matmul for strided ones); a gather's is a scatter-add, written as a matmul with the
-one-hot matrix of its indices (the dialect has no scatter op yet). Rules that build new
-shapes need the dims they build to be static, and say so otherwise.
+matmul for strided ones). Rules that build new shapes need the dims they build to be
+static, and say so otherwise.
 """
 
 from collections.abc import Sequence
 
+from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc import shapes
 from mlc.autodiff.emitter import Emitter, element_type, shape_of
@@ -122,30 +123,43 @@ def _scatter_rows(em: Emitter, ct: SSAValue, dim: int, taken: list[int], size: i
     return em.transpose(back, inverse)
 
 
-@vjp_rule(ml.GatherOp)
-def gather(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
-    # data[A..., N, B...] gathered at indices[I...]: the cotangent of row n is the sum of
-    # the cotangent rows whose index is n, i.e. onehot(N, K) @ ct(A, K, B).
-    assert isinstance(op, ml.GatherOp)
-    if not needs[0]:
-        return [None, None]
-    data = static(shape_of(op.data), "the gradient of a gather")
-    index_shape = static(shape_of(op.indices), "the gradient of a gather")
-    axis = shapes.normalize_axis(op.axis.value.data, len(data))
-    rows = data[axis]
-    k = 1
-    for d in index_shape:
-        k *= d
-    outer, inner = 1, 1
-    for d in data[:axis]:
-        outer *= d
-    for d in data[axis + 1 :]:
-        inner *= d
-    indices = em.reshape(op.indices, (1, k))
-    negative = em.cmp("lt", indices, em.scalar(0, indices))
-    indices = em.select(negative, em.add(indices, em.scalar(rows, indices)), indices)
-    index_type = TensorType(element_type(op.indices), [rows, 1])
-    iota = em.array(list(range(rows)), index_type)
-    one_hot = em.as_float(em.cmp("eq", iota, indices), ct)  # (N, K)
-    spread = em(ml.MatmulOp(one_hot, em.reshape(ct, (outer, k, inner))))  # (A, N, B)
-    return [em.reshape(spread, data), None]
+def _like_slice(op: tensor.ExtractSliceOp | tensor.InsertSliceOp) -> dict[str, Attribute]:
+    return {
+        name: op.properties[name] for name in ("static_offsets", "static_sizes", "static_strides")
+    }
+
+
+@vjp_rule(tensor.ExtractSliceOp)
+def extract_slice(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
+    # The cotangent written into zeros where the slice was taken (ops.scan's rows).
+    assert isinstance(op, tensor.ExtractSliceOp)
+    grads: list[SSAValue | None] = [None] * len(op.operands)
+    if needs[0]:
+        insert = tensor.InsertSliceOp.build(
+            operands=[ct, em.zeros_like(op.source), op.offsets, op.sizes, op.strides],
+            result_types=[op.source.type],
+            properties=_like_slice(op),
+        )
+        grads[0] = em(insert)
+    return grads
+
+
+@vjp_rule(tensor.InsertSliceOp)
+def insert_slice(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
+    # The source gets the cotangent's slice, the destination the rest (zeros in the slice).
+    assert isinstance(op, tensor.InsertSliceOp)
+    grads: list[SSAValue | None] = [None] * len(op.operands)
+    dynamic = [op.offsets, op.sizes, op.strides]
+    if needs[0]:
+        extract = tensor.ExtractSliceOp.build(
+            operands=[ct, *dynamic], result_types=[op.source.type], properties=_like_slice(op)
+        )
+        grads[0] = em(extract)
+    if needs[1]:
+        insert = tensor.InsertSliceOp.build(
+            operands=[em.zeros_like(op.source), ct, *dynamic],
+            result_types=[op.dest.type],
+            properties=_like_slice(op),
+        )
+        grads[1] = em(insert)
+    return grads

@@ -104,3 +104,38 @@ def layer_norm(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]
     if needs[2]:
         gbias = em.unbroadcast(ct, shape_of(bias))
     return [gx, gscale, gbias]
+
+
+@vjp_rule(ml.BatchNormOp)
+def batch_norm(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
+    # y = (x - mean) * r * scale + bias, r = (var + eps)^(-1/2), per channel (dim 1).
+    # Every operand is differentiated, mean and var included: training mode computes them
+    # from x (`ops.batch_norm(..., training=True)`), and their rules carry the rest.
+    assert isinstance(op, ml.BatchNormOp)
+    x = op.x
+    rank = len(shape_of(x))
+    channels = shape_of(op.scale)[0]
+    others = [0, *range(2, rank)]
+
+    def per_channel(v: SSAValue) -> SSAValue:
+        return em.reshape(v, [channels, *[1] * (rank - 2)])
+
+    def total(v: SSAValue) -> SSAValue:
+        return em.sum(v, others, keepdims=False)
+
+    epsilon = em.scalar(op.epsilon.value.data, op.var)
+    r = em(ml.RsqrtOp(em.add(op.var, epsilon)))
+    centred = em.sub(x, per_channel(op.mean))
+    gx = gscale = gbias = gmean = gvar = None
+    if needs[0] or needs[3]:
+        gx = em.mul(ct, per_channel(em.mul(r, op.scale)))
+        gmean = em.neg(total(gx)) if needs[3] else None
+    if needs[1]:
+        gscale = em.mul(total(em.mul(ct, centred)), r)
+    if needs[2]:
+        gbias = total(ct)
+    if needs[4]:
+        # d r / d var = -r^3 / 2
+        cube = em.mul(em.mul(r, r), r)
+        gvar = em.mul(total(em.mul(ct, centred)), em.scale(em.mul(cube, op.scale), -0.5))
+    return [gx if needs[0] else None, gscale, gbias, gmean, gvar]

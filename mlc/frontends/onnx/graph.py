@@ -1,6 +1,7 @@
 """
 The importer core: an ONNX graph becomes one `func.func @main` of `ml` ops.
 
+    float initializer, params_as_args ->  leading function argument, in initializer order
     graph input (not an initializer)  ->  function argument, in order
     graph output                      ->  function result, in order
     initializer, Constant             ->  a known numpy value, emitted as `arith.constant`
@@ -23,7 +24,7 @@ error: ...`. Errors are raised through `model.fail` (`Node.error` for a node's).
 
 import re
 from collections import ChainMap
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import onnx
@@ -173,9 +174,10 @@ class NodeConverter(GraphValues):
 class GraphImporter(NodeConverter):
     """Builds the `ml` function of one model (see the module docstring)."""
 
-    def __init__(self, model: LoadedModel):
+    def __init__(self, model: LoadedModel, params: "ParamFilter | None" = None):
         super().__init__(model.name, model.opset, declared_types(model.proto.graph))
         self.model = model.proto
+        self.params = params
 
     # -- the graph ------------------------------------------------------------
 
@@ -183,7 +185,10 @@ class GraphImporter(NodeConverter):
         graph = self.model.graph
         for init in graph.initializer:
             self.values[init.name] = onnx.numpy_helper.to_array(init)
+        param_types = self._parameters(graph)
         arg_types, arg_attrs = self._arguments(graph)
+        arg_types = [*param_types, *arg_types]
+        arg_attrs = [*(DictionaryAttr({}) for _ in param_types), *arg_attrs]
         self.convert_nodes(graph.node)
         results = [self._result(out.name) for out in graph.output]
         self.block.add_op(func.ReturnOp(*results))
@@ -204,6 +209,19 @@ class GraphImporter(NodeConverter):
     def model_location(self) -> FileLineColLoc:
         """The model as a whole: its file, no line (0:0)."""
         return FileLineColLoc(StringAttr(self.model_name), IntAttr(0), IntAttr(0))
+
+    def _parameters(self, graph: onnx.GraphProto) -> list[Attribute]:
+        """The initializers `self.params` picks, as the function's leading arguments."""
+        if self.params is None:
+            return []
+        found: list[Attribute] = []
+        for name, array in parameters(graph, self.params).items():
+            type_ = types.tensor_type_of(array)
+            arg = self.block.insert_arg(type_, len(self.block.args))
+            arg.name_hint = value_name(name)
+            self.values[name] = arg
+            found.append(type_)
+        return found
 
     def _arguments(self, graph: onnx.GraphProto) -> tuple[list[Attribute], list[DictionaryAttr]]:
         initializers = {init.name for init in graph.initializer}
@@ -230,6 +248,19 @@ class GraphImporter(NodeConverter):
         if name not in self.values:
             raise fail(self.model_name, f"graph output '{name}' is not computed by any node")
         return self.ssa(name, self.model_location())
+
+
+ParamFilter = Callable[[str, np.ndarray], bool]
+
+
+def parameters(graph: onnx.GraphProto, pick: ParamFilter) -> dict[str, np.ndarray]:
+    """The floating-point initializers `pick` accepts, by name, in the graph's order."""
+    found: dict[str, np.ndarray] = {}
+    for init in graph.initializer:
+        array = onnx.numpy_helper.to_array(init)
+        if array.dtype.kind == "f" and pick(init.name, array):
+            found[init.name] = array
+    return found
 
 
 def declared_types(graph: onnx.GraphProto) -> dict[str, TensorType[Attribute]]:

@@ -4,11 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import TensorType, f64
 
 from mlc.dialects import ml
-from mlc.frontends.trace.tracer import dense
 from tests.unit.autodiff.vjp_cases import (
     check_vjp,
     functions,
@@ -125,31 +123,4 @@ END = 2**63 - 1
 def test_slice(starts, ends, steps):
     check_vjp(
         lambda bld, args: result(bld, ml.SliceOp(args[0], starts, ends, steps)), [normal(12, 4, 5)]
-    )
-
-
-@pytest.mark.parametrize(
-    ("data", "indices", "axis"),
-    [
-        ((5, 3), [[0, 4], [4, -1]], 0),  # repeated and negative indices add up
-        ((2, 4, 3), [3, 0, 3], 1),
-        ((2, 3), [1], -1),
-    ],
-)
-def test_gather_is_a_scatter_add(data, indices, axis):
-    index = np.array(indices, np.int64)
-
-    def make(bld, args):
-        constant = result(bld, arith.ConstantOp(dense(index)))
-        return result(bld, ml.GatherOp(args[0], constant, axis))
-
-    check_vjp(make, [normal(13, *data)])
-
-
-def test_gather_with_indices_as_an_argument():
-    # The integer argument is not differentiated: only the data gets a gradient.
-    indices = np.array([2, 0, 2], np.int64)
-    check_vjp(
-        lambda bld, args: result(bld, ml.GatherOp(args[0], args[1], 0)),
-        [normal(14, 3, 2), indices],
     )

@@ -16,7 +16,7 @@ dispatch tables.
     scans          argmax, argmin, cumsum
     movement       transpose, reshape, concatenate, take
     indexing       x[...]
-    nn             softmax, layer_norm, matmul, conv2d, pooling
+    nn             softmax, layer_norm, batch_norm, matmul, conv2d, pooling
     control_flow   cond, while_loop, fori_loop (`scf`)
 """
 

@@ -1,5 +1,6 @@
 """
-Neural-network op functions: softmax, layer norm, matmul, convolution and pooling.
+Neural-network op functions: softmax, layer norm, batch norm, matmul, convolution and
+pooling.
 
 They compute integers in float64 as numpy would (`widened`); `matmul` takes 1-D
 operands as numpy does, through reshapes around a 2-D `ml.matmul`. Convolution and
@@ -15,6 +16,7 @@ from mlc import shapes
 from mlc.dialects import ml
 from mlc.frontends.trace.array import TracedArray
 from mlc.frontends.trace.dispatch import array_function, ufunc
+from mlc.frontends.trace.functions.reductions import mean as reduce_mean
 from mlc.frontends.trace.recording import active_tracer, lift, promote, record, reshape_to, widened
 from mlc.frontends.trace.tracer import trace_error
 
@@ -202,4 +204,45 @@ def _top_left_band(q: TracedArray, k: TracedArray, mask: TracedArray | None) -> 
         "where",
         lambda: ml.SelectOp(band.value, mask.value, minus_inf.value),
         (band, mask, minus_inf),
+    )
+
+
+def batch_norm(
+    x: Any,
+    scale: Any = None,
+    bias: Any = None,
+    mean: Any = None,
+    var: Any = None,
+    training: bool = False,
+    epsilon: float = 1e-5,
+) -> TracedArray:
+    """
+    Batch normalisation over channel dim 1 of an N, C, ... array (torch's
+    `F.batch_norm`, onnx BatchNormalization): `(x - mean) / sqrt(var + epsilon) * scale
+    + bias`, the per-channel operands of C elements (scale 1 and bias 0 when omitted).
+    With `training=True`, or without `mean` and `var`, the batch statistics are used:
+    the mean and the biased variance over every dim but 1, computed with reductions, so
+    `mlc.grad` differentiates through them (training mode). Running statistics are the
+    caller's to keep, from `ops.mean` of the batch as torch does.
+    """
+    a = widened(x, np.float64)
+    if a.ndim < 2:
+        trace_error(f"batch_norm: expects an N, C, ... array of rank >= 2, got rank {a.ndim}")
+    channels = a.raw_shape[1]
+    if (scale is None or bias is None) and channels < 0:
+        trace_error("batch_norm: give scale and bias when the channel dim is dynamic")
+    g = lift(a.tracer, np.ones(channels) if scale is None else scale, a.dtype)
+    b = lift(a.tracer, np.zeros(channels) if bias is None else bias, a.dtype)
+    if training or mean is None or var is None:
+        others = (0, *range(2, a.ndim))
+        m = reduce_mean(a, axis=others)
+        centred = a - reshape_to(m, (channels, *[1] * (a.ndim - 2)))
+        v = reduce_mean(centred * centred, axis=others)
+    else:
+        m, v = lift(a.tracer, mean, a.dtype), lift(a.tracer, var, a.dtype)
+    return record(
+        a.tracer,
+        "batch_norm",
+        lambda: ml.BatchNormOp(a.value, g.value, b.value, m.value, v.value, epsilon),
+        (a, g, b, m, v),
     )

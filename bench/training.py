@@ -1,0 +1,234 @@
+"""
+One training step (forward, backward, SGD with momentum) compiled by mlc against torch
+eager and JAX jit, where installed, and a numpy MLP step written by hand:
+
+1. MLP 784-1024-1024-10, relu, softmax cross-entropy, batch 64;
+2. the small CNN of examples/train_cnn.py (conv 1->8 3x3, relu, 2x2 max pooling, linear),
+   batch 32 of 8x8 images.
+
+Systems are timed alternately (one step each per round, `bench/cpu.py`'s loop), medians;
+ratios are the other system's time over mlc's (above 1: mlc is faster). Compile times are
+the first step's.
+
+Run: `.venv/bin/python bench/training.py [--rounds N]`; results go to
+bench/results/training.md.
+"""
+
+import argparse
+import importlib.util
+import itertools
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+import mlc
+from mlc import ops
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+
+from cpu import alternate  # noqa: E402
+from machine import describe  # noqa: E402
+
+LR, MOMENTUM = 0.05, 0.9
+
+
+def _example(name: str):
+    spec = importlib.util.spec_from_file_location(name, HERE.parent / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def mlp_loss(w1, b1, w2, b2, w3, b3, x, labels):
+    h = ops.relu(x @ w1 + b1)
+    h = ops.relu(h @ w2 + b2)
+    logits = h @ w3 + b3
+    shifted = logits - ops.max(logits, axis=-1, keepdims=True)
+    log_probs = shifted - ops.log(ops.sum(ops.exp(shifted), axis=-1, keepdims=True))
+    return -ops.sum(labels * log_probs) / x.shape[0]
+
+
+def mlp_case(rng):
+    sizes = [784, 1024, 1024, 10]
+    params = []
+    for fan_in, fan_out in itertools.pairwise(sizes):
+        params += [
+            (rng.standard_normal((fan_in, fan_out)) * np.sqrt(2 / fan_in)).astype(np.float32),
+            np.zeros(fan_out, np.float32),
+        ]
+    x = rng.standard_normal((64, 784)).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 64)]
+    return params, (x, labels)
+
+
+def cnn_case(rng):
+    params = [
+        (rng.standard_normal((8, 1, 3, 3)) * 0.5).astype(np.float32),
+        np.zeros(8, np.float32),
+        (rng.standard_normal((128, 10)) * 0.1).astype(np.float32),
+        np.zeros(10, np.float32),
+    ]
+    x = rng.random((32, 1, 8, 8)).astype(np.float32)
+    labels = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 32)]
+    return params, (x, labels)
+
+
+def mlc_step(loss: Callable, params, batch) -> tuple[Callable[[], object], float]:
+    step = mlc.optim.training_step(loss, mlc.optim.SGD(lr=LR, momentum=MOMENTUM))
+    state = {"params": tuple(params), "opt": step.optimizer.init(params)}
+    start = time.perf_counter()
+    step(state["params"], state["opt"], *batch)
+    compile_s = time.perf_counter() - start
+
+    def run() -> object:
+        value, state["params"], state["opt"] = step(state["params"], state["opt"], *batch)
+        return value
+
+    return run, compile_s
+
+
+def numpy_mlp_step(params, batch) -> Callable[[], object]:
+    p = [a.copy() for a in params]
+    bufs = [np.zeros_like(a) for a in p]
+    x, labels = batch
+
+    def run() -> object:
+        w1, b1, w2, b2, w3, b3 = p
+        z1 = x @ w1 + b1
+        h1 = np.maximum(z1, 0)
+        z2 = h1 @ w2 + b2
+        h2 = np.maximum(z2, 0)
+        logits = h2 @ w3 + b3
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs = e / e.sum(axis=1, keepdims=True)
+        d3 = (probs - labels) / x.shape[0]
+        d2 = (d3 @ w3.T) * (z2 > 0)
+        d1 = (d2 @ w2.T) * (z1 > 0)
+        grads = [x.T @ d1, d1.sum(0), h1.T @ d2, d2.sum(0), h2.T @ d3, d3.sum(0)]
+        for i, g in enumerate(grads):
+            bufs[i] = MOMENTUM * bufs[i] + g
+            p[i] -= LR * bufs[i]
+        return probs
+
+    return run
+
+
+def torch_step(kind: str, params, batch) -> Callable[[], object] | None:
+    try:
+        import torch  # pyright: ignore
+    except ImportError:
+        return None
+    tensors = [torch.tensor(a, requires_grad=True) for a in params]
+    x, labels = (torch.tensor(a) for a in batch)
+    opt = torch.optim.SGD(tensors, lr=LR, momentum=MOMENTUM)
+    f = torch.nn.functional
+
+    def forward():
+        if kind == "mlp":
+            w1, b1, w2, b2, w3, b3 = tensors
+            h = torch.relu(torch.relu(x @ w1 + b1) @ w2 + b2)
+            logits = h @ w3 + b3
+        else:
+            w, b, v, c = tensors
+            h = f.max_pool2d(torch.relu(f.conv2d(x, w, b, padding=1)), 2)
+            logits = h.reshape(x.shape[0], -1) @ v + c
+        return -(labels * f.log_softmax(logits, -1)).sum() / x.shape[0]
+
+    def run() -> object:
+        opt.zero_grad()
+        loss = forward()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return run
+
+
+def jax_step(loss: Callable, params, batch) -> Callable[[], object] | None:
+    try:
+        import jax  # pyright: ignore
+        import jax.numpy as jnp  # pyright: ignore
+    except ImportError:
+        return None
+    del loss  # the JAX loss is written with jax.numpy below
+
+    def jloss(p, x, labels):
+        if len(p) == 6:
+            h = jax.nn.relu(jax.nn.relu(x @ p[0] + p[1]) @ p[2] + p[3])
+            logits = h @ p[4] + p[5]
+        else:
+            h = jax.lax.conv_general_dilated(x, p[0], (1, 1), ((1, 1), (1, 1)))
+            h = jax.nn.relu(h + p[1][None, :, None, None])
+            h = jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+            logits = h.reshape(x.shape[0], -1) @ p[2] + p[3]
+        return -(labels * jax.nn.log_softmax(logits)).sum() / x.shape[0]
+
+    @jax.jit
+    def update(p, bufs, x, labels):
+        value, grads = jax.value_and_grad(jloss)(p, x, labels)
+        bufs = [MOMENTUM * b + g for b, g in zip(bufs, grads, strict=True)]
+        return value, [a - LR * b for a, b in zip(p, bufs, strict=True)], bufs
+
+    state = {"p": [jnp.asarray(a) for a in params], "b": [jnp.zeros_like(a) for a in params]}
+
+    def run() -> object:
+        value, state["p"], state["b"] = update(state["p"], state["b"], *batch)
+        return value.block_until_ready()
+
+    return run
+
+
+def workload(name: str, loss: Callable, case, kind: str, rounds: int) -> list[str]:
+    params, batch = case(np.random.default_rng(0))
+    mine, compile_s = mlc_step(loss, params, batch)
+    systems: dict[str, Callable[[], object]] = {"mlc": mine}
+    others = {
+        "numpy (by hand)": numpy_mlp_step(params, batch) if kind == "mlp" else None,
+        "torch eager": torch_step(kind, params, batch),
+        "JAX jit": jax_step(loss, params, batch),
+    }
+    missing = [n for n, run in others.items() if run is None and not n.startswith("numpy")]
+    systems.update({n: run for n, run in others.items() if run is not None})
+    for run in systems.values():  # warm-up (JAX compiles here)
+        run()
+    times = alternate(systems, budget=0.0, min_runs=rounds, max_runs=rounds)
+    base = statistics.median(times["mlc"])
+    lines = [
+        f"### {name}",
+        "",
+        "| system | median ms | ratio (its time / mlc's) |",
+        "|---|---|---|",
+    ]
+    for system, t in times.items():
+        median = statistics.median(t)
+        lines.append(f"| {system} | {median * 1e3:.3f} | {median / base:.2f} |")
+    lines += ["", f"mlc's first step (trace, compile): {compile_s:.1f} s."]
+    if missing:
+        lines.append(f"Not installed here: {', '.join(missing)}.")
+    return [*lines, ""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--rounds", type=int, default=50)
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "training.md")
+    args = parser.parse_args()
+    cnn = _example("train_cnn")
+    lines = ["# Training step: mlc against torch eager and JAX jit", "", *describe(), ""]
+    lines += [f"{args.rounds} rounds, one step per system per round, medians.", ""]
+    lines += workload("MLP 784-1024-1024-10, batch 64", mlp_loss, mlp_case, "mlp", args.rounds)
+    lines += workload(
+        "Small CNN (examples/train_cnn.py), batch 32", cnn.loss_fn, cnn_case, "cnn", args.rounds
+    )
+    args.out.write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

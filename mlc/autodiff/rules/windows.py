@@ -1,0 +1,273 @@
+"""
+VJP rules of the window ops: convolutions (1-D to 3-D, with strides, pads, dilations and
+groups) and max and average pooling, written with existing `ml` ops.
+
+For `y = conv(x, w) + b` (stride s, dilation d, pads p along each spatial dim):
+
+- `db`: the cotangent summed over the batch and the spatial dims.
+- `dx`: a transposed convolution, written as a convolution: the cotangent with `s - 1`
+  zeros between its elements (`spread`), padded (or cropped) by `d (k - 1) - p_begin`
+  before and what makes the result `x`'s size after, convolved at stride 1 and dilation
+  `d` with the weights flipped along each spatial dim and their in and out channels
+  swapped within each group.
+- `dw`: a matmul over the batch: for each kernel position, the strided slice of the
+  padded `x` it read (`N, C, out...`), stacked into patches `(G, N*L, I*K)`; then
+  `dw = ct(G, O/G, N*L) @ patches`, `L` the output positions, `K` the kernel positions.
+
+Pooling: each kernel position reads a strided slice of `x`; its cotangent is put back
+where it read (`_place`: spread, then padded or cropped into place) and the positions'
+contributions add up. Average pooling divides by the number of elements each window
+covers (padding not counted, as the op does). Max pooling routes each window's cotangent
+to one element: the first (in row-major order over the window) equal to the maximum, as
+torch's max_pool2d does (its index is the first maximum); elements that tie elsewhere in
+the window get nothing.
+
+The rules need static shapes: they build zero blocks and constant counts.
+"""
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+
+from mlc import shapes
+from mlc.autodiff.emitter import Emitter, element_type, shape_of
+from mlc.autodiff.rule_table import Cotangents, vjp_rule
+from mlc.dialects import ml
+
+END = 2**63 - 1  # a slice end past any dim
+
+
+def static(shape: Sequence[int], what: str) -> tuple[int, ...]:
+    if not all(shapes.is_static(d) for d in shape):
+        raise shapes.ShapeError(f"{what} needs static dims, got ({shapes.format_shape(shape)})")
+    return tuple(shape)
+
+
+# ---------------------------------------------------------------------------
+# Helpers: putting values back where a window read them
+# ---------------------------------------------------------------------------
+
+
+def _zeros(em: Emitter, like: SSAValue, dim: int, size: int, fill: float = 0.0) -> SSAValue:
+    shape = list(shape_of(like))
+    shape[dim] = size
+    return em.full(fill, TensorType(element_type(like), shape))
+
+
+def _slice(em: Emitter, v: SSAValue, dim: int, start: int, end: int, step: int = 1) -> SSAValue:
+    rank = len(shape_of(v))
+    starts, ends, steps = [0] * rank, [END] * rank, [1] * rank
+    starts[dim], ends[dim], steps[dim] = start, end, step
+    if (start, step) == (0, 1) and end >= shape_of(v)[dim]:
+        return v
+    return em(ml.SliceOp(v, starts, ends, steps))
+
+
+def adjust(
+    em: Emitter, v: SSAValue, dim: int, before: int, after: int, fill: float = 0.0
+) -> SSAValue:
+    """`v` along `dim` with `before` / `after` elements of `fill` added (or, negative, cut)."""
+    size = shape_of(v)[dim]
+    assert size + min(before, 0) + min(after, 0) > 0, "adjust() cuts away everything"
+    if before < 0 or after < 0:
+        v = _slice(em, v, dim, max(-before, 0), size - max(-after, 0))
+        before, after = max(before, 0), max(after, 0)
+    pieces = []
+    if before:
+        pieces.append(_zeros(em, v, dim, before, fill))
+    pieces.append(v)
+    if after:
+        pieces.append(_zeros(em, v, dim, after, fill))
+    return em(ml.ConcatOp(pieces, dim)) if len(pieces) > 1 else v
+
+
+def spread(em: Emitter, v: SSAValue, dim: int, step: int) -> SSAValue:
+    """`v` with `step - 1` zeros between its elements along `dim`."""
+    shape = list(shape_of(v))
+    if step == 1 or shape[dim] <= 1:
+        return v
+    split = [*shape[: dim + 1], 1, *shape[dim + 1 :]]
+    column = em.reshape(v, split)
+    gap = _zeros(em, column, dim + 1, step - 1)
+    rows = em(ml.ConcatOp([column, gap], dim + 1))
+    flat = em.reshape(rows, [*shape[:dim], shape[dim] * step, *shape[dim + 1 :]])
+    return _slice(em, flat, dim, 0, (shape[dim] - 1) * step + 1)
+
+
+def place(em: Emitter, v: SSAValue, dim: int, offset: int, step: int, size: int) -> SSAValue | None:
+    """
+    Zeros of `size` along `dim` with `v[i]` at `offset + i * step`, those outside
+    `[0, size)` dropped; None if every one is.
+    """
+    v = spread(em, v, dim, step)
+    low, high = max(offset, 0), min(offset + shape_of(v)[dim], size)
+    if low >= high:
+        return None
+    return adjust(em, v, dim, offset, size - offset - shape_of(v)[dim])
+
+
+def window_view(
+    em: Emitter, x: SSAValue, offsets: Sequence[int], steps: Sequence[int], counts: Sequence[int]
+) -> SSAValue:
+    """`x` sliced: along spatial dim i, `counts[i]` elements from `offsets[i]` by `steps[i]`."""
+    ends = [o + (c - 1) * s + 1 for o, s, c in zip(offsets, steps, counts, strict=True)]
+    return em(ml.SliceOp(x, [0, 0, *offsets], [END, END, *ends], [1, 1, *steps]))
+
+
+def _attrs(op: ml.ConvOp | ml.PoolOp) -> tuple[list[int], list[int], list[int], list[int]]:
+    n = op.SPATIAL
+    pads = list(op.pads.get_values())
+    return list(op.strides.get_values()), list(op.dilations.get_values()), pads[:n], pads[n:]
+
+
+# ---------------------------------------------------------------------------
+# Convolutions
+# ---------------------------------------------------------------------------
+
+
+@vjp_rule(ml.Conv1dOp, ml.Conv2dOp, ml.Conv3dOp)
+def conv(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
+    assert isinstance(op, ml.ConvOp)
+    what = "the gradient of a convolution"
+    x_shape = static(shape_of(op.x), what)
+    w_shape = static(shape_of(op.w), what)
+    out = static(shape_of(ct), what)
+    spatial = list(range(2, 2 + op.SPATIAL))
+    gx = _conv_input(em, op, ct, x_shape, w_shape, out) if needs[0] else None
+    gw = _conv_weight(em, op, ct, x_shape, w_shape, out) if needs[1] else None
+    grads: list[SSAValue | None] = [gx, gw]
+    if op.bias is not None:
+        grads.append(em.sum(ct, [0, *spatial], keepdims=False) if needs[2] else None)
+    return grads
+
+
+def _conv_input(em, op, ct, x_shape, w_shape, out) -> SSAValue:
+    strides, dilations, begins, _ = _attrs(op)
+    groups = op.groups.value.data
+    v = ct
+    for i, d in enumerate(range(2, 2 + op.SPATIAL)):
+        v = spread(em, v, d, strides[i])
+        reach = dilations[i] * (w_shape[d] - 1)
+        after = x_shape[d] + begins[i] - 1 - (out[d] - 1) * strides[i]
+        before = reach - begins[i]
+        if shape_of(v)[d] + min(before, 0) + min(after, 0) <= 0:
+            return em.zeros_like(op.x)  # every output read padding only
+        v = adjust(em, v, d, before, after)
+    o, i_, kernel = w_shape[0], w_shape[1], list(w_shape[2:])
+    w = em.reshape(op.w, [groups, o // groups, i_, *kernel])
+    w = em.transpose(w, [0, 2, 1, *range(3, 3 + op.SPATIAL)])
+    w = em.reshape(w, [groups * i_, o // groups, *kernel])
+    if any(k > 1 for k in kernel):  # flip every spatial dim
+        starts = [0, 0, *(k - 1 for k in kernel)]
+        stops = [END, END, *(-k - 1 for k in kernel)]
+        w = em(ml.SliceOp(w, starts, stops, [1, 1, *[-1] * len(kernel)]))
+    conv_type = type(op)
+    return em(conv_type(v, w, None, dilations=dilations, groups=groups))
+
+
+def _conv_weight(em, op, ct, x_shape, w_shape, out) -> SSAValue:
+    strides, dilations, begins, ends = _attrs(op)
+    groups = op.groups.value.data
+    n, c = x_shape[0], x_shape[1]
+    o, i_, kernel = w_shape[0], w_shape[1], list(w_shape[2:])
+    spatial = list(range(2, 2 + op.SPATIAL))
+    outs = [out[d] for d in spatial]
+    positions = int(np.prod(outs))
+    x = op.x
+    for i, d in enumerate(spatial):
+        x = adjust(em, x, d, begins[i], ends[i])
+    patches = []
+    for where in itertools.product(*(range(k) for k in kernel)):
+        offsets = [w * d for w, d in zip(where, dilations, strict=True)]
+        p = window_view(em, x, offsets, strides, outs)
+        patches.append(em.reshape(p, [n, c, 1, positions]))
+    stacked = em(ml.ConcatOp(patches, 2)) if len(patches) > 1 else patches[0]
+    count = len(patches)
+    stacked = em.reshape(stacked, [n, groups, i_, count, positions])
+    stacked = em.transpose(stacked, [1, 0, 4, 2, 3])  # (G, N, L, I, K)
+    stacked = em.reshape(stacked, [groups, n * positions, i_ * count])
+    g = em.reshape(ct, [n, groups, o // groups, positions])
+    g = em.transpose(g, [1, 2, 0, 3])  # (G, O/G, N, L)
+    g = em.reshape(g, [groups, o // groups, n * positions])
+    product = em(ml.MatmulOp(g, stacked))  # (G, O/G, I*K)
+    return em.reshape(product, list(w_shape))
+
+
+# ---------------------------------------------------------------------------
+# Pooling
+# ---------------------------------------------------------------------------
+
+
+def _pool_setup(op: ml.PoolOp, ct: SSAValue, what: str):
+    x_shape = static(shape_of(op.x), what)
+    out = static(shape_of(ct), what)
+    kernel = list(op.kernel.get_values())
+    return x_shape, out, kernel, list(range(2, 2 + op.SPATIAL))
+
+
+def _scatter_back(em, g, where, op, x_shape) -> SSAValue | None:
+    """`g` (output-shaped) put back where kernel position `where` read `x` (None: all padding)."""
+    strides, dilations, begins, _ = _attrs(op)
+    for i, d in enumerate(range(2, 2 + op.SPATIAL)):
+        placed = place(em, g, d, where[i] * dilations[i] - begins[i], strides[i], x_shape[d])
+        if placed is None:
+            return None
+        g = placed
+    return g
+
+
+def _total(em: Emitter, parts: list[SSAValue | None], x: SSAValue) -> SSAValue:
+    total = None
+    for part in parts:
+        if part is not None:
+            total = part if total is None else em.add(total, part)
+    return em.zeros_like(x) if total is None else total
+
+
+@vjp_rule(ml.AvgPool1dOp, ml.AvgPool2dOp, ml.AvgPool3dOp)
+def avg_pool(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
+    assert isinstance(op, ml.AvgPoolOp)
+    if not needs[0]:
+        return [None]
+    x_shape, out, kernel, spatial = _pool_setup(op, ct, "the gradient of an average pooling")
+    strides, dilations, begins, _ = _attrs(op)
+    counts = np.ones((), np.float64)
+    for i, d in enumerate(spatial):
+        starts = np.arange(out[d])[:, None] * strides[i] - begins[i]
+        taps = starts + np.arange(kernel[i])[None, :] * dilations[i]
+        inside = ((taps >= 0) & (taps < x_shape[d])).sum(axis=1)
+        counts = np.multiply.outer(counts, inside)
+    count_type = TensorType(element_type(ct), [1, 1, *counts.shape])
+    g = em.div(ct, em.array(counts.ravel().tolist(), count_type))
+    parts = [
+        _scatter_back(em, g, where, op, x_shape)
+        for where in itertools.product(*(range(k) for k in kernel))
+    ]
+    return [_total(em, parts, op.x)]
+
+
+@vjp_rule(ml.MaxPool1dOp, ml.MaxPool2dOp, ml.MaxPool3dOp)
+def max_pool(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
+    assert isinstance(op, ml.MaxPoolOp)
+    if not needs[0]:
+        return [None]
+    x_shape, out, kernel, spatial = _pool_setup(op, ct, "the gradient of a max pooling")
+    strides, dilations, begins, ends = _attrs(op)
+    x = op.x
+    for i, d in enumerate(spatial):
+        x = adjust(em, x, d, begins[i], ends[i], fill=-np.inf)
+    y = op.results[0]
+    one = em.scalar(1.0, ct)
+    left = None  # 1 where no earlier kernel position holds the maximum yet
+    parts: list[SSAValue | None] = []
+    for where in itertools.product(*(range(k) for k in kernel)):
+        offsets = [w * d for w, d in zip(where, dilations, strict=True)]
+        seen = window_view(em, x, offsets, strides, out[2:])
+        hit = em.as_float(em.cmp("eq", seen, y), ct)
+        first = hit if left is None else em.mul(hit, left)
+        left = em.sub(one, hit) if left is None else em.sub(left, first)
+        parts.append(_scatter_back(em, em.mul(ct, first), where, op, x_shape))
+    return [_total(em, parts, op.x)]

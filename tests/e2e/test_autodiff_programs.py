@@ -1,0 +1,143 @@
+"""
+Gradients of whole compiled programs against central differences: a small CNN (conv,
+batch norm in training mode, relu, max pooling, a linear layer, cross-entropy; average
+pooling's rule is checked in tests/unit/autodiff/test_vjp_windows.py), an embedding model
+(gather, cumsum, top_k), loops and branches, on each target.
+
+Central differences run on the CPU in float64; the `cuda` target's float32 gradients are
+compared with the float64 ones.
+"""
+
+import numpy as np
+import pytest
+
+import mlc
+from mlc import ops
+from mlc.frontends.trace import TraceError
+from tests.gpu.targets import jit_for
+
+
+def cross_entropy(logits, labels):
+    shifted = logits - ops.max(logits, axis=-1, keepdims=True)
+    log_probs = shifted - ops.log(ops.sum(ops.exp(shifted), axis=-1, keepdims=True))
+    return -ops.sum(labels * log_probs) / logits.shape[0]
+
+
+def cnn_loss(w, b, gamma, beta, v, c, x, labels):
+    h = ops.conv2d(x, w, b, padding=1)
+    h = ops.relu(ops.batch_norm(h, gamma, beta, training=True))
+    h = ops.max_pool2d(h, 2)
+    logits = h.reshape(x.shape[0], -1) @ v + c
+    return cross_entropy(logits, labels)
+
+
+def embedding_loss(table, x, ids):
+    rows = ops.take(table, ids, axis=0)  # (B, T, D)
+    running = ops.cumsum(rows, axis=1)
+    best = ops.top_k(running * x, 2)[0]
+    return ops.sum(ops.sin(best) * best)
+
+
+def numeric_grad(fn, args, i, eps=1e-6):
+    grad = np.zeros_like(args[i])
+    for index in np.ndindex(args[i].shape):
+        moved = []
+        for sign in (1, -1):
+            shifted = [a.copy() for a in args]
+            shifted[i][index] += sign * eps
+            moved.append(float(fn(*shifted)))
+        grad[index] = (moved[0] - moved[1]) / (2 * eps)
+    return grad
+
+
+def cnn_case(rng, dtype):
+    args = [
+        rng.standard_normal((3, 2, 3, 3)) * 0.4,
+        rng.standard_normal(3) * 0.1,
+        1.0 + rng.standard_normal(3) * 0.1,
+        rng.standard_normal(3) * 0.1,
+        rng.standard_normal((27, 4)) * 0.3,
+        rng.standard_normal(4) * 0.1,
+        rng.standard_normal((5, 2, 7, 6)),
+        np.eye(4)[rng.integers(0, 4, 5)],
+    ]
+    return [a.astype(dtype) for a in args]
+
+
+def check(loss, args, argnums, target, rtol):
+    reference = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in args]
+    value = mlc.jit(loss)
+    expected = [numeric_grad(value, reference, i) for i in argnums]
+    got = jit_for(target)(mlc.grad(loss, argnums=argnums))(*args)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * 0.1 * np.abs(e).max() + 1e-9)
+
+
+def test_small_cnn(target):
+    dtype = np.float64 if target == "cpu" else np.float32
+    args = cnn_case(np.random.default_rng(), dtype)
+    check(cnn_loss, args, tuple(range(6)), target, 1e-5 if dtype == np.float64 else 2e-3)
+
+
+def test_embedding_gather_cumsum_top_k(target):
+    rng = np.random.default_rng()
+    table = rng.standard_normal((7, 5))
+    x = rng.standard_normal((3, 4, 5))
+    ids = rng.integers(-7, 7, (3, 4))
+    check(embedding_loss, [table, x, ids], (0, 1), target, 1e-5)
+
+
+def loop_loss(w, x, n):
+    """A loop whose body branches on the (dynamic) counter: fori_loop over cond."""
+
+    def body(i, h):
+        return ops.cond(i % 2 == 0, lambda a: ops.tanh(a @ w), lambda a: ops.sin(a) * x, h)
+
+    return ops.sum(ops.fori_loop(1, n, body, x) ** 2)
+
+
+def scan_loss(w, xs, h0):
+    def step(h, x):
+        h = ops.tanh(h @ w + x)
+        return h, ops.sin(h)
+
+    h, ys = ops.scan(step, h0, xs)
+    return ops.sum(h) + ops.sum(ys * ys)
+
+
+def nested_loss(w, x):
+    def outer(i, h):
+        return ops.fori_loop(0, 2, lambda j, g: ops.tanh(g @ w) + h * 0.5, h)
+
+    return ops.sum(ops.fori_loop(0, 3, outer, x))
+
+
+@pytest.mark.parametrize("trips", [5, 0])
+def test_loop_with_a_branch(target, trips):
+    rng = np.random.default_rng()
+    args = [rng.standard_normal((3, 3)) * 0.5, rng.standard_normal((2, 3)), np.int64(trips)]
+    check(loop_loss, args, (0, 1), target, 1e-5)
+
+
+def test_scan_and_nested_loops(target):
+    rng = np.random.default_rng()
+    w = rng.standard_normal((3, 3)) * 0.5
+    check(
+        scan_loss,
+        [w, rng.standard_normal((4, 2, 3)), rng.standard_normal((2, 3))],
+        (0, 1, 2),
+        target,
+        1e-5,
+    )
+    check(nested_loss, [w, rng.standard_normal((2, 3))], (0, 1), target, 1e-5)
+
+
+def test_a_while_loop_says_to_use_fori_loop():
+    def loss(x):
+        return ops.sum(ops.while_loop(lambda s: ops.sum(s) < 10.0, lambda s: s * 2.0, x))
+
+    with pytest.raises(
+        TraceError,
+        match=r"programs.py:\d+:\d+: error: 'scf.while' op cannot be differentiated: .*fori_loop",
+    ):
+        mlc.grad(loss)(np.ones(3))

@@ -1,0 +1,51 @@
+"""A compiled training step (value_and_grad + an mlc.optim update) on each target, against
+numpy: the gradients by hand, the update by mlc.optim on numpy arrays."""
+
+import numpy as np
+import pytest
+
+import mlc
+from mlc import ops
+from tests.gpu.targets import jit_for
+
+
+def loss(w, b, x, y):
+    return ops.mean((ops.tanh(x @ w + b) - y) ** 2)
+
+
+def grads_by_hand(w, b, x, y):
+    t = np.tanh(x @ w + b)
+    dz = 2 * (t - y) / t.size * (1 - t * t)
+    return x.T @ dz, dz.sum(0)
+
+
+OPTIMISERS = [
+    mlc.optim.SGD(lr=0.3, momentum=0.9, nesterov=True, weight_decay=1e-2),
+    mlc.optim.SGD(lr=0.3, momentum=0.5, dampening=0.2),
+    mlc.optim.Adam(lr=0.05, weight_decay=1e-3),
+    mlc.optim.AdamW(lr=0.05),
+]
+
+
+@pytest.mark.parametrize("opt", OPTIMISERS, ids=lambda o: type(o).__name__)
+def test_training_step(target, opt):
+    rng = np.random.default_rng()
+    w = rng.standard_normal((13, 5)).astype(np.float32)
+    b = np.zeros(5, np.float32)
+    x = rng.standard_normal((21, 13)).astype(np.float32)
+    y = rng.standard_normal((21, 5)).astype(np.float32)
+    step = mlc.optim.training_step(loss, opt, compile_with=jit_for(target))
+    params, state = (w, b), opt.init((w, b))
+    want_params, want_state = params, state
+    values = []
+    for _ in range(4):
+        value, params, state = step(params, state, x, y)
+        want_params, want_state = opt.update(
+            want_params, grads_by_hand(*want_params, x, y), want_state
+        )
+        for got, want in zip((*params, *state), (*want_params, *want_state), strict=True):
+            assert got.dtype == np.float32
+            np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5)
+        values.append(float(value))
+    assert values[-1] < values[0]
+    assert len(step.compiled) == 1

@@ -1,0 +1,63 @@
+// RUN: mlc-opt %s --split-input-file -p 'autodiff{vjp=true}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'autodiff{vjp=true}' --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+
+// A convolution's input cotangent is a convolution of the spread, padded cotangent
+// with the flipped weights (in and out channels swapped per group); the weights' is a
+// matmul with the input's patches, one strided slice per kernel position; the bias's
+// a sum. Every backward op is at the convolution's location.
+
+// CHECK-LABEL: func.func @conv_vjp
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x2x6xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x1x3xf32>, %{{.+}}: tensor<4xf32>, %[[CT:[a-zA-Z0-9_]+]]: tensor<1x4x3xf32>)
+// CHECK:         %[[FLIP:.+]] = ml.slice %{{.+}} {starts = array<i64: 0, 0, 2>, ends = array<i64: 9223372036854775807, 9223372036854775807, -4>, steps = array<i64: 1, 1, -1>} : (tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
+// CHECK-NEXT:    %[[GX:.+]] = ml.conv1d %{{.+}}, %[[FLIP]] {groups = 2 : i64} : (tensor<1x4x8xf32>, tensor<2x2x3xf32>) -> tensor<1x2x6xf32>
+// CHECK-COUNT-3: ml.slice %{{.+}} {{.*}}steps = array<i64: 1, 1, 2>}
+// CHECK:         %[[PATCHES:.+]] = ml.concat {{.*}} {axis = 2 : i64} : {{.*}} -> tensor<1x2x3x3xf32>
+// CHECK:         %[[GW:.+]] = ml.matmul %{{.+}}, %{{.+}} : (tensor<2x2x3xf32>, tensor<2x3x3xf32>) -> tensor<2x2x3xf32>
+// CHECK:         %[[GB:.+]] = ml.reduce_sum %[[CT]] {axes = array<i64: 0, 2>, keepdims = false}
+// CHECK-NEXT:    func.return %[[GX]], %{{.+}}, %[[GB]]
+
+// LOC-LABEL:   func.func @conv_vjp
+// LOC:           ml.conv1d {{.*}} loc("net.py":4:8)
+// LOC:           ml.matmul {{.*}} loc("net.py":4:8)
+func.func @conv(%x: tensor<1x2x6xf32>, %w: tensor<4x1x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x3xf32> {
+  %y = ml.conv1d %x, %w, %b {strides = array<i64: 2>, pads = array<i64: 1, 0>, groups = 2 : i64} : (tensor<1x2x6xf32>, tensor<4x1x3xf32>, tensor<4xf32>) -> tensor<1x4x3xf32> loc("net.py":4:8)
+  func.return %y : tensor<1x4x3xf32>
+}
+
+// -----
+
+// Max pooling routes each window's cotangent to the first element equal to its
+// maximum: one mask per kernel position (masked by the positions before it), each
+// put back where that position read.
+
+// CHECK-LABEL: func.func @max_pool_vjp
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x1x4xf32>, %[[CT:[a-zA-Z0-9_]+]]: tensor<1x1x2xf32>)
+// CHECK:         %[[Y:.+]] = ml.max_pool1d %[[X]]
+// CHECK:         %[[S0:.+]] = ml.slice %[[X]] {starts = array<i64: 0, 0, 0>, {{.*}}steps = array<i64: 1, 1, 2>}
+// CHECK-NEXT:    %[[E0:.+]] = ml.cmp "eq", %[[S0]], %[[Y]]
+// CHECK:         %[[S1:.+]] = ml.slice %[[X]] {starts = array<i64: 0, 0, 1>, {{.*}}steps = array<i64: 1, 1, 2>}
+// CHECK-NEXT:    %[[E1:.+]] = ml.cmp "eq", %[[S1]], %[[Y]]
+// CHECK:         %[[G:.+]] = ml.add
+// CHECK-NEXT:    func.return %[[G]]
+
+// LOC-LABEL:   func.func @max_pool_vjp
+// LOC:           ml.cmp {{.*}} loc("net.py":9:3)
+func.func @max_pool(%x: tensor<1x1x4xf32>) -> tensor<1x1x2xf32> {
+  %y = ml.max_pool1d %x {kernel = array<i64: 2>, strides = array<i64: 2>} : (tensor<1x1x4xf32>) -> tensor<1x1x2xf32> loc("net.py":9:3)
+  func.return %y : tensor<1x1x2xf32>
+}
+
+// -----
+
+// Average pooling divides by the number of elements each window covers (the padding
+// not counted), then puts the quotient back under each kernel position.
+
+// CHECK-LABEL: func.func @avg_pool_vjp
+// CHECK-SAME:    (%{{.+}}: tensor<1x1x3xf32>, %[[CT:[a-zA-Z0-9_]+]]: tensor<1x1x3xf32>)
+// CHECK:         %[[COUNT:.+]] = arith.constant dense<{{\[\[\[}}1.000000e+00, 2.000000e+00, 2.000000e+00]]]> : tensor<1x1x3xf32>
+// CHECK-NEXT:    %[[Q:.+]] = ml.div %[[CT]], %[[COUNT]]
+func.func @avg_pool(%x: tensor<1x1x3xf32>) -> tensor<1x1x3xf32> {
+  %y = ml.avg_pool1d %x {kernel = array<i64: 2>, pads = array<i64: 1, 0>} : (tensor<1x1x3xf32>) -> tensor<1x1x3xf32>
+  func.return %y : tensor<1x1x3xf32>
+}
