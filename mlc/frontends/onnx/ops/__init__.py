@@ -28,6 +28,7 @@ from mlc.frontends.onnx.ops import (
     scan,
     sequence,
     structure,
+    suppression,
     tensor,
     window,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "sequence",
     "structure",
     "supported_ops",
+    "suppression",
     "tensor",
     "window",
 ]
