@@ -289,7 +289,7 @@ class FoldBroadcastOperand(RewritePattern):
             if shape != op.result.type.get_shape():
                 continue
             new = op.clone({operand: source})
-            rewriter.replace_op(op, new)
+            rewriter.replace(op, new)
             return
 
 
