@@ -41,6 +41,7 @@ from mlc.frontends.onnx.ops.build import (
 from mlc.frontends.onnx.ops.padding import full, slice_at_run_time
 from mlc.frontends.onnx.ops.structure import arange
 from mlc.frontends.onnx.ops.table import converts
+from mlc.shapes import DYNAMIC
 
 Corners = tuple[SSAValue, SSAValue, SSAValue, SSAValue]  # x min, x max, y min, y max
 
@@ -75,7 +76,7 @@ def non_max_suppression(node: Node) -> Sequence[Value]:
 
 def check_inputs(node: Node, boxes: SSAValue, scores: SSAValue) -> None:
     b, s = shape_of(boxes), shape_of(scores)
-    if len(b) != 3 or len(s) != 3 or b[2] not in (4, -1):
+    if len(b) != 3 or len(s) != 3 or b[2] not in (4, DYNAMIC):
         raise NodeError(
             f"boxes must be [batches, boxes, 4] and scores [batches, classes, boxes], got "
             f"{types_text(boxes)} and {types_text(scores)}"
