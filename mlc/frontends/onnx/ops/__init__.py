@@ -11,6 +11,7 @@ from mlc.frontends.onnx.ops import (
     control_flow,
     crop,
     data_sized,
+    deform_conv,
     det,
     einsum,
     elementwise,
@@ -28,6 +29,7 @@ from mlc.frontends.onnx.ops import (
     scan,
     sequence,
     structure,
+    suppression,
     tensor,
     window,
 )
@@ -40,6 +42,7 @@ __all__ = [
     "converter_for",
     "crop",
     "data_sized",
+    "deform_conv",
     "det",
     "einsum",
     "elementwise",
@@ -58,6 +61,7 @@ __all__ = [
     "sequence",
     "structure",
     "supported_ops",
+    "suppression",
     "tensor",
     "window",
 ]
