@@ -45,7 +45,9 @@ def depthwise(channels, spatial, kernel, stride, pads, dilation, bias, act, dtyp
     x = helper.make_tensor_value_info("x", element, ["n", channels, *dims])
     y = helper.make_tensor_value_info(out, element, ["n", channels, *(f"o{d}" for d in dims)])
     graph = helper.make_graph(nodes, "depthwise", [x], [y], inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8
+    )  # onnxruntime 1.30 reads IR 8 but not the IR 14 onnx writes
 
 
 def as_float32(model):
