@@ -21,6 +21,7 @@ from xdsl.ir import SSAValue
 
 from mlc.lowering.cpu.matmul_packing import AAt, element_of
 from mlc.lowering.linalg.contraction import Epilogue
+from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import Ops, as_float, for_loop, if_then, less, zero
 from mlc.tiling_model import MatmulTiles
 
@@ -71,8 +72,8 @@ def a_reader(
     """
     (source, a_at), (i, k0), (i0, last_row) = a, tile, task
     if a_block is not None:
-        q = b(arith.DivSIOp(b(arith.SubiOp(i, i0)), b.index(tiles.mr)))
-        return a_block, lambda rb, r, k: [q, rb(arith.SubiOp(k, k0)), rb.index(r)]
+        q = b(quick_ops.binary(arith.DivSIOp, b.sub(i, i0), b.index(tiles.mr)))
+        return a_block, lambda rb, r, k: [q, rb.sub(k, k0), rb.index(r)]
     rows = [b.min(b.add(i, b.index(r)), last_row) for r in range(tiles.mr)]
     return source, lambda rb, r, k: a_at(rb, rows[r], k)
 
@@ -101,7 +102,7 @@ def write_back(
     lanes = tiles.nr // tiles.vector
     offsets = [b.index(v * tiles.vector) for v in range(lanes)]
     row_ids = [b.add(i, b.index(r)) for r in range(tiles.mr)]
-    full = b(arith.CmpiOp(b.add(j0, b.index(tiles.nr)), n, "sle"))
+    full = b(quick_ops.cmpi(b.add(j0, b.index(tiles.nr)), n, "sle"))
 
     def vectors(vb: Ops) -> None:
         for r, row in enumerate(row_ids):
@@ -113,7 +114,7 @@ def write_back(
         # The last panel, past N: each vector stores the lanes below N (a masked store);
         # a vector wholly past N is skipped, so no address beyond the row is formed.
         starts = [mb.add(j0, offset) for offset in offsets]
-        masks = [mb(vector.CreateMaskOp([mb(arith.SubiOp(n, s))], mask_type)) for s in starts]
+        masks = [mb(vector.CreateMaskOp([mb.sub(n, s)], mask_type)) for s in starts]
         for r, row in enumerate(row_ids):
 
             def store(ub: Ops, r: int = r, row: SSAValue = row) -> None:
@@ -149,7 +150,7 @@ def _store_row(
             stored = _c_vector(target, value)
             if accumulate:
                 old = ub(vector.LoadOp(target, at, stored))
-                value = ub(arith.AddfOp(as_float(ub, old, value.type), value))
+                value = ub(quick_ops.binary(arith.AddfOp, as_float(ub, old, value.type), value))
             ub.ops.append(vector.StoreOp(as_float(ub, value, stored), target, at))
 
     return build
@@ -172,7 +173,7 @@ def _masked_store(
         result = value
         if accumulate:
             old = ub(vector.MaskedLoadOp(target, at, mask, zero(ub, stored)))
-            result = ub(arith.AddfOp(as_float(ub, old, value.type), value))
+            result = ub(quick_ops.binary(arith.AddfOp, as_float(ub, old, value.type), value))
         ub.ops.append(vector.MaskedStoreOp(target, at, mask, as_float(ub, result, stored)))
 
     return build
@@ -194,8 +195,8 @@ def _over_tile(
 ) -> None:
     """`body(r, jj)` over the part of the MR x NR tile at `tile` that lies inside M x N."""
     (i, j0), (m, n) = tile, sizes
-    rows = b.min(b(arith.SubiOp(m, i)), b.index(tiles.mr))
-    width = b.min(b(arith.SubiOp(n, j0)), b.index(tiles.nr))
+    rows = b.min(b.sub(m, i), b.index(tiles.mr))
+    width = b.min(b.sub(n, j0), b.index(tiles.nr))
 
     def row(rb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
         def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:

@@ -70,6 +70,7 @@ from mlc.lowering.cpu.matmul_packing import (
     pack_b,
 )
 from mlc.lowering.linalg.contraction import Matmul, indices
+from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
     Ops,
     collapse_trailing,
@@ -164,12 +165,12 @@ def matmul_nest(
                         )
 
                     if overwrite:  # C holds no zeros: the first K block stores
-                        if_then(bb, bb(arith.CmpiOp(k0, zero_i, "eq")), write(False), write(True))
+                        if_then(bb, bb(quick_ops.cmpi(k0, zero_i, "eq")), write(False), write(True))
                     else:
                         write(True)(bb)
                     if epilogue is not None:
                         finish = partial(finish_tile, epilogue, c=(c, c_at), batch_ivs=batch_ivs)
-                        last = bb(arith.CmpiOp(k_end, k, "eq"))
+                        last = bb(quick_ops.cmpi(k_end, k, "eq"))
                         if_then(
                             bb, last, lambda fb: finish(fb, tile=(i, j0), sizes=(m, n), tiles=tiles)
                         )

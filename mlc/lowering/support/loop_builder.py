@@ -30,6 +30,8 @@ from xdsl.ir.affine import (
     AffineExpr,
 )
 
+from mlc.lowering.support import quick_ops
+
 
 class Ops:
     """Collects new ops in order; calling it appends an op and returns its result."""
@@ -42,7 +44,7 @@ class Ops:
         return op.results[0]
 
     def index(self, value: int) -> SSAValue:
-        return self(arith.ConstantOp(IntegerAttr(value, IndexType())))
+        return self(quick_ops.index(value))
 
     def dim(self, value: SSAValue, d: int) -> SSAValue:
         type_ = value.type
@@ -51,16 +53,19 @@ class Ops:
         return self.index(size) if size >= 0 else self(memref.DimOp(value, self.index(d)))
 
     def min(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.MinSIOp(a, b))
+        return self(quick_ops.binary(arith.MinSIOp, a, b))
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.AddiOp(a, b))
+        return self(quick_ops.binary(arith.AddiOp, a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self(quick_ops.binary(arith.SubiOp, a, b))
 
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.MuliOp(a, b))
+        return self(quick_ops.binary(arith.MuliOp, a, b))
 
     def ceildiv(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self(arith.CeilDivSIOp(a, b))
+        return self(quick_ops.binary(arith.CeilDivSIOp, a, b))
 
 
 Body = Callable[[Ops, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]]
@@ -104,7 +109,7 @@ def for_loop(
     block = Block(arg_types=[IndexType(), *(v.type for v in init)])
     inner = Ops()
     yielded = body(inner, block.args[0], block.args[1:])
-    block.add_ops([*inner.ops, scf.YieldOp(*yielded)])
+    block.add_ops([*inner.ops, quick_ops.yield_(*yielded)])
     loop = scf.ForOp(lb, ub, step, list(init), block)
     b.ops.append(loop)
     return loop.results
@@ -135,8 +140,8 @@ def if_then(
             continue
         inner = Ops()
         build(inner)
-        regions.append([*inner.ops, scf.YieldOp()])
-    b.ops.append(scf.IfOp(condition, [], regions[0], regions[1] or None))
+        regions.append([*inner.ops, quick_ops.yield_()])
+    b.ops.append(quick_ops.if_(condition, regions[0], regions[1] or None))
 
 
 def zero(b: Ops, type_: Attribute) -> SSAValue:
@@ -166,7 +171,7 @@ def _float_of(type_: Attribute) -> AnyFloat:
 
 
 def less(b: Ops, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b(arith.CmpiOp(x, y, "slt"))
+    return b(quick_ops.cmpi(x, y, "slt"))
 
 
 def collapse_trailing(b: Ops, value: SSAValue, keep: int) -> SSAValue:
@@ -201,4 +206,4 @@ def affine_index(b: Ops, expr: AffineExpr, loops: Sequence[SSAValue]) -> SSAValu
         AffineBinaryOpKind.CeilDiv: arith.CeilDivSIOp,
         AffineBinaryOpKind.Mod: arith.RemSIOp,
     }
-    return b(kinds[expr.kind](lhs, rhs))
+    return b(quick_ops.binary(kinds[expr.kind], lhs, rhs))

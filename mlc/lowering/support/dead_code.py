@@ -1,0 +1,136 @@
+"""
+xDSL's `region_dce` (erase the ops whose results nobody live uses and which have no
+observable effect) with each op's memory effects computed once per call.
+
+xDSL's liveness analysis asks `would_be_trivially_dead` of every op, on every round
+until nothing changes, and for a loop that means the effects of its whole body, again
+for each loop nested in it: on a loop nest `depth` times its size, each round. Here
+an op's effects are the union of its children's, each computed once, and the answer
+for an op is kept for the whole analysis (the IR does not change until it ends), so
+the analysis is linear. It keeps and erases exactly the ops xDSL's keeps and erases.
+"""
+
+from collections.abc import Set as AbstractSet
+
+from xdsl.ir import Operation, Region, SSAValue
+from xdsl.pattern_rewriter import PatternRewriterListener
+from xdsl.traits import (
+    EffectInstance,
+    IsTerminator,
+    MemoryEffect,
+    MemoryEffectKind,
+    RecursiveMemoryEffect,
+    SymbolOpInterface,
+)
+from xdsl.transforms.dead_code_elimination import LiveSet
+
+Effects = AbstractSet[EffectInstance] | None
+
+_RECURSIVE = RecursiveMemoryEffect.get_effects.__func__
+
+
+class EffectCache:
+    """
+    `xdsl.traits.get_effects` of ops, each computed once: an op with xDSL's
+    `RecursiveMemoryEffect` has the union of its children's effects (unknown if one
+    child's are), which come from this cache rather than a fresh walk of the body.
+    Only valid while the IR does not change.
+    """
+
+    def __init__(self) -> None:
+        self._effects: dict[Operation, Effects] = {}
+        self._dead: dict[Operation, bool] = {}
+        # Per op class (traits belong to the class): its `MemoryEffect` traits, and
+        # whether it is a terminator or a symbol (never removable).
+        self._interfaces: dict[type[Operation], list[MemoryEffect]] = {}
+        self._kept: dict[type[Operation], bool] = {}
+
+    def effects(self, op: Operation) -> Effects:
+        """The op's memory effects; None where they are unknown."""
+        if op in self._effects:
+            return self._effects[op]
+        result: set[EffectInstance] | None = None
+        interfaces = self._interfaces.get(type(op))
+        if interfaces is None:
+            interfaces = self._interfaces[type(op)] = op.get_traits_of_type(MemoryEffect)
+        if interfaces:
+            result = set()
+            for interface in interfaces:
+                found = (
+                    self._nested(op)
+                    if getattr(type(interface).get_effects, "__func__", None) is _RECURSIVE
+                    else interface.get_effects(op)
+                )
+                if found is None:
+                    result = None
+                    break
+                result.update(found)
+        self._effects[op] = result
+        return result
+
+    def _nested(self, op: Operation) -> Effects:
+        effects: set[EffectInstance] = set()
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    found = self.effects(child)
+                    if found is None:
+                        return None
+                    effects.update(found)
+        return effects
+
+    def would_be_trivially_dead(self, op: Operation) -> bool:
+        """xDSL's `would_be_trivially_dead`: whether the op would be dead if its
+        results were unused (no terminator, no symbol, only effects on itself)."""
+        if op in self._dead:
+            return self._dead[op]
+        kept = self._kept.get(type(op))
+        if kept is None:
+            kept = self._kept[type(op)] = op.has_trait(
+                IsTerminator, value_if_unregistered=False
+            ) or op.has_trait(SymbolOpInterface, value_if_unregistered=False)
+        dead = not kept and self._result_only_effects(op)
+        self._dead[op] = dead
+        return dead
+
+    def _result_only_effects(self, root: Operation) -> bool:
+        effects = self.effects(root)
+        return effects is not None and all(
+            e.kind == MemoryEffectKind.READ
+            or (
+                e.kind == MemoryEffectKind.ALLOC
+                and isinstance(v := e.value, SSAValue)
+                and root.is_ancestor(v.owner)
+            )
+            for e in effects
+        )
+
+
+class _CachedLiveSet(LiveSet):
+    """xDSL's liveness analysis, asking an `EffectCache` whether an op is removable."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cache = EffectCache()
+
+    def propagate_op_liveness(self, op: Operation) -> None:
+        for region in op.regions:
+            self.propagate_region_liveness(region)
+        if self.is_live(op):
+            return
+        if not self.cache.would_be_trivially_dead(op):
+            self.set_live(op)
+            return
+        if any(self.is_live(use.operation) for result in op.results for use in result.uses):
+            self.set_live(op)
+
+
+def region_dce(region: Region, listener: PatternRewriterListener | None = None) -> bool:
+    """Erase the dead ops of `region` (xDSL's `region_dce`, in linear time); whether any
+    was erased."""
+    live_set = _CachedLiveSet()
+    while live_set.changed:
+        live_set.changed = False
+        live_set.propagate_region_liveness(region)
+    live_set.delete_dead(region, listener)
+    return live_set.changed

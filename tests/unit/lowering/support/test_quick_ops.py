@@ -1,0 +1,96 @@
+"""The quick `arith`/`scf` constructors make exactly the ops xDSL's constructors make."""
+
+from io import StringIO
+
+import pytest
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f16, f32, i1, i32, i64
+from xdsl.ir import Block, Operation
+from xdsl.printer import Printer
+
+from mlc.lowering.support import quick_ops
+
+
+def generic(op: Operation) -> str:
+    """The op's generic form, its regions included."""
+    out = StringIO()
+    Printer(stream=out, print_generic_format=True).print_op(op)
+    return out.getvalue()
+
+
+def same_op(fast: Operation, slow: Operation) -> bool:
+    return (
+        type(fast) is type(slow)
+        and list(fast.operands) == list(slow.operands)
+        and [r.type for r in fast.results] == [r.type for r in slow.results]
+        and fast.properties == slow.properties
+        and fast.attributes == slow.attributes
+        and len(fast.regions) == len(slow.regions)
+        and generic(fast) == generic(slow)
+    )
+
+
+INTEGER_OPS = [
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MuliOp,
+    arith.DivSIOp,
+    arith.RemSIOp,
+    arith.CeilDivSIOp,
+    arith.MinSIOp,
+    arith.MaxSIOp,
+    arith.AndIOp,
+]
+FLOAT_OPS = [arith.AddfOp, arith.SubfOp, arith.MulfOp]
+
+
+@pytest.mark.parametrize("cls", INTEGER_OPS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("type_", [IndexType(), i64, i32, VectorType(i32, [8])], ids=str)
+def test_integer_binary(cls, type_):
+    a, b = Block(arg_types=[type_, type_]).args
+    assert same_op(quick_ops.binary(cls, a, b), cls(a, b))
+
+
+@pytest.mark.parametrize("cls", FLOAT_OPS, ids=lambda cls: cls.__name__)
+@pytest.mark.parametrize("type_", [f32, f16, VectorType(f32, [16])], ids=str)
+def test_float_binary(cls, type_):
+    a, b = Block(arg_types=[type_, type_]).args
+    assert same_op(quick_ops.binary(cls, a, b), cls(a, b))
+
+
+@pytest.mark.parametrize("value", [0, 1, -3, 4096, 2**40])
+def test_index(value):
+    assert same_op(quick_ops.index(value), arith.ConstantOp(IntegerAttr(value, IndexType())))
+
+
+@pytest.mark.parametrize("predicate", ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "uge"])
+@pytest.mark.parametrize("type_", [IndexType(), i64, VectorType(i32, [4])], ids=str)
+def test_cmpi(predicate, type_):
+    a, b = Block(arg_types=[type_, type_]).args
+    fast = quick_ops.cmpi(a, b, predicate)
+    assert same_op(fast, arith.CmpiOp(a, b, predicate))
+    if not isinstance(type_, VectorType):
+        assert fast.results[0].type == i1
+    # A second op of the same kind shares nothing mutable with the first.
+    again = quick_ops.cmpi(b, a, predicate)
+    assert again.properties is not fast.properties
+    assert list(again.operands) == [b, a]
+
+
+def test_yield():
+    a, b = Block(arg_types=[i64, f32]).args
+    assert same_op(quick_ops.yield_(a, b), scf.YieldOp(a, b))
+    assert same_op(quick_ops.yield_(), scf.YieldOp())
+
+
+@pytest.mark.parametrize("with_else", [False, True])
+def test_if(with_else):
+    (cond, x) = Block(arg_types=[i1, IndexType()]).args
+
+    def body() -> list[Operation]:
+        return [arith.AddiOp(x, x), scf.YieldOp()]
+
+    fast = quick_ops.if_(cond, body(), body() if with_else else None)
+    slow = scf.IfOp(cond, [], body(), body() if with_else else None)
+    assert same_op(fast, slow)
+    assert len(fast.false_region.blocks) == int(with_else)
