@@ -110,12 +110,14 @@ ELEMENTS = ["f16", "bf16"]
 
 # Odd sizes go element by element through registers; K and N multiples of 8 (16-byte
 # rows) take the cp.async pipeline, with M prime, K shorter than one slice or not a
-# multiple of its depth; one output; empty dims.
+# multiple of its depth; one output; empty dims; big grids (9 x 32 tiles of 128x128,
+# launched 8 tile rows at a time: the last group has one row) both ways.
 @pytest.mark.parametrize("element", ELEMENTS)
 @pytest.mark.parametrize(
     "m, k, n",
     [(1, 1, 1), (3, 5, 7), (129, 9, 127), (200, 33, 300), (257, 100, 65), (997, 328, 256),
-     (131, 8, 72), (509, 40, 136), (1, 8, 8), (64, 1000, 64), (5, 0, 6), (0, 8, 8)],
+     (131, 8, 72), (509, 40, 136), (1, 8, 8), (64, 1000, 64), (5, 0, 6), (0, 8, 8),
+     (1100, 40, 4000), (1037, 9, 4001)],
 )  # fmt: skip
 def test_matmul(element, m, k, n):
     exe = compiled(MATMUL, element)

@@ -81,12 +81,17 @@ BIG_TILE = TileShape(128, 128, 8, 8, 8)
 # A 3-deep cp.async pipeline: the MLP's first layer 50 against 56 us on an H100. The
 # big tile stays register-staged: with 3 or 4 stages it ran at 37 against 43 TFLOP/s.
 SMALL_TILE = TileShape(64, 64, 8, 4, 16, groups=2, stages=3)
-# tf32 tiles copy 4 slices ahead (cp.async): 104 against 79 TFLOP/s at 4096 on an H100.
-TF32_TILE = TileShape(128, 128, 8, 8, 8, tf32=True, stages=4)  # 8 warps of 64x32
+# tf32 tiles copy 4 slices ahead (cp.async): 104 against 79 TFLOP/s at 4096 on an H100;
+# blocks launched 8 tile rows at a time (`TileShape.block_group`): 111 against 106 at
+# 8192 on an H200.
+TF32_TILE = TileShape(128, 128, 8, 8, 8, tf32=True, stages=4, block_group=8)  # 8 warps of 64x32
 TF32_SMALL_TILE = TileShape(64, 64, 8, 8, 8, tf32=True, stages=4)  # 2 warps of 64x32
-# f16 and bf16 (`mma.sync.m16n8k16`): 16-deep slices (one mma step) 4 in flight fill the
-# 48 KiB of static shared memory at 128x128; the small tile takes 32-deep slices.
-HALF_TILE = TileShape(128, 128, 8, 8, 16, half=True, stages=4)  # 8 warps of 64x32
+# f16 and bf16 (`mma.sync.m16n8k16`): 16-deep slices (one mma step) 4 in flight, 128
+# registers a thread, two blocks an SM; the small tile takes 32-deep slices. At 8192 on
+# an H200 (f16): 237 TFLOP/s before the 32-bit shared addresses (`half_staging`), 260
+# with them, 300 with the blocks launched 8 tile rows at a time (`block_group`). 32-deep
+# slices (2 or 3 stages) took 168 to 240 registers, one block an SM: 152 to 200.
+HALF_TILE = TileShape(128, 128, 8, 8, 16, half=True, stages=4, block_group=8)  # 8 warps
 HALF_SMALL_TILE = TileShape(64, 64, 8, 8, 32, half=True, stages=4)  # 2 warps of 64x32
 FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tiles
 # The big kernel's launch bound (nvvm.minctasm): 2 caps it at 128 registers, but on an

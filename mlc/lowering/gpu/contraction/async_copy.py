@@ -12,7 +12,9 @@ to the block. The asm statements clobber memory, so LLVM keeps shared loads and
 stores in order around them.
 
 Both addresses are generic (as `memref.extract_aligned_pointer_as_index` gives them in
-a kernel) and converted in the asm (`cvta.to.shared`, `cvta.to.global`).
+a kernel) and converted in the asm (`cvta.to.shared`, `cvta.to.global`); `copy_to`
+takes the shared one as a 32-bit offset into the shared window instead (the 16-bit
+path's `half_staging.shared_address`).
 """
 
 from xdsl.dialects import arith, llvm
@@ -33,6 +35,22 @@ def copy(e: Emitter, shared: SSAValue, source: SSAValue, src_bytes: SSAValue) ->
     """16 bytes from generic address `source` (index) to `shared`; `src_bytes` (i32) read."""
     to_i64 = [e(arith.IndexCastOp(address, i64)) for address in (shared, source)]
     e(llvm.InlineAsmOp(_COPY, "l,l,r,~{memory}", [*to_i64, src_bytes], has_side_effects=True))
+
+
+_COPY_TO = (
+    "{ .reg .u64 ga; cvta.to.global.u64 ga, $1; "
+    f"cp.async.cg.shared.global [$0], [ga], {COPY_BYTES}, $2; }}"
+)
+
+
+def copy_to(e: Emitter, shared: SSAValue, source: SSAValue, src_bytes: SSAValue) -> None:
+    """`copy` to a 32-bit shared-window address `shared` (i32)."""
+    source = e(arith.IndexCastOp(source, i64))
+    e(
+        llvm.InlineAsmOp(
+            _COPY_TO, "r,l,r,~{memory}", [shared, source, src_bytes], has_side_effects=True
+        )
+    )
 
 
 def commit_group(e: Emitter) -> None:

@@ -4,6 +4,7 @@ multiplied by `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` into f32 accumu
 (sm_80 and later), fragments loaded from the shared tiles (`half_staging`) by
 `ldmatrix.sync.aligned.m8n8.x4` (`.trans` for a tile laid out `[k, extent]`).
 
+`ldmatrix` reads a 32-bit shared-window address (`half_staging.shared_address`).
 Both are inline PTX (`llvm.inline_asm`): xDSL has no NVVM dialect, the NVVM
 `ldmatrix` intrinsics take typed shared-space pointers xDSL cannot cast to, and the
 registers are plain b32 pairs of 16-bit values for f16 and bf16 alike, so the kernel
@@ -20,12 +21,12 @@ pairs in PTX's order; for B, columns `8 (q / 2)`, k `8 (q % 2)`: registers 0, 1 
 `b0..b3` of the first 8 columns, 2, 3 of the next.
 """
 
-from xdsl.dialects import arith, llvm
+from xdsl.dialects import llvm
 from xdsl.dialects.builtin import BFloat16Type, DenseArrayBase, f32, i32, i64
 from xdsl.ir import SSAValue
 
 from mlc.lowering.gpu.contraction.emitter import Emitter
-from mlc.lowering.gpu.contraction.half_staging import HalfStaging, element_address
+from mlc.lowering.gpu.contraction.half_staging import HalfStaging, shared_address
 from mlc.lowering.gpu.contraction.tile_shape import MMA_COLS, MMA_ROWS
 
 FRAGMENTS = llvm.LLVMStructType.from_type_list([i32] * 4)
@@ -35,10 +36,7 @@ Lanes = tuple[SSAValue, SSAValue, SSAValue, SSAValue]  # g, t, the warp tile's r
 
 def _ldmatrix(transposed: bool) -> str:
     trans = ".trans" if transposed else ""
-    return (
-        "{ .reg .u64 sa; cvta.to.shared.u64 sa, $4; "
-        f"ldmatrix.sync.aligned.m8n8.x4{trans}.shared.b16 {{$0, $1, $2, $3}}, [sa]; }}"
-    )
+    return f"ldmatrix.sync.aligned.m8n8.x4{trans}.shared.b16 {{$0, $1, $2, $3}}, [$4];"
 
 
 def _mma(element: str) -> str:
@@ -71,11 +69,11 @@ def _fragments(
     along_offset, k_offset = matrix
     along = e.add(first, along_offset)
     k = e.add(k_offset, kk)
-    address = element_address(e, staging.tile, staging.at(buffer, k, along))
+    address = shared_address(e, staging.tile, staging.at(buffer, k, along))
     load = llvm.InlineAsmOp(
         _ldmatrix(not staging.tile_along_k),
-        "=r,=r,=r,=r,l,~{memory}",
-        [e(arith.IndexCastOp(address, i64))],
+        "=r,=r,=r,=r,r,~{memory}",
+        [address],
         [FRAGMENTS],
         has_side_effects=True,  # stays between the barriers that publish the tile
     )

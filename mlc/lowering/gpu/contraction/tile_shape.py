@@ -34,6 +34,9 @@ class TileShape:
     stages: int = 0
     # 16-bit operands (f16, bf16) on the tensor cores (`mlc.lowering.gpu.contraction.mma_half`)
     half: bool = False
+    # Blocks launched in groups of this many tile rows, column by column (0: row by row),
+    # so that the blocks resident at once share their A and B panels in L2.
+    block_group: int = 0
 
     @property
     def tensor_cores(self) -> bool:
@@ -115,4 +118,5 @@ class TileShape:
         text = f"{self.rows}x{self.cols}/{self.thread_rows}x{self.thread_cols}/{self.depth}"
         text += f"/{self.groups}" if self.groups > 1 or self.stages else ""
         text += f"/{self.stages}" if self.stages else ""
+        text += f"/g{self.block_group}" if self.block_group > 1 else ""
         return text + ("/half" if self.half else "")

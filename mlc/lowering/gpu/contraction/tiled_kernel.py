@@ -33,6 +33,7 @@ from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.contraction import async_copy
+from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.conv_staging import conv_staging
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.half_staging import CHUNK, half_stagings
@@ -490,5 +491,7 @@ def kernel_body(
         batch_ivs.append(inner.rem(rest, bounds[dim]))
         rest = inner.div(rest, bounds[dim])
     batch_ivs.reverse()
+    if shape.block_group > 1:
+        bx, by = grouped(inner, bx, by, shape.block_group)
     _Kernel(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)
     inner(scf.YieldOp())

@@ -9,18 +9,26 @@
 // fragments loaded by ldmatrix (.trans for a tile laid out [k, extent]: the B of a
 // row-major matmul), `mma.sync.m16n8k16` into f32 accumulators, which the store
 // truncates to the output's type. Below sm_80 they are left to the loop mapping.
+// The big tile's blocks are launched 8 tile rows at a time (their tile decoded from
+// the grid's size); shared addresses are 32-bit (`r`) offsets into the shared window.
 
 // CHECK-LABEL: func.func @matmul_f16
 // CHECK:         gpu.launch
+// CHECK:         gpu.block_id
+// CHECK:         gpu.grid_dim"() <{dimension = #gpu<dim x>}>
+// CHECK-NEXT:    gpu.grid_dim"() <{dimension = #gpu<dim y>}>
+// CHECK:         arith.constant 8 : index
 // CHECK:         memref.alloca() : memref<4x128x24xf16, 3 : i64>
 // CHECK-NEXT:    memref.alloca() : memref<4x16x136xf16, 3 : i64>
-// CHECK:         cp.async.cg.shared.global
-// CHECK:         ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK:         llvm.inline_asm "cvta.to.shared.u64 $0, $1;", "=l,l"
+// CHECK:         cp.async.cg.shared.global [$0], [ga], 16, $2; }", "r,l,r,~{memory}"
+// CHECK:         ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,r,~{memory}"
 // CHECK:         ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK:         mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK:         cp.async.wait_group 0;
 // CHECK:         arith.truncf %{{.*}} : f32 to f16
 // CHECK:         gpu.launch
+// CHECK-NOT:     gpu.grid_dim
 // CHECK:         memref.alloca() : memref<4x64x40xf16, 3 : i64>
 // CHECK-NEXT:    memref.alloca() : memref<4x32x72xf16, 3 : i64>
 // CHECK-NOT:     math.fma

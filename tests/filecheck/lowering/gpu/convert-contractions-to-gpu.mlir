@@ -389,12 +389,16 @@ func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memr
 // the accumulators staying f32. The tiles keep the operands' layouts (A as [row, k],
 // rows padded to 12 floats; B as [k, column], padded by 8) so that the fragment reads
 // do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2. Both copy
-// aligned operands through a 4-stage cp.async pipeline (4 buffers of each tile).
+// aligned operands through a 4-stage cp.async pipeline (4 buffers of each tile). The
+// 128x128 tiles' blocks are launched 8 tile rows at a time (decoded from the grid's
+// size); the 64x64 ones row by row.
 
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tf32=true}' | filecheck %s --check-prefix=TF32
 // TF32-LABEL: func.func @tf32
 // TF32:         %[[T:.+]] = arith.constant 256 : index
 // TF32:         "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
+// TF32:           "gpu.grid_dim"() <{dimension = #gpu<dim x>}>
+// TF32-NEXT:      "gpu.grid_dim"() <{dimension = #gpu<dim y>}>
 // TF32:           memref.alloca() : memref<4x128x12xf32, 3 : i64>
 // TF32-NEXT:      memref.alloca() : memref<4x8x136xf32, 3 : i64>
 // TF32:           scf.for {{.*}} -> ({{(f32, ){63}f32}}) {
@@ -412,6 +416,7 @@ func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memr
 // TF32:         } else {
 // TF32:           %[[S:.+]] = arith.constant 64 : index
 // TF32:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
+// TF32-NOT:       gpu.grid_dim
 // TF32:           memref.alloca() : memref<4x64x12xf32, 3 : i64>
 // TF32-NEXT:      memref.alloca() : memref<4x8x72xf32, 3 : i64>
 // TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
