@@ -14,6 +14,7 @@ import pytest
 import mlc
 from mlc import ops
 from mlc.frontends.trace import TraceError
+from tests.finite_differences import numeric_grad
 from tests.gpu.targets import jit_for
 
 
@@ -36,18 +37,6 @@ def embedding_loss(table, x, ids):
     running = ops.cumsum(rows, axis=1)
     best = ops.top_k(running * x, 2)[0]
     return ops.sum(ops.sin(best) * best)
-
-
-def numeric_grad(fn, args, i, eps=1e-6):
-    grad = np.zeros_like(args[i])
-    for index in np.ndindex(args[i].shape):
-        moved = []
-        for sign in (1, -1):
-            shifted = [a.copy() for a in args]
-            shifted[i][index] += sign * eps
-            moved.append(float(fn(*shifted)))
-        grad[index] = (moved[0] - moved[1]) / (2 * eps)
-    return grad
 
 
 def cnn_case(rng, dtype):

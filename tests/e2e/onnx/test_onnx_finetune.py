@@ -19,6 +19,7 @@ import mlc
 from mlc.autodiff.differentiate import AutodiffPass
 from mlc.dialects import ml
 from mlc.frontends.onnx import onnx_params
+from tests.finite_differences import numeric_grad
 
 
 def small_cnn(rng, dtype=np.float64) -> onnx.ModelProto:
@@ -73,18 +74,6 @@ def with_loss(module: ModuleOp) -> ModuleOp:
     result = TensorType(logits_type.element_type, [])
     module.body.block.add_op(func.FuncOp("loss", (inputs, [result]), Region(block)))
     return module
-
-
-def numeric_grad(f, args, i, eps=1e-6):
-    grad = np.zeros_like(args[i])
-    for index in np.ndindex(args[i].shape):
-        moved = []
-        for sign in (1, -1):
-            shifted = [a.copy() for a in args]
-            shifted[i][index] += sign * eps
-            moved.append(float(f(*shifted)))
-        grad[index] = (moved[0] - moved[1]) / (2 * eps)
-    return grad
 
 
 def test_weights_become_leading_arguments_in_initializer_order():

@@ -6,6 +6,7 @@ import pytest
 import mlc
 from mlc import ops
 from mlc.frontends.trace import TraceError
+from tests.finite_differences import numeric_grad
 
 
 def mlp_loss(w1, b1, w2, b2, x, labels):
@@ -37,18 +38,6 @@ def mlp():
     x = rng.standard_normal((4, 5))
     labels = np.eye(3)[rng.integers(0, 3, 4)]
     return params, x, labels
-
-
-def numeric_grad(fn, args, i, eps=1e-6):
-    grad = np.zeros_like(args[i])
-    for index in np.ndindex(args[i].shape):
-        moved = []
-        for sign in (1, -1):
-            shifted = [a.copy() for a in args]
-            shifted[i][index] += sign * eps
-            moved.append(fn(*shifted))
-        grad[index] = (moved[0] - moved[1]) / (2 * eps)
-    return grad
 
 
 def numpy_loss(w1, b1, w2, b2, x, labels):
