@@ -89,7 +89,11 @@ class CompileOptions:
         """The pass pipeline of `stage` under these options."""
         text = pipeline.stage_text(stage, self.graph_passes, self.allow_tf32, self.target, self.sm)
         if stage == "mlc" and self.precision in ("bf16", "f16"):
-            text = f"autocast{{precision={self.precision}}},{text}"
+            # After fuse-attention, which matches f32 matmuls around a softmax: autocast
+            # then narrows the fused attention's operands as it narrows a matmul's.
+            autocast = f"autocast{{precision={self.precision}}}"
+            head, fused, tail = text.partition("fuse-attention,")
+            text = f"{head}{fused}{autocast},{tail}" if fused else f"{autocast},{text}"
         return pipeline.profiled(stage, text) if self.profile else text
 
     def pipeline_text(self) -> str:

@@ -18,6 +18,8 @@ The rule, one forward sweep in program order:
   import as matmuls) with an f32 result runs in the 16-bit type: its float operands are
   cast down (a constant is converted now, so the compiled program holds 16-bit
   weights), its result is 16-bit. The 16-bit matmul sums in f32 and rounds once;
+  a fused `ml.attention` is taken alike (its softmax runs in f32 inside the op, so
+  `mlc.compile` runs this pass after `fuse-attention`);
 - an op of `NARROW_OK` (elementwise arithmetic that autocast runs in its inputs' type,
   and data movement) stays 16-bit when every float tensor operand is 16-bit from this
   pass or a constant (cast down with it); a mixed op runs in f32 (autocast's promotion
@@ -56,7 +58,7 @@ from mlc.lowering.graph.patterns.fold import to_array
 
 PRECISIONS: dict[str, Attribute] = {"bf16": BFloat16Type(), "f16": Float16Type()}
 
-CONTRACTIONS: tuple[type[Operation], ...] = (ml.MatmulOp, ml.ConvOp)
+CONTRACTIONS: tuple[type[Operation], ...] = (ml.MatmulOp, ml.ConvOp, ml.AttentionOp)
 
 NARROW_OK: tuple[type[Operation], ...] = (
     ml.AddOp,

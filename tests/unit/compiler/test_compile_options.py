@@ -98,7 +98,10 @@ def test_every_option_is_part_of_the_key():
 
 def test_precision_chooses_autocast_or_tf32():
     bf16 = CompileOptions.of("cpu", precision="bf16")
-    assert bf16.stage_text("mlc").startswith("autocast{precision=bf16},")
+    # after fuse-attention, so that attention is fused from f32 matmuls, then narrowed
+    assert "fuse-attention,autocast{precision=bf16}," in bf16.stage_text("mlc")
+    unoptimised = CompileOptions.of("cpu", precision="f16", graph_passes=False)
+    assert unoptimised.stage_text("mlc").startswith("autocast{precision=f16},")
     assert not CompileOptions.of("cpu", precision="f32").stage_text("mlc").startswith("autocast")
     # tf32: the GPU's allow_tf32; on the CPU f32 in full, so the same program and key
     assert CompileOptions.of("cuda", precision="tf32").allow_tf32

@@ -98,3 +98,21 @@ func.func @untouched(%a: tensor<4x4xi32>, %d: tensor<4x4xf64>, %h: tensor<4x4xf1
   %3 = ml.exp %x : (tensor<4xf32>) -> tensor<4xf32>
   func.return %0, %1, %2, %3 : tensor<4x4xi32>, tensor<4x4xf64>, tensor<4x4xf16>, tensor<4xf32>
 }
+
+// -----
+
+// A fused attention is taken as a matmul is: q, k, v and the additive mask in bf16,
+// the result read back in f32 by the function's return.
+
+// CHECK-LABEL: func.func @attention
+// CHECK:         %[[Q:.+]] = ml.cast %q : (tensor<2x8x16xf32>) -> tensor<2x8x16xbf16>
+// CHECK:         %[[K:.+]] = ml.cast %k : (tensor<2x8x16xf32>) -> tensor<2x8x16xbf16>
+// CHECK:         %[[V:.+]] = ml.cast %v : (tensor<2x8x16xf32>) -> tensor<2x8x16xbf16>
+// CHECK:         %[[M:.+]] = ml.cast %m : (tensor<8x8xf32>) -> tensor<8x8xbf16>
+// CHECK:         %[[O:.+]] = ml.attention %[[Q]], %[[K]], %[[V]], %[[M]] {scale = 2.500000e-01 : f64} : {{.*}} -> tensor<2x8x16xbf16>
+// CHECK:         %[[W:.+]] = ml.cast %[[O]] : (tensor<2x8x16xbf16>) -> tensor<2x8x16xf32>
+// CHECK:         func.return %[[W]]
+func.func @attention(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %m: tensor<8x8xf32>) -> tensor<2x8x16xf32> {
+  %o = ml.attention %q, %k, %v, %m {scale = 0.25 : f64} : (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<8x8xf32>) -> tensor<2x8x16xf32>
+  func.return %o : tensor<2x8x16xf32>
+}
