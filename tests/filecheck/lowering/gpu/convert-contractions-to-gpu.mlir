@@ -1,5 +1,4 @@
 // RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu | filecheck %s
-// RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu | mlc-opt --split-input-file --verify-roundtrip > /dev/null
 // RUN: mlc-opt %s --split-input-file -p convert-contractions-to-gpu --print-debuginfo | filecheck %s --check-prefix=LOC
 
 // A matmul becomes one launch of 256-thread blocks over 128x128 output tiles
@@ -289,80 +288,6 @@ func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
 
 // -----
 
-// Other tile shapes and a launch bound, as pass options: 64x128 tiles of 8x8 (128
-// threads) marked for two blocks an SM, 32x16 tiles of 4x4 (32 threads).
-
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tile=64,128,8,8,8 small-tile=32,16,4,4,8 blocks-per-sm=2}' | filecheck %s --check-prefix=SHAPES
-
-// A pipeline of 4 stages on the big tile: four buffers of each tile, A kept as
-// [row, k]; three slices issued before the loop, which waits for all but two groups.
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tile=128,128,8,8,8,1,4}' | filecheck %s --check-prefix=STAGES
-// STAGES-LABEL: func.func @shapes
-// STAGES:           %[[A:.+]] = memref.alloca() : memref<4x128x12xf32, 3 : i64>
-// STAGES-NEXT:      %[[B:.+]] = memref.alloca() : memref<4x8x136xf32, 3 : i64>
-// STAGES-COUNT-3:   llvm.inline_asm has_side_effects "cp.async.commit_group;"
-// STAGES:           scf.for
-// STAGES-NEXT:        llvm.inline_asm has_side_effects "cp.async.wait_group 2;"
-// STAGES-NEXT:        gpu.barrier
-// STAGES:             llvm.inline_asm has_side_effects "cp.async.commit_group;"
-// STAGES:             vector.load %[[A]]
-// STAGES-COUNT-64:    math.fma
-// STAGES:           llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
-// CHECK-LABEL: func.func @shapes
-// SHAPES-LABEL: func.func @shapes
-// SHAPES:         scf.if
-// SHAPES:           %[[T:.+]] = arith.constant 128 : index
-// SHAPES:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
-// SHAPES:             memref.alloca() : memref<2x8x68xf32, 3 : i64>
-// SHAPES-NEXT:        memref.alloca() : memref<2x8x136xf32, 3 : i64>
-// SHAPES:             scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>, vector<4xf32>) {
-// SHAPES-COUNT-64:      math.fma
-// SHAPES:           }) {nvvm.minctasm = 2 : i32}
-// SHAPES:         } else {
-// SHAPES:           %[[S:.+]] = arith.constant 32 : index
-// SHAPES:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
-// SHAPES:             memref.alloca() : memref<2x8x36xf32, 3 : i64>
-// SHAPES-NEXT:        memref.alloca() : memref<2x8x24xf32, 3 : i64>
-// SHAPES:             scf.for {{.*}} -> ({{(f32, ){16}v}}ector<4xf32>, vector<4xf32>, vector<4xf32>) {
-// SHAPES-COUNT-16:      math.fma
-// SHAPES-NOT:       nvvm.minctasm
-// SHAPES:           gpu.terminator
-func.func @shapes(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  }
-  func.return
-}
-
-// Shapes the kernel cannot be built with are rejected with the reason.
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=64,64,3,8,8}' 2>&1 | filecheck %s --check-prefix=BAD-THREAD
-// BAD-THREAD: mlc-opt: error: pass 'convert-contractions-to-gpu': tile=64,64,3,8,8: thread tiles must be multiples of 4 in both dims
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=16,16,4,4,8}' 2>&1 | filecheck %s --check-prefix=BAD-THREADS
-// BAD-THREADS: error: pass 'convert-contractions-to-gpu': small-tile=16,16,4,4,8: 16 threads a block (32 to 1024 allowed)
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=128,128}' 2>&1 | filecheck %s --check-prefix=BAD-FIELDS
-// BAD-FIELDS: error: pass 'convert-contractions-to-gpu': tile takes ROWS,COLS,THREAD_ROWS,THREAD_COLS,DEPTH[,GROUPS[,STAGES]], got [128, 128]
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=128,128,8,8,8,1,1}' 2>&1 | filecheck %s --check-prefix=BAD-STAGES
-// BAD-STAGES: error: pass 'convert-contractions-to-gpu': tile=128,128,8,8,8,1,1: stages must be 0 (through registers) or 2 and more (cp.async)
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=64,64,4,4,8,1,2}' 2>&1 | filecheck %s --check-prefix=BAD-RUNS
-// BAD-RUNS: error: pass 'convert-contractions-to-gpu': tile=64,64,4,4,8,1,2: cp.async stages need runs of 4 floats a thread (rows x depth / threads)
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=128,128,8,8,8,1,5}' 2>&1 | filecheck %s --check-prefix=BAD-DEEP
-// BAD-DEEP: error: pass 'convert-contractions-to-gpu': tile=128,128,8,8,8,1,5: 61440 bytes of shared memory a block (49152 allowed)
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=64,64,4,4,32,2}' 2>&1 | filecheck %s --check-prefix=BAD-SHARED
-// BAD-SHARED: error: pass 'convert-contractions-to-gpu': small-tile=64,64,4,4,32,2: 53248 bytes of shared memory a block (49152 allowed)
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=64,64,4,4,12,2}' 2>&1 | filecheck %s --check-prefix=BAD-GROUPS
-// BAD-GROUPS: error: pass 'convert-contractions-to-gpu': small-tile=64,64,4,4,12,2: the K slice depth must be a multiple of 4 steps a group
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{blocks-per-sm=0}' 2>&1 | filecheck %s --check-prefix=BAD-BOUND
-// BAD-BOUND: error: pass 'convert-contractions-to-gpu': few-blocks must be >= 0 and blocks-per-sm in [1, 32], got 264 and 0
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{tile=0,0,0,0,0}' 2>&1 | filecheck %s --check-prefix=BAD-ZERO
-// BAD-ZERO: error: pass 'convert-contractions-to-gpu': tile=0,0,0,0,0: tile sizes must be positive
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{small-tile=64,64,4,4,-8}' 2>&1 | filecheck %s --check-prefix=BAD-NEGATIVE
-// BAD-NEGATIVE: error: pass 'convert-contractions-to-gpu': small-tile=64,64,4,4,-8: tile sizes must be positive
-
-// -----
-
 // B read as b[j, k] (`x @ w.T`): its runs go along K, its contiguous dim, 16 bytes at a
 // time, and are transposed as they are stored (B's tile padded to 132 like A's).
 
@@ -374,55 +299,6 @@ func.func @shapes(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>)
 // CHECK-COUNT-4:   memref.store %{{.+}}, %[[B]]
 func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memref<?x128xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (j, k)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x784xf32>, memref<128x784xf32>) outs(%c : memref<?x128xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  }
-  func.return
-}
-
-// -----
-
-// tf32=true: both variants multiply on the tensor cores. Shared values are rounded to
-// tf32 (f2tf32.rna) and fed to mma.sync m16n8k8 (16 per 8-deep step and warp tile),
-// the accumulators staying f32. The tiles keep the operands' layouts (A as [row, k],
-// rows padded to 12 floats; B as [k, column], padded by 8) so that the fragment reads
-// do not conflict on banks. 128x128 tiles have 8 warps, 64x64 ones 2. Both copy
-// aligned operands through a 4-stage cp.async pipeline (4 buffers of each tile). The
-// 128x128 tiles' blocks are launched 8 tile rows at a time (decoded from the grid's
-// size); the 64x64 ones row by row.
-
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{tf32=true}' | filecheck %s --check-prefix=TF32
-// TF32-LABEL: func.func @tf32
-// TF32:         %[[T:.+]] = arith.constant 256 : index
-// TF32:         "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
-// TF32:           "gpu.grid_dim"() <{dimension = #gpu<dim x>}>
-// TF32-NEXT:      "gpu.grid_dim"() <{dimension = #gpu<dim y>}>
-// TF32:           memref.alloca() : memref<4x128x12xf32, 3 : i64>
-// TF32-NEXT:      memref.alloca() : memref<4x8x136xf32, 3 : i64>
-// TF32:           scf.for {{.*}} -> ({{(f32, ){63}f32}}) {
-// TF32-NEXT:        llvm.inline_asm has_side_effects "cp.async.wait_group 2;"
-// TF32-NOT:         math.fma
-// TF32-COUNT-24:    llvm.call_intrinsic "llvm.nvvm.f2tf32.rna"(%{{.+}}) : (f32) -> i32
-// TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// TF32-NOT:         math.fma
-// TF32:             scf.yield
-// TF32:           llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
-// TF32:           scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
-// TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
-// TF32:             scf.yield
-// TF32-COUNT-64:  scf.if
-// TF32:         } else {
-// TF32:           %[[S:.+]] = arith.constant 64 : index
-// TF32:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
-// TF32-NOT:       gpu.grid_dim
-// TF32:           memref.alloca() : memref<4x64x12xf32, 3 : i64>
-// TF32-NEXT:      memref.alloca() : memref<4x8x72xf32, 3 : i64>
-// TF32-COUNT-16:    llvm.call_intrinsic "llvm.nvvm.mma.m16n8k8.row.col.tf32"
-// CHECK-LABEL: func.func @tf32
-func.func @tf32(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
