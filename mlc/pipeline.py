@@ -79,8 +79,12 @@ TARGET_STAGE_TEXT["cuda"] = TARGET_STAGE_TEXT["gpu"]
 UNOPTIMIZED_MLC_STAGE = "cse"
 
 # What a profiling compile (`mlc.compile(...).profile`) adds to a stage: a pass, after
-# the pass named, once every kernel is one op (mlc.lowering.cpu.instrument_kernels).
-PROFILING_PASSES: dict[str, tuple[str, str]] = {"loops": ("linalg-tile", "instrument-kernels")}
+# the pass named, once every kernel is one op (mlc.lowering.cpu.instrument_kernels) or
+# one launch (mlc.lowering.gpu.instrument_launches).
+PROFILING_PASSES: dict[str, tuple[str, str]] = {
+    "loops": ("linalg-tile", "instrument-kernels"),
+    "gpu": ("merge-identical-kernels", "instrument-launches"),
+}
 
 
 def profiled(stage: str, text: str) -> str:

@@ -115,6 +115,12 @@ def _instrument_kernels() -> type[ModulePass]:
     return InstrumentKernelsPass
 
 
+def _instrument_launches() -> type[ModulePass]:
+    from mlc.lowering.gpu.instrument_launches import InstrumentLaunchesPass
+
+    return InstrumentLaunchesPass
+
+
 def _promote_accumulators() -> type[ModulePass]:
     from mlc.lowering.cpu.promote_accumulators import PromoteAccumulatorsPass
 
@@ -214,6 +220,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "linalg-fuse-elementwise": _linalg_fuse_elementwise,
     "promote-accumulators": _promote_accumulators,
     "instrument-kernels": _instrument_kernels,
+    "instrument-launches": _instrument_launches,
     "convert-linalg-to-parallel-loops": _convert_linalg_to_parallel_loops,
     "fuse-row-epilogues": _fuse_row_epilogues,
     "convert-parallel-loops-to-gpu": _convert_parallel_loops_to_gpu,

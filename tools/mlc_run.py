@@ -32,6 +32,7 @@ from xdsl.ir import Attribute
 
 import mlc
 from mlc import input_ranges
+from mlc.backend.cuda import CudaUnavailableError
 from mlc.backend.runtime import dtype_of
 from mlc.compiler import CompiledFunction
 from mlc.compiler.options import PRECISIONS
@@ -137,6 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=PRECISIONS,
         default="f32",
         help="run matmuls and convolutions in this precision (default: f32; see mlc.compile)",
+    )
+    p.add_argument(
+        "--target",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="where to run: the CPU, or the first NVIDIA GPU (default: cpu)",
     )
     p.add_argument("--debug", action="store_true", help="show Python tracebacks of internal errors")
     profiling.add_arguments(p)
@@ -248,7 +255,7 @@ def scalars_unwrapped(function: CompiledFunction, values: list[Any]) -> list[Any
 # ---------------------------------------------------------------------------
 
 
-def compile_program(path: str, precision: str = "f32") -> tuple[Any, float]:
+def compile_program(path: str, precision: str = "f32", target: str = "cpu") -> tuple[Any, float]:
     """The executable for `path` and the seconds it took; reports diagnostics itself."""
     if path.endswith(".onnx"):
         try:
@@ -261,10 +268,12 @@ def compile_program(path: str, precision: str = "f32") -> tuple[Any, float]:
         sources = {path: text}
     start = time.perf_counter()
     try:
-        executable = mlc.compile(Path(path), precision=precision)
+        executable = mlc.compile(Path(path), precision=precision, target=target)
     except mlc.CompileError as error:
         report(error.diagnostics, sources)
         raise Failed from None
+    except CudaUnavailableError as error:
+        raise UsageError(str(error)) from None
     return executable, time.perf_counter() - start
 
 
@@ -322,7 +331,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give either INPUT.npy files or --random, not both")
     if (problem := profiling.check(args)) is not None:
         raise UsageError(problem)
-    executable, compile_seconds = compile_program(args.program, args.precision)
+    executable, compile_seconds = compile_program(args.program, args.precision, args.target)
     function = entry_function(executable, args.entry)
     if args.random:
         inputs = random_inputs(function, args, known_ranges(args.program, function.name))

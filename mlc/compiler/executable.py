@@ -51,10 +51,12 @@ class Executable:
         from_cache: bool = False,
         compile_times: dict[str, float] | None = None,
         ptx: str = "",
+        host_jit: JITModule | None = None,
     ):
         self.functions = functions
         self.jit = jit  # None for a GPU program, whose kernels are `ptx`
         self.ptx = ptx
+        self.host_jit = host_jit  # a GPU program's host code
         self.target = target
         self.from_cache = from_cache  # the machine code came from the on-disk cache
         self.compile_times = compile_times or {}  # seconds per stage of this compile
@@ -94,20 +96,21 @@ class Executable:
     ) -> Profile:
         """
         Where a call on `args` spends its time, layer by layer (`mlc.profiler`): the
-        program is compiled again with timers around its kernels (this one has none)
-        and called `warmup` times, then `repeat` times timed. `function`: a public
+        program is compiled again with timers around its kernels (this one has none;
+        on the cuda target, CUDA events around each launch) and called `warmup` times,
+        then `repeat` times timed. `function`: a public
         function other than the entry; `peaks`: the machine's, for shares of them.
         """
         if self.variant is None:
             raise TypeError("only an executable made by mlc.compile can be profiled")
         profiled: Executable = self.variant(profile=True)
-        if profiled.jit is None:
-            raise NotImplementedError(f"profiling on target '{self.target}' is not supported yet")
         chosen = profiled[function] if function is not None else profiled.entry
+        host = profiled.jit or profiled.host_jit  # the CPU's code, or the GPU's host code
+        assert host is not None, "a program with a function has host code"
         return profile_call(
             chosen,
             args,
-            kernels=kernel_table(profiled.jit.engine),
+            kernels=kernel_table(host.engine),
             graph=self.variant(emit="mlc"),
             target=self.target,
             function=chosen.name,
@@ -143,11 +146,12 @@ class Executable:
             sig.name: CompiledFunction(sig, natives[sig.name], device_arrays=True)
             for sig in signatures
         }
+        program = next(iter(natives.values())).program if natives else None
         return Executable(
-            functions, None, target, compile_times=dict(timer.seconds), ptx=natives_ptx(natives)
+            functions,
+            None,
+            target,
+            compile_times=dict(timer.seconds),
+            ptx=program.ptx if program else "",
+            host_jit=program.jit if program else None,
         )
-
-
-def natives_ptx(natives: dict[str, Any]) -> str:
-    """The PTX a GPU executable runs (kept where the CPU one keeps its LLVM IR)."""
-    return next(iter(natives.values())).program.ptx if natives else ""

@@ -21,6 +21,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from mlc.backend.launch_timers import LaunchRecording
 from mlc.lowering.support.kernel_sources import KERNELS_SYMBOL, KernelInfo, decode_kernels
 from mlc.profiler.costs import layer_costs
 from mlc.profiler.measure import Layer, Peaks, layers_of, measure
@@ -55,7 +56,12 @@ def profile_call(
     `args`; `graph` is its program after the graph passes, whose `ml` ops price the
     layers (None: no costs).
     """
-    measured = measure(call, args, len(kernels), repeat, warmup)
+    recording = None
+    if target == "cuda":  # kernels run after their launch returns: timed by CUDA events
+        from mlc.backend.cuda import device
+
+        recording = LaunchRecording(len(kernels), device())
+    measured = measure(call, args, len(kernels), repeat, warmup, recording)
     ran = [k for k in kernels if measured.kernel_runs[k.id]]  # those `call` reached
     layers = layers_of(ran, measured)
     if graph is not None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from mlc.backend.launch_timers import LaunchRecording
 from mlc.backend.profiling import Recording, now_ns
 from mlc.lowering.support.kernel_sources import KernelInfo
 from mlc.profiler.costs import Cost
@@ -81,14 +82,27 @@ class Measurement:
 
 
 def measure(
-    call: Callable[..., Any], args: Sequence[Any], kernels: int, repeat: int, warmup: int = 1
+    call: Callable[..., Any],
+    args: Sequence[Any],
+    kernels: int,
+    repeat: int,
+    warmup: int = 1,
+    recording: Recording | LaunchRecording | None = None,
 ) -> Measurement:
-    """Call `call(*args)` `warmup` times, then `repeat` times with the timers recording."""
+    """
+    Call `call(*args)` `warmup` times, then `repeat` times with the timers recording:
+    the CPU's clocks, or the `recording` given (the cuda target's launch events). The
+    warm-up calls record too, and are forgotten (`reset`): they size what the timers
+    need.
+    """
     if repeat < 1:
         raise ValueError(f"repeat must be at least 1, not {repeat}")
+    if recording is None:
+        recording = Recording(kernels, EVENT_CAPACITY)
     for _ in range(warmup):
-        call(*args)
-    recording = Recording(kernels, EVENT_CAPACITY)
+        with recording.active():
+            call(*args)
+    recording.reset()
     per_call: list[np.ndarray] = []
     walls: list[int] = []
     outputs: Any = None

@@ -25,18 +25,18 @@ a global `__mlc_profile_kernels` listing them with their source ops
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.dialects import func, memref, scf
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.support.kernel_sources import (
-    BEGIN,
-    END,
+    TIMERS,
     KernelInfo,
     declare_kernel_table,
+    declare_timers,
     op_sources,
+    wrap,
 )
 
 
@@ -64,26 +64,6 @@ def kernels_of(block: Block) -> list[Operation]:
     return found
 
 
-def wrap(kernel: Operation, id_: int) -> None:
-    """Put `kernel` between `mlc_profile_begin(id)` and `mlc_profile_end(id)`."""
-    constant = arith.ConstantOp(IntegerAttr(id_, i64))
-    begin = func.CallOp(BEGIN, [constant.result], [])
-    end = func.CallOp(END, [constant.result], [])
-    for new in (constant, begin, end):
-        new.location = kernel.location
-    Rewriter.insert_op([constant, begin], InsertPoint.before(kernel))
-    Rewriter.insert_op(end, InsertPoint.after(kernel))
-
-
-def declare_timers(module: ModuleOp) -> None:
-    present = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
-    for name in (END, BEGIN):
-        if name not in present:
-            Rewriter.insert_op(
-                func.FuncOp.external(name, [i64], []), InsertPoint.at_start(module.body.block)
-            )
-
-
 @dataclass(frozen=True)
 class InstrumentKernelsPass(ModulePass):
     """Time each kernel of every function with calls of the profiling runtime."""
@@ -93,7 +73,7 @@ class InstrumentKernelsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         kernels: list[KernelInfo] = []
         for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            if function.is_declaration or function.sym_name.data in (BEGIN, END):
+            if function.is_declaration or function.sym_name.data in TIMERS:
                 continue
             for block in function.body.blocks:
                 for kernel in kernels_of(block):

@@ -2,7 +2,9 @@
 What a profiled program's kernels came from, and the names its timers are called by.
 
 `instrument-kernels` (CPU) wraps each kernel of a function in calls of
-`mlc_profile_begin(id)` / `mlc_profile_end(id)`, and writes the list of kernels, with
+`mlc_profile_begin(id)` / `mlc_profile_end(id)`, `instrument-launches` (GPU) each kernel
+launch in `mlc_profile_launch_begin(id)` / `mlc_profile_launch_end(id)` (`wrap`), and
+both write the list of kernels, with
 the source ops each was built from, as JSON into the global `__mlc_profile_kernels` of
 the compiled program, so that a program loaded from the disk cache still says what its
 kernels are (`mlc.profiler` reads it back). The sources are read from the locations
@@ -15,21 +17,26 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import llvm
+from xdsl.dialects import arith, func, llvm
 from xdsl.dialects.builtin import (
     CallSiteLoc,
     FileLineColLoc,
     FusedLoc,
+    IntegerAttr,
     ModuleOp,
     NameLoc,
+    i64,
 )
 from xdsl.ir import Attribute, Operation
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.support.llvm_globals import declare_string
 
 BEGIN = "mlc_profile_begin"  # void (i64 kernel id), as mlc.backend.profiling defines it
 END = "mlc_profile_end"
+LAUNCH_BEGIN = "mlc_profile_launch_begin"  # the same, as mlc.backend.launch_timers does
+LAUNCH_END = "mlc_profile_launch_end"
+TIMERS = (BEGIN, END, LAUNCH_BEGIN, LAUNCH_END)
 KERNELS_SYMBOL = "__mlc_profile_kernels"  # the JSON list of `KernelInfo`s, NUL-terminated
 
 
@@ -101,3 +108,26 @@ def declare_kernel_table(module: ModuleOp, kernels: Sequence[KernelInfo]) -> Non
         if isinstance(op, llvm.GlobalOp) and op.sym_name.data == KERNELS_SYMBOL:
             Rewriter.erase_op(op)
     declare_string(module, KERNELS_SYMBOL, encode_kernels(kernels), "external")
+
+
+def wrap(op: Operation, id_: int, timers: tuple[str, str] = (BEGIN, END)) -> None:
+    """Put `op` between calls of the `timers` (begin, end) with the constant `id_`,
+    stamped with `op`'s location."""
+    begin_name, end_name = timers
+    constant = arith.ConstantOp(IntegerAttr(id_, i64))
+    begin = func.CallOp(begin_name, [constant.result], [])
+    end = func.CallOp(end_name, [constant.result], [])
+    for new in (constant, begin, end):
+        new.location = op.location
+    Rewriter.insert_op([constant, begin], InsertPoint.before(op))
+    Rewriter.insert_op(end, InsertPoint.after(op))
+
+
+def declare_timers(module: ModuleOp, timers: tuple[str, str] = (BEGIN, END)) -> None:
+    """Declare the `timers`, `void (i64)`, where `module` does not already."""
+    present = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)}
+    for name in reversed(timers):
+        if name not in present:
+            Rewriter.insert_op(
+                func.FuncOp.external(name, [i64], []), InsertPoint.at_start(module.body.block)
+            )

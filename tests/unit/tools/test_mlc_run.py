@@ -288,3 +288,36 @@ def test_precision_runs_matmuls_in_it(capsys, tmp_path, precision):
 def test_unknown_precision_is_a_usage_error(capsys, tmp_path):
     run = run_tool(capsys, [write(tmp_path), "--random", "--precision", "fp8"])
     assert run.code == 2 and "invalid choice: 'fp8'" in run.err and "Traceback" not in run.err
+
+
+def test_target_cuda_runs_on_the_gpu_or_says_why_not(capsys, tmp_path):
+    from tests.gpu.targets import gpu_unavailable_reason
+
+    out = tmp_path / "out.npz"
+    argv = [write(tmp_path, MATMUL), "--random", "--target", "cuda", "--save", str(out)]
+    run = run_tool(capsys, argv)
+    if (reason := gpu_unavailable_reason()) is not None:
+        assert run.code == 1 and not out.exists()
+        assert run.err.count("\n") == 1 and reason.split(":")[0] in run.err
+        return
+    assert (run.code, run.err) == (0, "")
+    cpu_out = tmp_path / "cpu.npz"
+    assert run_tool(capsys, [*argv[:2], "--save", str(cpu_out)]).code == 0
+    with np.load(out) as gpu, np.load(cpu_out) as cpu:
+        np.testing.assert_allclose(gpu["result0"], cpu["result0"], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.gpu
+def test_profile_on_cuda_times_the_launches(capsys, tmp_path):
+    from tests.gpu.targets import gpu_unavailable_reason
+
+    if reason := gpu_unavailable_reason():
+        pytest.skip(reason)
+    run = run_tool(capsys, [write(tmp_path, MATMUL), "--random", "--target", "cuda", "--profile"])
+    assert (run.code, run.err) == (0, "")
+    assert "@main on cuda" in run.out and "prog.mlir:2" in run.out
+
+
+def test_unknown_target_is_a_usage_error(capsys, tmp_path):
+    run = run_tool(capsys, [write(tmp_path), "--random", "--target", "tpu"])
+    assert run.code == 2 and "invalid choice: 'tpu'" in run.err
