@@ -20,11 +20,12 @@ with `cf`), shared types and helpers in `common`; `llvm_ops` builds the most fre
 `llvm` ops without xDSL's generic constructor (several times faster). Preconditions,
 decided here so that `-p convert-to-llvm` takes level 4 as is: the pass first runs
 xDSL's `lower-affine` and `convert-scf-to-cf` itself (both do nothing on IR without
-affine/scf ops), after turning `memref.copy`s that are not one memcpy into `scf.for`
-loops. xDSL's `convert-scf-to-cf` does not lower `scf.while`, so mlc's `WhileLowering`
-does that first. The outermost `scf.parallel` of a function is outlined into a chunk
-function that mlc's thread pool runs on all cores (`parallel`); nested ones become
-`scf.for` nests. `cf.assert` becomes a branch to a call of the JIT-bound
+affine/scf ops; `lower-affine` and mlc's expansions run only if their ops are there),
+after turning `memref.copy`s that are not one memcpy into `scf.for` loops. xDSL's
+`convert-scf-to-cf` does not lower `scf.while`, so mlc's `WhileLowering` does that
+first. The outermost `scf.parallel` of a function is outlined into a chunk function
+that mlc's thread pool runs on all cores (`parallel`); nested ones become `scf.for`
+nests. `cf.assert` becomes a branch to a call of the JIT-bound
 `mlc_assert_failed` (`assertions`).
 
 The pass checks the whole module before it rewrites anything: an op or a type it cannot
