@@ -14,7 +14,12 @@ whose hand-written "## Findings" section, if any, is kept.
 and `to_ptx` for sm_90, in a fresh process per program, three times each (the
 examples and the ONNX models, with the CNN at batch 32 too); bench/results/compile-time-gpu.md.
 
-    .venv/bin/python bench/compile_time.py [--output PATH] [--only NAME] [--gpu]
+`--passes` prints, for each program, the CPU seconds (`time.process_time`, the cycle
+collector off as in `mlc.compile`) of each pass of the `loops` and `llvm` stages and of
+the `loops` stage's verification, on the IR `mlc.compile` would give them, in a fresh
+process: the per-pass table of the results file. Nothing is written.
+
+    .venv/bin/python bench/compile_time.py [--output PATH] [--only NAME] [--gpu] [--passes]
 """
 
 import argparse
@@ -59,6 +64,29 @@ print(json.dumps({"stages": lowered_at - start, "ptx": done - lowered_at,
                   "kernels": len(kernel_names(lowered))}))
 """
 GPU_RUNS = 3
+
+PASSES = """
+import gc, json, time
+from mlc import diagnostics, pipeline
+from mlc.frontends.onnx import import_onnx
+from mlc.ir import parse_module
+from mlc.registry import make_context, parse_pipeline
+gc.disable()
+module = import_onnx(SOURCE) if not isinstance(SOURCE, str) else parse_module(open(SOURCE).read())
+for stage in ("mlc", "linalg"):
+    pipeline.run_stage(module, stage)
+ctx, rows = make_context(), []
+for stage in ("loops", "llvm"):
+    for each in parse_pipeline(pipeline.STAGES[stage]):
+        start = time.process_time()
+        each.apply(ctx, module)
+        rows.append([stage, each.name, time.process_time() - start])
+    if stage == "loops":
+        start = time.process_time()
+        assert not diagnostics.verify_module(module)
+        rows.append([stage, "(verify)", time.process_time() - start])
+print(json.dumps(rows))
+"""
 
 MODELS = {
     "MLP (ONNX)": "mlp()",
@@ -209,9 +237,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=HERE / "results" / "compile-time.md")
     parser.add_argument("--only", help="only the programs whose name contains this")
     parser.add_argument("--gpu", action="store_true", help="time the GPU compile instead")
+    parser.add_argument("--passes", action="store_true", help="CPU seconds of each late pass")
     args = parser.parse_args(argv)
     if args.gpu:
         return gpu_main(args)
+    if args.passes:
+        return passes_main(args)
     results = {}
     for name, source in programs().items():
         if args.only and args.only not in name:
@@ -237,6 +268,23 @@ def main(argv: list[str] | None = None) -> int:
         text += "\n" + old[old.index(FINDINGS) :]  # the written analysis is kept
     args.output.write_text(text)
     print(text)
+    return 0
+
+
+def passes_main(args: argparse.Namespace) -> int:
+    """Print the `loops` and `llvm` stages' passes' CPU seconds for each program."""
+    for name, source in programs().items():
+        if args.only and args.only not in name:
+            continue
+        with tempfile.TemporaryDirectory(prefix="mlc-compile-time-") as cache_dir:
+            rows = child(PASSES, source, cache_dir)
+        print(f"\n{name} (load average {os.getloadavg()[0]:.1f})")
+        if isinstance(rows, str):
+            print(f"  cannot compile: {rows}")
+            continue
+        for stage, pass_name, seconds in rows:
+            print(f"  {stage:6} {pass_name:28} {seconds:7.3f}")
+        print(f"  {'total':35} {sum(row[2] for row in rows):7.3f}")
     return 0
 
 

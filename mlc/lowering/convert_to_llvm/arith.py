@@ -177,7 +177,7 @@ class ConvertBinary(RewritePattern):
         elif (name := INTRINSIC_BINARY_OPS.get(type(op))) is not None:
             type_ = _converted(op.results[0].type)
             name = f"{name}.{type_suffix(type_)}"
-            replace(rewriter, op, [llvm.CallIntrinsicOp(name, list(op.operands), [type_])])
+            replace(rewriter, op, [llvm_ops.call_intrinsic(name, op.operands, type_)])
         elif isinstance(op, arith.NegfOp):
             replace(rewriter, op, [llvm.FNegOp(op.operand)])
 
@@ -187,7 +187,7 @@ class ConvertCompareAndSelect(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, arith.CmpiOp):
-            replace(rewriter, op, [llvm.ICmpOp(op.lhs, op.rhs, op.predicate)])
+            replace(rewriter, op, [llvm_ops.icmp(op.lhs, op.rhs, op.predicate)])
         elif isinstance(op, arith.CmpfOp):
             predicate = op.predicate.value.data
             if predicate in (0, 15):  # "false"/"true": a constant, which llvmlite needs
@@ -218,7 +218,7 @@ class ConvertCast(RewritePattern):
             result = _converted(op.result.type)
             kind = "fptosi" if isinstance(op, arith.FPToSIOp) else "fptoui"
             name = f"llvm.{kind}.sat.{result}.{op.input.type}"  # prints as i32, f64, ...
-            replace(rewriter, op, [llvm.CallIntrinsicOp(name, [op.input], [result])])
+            replace(rewriter, op, [llvm_ops.call_intrinsic(name, [op.input], result)])
         elif isinstance(op, arith.UIToFPOp):
             source = op.input.type
             assert isinstance(source, IntegerType), "arith.uitofp verifies this"

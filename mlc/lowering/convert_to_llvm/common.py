@@ -182,12 +182,12 @@ class Builder:
     def call(
         self, callee: str, args: Sequence[SSAValue], result: Attribute | None
     ) -> SSAValue | None:
-        op = llvm.CallOp(callee, *args, return_type=result)
+        op = llvm_ops.call(callee, args, result)
         self.ops.append(op)
         return op.results[0] if op.results else None
 
     def intrinsic(self, name: str, args: Sequence[SSAValue], result: Attribute) -> SSAValue:
-        return self.emit(llvm.CallIntrinsicOp(name, args, [result]))
+        return self.emit(llvm_ops.call_intrinsic(name, args, result))
 
 
 @dataclass

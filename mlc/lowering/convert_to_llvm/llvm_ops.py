@@ -1,6 +1,7 @@
 """
 Constructors for the `llvm` ops convert-to-llvm makes most often, without xDSL's
-generic op constructor.
+generic op constructor: constants, binary ops, struct fields, GEPs, loads, stores,
+branches, `undef`, `icmp`, `fma`, calls and intrinsic calls.
 
 An IRDL op's `__init__` (`irdl_op_init`) matches every argument against the op's
 definition: 40-290 us per op on the 2-core machine, against 10-30 us for
@@ -16,7 +17,16 @@ from collections.abc import Callable, Sequence
 from functools import cache
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i32, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    VectorType,
+    i1,
+    i32,
+    i64,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 _PTR = llvm.LLVMPointerType()
@@ -156,3 +166,68 @@ def cond_branch(
 def undef(type_: Attribute) -> Operation:
     """`llvm.mlir.undef : type_`."""
     return llvm.UndefOp.create(result_types=[type_])
+
+
+def fma(a: SSAValue, b: SSAValue, c: SSAValue) -> Operation:
+    """`llvm.intr.fma(a, b, c)`, typed as `a`."""
+    return llvm.FMAOp.create(
+        operands=[a, b, c], result_types=[a.type], properties=_fma_properties()
+    )
+
+
+@cache
+def _fma_properties() -> dict[str, Attribute]:
+    return _properties_of(lambda v: llvm.FMAOp(v, v, v))
+
+
+def icmp(lhs: SSAValue, rhs: SSAValue, predicate: IntegerAttr) -> Operation:
+    """`llvm.icmp predicate lhs, rhs`: i1, or a vector of i1 for vector operands."""
+    type_ = lhs.type
+    result = VectorType(i1, type_.shape) if isinstance(type_, VectorType) else i1
+    return llvm.ICmpOp.create(
+        operands=[lhs, rhs], result_types=[result], properties={"predicate": predicate}
+    )
+
+
+def call_intrinsic(name: str, args: Sequence[SSAValue], result: Attribute | None) -> Operation:
+    """`llvm.call_intrinsic name(args)`, returning `result` (nothing for None)."""
+    properties = dict(_call_properties(llvm.CallIntrinsicOp))
+    properties["intrin"] = _string(name)
+    properties["operandSegmentSizes"] = _segments(len(args))
+    return llvm.CallIntrinsicOp.create(
+        operands=args, result_types=[] if result is None else [result], properties=properties
+    )
+
+
+def call(callee: str, args: Sequence[SSAValue], result: Attribute | None) -> Operation:
+    """`llvm.call @callee(args)` (C calling convention), returning `result` (or nothing)."""
+    properties = dict(_call_properties(llvm.CallOp))
+    properties["callee"] = _symbol(callee)
+    properties["operandSegmentSizes"] = _segments(len(args))
+    return llvm.CallOp.create(
+        operands=args, result_types=[] if result is None else [result], properties=properties
+    )
+
+
+@cache
+def _call_properties(cls: type[llvm.CallOp | llvm.CallIntrinsicOp]) -> dict[str, Attribute]:
+    # The probe's own callee and operand sizes are replaced; the rest (calling
+    # convention, fast-math flags, bundles, tail-call kind) and their order are kept.
+    if cls is llvm.CallOp:
+        return _properties_of(lambda v: llvm.CallOp("probe", v))
+    return _properties_of(lambda v: llvm.CallIntrinsicOp("llvm.probe", [v], []))
+
+
+@cache
+def _segments(arguments: int) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, [arguments, 0])
+
+
+@cache
+def _string(text: str) -> StringAttr:
+    return StringAttr(text)
+
+
+@cache
+def _symbol(name: str) -> SymbolRefAttr:
+    return SymbolRefAttr(name)

@@ -39,6 +39,7 @@ from xdsl.dialects.llvm import ICmpPredicateFlag
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import (
     Builder,
     Descriptor,
@@ -130,13 +131,13 @@ def _masked_access(
         align = b.emit(constant(_alignment(op, type_), i32))
         arguments = [pointer, align, op.mask, op.pass_thru]
         result = converted_type(type_)
-        b.emit(llvm.CallIntrinsicOp(_masked_name("load", type_), arguments, [result]))
+        b.emit(llvm_ops.call_intrinsic(_masked_name("load", type_), arguments, result))
         return
     type_ = op.value_to_store.type
     assert isinstance(type_, VectorType)
     align = b.emit(constant(_alignment(op, type_), i32))
     arguments = [op.value_to_store, pointer, align, op.mask]
-    b.ops.append(llvm.CallIntrinsicOp(_masked_name("store", type_), arguments, []))
+    b.ops.append(llvm_ops.call_intrinsic(_masked_name("store", type_), arguments, None))
 
 
 def _alignment(op: Operation, type_: VectorType) -> int:
@@ -177,7 +178,7 @@ class ConvertVector(RewritePattern):
             mask = DenseArrayBase.from_list(i32, [0] * lanes)
             b.emit(llvm.ShuffleVectorOp(first, undef, mask, type_))
         elif isinstance(op, vector.FMAOp):
-            b.emit(llvm.FMAOp(op.lhs, op.rhs, op.acc))
+            b.emit(llvm_ops.fma(op.lhs, op.rhs, op.acc))
         elif isinstance(op, vector.ExtractOp):
             (position,) = op.static_position.get_values()
             source = converted_type(op.vector.type)

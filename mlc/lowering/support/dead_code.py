@@ -134,3 +134,50 @@ def region_dce(region: Region, listener: PatternRewriterListener | None = None) 
         live_set.propagate_region_liveness(region)
     live_set.delete_dead(region, listener)
     return live_set.changed
+
+
+class DeadOpCheck:
+    """
+    xDSL's `is_trivially_dead` (no result used, and the op would be dead if none were)
+    with the answers that depend on the op's class alone (terminator or symbol; its
+    `MemoryEffect` traits) worked out once per class. On changing IR, for a pass that
+    asks it of every op it visits (`canonicalize`): xDSL's looks the traits up anew
+    each time, an `isinstance` over the class's traits per question.
+    """
+
+    def __init__(self) -> None:
+        self._kept: dict[type[Operation], bool] = {}
+        self._interfaces: dict[type[Operation], list[MemoryEffect]] = {}
+
+    def __call__(self, op: Operation) -> bool:
+        for result in op.results:
+            if result.first_use is not None:
+                return False
+        cls = type(op)
+        kept = self._kept.get(cls)
+        if kept is None:
+            kept = self._kept[cls] = op.has_trait(
+                IsTerminator, value_if_unregistered=False
+            ) or op.has_trait(SymbolOpInterface, value_if_unregistered=False)
+        if kept:
+            return False
+        interfaces = self._interfaces.get(cls)
+        if interfaces is None:
+            interfaces = self._interfaces[cls] = op.get_traits_of_type(MemoryEffect)
+        if not interfaces:
+            return False  # unknown effects
+        for interface in interfaces:
+            effects = interface.get_effects(op)
+            if effects is None or not all(_on_itself(op, e) for e in effects):
+                return False
+        return True
+
+
+def _on_itself(op: Operation, effect: EffectInstance) -> bool:
+    """Whether `effect` is unobservable outside `op`: a read, or an allocation of a
+    value `op` (or an op in it) defines."""
+    return effect.kind == MemoryEffectKind.READ or (
+        effect.kind == MemoryEffectKind.ALLOC
+        and isinstance(v := effect.value, SSAValue)
+        and op.is_ancestor(v.owner)
+    )

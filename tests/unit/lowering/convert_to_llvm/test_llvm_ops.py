@@ -128,3 +128,35 @@ def test_branches(then_count, else_count):
         llvm_ops.cond_branch(condition, then_block, then_args, else_block, else_args),
         llvm.CondBrOp(condition, then_block, then_args, else_block, else_args),
     )
+
+
+def same_printed(fast: Operation, slow: Operation) -> bool:
+    """Equal ops, properties in the same order (the printer keeps their order)."""
+    return same_op(fast, slow) and list(fast.properties) == list(slow.properties)
+
+
+@pytest.mark.parametrize("predicate", [0, 2, 9])
+def test_icmp(values, predicate):
+    a, b, *_ = values
+    flag = IntegerAttr(predicate, i64)
+    assert same_printed(llvm_ops.icmp(a, b, flag), llvm.ICmpOp(a, b, flag))
+    lanes = Block(arg_types=[VectorType(i32, [8])] * 2).args
+    assert same_printed(llvm_ops.icmp(*lanes, flag), llvm.ICmpOp(*lanes, flag))
+
+
+def test_fma(values):
+    x, v = values[2], values[3]
+    assert same_printed(llvm_ops.fma(x, x, x), llvm.FMAOp(x, x, x))
+    assert same_printed(llvm_ops.fma(v, v, v), llvm.FMAOp(v, v, v))
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_calls(values, count):
+    args = [values[0], values[2], values[4]][:count]
+    for result in (None, f32):
+        assert same_printed(
+            llvm_ops.call("callee", args, result), llvm.CallOp("callee", *args, return_type=result)
+        )
+        intrinsic = llvm_ops.call_intrinsic("llvm.fabs.f32", args, result)
+        expected = llvm.CallIntrinsicOp("llvm.fabs.f32", args, [] if result is None else [result])
+        assert same_printed(intrinsic, expected)
