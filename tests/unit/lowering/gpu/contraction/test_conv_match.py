@@ -7,6 +7,9 @@ from mlc.lowering.gpu.contraction.conv_match import linear_terms
 from mlc.lowering.gpu.convert_contractions_to_gpu import (
     BIG_TILE,
     CONV_TILES,
+    HALF_CONV_TILE,
+    HALF_SMALL_TILE,
+    HALF_TILE,
     SMALL_TILE,
     ContractionToTiledLaunch,
 )
@@ -44,3 +47,14 @@ def test_conv_tiles_are_buildable_and_follow_the_filters():
     ]  # fmt: skip
     assert pattern.conv_shapes(65) == (BIG_TILE, SMALL_TILE)
     assert pattern.conv_shapes(-1) == (BIG_TILE, SMALL_TILE)  # dynamic: the matmul's
+
+
+def test_half_conv_tiles_are_buildable_and_follow_the_filters():
+    """16-bit convolutions: 64-row tiles up to 64 filters, the matmul's 128x128 beyond
+    (and when the filters are dynamic); the small tile is the 16-bit matmul's."""
+    assert HALF_CONV_TILE.problem() is None and HALF_CONV_TILE.half
+    pattern = ContractionToTiledLaunch(BIG_TILE, SMALL_TILE, 264, 1)
+    for filters in (3, 33, 64):
+        assert pattern.conv_shapes(filters, half=True) == (HALF_CONV_TILE, HALF_SMALL_TILE)
+    for filters in (65, 2048, -1):
+        assert pattern.conv_shapes(filters, half=True) == (HALF_TILE, HALF_SMALL_TILE)
