@@ -39,6 +39,22 @@ from mlc.lowering.gpu.contraction.half_staging import (
 from mlc.lowering.gpu.contraction.match import Contraction
 
 
+def pointwise(c: Contraction) -> bool:
+    """Whether a convolution's image is a matmul's B: 1x1, stride 1, no padding, row-major."""
+    conv = c.conv
+    if conv is None:
+        return False
+    sizes = c.op.get_static_loop_ranges()
+    source = conv.source.type
+    return (
+        sizes[conv.kh] == sizes[conv.kw] == 1
+        and conv.strides == (1, 1)
+        and conv.padding == (0, 0)
+        and isinstance(source, MemRefType)
+        and isinstance(source.layout, NoneAttr)
+    )
+
+
 def conv_half_stagings(
     bounds: list[SSAValue],
     c: Contraction,
@@ -78,17 +94,7 @@ class ImageHalfStaging(ImageStaging, HalfStaging):
 
     @property
     def pointwise(self) -> bool:
-        """Whether the image is a matmul's B: 1x1, stride 1, no padding, row-major."""
-        conv = self.conv
-        sizes = self.c.op.get_static_loop_ranges()
-        source = conv.source.type
-        return (
-            sizes[conv.kh] == sizes[conv.kw] == 1
-            and conv.strides == (1, 1)
-            and conv.padding == (0, 0)
-            and isinstance(source, MemRefType)
-            and isinstance(source.layout, NoneAttr)
-        )
+        return pointwise(self.c)
 
     def _plane(self, e: Emitter) -> SSAValue:
         """Pixels of one channel of one image: h * w."""

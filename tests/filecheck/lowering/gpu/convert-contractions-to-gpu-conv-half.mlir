@@ -4,8 +4,9 @@
 
 // f16 and bf16 convolutions are implicit GEMMs on the tensor cores from sm_80 on: the
 // 16-bit tiles of the matmul's path (64 rows for at most 64 filters: A's tile 4x64x24,
-// B's 4x16x136; 128x128 tiles beyond; the 64x64 tile 32 deep for small grids), the
-// weight staged through its [f, c*kh*kw] view, the image gathered from the unpadded
+// B's 4x16x136; 128x128 tiles beyond; for small grids 64x64, 16 deep when the image
+// is gathered, 32 deep when it is copied), the weight staged through its
+// [f, c*kh*kw] view, the image gathered from the unpadded
 // image into B's tile (zero outside it, in the element type) with no im2col buffer,
 // `ldmatrix` fragments (`.trans` for the [k, pixels] tile), `mma.sync.m16n8k16` into
 // f32 accumulators that start at the bias (widened), each result rounded to the
@@ -40,8 +41,8 @@
 // CHECK-NEXT:      memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : memref<?x8x4x5xbf16>
 // CHECK-NOT:     cp.async
 // CHECK:         "gpu.launch"
-// CHECK:           memref.alloca() : memref<4x64x40xbf16, 3 : i64>
-// CHECK:           memref.alloca() : memref<4x32x72xbf16, 3 : i64>
+// CHECK:           memref.alloca() : memref<4x64x24xbf16, 3 : i64>
+// CHECK:           memref.alloca() : memref<4x16x72xbf16, 3 : i64>
 // CHECK-NOT:     cp.async
 // CHECK-NOT:     math.fma
 // CHECK-NOT:     linalg.generic
