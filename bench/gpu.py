@@ -17,7 +17,10 @@ The GPU backend against the device's own ceilings and torch eager, in one proces
    against the same network in torch eager, built from the model's initializers;
 5. `ml.attention` in f16 (batch 4, 16 heads, sequence 1024 and 4096, head dim 64 and
    128, causal or not) against torch's `scaled_dot_product_attention` on its flash
-   backend, in TFLOP/s (a causal one counts half the scores).
+   backend, in TFLOP/s (a causal one counts half the scores);
+6. whole models under `precision="bf16"` (`bench/gpu_models.py`): ResNet-50 and a
+   BERT-base-sized encoder at batch 32 against torch eager under autocast bf16 and
+   `torch.compile` of it (`--only bf16-models`).
 
 All inputs live on the device and are shared: mlc gets them as pycuda `GPUArray`s
 over torch's memory, so nothing is copied and both sides run the same work on the
@@ -43,6 +46,7 @@ from mlc.backend.cuda import CudaUnavailableError
 from mlc.extras import MissingDependencyError
 
 sys.path.insert(0, str(ROOT / "examples"))
+import gpu_models
 import onnx_models
 
 CHAIN = """
@@ -458,6 +462,11 @@ def attention_rows(gpu: Device, repeats: int) -> list[str]:
     return rows
 
 
+def bf16_model_rows(gpu: Device, repeats: int) -> list[str]:
+    """ResNet-50 and a BERT-base encoder in bf16 against torch (bench/gpu_models.py)."""
+    return gpu_models.rows(gpu, repeats, compare, back_to_back_time, rel_error)
+
+
 SECTIONS = {
     "chain": chain_rows,
     "rows": row_rows,
@@ -466,6 +475,7 @@ SECTIONS = {
     "models": model_rows,
     "conv": conv_rows,
     "attention": attention_rows,
+    "bf16-models": bf16_model_rows,
 }
 
 

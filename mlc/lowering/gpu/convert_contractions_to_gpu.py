@@ -36,7 +36,10 @@ A 2-D convolution generic becomes the same kernel as an implicit GEMM
 (`mlc.lowering.gpu.contraction.conv_match`: filters x output pixels x (c, kh, kw), the image
 gathered as it is staged, padding read as a predicate so the padded copy goes), with
 tiles whose rows follow the filter count (`CONV_TILES`); what it declines is left to
-the loop mapping with a remark saying why.
+the loop mapping with a remark saying why. f16 and bf16 convolutions take the 16-bit
+tensor-core tiles (`HALF_CONV_TILE` for at most 64 filters, `HALF_CONV_SMALL_TILE`
+for small grids), the image gathered into the shared tile as it is staged
+(`mlc.lowering.gpu.contraction.conv_half_staging`).
 
 Both are compiled; the choice is one `scf.if` on the host. When the sizes are static
 the choice is made here: only the chosen variant is built (a tiled kernel is thousands
@@ -71,6 +74,7 @@ from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 from mlc.diagnostics import op_remark
 from mlc.gpu_architectures import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
 from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
+from mlc.lowering.gpu.contraction.conv_half_staging import pointwise
 from mlc.lowering.gpu.contraction.conv_match import match_conv
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.match import Contraction, match
@@ -93,6 +97,11 @@ TF32_SMALL_TILE = TileShape(64, 64, 8, 8, 8, tf32=True, stages=4)  # 2 warps of 
 # slices (2 or 3 stages) took 168 to 240 registers, one block an SM: 152 to 200.
 HALF_TILE = TileShape(128, 128, 8, 8, 16, half=True, stages=4, block_group=8)  # 8 warps
 HALF_SMALL_TILE = TileShape(64, 64, 8, 8, 32, half=True, stages=4)  # 2 warps of 64x32
+# A 16-bit convolution of at most 64 filters: 64 rows (one warp tile) by 128 pixels.
+HALF_CONV_TILE = TileShape(64, 128, 8, 8, 16, half=True, stages=4, block_group=8)  # 4 warps
+# Its small-grid tile when the image is gathered through registers: 16 deep, half the
+# staged values of the matmul's 32-deep one (which ptxas spilled at 255 registers).
+HALF_CONV_SMALL_TILE = TileShape(64, 64, 8, 8, 16, half=True, stages=4)
 FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tiles
 # The big kernel's launch bound (nvvm.minctasm): 2 caps it at 128 registers, but on an
 # H100 that ran no faster than one block an SM (36.4 against 37.5 TFLOP/s at 4096).
@@ -155,7 +164,7 @@ class ContractionToTiledLaunch(RewritePattern):
         if conv is not None:
             bounds += conv.merged_bounds(host, bounds)
             filters = op.get_static_loop_ranges()[conv.f]
-            shapes = self.conv_shapes(filters)
+            shapes = self.conv_shapes(filters, contraction.half, not pointwise(contraction))
         bounded = shapes[0] is self.big and self.blocks_per_sm > 1  # nvvm.minctasm
         if self.sm < ASYNC_COPY_SM:  # no cp.async: slices through registers
             shapes = tuple(replace(shape, stages=0) for shape in shapes)
@@ -182,8 +191,14 @@ class ContractionToTiledLaunch(RewritePattern):
             kernel_body(host.region(body), contraction, bounds, batch, shape)
         erase_absorbed(rewriter, contraction)
 
-    def conv_shapes(self, filters: int) -> tuple[TileShape, TileShape]:
-        """A convolution's tiles: as many rows as its filters need (1 to 4 row groups)."""
+    def conv_shapes(
+        self, filters: int, half: bool = False, gathered: bool = True
+    ) -> tuple[TileShape, TileShape]:
+        """A convolution's tiles: as many rows as its filters need (1 to 4 row groups);
+        16-bit ones with a gathered image take 16-deep small tiles."""
+        if half:
+            small = HALF_CONV_SMALL_TILE if gathered else HALF_SMALL_TILE
+            return (HALF_CONV_TILE if 0 < filters <= 64 else HALF_TILE), small
         if self.big.tf32:
             return self.big, self.small
         for most, shapes in CONV_TILES:

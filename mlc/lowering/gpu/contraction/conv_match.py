@@ -25,9 +25,15 @@ the linalg stage pads into, the kernel reads the unpadded image, zero outside it
 the copy goes; the bias of `ml.conv2d` (broadcast into the output just before) becomes
 the accumulators' start (`mlc.lowering.gpu.contraction.conv_absorbed`).
 
-Declined, each with a `--remarks` line saying why: groups, other ranks, other element
-types, a weight that is not contiguous, maps of another form, and small outputs (all
-sizes static, fewer than `SMALL_OUTPUT`: the loop mapping gives each output a warp).
+f32 convolutions multiply with FMAs (or tf32 `mma.sync`); f16 and bf16 ones, all three
+operands of one type, on the 16-bit tensor-core path (`Contraction.half`: f32
+accumulators, the result rounded at the store, operands staged by
+`mlc.lowering.gpu.contraction.conv_half_staging`).
+
+Declined, each with a `--remarks` line saying why: groups (depthwise and grouped
+convolutions keep the loop mapping), other ranks, other element types, mixed types, a
+weight that is not contiguous, maps of another form, and small outputs (all sizes
+static, fewer than `SMALL_OUTPUT`: the loop mapping gives each output a warp).
 """
 
 from xdsl.dialects.builtin import MemRefType, NoneAttr, f32
@@ -45,7 +51,7 @@ from mlc.diagnostics import op_remark
 from mlc.lowering.gpu.contraction.accumulation import accumulation, fused_epilogue, reads_loop
 from mlc.lowering.gpu.contraction.conv_absorbed import bias_before, unpadded
 from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
-from mlc.lowering.gpu.contraction.match import Contraction
+from mlc.lowering.gpu.contraction.match import HALF_TYPES, Contraction
 from mlc.lowering.gpu.fills import fill_before
 from mlc.lowering.gpu.loop_analysis import (
     SMALL_OUTPUT,
@@ -168,8 +174,12 @@ def match_conv(op: GenericOp) -> Contraction | None:
     x, y, accumulate, accumulated = found
     output = op.outputs[0].type
     assert isinstance(output, MemRefType)
-    if output.element_type != f32:
-        return decline(op, f"element type {output.element_type} (the kernel is f32)")
+    element = output.element_type
+    if element != f32 and not isinstance(element, HALF_TYPES):
+        return decline(op, f"element type {element} (the kernel takes f32, f16 and bf16)")
+    inputs = [t.element_type for i in (x, y) if isinstance(t := op.operands[i].type, MemRefType)]
+    if inputs != [element] * 2:
+        return decline(op, f"inputs of other types than its {element} result")
     if isinstance(found := _geometry(op, x, y), str):
         return decline(op, found)
     if (problem := _epilogue_problem(op, x, y, accumulated)) is not None:

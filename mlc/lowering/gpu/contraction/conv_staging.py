@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import MemRefType
+from xdsl.dialects.builtin import FloatAttr, MemRefType
 from xdsl.ir import SSAValue
 
 from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
@@ -106,7 +106,10 @@ class ImageStaging(Staging):
         height, width = (self._size(e, d) for d in (2, 3))
         padded = (top, left) != (0, 0)
         first_pixel, last_pixel = e.add(base, along_run), e.sub(pixels, 1)
-        zero_index, zero = e.index(0), e.zero()
+        zero_index = e.index(0)
+        source = conv.source.type
+        assert isinstance(source, MemRefType)
+        zero = e(arith.ConstantOp(FloatAttr(0.0, source.element_type)))  # pyright: ignore[reportArgumentType]
         values = []
         for j in range(self.copies):
             p = e(arith.MinUIOp(e.add(first_pixel, j), last_pixel))

@@ -34,6 +34,7 @@ from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.contraction import async_copy
 from mlc.lowering.gpu.contraction.block_order import grouped
+from mlc.lowering.gpu.contraction.conv_half_staging import conv_half_stagings as conv_half
 from mlc.lowering.gpu.contraction.conv_staging import conv_staging
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.half_staging import CHUNK, half_stagings
@@ -144,9 +145,9 @@ class _Kernel:
     def _stagings(self) -> tuple[Staging, Staging]:
         """How A and B reach shared memory (`tile_staging`, `conv_staging`, `half_staging`)."""
         c, shape = self.c, self.shape
-        if shape.half:  # 16-bit operands: their own tiles
+        if shape.half:  # 16-bit operands: their own tiles; a convolution's image gathered
             sizes = (shape.rows, shape.cols, shape.depth, shape.threads, shape.buffers)
-            return half_stagings(c, *sizes)
+            return half_stagings(c, *sizes) if c.conv is None else conv_half(self.bounds, c, *sizes)
         if c.conv is None:
             keep = shape.tf32 or shape.stages > 0  # cp.async copies runs as they are
             a = Staging.of(c, c.a, shape.rows, shape.depth, shape.threads, keep, shape.buffers)

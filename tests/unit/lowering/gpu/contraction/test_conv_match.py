@@ -7,6 +7,10 @@ from mlc.lowering.gpu.contraction.conv_match import linear_terms
 from mlc.lowering.gpu.convert_contractions_to_gpu import (
     BIG_TILE,
     CONV_TILES,
+    HALF_CONV_SMALL_TILE,
+    HALF_CONV_TILE,
+    HALF_SMALL_TILE,
+    HALF_TILE,
     SMALL_TILE,
     ContractionToTiledLaunch,
 )
@@ -44,3 +48,18 @@ def test_conv_tiles_are_buildable_and_follow_the_filters():
     ]  # fmt: skip
     assert pattern.conv_shapes(65) == (BIG_TILE, SMALL_TILE)
     assert pattern.conv_shapes(-1) == (BIG_TILE, SMALL_TILE)  # dynamic: the matmul's
+
+
+def test_half_conv_tiles_are_buildable_and_follow_the_filters():
+    """16-bit convolutions: 64-row tiles up to 64 filters, the matmul's 128x128 beyond
+    (and when the filters are dynamic); small grids take a 16-deep tile when the image
+    is gathered, the 16-bit matmul's when it is copied (a 1x1 convolution)."""
+    for shape in (HALF_CONV_TILE, HALF_CONV_SMALL_TILE):
+        assert shape.problem() is None and shape.half, shape
+    pattern = ContractionToTiledLaunch(BIG_TILE, SMALL_TILE, 264, 1)
+    for filters in (3, 33, 64):
+        assert pattern.conv_shapes(filters, True) == (HALF_CONV_TILE, HALF_CONV_SMALL_TILE)
+        assert pattern.conv_shapes(filters, True, False) == (HALF_CONV_TILE, HALF_SMALL_TILE)
+    for filters in (65, 2048, -1):
+        assert pattern.conv_shapes(filters, True) == (HALF_TILE, HALF_CONV_SMALL_TILE)
+        assert pattern.conv_shapes(filters, True, False) == (HALF_TILE, HALF_SMALL_TILE)
