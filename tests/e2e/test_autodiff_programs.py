@@ -71,6 +71,18 @@ def test_small_cnn(target):
     check(cnn_loss, args, tuple(range(6)), target, 1e-5 if dtype == np.float64 else 2e-3)
 
 
+def padded_conv_loss(x, w):
+    return ops.sum(ops.relu(ops.conv2d(x, w, padding=1)) ** 2)
+
+
+@pytest.mark.parametrize("x_shape", [(1, 4, 1, 1), (1, 3, 1, 2)])
+def test_padded_conv_at_size_1(target, x_shape):
+    """A 1x1 (or 1x2) image at batch 1: the input gradient's flipped weights stay unfused."""
+    rng = np.random.default_rng()
+    args = [rng.standard_normal(x_shape), rng.standard_normal((5, x_shape[1], 3, 3)) * 0.5]
+    check(padded_conv_loss, args, (0, 1), target, 1e-5)
+
+
 def test_embedding_gather_cumsum_top_k(target):
     rng = np.random.default_rng()
     table = rng.standard_normal((7, 5))
