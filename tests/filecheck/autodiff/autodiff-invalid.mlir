@@ -46,16 +46,18 @@ func.func @no_rule(%x: tensor<4xf32>) -> tensor<f32> {
 
 // -----
 
-// A while loop has no trip count before it runs: its gradient is refused.
+// A while loop whose condition region passes on something other than its state (here
+// the state doubled) is no for loop of its body: its gradient is refused.
 
-func.func @while_loop(%x: tensor<4xf32>) -> tensor<f32> {
+func.func @while_loop_passing_on_another_value(%x: tensor<4xf32>) -> tensor<f32> {
   %limit = arith.constant dense<1.0e+01> : tensor<f32>
-  // expected-error @+1 {{'scf.while' op cannot be differentiated: a while loop's trip count is not known before it runs; write it with ops.fori_loop or ops.scan (scf.for)}}
+  // expected-error @+1 {{'scf.while' op cannot be differentiated: its condition region passes on values other than the loop's state, unchanged and in order (as ops.while_loop does); write it with ops.fori_loop or ops.scan (scf.for)}}
   %y = scf.while (%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {
     %s = ml.reduce_sum %a {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
     %c = ml.cmp "lt", %s, %limit : (tensor<f32>, tensor<f32>) -> tensor<i1>
     %flag = tensor.extract %c[] : tensor<i1>
-    scf.condition(%flag) %a : tensor<4xf32>
+    %twice = ml.add %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    scf.condition(%flag) %twice : tensor<4xf32>
   } do {
   ^bb0(%b: tensor<4xf32>):
     %d = ml.add %b, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
@@ -73,5 +75,26 @@ func.func @dynamic_slice(%x: tensor<?xf32>) -> tensor<f32> {
   // expected-error @+1 {{'ml.slice' op cannot be differentiated: the gradient of a slice needs static dims, got (?)}}
   %y = ml.slice %x {starts = array<i64: 1>, ends = array<i64: 3>, steps = array<i64: 1>} : (tensor<?xf32>) -> tensor<2xf32>
   %s = ml.reduce_sum %y {axes = array<i64: 0>, keepdims = false} : (tensor<2xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
+
+// -----
+
+// A loop's state is stacked, one row per trip: its dims must be static.
+
+func.func @while_loop_dynamic_state(%x: tensor<?xf32>, %w: tensor<?xf32>, %v: tensor<4xf32>) -> tensor<f32> {
+  %limit = arith.constant dense<1.0e+01> : tensor<f32>
+  // expected-error @+1 {{'scf.while' op cannot be differentiated: saving a loop's state of shape (?) needs static dims}}
+  %y = scf.while (%a = %x) : (tensor<?xf32>) -> tensor<?xf32> {
+    %c = ml.cmp "lt", %limit, %limit : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %flag = tensor.extract %c[] : tensor<i1>
+    scf.condition(%flag) %a : tensor<?xf32>
+  } do {
+  ^bb0(%b: tensor<?xf32>):
+    %d = ml.mul %b, %w : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+    scf.yield %d : tensor<?xf32>
+  }
+  %r = ml.mul %y, %v : (tensor<?xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %s = ml.reduce_sum %r {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
   func.return %s : tensor<f32>
 }
