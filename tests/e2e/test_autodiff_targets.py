@@ -68,6 +68,14 @@ func.func @scatter_R(%d: tensor<?x5xf32>, %i: tensor<?x3xi64>, %u: tensor<?x3xf3
 }
 """
 
+EMBED = """
+func.func @embed(%table: tensor<6x3xf32>, %ids: tensor<?x4xi64>) -> tensor<?x4x3xf32> {
+  %g = ml.gather %table, %ids {axis = 0 : i64}
+    : (tensor<6x3xf32>, tensor<?x4xi64>) -> tensor<?x4x3xf32>
+  func.return %g : tensor<?x4x3xf32>
+}
+"""
+
 
 def scatter_numpy(reduction, data, indices, updates):
     combine = {"mul": np.multiply, "max": np.maximum}[reduction]
@@ -77,15 +85,23 @@ def scatter_numpy(reduction, data, indices, updates):
     return out
 
 
-def test_scatter_reductions_vjp_compiled(target):
-    """The mul and max rules' ops compiled (dynamic rows, repeated indices, zeros for
-    mul) against central differences; one program for both, to compile once."""
+def test_indexing_vjps_compiled(target):
+    """The scatter mul and max rules' ops compiled (dynamic rows, repeated indices, zeros
+    for mul) against central differences, and a gather's from a dynamic batch of ids
+    against their counts; one program for all, to compile once."""
     reductions = ("mul", "max")
-    module = mlc.ir.parse_module("".join(SCATTER.replace("R", r) for r in reductions))
-    for r in reductions:
-        mlc.pipeline.run_pipeline(module, f"autodiff{{function=scatter_{r} vjp=true}}")
+    text = "".join(SCATTER.replace("R", r) for r in reductions) + EMBED
+    module = mlc.ir.parse_module(text)
+    for name, wrt in (("scatter_mul", "0,2"), ("scatter_max", "0,2"), ("embed", "0")):
+        mlc.pipeline.run_pipeline(module, f"autodiff{{function={name} wrt={wrt} vjp=true}}")
     exe = compile_for(mlc.ir.print_module(module), target)
     rng = np.random.default_rng()
+    ids = rng.integers(-6, 6, (5, 4))
+    ct = rng.standard_normal((5, 4, 3)).astype(np.float32)
+    grad = exe["embed_vjp"](np.zeros((6, 3), np.float32), ids, ct)
+    want = np.zeros((6, 3))
+    np.add.at(want, ids % 6, ct)
+    np.testing.assert_allclose(grad, want, rtol=1e-5, atol=1e-6)
     indices = np.array([[0, 0, 2], [4, 1, 4], [3, 3, 3], [1, 2, 0]], np.int64)
     for r in reductions:
         data, updates = rng.standard_normal((4, 5)), rng.standard_normal((4, 3))

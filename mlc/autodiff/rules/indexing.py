@@ -25,7 +25,7 @@ A cumulative sum's cotangent is the cumulative sum of the cotangent in the other
 direction.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
@@ -36,15 +36,12 @@ from mlc.autodiff.rule_table import Cotangents, vjp_rule
 from mlc.dialects import ml
 
 
-def _static(shape: shapes.Shape, what: str) -> tuple[int, ...]:
-    if not all(shapes.is_static(d) for d in shape):
-        raise shapes.ShapeError(f"{what} needs static dims, got ({shapes.format_shape(shape)})")
-    return tuple(shape)
-
-
-def _product(dims: tuple[int, ...]) -> int:
+def _product(dims: Sequence[int]) -> int:
+    """The product of `dims`, dynamic if one of them is."""
     total = 1
     for d in dims:
+        if not shapes.is_static(d):
+            return shapes.DYNAMIC
         total *= d
     return total
 
@@ -52,19 +49,22 @@ def _product(dims: tuple[int, ...]) -> int:
 @vjp_rule(ml.GatherOp)
 def gather(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
     # data[A..., N, B...] gathered at indices[I...]: row n of the cotangent is the sum of
-    # the cotangent rows whose index is n, a scatter-add along N of ct(A, K, B).
+    # the cotangent rows whose index is n, a scatter-add along N of ct(A, K, B). Dynamic
+    # dims: each of the reshapes may leave one to be inferred at run time.
     assert isinstance(op, ml.GatherOp)
     if not needs[0]:
         return [None, None]
-    data = _static(shape_of(op.data), "the gradient of a gather")
-    index_shape = _static(shape_of(op.indices), "the gradient of a gather")
+    data, index_shape = shape_of(op.data), shape_of(op.indices)
     axis = shapes.normalize_axis(op.axis.value.data, len(data))
-    outer, k, inner = _product(data[:axis]), _product(index_shape), _product(data[axis + 1 :])
+    outer, inner = _product(data[:axis]), _product(data[axis + 1 :])
+    k = _product(index_shape)
     updates = em.reshape(ct, (outer, k, inner))
-    indices = em.reshape(op.indices, (1, k, 1))
-    index_type = TensorType(element_type(op.indices), [outer, k, inner])
-    indices = em.broadcast_to(indices, index_type)
-    zeros = em.full(0.0, TensorType(element_type(ct), [outer, data[axis], inner]))
+    indices = em.broadcast_like(em.reshape(op.indices, (1, k, 1)), updates)
+    rows = (outer, data[axis], inner)
+    if all(shapes.is_static(d) for d in rows):
+        zeros = em.full(0.0, TensorType(element_type(ct), list(rows)))
+    else:
+        zeros = em.reshape(em.zeros_like(op.data), rows)
     spread = em(ml.ScatterElementsOp(zeros, indices, updates, 1, "add"))
     return [em.reshape(spread, data), None]
 

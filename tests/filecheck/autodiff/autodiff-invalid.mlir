@@ -98,3 +98,26 @@ func.func @while_loop_dynamic_state(%x: tensor<?xf32>, %w: tensor<?xf32>, %v: te
   %s = ml.reduce_sum %r {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
   func.return %s : tensor<f32>
 }
+
+// -----
+
+// A gather whose data and indices both have a dynamic dim would need a reshape with two
+// inferred dims: refused at the gather.
+
+func.func @gather_two_dynamic_dims(%d: tensor<?x5xf32>, %i: tensor<?xi64>) -> tensor<f32> {
+  // expected-error @+1 {{'ml.gather' op cannot be differentiated: cannot reshape to (?x?x1): more than one dynamic dim}}
+  %g = ml.gather %d, %i {axis = 1 : i64} : (tensor<?x5xf32>, tensor<?xi64>) -> tensor<?x?xf32>
+  %s = ml.reduce_sum %g {axes = array<i64: 0, 1>, keepdims = false} : (tensor<?x?xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
+
+// -----
+
+// The window rules build zero blocks of static channel and spatial dims.
+
+func.func @conv_dynamic_width(%x: tensor<1x2x4x?xf32>, %w: tensor<3x2x2x2xf32>) -> tensor<f32> {
+  // expected-error @+1 {{'ml.conv2d' op cannot be differentiated: the gradient of a convolution needs static dims but the batch dim, got (1x2x4x?)}}
+  %y = ml.conv2d %x, %w : (tensor<1x2x4x?xf32>, tensor<3x2x2x2xf32>) -> tensor<1x3x3x?xf32>
+  %s = ml.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x3x3x?xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}

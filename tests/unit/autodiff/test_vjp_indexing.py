@@ -57,6 +57,25 @@ def test_gather_with_indices_as_an_argument():
     )
 
 
+@pytest.mark.parametrize(
+    ("data", "indices", "axis", "dynamic"),
+    [
+        ((7, 3), (5, 4), 0, [1]),  # a batch of ids (?, 4) from a fixed table
+        ((4, 5, 3), (2, 2), 1, [0]),  # rows before the axis (?, 5, 3)
+        ((6, 2), (3,), -1, [0]),  # rows before the axis, a 1-D index
+    ],
+)
+def test_gather_with_a_dynamic_dim(data, indices, axis, dynamic):
+    # One dynamic dim in the data or the indices: the reshapes infer it at run time.
+    rng = np.random.default_rng(24)
+    index = rng.integers(-data[axis], data[axis], indices)
+    check_vjp(
+        lambda bld, a: result(bld, ml.GatherOp(a[0], a[1], axis)),
+        [rng.standard_normal(data), index],
+        dynamic=dynamic,
+    )
+
+
 @hypothesis_settings
 @given(
     shape=st.lists(st.integers(1, 4), min_size=1, max_size=3),
