@@ -333,6 +333,9 @@ def _check_while(op: scf.WhileOp) -> None:
             "the loop's state, unchanged and in order (as ops.while_loop does); write it "
             "with ops.fori_loop or ops.scan (scf.for)",
         )
+    for value in op.arguments:
+        if not isinstance(value.type, TensorType):
+            op_error(op, f"cannot be differentiated: it carries a {value.type}, not a tensor")
 
 
 def _trip_counter(em: Emitter, op: scf.WhileOp) -> SSAValue:
@@ -341,6 +344,7 @@ def _trip_counter(em: Emitter, op: scf.WhileOp) -> SSAValue:
     before, after = Block(arg_types=types), Block(arg_types=types)
     first, then = Emitter(InsertPoint.at_end(before)), Emitter(InsertPoint.at_end(after))
     first.location = then.location = em.location
+    # The new blocks take the counter last: zip leaves it out of the mappings.
     mapping = dict(zip(op.before_region.block.args, before.args, strict=False))
     _recompute(_body_ops(op.before_region.block), mapping, first)
     condition = op.before_region.block.last_op

@@ -121,3 +121,24 @@ func.func @conv_dynamic_width(%x: tensor<1x2x4x?xf32>, %w: tensor<3x2x2x2xf32>) 
   %s = ml.reduce_sum %y {axes = array<i64: 0, 1, 2, 3>, keepdims = false} : (tensor<1x3x3x?xf32>) -> tensor<f32>
   func.return %s : tensor<f32>
 }
+
+// -----
+
+// A while loop's state is stacked as tensors: a scalar carried along is refused.
+
+func.func @while_loop_carrying_a_scalar(%x: tensor<4xf32>, %n: i64) -> tensor<f32> {
+  // expected-error @+1 {{'scf.while' op cannot be differentiated: it carries a i64, not a tensor}}
+  %y, %k = scf.while (%a = %x, %i = %n) : (tensor<4xf32>, i64) -> (tensor<4xf32>, i64) {
+    %zero = arith.constant 0 : i64
+    %flag = arith.cmpi sgt, %i, %zero : i64
+    scf.condition(%flag) %a, %i : tensor<4xf32>, i64
+  } do {
+  ^bb0(%b: tensor<4xf32>, %j: i64):
+    %d = ml.add %b, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %one = arith.constant 1 : i64
+    %next = arith.subi %j, %one : i64
+    scf.yield %d, %next : tensor<4xf32>, i64
+  }
+  %s = ml.reduce_sum %y {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
