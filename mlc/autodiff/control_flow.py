@@ -1,6 +1,6 @@
 """
-Reverse mode through structured control flow: `scf.if` (`ops.cond`) and `scf.for`
-(`ops.fori_loop`, `ops.scan`); `scf.while` is refused at its location.
+Reverse mode through structured control flow: `scf.if` (`ops.cond`), `scf.for`
+(`ops.fori_loop`, `ops.scan`) and `scf.while` (`ops.while_loop`), by its trip count.
 
 `scf.if`: the backward program is an `scf.if` on the same condition whose branches
 recompute their forward branch (its values are not visible outside it) and run its
@@ -30,8 +30,13 @@ The trip count may be dynamic (a run-time row count), the carried values must ha
 static shapes. Saving every state costs `T` times a state's memory (a scan's stacked
 outputs, carried whole, `T` times theirs); nothing is recomputed but the body once per
 reverse step (the cost model does not choose between saving and recomputing yet).
-`scf.while` has no trip count before it runs: its gradient is an error that says to
-use `ops.fori_loop` or `ops.scan`.
+`scf.while` (`ops.while_loop`): its trip count is recorded first, by a copy of the loop
+that also carries a counter; the loop is then a for loop of its body over that count
+(a count known at run time: the stacks are sized by it), differentiated as above. The
+forward loop so runs three times (the value, the count, the taping); counting first
+keeps the stacks one allocation each, where growing them in the loop would copy. A
+while differentiates where its condition region passes its state on unchanged (what
+`ops.while_loop` builds); another is refused at its location.
 """
 
 from collections.abc import Callable, Sequence
@@ -92,14 +97,12 @@ def pull_back(
 ) -> Grads:
     """The cotangents `op` (an scf op) gives its active outside values."""
     if isinstance(op, scf.WhileOp):
-        op_error(
-            op,
-            "cannot be differentiated: a while loop's trip count is not known before it "
-            "runs; write it with ops.fori_loop or ops.scan (scf.for)",
-        )
+        _check_while(op)
     cts = [_seed(em, r, cotangents) for r in op.results]
     if isinstance(op, scf.IfOp):
         return _pull_back_if(op, cts, active, em, backprop)
+    if isinstance(op, scf.WhileOp):
+        return _pull_back_while(op, cts, active, em, backprop)
     assert isinstance(op, scf.ForOp)
     return _pull_back_for(op, cts, active, em, backprop)
 
@@ -311,3 +314,74 @@ def _pull_back_for(
     results = list(reverse.results)
     inits = [(op.iter_args[i], results[k]) for k, i in enumerate(floats)]
     return inits + list(zip(free, results[len(floats) :], strict=True))
+
+
+# ---------------------------------------------------------------------------
+# scf.while
+# ---------------------------------------------------------------------------
+
+
+def _check_while(op: scf.WhileOp) -> None:
+    """A while differentiates where its condition passes its state on unchanged (what
+    `ops.while_loop` builds): it is then a for loop of its body over its trip count."""
+    condition = op.before_region.block.last_op
+    assert isinstance(condition, scf.ConditionOp)
+    if list(condition.args) != list(op.before_region.block.args):
+        op_error(
+            op,
+            "cannot be differentiated: its condition region passes on values other than "
+            "the loop's state, unchanged and in order (as ops.while_loop does); write it "
+            "with ops.fori_loop or ops.scan (scf.for)",
+        )
+    for value in op.arguments:
+        if not isinstance(value.type, TensorType):
+            op_error(op, f"cannot be differentiated: it carries a {value.type}, not a tensor")
+
+
+def _trip_counter(em: Emitter, op: scf.WhileOp) -> SSAValue:
+    """A copy of the loop that also counts its iterations (an index carried along): the count."""
+    types = [*op.result_types, IndexType()]
+    before, after = Block(arg_types=types), Block(arg_types=types)
+    first, then = Emitter(InsertPoint.at_end(before)), Emitter(InsertPoint.at_end(after))
+    first.location = then.location = em.location
+    # The new blocks take the counter last: zip leaves it out of the mappings.
+    mapping = dict(zip(op.before_region.block.args, before.args, strict=False))
+    _recompute(_body_ops(op.before_region.block), mapping, first)
+    condition = op.before_region.block.last_op
+    assert isinstance(condition, scf.ConditionOp)
+    flag = mapping.get(condition.condition, condition.condition)
+    passed = scf.ConditionOp(flag, *before.args)
+    passed.location = em.location
+    Rewriter.insert_op(passed, first.point)
+    mapping = dict(zip(op.after_region.block.args, after.args, strict=False))
+    _recompute(_body_ops(op.after_region.block), mapping, then)
+    yielded = [mapping.get(v, v) for v in op.after_region.block.last_op.operands]  # pyright: ignore[reportOptionalMemberAccess]
+    located_yield(then, [*yielded, then(arith.AddiOp(after.args[-1], _index(then, 1)))])
+    counting = scf.WhileOp([*op.arguments, _index(em, 0)], types, [before], [after])
+    em(counting)
+    return counting.results[-1]
+
+
+def _pull_back_while(
+    op: scf.WhileOp, cts: list[SSAValue | None], active: dict[SSAValue, int], em, backprop
+) -> Grads:
+    """
+    A counting copy of the loop records its trip count `T`; the loop is then the for
+    loop `for k in 0..T: state = body(state)`, whose pullback (`_pull_back_for`: a
+    taping copy stacking `T` states, a reverse loop) is the while's.
+    """
+    if not any(_is_float(v) for v in op.arguments):
+        return []
+    count = _trip_counter(em, op)
+    body = Block(arg_types=[IndexType(), *op.result_types])
+    inner = Emitter(InsertPoint.at_end(body))
+    inner.location = em.location
+    after = op.after_region.block
+    mapping = dict(zip(after.args, body.args[1:], strict=True))
+    _recompute(_body_ops(after), mapping, inner)
+    located_yield(inner, [mapping.get(v, v) for v in after.last_op.operands])  # pyright: ignore[reportOptionalMemberAccess]
+    as_for = scf.ForOp(_index(em, 0), count, _index(em, 1), list(op.arguments), body)
+    try:
+        return _pull_back_for(as_for, cts, active, em, backprop)
+    finally:
+        as_for.erase()  # a template, never inserted: drop its uses of outside values

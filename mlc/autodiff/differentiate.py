@@ -16,9 +16,9 @@ dy/dargs...)`, a vector-Jacobian product for a `y` of any shape (JAX's `vjp`):
                                           func.return %d
 
 The traversal (`differentiate`) works on the list of ops of one block, so `mlc.grad`
-uses it on a function being traced; `scf.if` and `scf.for` ops in it are differentiated
-by `mlc.autodiff.control_flow` (a branch's VJP in an `scf.if` on the same condition; a
-loop's states saved by a taping copy, then walked by a reverse loop). It marks the
+uses it on a function being traced; `scf.if`, `scf.for` and `scf.while` ops in it are
+differentiated by `mlc.autodiff.control_flow` (a branch's VJP in an `scf.if` on the same
+condition; a loop's states saved by a taping copy, then walked by a reverse loop). It marks the
 values that depend on a differentiated argument through floating-point values
 (activity analysis), walks the ops backwards from the output, calls each op's VJP rule
 (`mlc.autodiff.rules`) for the cotangents of its active operands, and sums the
@@ -26,8 +26,9 @@ cotangents of values used several times. Every backward op takes the location of
 forward op whose rule built it.
 
 Preconditions: one block; every op on the path from an argument to the output has a
-rule, or is an `scf.if` or `scf.for` whose regions' ops do. An op without a rule, an
-`scf.while` (no trip count to save states by), or an integer value
+rule, or is an `scf.if`, `scf.for` or `scf.while` whose regions' ops do (a while by its
+trip count, recorded first). An op without a rule, a while whose condition region passes
+on other values than its state, or an integer value
 the output depends on an argument only through (`ml.cmp`, `ml.argmax`, a cast to an
 integer type) is an error at that op. The pass leaves the forward ops the gradient does
 not use in place: `dce` removes them.
@@ -184,14 +185,10 @@ def _pull_back(
 ) -> None:
     """Add the cotangents `op`'s rule gives its active operands."""
     if isinstance(op, control_flow.CONTROL_FLOW):
-        em.location = op.location
-        for value, grad in control_flow.pull_back(op, cotangents, active, em, backprop):
-            if active.get(value, 0):
-                known = cotangents.get(value)
-                cotangents[value] = grad if known is None else em.add(known, grad)
+        _pull_back_control_flow(op, cotangents, active, em)
         return
     if op.regions:
-        op_error(op, "cannot be differentiated: autodiff handles scf.if and scf.for only")
+        op_error(op, "cannot be differentiated: autodiff handles scf.if, scf.for, scf.while only")
     rule = rule_for(op)
     if rule is None:
         op_error(op, "has no differentiation rule")
@@ -208,6 +205,23 @@ def _pull_back(
             continue
         known = cotangents.get(operand)
         cotangents[operand] = grad if known is None else em.add(known, grad)
+
+
+def _pull_back_control_flow(
+    op: Operation,
+    cotangents: dict[SSAValue, SSAValue],
+    active: dict[SSAValue, int],
+    em: Emitter,
+) -> None:
+    em.location = op.location
+    try:
+        grads = control_flow.pull_back(op, cotangents, active, em, backprop)
+    except shapes.ShapeError as error:  # a loop's state to stack has dynamic dims
+        op_error(op, f"cannot be differentiated: {error}")
+    for value, grad in grads:
+        if active.get(value, 0):
+            known = cotangents.get(value)
+            cotangents[value] = grad if known is None else em.add(known, grad)
 
 
 # ---------------------------------------------------------------------------

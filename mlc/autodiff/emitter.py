@@ -64,9 +64,21 @@ class Emitter:
         t = tensor_type(value)
         if all(shapes.is_static(d) for d in t.get_shape()):
             return self.full(0.0, t)
-        dims = [self.dim(value, d) for d in range(t.get_num_dims())]
-        shape = self(tensor.FromElementsOp(*dims, result_type=TensorType(i64, [len(dims)])))
-        return self(ml.BroadcastToOp(self.scalar(0.0, value), t, shape))
+        return self(ml.BroadcastToOp(self.scalar(0.0, value), t, self.shape(value)))
+
+    def shape(self, value: SSAValue) -> SSAValue:
+        """The shape of `value` as a 1-D i64 tensor, its dynamic dims read at run time."""
+        dims = [self.dim(value, d) for d in range(tensor_type(value).get_num_dims())]
+        return self(tensor.FromElementsOp(*dims, result_type=TensorType(i64, [len(dims)])))
+
+    def size(self, value: SSAValue, dims: Sequence[int]) -> SSAValue:
+        """The number of elements of `value` along `dims`, read at run time, as a rank-0
+        tensor of `value`'s element type (a mean's divisor over dynamic dims)."""
+        total = self(arith.ConstantOp(IntegerAttr(1, i64)))
+        for d in dims:
+            total = self(arith.MuliOp(total, self.dim(value, d)))
+        count = self(tensor.FromElementsOp(total, result_type=TensorType(i64, [])))
+        return self(ml.CastOp(count, TensorType(element_type(value), [])))
 
     def dim(self, value: SSAValue, d: int) -> SSAValue:
         """Dim `d` of `value` as an i64: a constant if static, else read at run time."""
@@ -143,6 +155,14 @@ class Emitter:
         if shape_of(x) == type_.get_shape():
             return x
         return self(ml.BroadcastToOp(x, TensorType(element_type(x), type_.get_shape())))
+
+    def broadcast_like(self, x: SSAValue, like: SSAValue) -> SSAValue:
+        """`x` broadcast to `like`'s shape, its dynamic dims read from `like` at run time."""
+        have, want = shape_of(x), shape_of(like)
+        if all(shapes.is_static(w) or h == w for h, w in zip(have, want, strict=False)):
+            return self.broadcast_to(x, tensor_type(like))
+        result = TensorType(element_type(x), want)
+        return self(ml.BroadcastToOp(x, result, self.shape(like)))
 
     def transpose(self, x: SSAValue, perm: Sequence[int]) -> SSAValue:
         if list(perm) == list(range(len(perm))):

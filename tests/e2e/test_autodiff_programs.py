@@ -13,7 +13,6 @@ import pytest
 
 import mlc
 from mlc import ops
-from mlc.frontends.trace import TraceError
 from tests.finite_differences import numeric_grad
 from tests.gpu.targets import jit_for
 
@@ -71,6 +70,18 @@ def test_small_cnn(target):
     check(cnn_loss, args, tuple(range(6)), target, 1e-5 if dtype == np.float64 else 2e-3)
 
 
+def padded_conv_loss(x, w):
+    return ops.sum(ops.relu(ops.conv2d(x, w, padding=1)) ** 2)
+
+
+@pytest.mark.parametrize("x_shape", [(1, 4, 1, 1)])
+def test_padded_conv_at_size_1(target, x_shape):
+    """A 1x1 (or 1x2) image at batch 1: the input gradient's flipped weights stay unfused."""
+    rng = np.random.default_rng()
+    args = [rng.standard_normal(x_shape), rng.standard_normal((5, x_shape[1], 3, 3)) * 0.5]
+    check(padded_conv_loss, args, (0, 1), target, 1e-5)
+
+
 def test_embedding_gather_cumsum_top_k(target):
     rng = np.random.default_rng()
     table = rng.standard_normal((7, 5))
@@ -124,12 +135,34 @@ def test_scan_and_nested_loops(target):
     check(nested_loss, [w, rng.standard_normal((2, 3))], (0, 1), target, 1e-5)
 
 
-def test_a_while_loop_says_to_use_fori_loop():
-    def loss(x):
-        return ops.sum(ops.while_loop(lambda s: ops.sum(s) < 10.0, lambda s: s * 2.0, x))
+def grow_loss(w, x):
+    """A while loop whose trip count depends on x (zero when x starts large), with a
+    branch on its integer counter, which the gradient carries too."""
 
-    with pytest.raises(
-        TraceError,
-        match=r"programs.py:\d+:\d+: error: 'scf.while' op cannot be differentiated: .*fori_loop",
-    ):
-        mlc.grad(loss)(np.ones(3))
+    def body(state):
+        h, k = state
+        h = ops.cond(k % 2 == 0, lambda a: ops.tanh(a @ w) + a * 1.5, lambda a: ops.sin(a) * 2, h)
+        return h, k + 1
+
+    h, k = ops.while_loop(lambda s: (ops.sum(s[0] * s[0]) < 40.0) & (s[1] < 20), body, (x, 0))
+    return ops.sum(h * h) + ops.sum(x) * k
+
+
+def nested_while_loss(w, x):
+    def outer(i, h):
+        return ops.while_loop(lambda g: ops.sum(g * g) < 10.0 * (i + 1), lambda g: g @ w + g, h)
+
+    return ops.sum(ops.fori_loop(0, 3, outer, x) ** 2)
+
+
+@pytest.mark.parametrize("scale", [1.0, 100.0])
+def test_while_loop(target, scale):
+    rng = np.random.default_rng()
+    args = [rng.standard_normal((3, 3)) * 0.5, rng.standard_normal((2, 3)) * scale]
+    check(grow_loss, args, (0, 1), target, 1e-5)
+
+
+def test_while_loop_in_a_for_loop(target):
+    rng = np.random.default_rng()
+    args = [rng.standard_normal((3, 3)) * 0.3, rng.standard_normal((2, 3))]
+    check(nested_while_loss, args, (0, 1), target, 1e-5)

@@ -10,12 +10,22 @@ with their own scatter. top_k's values scatter back to where they were taken.
 A scatter's `updates` get the cotangent gathered at the indices, and `data` the
 cotangent with the overwritten elements zeroed (reduction `none`) or whole (`add`).
 With `none` and an index written twice, every update written there gets the cotangent,
-though only the last one lands (JAX's scatter has the same caveat); the other
-reductions have no rule.
+though only the last one lands (JAX's scatter has the same caveat). The other
+reductions follow torch's `scatter_reduce` (with `include_self`):
+
+- `mul`: `data` gets the cotangent times the product of the updates written there
+  (scattered into ones: no division), an update the cotangent times the result over
+  itself; a zero update, the only zero written at its place, gets the cotangent times
+  the product of the others (the scatter again with it replaced by one), so a zero
+  does not wipe out its own gradient; with two zeros there, every update gets zero.
+- `max` / `min`: the cotangent of each result element is split evenly between the
+  elements that tie for it, `data`'s and the updates'; where one wins, it gets it all.
 
 A cumulative sum's cotangent is the cumulative sum of the cotangent in the other
 direction.
 """
+
+from collections.abc import Callable, Sequence
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
@@ -26,15 +36,12 @@ from mlc.autodiff.rule_table import Cotangents, vjp_rule
 from mlc.dialects import ml
 
 
-def _static(shape: shapes.Shape, what: str) -> tuple[int, ...]:
-    if not all(shapes.is_static(d) for d in shape):
-        raise shapes.ShapeError(f"{what} needs static dims, got ({shapes.format_shape(shape)})")
-    return tuple(shape)
-
-
-def _product(dims: tuple[int, ...]) -> int:
+def _product(dims: Sequence[int]) -> int:
+    """The product of `dims`, dynamic if one of them is."""
     total = 1
     for d in dims:
+        if not shapes.is_static(d):
+            return shapes.DYNAMIC
         total *= d
     return total
 
@@ -42,19 +49,22 @@ def _product(dims: tuple[int, ...]) -> int:
 @vjp_rule(ml.GatherOp)
 def gather(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
     # data[A..., N, B...] gathered at indices[I...]: row n of the cotangent is the sum of
-    # the cotangent rows whose index is n, a scatter-add along N of ct(A, K, B).
+    # the cotangent rows whose index is n, a scatter-add along N of ct(A, K, B). Dynamic
+    # dims: each of the reshapes may leave one to be inferred at run time.
     assert isinstance(op, ml.GatherOp)
     if not needs[0]:
         return [None, None]
-    data = _static(shape_of(op.data), "the gradient of a gather")
-    index_shape = _static(shape_of(op.indices), "the gradient of a gather")
+    data, index_shape = shape_of(op.data), shape_of(op.indices)
     axis = shapes.normalize_axis(op.axis.value.data, len(data))
-    outer, k, inner = _product(data[:axis]), _product(index_shape), _product(data[axis + 1 :])
+    outer, inner = _product(data[:axis]), _product(data[axis + 1 :])
+    k = _product(index_shape)
     updates = em.reshape(ct, (outer, k, inner))
-    indices = em.reshape(op.indices, (1, k, 1))
-    index_type = TensorType(element_type(op.indices), [outer, k, inner])
-    indices = em.broadcast_to(indices, index_type)
-    zeros = em.full(0.0, TensorType(element_type(ct), [outer, data[axis], inner]))
+    indices = em.broadcast_like(em.reshape(op.indices, (1, k, 1)), updates)
+    rows = (outer, data[axis], inner)
+    if all(shapes.is_static(d) for d in rows):
+        zeros = em.full(0.0, TensorType(element_type(ct), list(rows)))
+    else:
+        zeros = em.reshape(em.zeros_like(op.data), rows)
     spread = em(ml.ScatterElementsOp(zeros, indices, updates, 1, "add"))
     return [em.reshape(spread, data), None]
 
@@ -82,11 +92,56 @@ def gather_nd(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...])
     return [em(ml.ScatterNdOp(zeros, op.indices, ct, "add")), None]
 
 
-def _scatter_reduction(op: ml.ScatterElementsOp | ml.ScatterNdOp) -> str:
+Scatter = Callable[[SSAValue, SSAValue, str], SSAValue]  # (base, updates, reduction)
+Gather = Callable[[SSAValue], SSAValue]  # a tensor of data's shape, read at the indices
+
+
+def _scatter(
+    em: Emitter,
+    op: ml.ScatterElementsOp | ml.ScatterNdOp,
+    ct: SSAValue,
+    needs: tuple[bool, ...],
+    scatter: Scatter,
+    gather: Gather,
+) -> Cotangents:
     reduction = op.reduction.data
-    if reduction not in ("none", "add"):
+    data, updates = op.data, op.updates
+    gdata = gupdates = None
+    if reduction in ("none", "add"):
+        if needs[0]:
+            gdata = ct if reduction == "add" else scatter(ct, em.zeros_like(updates), "none")
+        if needs[2]:
+            gupdates = gather(ct)
+    elif reduction == "mul":
+        gdata, gupdates = _scatter_mul(em, op, ct, needs, scatter, gather)
+    elif reduction in ("max", "min"):
+        out = op.results[0]
+        data_wins = em.as_float(em.cmp("eq", data, out), ct)
+        update_wins = em.as_float(em.cmp("eq", updates, gather(out)), ct)
+        share = em.div(ct, scatter(data_wins, update_wins, "add"))  # >= 1 winner each
+        gdata = em.mul(data_wins, share) if needs[0] else None
+        gupdates = em.mul(update_wins, gather(share)) if needs[2] else None
+    else:
         raise shapes.ShapeError(f"a scatter with reduction '{reduction}' has no gradient rule")
-    return reduction
+    return [gdata, None, gupdates]
+
+
+def _scatter_mul(em: Emitter, op, ct, needs, scatter: Scatter, gather: Gather):
+    data, updates, out = op.data, op.updates, op.results[0]
+    one = em.scalar(1.0, updates)
+    gdata = gupdates = None
+    if needs[0]:
+        ones = em.add(em.zeros_like(data), em.scalar(1.0, data))
+        gdata = em.mul(ct, scatter(ones, updates, "mul"))
+    if needs[2]:
+        zero = em.cmp("eq", updates, em.scalar(0.0, updates))
+        is_zero = em.as_float(zero, updates)
+        zeros_there = gather(scatter(em.zeros_like(data), is_zero, "add"))
+        lone_zero = em.cmp("eq", em.mul(is_zero, zeros_there), one)
+        without = scatter(data, em.select(lone_zero, one, updates), "mul")
+        divided = em.div(gather(em.mul(ct, out)), em.select(zero, one, updates))
+        gupdates = em.select(lone_zero, gather(em.mul(ct, without)), divided)
+    return gdata, gupdates
 
 
 @vjp_rule(ml.ScatterElementsOp)
@@ -94,31 +149,23 @@ def scatter_elements(
     em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]
 ) -> Cotangents:
     assert isinstance(op, ml.ScatterElementsOp)
-    reduction = _scatter_reduction(op)
-    axis = op.axis.value.data
-    gdata = gupdates = None
-    if needs[0]:
-        gdata = ct
-        if reduction == "none":
-            zeros = em.zeros_like(op.updates)
-            gdata = em(ml.ScatterElementsOp(ct, op.indices, zeros, axis))
-    if needs[2]:
-        gupdates = em(ml.GatherElementsOp(ct, op.indices, axis))
-    return [gdata, None, gupdates]
+    axis, indices = op.axis.value.data, op.indices
+
+    def scatter(base: SSAValue, updates: SSAValue, reduction: str) -> SSAValue:
+        return em(ml.ScatterElementsOp(base, indices, updates, axis, reduction))
+
+    return _scatter(em, op, ct, needs, scatter, lambda t: em(ml.GatherElementsOp(t, indices, axis)))
 
 
 @vjp_rule(ml.ScatterNdOp)
 def scatter_nd(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) -> Cotangents:
     assert isinstance(op, ml.ScatterNdOp)
-    reduction = _scatter_reduction(op)
-    gdata = gupdates = None
-    if needs[0]:
-        gdata = ct
-        if reduction == "none":
-            gdata = em(ml.ScatterNdOp(ct, op.indices, em.zeros_like(op.updates)))
-    if needs[2]:
-        gupdates = em(ml.GatherNdOp(ct, op.indices))
-    return [gdata, None, gupdates]
+    indices = op.indices
+
+    def scatter(base: SSAValue, updates: SSAValue, reduction: str) -> SSAValue:
+        return em(ml.ScatterNdOp(base, indices, updates, reduction))
+
+    return _scatter(em, op, ct, needs, scatter, lambda t: em(ml.GatherNdOp(t, indices)))
 
 
 @vjp_rule(ml.TopKOp)

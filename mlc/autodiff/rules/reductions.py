@@ -11,7 +11,7 @@ recomputing its mean and variance from the input.
 from xdsl.ir import Operation, SSAValue
 
 from mlc import shapes
-from mlc.autodiff.emitter import Emitter, shape_of, tensor_type
+from mlc.autodiff.emitter import Emitter, shape_of
 from mlc.autodiff.rule_table import Cotangents, vjp_rule
 from mlc.dialects import ml
 
@@ -26,13 +26,8 @@ def _kept(em: Emitter, op: ml.ReduceOp, ct: SSAValue) -> tuple[SSAValue, tuple[i
 
 
 def _spread(em: Emitter, ct: SSAValue, x: SSAValue) -> SSAValue:
-    """`ct` (kept dims) broadcast to `x`'s shape."""
-    have, want = shape_of(ct), shape_of(x)
-    if any(h == 1 and not shapes.is_static(w) for h, w in zip(have, want, strict=True)):
-        raise shapes.ShapeError(
-            f"broadcasting back to ({shapes.format_shape(want)}) needs static dims"
-        )
-    return em.broadcast_to(ct, tensor_type(x))
+    """`ct` (kept dims) broadcast to `x`'s shape (its dynamic dims read at run time)."""
+    return em.broadcast_like(ct, x)
 
 
 @vjp_rule(ml.ReduceSumOp)
@@ -49,8 +44,8 @@ def reduce_mean(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...
         return [None]
     kept, axes = _kept(em, op, ct)
     count = shapes.num_elements([shape_of(op.x)[a] for a in axes])
-    if count is None:
-        raise shapes.ShapeError("the gradient of a mean over dynamic dims needs their sizes")
+    if count is None:  # dynamic dims: their sizes read at run time
+        return [_spread(em, em.div(kept, em.size(op.x, axes)), op.x)]
     return [_spread(em, em.scale(kept, 1.0 / count), op.x)]
 
 

@@ -22,14 +22,17 @@ to one element: the first (in row-major order over the window) equal to the maxi
 torch's max_pool2d does (its index is the first maximum); elements that tie elsewhere in
 the window get nothing.
 
-The rules need static shapes: they build zero blocks and constant counts.
+The rules need static channel, spatial and kernel dims (they build zero blocks and
+constant counts); the batch dim may be dynamic (`?`): zero blocks then take it from the
+value they extend, at run time, and the reshapes leave it to be inferred.
 """
 
 import itertools
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects import arith, tensor
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 
 from mlc import shapes
@@ -41,9 +44,17 @@ END = 2**63 - 1  # a slice end past any dim
 
 
 def static(shape: Sequence[int], what: str) -> tuple[int, ...]:
-    if not all(shapes.is_static(d) for d in shape):
-        raise shapes.ShapeError(f"{what} needs static dims, got ({shapes.format_shape(shape)})")
+    """`shape`, whose dims but the batch dim (the first) must be static."""
+    if not all(shapes.is_static(d) for d in shape[1:]):
+        raise shapes.ShapeError(
+            f"{what} needs static dims but the batch dim, got ({shapes.format_shape(shape)})"
+        )
     return tuple(shape)
+
+
+def times(n: int, count: int) -> int:
+    """`n * count`, dynamic where the batch dim `n` is."""
+    return n * count if shapes.is_static(n) else shapes.DYNAMIC
 
 
 # ---------------------------------------------------------------------------
@@ -52,9 +63,18 @@ def static(shape: Sequence[int], what: str) -> tuple[int, ...]:
 
 
 def _zeros(em: Emitter, like: SSAValue, dim: int, size: int, fill: float = 0.0) -> SSAValue:
+    """`fill` shaped as `like` with `size` along `dim` (a dynamic batch dim read from `like`)."""
     shape = list(shape_of(like))
     shape[dim] = size
-    return em.full(fill, TensorType(element_type(like), shape))
+    type_ = TensorType(element_type(like), shape)
+    if all(shapes.is_static(d) for d in shape):
+        return em.full(fill, type_)
+    dims = [
+        em(arith.ConstantOp(IntegerAttr(n, i64))) if shapes.is_static(n) else em.dim(like, d)
+        for d, n in enumerate(shape)
+    ]
+    extent = em(tensor.FromElementsOp(*dims, result_type=TensorType(i64, [len(dims)])))
+    return em(ml.BroadcastToOp(em.scalar(fill, like), type_, extent))
 
 
 def _slice(em: Emitter, v: SSAValue, dim: int, start: int, end: int, step: int = 1) -> SSAValue:
@@ -188,10 +208,10 @@ def _conv_weight(em, op, ct, x_shape, w_shape, out) -> SSAValue:
     count = len(patches)
     stacked = em.reshape(stacked, [n, groups, i_, count, positions])
     stacked = em.transpose(stacked, [1, 0, 4, 2, 3])  # (G, N, L, I, K)
-    stacked = em.reshape(stacked, [groups, n * positions, i_ * count])
+    stacked = em.reshape(stacked, [groups, times(n, positions), i_ * count])
     g = em.reshape(ct, [n, groups, o // groups, positions])
     g = em.transpose(g, [1, 2, 0, 3])  # (G, O/G, N, L)
-    g = em.reshape(g, [groups, o // groups, n * positions])
+    g = em.reshape(g, [groups, o // groups, times(n, positions)])
     product = em(ml.MatmulOp(g, stacked))  # (G, O/G, I*K)
     return em.reshape(product, list(w_shape))
 

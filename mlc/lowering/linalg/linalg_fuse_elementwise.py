@@ -47,7 +47,10 @@ layout there (`mlc.lowering.linalg.contraction`), so no transposed copy is mater
     %m = generic ins(%x, %t) (k, j)          ==>         (i, k, j) -> (j, k) for %w
 
 Both rewrites only touch generics in the same block, with tensor results, whose
-outputs' block arguments the producer does not read. Unsupported IR is left alone.
+outputs' block arguments the producer does not read, and only where every loop of the
+fused generic is still read on its own (a plain `d_i`) by some operand: a producer
+without inputs (a flip, read through `tensor.extract`) may be all that gives a conv's
+kernel loops their size. Unsupported IR is left alone.
 
 This module decides what is fused and when; building the fused generics (their maps,
 inputs and merged bodies) is `mlc.lowering.linalg.generic_fusion`.
@@ -155,15 +158,17 @@ def narrow_contraction(op: GenericOp) -> bool:
 
 def keeps_loop_sizes(producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap) -> bool:
     """
-    Whether the fused generic still reads some operand along every loop, which is where
-    a loop's size comes from (a producer without inputs, reading through `tensor.extract`,
-    may be the only operand that gives a reduction loop its size).
+    Whether the fused generic still reads some operand along every loop on its own (a
+    plain `d_i` of some map), which is where a loop's size comes from and what makes its
+    maps invertible (a producer without inputs, reading through `tensor.extract`, may be
+    the only operand that gives a reduction loop its size). A loop seen only inside a
+    sum does not count: a convolution's `(oh + kh)` needs the weights' plain `kh`.
     """
     maps = maps_of(consumer)
     kept = [m for i, m in enumerate(maps) if i != index]
     kept += [m.compose(seen) for m in maps_of(producer)[: len(producer.inputs)]]
-    used = set[int]().union(*(m.used_dims() for m in kept))
-    return used >= set(range(len(consumer.iterator_types.data)))
+    plain = {e.position for m in kept for e in m.results if isinstance(e, AffineDimExpr)}
+    return plain >= set(range(len(consumer.iterator_types.data)))
 
 
 def body_flops(op: GenericOp) -> int:

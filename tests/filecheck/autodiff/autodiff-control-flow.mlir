@@ -65,3 +65,47 @@ func.func @loop(%x: tensor<2xf32>, %w: tensor<2xf32>) -> tensor<f32> {
   %s = ml.reduce_sum %h {axes = array<i64: 0>, keepdims = false} : (tensor<2xf32>) -> tensor<f32>
   func.return %s : tensor<f32>
 }
+
+// -----
+
+// A while loop's gradient: a copy of the loop that also counts its trips (an index
+// carried along) records the trip count T; the loop is then a for loop of its body
+// over 0..T, taped into a stack of T rows (a run-time size) and walked backwards.
+
+// CHECK-LABEL: func.func @while_loop_grad
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<4xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4xf32>)
+// CHECK:         %[[ZERO:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %{{.+}}, %[[T:.+]] = scf.while (%[[A:.+]] = %[[X]], %[[K:.+]] = %[[ZERO]]) : (tensor<4xf32>, index) -> (tensor<4xf32>, index) {
+// CHECK:           scf.condition(%{{.+}}) %[[A]], %[[K]] : tensor<4xf32>, index
+// CHECK:         ^bb0(%[[B:.+]]: tensor<4xf32>, %[[K2:.+]]: index):
+// CHECK-NEXT:      %[[D:.+]] = ml.mul %[[B]], %[[W]]
+// CHECK-NEXT:      %[[ONE:.+]] = arith.constant 1 : index
+// CHECK-NEXT:      %[[NEXT:.+]] = arith.addi %[[K2]], %[[ONE]] : index
+// CHECK-NEXT:      scf.yield %[[D]], %[[NEXT]] : tensor<4xf32>, index
+// CHECK:         %[[ROWS:.+]] = arith.maxsi
+// CHECK:         %[[EMPTY:.+]] = ml.broadcast_to %{{.+}}, %{{.+}} : (tensor<f32>, tensor<2xi64>) -> tensor<?x4xf32>
+// CHECK-NEXT:    %{{.+}}, %[[STACK:.+]] = scf.for %[[I:.+]] = %{{.+}} to %[[T]] step %{{.+}} iter_args(%{{.+}} = %[[X]], %[[ST:.+]] = %[[EMPTY]])
+// CHECK:           tensor.insert_slice %{{.+}} into %[[ST]][%[[I]], 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<?x4xf32>
+// CHECK:         %[[GX:.+]], %[[GW:.+]] = scf.for %[[J:.+]] = %{{.+}} to %[[ROWS]] step
+// CHECK:           tensor.extract_slice %[[STACK]]
+// CHECK:         func.return %[[GX]], %[[GW]]
+
+// LOC-LABEL:   func.func @while_loop_grad
+// LOC:           arith.addi {{.*}} loc("grow.py":5:9)
+// LOC:           tensor.insert_slice {{.*}} loc("grow.py":5:9)
+// LOC:           ml.mul {{.*}} loc("grow.py":7:11)
+func.func @while_loop(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<f32> {
+  %limit = arith.constant dense<1.0e+01> : tensor<f32>
+  %y = scf.while (%a = %x) : (tensor<4xf32>) -> tensor<4xf32> {
+    %s = ml.reduce_sum %a {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+    %c = ml.cmp "lt", %s, %limit : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %flag = tensor.extract %c[] : tensor<i1>
+    scf.condition(%flag) %a : tensor<4xf32>
+  } do {
+  ^bb0(%b: tensor<4xf32>):
+    %d = ml.mul %b, %w : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("grow.py":7:11)
+    scf.yield %d : tensor<4xf32>
+  } loc("grow.py":5:9)
+  %s = ml.reduce_sum %y {axes = array<i64: 0>, keepdims = false} : (tensor<4xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}

@@ -61,3 +61,29 @@ func.func @avg_pool(%x: tensor<1x1x3xf32>) -> tensor<1x1x3xf32> {
   %y = ml.avg_pool1d %x {kernel = array<i64: 2>, pads = array<i64: 1, 0>} : (tensor<1x1x3xf32>) -> tensor<1x1x3xf32>
   func.return %y : tensor<1x1x3xf32>
 }
+
+// -----
+
+// A dynamic batch: the zero blocks that spread and pad the cotangent take the batch
+// from the value they extend (tensor.dim at run time), the reshapes infer it (-1), and
+// the weights' matmul contracts over batch x positions (?).
+
+// CHECK-LABEL: func.func @conv_dynamic_batch_vjp
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<?x1x3x3xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<2x1x2x2xf32>, %[[CT:[a-zA-Z0-9_]+]]: tensor<?x2x2x2xf32>)
+// CHECK:         %[[COLUMN:.+]] = ml.reshape %[[CT]], %{{.+}} : (tensor<?x2x2x2xf32>, tensor<5xi64>) -> tensor<?x2x2x1x2xf32>
+// CHECK-NEXT:    %[[ZERO:.+]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[N:.+]] = tensor.dim %[[COLUMN]], %[[ZERO]]
+// CHECK:         %[[SHAPE:.+]] = tensor.from_elements
+// CHECK:         %[[GAP:.+]] = ml.broadcast_to %{{.+}}, %[[SHAPE]] : (tensor<f32>, tensor<5xi64>) -> tensor<?x2x2x1x2xf32>
+// CHECK-NEXT:    ml.concat %[[COLUMN]], %[[GAP]] {axis = 3 : i64}
+// CHECK:         %[[GX:.+]] = ml.conv2d %{{.+}}, %{{.+}} : (tensor<?x2x4x4xf32>, tensor<1x2x2x2xf32>) -> tensor<?x1x3x3xf32>
+// CHECK:         %[[GW:.+]] = ml.matmul %{{.+}}, %{{.+}} : (tensor<1x2x?xf32>, tensor<1x?x4xf32>) -> tensor<1x2x4xf32>
+// CHECK-NEXT:    %[[GWR:.+]] = ml.reshape %[[GW]] : (tensor<1x2x4xf32>) -> tensor<2x1x2x2xf32>
+// CHECK-NEXT:    func.return %[[GX]], %[[GWR]]
+
+// LOC-LABEL:   func.func @conv_dynamic_batch_vjp
+// LOC:           tensor.dim {{.*}} loc("cnn.py":9:7)
+func.func @conv_dynamic_batch(%x: tensor<?x1x3x3xf32>, %w: tensor<2x1x2x2xf32>) -> tensor<?x2x2x2xf32> {
+  %y = ml.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>} : (tensor<?x1x3x3xf32>, tensor<2x1x2x2xf32>) -> tensor<?x2x2x2xf32> loc("cnn.py":9:7)
+  func.return %y : tensor<?x2x2x2xf32>
+}

@@ -82,12 +82,16 @@ def _along(index: tuple[int, ...], axis: int, value: int, size: int) -> tuple[in
     return tuple(moved)
 
 
+COMBINE = {"none": lambda old, new: new, "add": np.add, "mul": np.multiply}
+COMBINE |= {"max": np.maximum, "min": np.minimum}
+
+
 def scatter_elements(op: ml.ScatterElementsOp, data, indices, updates) -> np.ndarray:
     axis = op.axis.value.data % data.ndim
     out = data.copy()
     for p in np.ndindex(indices.shape):
         q = _along(p, axis, int(indices[p]), data.shape[axis])
-        out[q] = out[q] + updates[p] if op.reduction.data == "add" else updates[p]
+        out[q] = COMBINE[op.reduction.data](out[q], updates[p])
     return out
 
 
@@ -99,7 +103,7 @@ def scatter_nd(op: ml.ScatterNdOp, data, indices, updates) -> np.ndarray:
     out = data.copy()
     for t in np.ndindex(indices.shape[:-1]):
         q = tuple(int(v) for v in indices[t])
-        out[q] = out[q] + updates[t] if op.reduction.data == "add" else updates[t]
+        out[q] = COMBINE[op.reduction.data](out[q], updates[t])
     return out
 
 

@@ -48,10 +48,15 @@ def reduction_case(draw):
 
 @pytest.mark.parametrize("op", [ml.ReduceSumOp, ml.ReduceMeanOp, ml.ReduceMaxOp, ml.ReduceMinOp])
 @hypothesis_settings
-@given(case=reduction_case(), seed=st.integers(0, 2**16))
-def test_reductions(op, case, seed):
+@given(case=reduction_case(), seed=st.integers(0, 2**16), dynamic=st.booleans())
+def test_reductions(op, case, seed, dynamic):
+    # dynamic: the first dim typed `?`, broadcast back (and counted, for a mean) at run time
     shape, axes, keepdims = case
-    check_vjp(lambda bld, args: result(bld, op(args[0], axes, keepdims)), [normal(seed, *shape)])
+    check_vjp(
+        lambda bld, args: result(bld, op(args[0], axes, keepdims)),
+        [normal(seed, *shape)],
+        dynamic=[0] if dynamic else [],
+    )
 
 
 def test_reduce_max_splits_ties_evenly():

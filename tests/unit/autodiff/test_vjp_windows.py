@@ -137,3 +137,25 @@ def test_max_pool_routes_a_tie_to_the_first_maximum():
     ct = np.array([[[[1.0, 10.0]]]])
     (grad,) = run(functions(module)["f_vjp"], [x, ct])
     np.testing.assert_array_equal(grad, [[[[0.0, 11.0, 0.0], [0.0, 0.0, 0.0]]]])
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_window_rules_with_a_dynamic_batch(batch):
+    # The batch dim typed `?`: zero blocks read it at run time, reshapes infer it.
+    rng = np.random.default_rng(6 + batch)
+    x, w, b = (
+        rng.standard_normal((batch, 2, 5, 4)),
+        rng.standard_normal((4, 1, 3, 2)),
+        rng.standard_normal(4),
+    )
+    attrs = {"strides": [2, 1], "dilations": [1, 2], "pads": [1, 0, 2, 1], "groups": 2}
+    check_vjp(
+        lambda bld, a: result(bld, ml.Conv2dOp(a[0], a[1], a[2], **attrs)),
+        [x, w, b],
+        rtol=1e-5,
+        dynamic=[0],
+    )
+    x = rng.permutation(batch * 2 * 5 * 4).reshape(batch, 2, 5, 4) * 0.1
+    pool = {"strides": [2, 1], "dilations": [1, 1], "pads": [1, 0, 1, 1]}
+    for op in (ml.MaxPool2dOp, ml.AvgPool2dOp):
+        check_vjp(lambda bld, a: result(bld, op(a[0], [2, 3], **pool)), [x], dynamic=[0])

@@ -15,8 +15,17 @@ import numpy as np
 from hypothesis import settings
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType, f64
+from xdsl.dialects import arith, func, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX as DYNAMIC,
+)
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    f64,
+)
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -57,7 +66,7 @@ def run(function: func.FuncOp, args: Sequence[np.ndarray]) -> list[np.ndarray]:
 
 
 def _value(op: Operation, args: list[np.ndarray]) -> np.ndarray | tuple[np.ndarray, ...]:
-    if (value := reference(op, args)) is not None:
+    if (value := reference(op, args)) is not None or (value := _sized(op, args)) is not None:
         return value
     match op:
         case arith.ConstantOp():
@@ -84,6 +93,30 @@ def _value(op: Operation, args: list[np.ndarray]) -> np.ndarray | tuple[np.ndarr
             return evaluate(op, args)
 
 
+def _sized(op: Operation, args: list[np.ndarray]) -> np.ndarray | None:
+    """The ops that give or take sizes known at run time (dynamic dims); None for others."""
+    match op:
+        case arith.ConstantOp() if isinstance(op.value, IntegerAttr):
+            return np.array(op.value.value.data, np.int64)
+        case tensor.DimOp():
+            return np.array(args[0].shape[int(args[1])], np.int64)
+        case tensor.FromElementsOp():
+            return np.array(args, np.int64).reshape(op.result.type.get_shape())
+        case arith.MuliOp():
+            return args[0] * args[1]
+        case arith.IndexCastOp():
+            return np.array(args[0], np.int64)
+        case ml.BroadcastToOp() if len(args) == 2:
+            return np.broadcast_to(args[0], tuple(args[1])).copy()
+        case ml.BroadcastToOp() if DYNAMIC in (want := op.result.type.get_shape()):
+            lead = len(want) - args[0].ndim  # a dynamic dim is the operand's, aligned right
+            sizes = [args[0].shape[d - lead] if n == DYNAMIC else n for d, n in enumerate(want)]
+            return np.broadcast_to(args[0], sizes).copy()
+        case ml.ReshapeOp() if len(args) == 2:
+            return args[0].reshape(tuple(args[1]))
+    return None
+
+
 def functions(module: ModuleOp) -> dict[str, func.FuncOp]:
     return {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
 
@@ -103,10 +136,19 @@ def check_vjp(
     rtol: float = 1e-6,
     atol: float = 1e-7,
     eps: float = 1e-6,
+    dynamic: Sequence[int] = (),
 ) -> None:
-    """The VJP of `make` at `inputs` against central differences of <ct, f(x)>."""
+    """
+    The VJP of `make` at `inputs` against central differences of <ct, f(x)>; the first
+    dim of each input listed in `dynamic` is typed `?` (its size then known at run time).
+    """
     inputs = [np.array(a) for a in inputs]
-    types = [TensorType(_element(a), list(a.shape)) for a in inputs]
+    types = [
+        TensorType(
+            _element(a), [DYNAMIC if i in dynamic and d == 0 else n for d, n in enumerate(a.shape)]
+        )
+        for i, a in enumerate(inputs)
+    ]
     wrt = list(wrt) if wrt is not None else [i for i, a in enumerate(inputs) if a.dtype.kind == "f"]
     module = vjp_module(make, types, wrt)
     f, f_vjp = functions(module)["f"], functions(module)["f_vjp"]

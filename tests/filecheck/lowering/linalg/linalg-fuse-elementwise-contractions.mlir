@@ -1,4 +1,6 @@
 // RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg,linalg-fuse-elementwise | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg,linalg-fuse-elementwise \
+// RUN:   --print-op-generic | mlc-opt --split-input-file > /dev/null
 
 // What fusion leaves apart around contractions, so that linalg-tile's kernels take them.
 
@@ -29,4 +31,37 @@ func.func @producer_into_matmul(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> te
   %r = ml.relu %a : (tensor<4x8xf32>) -> tensor<4x8xf32>
   %m = ml.matmul %r, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   func.return %m : tensor<4x16xf32>
+}
+
+// -----
+
+// A convolution at batch 1 with a 1x1 output reads each weight once, but weights made
+// without inputs (a flip, read through `tensor.extract`) stay apart: fused, nothing
+// would read the kernel loops on their own (only the input's `oh + kh`), and the
+// maps would not be invertible. (The input gradient of a padded conv builds this.)
+// CHECK-LABEL: func.func @flipped_weights_stay_apart
+// CHECK:         %[[F:.+]] = linalg.generic
+// CHECK:           tensor.extract %w
+// CHECK:         linalg.generic {{.*}} ins(%x, %[[F]] : tensor<1x4x3x3xf32>, tensor<4x4x3x3xf32>)
+// CHECK-NOT:       tensor.extract
+// CHECK:         func.return
+func.func @flipped_weights_stay_apart(%x: tensor<1x4x3x3xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x1x1xf32> {
+  %f = ml.slice %w {starts = array<i64: 0, 0, 2, 2>, ends = array<i64: 9223372036854775807, 9223372036854775807, -4, -4>, steps = array<i64: 1, 1, -1, -1>} : (tensor<4x4x3x3xf32>) -> tensor<4x4x3x3xf32>
+  %y = ml.conv2d %x, %f : (tensor<1x4x3x3xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x1x1xf32>
+  func.return %y : tensor<1x4x1x1xf32>
+}
+
+// -----
+
+// Weights computed from an input (a relu) read once are fused: the relu's input keeps
+// the plain kernel loops.
+// CHECK-LABEL: func.func @weights_with_inputs_fused
+// CHECK:         linalg.generic {{.*}} ins(%x, %w : tensor<1x4x3x3xf32>, tensor<4x4x3x3xf32>)
+// CHECK:           arith.maximumf
+// CHECK:           arith.mulf
+// CHECK:         func.return
+func.func @weights_with_inputs_fused(%x: tensor<1x4x3x3xf32>, %w: tensor<4x4x3x3xf32>) -> tensor<1x4x1x1xf32> {
+  %f = ml.relu %w : (tensor<4x4x3x3xf32>) -> tensor<4x4x3x3xf32>
+  %y = ml.conv2d %x, %f : (tensor<1x4x3x3xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x1x1xf32>
+  func.return %y : tensor<1x4x1x1xf32>
 }
