@@ -185,7 +185,7 @@ class _Flash:
             async_copy.copy_to(e, shared, address, async_copy.bytes_if(e, inside))
 
     def _issue(self, e: Emitter, block: SSAValue) -> None:
-        """Start copying key block `block` (index) to buffers `block % 2`; commit."""
+        """Start copying key block `block` (index) to buffers `block % 2` (the caller commits)."""
         first, buffer = e.mul(block, BK), e.rem(block, 2)
         for operand, (source, width) in enumerate(((self.a.k, self.d), (self.a.v, self.dv))):
             tile = self._buffer(e, operand, buffer)
