@@ -15,9 +15,10 @@ The GPU backend against the device's own ceilings and torch eager, in one proces
    torch's cuDNN (TF32 off, `cudnn.benchmark` on: its fastest algorithm), in TFLOP/s;
    the ResNet-style CNN of `examples/onnx_models.py` at batch 1 and 32 end to end
    against the same network in torch eager, built from the model's initializers;
-5. `ml.attention` in f16 (batch 4, 16 heads, sequence 1024 and 4096, head dim 64 and
-   128, causal or not) against torch's `scaled_dot_product_attention` on its flash
-   backend, in TFLOP/s (a causal one counts half the scores);
+5. `ml.attention` in f16 and bf16 (batch 4, 16 heads, sequence 1024 and 4096, head dim
+   64 and 128, causal or not; mlc's tensor-core kernel) against torch's
+   `scaled_dot_product_attention` on its flash backend, in TFLOP/s (a causal one counts
+   half the scores);
 6. whole models under `precision="bf16"` (`bench/gpu_models.py`): ResNet-50 and a
    BERT-base-sized encoder at batch 32 against torch eager under autocast bf16 and
    `torch.compile` of it (`--only bf16-models`).
@@ -412,8 +413,8 @@ def conv_rows(gpu: Device, repeats: int) -> list[str]:
     return rows
 
 
-def attention_text(seq: int, dim: int, causal: bool) -> str:
-    t = f"tensor<4x16x{seq}x{dim}xf16>"
+def attention_text(seq: int, dim: int, causal: bool, element: str = "f16") -> str:
+    t = f"tensor<4x16x{seq}x{dim}x{element}>"
     attrs = f"{{scale = {dim**-0.5!r} : f64, causal = {str(causal).lower()}}}"
     return f"""
 func.func @attention(%q: {t}, %k: {t}, %v: {t}) -> {t} {{
@@ -424,42 +425,59 @@ func.func @attention(%q: {t}, %k: {t}, %v: {t}) -> {t} {{
 
 
 def attention_rows(gpu: Device, repeats: int) -> list[str]:
-    """f16 attention against torch's flash backend (scaled_dot_product_attention)."""
+    """f16 and bf16 attention (mlc's tensor-core kernel) against torch's flash backend."""
     import numpy as np
-    from pycuda.gpuarray import GPUArray  # pyright: ignore[reportMissingImports]
 
     torch = gpu.torch
+    kinds = {"f16": (torch.float16, np.float16)}  # element: (torch dtype, numpy dtype)
+    try:  # bf16 arrays through numpy need ml_dtypes
+        import ml_dtypes
+
+        kinds["bf16"] = (torch.bfloat16, ml_dtypes.bfloat16)
+    except ImportError:
+        pass
+    rows: list[str] = []
+    for element, (dtype, numpy_dtype) in kinds.items():
+        for seq in (1024, 4096):
+            for dim in (64, 128):
+                for causal in (False, True):
+                    case = (seq, dim, causal)
+                    row = _attention_row(gpu, case, element, dtype, numpy_dtype, repeats)
+                    rows.append(row)
+    return rows
+
+
+def _attention_row(gpu: Device, case, element, dtype, numpy_dtype, repeats: int) -> str:
+    """One row: `case` = (sequence, head dim, causal) in `element`, mlc against torch."""
+    import numpy as np
+    from pycuda.gpuarray import GPUArray  # pyright: ignore[reportMissingImports]
     from torch.nn.attention import SDPBackend, sdpa_kernel  # pyright: ignore[reportMissingImports]
 
-    rows: list[str] = []
-    for seq in (1024, 4096):
-        for dim in (64, 128):
-            for causal in (False, True):
-                q, k, v = (gpu.randn(4, 16, seq, dim).half() for _ in range(3))
-                views = [
-                    GPUArray(tuple(x.shape), np.float16, gpudata=x.data_ptr()) for x in (q, k, v)
-                ]
-                exe = mlc.compile(attention_text(seq, dim, causal), target="cuda")
+    torch = gpu.torch
+    seq, dim, causal = case
+    q, k, v = (gpu.randn(4, 16, seq, dim).to(dtype) for _ in range(3))
+    views = [GPUArray(tuple(x.shape), numpy_dtype, gpudata=x.data_ptr()) for x in (q, k, v)]
+    exe = mlc.compile(attention_text(seq, dim, causal, element), target="cuda")
 
-                def ours(exe=exe, views=views):
-                    return exe(*views)
+    def ours():
+        return exe(*views)
 
-                def theirs(q=q, k=k, v=v, causal=causal):
-                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                        return torch.nn.functional.scaled_dot_product_attention(
-                            q, k, v, is_causal=causal
-                        )
+    def theirs():
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
-                err = rel_error(torch, ours(), theirs())
-                ms = compare(torch, {"mlc": ours, "torch": theirs}, max(repeats // 4, 3))
-                work = 4 * 4 * 16 * seq * seq * dim * (0.5 if causal else 1)
-                name = f"attention b4 h16 s{seq} d{dim}{' causal' if causal else ''} f16"
-                rows.append(
-                    f"| {name} | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
-                    f"{ms['torch'] / ms['mlc']:.2f} | | {work / ms['mlc'] / 1e9:.1f} TFLOP/s vs "
-                    f"{work / ms['torch'] / 1e9:.1f} (torch flash) | {err:.1e} |"
-                )
-    return rows
+    got = np.asarray(ours().get()).astype(np.float64)  # bf16: no torch dtype through numpy
+    want = theirs().double()
+    got_t = torch.as_tensor(got, device=want.device)
+    err = float(torch.linalg.norm(got_t - want) / torch.linalg.norm(want))
+    ms = compare(torch, {"mlc": ours, "torch": theirs}, max(repeats // 4, 3))
+    work = 4 * 4 * 16 * seq * seq * dim * (0.5 if causal else 1)
+    name = f"attention b4 h16 s{seq} d{dim}{' causal' if causal else ''} {element}"
+    return (
+        f"| {name} | {ms['mlc']:.3f} | {ms['torch']:.3f} | "
+        f"{ms['torch'] / ms['mlc']:.2f} | | {work / ms['mlc'] / 1e9:.1f} TFLOP/s vs "
+        f"{work / ms['torch'] / 1e9:.1f} (torch flash) | {err:.1e} |"
+    )
 
 
 def bf16_model_rows(gpu: Device, repeats: int) -> list[str]:

@@ -121,13 +121,15 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
 
 # The pass that chooses the GPU's contraction kernels, which takes the options below.
 CONTRACTIONS = "convert-contractions-to-gpu"
+ATTENTION = "convert-attention-to-gpu"  # takes `sm` too (tensor cores from sm_80)
 
 
 def contraction_options(text: str, allow_tf32: bool = False, sm: str | None = None) -> str:
     """
     `text` with `CONTRACTIONS` given the options: with `allow_tf32`, contractions
     multiply on the tensor cores in tf32; `sm` (an architecture such as `sm_75`) is the
-    one kernels are built for, else the pass's default (sm_80 and later). Options the
+    one kernels are built for, else the pass's default (sm_80 and later), given to the
+    attention kernels' pass (`ATTENTION`) too. Options the
     text already gives the pass (a tile shape, say) stay, and win over these.
     """
     added: dict[str, tuple[bool | int, ...]] = {"tf32": (True,)} if allow_tf32 else {}
@@ -135,12 +137,13 @@ def contraction_options(text: str, allow_tf32: bool = False, sm: str | None = No
         added["sm"] = (compute_capability(sm),)
     if not added:
         return text
+    wanted = {CONTRACTIONS: added, ATTENTION: {k: v for k, v in added.items() if k == "sm"}}
     specs = [
         ArgSpec(
             spec.name,
-            {**spec.parameters, **{k: v for k, v in added.items() if k not in spec.parameters}},
+            {**spec.parameters, **{k: v for k, v in extra.items() if k not in spec.parameters}},
         )
-        if spec.name == CONTRACTIONS
+        if (extra := wanted.get(spec.name))
         else spec
         for spec in parse_specs(text)
     ]

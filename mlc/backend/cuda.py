@@ -7,6 +7,8 @@ Division of labour, as in MLIR's GPU runtime but without its wrapper library:
 - the host code is compiled for the CPU by llvmlite's JIT and calls the CUDA driver
   itself (`convert-gpu-host-to-llvm`): launches and stream-ordered allocations go
   straight from compiled code to libcuda, with no Python between kernels;
+- a kernel with more than 48 KiB of dynamic shared memory is allowed it at load time
+  (`cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)`);
 - this module loads the kernels' PTX (`mlc.backend.ptx`; cached per program and
   architecture), binds the driver functions into the JIT, fills the kernel handles and
   the device copies of constants, and moves arguments and results.
@@ -36,7 +38,14 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, Intege
 from mlc import resources
 from mlc.backend import launch_timers
 from mlc.backend.assertions import raise_failure
-from mlc.backend.cuda_abi import DEVICE_GLOBAL_PREFIX, DRIVER, KERNEL_HANDLE_PREFIX, STATUS
+from mlc.backend.cuda_abi import (
+    DEVICE_GLOBAL_PREFIX,
+    DRIVER,
+    KERNEL_HANDLE_PREFIX,
+    STATIC_SHARED_LIMIT,
+    STATUS,
+    dynamic_shared_bytes,
+)
 from mlc.backend.jit import JITModule
 from mlc.backend.ptx import kernel_names, to_ptx
 from mlc.backend.runtime import INVOKE_PREFIX, ArgSpec, descriptor_struct, signature
@@ -157,6 +166,7 @@ def _declare_driver(libcuda: ctypes.CDLL) -> None:
         "cuModuleGetFunction": [ctypes.POINTER(void_p), void_p, ctypes.c_char_p],
         "cuGetErrorName": [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)],
         "cuCtxSynchronize": [],
+        "cuFuncSetAttribute": [void_p, ctypes.c_int, ctypes.c_int],
     }
     for name, argtypes in signatures.items():
         function = getattr(libcuda, name)
@@ -216,10 +226,14 @@ class Program:
             launch_timers.install(lib)  # compiled for profiling: its launches are timed
         self.jit = JITModule(host)
         engine = self.jit.engine
+        dynamic_shared = dynamic_shared_bytes(module)
         for name in kernel_names(module):
             function = ctypes.c_void_p()
             status = lib.cuModuleGetFunction(ctypes.byref(function), self.cu_module, name.encode())
             self.device.check(status, f"finding kernel {name}")
+            if (size := dynamic_shared.get(name, 0)) > STATIC_SHARED_LIMIT:
+                status = lib.cuFuncSetAttribute(function, 8, size)  # MAX_DYNAMIC_SHARED_SIZE_BYTES
+                self.device.check(status, f"allowing kernel {name} {size} bytes of shared memory")
             slot = engine.get_global_value_address(KERNEL_HANDLE_PREFIX + name)
             ctypes.c_void_p.from_address(slot).value = function.value
         self.constants: list[int] = []

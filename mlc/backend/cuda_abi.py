@@ -7,8 +7,8 @@ copies of constants to point, the status word to check) and binds the driver
 functions. Here, so neither side imports the other.
 """
 
-from xdsl.dialects import llvm
-from xdsl.dialects.builtin import i32, i64
+from xdsl.dialects import gpu, llvm
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32, i64
 
 STATUS = "__mlc_cuda_status"  # the first failing driver call's status (0: all is well)
 KERNEL_HANDLE_PREFIX = "__mlc_kernel_"  # + kernel name: its `CUfunction`, set at load
@@ -24,3 +24,22 @@ DRIVER: dict[str, llvm.LLVMFunctionType] = {
     "cuMemcpyDtoH_v2": llvm.LLVMFunctionType([_PTR, _PTR, i64], i32),
     "cuMemcpyHtoD_v2": llvm.LLVMFunctionType([_PTR, _PTR, i64], i32),
 }
+# On a kernel's `llvm.func` (`convert-gpu-to-nvvm`): its dynamic shared memory in bytes,
+# which the runtime allows the kernel at load time.
+DYNAMIC_SHARED_BYTES_ATTR = "mlc.dynamic_shared_bytes"
+
+# What a kernel may take without asking; more (up to 227 KiB on sm_90) it must be allowed.
+STATIC_SHARED_LIMIT = 48 * 1024
+
+
+def dynamic_shared_bytes(module: ModuleOp) -> dict[str, int]:
+    """Per kernel, the bytes of dynamic shared memory it declares (`convert-gpu-to-nvvm`)."""
+    sizes: dict[str, int] = {}
+    for kernels in module.ops:
+        if not isinstance(kernels, gpu.ModuleOp):
+            continue
+        for op in kernels.body.block.ops:
+            size = op.attributes.get(DYNAMIC_SHARED_BYTES_ATTR)
+            if isinstance(op, llvm.FuncOp) and isinstance(size, IntegerAttr):
+                sizes[op.sym_name.data] = size.value.data
+    return sizes

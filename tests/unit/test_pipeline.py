@@ -59,3 +59,15 @@ def test_contraction_options_touch_only_the_contraction_pass():
     assert pipeline.contraction_options("cse,bufferize", allow_tf32=True) == "cse,bufferize"
     gpu = pipeline.stage_text("parallel-loops", target="gpu", sm="sm_75")
     assert gpu.count("convert-contractions-to-gpu{sm=75}") == 1 and parse_pipeline(gpu)
+
+
+def test_attention_pass_gets_the_architecture_not_tf32():
+    text = "convert-attention-to-gpu,decompose-attention,convert-contractions-to-gpu"
+    merged = pipeline.contraction_options(text, allow_tf32=True, sm="sm_75")
+    assert merged == (
+        "convert-attention-to-gpu{sm=75},decompose-attention,"
+        "convert-contractions-to-gpu{tf32=true sm=75}"
+    )
+    assert pipeline.contraction_options(text, allow_tf32=True).startswith(
+        "convert-attention-to-gpu,"
+    )

@@ -9,16 +9,22 @@ Two phases, one pass run twice by the `gpu` pipeline (docs/design/attention.md):
   (`mlc.lowering.gpu.attention.stand_in`), which `bufferize` carries to memrefs; the
   others stay for `decompose-attention`, with a remark saying why.
 - On memrefs (after `bufferize` in the `parallel-loops` stage): each stand-in becomes a
-  `gpu.launch` of the fused kernel (`mlc.lowering.gpu.attention.kernel`): one CTA per
-  (batch..., head, 64 query rows), the online softmax over blocks of 32 keys in
-  registers and shared memory, the scores never in global memory.
+  `gpu.launch` of a fused kernel, one CTA per (batch..., head, 64 query rows), the
+  scores never in global memory. f16 and bf16 with head and value dims 64 or 128 on
+  sm_80 and later (`sm`, default 80) take the tensor cores
+  (`mlc.lowering.gpu.attention.flash`: FlashAttention-2's warps, mma.sync, ldmatrix,
+  cp.async, dynamic shared memory); the rest the FMA kernel
+  (`mlc.lowering.gpu.attention.kernel`: a thread a query row, the online softmax over
+  blocks of 32 keys), 16-bit ones with a remark saying why.
 
 Grouped K/V heads are indexed (`h // G`), causal and mask applied in the kernel,
 sequence lengths read at run time.
 """
 
+from dataclasses import dataclass
+
 from xdsl.context import Context
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import Float32Type, MemRefType, ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -31,7 +37,9 @@ from xdsl.rewriter import InsertPoint
 
 from mlc.diagnostics import op_error, op_remark
 from mlc.dialects import ml
-from mlc.lowering.gpu.attention import kernel, stand_in
+from mlc.gpu_architectures import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
+from mlc.lowering.gpu.attention import flash, kernel, stand_in
+from mlc.lowering.gpu.attention.stand_in import element
 from mlc.lowering.gpu.contraction.emitter import Emitter
 
 
@@ -48,8 +56,11 @@ class AttentionToStandIn(RewritePattern):
         rewriter.erase(op)
 
 
+@dataclass
 class StandInToKernel(RewritePattern):
     """A stand-in generic on memrefs to the fused kernel's launch (module docstring)."""
+
+    sm: int
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
@@ -59,14 +70,27 @@ class StandInToKernel(RewritePattern):
             return
         if op.res or not isinstance(attention.q.type, MemRefType):
             return  # still on tensors: bufferize comes first
-        kernel.launch(Emitter(rewriter, InsertPoint.before(op), op), attention)
+        emit = Emitter(rewriter, InsertPoint.before(op), op)
+        if (why := flash.declined(attention, self.sm)) is None:
+            flash.launch(emit, attention)
+            return
+        if not isinstance(element(attention.q), Float32Type):
+            op_remark(op, f"attention on the FMA kernel, not the tensor cores: {why}")
+        kernel.launch(emit, attention)
 
 
+@dataclass(frozen=True)
 class ConvertAttentionToGPUPass(ModulePass):
     """`ml.attention` to its stand-in, stand-ins on memrefs to the fused kernel."""
 
     name = "convert-attention-to-gpu"
 
+    sm: int = ASYNC_COPY_SM
+    """The compute capability kernels are built for (the tensor cores from 80)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for pattern in (AttentionToStandIn(), StandInToKernel()):
+        if self.sm not in COMPUTE_CAPABILITIES:
+            known = ", ".join(map(str, COMPUTE_CAPABILITIES))
+            raise ValueError(f"sm={self.sm}: not a compute capability mlc targets ({known})")
+        for pattern in (AttentionToStandIn(), StandInToKernel(self.sm)):
             PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -8,7 +8,8 @@ launch and pass descriptors around. The host code is lowered by `convert-to-llvm
 unchanged (the `gpu.module`s are set aside meanwhile), with these differences:
 
 - `gpu.launch_func @kernels::@k blocks in (...) threads in (...) args(...)` becomes a
-  call of `@__mlc_launch_k(gx, gy, gz, bx, by, bz, args...)`; its arguments are
+  call of `@__mlc_launch_k(gx, gy, gz, bx, by, bz, shared, args...)` (`shared` the
+  launch's dynamic shared memory in bytes, 0 if it gives none); its arguments are
   expanded by `convert-to-llvm` like any call (memrefs into descriptor fields), so
   they match the kernel's parameters one to one. The stub stores each into a slot,
   and calls `cuLaunchKernel` with the array of slot pointers, on the default stream,
@@ -32,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, gpu, llvm, memref
+from xdsl.dialects import arith, func, gpu, llvm, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -85,7 +86,13 @@ def rewrite_host_ops(module: ModuleOp, stubs: _Stubs) -> None:
                 op.gridSizeX, op.gridSizeY, op.gridSizeZ,
                 op.blockSizeX, op.blockSizeY, op.blockSizeZ,
             ]  # fmt: skip
-            args = [*sizes, *op.kernelOperands]
+            shared = op.dynamicSharedMemorySize  # bytes of dynamic shared memory, i32
+            if shared is None:
+                zero = arith.ConstantOp.from_int_and_width(0, i32)
+                zero.location = op.location
+                Rewriter.insert_op(zero, InsertPoint.before(op))
+                shared = zero.result
+            args = [*sizes, shared, *op.kernelOperands]
             name = stubs.declare(LAUNCH_PREFIX + kernel, [a.type for a in args], [])
             _call(op, name, args, [])
             Rewriter.erase_op(op)
@@ -152,7 +159,7 @@ def _define(declaration: llvm.FuncOp, build: BodyBuilder) -> None:
 
 def _launch_body(kernel: str) -> BodyBuilder:
     def build(b: Builder, args: Sequence[SSAValue]) -> SSAValue | None:
-        sizes, params = args[:6], args[6:]
+        sizes, shared, params = args[:6], args[6], args[7:]
         array = b.emit(llvm.AllocaOp(b.value(len(params) or 1), PTR))
         for i, value in enumerate(params):
             slot = b.emit(llvm.AllocaOp(b.value(1), value.type))
@@ -163,8 +170,7 @@ def _launch_body(kernel: str) -> BodyBuilder:
             llvm.LoadOp(b.emit(llvm.AddressOfOp(KERNEL_HANDLE_PREFIX + kernel, PTR)), PTR)
         )
         dims = [b.emit(llvm.TruncOp(size, i32)) for size in sizes]
-        no_shared = b.emit(llvm.ConstantOp(IntegerAttr(0, i32), i32))
-        rc = b.call("cuLaunchKernel", [handle, *dims, no_shared, _null(b), array, _null(b)], i32)
+        rc = b.call("cuLaunchKernel", [handle, *dims, shared, _null(b), array, _null(b)], i32)
         assert rc is not None
         _record(b, rc)
         return None

@@ -40,6 +40,12 @@ The descriptor holds the generic address of the global (xDSL has no
 `llvm.addrspacecast`; `mlc.backend.llvm` translates an `addressof` of a global in
 another address space, typed `!llvm.ptr`, as that cast), and LLVM's NVPTX address
 space inference turns the accesses back into `ld.shared`/`st.shared`.
+An alloca marked `mlc.dynamic_shared` (at most one a kernel) is the kernel's dynamic
+shared memory instead (`.extern .shared` in PTX, past the 48 KiB a static allocation
+may take): its global is an external `!llvm.array<0 x i8>`, and the kernel's
+`llvm.func` records its bytes as `mlc.dynamic_shared_bytes`, which the launch passes
+(`gpu.launch`'s dynamic shared memory size) and the runtime allows
+(`mlc.backend.cuda`).
 Math functions that NVPTX cannot select (`llvm.exp`, `erf`, ...) are mapped to
 libdevice there too.
 """
@@ -55,6 +61,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     UnitAttr,
+    i8,
     i32,
 )
 from xdsl.ir import Attribute, Operation, Region
@@ -68,6 +75,7 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import Rewriter
 
+from mlc.backend.cuda_abi import DYNAMIC_SHARED_BYTES_ATTR
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 from mlc.lowering.support.locations import keep_location
@@ -77,6 +85,8 @@ MAX_THREADS_ATTR = "nvvm.maxntid"  # launch bounds, as MLIR's NVVM dialect spell
 MIN_BLOCKS_ATTR = "nvvm.minctasm"
 SHARED = 3  # NVVM's address space of workgroup (shared) memory
 SHARED_PREFIX = "__mlc_shared_"
+DYNAMIC_SHARED_ATTR = "mlc.dynamic_shared"  # on the one alloca a kernel's dynamic shared is
+DYNAMIC_PREFIX = "__mlc_dynamic_shared_"
 
 # The PTX special register each id/size op reads, by op and dimension.
 SPECIAL_REGISTERS: dict[type[Operation], str] = {
@@ -156,17 +166,41 @@ def _is_shared(op: Operation) -> bool:
     return isinstance(space, IntegerAttr) and space.value.data == SHARED
 
 
-def _shared_to_globals(scratch: ModuleOp) -> set[str]:
-    """Each shared-memory alloca to a `memref.get_global` of a new global; their names."""
+def _bytes(type_: MemRefType) -> int:
+    element = type_.element_type
+    width = element.bitwidth if hasattr(element, "bitwidth") else 64  # index
+    count = 1
+    for size in type_.get_shape():
+        count *= size
+    return count * width // 8
+
+
+def _shared_to_globals(scratch: ModuleOp) -> tuple[set[str], dict[str, tuple[str, int]]]:
+    """
+    Each shared-memory alloca to a `memref.get_global` of a new global: the static
+    globals' names, and per dynamic one its kernel's name and bytes (module docstring).
+    """
     names: set[str] = set()
+    dynamic: dict[str, tuple[str, int]] = {}
     for op in list(scratch.walk()):
         if not _is_shared(op):
             continue
         assert isinstance(op, memref.AllocaOp)
         if op.dynamic_sizes:
             op_error(op, "shared memory (address space 3) must have a static shape")
-        name = f"{SHARED_PREFIX}{len(names)}"
-        names.add(name)
+        if DYNAMIC_SHARED_ATTR in op.attributes:
+            function = op.parent_op()
+            while function is not None and not isinstance(function, func.FuncOp):
+                function = function.parent_op()
+            assert function is not None
+            kernel = function.sym_name.data
+            if any(owner == kernel for owner, _ in dynamic.values()):
+                op_error(op, "a kernel has at most one dynamic shared-memory alloca")
+            name = f"{DYNAMIC_PREFIX}{len(dynamic)}"
+            dynamic[name] = (kernel, _bytes(op.memref.type))
+        else:
+            name = f"{SHARED_PREFIX}{len(names)}"
+            names.add(name)
         plain = MemRefType(op.memref.type.element_type, op.memref.type.get_shape())
         declared = memref.GlobalOp.get(StringAttr(name), plain, UnitAttr(), StringAttr("public"))
         scratch.body.block.add_op(declared)
@@ -174,7 +208,7 @@ def _shared_to_globals(scratch: ModuleOp) -> set[str]:
         read.location = op.location
         declared.location = op.location
         Rewriter.replace_op(op, read)
-    return names
+    return names, dynamic
 
 
 def launch_bounds(kernel: gpu.FuncOp) -> dict[str, Attribute]:
@@ -206,13 +240,26 @@ def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
     PatternRewriteWalker(
         GreedyRewritePatternApplier([LowerSpecialRegisters(), LowerBarrier()])
     ).rewrite_module(scratch)
-    shared = _shared_to_globals(scratch)
+    shared, dynamic = _shared_to_globals(scratch)
+    for kernel, size in dynamic.values():
+        if kernel in names:
+            names[kernel][DYNAMIC_SHARED_BYTES_ATTR] = IntegerAttr(size, i32)
     ConvertToLLVMPass().apply(ctx, scratch)
     for op in list(scratch.body.block.ops):
         op.detach()
         if isinstance(op, llvm.GlobalOp) and op.sym_name.data in shared:
             op.linkage = llvm.LinkageAttr("internal")
             op.addr_space = IntegerAttr(SHARED, 32)
+        if isinstance(op, llvm.GlobalOp) and op.sym_name.data in dynamic:
+            extern = llvm.GlobalOp(
+                llvm.LLVMArrayType(0, i8),
+                op.sym_name,
+                "external",
+                addr_space=SHARED,
+                alignment=16,
+            )
+            extern.location = op.location
+            op = extern
         if isinstance(op, llvm.FuncOp) and op.sym_name.data in names:
             op.linkage = llvm.LinkageAttr("external")
             op.attributes[KERNEL_ATTR] = UnitAttr()

@@ -107,7 +107,13 @@ def outline(launch: gpu.LaunchOp, name: str, kernels: gpu.ModuleOp) -> gpu.Launc
     symbol = SymbolRefAttr(KERNEL_MODULE, [name])
     grid = [launch.gridSizeX, launch.gridSizeY, launch.gridSizeZ]
     block = [launch.blockSizeX, launch.blockSizeY, launch.blockSizeZ]
-    launch_func = gpu.LaunchFuncOp(symbol, grid, block, kernelOperands=arguments)
+    launch_func = gpu.LaunchFuncOp(
+        symbol,
+        grid,
+        block,
+        kernelOperands=arguments,
+        dynamicSharedMemorySize=launch.dynamicSharedMemorySize,
+    )
     launch_func.location = launch.location
     return launch_func
 

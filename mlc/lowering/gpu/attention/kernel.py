@@ -20,10 +20,11 @@ probabilities (f32), 41 KiB at D = Dv = 128.
 """
 
 import math
+from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, memref, scf
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import Float32Type, FloatAttr, IndexType, f32, i1
+from xdsl.dialects.builtin import Float32Type, FloatAttr, IndexType, f32, i1, i32
 from xdsl.ir import Block, Region, SSAValue
 
 from mlc.lowering.gpu.attention.stand_in import Attention, element, shape
@@ -35,24 +36,44 @@ BK = 32  # keys staged per step
 LOG2E = math.log2(math.e)
 
 
-def launch(host: Emitter, a: Attention) -> None:
-    """Replace stand-in `a.op` (at `host`) by the kernel's `gpu.launch`."""
+@dataclass(frozen=True)
+class Grid:
+    """Inside a kernel's launch, where CTA `(bx, by, bz)` has work: what it works on."""
+
+    e: Emitter  # into the body of the CTA's work
+    batch: list[SSAValue]  # the batch indices
+    head: SSAValue
+    q0: SSAValue  # the CTA's first query row
+    tid: SSAValue
+    sizes: tuple[SSAValue, SSAValue]  # Sq, Sk
+
+
+def open_launch(
+    host: Emitter, a: Attention, rows: int, threads: int, shared_bytes: int = 0
+) -> Grid:
+    """
+    A `gpu.launch` at `host` of one CTA of `threads` threads per (batch..., head, `rows`
+    query rows), `shared_bytes` of dynamic shared memory; the CTA's `Grid`, whose emitter
+    the caller closes with `scf.yield`.
+    """
     nb = a.batch_rank
-    batch = [_dim(host, a.q, n) for n in range(nb)]
-    sizes = _dim(host, a.q, nb + 1), _dim(host, a.k, nb + 1)
+    batch = [dim(host, a.q, n) for n in range(nb)]
+    sizes = dim(host, a.q, nb + 1), dim(host, a.k, nb + 1)
     count = host.index(1)
     for size in batch:
         count = host.mul(count, size)
     one = host.index(1)
-    blocks_x = host(arith.MaxUIOp(host.ceil_div(sizes[0], BQ), one))
+    blocks_x = host(arith.MaxUIOp(host.ceil_div(sizes[0], rows), one))
     grid = [blocks_x, host.index(shape(a.q)[-3]), host(arith.MaxUIOp(count, one))]
     body = Block(arg_types=[IndexType()] * 12)
-    host(gpu.LaunchOp(Region(body), grid, [host.index(BQ), one, one]))
+    shared = host(arith.ConstantOp.from_int_and_width(shared_bytes, i32)) if shared_bytes else None
+    block = [host.index(threads), one, one]
+    host(gpu.LaunchOp(Region(body), grid, block, dynamicSharedMemorySize=shared))
     kernel = host.region(body)
     x, y, z = (gpu.DimensionAttr(d) for d in gpu.DimensionEnum)
     bx, by, bz = (kernel(gpu.BlockIdOp(d)) for d in (x, y, z))
     tid = kernel(gpu.ThreadIdOp(x))
-    q0 = kernel.mul(bx, BQ)
+    q0 = kernel.mul(bx, rows)
     work = kernel(arith.AndIOp(kernel.less(q0, sizes[0]), kernel.less(bz, count)))
     then = Block()
     kernel(scf.IfOp(work, [], [then]))
@@ -64,25 +85,31 @@ def launch(host: Emitter, a: Attention) -> None:
         ivs.append(inner.rem(rest, size))
         rest = inner.div(rest, size)
     ivs.reverse()
-    _Row(a, inner, ivs, by, sizes).build(q0, tid)
-    inner(scf.YieldOp())
+    return Grid(inner, ivs, by, q0, tid, sizes)
+
+
+def launch(host: Emitter, a: Attention) -> None:
+    """Replace stand-in `a.op` (at `host`) by the kernel's `gpu.launch`."""
+    g = open_launch(host, a, BQ, BQ)
+    _Row(a, g.e, g.batch, g.head, g.sizes).build(g.q0, g.tid)
+    g.e(scf.YieldOp())
     host.rewriter.erase(a.op)
 
 
-def _dim(e: Emitter, buffer: SSAValue, n: int) -> SSAValue:
+def dim(e: Emitter, buffer: SSAValue, n: int) -> SSAValue:
     size = shape(buffer)[n]
     return e.index(size) if size >= 0 else e(memref.DimOp(buffer, e.index(n)))
 
 
-def _f32(e: Emitter, value: SSAValue) -> SSAValue:
+def to_f32(e: Emitter, value: SSAValue) -> SSAValue:
     return value if isinstance(value.type, Float32Type) else e(arith.ExtFOp(value, f32))
 
 
-def _constant(e: Emitter, value: float) -> SSAValue:
+def constant(e: Emitter, value: float) -> SSAValue:
     return e(arith.ConstantOp(FloatAttr(value, f32)))
 
 
-def _for(
+def for_loop(
     e: Emitter, lower: SSAValue, upper: SSAValue, step: SSAValue, carried: list[SSAValue]
 ) -> tuple[scf.ForOp, Emitter, list[SSAValue]]:
     """An `scf.for` carrying `carried`: the op, an emitter into its body, its body args."""
@@ -123,9 +150,9 @@ class _Row:
             limit = e.add(e.add(q0, BQ), self.sk)
             band = e(arith.MinUIOp(self.sk, e(arith.SubiOp(limit, self.sq))))
             end = e(arith.SelectOp(e.less(self.sq, limit), band, e.index(0)))
-        zero = _constant(e, 0.0)
-        carried = [_constant(e, -math.inf), zero, *([zero] * self.dv)]
-        loop, body, args = _for(e, e.index(0), e.ceil_div(end, BK), e.index(1), carried)
+        zero = constant(e, 0.0)
+        carried = [constant(e, -math.inf), zero, *([zero] * self.dv)]
+        loop, body, args = for_loop(e, e.index(0), e.ceil_div(end, BK), e.index(1), carried)
         body(scf.YieldOp(*self._step(body, body.mul(args[0], BK), args[1:])))
         m, l, *acc = loop.results  # noqa: E741
         del m
@@ -146,13 +173,13 @@ class _Row:
 
     def _stage(self, e: Emitter, source: SSAValue, tile: SSAValue, width: int, k0: SSAValue):
         """Rows k0..k0+BK of K or V (this CTA's K/V head) into `tile`, zero past Sk."""
-        loop, body, args = _for(e, self.tid, e.index(BK * width), e.index(BQ), [])
+        loop, body, args = for_loop(e, self.tid, e.index(BK * width), e.index(BQ), [])
         r, c = body.div(args[0], width), body.rem(args[0], width)
         key = body.add(k0, r)
         inside = body.less(key, self.sk)
         at = body(arith.SelectOp(inside, key, body.index(0)))
-        value = _f32(body, body(memref.LoadOp.get(source, [*self.batch, self.kv_head, at, c])))
-        kept = body(arith.SelectOp(inside, value, _constant(body, 0.0)))
+        value = to_f32(body, body(memref.LoadOp.get(source, [*self.batch, self.kv_head, at, c])))
+        kept = body(arith.SelectOp(inside, value, constant(body, 0.0)))
         body(memref.StoreOp.get(kept, tile, [r, c]))
         body(scf.YieldOp())
         del loop
@@ -166,8 +193,8 @@ class _Row:
         self._stage(e, a.v, self.values, self.dv, k0)
         e(gpu.BarrierOp())
         scores = self._scores(e)
-        scaled = _constant(e, a.scale * LOG2E)
-        minus_inf = _constant(e, -math.inf)
+        scaled = constant(e, a.scale * LOG2E)
+        minus_inf = constant(e, -math.inf)
         for j in range(BK):
             key = e.add(k0, j)
             allowed = e.less(key, self.sk)
@@ -181,13 +208,13 @@ class _Row:
                 if bit.type == i1:
                     allowed = e(arith.AndIOp(allowed, bit))
                 else:
-                    s = e(arith.AddfOp(s, e(arith.MulfOp(_f32(e, bit), _constant(e, LOG2E)))))
+                    s = e(arith.AddfOp(s, e(arith.MulfOp(to_f32(e, bit), constant(e, LOG2E)))))
             scores[j] = e(arith.SelectOp(allowed, s, minus_inf))
         largest = m
         for s in scores:
             largest = e(arith.MaximumfOp(largest, s))
         empty = e(arith.CmpfOp(largest, minus_inf, "oeq"))
-        base = e(arith.SelectOp(empty, _constant(e, 0.0), largest))
+        base = e(arith.SelectOp(empty, constant(e, 0.0), largest))
         alpha = e(mathd.Exp2Op(e(arith.SubfOp(m, base))))
         total = e(arith.MulfOp(l, alpha))
         for j, s in enumerate(scores):
@@ -195,7 +222,7 @@ class _Row:
             total = e(arith.AddfOp(total, p))
             e(memref.StoreOp.get(p, self.probabilities, [self.tid, e.index(j)]))
         rescaled = [e(arith.MulfOp(x, alpha)) for x in acc]
-        loop, body, args = _for(e, e.index(0), e.index(BK), e.index(1), rescaled)
+        loop, body, args = for_loop(e, e.index(0), e.index(BK), e.index(1), rescaled)
         p = body(memref.LoadOp.get(self.probabilities, [self.tid, args[0]]))
         summed = []
         for n, x in enumerate(args[1:]):
@@ -206,10 +233,10 @@ class _Row:
 
     def _scores(self, e: Emitter) -> list[SSAValue]:
         """q[row]·k[j] for the BK staged keys, unscaled: a loop over the head dim."""
-        zero = _constant(e, 0.0)
-        loop, body, args = _for(e, e.index(0), e.index(self.d), e.index(1), [zero] * BK)
+        zero = constant(e, 0.0)
+        loop, body, args = for_loop(e, e.index(0), e.index(self.d), e.index(1), [zero] * BK)
         d = args[0]
-        q = _f32(body, body(memref.LoadOp.get(self.a.q, [*self.batch, self.head, self.row, d])))
+        q = to_f32(body, body(memref.LoadOp.get(self.a.q, [*self.batch, self.head, self.row, d])))
         sums = []
         for j, s in enumerate(args[1:]):
             k = body(memref.LoadOp.get(self.keys, [body.index(j), d]))
@@ -218,19 +245,23 @@ class _Row:
         return list(loop.results)
 
     def _mask(self, e: Emitter, key: SSAValue) -> SSAValue:
-        """The mask at (row, key), broadcast: a size-1 dim (static or at run time) read at 0."""
-        mask = self.a.mask
-        assert mask is not None
-        full = [*self.batch, self.head, self.row, key]
-        mask_shape = shape(mask)
-        first = len(full) - len(mask_shape)
-        indices = []
-        for n, size in enumerate(mask_shape):
-            if size == 1:
-                indices.append(e.index(0))
-            elif size < 0:
-                single = e(arith.CmpiOp(_dim(e, mask, n), e.index(1), "eq"))
-                indices.append(e(arith.SelectOp(single, e.index(0), full[first + n])))
-            else:
-                indices.append(full[first + n])
-        return e(memref.LoadOp.get(mask, indices))
+        return mask_at(e, self.a, [*self.batch, self.head, self.row, key])
+
+
+def mask_at(e: Emitter, a: Attention, full: list[SSAValue]) -> SSAValue:
+    """`a`'s mask at `full` (batch..., head, row, key), broadcast: a size-1 dim (static or
+    at run time) read at 0."""
+    mask = a.mask
+    assert mask is not None
+    mask_shape = shape(mask)
+    first = len(full) - len(mask_shape)
+    indices = []
+    for n, size in enumerate(mask_shape):
+        if size == 1:
+            indices.append(e.index(0))
+        elif size < 0:
+            single = e(arith.CmpiOp(dim(e, mask, n), e.index(1), "eq"))
+            indices.append(e(arith.SelectOp(single, e.index(0), full[first + n])))
+        else:
+            indices.append(full[first + n])
+    return e(memref.LoadOp.get(mask, indices))

@@ -70,14 +70,33 @@ def _fragments(
     along = e.add(first, along_offset)
     k = e.add(k_offset, kk)
     address = shared_address(e, staging.tile, staging.at(buffer, k, along))
+    return ldmatrix_x4(e, address, not staging.tile_along_k)
+
+
+def ldmatrix_x4(e: Emitter, address: SSAValue, transposed: bool) -> list[SSAValue]:
+    """
+    `ldmatrix.x4` (`.trans` if `transposed`) at this lane's 32-bit shared address
+    `address` (the row `lane % 8` of 8x8 matrix `lane / 8`): register `q` holds this
+    lane's pair of matrix `q`, 4 b32 values.
+    """
     load = llvm.InlineAsmOp(
-        _ldmatrix(not staging.tile_along_k),
+        _ldmatrix(transposed),
         "=r,=r,=r,=r,r,~{memory}",
         [address],
         [FRAGMENTS],
         has_side_effects=True,  # stays between the barriers that publish the tile
     )
     return _fields(e, e(load), i32)
+
+
+def mma_m16n8k16(
+    e: Emitter, element: str, a: list[SSAValue], b: list[SSAValue], c: list[SSAValue]
+) -> list[SSAValue]:
+    """`d = a·b + c` for one 16x8 tile, 16 deep: 4 b32 `a`, 2 b32 `b`, 4 f32 `c` and `d`
+    in PTX's fragment layouts; `element` is `f16` or `bf16`."""
+    constraints = ",".join(["=f"] * 4 + ["r"] * 6 + ["f"] * 4)
+    result = e(llvm.InlineAsmOp(_mma(element), constraints, [*a, *b, *c], [ACCUMULATORS]))
+    return _fields(e, result, f32)
 
 
 def lane_matrices(
@@ -121,8 +140,6 @@ def half_mma_step(
     for i, a in enumerate(a_fragments):
         for n, b in enumerate(b_fragments):
             slots = [(2 * i + h) * 8 + 2 * n + j for h in range(2) for j in range(2)]
-            operands = [*a, *b, *(accs[s] for s in slots)]
-            constraints = ",".join(["=f"] * 4 + ["r"] * 6 + ["f"] * 4)
-            result = e(llvm.InlineAsmOp(_mma(element), constraints, operands, [ACCUMULATORS]))
-            for slot, value in zip(slots, _fields(e, result, f32), strict=True):
+            result = mma_m16n8k16(e, element, a, b, [accs[s] for s in slots])
+            for slot, value in zip(slots, result, strict=True):
                 accs[slot] = value

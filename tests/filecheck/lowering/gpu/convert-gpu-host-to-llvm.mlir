@@ -11,17 +11,17 @@
 // CHECK:         %[[RAW:.+]] = llvm.call @__mlc_cuda_malloc(%{{.+}}) : (i64) -> !llvm.ptr
 // CHECK:         %[[SLOT:.+]] = llvm.mlir.addressof @__mlc_device_weights : !llvm.ptr
 // CHECK-NEXT:    %[[W:.+]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
-// CHECK:         llvm.call @__mlc_launch_k(%{{.+}}) : (i64, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
+// CHECK:         llvm.call @__mlc_launch_k(%{{.+}}) : (i64, i64, i64, i64, i64, i64, i32, !llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
 // CHECK:         %[[V:.+]] = llvm.call @__mlc_read_0(%{{.+}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i64, i64) -> f32
 // CHECK:         llvm.call @__mlc_cuda_free(%{{.+}}) : (!llvm.ptr) -> ()
 // CHECK-NEXT:    llvm.return %[[V]] : f32
 // CHECK-NOT:     @malloc
-// CHECK:       llvm.func internal @__mlc_launch_k(%{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64,
+// CHECK:       llvm.func internal @__mlc_launch_k(%{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %{{.+}}: i64, %[[SHARED:.+]]: i32,
 // CHECK:         %[[N:.+]] = llvm.mlir.constant(10) : i64
 // CHECK-NEXT:    %[[PARAMS:.+]] = llvm.alloca %[[N]] x !llvm.ptr
 // CHECK:         %[[HANDLE_SLOT:.+]] = llvm.mlir.addressof @__mlc_kernel_k : !llvm.ptr
 // CHECK-NEXT:    %[[HANDLE:.+]] = llvm.load %[[HANDLE_SLOT]] : !llvm.ptr -> !llvm.ptr
-// CHECK:         %[[RC:.+]] = llvm.call @cuLaunchKernel(%[[HANDLE]], {{.*}}, %[[PARAMS]], %{{.+}}) : (!llvm.ptr, i32, i32, i32, i32, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
+// CHECK:         %[[RC:.+]] = llvm.call @cuLaunchKernel(%[[HANDLE]], {{.*}}, %[[SHARED]], %{{.+}}, %[[PARAMS]], %{{.+}}) : (!llvm.ptr, i32, i32, i32, i32, i32, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> i32
 // CHECK:         llvm.mlir.addressof @__mlc_cuda_status
 // CHECK:       llvm.func internal @__mlc_read_0(
 // CHECK:         llvm.call @cuMemcpyDtoH_v2(

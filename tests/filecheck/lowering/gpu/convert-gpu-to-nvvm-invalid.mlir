@@ -24,3 +24,16 @@ builtin.module attributes {gpu.container_module} {
     }) {sym_name = "k"} : () -> ()
   }) : () -> ()
 }
+
+// -----
+
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "kernels"}> ({
+    "gpu.func"() <{function_type = () -> (), kernel}> ({
+      %a = memref.alloca() {mlc.dynamic_shared} : memref<64xf16, 3 : i64>
+      // expected-error @+1 {{a kernel has at most one dynamic shared-memory alloca}}
+      %b = memref.alloca() {mlc.dynamic_shared} : memref<64xf16, 3 : i64>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "k"} : () -> ()
+  }) : () -> ()
+}

@@ -110,3 +110,29 @@ builtin.module attributes {gpu.container_module} {
     }) {sym_name = "free"} : () -> ()
   }) : () -> ()
 }
+
+// -----
+
+// An alloca marked mlc.dynamic_shared is the kernel's dynamic shared memory: an
+// external zero-length array in address space 3 (`.extern .shared` in PTX), its bytes
+// on the kernel; the other alloca stays a static internal global.
+
+// CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
+// CHECK:         llvm.func @dyn(%{{.*}}: i64) attributes {nvvm.kernel, mlc.dynamic_shared_bytes = 69632 : i32}
+// CHECK:           llvm.mlir.addressof @__mlc_dynamic_shared_0 : !llvm.ptr
+// CHECK:           llvm.mlir.addressof @__mlc_shared_0 : !llvm.ptr
+// CHECK-DAG:     llvm.mlir.global external @__mlc_dynamic_shared_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-DAG:     llvm.mlir.global internal @__mlc_shared_0() {addr_space = 3 : i32, alignment = 64 : i64} : !llvm.array<64 x f32>
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "kernels"}> ({
+    "gpu.func"() <{function_type = (index) -> (), kernel}> ({
+    ^bb0(%i: index):
+      %big = memref.alloca() {mlc.dynamic_shared} : memref<34816xf16, 3 : i64>
+      %small = memref.alloca() : memref<64xf32, 3 : i64>
+      %h = memref.load %big[%i] : memref<34816xf16, 3 : i64>
+      %f = arith.extf %h : f16 to f32
+      memref.store %f, %small[%i] : memref<64xf32, 3 : i64>
+      "gpu.return"() : () -> ()
+    }) {sym_name = "dyn"} : () -> ()
+  }) : () -> ()
+}

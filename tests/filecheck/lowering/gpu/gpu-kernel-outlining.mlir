@@ -102,3 +102,21 @@ func.func @bounds(%m: memref<?xf32>, %n: index) {
   }) : (index, index, index, index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A launch's dynamic shared memory size goes to its launch_func.
+
+// CHECK-LABEL: func.func @dynamic_shared
+// CHECK:         %[[BYTES:.*]] = arith.constant 69632 : i32
+// CHECK:         "gpu.launch_func"(%c1, %c1, %c1, %c128, %c1, %c1, %[[BYTES]]) <{kernel = @kernels::@dynamic_shared_kernel_0, {{.*}}}> : (index, index, index, index, index, index, i32) -> ()
+func.func @dynamic_shared() {
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %bytes = arith.constant 69632 : i32
+  "gpu.launch"(%c1, %c1, %c1, %c128, %c1, %c1, %bytes) <{operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1>}> ({
+  ^bb0(%bx: index, %by: index, %bz: index, %tx: index, %ty: index, %tz: index, %gx: index, %gy: index, %gz: index, %sx: index, %sy: index, %sz: index):
+    "gpu.terminator"() : () -> ()
+  }) : (index, index, index, index, index, index, i32) -> ()
+  func.return
+}
