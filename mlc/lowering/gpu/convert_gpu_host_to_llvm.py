@@ -236,11 +236,17 @@ def _free_body(b: Builder, args: Sequence[SSAValue]) -> SSAValue | None:
 def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:
     """Define the stubs and the runtime's globals; point allocation and constants at them."""
     functions = {op.sym_name.data: op for op in module.ops if isinstance(op, llvm.FuncOp)}
+    addressed = {
+        op.global_name.string_value() for op in module.walk() if isinstance(op, llvm.AddressOfOp)
+    }
     data_globals = {
         op.sym_name.data
         for op in module.ops
-        if isinstance(op, llvm.GlobalOp) and not op.sym_name.data.startswith(MESSAGE_PREFIX)
-    }  # the constants kernels read; failed checks' messages stay on the host
+        if isinstance(op, llvm.GlobalOp)
+        and op.sym_name.data in addressed
+        and not op.sym_name.data.startswith(MESSAGE_PREFIX)
+    }  # the constants kernels read; failed checks' messages and what only Python reads
+    # (a profiled program's kernel table) stay on the host
     body = module.body.block
 
     def add_global(name: str, type_: Attribute) -> None:
