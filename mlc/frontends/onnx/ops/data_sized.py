@@ -12,7 +12,6 @@ see any dynamic one, so the compiled code sizes its buffers when it runs.
 
 from collections.abc import Sequence
 
-import numpy as np
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType, i1, i64
 from xdsl.ir import SSAValue
@@ -26,6 +25,7 @@ from mlc.frontends.onnx.ops.build import (
     element_of,
     reshape_to,
     shape_of,
+    shape_tensor,
     sizes,
 )
 from mlc.frontends.onnx.ops.padding import full, slice_at_run_time
@@ -48,10 +48,10 @@ def non_zero(node: Node) -> Sequence[Value]:
     mask = x if element_of(x) == i1 else node.emit(ml.CmpOp("ne", x, node.scalar(0, x)))
     flat = cast(node, reshape_to(node, mask, [count]), i64)
     column = node.emit(ml.CumSumOp(flat, 0, exclusive=True))
-    spare = full(node, [count], rank0(node, count))
+    spare = rank0(node, count)
     column = node.emit(ml.SelectOp(reshape_to(node, mask, [count]), column, spare))
     total = node.emit(tensor.ExtractOp(node.emit(ml.ReduceSumOp(flat, [0])), [], i64))
-    coordinates = reshape_to(node, coordinates_of(node, dims), [rank, count])
+    coordinates = coordinates_of(node, dims, count)
     columns = full_like(node, reshape_to(node, column, [1, count]), [rank, count])
     zero = node.scalar(0, TensorType(i64, []))
     out = full(node, [rank, calc.add(count, 1)], zero)
@@ -59,16 +59,15 @@ def non_zero(node: Node) -> Sequence[Value]:
     return [slice_at_run_time(node, out, 1, 0, total)]
 
 
-def coordinates_of(node: Node, dims: Sequence[Size]) -> SSAValue:
-    """`[rank, *dims]`: each element's index along each axis (`np.indices`)."""
-    if all(isinstance(d, int) for d in dims):
-        static = [d for d in dims if isinstance(d, int)]
-        return node.constant(np.indices(static, np.int64))
+def coordinates_of(node: Node, dims: Sequence[Size], count: Size) -> SSAValue:
+    """`[rank, count]`: each element's index along each axis, in row-major order, as
+    `(flat // stride) % dim` of a flat `arange` (one fused elementwise kernel)."""
+    calc = SizeCalc(node)
+    strides: list[Size] = [1]
+    for d in reversed(dims[1:]):
+        strides.insert(0, calc.mul(strides[0], d))
     rank = len(dims)
-    parts = []
-    for axis, size in enumerate(dims):
-        shape: list[Size] = [1] * (rank + 1)
-        shape[axis + 1] = size
-        position = reshape_to(node, arange(node, size), shape)
-        parts.append(full_like(node, position, [1, *dims]))
-    return node.emit(ml.ConcatOp(parts, 0)) if rank > 1 else parts[0]
+    flat = reshape_to(node, arange(node, count), [1, count])
+    stride = reshape_to(node, shape_tensor(node, strides), [rank, 1])
+    size = reshape_to(node, shape_tensor(node, dims), [rank, 1])
+    return node.emit(ml.RemOp(node.emit(ml.DivOp(flat, stride)), size))
