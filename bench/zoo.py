@@ -368,6 +368,38 @@ def moe():
     return MoE(), _sequence_inputs()
 
 
+def moe_sparse():
+    """
+    A Mixtral-style top-2 mixture-of-experts layer with sparse dispatch: each expert
+    runs only on the tokens routed to it (`torch.where` of the routing mask, a gather of
+    those rows, `index_add_` back), so its token count is known only at run time.
+    `examples/sparse_moe.py` writes the graphs both exporters make of it.
+    """
+    import torch
+
+    class SparseMoE(torch.nn.Module):
+        def __init__(self, dim=16, hidden=32, experts=4, k=2):
+            super().__init__()
+            self.k = k
+            self.router = torch.nn.Linear(dim, experts, bias=False)
+            linear = torch.nn.Linear
+            self.up = torch.nn.ModuleList(linear(dim, hidden, bias=False) for _ in range(experts))
+            self.down = torch.nn.ModuleList(linear(hidden, dim, bias=False) for _ in range(experts))
+
+        def forward(self, x):
+            tokens = x.reshape(-1, x.shape[-1])
+            logits, chosen = torch.topk(self.router(tokens), self.k, dim=-1)
+            weights = torch.softmax(logits, dim=-1)
+            out = torch.zeros_like(tokens)
+            for e, (up, down) in enumerate(zip(self.up, self.down)):
+                token, slot = torch.where(chosen == e)
+                h = down(torch.nn.functional.silu(up(tokens.index_select(0, token))))
+                out.index_add_(0, token, h * weights[token, slot].unsqueeze(-1))
+            return out.reshape(x.shape)
+
+    return SparseMoE(), _sequence_inputs()
+
+
 FAMILIES = {
     "resnet": ("cnn", "timm", _timm(resnet)),
     "efficientnet": ("cnn", "timm", _timm(efficientnet)),
@@ -391,6 +423,7 @@ FAMILIES = {
     "gru": ("recurrent", "torch.nn", gru),
     "rnn": ("recurrent", "torch.nn", rnn),
     "moe": ("mixture of experts", "torch.nn", moe),
+    "moe-sparse": ("mixture of experts", "torch.nn", moe_sparse),
 }
 
 
