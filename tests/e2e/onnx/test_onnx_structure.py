@@ -8,7 +8,8 @@ import pytest
 
 import mlc
 from mlc.frontends.onnx.model import OnnxImportError
-from tests.e2e.onnx.single_node import check, single_node_model
+from tests.e2e.onnx.single_node import check, ort, single_node_model
+from tests.gpu.targets import compile_for
 
 rng = np.random.default_rng()
 
@@ -129,6 +130,34 @@ def test_one_hot_with_negative_and_out_of_range_indices(
 def test_range(target, start, limit, delta, known):
     inputs = [("a", np.array(start)), ("b", np.array(limit)), ("c", np.array(delta))]
     check("Range", inputs, opset=11, target=target, known=known)
+
+
+@pytest.mark.parametrize("delta", [1, 2, -3])
+def test_range_to_a_one_element_limit_read_at_run_time(target, delta):
+    """The limit a `[1]` slice of a dynamic shape (AffineGrid's function body does so),
+    where ONNX says a scalar: onnxruntime takes it as one, and so does mlc."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    ints = lambda name, v: numpy_helper.from_array(np.array(v, np.int64), name)  # noqa: E731
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"], start=1, end=2),
+        helper.make_node("Range", ["start", "shape", "delta"], ["y"]),
+    ]
+    start = 0 if delta > 0 else 7
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, "w"])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, ["n"])],
+        [ints("start", start), ints("delta", delta)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    exe = compile_for(model, target)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for width in (1, 5, 8):
+        x = np.zeros((2, width), np.float32)
+        (want,) = session.run(None, {"x": x})
+        np.testing.assert_array_equal(exe(x), want)
 
 
 def test_range_with_unknown_start_is_a_located_error():

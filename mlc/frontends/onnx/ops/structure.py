@@ -31,6 +31,7 @@ from mlc.frontends.onnx.ops.build import (
     shape_tensor,
     size_along,
     sizes,
+    types_text,
 )
 from mlc.frontends.onnx.ops.padding import slice_along
 from mlc.frontends.onnx.ops.table import converts
@@ -191,6 +192,10 @@ def _range_to_run_time_limit(node: Node, start: int, delta: int) -> SSAValue:
     if delta == 0:
         raise NodeError("Range's delta must not be 0")
     limit = cast(node, node.input(1), i64)
+    if any(d != 1 for d in shape_of(limit)):
+        raise NodeError(f"Range's limit must be a scalar, got {types_text(limit)}")
+    # A one-element tensor (AffineGrid's function body slices its sizes so) as a scalar.
+    limit = reshape_to(node, limit, [])
     span = node.emit(ml.SubOp(limit, node.scalar(start, limit)))
     if delta < 0:
         span, step = node.emit(ml.NegOp(span)), -delta
