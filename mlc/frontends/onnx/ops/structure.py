@@ -179,12 +179,16 @@ def range_(node: Node) -> Sequence[Value]:
         start, limit, delta = (np.asarray(v).reshape(()) for v in known)  # pyright: ignore[reportArgumentType]
         count = max(int(np.ceil((limit - start) / delta)), 0)
         return [(start + np.arange(count) * delta).astype(start.dtype)]
-    if known[0] is None or known[2] is None or not np.issubdtype(known[0].dtype, np.integer):
-        raise NodeError(
-            "Range needs start and delta known at import time and integer bounds "
-            "(only the limit may be known at run time)"
-        )
-    return [_range_to_run_time_limit(node, int(known[0]), int(known[2]))]
+    # Start and delta, and a float limit, decide the length in ways a run-time count
+    # does not follow: they are needed now (a graph input's value is then bound).
+    for i, what in ((0, "start"), (2, "delta")):
+        if known[i] is None:
+            raise node.unknown(i, what, "; only an integer limit may be known at run time")
+    start, delta = known[0], known[2]
+    assert start is not None and delta is not None
+    if not np.issubdtype(start.dtype, np.integer):
+        raise node.unknown(1, "limit", "; only an integer limit may be known at run time")
+    return [_range_to_run_time_limit(node, int(start), int(delta))]
 
 
 def _range_to_run_time_limit(node: Node, start: int, delta: int) -> SSAValue:
