@@ -206,3 +206,19 @@ def test_depth_and_space(target, op, mode, shape, dynamic):
     block = 3 if 18 in shape or 9 in shape else 2
     attrs = {"blocksize": block} | ({"mode": mode} if mode else {})
     check(op, [("x", normal(*shape))], attrs, opset=13, target=target, dynamic=dynamic)
+
+
+@pytest.mark.parametrize(
+    ("mode", "shape", "block"), [("CRD", (2, 3, 4, 6), 2), ("DCR", (1, 2, 9, 3), 3)]
+)
+def test_space_to_depth_modes(mode, shape, block):
+    """SpaceToDepth's mode (opset 28), against onnx's reference: the onnxruntime here
+    does not know the attribute."""
+    from onnx.reference import ReferenceEvaluator
+
+    model = single_node_model(
+        "SpaceToDepth", [("x", normal(*shape))], {"blocksize": block, "mode": mode}, 28, {}, ("x",)
+    )
+    x = normal(*shape)
+    (want,) = ReferenceEvaluator(model).run(None, {"x": x})
+    np.testing.assert_array_equal(mlc.compile(model)(x), want)

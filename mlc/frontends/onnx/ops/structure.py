@@ -247,7 +247,12 @@ def space_to_depth(node: Node) -> Sequence[Value]:
     calc = SizeCalc(node)
     hb, wb = calc.floordiv(h, b), calc.floordiv(w, b)
     split = reshape_to(node, x, [n, c, hb, b, wb, b])
-    moved = node.emit(ml.TransposeOp(split, [0, 3, 5, 1, 2, 4]))
+    mode = node.attr("mode", "DCR")  # an attribute since opset 28
+    if mode not in ("DCR", "CRD"):
+        raise NodeError(f"unknown SpaceToDepth mode '{mode}'")
+    # DCR: the block offset is the outer part of the new channel; CRD: the inner one.
+    order = [0, 3, 5, 1, 2, 4] if mode == "DCR" else [0, 1, 3, 5, 2, 4]
+    moved = node.emit(ml.TransposeOp(split, order))
     return [reshape_to(node, moved, [n, calc.mul(c, b * b), hb, wb])]
 
 
