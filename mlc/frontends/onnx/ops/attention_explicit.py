@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects.builtin import i1, i64
+from xdsl.dialects.builtin import bf16, f16, f32, i1, i64
 from xdsl.ir import Attribute, SSAValue
 
 from mlc.dialects import ml
@@ -93,7 +93,9 @@ def explicit_attention(
         scores = node.emit(ml.MulOp(tanh, cap))
     bias = attention_bias(node, scores, mask, past, nonpad, options)
     biased = scores if bias is None else node.emit(ml.AddOp(scores, bias))
-    logits = biased if options.precision is None else cast(node, biased, options.precision)
+    # Half-precision logits take the softmax in f32 (as autocast does), rounded once.
+    precision = options.precision or (f32 if element_of(biased) in (f16, bf16) else None)
+    logits = biased if precision is None else cast(node, biased, precision)
     probs = node.emit(ml.SoftmaxOp(logits, -1))
     if bias is not None:  # rows with no key to attend to are 0 (the softmax gives NaN)
         rank = len(shape_of(bias))
