@@ -2,8 +2,9 @@
 ONNX models whose shape-deciding inputs are given at run time.
 
 Some ONNX inputs decide shapes rather than data: Slice's axes and steps (its starts and
-ends too where the steps are not 1), Pad's pads, a reduction's axes, Split's sizes,
-Tile's repeats, Resize's scales... The importer needs their values (`Node.const`); when
+ends too where a step is negative), a non-constant Pad's pads, a reduction's axes,
+Range's start and delta, Tile's repeats, Resize's scales... The importer needs their
+values (`Node.const`); when
 such a value is a graph input, or is computed from one, the import stops with an
 `UnknownAtImportError` and records the value's name in `needed_at_import`.
 

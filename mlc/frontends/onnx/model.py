@@ -76,6 +76,10 @@ class LoadedModel:
 Supports = Callable[[onnx.NodeProto, int], bool]
 
 
+# onnx's strict shape inference of Resize with a `sizes` or `scales` of unknown length.
+UNKNOWN_LENGTH = re.compile(r"op_type:Resize\).*Number of elements of input '\w+' \(0\)")
+
+
 def load(src: "str | os.PathLike[str] | onnx.ModelProto", supports: Supports) -> LoadedModel:
     """Read, check and shape-infer a model; an `OnnxImportError` for bad input."""
     if isinstance(src, onnx.ModelProto):
@@ -101,8 +105,12 @@ def load(src: "str | os.PathLike[str] | onnx.ModelProto", supports: Supports) ->
     try:
         inferred = onnx.shape_inference.infer_shapes(proto, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError as error:
-        what = "shape inference failed"
-        raise _attributed(proto.graph, name, opset, str(error), what, what) from None
+        if not UNKNOWN_LENGTH.search(str(error)):
+            what = "shape inference failed"
+            raise _attributed(proto.graph, name, opset, str(error), what, what) from None
+        # onnx's Resize inference counts a `sizes` or `scales` of unknown length as empty
+        # and fails in strict mode; onnxruntime runs such a model. Infer what it can.
+        inferred = onnx.shape_inference.infer_shapes(proto, strict_mode=False, data_prop=True)
     return LoadedModel(inferred, name, opset)
 
 

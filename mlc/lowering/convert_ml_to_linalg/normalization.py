@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import BFloat16Type, FloatAttr, TensorType, f32
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, FloatAttr, TensorType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.pattern_rewriter import (
@@ -309,13 +309,17 @@ class LowerBatchNorm(RewritePattern):
 
 
 class InF32(RewritePattern):
-    """A bf16 softmax or norm -> the f32 one between `ml.cast`s, at the op's location."""
+    """
+    A bf16 or f16 softmax or norm -> the f32 one between `ml.cast`s, at the op's
+    location (f16's own exp, sum and division were off the f32 result rounded once by
+    one ulp, and off numpy's f16 one too).
+    """
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, ml.SoftmaxOp | ml.LayerNormOp | ml.BatchNormOp):
             return
         result = tensor_type(op.results[0])
-        if not isinstance(result.element_type, BFloat16Type):  # pyright: ignore[reportUnknownMemberType]
+        if not isinstance(result.element_type, BFloat16Type | Float16Type):  # pyright: ignore[reportUnknownMemberType]
             return
         with keep_location(rewriter, op):
             wide = [

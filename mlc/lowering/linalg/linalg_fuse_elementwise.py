@@ -231,9 +231,10 @@ def fuse_elementwise_once(block: Block, declined: set[GenericOp]) -> bool:
 def takes_epilogue(op: Operation) -> bool:
     """
     A one-result reduction generic, innermost loop parallel and wider than one element,
-    static reductions, no epilogue yet. A matrix-vector product (innermost loop of 1)
-    keeps its epilogue apart: its dot-product kernel takes none, and the epilogue's own
-    pass over one vector costs little.
+    static reductions of at least one element (an empty one never reaches the last
+    iteration that applies the epilogue), no epilogue yet. A matrix-vector product
+    (innermost loop of 1) keeps its epilogue apart: its dot-product kernel takes none,
+    and the epilogue's own pass over one vector costs little.
     """
     if not isinstance(op, GenericOp) or len(op.res) != 1 or len(op.outputs) != 1:
         return False
@@ -243,7 +244,7 @@ def takes_epilogue(op: Operation) -> bool:
         return False
     if any(isinstance(o, scf.IfOp) for o in op.body.walk()):
         return False
-    return all(loop_size(op, loop) is not None for loop in reduced)
+    return all((size := loop_size(op, loop)) is not None and size > 0 for loop in reduced)
 
 
 def epilogue_input(epilogue: GenericOp) -> int | None:

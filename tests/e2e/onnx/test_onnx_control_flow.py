@@ -355,6 +355,36 @@ def test_if_with_captures_and_shapes_that_differ(rows, target):
         assert y.shape == ((5, 4) if sign > 0 else (1, 4))
 
 
+@pytest.mark.parametrize("target", [pytest.param("cpu"), pytest.param("cuda", marks=CUDA)])
+def test_if_branches_of_one_element_and_different_ranks(target):
+    """A scalar in one branch, a `[1]` tensor in the other (AffineGrid's function body):
+    the If gives `[1]`, which the rest broadcasts as ONNX would the scalar."""
+    then = graph(
+        [helper.make_node("ReduceMax", ["x"], ["m"], keepdims=0)],
+        "then",
+        [],
+        [info("m", F32, [])],
+    )
+    other = graph(
+        [helper.make_node("ReduceMin", ["x"], ["m2"], keepdims=1)],
+        "else",
+        [],
+        [info("m2", F32, [1])],
+    )
+    nodes = [
+        helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+        helper.make_node("Greater", ["s", "zero_f"], ["c"]),
+        helper.make_node("If", ["c"], ["m"], then_branch=then, else_branch=other),
+        helper.make_node("Sub", ["x", "m"], ["y"]),
+    ]
+    inits = [const("zero_f", np.float32(0))]
+    proto = model(nodes, [info("x", F32, [None])], [info("y", F32, [None])], inits)
+    exe = compile_for(proto, target)
+    rng = np.random.default_rng()
+    for size, sign in ((5, 1), (3, -1), (1, 1)):  # each branch
+        check(proto, target, sign * np.abs(rng.standard_normal(size)).astype(np.float32), exe=exe)
+
+
 def test_known_condition_inlines_the_branch():
     import mlc
 

@@ -106,3 +106,33 @@ def test_gather_nd(rng, target, dynamic, dtype, shape, index_shape, batch_dims):
     indices[..., -1].flat[0] = bad
     with pytest.raises(mlc.RuntimeCheckError, match=f"'ml.gather_nd' op index {bad} is out"):
         exe(data, indices)
+
+
+@pytest.mark.parametrize("op", ["GatherND", "ScatterND"])
+def test_index_depth_from_the_ranks_when_dynamic(op, rng, target):
+    """Indices whose last dim is `?`: its size follows from the ranks of the other
+    operands and the result (2 here), checked at run time."""
+    f32, i64 = TensorProto.FLOAT, TensorProto.INT64
+    inputs = [
+        helper.make_tensor_value_info("data", f32, ["a", "b", "c"]),
+        helper.make_tensor_value_info("indices", i64, ["n", "k"]),
+    ]
+    names = ["data", "indices"]
+    if op == "ScatterND":
+        inputs.append(helper.make_tensor_value_info("updates", f32, ["n", "c"]))
+        names.append("updates")
+    rank = 3 if op == "ScatterND" else 2
+    y = helper.make_tensor_value_info("y", f32, [f"y{i}" for i in range(rank)])
+    graph = helper.make_graph([helper.make_node(op, names, ["y"])], "g", inputs, [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)], ir_version=8)
+    exe = compile_for(model, target)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    data = rng.standard_normal((4, 3, 5)).astype(np.float32)
+    indices = np.array([[3, 1], [0, 2], [2, 0]], np.int64)
+    args = [data, indices] + ([rng.standard_normal((3, 5)).astype(np.float32)] if rank == 3 else [])
+    (want,) = session.run(None, dict(zip(names, args, strict=True)))
+    np.testing.assert_array_equal(exe(*args), want)
+    if target == "cpu":  # a depth other than the ranks imply: a check, not a stray read
+        args[1] = np.zeros((3, 3), np.int64)
+        with pytest.raises(mlc.RuntimeCheckError):
+            exe(*args)

@@ -206,3 +206,29 @@ def test_antialias_to_sizes_over_a_dynamic_axis_is_a_clear_error():
     )
     with pytest.raises(OnnxImportError, match="antialias to given sizes needs a static"):
         mlc.compile(model)
+
+
+def test_sizes_of_unknown_length_given_at_run_time():
+    """A `sizes` input whose length is `?`: onnx's strict shape inference (onnxruntime's
+    too) takes it for empty and fails; the import infers leniently and specialises on
+    the sizes. onnxruntime runs the model with the length given."""
+    from onnx import TensorProto, helper
+
+    node = helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="nearest", axes=[2, 3])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", "c", "h", "w"]),
+            helper.make_tensor_value_info("sizes", TensorProto.INT64, ["k"]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["a", "b", "c", "d"])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=8)
+    exe = mlc.compile(model)
+    model.graph.input[1].type.tensor_type.shape.dim[0].dim_value = 2
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for shape, sizes in [((1, 2, 3, 5), [6, 2]), ((2, 1, 4, 4), [3, 7])]:
+        args = [normal(*shape), np.array(sizes, np.int64)]
+        (want,) = session.run(None, dict(zip(["x", "sizes"], args, strict=True)))
+        np.testing.assert_array_equal(exe(*args), want)

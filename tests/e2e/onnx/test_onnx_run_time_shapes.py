@@ -104,3 +104,36 @@ def test_slice_bounds_known_at_run_time(target, seq, start, stop):
     for got, want in zip(exe(*feeds.values()), session.run(None, feeds), strict=True):
         assert got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "elem"), [(np.float32, TensorProto.FLOAT), (np.int64, TensorProto.INT64)]
+)
+def test_constant_pad_by_pads_given_at_run_time(dtype, elem, target):
+    """Pads a graph input, negative ones cropping: one compiled function for all."""
+    nodes = [helper.make_node("Pad", ["x", "pads", "value", "axes"], ["y"], mode="constant")]
+    initializers = [
+        numpy_helper.from_array(np.array(7, dtype), "value"),
+        numpy_helper.from_array(np.array([0, -1], np.int64), "axes"),
+    ]
+    inputs = [
+        helper.make_tensor_value_info("x", elem, ["a", 5, "b"]),
+        helper.make_tensor_value_info("pads", TensorProto.INT64, [4]),
+    ]
+    y = helper.make_tensor_value_info("y", elem, ["p", 5, "q"])
+    graph = helper.make_graph(nodes, "g", inputs, [y], initializers)
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+    exe = compile_for(proto, target)
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng()
+    for shape, pads in [
+        ((3, 5, 4), (1, -2, 0, 3)),
+        ((2, 5, 6), (-1, 0, 2, -3)),
+        ((1, 5, 1), (0, 0, 0, 0)),
+    ]:
+        x = (rng.standard_normal(shape) * 10).astype(dtype)
+        args = {"x": x, "pads": np.array(pads, np.int64)}
+        (want,) = session.run(None, args)
+        got = exe(*args.values())
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

@@ -7,18 +7,20 @@ K/V cache is concatenated before the new keys (`present_key`, `present_value`); 
 `is_causal` is ONNX's band `j <= i + past` (top-left without a cache), which is
 `ml.attention`'s bottom-right band where the new keys are as many as the queries. A
 fully masked row is 0 (ONNX's convention; `ml.attention` gives NaN, which is replaced).
-Not supported, with an error that says so: `softcap`, the `qk_matmul_output` output,
-`nonpad_kv_seqlen`, and `is_causal` where the query and new key lengths may differ.
+What `ml.attention` does not take (`softcap`, the `qk_matmul_output` output,
+`nonpad_kv_seqlen`, `is_causal` where the query and new key lengths may differ, sliding
+windows, `softmax_precision`, a mask shorter than the keys) is written out in `ml` ops
+(`attention_explicit`).
 """
 
-import math
 from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node, Value
-from mlc.frontends.onnx.ops.build import reshape_to, shape_of, sizes
+from mlc.frontends.onnx.ops.attention_explicit import Options, explicit_attention, needs_explicit
+from mlc.frontends.onnx.ops.build import Size, reshape_to, shape_of, size_along, sizes
 from mlc.frontends.onnx.ops.table import converts
 
 
@@ -41,25 +43,13 @@ def merge_heads(node: Node, y: SSAValue) -> SSAValue:
     return reshape_to(node, merged, [batch, seq, heads * size])
 
 
-def check_supported(node: Node) -> None:
-    if node.attr("softcap", 0.0):
-        raise node.error("Attention: softcap is not supported yet")
-    if len(node.proto.output) > 3 and node.proto.output[3]:
-        raise node.error("Attention: the qk_matmul_output output is not supported yet")
-    if node.has(6):
-        raise node.error("Attention: nonpad_kv_seqlen is not supported yet")
+@converts("Attention", since=23)
+def attention(node: Node) -> Sequence[Value | None]:
+    """`softmax(Q Kᵀ * scale + mask) V` with ONNX's causal band and past K/V cache."""
     if node.has(4) != node.has(5):
         raise node.error("Attention: past_key and past_value must be given together")
-
-
-def same_length(a: int, b: int) -> bool:
-    return a == b and a >= 0
-
-
-@converts("Attention", since=23)
-def attention(node: Node) -> Sequence[Value]:
-    """`softmax(Q Kᵀ * scale + mask) V` with ONNX's causal band and past K/V cache."""
-    check_supported(node)
+    if node.has(6) and node.has(4):
+        raise node.error("Attention: nonpad_kv_seqlen cannot be given with a past cache")
     q, k, v = node.input(0), node.input(1), node.input(2)
     three_d = len(shape_of(q)) == 3
     if three_d:
@@ -67,25 +57,29 @@ def attention(node: Node) -> Sequence[Value]:
         k = split_heads(node, k, node.attr("kv_num_heads"), "kv_num_heads")
         v = split_heads(node, v, node.attr("kv_num_heads"), "kv_num_heads")
     new_keys = shape_of(k)[2]
+    past: Size = 0
     if node.has(4):
+        past = size_along(node, node.input(4), 2)
         k = node.emit(ml.ConcatOp([node.input(4), k], axis=2))
         v = node.emit(ml.ConcatOp([node.input(5), v], axis=2))
-    causal = bool(node.attr("is_causal", 0))
-    if causal and not same_length(shape_of(q)[2], new_keys):
-        raise node.error(
-            "Attention: is_causal needs as many new keys as queries (static), "
-            f"got {shape_of(q)[2]} queries and {new_keys} keys"
-        )
-    scale = node.attr("scale", None)
-    if scale is None:
-        if (head_size := shape_of(q)[3]) < 0:
-            raise node.error("Attention without a scale needs a static head size")
-        scale = 1 / math.sqrt(head_size)
+    options = Options.of(node, shape_of(q)[3])
     mask = node.input(3) if node.has(3) else None
-    y = node.emit(ml.AttentionOp(q, k, v, mask, scale=float(scale), causal=causal))
-    if mask is not None or causal:  # rows may be fully masked: 0, not NaN
-        nan = node.emit(ml.CmpOp("ne", y, y))
-        y = node.emit(ml.SelectOp(nan, node.scalar(0, y), y))
+    if needs_explicit(node, options, shape_of(q)[2], new_keys, mask, shape_of(k)[2]):
+        nonpad = node.input(6) if node.has(6) else None
+        y, scores = explicit_attention(node, (q, k, v), mask, past, nonpad, options)
+    else:
+        y, scores = fused(node, q, k, v, mask, options), None
     if three_d:
         y = merge_heads(node, y)
-    return [y, k, v][: len(node.proto.output)]
+    return [y, k, v, scores][: len(node.proto.output)]
+
+
+def fused(
+    node: Node, q: SSAValue, k: SSAValue, v: SSAValue, mask: SSAValue | None, options: Options
+) -> SSAValue:
+    """One `ml.attention`, fully masked rows 0 (where it gives NaN)."""
+    y = node.emit(ml.AttentionOp(q, k, v, mask, scale=options.scale, causal=options.causal))
+    if mask is not None or options.causal:  # rows may be fully masked: 0, not NaN
+        nan = node.emit(ml.CmpOp("ne", y, y))
+        y = node.emit(ml.SelectOp(nan, node.scalar(0, y), y))
+    return y

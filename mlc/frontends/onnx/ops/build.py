@@ -137,6 +137,15 @@ def _scalar(node: Node, size: Size) -> SSAValue:
     return node.emit(arith.ConstantOp(IntegerAttr(size, i64)))
 
 
+def element(node: Node, values: SSAValue, k: int) -> SSAValue:
+    """Element `k` of the 1-D integer tensor `values`, read at run time as an i64."""
+    at = node.emit(arith.ConstantOp(IntegerAttr(k, IndexType())))
+    value = node.emit(tensor.ExtractOp(values, [at], element_of(values)))
+    if element_of(values) != i64:
+        value = node.emit(arith.ExtSIOp(value, i64))
+    return value
+
+
 def shape_tensor(node: Node, dims: Sequence[Size]) -> SSAValue:
     """A `tensor<Nxi64>` of sizes (a constant when all are static)."""
     if all(isinstance(d, int) for d in dims):

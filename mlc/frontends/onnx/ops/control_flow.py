@@ -32,7 +32,13 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, i1, i64
 from xdsl.ir import Attribute, Block, BlockArgument, Region, SSAValue
 
 from mlc.frontends.onnx.node import Node, NodeError, SequenceValue, Value
-from mlc.frontends.onnx.ops.build import element_of, shape_of, tensor_of, types_text
+from mlc.frontends.onnx.ops.build import (
+    element_of,
+    reshape_to,
+    shape_of,
+    tensor_of,
+    types_text,
+)
 from mlc.frontends.onnx.ops.regions import (
     Rows,
     conform,
@@ -99,6 +105,7 @@ def if_(node: Node) -> Sequence[Value]:
         raise NodeError(f"the branches give {len(outputs[0])} and {len(outputs[1])} outputs")
     types: list[Attribute] = []
     for i, (a, b) in enumerate(zip(*outputs, strict=True)):
+        a, b = outputs[0][i], outputs[1][i] = same_rank_scalars(inners, a, b)
         both = join(tensor_of(a), tensor_of(b))
         if both is None:
             raise NodeError(
@@ -112,6 +119,23 @@ def if_(node: Node) -> Sequence[Value]:
     op = scf.IfOp(condition, types, Region(blocks[0]), Region(blocks[1]))
     node.emit(op)
     return list(op.results)
+
+
+def same_rank_scalars(
+    inners: Sequence[Node], a: SSAValue, b: SSAValue
+) -> tuple[SSAValue, SSAValue]:
+    """
+    Branch outputs `a` and `b`, the one of lower rank reshaped to the other's when both
+    hold one element (a `tensor<f32>` and a `tensor<1xf32>`, as AffineGrid's function
+    body gives): the If's result then has the higher rank in either branch, where ONNX
+    lets its shape follow the branch taken. Others are returned as they are.
+    """
+    dims = shape_of(a), shape_of(b)
+    if len(dims[0]) == len(dims[1]) or any(d != 1 for s in dims for d in s):
+        return a, b
+    rank = max(len(s) for s in dims)
+    a, b = (reshape_to(inner, v, [1] * rank) for inner, v in zip(inners, (a, b), strict=True))
+    return a, b
 
 
 # ---------------------------------------------------------------------------

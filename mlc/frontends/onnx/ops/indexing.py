@@ -3,9 +3,19 @@ older Scatter), ScatterND and TopK (whose k must be known at import)."""
 
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
+
 from mlc.dialects import ml
 from mlc.dialects.ml.indexing import REDUCTIONS
 from mlc.frontends.onnx.node import Node, Value
+from mlc.frontends.onnx.ops.build import (
+    element_of,
+    shape_of,
+    shape_tensor,
+    sizes,
+    static_or_dynamic,
+)
 from mlc.frontends.onnx.ops.table import converts
 
 
@@ -17,8 +27,28 @@ def gather_elements(node: Node) -> Sequence[Value]:
 
 @converts("GatherND", since=11)
 def gather_nd(node: Node) -> Sequence[Value]:
-    op = ml.GatherNdOp(node.input(0), node.input(1), node.attr("batch_dims", 0))
-    return [node.emit(op)]
+    data, indices = node.input(0), node.input(1)
+    batch = node.attr("batch_dims", 0)
+    if (declared := node.declared()) is not None:
+        # out rank = indices rank - 1 + data rank - batch dims - index depth
+        depth = len(shape_of(indices)) - 1 + len(shape_of(data)) - batch - declared.get_num_dims()
+        indices = static_depth(node, indices, depth)
+    return [node.emit(ml.GatherNdOp(data, indices, batch))]
+
+
+def static_depth(node: Node, indices: SSAValue, depth: int) -> SSAValue:
+    """
+    `indices` with its last dim (how many dims each index addresses) static: the `depth`
+    the ranks of the other operands and results imply, where it is `?`. A broadcast to
+    it checks at run time that the dim is that (`mlc.RuntimeCheckError` if not), so no
+    index reads past the tensor.
+    """
+    dims = sizes(node, indices)
+    if not dims or isinstance(dims[-1], int) or depth < 1:
+        return indices
+    dims[-1] = depth
+    result = TensorType(element_of(indices), static_or_dynamic(dims))
+    return node.emit(ml.BroadcastToOp(indices, result, shape_tensor(node, dims)))
 
 
 @converts("TopK", since=1)
@@ -52,5 +82,8 @@ def scatter_elements(node: Node) -> Sequence[Value]:
 
 @converts("ScatterND", since=11)
 def scatter_nd(node: Node) -> Sequence[Value]:
-    op = ml.ScatterNdOp(node.input(0), node.input(1), node.input(2), reduction(node))
-    return [node.emit(op)]
+    data, indices, updates = node.input(0), node.input(1), node.input(2)
+    # updates rank = indices rank - 1 + data rank - index depth
+    depth = len(shape_of(indices)) - 1 + len(shape_of(data)) - len(shape_of(updates))
+    indices = static_depth(node, indices, depth)
+    return [node.emit(ml.ScatterNdOp(data, indices, updates, reduction(node)))]

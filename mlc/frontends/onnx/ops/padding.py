@@ -41,17 +41,24 @@ def slice_along(
     return node.emit(ml.SliceOp(x, starts, ends, steps))
 
 
-def slice_at_run_time(node: Node, x: SSAValue, axis: int, start: Size, end: Size) -> SSAValue:
-    """`x[..., start:end, ...]` along `axis` for bounds in `[0, dim]` known at run time."""
+def slice_at_run_time(
+    node: Node, x: SSAValue, axis: int, start: Size, end: Size, step: int = 1
+) -> SSAValue:
+    """
+    `x[..., start:end:step, ...]` along `axis` for bounds in `[0, dim]` known at run
+    time, `start <= end`, and a positive `step`.
+    """
     calc = SizeCalc(node)
     dims = sizes(node, x)
     offsets: list[Size] = [0] * len(dims)
-    offsets[axis], dims[axis] = start, calc.sub(end, start)
+    strides = [1] * len(dims)
+    offsets[axis], dims[axis] = start, calc.ceildiv(calc.sub(end, start), step)
+    strides[axis] = step
     extract = tensor.ExtractSliceOp(
         x,
         [index_of(node, o) for o in offsets],
         [index_of(node, d) for d in dims],
-        [1] * len(dims),
+        strides,
         TensorType(element_of(x), static_or_dynamic(dims)),
     )
     return node.emit(extract)

@@ -31,6 +31,7 @@ from mlc.frontends.onnx.ops.build import (
     shape_tensor,
     size_along,
     sizes,
+    types_text,
 )
 from mlc.frontends.onnx.ops.padding import slice_along
 from mlc.frontends.onnx.ops.table import converts
@@ -178,12 +179,16 @@ def range_(node: Node) -> Sequence[Value]:
         start, limit, delta = (np.asarray(v).reshape(()) for v in known)  # pyright: ignore[reportArgumentType]
         count = max(int(np.ceil((limit - start) / delta)), 0)
         return [(start + np.arange(count) * delta).astype(start.dtype)]
-    if known[0] is None or known[2] is None or not np.issubdtype(known[0].dtype, np.integer):
-        raise NodeError(
-            "Range needs start and delta known at import time and integer bounds "
-            "(only the limit may be known at run time)"
-        )
-    return [_range_to_run_time_limit(node, int(known[0]), int(known[2]))]
+    # Start and delta, and a float limit, decide the length in ways a run-time count
+    # does not follow: they are needed now (a graph input's value is then bound).
+    for i, what in ((0, "start"), (2, "delta")):
+        if known[i] is None:
+            raise node.unknown(i, what, "; only an integer limit may be known at run time")
+    start, delta = known[0], known[2]
+    assert start is not None and delta is not None
+    if not np.issubdtype(start.dtype, np.integer):
+        raise node.unknown(1, "limit", "; only an integer limit may be known at run time")
+    return [_range_to_run_time_limit(node, int(start), int(delta))]
 
 
 def _range_to_run_time_limit(node: Node, start: int, delta: int) -> SSAValue:
@@ -191,6 +196,10 @@ def _range_to_run_time_limit(node: Node, start: int, delta: int) -> SSAValue:
     if delta == 0:
         raise NodeError("Range's delta must not be 0")
     limit = cast(node, node.input(1), i64)
+    if any(d != 1 for d in shape_of(limit)):
+        raise NodeError(f"Range's limit must be a scalar, got {types_text(limit)}")
+    # A one-element tensor (AffineGrid's function body slices its sizes so) as a scalar.
+    limit = reshape_to(node, limit, [])
     span = node.emit(ml.SubOp(limit, node.scalar(start, limit)))
     if delta < 0:
         span, step = node.emit(ml.NegOp(span)), -delta
@@ -238,7 +247,12 @@ def space_to_depth(node: Node) -> Sequence[Value]:
     calc = SizeCalc(node)
     hb, wb = calc.floordiv(h, b), calc.floordiv(w, b)
     split = reshape_to(node, x, [n, c, hb, b, wb, b])
-    moved = node.emit(ml.TransposeOp(split, [0, 3, 5, 1, 2, 4]))
+    mode = node.attr("mode", "DCR")  # an attribute since opset 28
+    if mode not in ("DCR", "CRD"):
+        raise NodeError(f"unknown SpaceToDepth mode '{mode}'")
+    # DCR: the block offset is the outer part of the new channel; CRD: the inner one.
+    order = [0, 3, 5, 1, 2, 4] if mode == "DCR" else [0, 1, 3, 5, 2, 4]
+    moved = node.emit(ml.TransposeOp(split, order))
     return [reshape_to(node, moved, [n, calc.mul(c, b * b), hb, wb])]
 
 

@@ -1,9 +1,11 @@
 """
-Shape and data-movement ONNX ops: reshapes, transposes, slices, gathers, pads, shapes.
+Shape and data-movement ONNX ops: reshapes, transposes, slices, gathers, shapes (Pad is
+`pad`'s).
 
-Inputs that fix the result's shape (Reshape's shape, Squeeze's axes, Slice's starts)
+Inputs that fix the result's shape (Reshape's shape, Squeeze's axes, Slice's steps)
 are read at import time. Where such an input is only known at run time but the model
-declares the output's static shape, the declared shape is used instead.
+declares the output's static shape, the declared shape is used instead; Split's sizes
+and Slice's bounds (with positive steps) are read at run time instead.
 """
 
 import itertools
@@ -12,7 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from onnx import numpy_helper
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import SSAValue
 
 from mlc import shapes
@@ -21,6 +23,7 @@ from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import (
     Size,
     SizeCalc,
+    element,
     element_of,
     int_list,
     product,
@@ -30,7 +33,11 @@ from mlc.frontends.onnx.ops.build import (
     size_along,
     sizes,
 )
-from mlc.frontends.onnx.ops.padding import INT64_MAX, pad_axes, slice_along, slice_at_run_time
+from mlc.frontends.onnx.ops.padding import (
+    INT64_MAX,
+    slice_along,
+    slice_at_run_time,
+)
 from mlc.frontends.onnx.ops.table import converts
 
 DYN = shapes.DYNAMIC
@@ -168,6 +175,8 @@ def split(node: Node) -> Sequence[Value]:
     if node.opset < 13:
         parts = node.attr("split")
     elif node.has(1):
+        if node.known(1) is None:
+            return _split_at_run_time(node, x, axis)
         parts = int_list(node.const(1, "split sizes"))
     else:
         parts = None
@@ -189,6 +198,29 @@ def split(node: Node) -> Sequence[Value]:
     return outputs
 
 
+def _split_at_run_time(node: Node, x: SSAValue, axis: int) -> list[Value]:
+    """
+    Split by sizes known only at run time: one output per size, each `?` long along
+    `axis`, at the running sum of the sizes before it. Every bound is clamped into
+    `[0, dim]` (a negative size gives an empty part, sizes past the dim a shorter
+    last part), so no part reads outside `x` when the sizes do not add up to the dim.
+    """
+    count = len(node.proto.output)
+    if node.rank(1) != 1:
+        raise node.error("split sizes must be 1-D")
+    if (given := node.shape(1)[0]) not in (count, DYN):
+        raise node.error(f"{given} split sizes for {count} outputs")
+    calc = SizeCalc(node)
+    dim = size_along(node, x, axis)
+    start: Size = 0
+    outputs: list[Value] = []
+    for k in range(count):
+        end = calc.min(calc.max(calc.add(start, element(node, node.input(1), k)), start), dim)
+        outputs.append(slice_at_run_time(node, x, axis, start, end))
+        start = end
+    return outputs
+
+
 @converts("Slice", since=10)
 def slice_(node: Node) -> Sequence[Value]:
     x = node.input(0)
@@ -205,9 +237,10 @@ def slice_(node: Node) -> Sequence[Value]:
 def _slice_at_run_time(node: Node, x: SSAValue, rank: int) -> SSAValue:
     """
     Slice with starts or ends computed at run time (`x[:, :seq]` of a position table,
-    with `seq` read from a dynamic dim): each bound is read from its tensor, counted from
-    the end if negative and clamped into the dim, as ONNX says. With steps other than 1
-    the bounds must be known at import.
+    with `seq` read from a dynamic dim; `x[..., 1:dim:2]` of an interleaved rotary
+    embedding): each bound is read from its tensor, counted from the end if negative and
+    clamped into the dim, as ONNX says. The steps must be known at import, and with a
+    negative step the bounds too.
     """
     if node.rank(1) != 1 or node.rank(2) != 1:
         raise node.error("slice starts and ends must be 1-D")
@@ -216,15 +249,15 @@ def _slice_at_run_time(node: Node, x: SSAValue, rank: int) -> SSAValue:
         raise node.unknown(1, "starts") if node.known(1) is None else node.unknown(2, "ends")
     axes = int_list(node.const(3, "axes")) if node.has(3) else list(range(count))
     steps = int_list(node.const(4, "steps")) if node.has(4) else [1] * count
-    if any(step != 1 for step in steps):
-        # Strided: the bounds must be known (a graph input's value is then bound).
+    if any(step < 1 for step in steps):
+        # Backwards: the bounds must be known (a graph input's value is then bound).
         raise node.unknown(1, "starts") if node.known(1) is None else node.unknown(2, "ends")
     calc = SizeCalc(node)
     for k, axis in enumerate(axes):
         axis = shapes.normalize_axis(axis, rank)
         dim = size_along(node, x, axis)
         start, end = (_bound(node, calc, i, k, dim) for i in (1, 2))
-        x = slice_at_run_time(node, x, axis, start, calc.max(start, end))
+        x = slice_at_run_time(node, x, axis, start, calc.max(start, end), steps[k])
     return x
 
 
@@ -235,11 +268,7 @@ def _bound(node: Node, calc: SizeCalc, i: int, k: int, dim: Size) -> Size:
         if value < 0:
             value = calc.add(value, dim)
         return calc.min(calc.max(value, 0), dim)
-    bounds = node.input(i)
-    at = node.emit(arith.ConstantOp(IntegerAttr(k, IndexType())))
-    value = node.emit(tensor.ExtractOp(bounds, [at], element_of(bounds)))
-    if element_of(bounds) != i64:
-        value = node.emit(arith.ExtSIOp(value, i64))
+    value = element(node, node.input(i), k)
     negative = node.emit(arith.CmpiOp(value, calc.value(0), "slt"))
     from_end = calc.value(calc.add(value, dim))
     value = node.emit(arith.SelectOp(negative, from_end, value))
@@ -387,35 +416,3 @@ def broadcast_at_run_time(node: Node, x: SSAValue, index: int) -> SSAValue:
         target = node.emit(ml.MaxOp(target, shape_tensor(node, own)))
         dims = [d if isinstance(d, int) and d > 1 else dims[i] for i, d in enumerate(own)]
     return node.emit(ml.BroadcastToOp(x, TensorType(element_of(x), dims), target))
-
-
-@converts("Pad", since=11)
-def pad(node: Node) -> Sequence[Value]:
-    mode = _pad_mode(node)
-    x = node.input(0)
-    rank = len(shape_of(x))
-    pads = int_list(node.const(1, "pads"))
-    axes = list(range(rank))
-    if node.has(3):
-        axes = [shapes.normalize_axis(a, rank) for a in int_list(node.const(3, "axes"))]
-    if node.has(2):
-        value = node.input(2)
-    else:
-        value = node.scalar(0, x)
-    return [pad_axes(node, x, axes, pads, value, mode)]
-
-
-@converts("Pad", since=2)
-def pad_attributes(node: Node) -> Sequence[Value]:
-    mode = _pad_mode(node)
-    x = node.input(0)
-    axes = list(range(len(shape_of(x))))
-    value = node.scalar(node.attr("value", 0.0), x)
-    return [pad_axes(node, x, axes, list(node.attr("pads")), value, mode)]
-
-
-def _pad_mode(node: Node) -> str:
-    mode = node.attr("mode", "constant")
-    if mode not in ("constant", "edge", "reflect", "wrap"):
-        raise NodeError(f"unknown pad mode '{mode}'")
-    return mode

@@ -166,3 +166,20 @@ func.func @bf16_softmax(%x: tensor<2x8xbf16>) -> tensor<2x8xbf16> {
   %s = ml.softmax %x {axis = 1 : i64} : (tensor<2x8xbf16>) -> tensor<2x8xbf16>
   func.return %s : tensor<2x8xbf16>
 }
+
+// -----
+
+// So does an f16 one: its own exp, sum and division were an ulp off the f32 result.
+
+// CHECK-LABEL: func.func @f16_softmax
+// CHECK:         linalg.generic {{.*}} ins(%x : tensor<3x5xf16>) outs(%{{.*}} : tensor<3x5xf32>)
+// CHECK-NEXT:    ^bb0(%{{.*}}: f16, %{{.*}}: f32):
+// CHECK-NEXT:      arith.extf %{{.*}} : f16 to f32
+// CHECK-NOT:     reduction{{.*}}f16
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x5xf16>)
+// CHECK:           arith.truncf %{{.*}} : f32 to f16
+// CHECK:         func.return %[[R]] : tensor<3x5xf16>
+func.func @f16_softmax(%x: tensor<3x5xf16>) -> tensor<3x5xf16> {
+  %s = ml.softmax %x {axis = 1 : i64} : (tensor<3x5xf16>) -> tensor<3x5xf16>
+  func.return %s : tensor<3x5xf16>
+}

@@ -65,3 +65,18 @@ func.func @weights_with_inputs_fused(%x: tensor<1x4x3x3xf32>, %w: tensor<4x4x3x3
   %y = ml.conv2d %x, %f : (tensor<1x4x3x3xf32>, tensor<4x4x3x3xf32>) -> tensor<1x4x1x1xf32>
   func.return %y : tensor<1x4x1x1xf32>
 }
+
+// -----
+
+// A reduction over an empty dim never reaches its last iteration: the epilogue stays
+// apart, so log(sum([])) is log(0) = -inf, not the untouched 0.
+// CHECK-LABEL: func.func @empty_reduction_keeps_its_epilogue
+// CHECK:         %[[S:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-NOT:       scf.if
+// CHECK:         linalg.generic {{.*}} ins(%[[S]] : tensor<2x1x4xf32>)
+// CHECK:           math.log
+func.func @empty_reduction_keeps_its_epilogue(%x: tensor<2x0x4xf32>) -> tensor<2x1x4xf32> {
+  %s = ml.reduce_sum %x {axes = array<i64: 1>, keepdims = true} : (tensor<2x0x4xf32>) -> tensor<2x1x4xf32>
+  %l = ml.log %s : (tensor<2x1x4xf32>) -> tensor<2x1x4xf32>
+  func.return %l : tensor<2x1x4xf32>
+}
