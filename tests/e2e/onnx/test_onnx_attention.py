@@ -198,6 +198,23 @@ def test_attention_written_out_with_dynamic_lengths():
         run_both(model, feeds, exe=exe)
 
 
+def test_3d_attention_with_a_dynamic_hidden_size():
+    """The head size `?` (split by the head counts), so the default scale is computed
+    at run time: written out."""
+    rng = np.random.default_rng()
+    model = attention_model(
+        [("q", F32, (2, "s", "h")), ("k", F32, (2, "t", "g")), ("v", F32, (2, "t", "g"))],
+        [("y", F32, (2, "s", "h"))],
+        q_num_heads=4,
+        kv_num_heads=2,
+    )
+    exe = mlc.compile(model)
+    for s, t, size in [(3, 5, 8), (1, 2, 3)]:
+        shapes = {"q": (2, s, 4 * size), "k": (2, t, 2 * size), "v": (2, t, 2 * size)}
+        feeds = {n: rng.standard_normal(sh).astype(np.float32) for n, sh in shapes.items()}
+        run_both(model, feeds, exe=exe)
+
+
 def test_query_heads_not_a_multiple_of_key_heads_is_a_located_error():
     model = attention_model(
         [("q", F32, (1, 3, 3, 4)), ("k", F32, (1, 2, 3, 4)), ("v", F32, (1, 2, 3, 4))],

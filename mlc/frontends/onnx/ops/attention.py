@@ -22,6 +22,7 @@ from mlc.frontends.onnx.node import Node, Value
 from mlc.frontends.onnx.ops.attention_explicit import Options, explicit_attention, needs_explicit
 from mlc.frontends.onnx.ops.build import Size, reshape_to, shape_of, size_along, sizes
 from mlc.frontends.onnx.ops.table import converts
+from mlc.shapes import DYNAMIC as DYN
 
 
 def split_heads(node: Node, x: SSAValue, heads: int | None, what: str) -> SSAValue:
@@ -29,9 +30,11 @@ def split_heads(node: Node, x: SSAValue, heads: int | None, what: str) -> SSAVal
     if heads is None:
         raise node.error(f"Attention with 3-D inputs needs the {what} attribute")
     batch, seq, hidden = sizes(node, x)
-    if not isinstance(hidden, int) or hidden % heads:
+    if isinstance(hidden, int) and hidden % heads:
         raise node.error(f"Attention: {what} ({heads}) must divide the hidden size ({hidden})")
-    split = reshape_to(node, x, [batch, seq, heads, hidden // heads])
+    # A dynamic hidden size gives a `?` head size, from the element count.
+    size = hidden // heads if isinstance(hidden, int) else DYN
+    split = reshape_to(node, x, [batch, seq, heads, size])
     return node.emit(ml.TransposeOp(split, [0, 2, 1, 3]))
 
 
@@ -39,8 +42,9 @@ def merge_heads(node: Node, y: SSAValue) -> SSAValue:
     """`(B, heads, seq, size)` to `(B, seq, heads * size)`."""
     batch, heads, seq, size = sizes(node, y)
     merged = node.emit(ml.TransposeOp(y, [0, 2, 1, 3]))
-    assert isinstance(heads, int) and isinstance(size, int)  # static: split by attributes
-    return reshape_to(node, merged, [batch, seq, heads * size])
+    assert isinstance(heads, int)  # static: split by attributes
+    hidden = heads * size if isinstance(size, int) else DYN
+    return reshape_to(node, merged, [batch, seq, hidden])
 
 
 @converts("Attention", since=23)
@@ -78,6 +82,7 @@ def fused(
     node: Node, q: SSAValue, k: SSAValue, v: SSAValue, mask: SSAValue | None, options: Options
 ) -> SSAValue:
     """One `ml.attention`, fully masked rows 0 (where it gives NaN)."""
+    assert options.scale is not None  # else written out (`needs_explicit`)
     y = node.emit(ml.AttentionOp(q, k, v, mask, scale=options.scale, causal=options.causal))
     if mask is not None or options.causal:  # rows may be fully masked: 0, not NaN
         nan = node.emit(ml.CmpOp("ne", y, y))

@@ -45,7 +45,7 @@ from mlc.frontends.onnx.ops.structure import arange
 class Options:
     """The attributes of an ONNX Attention node that the explicit form reads."""
 
-    scale: float
+    scale: float | None  # None: 1 / sqrt(head size), the head size known at run time
     causal: bool
     softcap: float
     mode: int | None  # qk_matmul_output_mode; None when that output is not asked for
@@ -56,14 +56,12 @@ class Options:
     @staticmethod
     def of(node: Node, head_size: int) -> "Options":
         scale = node.attr("scale", None)
-        if scale is None:
-            if head_size < 0:
-                raise node.error("Attention without a scale needs a static head size")
+        if scale is None and head_size >= 0:
             scale = 1 / math.sqrt(head_size)
         wanted = len(node.proto.output) > 3 and bool(node.proto.output[3])
         precision = node.attr("softmax_precision", None)
         return Options(
-            scale=float(scale),
+            scale=None if scale is None else float(scale),
             causal=bool(node.attr("is_causal", 0)),
             softcap=float(node.attr("softcap", 0.0)),
             mode=int(node.attr("qk_matmul_output_mode", 0)) if wanted else None,
@@ -84,7 +82,13 @@ def explicit_attention(
     """Y and the qk_matmul_output (None if not asked for) of 4-D `qkv` (module docstring);
     `past`: the past cache's length, already concatenated to K and V."""
     q, k, v = qkv
-    root = node.scalar(math.sqrt(options.scale), q)
+    if options.scale is not None:
+        root = node.scalar(math.sqrt(options.scale), q)
+    else:  # sqrt(1 / sqrt(head size)) = head size ** -0.25, in q's type as onnx's reference
+        head = cast(
+            node, reshape_to(node, shape_tensor(node, [size_along(node, q, 3)]), []), element_of(q)
+        )
+        root = node.emit(ml.PowOp(head, node.scalar(-0.25, q)))
     keys_t = node.emit(ml.TransposeOp(node.emit(ml.MulOp(k, root)), [0, 1, 3, 2]))
     scores = grouped_matmul(node, node.emit(ml.MulOp(q, root)), keys_t)
     if options.softcap > 0:
@@ -214,6 +218,7 @@ def needs_explicit(
             band,
             options.left >= 0 or options.right >= 0,
             options.precision is not None,
+            options.scale is None,
             mask is not None and keys >= 0 and 0 <= shape_of(mask)[-1] < keys,
         )
     )
