@@ -42,7 +42,7 @@ The dims that must agree (`updates` and `indices`, the dims of `indices` not abo
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import IntegerType, TensorType, i8
+from xdsl.dialects.builtin import IntegerType, TensorType, i8, i64
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -67,6 +67,11 @@ from mlc.lowering.convert_ml_to_linalg.index_checks import (
     safe_index,
 )
 from mlc.lowering.convert_ml_to_linalg.indexing import check_dims
+from mlc.lowering.convert_ml_to_linalg.scatter_grouped import (
+    Combine,
+    grouped_pays,
+    grouped_scatter,
+)
 from mlc.lowering.support.index_calc import Index, IndexCalc
 from mlc.lowering.support.locations import keep_location
 
@@ -94,6 +99,13 @@ def combined(reduction: str, element: Attribute, acc: SSAValue, update: SSAValue
     else:
         table = UNSIGNED_COMBINE if is_unsigned(element) else SIGNED_COMBINE
     return table[reduction](acc, update).result
+
+
+def combiner(reduction: str, element: Attribute) -> Combine | None:
+    """`combined` as a function of (acc, update); None for `none`."""
+    if reduction == "none":
+        return None
+    return lambda acc, update: combined(reduction, element, acc, update)
 
 
 def all_of(conditions: Sequence[SSAValue]) -> SSAValue | None:
@@ -218,6 +230,10 @@ class LowerScatterNd(RewritePattern):
             bounds = data_sizes[:q]
             check_index_tuples(rewriter, op, op.indices, bounds, 0)
             highest = [highest_index(rewriter, b) for b in bounds]
+            if outer and grouped_pays(tensor_type(op.data).get_shape()[:q], index_shape[:-1]):
+                result = self.grouped(rewriter, op, bounds, highest, index_sizes)
+                rewriter.replace(op, (), (result,))
+                return
 
             def body(args: Sequence[BlockArgument]) -> SSAValue:
                 calc = IndexCalc.in_body()
@@ -247,6 +263,70 @@ class LowerScatterNd(RewritePattern):
             iterators = iterator_types(loops_count, list(range(rank, loops_count)))
             (result,) = build_generic(rewriter, [op.indices], [op.data], maps, iterators, body)
         rewriter.replace(op, (), (result,))
+
+    @staticmethod
+    def grouped(
+        rewriter: PatternRewriter,
+        op: ml.ScatterNdOp,
+        bounds: Sequence[Index],
+        highest: Sequence[SSAValue],
+        index_sizes: Sequence[Index],
+    ) -> SSAValue:
+        """The scatter grouped by destination row `p[:q]` (`scatter_grouped`)."""
+        outer = len(index_sizes)
+        q = len(bounds)
+        index_element = element_type(op.indices)
+        element = element_type(op.data)
+
+        def destination(loops: Sequence[SSAValue], entry: SSAValue | None) -> SSAValue:
+            """In a body: the row-major number of row `p[:q]` (or of tuple `loops`)."""
+            calc = IndexCalc.in_body()
+            linear: Index = 0
+            for j in range(q):
+                if entry is None:
+                    target = loops[j]
+                else:
+                    if j:
+                        at = [*loops[:outer], calc.value(j)]
+                        entry = tensor.ExtractOp(op.indices, at, index_element).result
+                    target = safe_index(entry, bounds[j], highest[j])
+                linear = calc.add(calc.mul(linear, bounds[j]), target) if j else target
+            return calc.value(linear)
+
+        def dest_body(args: Sequence[BlockArgument]) -> SSAValue:
+            loops = [IndexOp(d).result for d in range(outer)]
+            return arith.IndexCastOp(destination(loops, args[0]), i64).result
+
+        dims = [AffineExpr.dimension(d) for d in range(outer)]
+        maps = [
+            AffineMap(outer, 0, (*dims, AffineExpr.constant(0))),
+            AffineMap.identity(outer),
+        ]
+        empty = empty_of(
+            rewriter, TensorType(i64, tensor_type(op.indices).get_shape()[:-1]), index_sizes
+        )
+        (dest,) = build_generic(
+            rewriter, [op.indices], [empty], maps, iterator_types(outer), dest_body
+        )
+        count: Index = 1
+        for b in bounds:
+            count = IndexCalc(rewriter.insert).mul(count, b)
+        rank = tensor_type(op.data).get_num_dims()
+
+        def read(tuple_at: Sequence[SSAValue], loops: Sequence[SSAValue]) -> SSAValue:
+            coords = [*tuple_at, *loops[q:rank]]
+            return tensor.ExtractOp(op.updates, coords, element).result
+
+        return grouped_scatter(
+            rewriter,
+            op.data,
+            dest,
+            index_sizes,
+            count,
+            lambda loops: destination(loops, None),
+            read,
+            combiner(op.reduction.data, element),
+        )
 
 
 PATTERNS: list[RewritePattern] = [LowerScatterElements(), LowerScatterNd()]
