@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
@@ -53,6 +53,9 @@ from mlc.lowering.support.index_calc import Index, IndexCalc
 # Grouping pays once each result element would otherwise walk more update tuples than
 # this (measured on the CPU: see docs/passes/convert-ml-to-linalg.md).
 GROUPED_MIN_PAIRS = 4096
+
+# Marks the grouping loops (`mlc.lowering.gpu.sequential_loops` reads it).
+SEQUENTIAL = "mlc.sequential"
 
 Combine = Callable[[SSAValue, SSAValue], SSAValue]
 
@@ -91,7 +94,8 @@ def _for(
         scf.YieldOp(*body(block.args[0], block.args[1:]))
     one = _const(1) if insert is None else IndexCalc(insert).value(1)
     loop = scf.ForOp(lb, ub, one, list(inits), block)
-    if insert is not None:
+    if insert is not None:  # a loop of its own: a one-thread kernel on the GPU
+        loop.attributes[SEQUENTIAL] = UnitAttr()
         insert(loop)
     return loop.results
 

@@ -69,6 +69,7 @@ from mlc.lowering.gpu.loop_nests.loop_emitter import (
     parallel_loop,
 )
 from mlc.lowering.gpu.loop_nests.register_tile import register_tile
+from mlc.lowering.gpu.sequential_loops import wrap_sequential_loops
 
 
 def _nested(
@@ -186,6 +187,7 @@ class ConvertLinalgToParallelLoopsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _reject_other_linalg(op)
+        wrap_sequential_loops(op)
         tile = (self.register_tile[0], self.register_tile[1])
         starts, absorbed = absorbable_fills(op)
         lower_generics = GenericToParallelLoops(tile, starts, absorbed)
