@@ -166,6 +166,10 @@ class LowerScatterElements(RewritePattern):
             bound = data_sizes[axis]
             check_indices(rewriter, op, op.indices, bound, f"data dim {axis}")
             highest = highest_index(rewriter, bound)
+            if grouped_pays([data_shape[axis]], [index_shape[axis]]):
+                result = self.grouped(rewriter, op, axis, bound, highest, sizes, data_sizes)
+                rewriter.replace(op, (), (result,))
+                return
             # The dims where indices may stop short of the data: rows past them take none.
             short = [
                 d
@@ -202,6 +206,56 @@ class LowerScatterElements(RewritePattern):
             iterators = iterator_types(rank + 1, [rank])
             (result,) = build_generic(rewriter, [steps], [op.data], maps, iterators, body)
         rewriter.replace(op, (), (result,))
+
+    @staticmethod
+    def grouped(
+        rewriter: PatternRewriter,
+        op: ml.ScatterElementsOp,
+        axis: int,
+        bound: Index,
+        highest: SSAValue,
+        sizes: Sequence[Index],
+        data_sizes: Sequence[Index],
+    ) -> SSAValue:
+        """The scatter grouped by destination element (`scatter_grouped`)."""
+        rank = len(sizes)
+        element = element_type(op.data)
+
+        def linear(coords: Sequence[SSAValue]) -> SSAValue:
+            calc = IndexCalc.in_body()
+            at: Index = coords[0]
+            for d in range(1, rank):
+                at = calc.add(calc.mul(at, data_sizes[d]), coords[d])
+            return calc.value(at)
+
+        def dest_body(args: Sequence[BlockArgument]) -> SSAValue:
+            loops = [IndexOp(d).result for d in range(rank)]
+            target = safe_index(args[0], bound, highest)
+            coords = [target if d == axis else loops[d] for d in range(rank)]
+            return arith.IndexCastOp(linear(coords), i64).result
+
+        identity = AffineMap.identity(rank)
+        empty = empty_of(rewriter, TensorType(i64, tensor_type(op.indices).get_shape()), sizes)
+        (dest,) = build_generic(
+            rewriter, [op.indices], [empty], [identity, identity], iterator_types(rank), dest_body
+        )
+        count: Index = 1
+        for n in data_sizes:
+            count = IndexCalc(rewriter.insert).mul(count, n)
+
+        def read(tuple_at: Sequence[SSAValue], loops: Sequence[SSAValue]) -> SSAValue:
+            return tensor.ExtractOp(op.updates, tuple_at, element).result
+
+        return grouped_scatter(
+            rewriter,
+            op.data,
+            dest,
+            sizes,
+            count,
+            linear,
+            read,
+            combiner(op.reduction.data, element),
+        )
 
 
 class LowerScatterNd(RewritePattern):
