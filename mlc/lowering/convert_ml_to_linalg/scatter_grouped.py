@@ -27,7 +27,16 @@ With reduction `none` the loop of (d) starts at the last update (`end[p] - 1`), 
 last one in row-major order stays, as in onnxruntime; `add`, `mul`, `max` and `min`
 combine in the updates' order, as `scatter.py` does: the results are the same, bit for
 bit, deterministic. (a)-(c) are sequential `scf.for`s over the tuples (the tensors they
-carry are updated in place once bufferized); (d) is parallel over the result.
+carry are updated in place once bufferized, and marked `mlc.sequential` so that the
+GPU runs each as a one-thread kernel: `mlc.lowering.gpu.sequential_loops`); (d) is
+parallel over the result.
+
+The threshold: the walk of `scatter.py` costs a result element one step per update
+tuple that may land on it; grouping costs three sequential passes (over the tuples,
+the destinations, the tuples) and two reads of the offsets a result element. Below a
+few thousand destination x tuple pairs the walk's steps are fewer than the grouping
+loops' fixed work, so small scatters (a top-k's routing weights, the lit tests' shapes)
+keep it; the MoE and embedding-gradient scatters are 10^5-10^9 pairs, far above.
 """
 
 from collections.abc import Callable, Sequence
@@ -50,8 +59,7 @@ from mlc.lowering.convert_ml_to_linalg.common import (
 )
 from mlc.lowering.support.index_calc import Index, IndexCalc
 
-# Grouping pays once each result element would otherwise walk more update tuples than
-# this (measured on the CPU: see docs/passes/convert-ml-to-linalg.md).
+# Grouping pays above this many destination x update-tuple pairs (module docstring).
 GROUPED_MIN_PAIRS = 4096
 
 # Marks the grouping loops (`mlc.lowering.gpu.sequential_loops` reads it).

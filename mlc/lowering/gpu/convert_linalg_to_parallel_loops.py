@@ -34,6 +34,9 @@ The decisions are `mlc.lowering.gpu.loop_analysis`'s (which dims are parallel, t
 sizes that pick a register tile) and `mlc.lowering.gpu.fills`' (the fills a reduction
 absorbs); the nest is built in `mlc.lowering.gpu.loop_nests`.
 
+Loops marked `mlc.sequential` become one-iteration parallel loops first
+(`mlc.lowering.gpu.sequential_loops`).
+
 Precondition: buffer semantics (run `bufferize` first). Index arithmetic of
 non-trivial maps is left as `affine.apply` for `lower-affine`.
 """
