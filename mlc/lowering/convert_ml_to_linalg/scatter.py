@@ -41,9 +41,11 @@ count, prefix sum, place, then a parallel generic that walks only each destinati
 updates, in the same order), O(result + updates) where the walk above is O(result x
 updates). Destinations are the rows `p[:q]` for `scatter_nd` and the result's elements
 for `scatter_elements`. Measured on the CPU (2 cores, shared): a sparse MoE layer's
-`ScatterND` adds (result 1024x512, ~256 rows an expert) 1.7 s -> 0.11 s for the whole
-layer; an embedding gradient (`ml.gather`'s VJP, vocab 30000 x 256, 1024 ids, a
-`scatter_elements` add of 262144 updates) 61.5 s -> 56 ms a call.
+`ScatterND` adds (result 1024x512, ~256 rows an expert) took 97% of the layer, which
+went from 1.7-3.9 s to 70-106 ms a call (`bench/results/moe-lstm.md`); an embedding
+gradient (`ml.gather`'s VJP, vocab 30000 x 256, 1024 ids) went from 61.5 s a call (a
+`scatter_elements` add of 262144 updates) to 56 ms grouped by element and 17 ms as a
+`scatter_nd` of rows grouped by row (the VJP's form now).
 
 The dims that must agree (`updates` and `indices`, the dims of `indices` not above
 `data`'s; for scatter_nd `updates` against `indices[:-1] + data[q:]`) are checked by
