@@ -81,6 +81,7 @@ from mlc.lowering.convert_ml_to_linalg.index_checks import (
 )
 from mlc.lowering.convert_ml_to_linalg.indexing import check_dims
 from mlc.lowering.convert_ml_to_linalg.scatter_grouped import (
+    GROUPED_MIN_PAIRS,
     Combine,
     grouped_pays,
     grouped_scatter,
@@ -159,6 +160,9 @@ def loop_bound(rewriter: PatternRewriter, indices: SSAValue, axis: int) -> SSAVa
 class LowerScatterElements(RewritePattern):
     """`ml.scatter_elements` to a generic over the result (see the module docstring)."""
 
+    def __init__(self, min_pairs: int = GROUPED_MIN_PAIRS):
+        self.min_pairs = min_pairs
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.ScatterElementsOp, rewriter: PatternRewriter, /) -> None:
         rank = tensor_type(op.data).get_num_dims()
@@ -179,7 +183,7 @@ class LowerScatterElements(RewritePattern):
             bound = data_sizes[axis]
             check_indices(rewriter, op, op.indices, bound, f"data dim {axis}")
             highest = highest_index(rewriter, bound)
-            if grouped_pays([data_shape[axis]], [index_shape[axis]]):
+            if grouped_pays([data_shape[axis]], [index_shape[axis]], self.min_pairs):
                 result = self.grouped(rewriter, op, axis, bound, highest, sizes, data_sizes)
                 rewriter.replace(op, (), (result,))
                 return
@@ -274,6 +278,9 @@ class LowerScatterElements(RewritePattern):
 class LowerScatterNd(RewritePattern):
     """`ml.scatter_nd` to a generic over the result (see the module docstring)."""
 
+    def __init__(self, min_pairs: int = GROUPED_MIN_PAIRS):
+        self.min_pairs = min_pairs
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.ScatterNdOp, rewriter: PatternRewriter, /) -> None:
         rank = tensor_type(op.data).get_num_dims()
@@ -297,7 +304,8 @@ class LowerScatterNd(RewritePattern):
             bounds = data_sizes[:q]
             check_index_tuples(rewriter, op, op.indices, bounds, 0)
             highest = [highest_index(rewriter, b) for b in bounds]
-            if outer and grouped_pays(tensor_type(op.data).get_shape()[:q], index_shape[:-1]):
+            rows = tensor_type(op.data).get_shape()[:q]
+            if outer and grouped_pays(rows, index_shape[:-1], self.min_pairs):
                 result = self.grouped(rewriter, op, bounds, highest, index_sizes)
                 rewriter.replace(op, (), (result,))
                 return
@@ -396,4 +404,9 @@ class LowerScatterNd(RewritePattern):
         )
 
 
-PATTERNS: list[RewritePattern] = [LowerScatterElements(), LowerScatterNd()]
+def patterns(min_pairs: int = GROUPED_MIN_PAIRS) -> list[RewritePattern]:
+    """The scatters' lowerings, grouped above `min_pairs` destination x tuple pairs."""
+    return [LowerScatterElements(min_pairs), LowerScatterNd(min_pairs)]
+
+
+PATTERNS: list[RewritePattern] = patterns()

@@ -68,17 +68,20 @@ SEQUENTIAL = "mlc.sequential"
 Combine = Callable[[SSAValue, SSAValue], SSAValue]
 
 
-def grouped_pays(destinations: Sequence[int], tuples: Sequence[int]) -> bool:
+def grouped_pays(
+    destinations: Sequence[int], tuples: Sequence[int], min_pairs: int = GROUPED_MIN_PAIRS
+) -> bool:
     """
     Whether the grouped form should replace the per-element walk: when the number of
-    destinations times the number of update tuples is large, or not known.
+    destinations times the number of update tuples is above `min_pairs` (the pass
+    option `scatter-group-pairs`), or not known.
     """
     pairs = 1
     for n in (*destinations, *tuples):
         if n < 0:
             return True
         pairs *= n
-    return pairs > GROUPED_MIN_PAIRS
+    return pairs > min_pairs
 
 
 def _static(size: Index) -> int:
