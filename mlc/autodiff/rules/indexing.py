@@ -3,8 +3,9 @@ VJP rules of the indexing ops: gather, gather_elements, gather_nd, the scatters,
 values and cumsum.
 
 A gather's cotangent is a scatter-add of the result's cotangent into zeros at the same
-indices (repeated indices add up): `ml.gather` flattens to `(A, K, B)` and scatters
-along the middle dim with `ml.scatter_elements`; gather_elements and gather_nd scatter
+indices (repeated indices add up): `ml.gather` along axis 0 (an embedding) scatters
+whole rows with `ml.scatter_nd`, along another axis it flattens to `(A, K, B)` and
+scatters along the middle dim with `ml.scatter_elements`; gather_elements and gather_nd scatter
 with their own scatter. top_k's values scatter back to where they were taken.
 
 A scatter's `updates` get the cotangent gathered at the indices, and `data` the
@@ -58,6 +59,12 @@ def gather(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) ->
     axis = shapes.normalize_axis(op.axis.value.data, len(data))
     outer, inner = _product(data[:axis]), _product(data[axis + 1 :])
     k = _product(index_shape)
+    if axis == 0 and (shapes.is_static(k) or all(shapes.is_static(d) for d in data[1:])):
+        # Rows of the table (an embedding's gradient): a scatter_nd of whole rows, which
+        # its lowering groups by row rather than by element.
+        rows = em.reshape(ct, (k, *data[1:]))
+        at = em.reshape(op.indices, (k, 1))
+        return [em(ml.ScatterNdOp(em.zeros_like(op.data), at, rows, "add")), None]
     updates = em.reshape(ct, (outer, k, inner))
     indices = em.broadcast_like(em.reshape(op.indices, (1, k, 1)), updates)
     rows = (outer, data[axis], inner)

@@ -50,7 +50,9 @@ from mlc.lowering.convert_ml_to_linalg import (
 from mlc.lowering.convert_ml_to_linalg.signless import signless_types
 
 
-def patterns(online_softmax: bool = False) -> list[RewritePattern]:
+def patterns(
+    online_softmax: bool = False, scatter_group_pairs: int = scatter.GROUPED_MIN_PAIRS
+) -> list[RewritePattern]:
     """Every `ml` op's lowering; softmax in its online form with `online_softmax`."""
     return [
         *elementwise.PATTERNS,
@@ -61,7 +63,7 @@ def patterns(online_softmax: bool = False) -> list[RewritePattern]:
         *indexing.PATTERNS,
         *conv.PATTERNS,
         *scan.PATTERNS,
-        *scatter.PATTERNS,
+        *scatter.patterns(scatter_group_pairs),
     ]
 
 
@@ -82,8 +84,14 @@ class ConvertMLToLinalgPass(ModulePass):
     """Softmax as an online max-and-sum and a normalising pass (two `exp` per element,
     two passes) rather than three passes with one `exp`: the GPU pipeline's choice."""
 
+    scatter_group_pairs: int = scatter.GROUPED_MIN_PAIRS
+    """Scatters of more destination x update-tuple pairs than this (or of sizes known
+    only at run time) are grouped by destination first (`scatter_grouped.py`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        applier = GreedyRewritePatternApplier(patterns(self.online_softmax))
+        applier = GreedyRewritePatternApplier(
+            patterns(self.online_softmax, self.scatter_group_pairs)
+        )
         PatternRewriteWalker(applier).rewrite_module(op)
         check_fully_lowered(op)
         signless_types(op)

@@ -34,6 +34,9 @@ The decisions are `mlc.lowering.gpu.loop_analysis`'s (which dims are parallel, t
 sizes that pick a register tile) and `mlc.lowering.gpu.fills`' (the fills a reduction
 absorbs); the nest is built in `mlc.lowering.gpu.loop_nests`.
 
+Loops marked `mlc.sequential` become one-iteration parallel loops first
+(`mlc.lowering.gpu.sequential_loops`).
+
 Precondition: buffer semantics (run `bufferize` first). Index arithmetic of
 non-trivial maps is left as `affine.apply` for `lower-affine`.
 """
@@ -69,6 +72,7 @@ from mlc.lowering.gpu.loop_nests.loop_emitter import (
     parallel_loop,
 )
 from mlc.lowering.gpu.loop_nests.register_tile import register_tile
+from mlc.lowering.gpu.sequential_loops import wrap_sequential_loops
 
 
 def _nested(
@@ -186,6 +190,7 @@ class ConvertLinalgToParallelLoopsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _reject_other_linalg(op)
+        wrap_sequential_loops(op)
         tile = (self.register_tile[0], self.register_tile[1])
         starts, absorbed = absorbable_fills(op)
         lower_generics = GenericToParallelLoops(tile, starts, absorbed)

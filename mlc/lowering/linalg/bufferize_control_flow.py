@@ -55,6 +55,7 @@ class ForRule(BufferizableOp):
                 state.lookup(op.lb), state.lookup(op.ub), state.lookup(op.step), inits, Region(body)
             )
         )
+        new.attributes |= op.attributes
         _bind_owned_results(state, op, new)
 
 

@@ -110,6 +110,23 @@ class ExtractRule(BufferizableOp):
         state.bind(op.result, new.results[0])
 
 
+class InsertRule(BufferizableOp):
+    """A `memref.store` into the destination's buffer (in place), or into a copy."""
+
+    DEST = 1  # the operand index of `dest`
+
+    def writes(self, op: Operation, index: int) -> bool:
+        return index == self.DEST
+
+    def bufferize(self, state: BufferState, op: Operation) -> None:
+        assert isinstance(op, tensor.InsertOp)
+        dest = state.lookup(op.dest)
+        target = dest if state.may_overwrite(op, self.DEST) else state.copy(dest, op.dest.type)
+        indices = [state.lookup(i) for i in op.indices]
+        state.emit(memref.StoreOp.get(state.lookup(op.scalar), target, indices))
+        state.bind(op.result, target, state.root[target])
+
+
 class FromElementsRule(BufferizableOp):
     """A small buffer stored element by element (a run-time shape, for instance)."""
 
@@ -392,6 +409,7 @@ RULES: dict[type[Operation], BufferizableOp] = {
     tensor.DimOp: DimRule(),
     tensor.CastOp: CastRule(),
     tensor.ExtractOp: ExtractRule(),
+    tensor.InsertOp: InsertRule(),
     tensor.FromElementsOp: FromElementsRule(),
     tensor.CollapseShapeOp: CollapseShapeRule(),
     tensor.ExpandShapeOp: ExpandShapeRule(),

@@ -195,3 +195,70 @@ def test_top_k_above_a_dynamic_axis_fails_a_check(rng, target):
     exe = compile_for(top_k_model(x, 4, 1, 1, 1, dynamic=True), target)
     with pytest.raises(mlc.RuntimeCheckError, match=r"'ml.top_k' op k \(4\) exceeds"):
         exe(x[:, :3])
+
+
+# Scatters large enough for the lowering grouped by destination (`scatter_grouped.py`):
+# many duplicates per destination, negative indices, every reduction, static and dynamic.
+GROUPED_ND_CASES = [
+    ((301, 7), (203, 1), "float32"),
+    ((37, 29, 3), (3, 51, 2), "int32"),
+]
+
+
+@pytest.mark.parametrize(("reduction", "dynamic"), MODES)
+@pytest.mark.parametrize(("shape", "index_shape", "dtype"), GROUPED_ND_CASES)
+def test_scatter_nd_grouped(rng, target, dynamic, reduction, shape, index_shape, dtype):
+    data = random_data(rng, shape, dtype)
+    q = index_shape[-1]
+    # Indices from a few rows only: several updates land on each of them.
+    indices = np.stack(
+        [rng.integers(-shape[j], min(shape[j], 9), size=index_shape[:-1]) for j in range(q)],
+        axis=-1,
+    ).astype(np.int64)
+    updates = random_data(rng, (*index_shape[:-1], *shape[q:]), dtype)
+    if reduction == "mul" and np.issubdtype(dtype, np.floating):
+        updates = (1 + updates / 8).astype(dtype)  # products that stay in range
+    exe = check_scatter(
+        target, "ScatterND", {"reduction": reduction}, data, indices, updates, dynamic
+    )
+    if reduction == "add" and q == 1 and len(index_shape) == 2:
+        want = data.copy()
+        np.add.at(
+            want, np.where(indices[:, 0] < 0, indices[:, 0] + shape[0], indices[:, 0]), updates
+        )
+        np.testing.assert_allclose(exe(data, indices, updates), want, rtol=1e-5)
+    indices.flat[-1] = -shape[-q - 1] - 1 if q == 1 else shape[1]
+    with pytest.raises(mlc.RuntimeCheckError, match=r"'ml.scatter_nd' op index "):
+        exe(data, indices, updates)
+
+
+GROUPED_ELEMENTS_CASES = [
+    ((5, 401), (5, 302), 1, "float32"),
+    ((1, 173, 4), (1, 257, 3), -2, "int64"),
+]
+
+
+@pytest.mark.parametrize(("reduction", "dynamic"), MODES)
+@pytest.mark.parametrize(("shape", "index_shape", "axis", "dtype"), GROUPED_ELEMENTS_CASES)
+def test_scatter_elements_grouped(rng, target, dynamic, reduction, shape, index_shape, axis, dtype):
+    data = random_data(rng, shape, dtype)
+    n = shape[axis]
+    indices = rng.integers(-n, min(n, 40), size=index_shape).astype(np.int64)
+    updates = random_data(rng, index_shape, dtype)
+    if reduction == "mul" and np.issubdtype(dtype, np.floating):
+        updates = (1 + updates / 8).astype(dtype)
+    attrs = {"axis": axis, "reduction": reduction}
+    exe = check_scatter(target, "ScatterElements", attrs, data, indices, updates, dynamic)
+    indices.flat[-1] = n
+    with pytest.raises(mlc.RuntimeCheckError, match=f"'ml.scatter_elements' op index {n} "):
+        exe(data, indices, updates)
+
+
+@pytest.mark.parametrize("op", ["ScatterND", "ScatterElements"])
+def test_grouped_scatter_of_no_updates(rng, target, op):
+    data = random_data(rng, (13, 6), "float32")
+    indices = np.zeros((0, 1) if op == "ScatterND" else (0, 6), np.int64)
+    updates = np.zeros((0, 6), np.float32)
+    attrs = {"reduction": "add"} | ({"axis": 0} if op == "ScatterElements" else {})
+    exe = check_scatter(target, op, attrs, data, indices, updates, True)
+    np.testing.assert_array_equal(exe(data, indices, updates), data)

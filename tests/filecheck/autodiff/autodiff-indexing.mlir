@@ -113,19 +113,17 @@ func.func @scatter_mul(%d: tensor<3x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4x
 
 // -----
 
-// A gather from a dynamic batch of ids: the cotangent and the indices are reshaped with
-// the id count inferred (-1), the indices broadcast along the rows, and the scatter-add
-// goes into zeros of the table's static shape.
+// A gather from a dynamic batch of ids: the cotangent's rows and the ids reshaped with
+// the id count inferred (-1), then a scatter_nd add of whole rows into zeros of the
+// table's static shape.
 
 // CHECK-LABEL: func.func @embed_vjp
 // CHECK-SAME:    (%[[T:[a-zA-Z0-9_]+]]: tensor<6x3xf32>, %[[I:[a-zA-Z0-9_]+]]: tensor<?x4xi64>, %[[CT:[a-zA-Z0-9_]+]]: tensor<?x4x3xf32>)
-// CHECK:         %[[U:.+]] = ml.reshape %[[CT]], %{{.+}} : (tensor<?x4x3xf32>, tensor<3xi64>) -> tensor<1x?x3xf32>
-// CHECK:         %[[IR:.+]] = ml.reshape %[[I]], %{{.+}} : (tensor<?x4xi64>, tensor<3xi64>) -> tensor<1x?x1xi64>
-// CHECK-NEXT:    %[[IB:.+]] = ml.broadcast_to %[[IR]] : (tensor<1x?x1xi64>) -> tensor<1x?x3xi64>
-// CHECK-NEXT:    %[[Z:.+]] = arith.constant dense<0.000000e+00> : tensor<1x6x3xf32>
-// CHECK-NEXT:    %[[S:.+]] = ml.scatter_elements %[[Z]], %[[IB]], %[[U]] {axis = 1 : i64, reduction = "add"}
-// CHECK-NEXT:    %[[G:.+]] = ml.reshape %[[S]] : (tensor<1x6x3xf32>) -> tensor<6x3xf32>
-// CHECK-NEXT:    func.return %[[G]]
+// CHECK:         %[[U:.+]] = ml.reshape %[[CT]], %{{.+}} : (tensor<?x4x3xf32>, tensor<2xi64>) -> tensor<?x3xf32>
+// CHECK:         %[[IR:.+]] = ml.reshape %[[I]], %{{.+}} : (tensor<?x4xi64>, tensor<2xi64>) -> tensor<?x1xi64>
+// CHECK-NEXT:    %[[Z:.+]] = arith.constant dense<0.000000e+00> : tensor<6x3xf32>
+// CHECK-NEXT:    %[[S:.+]] = ml.scatter_nd %[[Z]], %[[IR]], %[[U]] {reduction = "add"}
+// CHECK-NEXT:    func.return %[[S]]
 func.func @embed(%t: tensor<6x3xf32>, %i: tensor<?x4xi64>) -> tensor<?x4x3xf32> {
   %g = ml.gather %t, %i {axis = 0 : i64} : (tensor<6x3xf32>, tensor<?x4xi64>) -> tensor<?x4x3xf32>
   func.return %g : tensor<?x4x3xf32>

@@ -58,17 +58,14 @@ func.func @slice(%x: tensor<5x4xf32>) -> tensor<2x2xf32> {
 // -----
 
 // A gather's cotangent is a scatter-add: the cotangent rows added into zeros at the
-// indices, one ml.scatter_elements along the gathered dim of the (outer, k, inner) view.
+// indices; along axis 0 (an embedding) one ml.scatter_nd of whole rows.
 
 // CHECK-LABEL: func.func @gather_vjp
 // CHECK-SAME:    (%{{.+}}: tensor<10x4xf32>, %[[IDS:.+]]: tensor<3xi64>, %[[CT:.+]]: tensor<3x4xf32>) -> tensor<10x4xf32>
-// CHECK:         %[[C3:.+]] = ml.reshape %[[CT]] : (tensor<3x4xf32>) -> tensor<1x3x4xf32>
-// CHECK-NEXT:    %[[ROW:.+]] = ml.reshape %[[IDS]] : (tensor<3xi64>) -> tensor<1x3x1xi64>
-// CHECK-NEXT:    %[[IDX:.+]] = ml.broadcast_to %[[ROW]] : (tensor<1x3x1xi64>) -> tensor<1x3x4xi64>
-// CHECK-NEXT:    %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<1x10x4xf32>
-// CHECK-NEXT:    %[[SUM:.+]] = ml.scatter_elements %[[ZERO]], %[[IDX]], %[[C3]] {axis = 1 : i64, reduction = "add"}
-// CHECK-NEXT:    %[[G:.+]] = ml.reshape %[[SUM]] : (tensor<1x10x4xf32>) -> tensor<10x4xf32>
-// CHECK-NEXT:    func.return %[[G]]
+// CHECK:         %[[ROW:.+]] = ml.reshape %[[IDS]] : (tensor<3xi64>) -> tensor<3x1xi64>
+// CHECK-NEXT:    %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : tensor<10x4xf32>
+// CHECK-NEXT:    %[[SUM:.+]] = ml.scatter_nd %[[ZERO]], %[[ROW]], %[[CT]] {reduction = "add"}
+// CHECK-NEXT:    func.return %[[SUM]]
 func.func @gather(%table: tensor<10x4xf32>, %ids: tensor<3xi64>) -> tensor<3x4xf32> {
   %g = ml.gather %table, %ids {axis = 0 : i64} : (tensor<10x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
   func.return %g : tensor<3x4xf32>

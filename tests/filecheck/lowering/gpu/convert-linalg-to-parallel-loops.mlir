@@ -291,3 +291,54 @@ func.func @kept_fills(%x: memref<?x10xf32>, %acc: memref<?x1xf32>, %part: memref
   }
   func.return %read : f32
 }
+
+// -----
+
+// A loop marked `mlc.sequential` (a scatter's grouping loops) becomes the body of a
+// one-iteration scf.parallel, a one-thread kernel later; the buffer it carries, updated
+// in place, is used directly, and a scalar it carries stays inside.
+
+// CHECK-LABEL: func.func @sequential_loop
+// CHECK-SAME:    (%[[S:[a-zA-Z0-9_]+]]: memref<?xi64>, %[[N:[a-zA-Z0-9_]+]]: index)
+// CHECK:         "scf.parallel"(%{{.+}}, %[[O:.+]], %[[O]])
+// CHECK-NEXT:    ^{{.+}}(%{{.+}}: index):
+// CHECK-NEXT:      %{{.+}} = scf.for %[[P:.+]] = %{{.+}} to %[[N]] step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (i64) {
+// CHECK-NEXT:        %[[V:.+]] = memref.load %[[S]][%[[P]]] : memref<?xi64>
+// CHECK-NEXT:        %[[SUM:.+]] = arith.addi %[[V]], %[[ACC]] : i64
+// CHECK-NEXT:        memref.store %[[SUM]], %[[S]][%[[P]]] : memref<?xi64>
+// CHECK-NEXT:        scf.yield %[[SUM]] : i64
+// CHECK-NEXT:      }
+// CHECK-NEXT:      scf.reduce
+// CHECK:         func.return %[[S]] : memref<?xi64>
+func.func @sequential_loop(%s: memref<?xi64>, %n: index) -> memref<?xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i64
+  %r, %last = scf.for %p = %c0 to %n step %c1 iter_args(%b = %s, %run = %zero) -> (memref<?xi64>, i64) {
+    %v = memref.load %b[%p] : memref<?xi64>
+    %sum = arith.addi %v, %run : i64
+    memref.store %sum, %b[%p] : memref<?xi64>
+    scf.yield %b, %sum : memref<?xi64>, i64
+  } {mlc.sequential}
+  func.return %r : memref<?xi64>
+}
+
+// -----
+
+// A scalar result used after the loop (or a buffer not updated in place, or a loop
+// without the mark) keeps it on the host.
+
+// CHECK-LABEL: func.func @sequential_loop_result_used
+// CHECK-NOT:     scf.parallel
+// CHECK:         scf.for
+func.func @sequential_loop_result_used(%s: memref<?xi64>, %n: index) -> i64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i64
+  %r, %last = scf.for %p = %c0 to %n step %c1 iter_args(%b = %s, %run = %zero) -> (memref<?xi64>, i64) {
+    %v = memref.load %b[%p] : memref<?xi64>
+    %sum = arith.addi %v, %run : i64
+    scf.yield %b, %sum : memref<?xi64>, i64
+  } {mlc.sequential}
+  func.return %last : i64
+}

@@ -433,3 +433,31 @@ func.func @cast_into_loop(%x: tensor<4xf32>, %n: index) -> tensor<?xf32> {
   }
   func.return %r : tensor<?xf32>
 }
+
+// -----
+
+// tensor.insert: a memref.store into the buffer it updates where that buffer dies there
+// (a loop carrying it, updated in place; the loop keeps its attributes), into a copy
+// where the tensor is read after.
+
+// CHECK-LABEL: func.func @insert_in_loop
+// CHECK-SAME:    (%[[T:[a-zA-Z0-9_]+]]: memref<4xi64>, %[[N:[a-zA-Z0-9_]+]]: index)
+// CHECK:         memref.alloc() {{.*}}: memref<4xi64>
+// CHECK:         scf.for %[[I:.+]] = %{{.+}} to %[[N]] step %{{.+}} iter_args(%[[S:.+]] = %{{.+}}) -> (memref<4xi64>) {
+// CHECK:           %[[V:.+]] = memref.load %[[S]][%[[I]]] : memref<4xi64>
+// CHECK-NOT:       memref.alloc
+// CHECK:           memref.store %{{.+}}, %[[S]][%[[I]]] : memref<4xi64>
+// CHECK:           scf.yield %[[S]] : memref<4xi64>
+// CHECK:         } {mlc.sequential}
+func.func @insert_in_loop(%t: tensor<4xi64>, %n: index) -> (tensor<4xi64>, tensor<4xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i64
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %t) -> (tensor<4xi64>) {
+    %v = tensor.extract %s[%i] : tensor<4xi64>
+    %w = arith.addi %v, %one : i64
+    %u = tensor.insert %w into %s[%i] : tensor<4xi64>
+    scf.yield %u : tensor<4xi64>
+  } {mlc.sequential}
+  func.return %r, %t : tensor<4xi64>, tensor<4xi64>
+}
