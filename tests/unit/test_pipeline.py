@@ -17,8 +17,9 @@ def test_every_stage_parses(target):
 
 def test_softmax_is_online_on_the_gpu_only():
     gpu = pipeline.stage_text("linalg", target="cuda")
-    assert "convert-ml-to-linalg{online-softmax=true}" in gpu
+    assert "convert-ml-to-linalg{online-softmax=true scatter-group-pairs=-1}" in gpu
     assert "online-softmax" not in pipeline.stage_text("linalg", target="cpu")
+    assert "scatter-group-pairs" not in pipeline.stage_text("linalg", target="cpu")
     assert any("online-softmax=true" in line for line in pipeline.describe("gpu"))
     # mlc-translate --mlir-to-ptx lowers ml input through the same stages.
     from xdsl.dialects.builtin import ModuleOp, TensorType, f32

@@ -86,7 +86,8 @@ class ConvertMLToLinalgPass(ModulePass):
 
     scatter_group_pairs: int = scatter.GROUPED_MIN_PAIRS
     """Scatters of more destination x update-tuple pairs than this (or of sizes known
-    only at run time) are grouped by destination first (`scatter_grouped.py`)."""
+    only at run time) are grouped by destination first (`scatter_grouped.py`); -1:
+    never (the GPU pipeline's choice: its grouping loops are one-thread kernels)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         applier = GreedyRewritePatternApplier(

@@ -74,8 +74,10 @@ def grouped_pays(
     """
     Whether the grouped form should replace the per-element walk: when the number of
     destinations times the number of update tuples is above `min_pairs` (the pass
-    option `scatter-group-pairs`), or not known.
+    option `scatter-group-pairs`), or not known; never when `min_pairs` is negative.
     """
+    if min_pairs < 0:
+        return False
     pairs = 1
     for n in (*destinations, *tuples):
         if n < 0:

@@ -2,7 +2,8 @@
 onnx TopK, ScatterElements and ScatterND against onnxruntime (and numpy): several
 dtypes, odd shapes, negative and duplicate indices, every reduction, static and dynamic
 dims, on the CPU and `cuda`; an out-of-range index raises a located
-`mlc.RuntimeCheckError`.
+`mlc.RuntimeCheckError`. The grouped scatters' cases run grouped on the CPU; the `cuda`
+pipeline does not group (`scatter-group-pairs=-1`), so there they check its walk.
 """
 
 import numpy as np
