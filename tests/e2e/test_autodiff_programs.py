@@ -137,14 +137,16 @@ def test_scan_and_nested_loops(target):
 
 def grow_loss(w, x):
     """A while loop whose trip count depends on x (zero when x starts large), with a
-    branch on its integer counter, which the gradient carries too."""
+    branch on its integer counter, which the gradient carries too. At most 8 trips:
+    longer runs of this map are chaotic, and central differences lose the digits the
+    check needs (20 trips gave relative errors up to 1e-4 against 1e-5 allowed)."""
 
     def body(state):
         h, k = state
         h = ops.cond(k % 2 == 0, lambda a: ops.tanh(a @ w) + a * 1.5, lambda a: ops.sin(a) * 2, h)
         return h, k + 1
 
-    h, k = ops.while_loop(lambda s: (ops.sum(s[0] * s[0]) < 40.0) & (s[1] < 20), body, (x, 0))
+    h, k = ops.while_loop(lambda s: (ops.sum(s[0] * s[0]) < 40.0) & (s[1] < 8), body, (x, 0))
     return ops.sum(h * h) + ops.sum(x) * k
 
 
