@@ -141,7 +141,9 @@ def test_fused_programs_match_numpy(gpu_loops, name):
     want = reference(*(a.astype(np.float64) for a in args))
     got, want = (v if isinstance(v, tuple) else (v,) for v in (got, want))
     for g, w in zip(got, want, strict=True):
-        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6)
+        # An f32 sum of terms near 100 that cancels to near 0 keeps their rounding
+        # noise: the absolute tolerance follows the size of the results.
+        np.testing.assert_allclose(g, w, rtol=2e-5, atol=2e-6 * max(1.0, np.abs(w).max()))
 
 
 def test_rows_holding_inf_and_nan_stay_their_own(gpu_loops):
