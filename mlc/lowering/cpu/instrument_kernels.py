@@ -25,19 +25,12 @@ a global `__mlc_profile_kernels` listing them with their source ops
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref, scf
+from xdsl.dialects import memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
-from mlc.lowering.support.kernel_sources import (
-    TIMERS,
-    KernelInfo,
-    declare_kernel_table,
-    declare_timers,
-    op_sources,
-    wrap,
-)
+from mlc.lowering.support.kernel_sources import instrument
 
 
 def is_kernel(op: Operation) -> bool:
@@ -71,16 +64,8 @@ class InstrumentKernelsPass(ModulePass):
     name = "instrument-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels: list[KernelInfo] = []
-        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            if function.is_declaration or function.sym_name.data in TIMERS:
-                continue
-            for block in function.body.blocks:
-                for kernel in kernels_of(block):
-                    info = KernelInfo(
-                        len(kernels), function.sym_name.data, kernel.name, tuple(op_sources(kernel))
-                    )
-                    kernels.append(info)
-                    wrap(kernel, info.id)
-        declare_timers(op)
-        declare_kernel_table(op, kernels)
+        instrument(
+            op,
+            lambda function: [k for block in function.body.blocks for k in kernels_of(block)],
+            lambda kernel: kernel.name,
+        )

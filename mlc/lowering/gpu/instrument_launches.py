@@ -24,20 +24,11 @@ location.
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, gpu
+from xdsl.dialects import gpu
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from mlc.lowering.support.kernel_sources import (
-    LAUNCH_BEGIN,
-    LAUNCH_END,
-    TIMERS,
-    KernelInfo,
-    declare_kernel_table,
-    declare_timers,
-    op_sources,
-    wrap,
-)
+from mlc.lowering.support.kernel_sources import LAUNCH_BEGIN, LAUNCH_END, instrument
 
 TIMED_BY = (LAUNCH_BEGIN, LAUNCH_END)
 
@@ -49,16 +40,9 @@ class InstrumentLaunchesPass(ModulePass):
     name = "instrument-launches"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels: list[KernelInfo] = []
-        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            if function.is_declaration or function.sym_name.data in TIMERS:
-                continue
-            for launch in [o for o in function.walk() if isinstance(o, gpu.LaunchFuncOp)]:
-                info = KernelInfo(
-                    len(kernels), function.sym_name.data, f"gpu.launch_func {launch.kernel}",
-                    tuple(op_sources(launch)),
-                )  # fmt: skip
-                kernels.append(info)
-                wrap(launch, info.id, TIMED_BY)
-        declare_timers(op, TIMED_BY)
-        declare_kernel_table(op, kernels)
+        instrument(
+            op,
+            lambda function: [o for o in function.walk() if isinstance(o, gpu.LaunchFuncOp)],
+            lambda launch: f"gpu.launch_func {launch.kernel}",  # pyright: ignore
+            TIMED_BY,
+        )

@@ -14,7 +14,7 @@ fused from several ops names them all, in order of appearance.
 """
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, func, llvm
@@ -131,3 +131,28 @@ def declare_timers(module: ModuleOp, timers: tuple[str, str] = (BEGIN, END)) -> 
             Rewriter.insert_op(
                 func.FuncOp.external(name, [i64], []), InsertPoint.at_start(module.body.block)
             )
+
+
+def instrument(
+    module: ModuleOp,
+    kernels_of: Callable[[func.FuncOp], Iterable[Operation]],
+    kind: Callable[[Operation], str],
+    timers: tuple[str, str] = (BEGIN, END),
+) -> None:
+    """
+    Put each kernel `kernels_of` finds in a defined function of `module` between the
+    `timers`, ids in program order, and write the table of kernels (`kind` names each).
+    The instrumenting passes of both targets differ only in what a kernel is.
+    """
+    kernels: list[KernelInfo] = []
+    for function in [f for f in module.ops if isinstance(f, func.FuncOp)]:
+        if function.is_declaration or function.sym_name.data in TIMERS:
+            continue
+        for kernel in list(kernels_of(function)):
+            info = KernelInfo(
+                len(kernels), function.sym_name.data, kind(kernel), tuple(op_sources(kernel))
+            )
+            kernels.append(info)
+            wrap(kernel, info.id, timers)
+    declare_timers(module, timers)
+    declare_kernel_table(module, kernels)
