@@ -35,22 +35,28 @@ from math import comb, prod
 
 from xdsl.dialects.builtin import FixedBitwidthType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.traits import is_side_effect_free
 
 from mlc import shapes
 from mlc.dialects.ml import (
     AttentionOp,
     BatchNormOp,
     BinaryOp,
+    BroadcastToOp,
     CastOp,
     CmpOp,
+    ConcatOp,
     ConvOp,
     LayerNormOp,
     MatmulOp,
     MLOp,
     PoolOp,
     ReduceOp,
+    ReshapeOp,
     SelectOp,
+    SliceOp,
     SoftmaxOp,
+    TransposeOp,
     UnaryOp,
 )
 from mlc.dialects.ml.scan import ArgReduceOp, CumSumOp
@@ -288,3 +294,71 @@ def recompute_is_cheaper(
     if not kept:
         materialise += flops + FLOPS_PER_BYTE * (input_bytes + result_bytes)
     return recompute <= materialise
+
+
+# ---------------------------------------------------------------------------
+# The forward/backward split: save an activation or recompute it
+# ---------------------------------------------------------------------------
+
+# A dynamic dim, where the split weighs a tensor it might save: any size gives a valid
+# program, this one only decides which; 64 is a batch or sequence length of the order
+# the training examples use.
+NOMINAL_DYNAMIC_DIM = 64
+
+# A reduction is recomputed in a backward only if its input is at most this many times
+# its result's size (functorch's partitioner uses the same ratio): summing a large
+# tensor again costs a pass over it, saving the small result costs little.
+RECOMPUTED_REDUCTION_RATIO = 4
+
+
+def residual_bytes(value: SSAValue) -> int | None:
+    """
+    The bytes a forward program keeps to hand `value` to its backward, dynamic dims
+    counted as `NOMINAL_DYNAMIC_DIM`; None for a value that is not a tensor (an index,
+    a size), which is recomputed, never saved.
+    """
+    if not isinstance(value.type, TensorType):
+        return None
+    size = element_bytes(value.type.element_type)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    shape = value.type.get_shape()  # pyright: ignore[reportUnknownMemberType]
+    if size is None:
+        return None
+    return size * prod(d if shapes.is_static(d) else NOMINAL_DYNAMIC_DIM for d in shape)
+
+
+def _nominal_elements(value: SSAValue) -> int:
+    count = residual_bytes(value)
+    element = element_bytes(value.type.element_type)  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownArgumentType]
+    return 0 if count is None or not element else count // element
+
+
+def recompute_refusal(op: Operation) -> str | None:
+    """
+    Why a backward program may not recompute `op` from saved values, or None if it
+    may: only cheap ops are recomputed (elementwise, data movement, broadcasts, shape
+    arithmetic, constants, reductions of inputs at most `RECOMPUTED_REDUCTION_RATIO`
+    times their result), never a contraction, a window, a normalisation, a gather or
+    scatter, a loop or branch, nor an op with side effects (a random draw included).
+    """
+    if op.regions:
+        return f"'{op.name}' holds regions (a loop or a branch runs once)"
+    if not is_side_effect_free(op):
+        return f"'{op.name}' has side effects"
+    match op:
+        case MatmulOp() | ConvOp() | AttentionOp() | PoolOp():
+            return f"'{op.name}' is too costly to recompute"
+        case ReduceOp() | ArgReduceOp() | CumSumOp():
+            size_in, size_out = _nominal_elements(op.operands[0]), _nominal_elements(op.results[0])
+            if size_in > RECOMPUTED_REDUCTION_RATIO * max(size_out, 1):
+                return f"'{op.name}' reduces a large input"
+            return None
+        case BinaryOp() | UnaryOp() | CmpOp() | SelectOp() | CastOp():
+            return None
+        case TransposeOp() | ReshapeOp() | BroadcastToOp() | SliceOp() | ConcatOp():
+            return None  # data movement
+        case MLOp():
+            return f"'{op.name}' is not elementwise or data movement"
+        case _:
+            if op.name.split(".")[0] in ("arith", "tensor"):
+                return None  # constants, shape and index arithmetic
+            return f"'{op.name}' is not an ml op"

@@ -199,6 +199,12 @@ def _autodiff() -> type[ModulePass]:
     return AutodiffPass
 
 
+def _autodiff_partition() -> type[ModulePass]:
+    from mlc.autodiff.partition import AutodiffPartitionPass
+
+    return AutodiffPartitionPass
+
+
 def _autocast() -> type[ModulePass]:
     from mlc.lowering.graph.autocast import AutocastPass
 
@@ -230,6 +236,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
     "autodiff": _autodiff,
+    "autodiff-partition": _autodiff_partition,
     "decompose-attention": _decompose_attention,
     "convert-attention-to-gpu": _convert_attention_to_gpu,
     "fuse-attention": _fuse_attention,

@@ -54,6 +54,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mlc import shapes
 from mlc.autodiff import control_flow, rules
 from mlc.autodiff.emitter import Emitter, element_type
+from mlc.autodiff.joint import JointLayout, mark_joint
 from mlc.autodiff.rule_table import rule_for
 from mlc.diagnostics import op_error
 from mlc.dialects.ml.base import is_float
@@ -340,3 +341,5 @@ def _build(f: func.FuncOp, wrt: Sequence[int], result: int, vjp: bool, with_valu
     f.res_attrs = None
     inputs: list[Attribute] = [a.type for a in block.args]
     f.function_type = FunctionType.from_lists(inputs, [r.type for r in results])
+    if vjp:  # forward and backward in one body: `autodiff-partition` can split it
+        mark_joint(f, JointLayout(cotangents=1, values=1 if with_value else 0))
