@@ -2,6 +2,7 @@
 
 from mlc import optim
 from mlc.autodiff.api import grad, value_and_grad
+from mlc.autodiff.vjp import vjp
 from mlc.backend.assertions import RuntimeCheckError
 from mlc.compiler import CompileError, Executable, compile
 from mlc.compiler.jit import jit
@@ -24,4 +25,5 @@ __all__ = [
     "print_module",
     "trace",
     "value_and_grad",
+    "vjp",
 ]

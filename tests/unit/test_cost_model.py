@@ -180,3 +180,72 @@ def test_broadcast_reads_multiply_the_work():
 def test_kept_producer_is_read_rather_than_recomputed():
     # Its result is stored anyway: recomputing only adds work.
     assert not cost_model.recompute_is_cheaper(10, 4, 4, [1], kept=True)
+
+
+# The forward/backward split: what it may recompute, what saving costs.
+
+
+@pytest.mark.parametrize(
+    ("args", "body", "refusal"),
+    [
+        ("%x: tensor<4x5xf32>", "%y = ml.exp %x : (tensor<4x5xf32>) -> tensor<4x5xf32>", None),
+        (
+            "%x: tensor<4x5xf32>",
+            "%y = ml.transpose %x {perm = array<i64: 1, 0>} : (tensor<4x5xf32>) -> tensor<5x4xf32>",
+            None,
+        ),
+        (
+            "%x: tensor<4x5xf32>, %w: tensor<5x3xf32>",
+            "%y = ml.matmul %x, %w : (tensor<4x5xf32>, tensor<5x3xf32>) -> tensor<4x3xf32>",
+            "'ml.matmul' is too costly to recompute",
+        ),
+        (  # 4 elements into 1: at the ratio, recomputed
+            "%x: tensor<4xf32>",
+            "%y = ml.reduce_sum %x {axes = array<i64: 0>, keepdims = false}"
+            " : (tensor<4xf32>) -> tensor<f32>",
+            None,
+        ),
+        (  # 5 into 1: past it
+            "%x: tensor<5xf32>",
+            "%y = ml.reduce_sum %x {axes = array<i64: 0>, keepdims = false}"
+            " : (tensor<5xf32>) -> tensor<f32>",
+            "'ml.reduce_sum' reduces a large input",
+        ),
+        (
+            "%x: tensor<4x5xf32>",
+            "%y = ml.softmax %x {axis = 1 : i64} : (tensor<4x5xf32>) -> tensor<4x5xf32>",
+            "'ml.softmax' is not elementwise or data movement",
+        ),
+    ],
+)
+def test_recompute_refusal(args, body, refusal):
+    assert cost_model.recompute_refusal(ml_op(in_func(args, body))) == refusal
+
+
+def test_recompute_refusal_of_loops_and_side_effects():
+    module = Parser(
+        make_context(),
+        """
+        func.func private @draw() -> tensor<4xf32>
+        func.func @f(%n: index) {
+          %r = func.call @draw() : () -> tensor<4xf32>
+          %c0 = arith.constant 0 : index
+          %c1 = arith.constant 1 : index
+          scf.for %i = %c0 to %n step %c1 { scf.yield }
+          func.return
+        }""",
+    ).parse_module()
+    refusals = {op.name: cost_model.recompute_refusal(op) for op in module.walk()}
+    assert refusals["func.call"] == "'func.call' has side effects"
+    assert refusals["arith.constant"] is None
+    assert refusals["scf.for"] == "'scf.for' holds regions (a loop or a branch runs once)"
+
+
+def test_residual_bytes():
+    op = ml_op(
+        in_func("%x: tensor<?x3xf16>", "%y = ml.neg %x : (tensor<?x3xf16>) -> tensor<?x3xf16>")
+    )
+    assert cost_model.residual_bytes(op.results[0]) == 2 * 3 * cost_model.NOMINAL_DYNAMIC_DIM
+    module = Parser(make_context(), "func.func @f(%i: index) { func.return }").parse_module()
+    function = next(iter(module.ops))
+    assert cost_model.residual_bytes(function.regions[0].block.args[0]) is None

@@ -1,0 +1,181 @@
+"""
+`mlc.vjp`: JAX's `vjp` as two compiled halves, the forward and the backward that the
+`autodiff-partition` split makes of the joint program.
+
+    outputs, vjp_fn = mlc.vjp(fn, *primals)     # runs the forward half
+    grads = vjp_fn(cotangents)                  # runs the backward half
+
+`fn` is traced on the primals (arrays), its VJP recorded after it as one joint function
+(`joint_function`: a cotangent argument per floating-point result, a gradient per
+floating-point argument), optimised as one (`cse`), then split at the minimum cut of
+saved bytes. The module of both halves is compiled once per function and argument types
+and cached; the forward returns the outputs and the residuals, which `vjp_fn` holds
+(`vjp_fn.residuals`, `vjp_fn.saved_bytes`) and hands to the backward with the
+cotangents, as many times as it is called. `mlc.value_and_grad` keeps the joint form:
+one program computing both, which is what a training step that needs both wants.
+"""
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr
+from xdsl.ir import Attribute, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+
+from mlc.autodiff.differentiate import backprop, is_float_value
+from mlc.autodiff.emitter import Emitter
+from mlc.autodiff.joint import JointLayout, mark_joint
+from mlc.autodiff.partition import SplitNames, split
+from mlc.compiler.compile_path import compile as compile_module
+from mlc.diagnostics import OpError
+from mlc.frontends.trace.program import Outputs, bind_inputs, finish, function_name, verified
+from mlc.frontends.trace.tracer import TraceError, Tracer, tensor_type, tracing
+
+
+def joint_function(f: func.FuncOp, name: str) -> func.FuncOp:
+    """
+    The joint VJP function of `f` (which stays): `(args..., cts...) -> (results...,
+    grads...)`, a cotangent per floating-point result and a gradient per floating-point
+    argument, marked `ml.joint`.
+    """
+    joint = f.clone()
+    joint.sym_name = StringAttr(name)
+    block = joint.body.block
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    results = list(ret.operands)
+    differentiated = [v for v in results if is_float_value(v)]
+    em = Emitter(InsertPoint.before(ret))
+    em.location = joint.location
+    seeds: list[tuple[SSAValue, SSAValue]] = []
+    for v in differentiated:
+        ct = block.insert_arg(v.type, len(block.args))
+        ct.name_hint = "cotangent"
+        seeds.append((v, ct))
+    wrt = [a for a in block.args[: len(f.args)] if is_float_value(a)]
+    ops = list(block.ops)[:-1]
+    grads = backprop(ops, wrt, seeds, em)
+    new_ret = func.ReturnOp(*results, *grads)
+    new_ret.location = ret.location
+    Rewriter.replace_op(ret, new_ret)
+    inputs: list[Attribute] = [a.type for a in block.args]
+    joint.function_type = FunctionType.from_lists(inputs, [v.type for v in new_ret.operands])
+    if joint.arg_attrs is not None:
+        joint.arg_attrs = ArrayAttr([*joint.arg_attrs.data, *[DictionaryAttr({})] * len(seeds)])
+    joint.res_attrs = None
+    mark_joint(joint, JointLayout(cotangents=len(seeds), values=len(results)))
+    return joint
+
+
+class _Halves:
+    """One function's compiled forward and backward, for one set of argument types."""
+
+    def __init__(self, fn: Callable[..., Any], primals: Sequence[np.ndarray], target: str):
+        tracer = Tracer(fn)
+        types = [tensor_type(p.shape, p.dtype) for p in primals]
+        with tracing(tracer):
+            bound = bind_inputs(tracer, fn, primals, types)
+            output = fn(*bound)
+            traced, self.outputs = finish(tracer, function_name(fn), output)
+        verified(ModuleOp([traced]))
+        name = traced.sym_name.data
+        self.names = SplitNames(f"{name}_forward", f"{name}_backward")
+        try:
+            joint = joint_function(traced, f"{name}_vjp")
+            module = ModuleOp([joint])
+            CommonSubexpressionElimination().apply(Context(), module)
+            forward, backward, cut = split(joint, self.names)
+        except OpError as error:
+            raise TraceError([error.diagnostic()]) from None
+        self.float_results = [is_float_value(r) for r in traced.get_return_op().operands]
+        self.float_args = [is_float_value(a) for a in traced.args]
+        self.residual_count = len(cut.saved)
+        self.results = len(self.float_results)
+        executable = compile_module(ModuleOp([forward, backward]), target)
+        self.forward = executable[self.names.forward]
+        self.backward = executable[self.names.backward]
+
+
+class VJPFunction:
+    """The backward half bound to one forward run's residuals: call it on cotangents."""
+
+    def __init__(self, halves: _Halves, values: Sequence[Any], residuals: tuple[Any, ...]):
+        self.halves = halves
+        self.values = values
+        self.residuals = residuals
+
+    @property
+    def saved_bytes(self) -> int:
+        """The bytes the forward kept for the backward."""
+        return sum(int(r.nbytes) for r in self.residuals)
+
+    def __call__(self, cotangents: Any) -> tuple[Any, ...]:
+        halves = self.halves
+        leaves = _leaves(halves.outputs, cotangents)
+        per_result: list[Any] = [None] * halves.results
+        for source, ct in zip(halves.outputs.sources, leaves, strict=True):
+            if source is None or ct is None:
+                continue  # a constant result, or no cotangent given
+            known = per_result[source]
+            per_result[source] = np.asarray(ct) if known is None else known + ct
+        cts = []
+        for i, is_float in enumerate(halves.float_results):
+            if is_float:
+                known = per_result[i]
+                cts.append(known if known is not None else np.zeros_like(self.values[i]))
+        grads = iter(_as_tuple(halves.backward(*self.residuals, *cts)))
+        return tuple(next(grads) if f else None for f in halves.float_args)
+
+
+def _leaves(outputs: Outputs, cotangents: Any) -> list[Any]:
+    """The cotangents' leaves, in the order of the outputs' (the same nesting)."""
+    leaves: list[Any] = []
+
+    def walk(tree: Any, value: Any) -> None:
+        if tree is None:
+            leaves.append(value)
+            return
+        kind, items = tree
+        if not isinstance(value, tuple | list) or len(value) != len(items):
+            raise TypeError(
+                f"vjp_fn: the cotangents must nest as the outputs do ({kind.__name__} of "
+                f"{len(items)}), got {type(value).__name__}"
+            )
+        for item, v in zip(items, value, strict=True):
+            walk(item, v)
+
+    walk(outputs.tree, cotangents)
+    return leaves
+
+
+def _as_tuple(result: Any) -> tuple[Any, ...]:
+    return result if isinstance(result, tuple) else (result,)
+
+
+_cache: "weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, _Halves]]" = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def vjp(fn: Callable[..., Any], *primals: Any, target: str = "cpu") -> tuple[Any, VJPFunction]:
+    """
+    `(fn(*primals), vjp_fn)`: `vjp_fn(cotangents)` (nested as `fn`'s outputs) returns a
+    tuple with the cotangent of each primal (None for an integer one). Forward and
+    backward are compiled once per `fn` and argument types; each call of `mlc.vjp` runs
+    the forward, each call of `vjp_fn` the backward.
+    """
+    arrays = [np.asarray(p) for p in primals]
+    key = (target, tuple((a.shape, a.dtype.str) for a in arrays))
+    per_fn = _cache.setdefault(fn, {})
+    halves = per_fn.get(key)
+    if halves is None:
+        halves = per_fn[key] = _Halves(fn, arrays, target)
+    returned = _as_tuple(halves.forward(*arrays))
+    values, residuals = returned[: halves.results], returned[halves.results :]
+    outputs = halves.outputs.rebuild(values)
+    return outputs, VJPFunction(halves, values, residuals)

@@ -1,0 +1,139 @@
+"""
+`mlc.vjp`: the forward and backward halves `autodiff-partition` splits a joint program
+into, each compiled, against `mlc.value_and_grad` (the joint form) and central
+differences in float64 (an MLP, a small CNN, a loop), and the bytes the split keeps
+where recomputing wins. The `cuda` twins compare float32 halves with the float64 CPU.
+The CNN compiles for about 20 s (three programs of some 200 ops): it runs with
+`MLC_TEST_SLOW=1` only.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+import mlc
+from mlc import ops
+from tests.e2e.test_autodiff_programs import cnn_case, cnn_loss, loop_loss
+from tests.finite_differences import numeric_grad
+
+
+def mlp(x, w1, b1, w2):
+    return ops.tanh(x @ w1 + b1) @ w2
+
+
+def mlp_loss(x, w1, b1, w2):
+    return ops.mean(mlp(x, w1, b1, w2) ** 2)
+
+
+def float_dtype(target):
+    return np.float64 if target == "cpu" else np.float32
+
+
+def tolerance(target):
+    return 1e-6 if target == "cpu" else 2e-3
+
+
+def check_against_joint(loss, args, target):
+    """vjp_fn(1) equals value_and_grad's gradients, and central differences."""
+    floats = tuple(i for i, a in enumerate(args) if a.dtype.kind == "f")
+    value, vjp_fn = mlc.vjp(loss, *args, target=target)
+    grads = vjp_fn(np.ones((), args[floats[0]].dtype))
+    reference = [a.astype(np.float64) if a.dtype.kind == "f" else a for a in args]
+    joint_value, joint = mlc.value_and_grad(loss, argnums=floats)(*reference)
+    compiled = mlc.jit(loss)
+    rtol = tolerance(target)
+    np.testing.assert_allclose(value, joint_value, rtol=rtol)
+    scale = max(np.abs(g).max() for g in joint)
+    for i, expected in zip(floats, joint, strict=True):
+        np.testing.assert_allclose(grads[i], expected, rtol=rtol, atol=rtol * scale)
+        numeric = numeric_grad(compiled, reference, i)
+        np.testing.assert_allclose(grads[i], numeric, rtol=1e-4, atol=1e-5 * scale)
+    assert all(grads[i] is None for i in range(len(args)) if i not in floats)
+
+
+def test_mlp_vector_output(target):
+    """A non-scalar output: vjp_fn(ct) is the gradient of sum(fn * ct)."""
+    rng = np.random.default_rng()
+    dtype = float_dtype(target)
+    args = [rng.standard_normal(s).astype(dtype) for s in [(5, 3), (3, 7), (7,), (7, 2)]]
+    out, vjp_fn = mlc.vjp(mlp, *args, target=target)
+    expected = np.tanh(args[0] @ args[1] + args[2]) @ args[3]
+    np.testing.assert_allclose(out, expected, rtol=tolerance(target))
+    ct = rng.standard_normal(out.shape).astype(dtype)
+    grads = vjp_fn(ct)
+    compiled = mlc.jit(mlp)
+    reference = [a.astype(np.float64) for a in args]
+    for i in range(4):
+        numeric = numeric_grad(lambda *a: np.sum(compiled(*a) * ct), reference, i)
+        np.testing.assert_allclose(grads[i], numeric, rtol=1e-4, atol=1e-6)
+
+
+def test_mlp_loss(target):
+    rng = np.random.default_rng()
+    dtype = float_dtype(target)
+    args = [rng.standard_normal(s).astype(dtype) for s in [(6, 5), (5, 9), (9,), (9, 3)]]
+    check_against_joint(mlp_loss, args, target)
+
+
+@pytest.mark.skipif(
+    os.environ.get("MLC_TEST_SLOW") != "1", reason="compiles for 20 s: MLC_TEST_SLOW=1 runs it"
+)
+def test_small_cnn(target):
+    args = cnn_case(np.random.default_rng(), float_dtype(target))
+    check_against_joint(cnn_loss, args, target)
+
+
+@pytest.mark.parametrize("trips", [4, 0])
+def test_loop(target, trips):
+    rng = np.random.default_rng()
+    dtype = float_dtype(target)
+    args = [
+        (rng.standard_normal((3, 3)) * 0.5).astype(dtype),
+        rng.standard_normal((2, 3)).astype(dtype),
+        np.int64(trips),
+    ]
+    check_against_joint(loop_loss, args, target)
+
+
+def chain(x):
+    return ops.sum(ops.sigmoid(ops.tanh(ops.exp(x * 0.1))))
+
+
+def test_recompute_wins():
+    """A chain of elementwise ops keeps only its input for the backward."""
+    x = np.random.default_rng().standard_normal((128, 96)).astype(np.float32)
+    value, vjp_fn = mlc.vjp(chain, x)
+    assert vjp_fn.saved_bytes == x.nbytes  # not the 4 intermediates the rules read
+    (grad,) = vjp_fn(np.float32(1.0))
+    s = np.tanh(np.exp(x.astype(np.float64) * 0.1))
+    sig = 1 / (1 + np.exp(-s))
+    expected = sig * (1 - sig) * (1 - s**2) * np.exp(x * 0.1) * 0.1
+    np.testing.assert_allclose(grad, expected, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(value, sig.sum(), rtol=1e-5)
+
+
+def pair(x, w):
+    h = x @ w
+    return ops.relu(h), (ops.sum(h * h), x * 2.0)
+
+
+def test_nested_outputs_and_cache():
+    """Cotangents nest as the outputs; a second call reuses the compiled halves."""
+    rng = np.random.default_rng()
+    x, w = rng.standard_normal((4, 3)), rng.standard_normal((3, 5))
+    (a, (b, c)), vjp_fn = mlc.vjp(pair, x, w)
+    np.testing.assert_allclose(a, np.maximum(x @ w, 0))
+    np.testing.assert_allclose(b, np.sum((x @ w) ** 2))
+    cts = (rng.standard_normal(a.shape), (np.float64(0.5), rng.standard_normal(c.shape)))
+    gx, gw = vjp_fn(cts)
+    h = x @ w
+    dh = cts[0] * (h > 0) + 0.5 * 2 * h
+    np.testing.assert_allclose(gx, dh @ w.T + 2 * cts[1][1], rtol=1e-10)
+    np.testing.assert_allclose(gw, x.T @ dh, rtol=1e-10)
+    _, again = mlc.vjp(pair, x * 2, w)
+    assert again.halves is vjp_fn.halves
+    again_x, _ = again(cts)
+    assert not np.allclose(again_x, gx)
+    with pytest.raises(TypeError, match="must nest as the outputs do"):
+        vjp_fn((cts[0], cts[1][0]))
