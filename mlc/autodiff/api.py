@@ -23,6 +23,7 @@ from xdsl.rewriter import InsertPoint
 
 from mlc.autodiff.differentiate import differentiate
 from mlc.autodiff.emitter import Emitter
+from mlc.autodiff.vjp import vjp
 from mlc.compiler.jit import JitFunction
 from mlc.diagnostics import OpError
 from mlc.dialects import ml
@@ -45,12 +46,14 @@ def _positions(argnums: Argnums) -> tuple[int, ...]:
 
 
 def value_and_grad(
-    fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
+    fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, split: bool = False
 ) -> Callable[..., Any]:
     """
     A function returning `(fn(*args), gradient of fn at args)` (with `has_aux`, fn
     returns `(value, aux)` and this `((value, aux), gradient)`). `fn` must return a
-    scalar: a rank-0 floating-point array.
+    scalar: a rank-0 floating-point array. By default forward and backward are one
+    compiled program (the joint form); `split=True` runs a call on numpy arrays as
+    `mlc.vjp`'s two halves instead (a traced call stays joint: it is one program).
     """
     positions = _positions(argnums)
     single = isinstance(argnums, int)
@@ -62,6 +65,8 @@ def value_and_grad(
             raise TypeError("mlc.value_and_grad: pass the arguments positionally")
         if tracing.current() is not None:
             return _record(fn, args, positions, single, has_aux)
+        if split:
+            return _split_call(fn, _as_arrays(args, positions), positions, single, has_aux)
         if not compiled:
             compiled.append(JitFunction(value_and_grad_fn))
         return compiled[0](*_as_arrays(args, positions))
@@ -69,12 +74,15 @@ def value_and_grad(
     return value_and_grad_fn
 
 
-def grad(fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
+def grad(
+    fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, split: bool = False
+) -> Callable[..., Any]:
     """
     A function returning the gradient of `fn` at its arguments (with `has_aux`,
-    `(gradient, aux)`), shaped like the arguments `argnums` names.
+    `(gradient, aux)`), shaped like the arguments `argnums` names (`split` as in
+    `value_and_grad`).
     """
-    both = value_and_grad(fn, argnums, has_aux)
+    both = value_and_grad(fn, argnums, has_aux, split)
 
     @functools.wraps(fn)
     def grad_fn(*args: Any, **kwargs: Any) -> Any:
@@ -90,6 +98,32 @@ def _as_arrays(args: Sequence[Any], positions: tuple[int, ...]) -> list[Any]:
         np.asarray(a) if i in positions and isinstance(a, float | int) else a
         for i, a in enumerate(args)
     ]
+
+
+def _split_call(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    positions: tuple[int, ...],
+    single: bool,
+    has_aux: bool,
+) -> Any:
+    """value_and_grad on numpy arrays through `mlc.vjp`'s forward and backward halves."""
+    for i in positions:
+        if i >= len(args):
+            raise TypeError(f"mlc.grad: argnums names argument {i}, but {len(args)} were given")
+        if np.asarray(args[i]).dtype.kind != "f":
+            raise TypeError(
+                f"mlc.grad: argument {i} has dtype {np.asarray(args[i]).dtype}; only "
+                "floating-point arguments can be differentiated"
+            )
+    output, vjp_fn = vjp(fn, *args)
+    value = output[0] if has_aux else output
+    if np.ndim(value) != 0 or np.asarray(value).dtype.kind != "f":
+        raise TypeError("mlc.grad: the function differentiated must return a scalar")
+    seed = np.ones((), np.asarray(value).dtype)
+    grads = vjp_fn((seed, None) if has_aux else seed)
+    gradient = grads[positions[0]] if single else tuple(grads[i] for i in positions)
+    return output, gradient
 
 
 def _record(

@@ -42,7 +42,7 @@ class SplitNames:
 
 def _describe(value: SSAValue) -> str:
     size = cost_model.residual_bytes(value)
-    return f"{value.type} ({size} bytes)"
+    return f"{value.type} ({'not a tensor' if size is None else f'{size} bytes'})"
 
 
 def _remark(f: func.FuncOp, cut: Cut, names: SplitNames) -> None:
@@ -57,6 +57,8 @@ def _remark(f: func.FuncOp, cut: Cut, names: SplitNames) -> None:
         why = refusal if refusal is not None else "cheaper than recomputing it from saved values"
         op_remark(owner, f"saved for the backward as residual #{i}: {_describe(value)}: {why}")
     for op in cut.recomputed:
+        if not op.operands:
+            continue  # a constant: nothing to say
         kept = " + ".join(_describe(r) for r in op.results) or "nothing"
         op_remark(op, f"recomputed in the backward instead of saving {kept}")
     op_remark(

@@ -119,10 +119,11 @@ class VJPFunction:
         leaves = _leaves(halves.outputs, cotangents)
         per_result: list[Any] = [None] * halves.results
         for source, ct in zip(halves.outputs.sources, leaves, strict=True):
-            if source is None or ct is None:
-                continue  # a constant result, or no cotangent given
+            if source is None or ct is None or not halves.float_results[source]:
+                continue  # a constant or integer result, or no cotangent given
+            ct = np.asarray(ct, dtype=self.values[source].dtype)
             known = per_result[source]
-            per_result[source] = np.asarray(ct) if known is None else known + ct
+            per_result[source] = ct if known is None else known + ct
         cts = []
         for i, is_float in enumerate(halves.float_results):
             if is_float:
@@ -141,6 +142,10 @@ def _leaves(outputs: Outputs, cotangents: Any) -> list[Any]:
             leaves.append(value)
             return
         kind, items = tree
+        if value is None:  # no cotangents for this part of the outputs: zeros
+            for item in items:
+                walk(item, None)
+            return
         if not isinstance(value, tuple | list) or len(value) != len(items):
             raise TypeError(
                 f"vjp_fn: the cotangents must nest as the outputs do ({kind.__name__} of "
@@ -164,8 +169,9 @@ _cache: "weakref.WeakKeyDictionary[Callable[..., Any], dict[Any, _Halves]]" = (
 
 def vjp(fn: Callable[..., Any], *primals: Any, target: str = "cpu") -> tuple[Any, VJPFunction]:
     """
-    `(fn(*primals), vjp_fn)`: `vjp_fn(cotangents)` (nested as `fn`'s outputs) returns a
-    tuple with the cotangent of each primal (None for an integer one). Forward and
+    `(fn(*primals), vjp_fn)`: `vjp_fn(cotangents)` (nested as `fn`'s outputs; None for
+    zeros, and ignored for integer outputs) returns a tuple with the cotangent of each
+    primal (None for an integer one). Forward and
     backward are compiled once per `fn` and argument types; each call of `mlc.vjp` runs
     the forward, each call of `vjp_fn` the backward.
     """

@@ -18,12 +18,8 @@ from tests.e2e.test_autodiff_programs import cnn_case, cnn_loss, loop_loss
 from tests.finite_differences import numeric_grad
 
 
-def mlp(x, w1, b1, w2):
-    return ops.tanh(x @ w1 + b1) @ w2
-
-
 def mlp_loss(x, w1, b1, w2):
-    return ops.mean(mlp(x, w1, b1, w2) ** 2)
+    return ops.mean((ops.tanh(x @ w1 + b1) @ w2) ** 2)
 
 
 def float_dtype(target):
@@ -50,30 +46,23 @@ def check_against_joint(loss, args, target):
         numeric = numeric_grad(compiled, reference, i)
         np.testing.assert_allclose(grads[i], numeric, rtol=1e-4, atol=1e-5 * scale)
     assert all(grads[i] is None for i in range(len(args)) if i not in floats)
-
-
-def test_mlp_vector_output(target):
-    """A non-scalar output: vjp_fn(ct) is the gradient of sum(fn * ct)."""
-    rng = np.random.default_rng()
-    dtype = float_dtype(target)
-    args = [rng.standard_normal(s).astype(dtype) for s in [(5, 3), (3, 7), (7,), (7, 2)]]
-    out, vjp_fn = mlc.vjp(mlp, *args, target=target)
-    expected = np.tanh(args[0] @ args[1] + args[2]) @ args[3]
-    np.testing.assert_allclose(out, expected, rtol=tolerance(target))
-    ct = rng.standard_normal(out.shape).astype(dtype)
-    grads = vjp_fn(ct)
-    compiled = mlc.jit(mlp)
-    reference = [a.astype(np.float64) for a in args]
-    for i in range(4):
-        numeric = numeric_grad(lambda *a: np.sum(compiled(*a) * ct), reference, i)
-        np.testing.assert_allclose(grads[i], numeric, rtol=1e-4, atol=1e-6)
+    return joint_value, joint
 
 
 def test_mlp_loss(target):
     rng = np.random.default_rng()
     dtype = float_dtype(target)
     args = [rng.standard_normal(s).astype(dtype) for s in [(6, 5), (5, 9), (9,), (9, 3)]]
-    check_against_joint(mlp_loss, args, target)
+    joint_value, joint = check_against_joint(mlp_loss, args, target)
+    if target != "cpu":
+        return
+    # value_and_grad(split=True) runs the same halves (compiled above: cached).
+    value, (g1, g3) = mlc.value_and_grad(mlp_loss, argnums=(1, 3), split=True)(*args)
+    np.testing.assert_allclose(value, joint_value, rtol=1e-12)
+    np.testing.assert_allclose(g1, joint[1], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(g3, joint[3], rtol=1e-10, atol=1e-12)
+    g0 = mlc.grad(mlp_loss, split=True)(*args)
+    np.testing.assert_allclose(g0, joint[0], rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.skipif(
@@ -137,3 +126,10 @@ def test_nested_outputs_and_cache():
     assert not np.allclose(again_x, gx)
     with pytest.raises(TypeError, match="must nest as the outputs do"):
         vjp_fn((cts[0], cts[1][0]))
+    # has_aux: the aux outputs (here c, b's sibling) get no cotangent.
+    (value, aux), gw_split = mlc.value_and_grad(
+        lambda x, w: (ops.sum(ops.relu(x @ w)), x * 2.0), argnums=1, has_aux=True, split=True
+    )(x, w)
+    np.testing.assert_allclose(aux, 2 * x)
+    np.testing.assert_allclose(value, np.maximum(h, 0).sum())
+    np.testing.assert_allclose(gw_split, x.T @ (h > 0).astype(float))
