@@ -6,6 +6,10 @@ Reverse-mode automatic differentiation of `ml` programs.
     rules/        the rules, one module per op family
     differentiate the traversal (`differentiate`) and the `autodiff` pass
     api           `mlc.grad` and `mlc.value_and_grad` on traced Python functions
+    joint         the `ml.joint` mark of a joint forward/backward function
+    min_cut       which forward values a backward saves or recomputes (a minimum cut)
+    partition     the `autodiff-partition` pass: a joint function into forward and backward
+    vjp           `mlc.vjp`: the two halves, compiled
 
 The output is `ml` ops like any other, so the graph passes, fusion and both targets
 compile the backward program as they compile the forward one
