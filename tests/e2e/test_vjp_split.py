@@ -14,8 +14,18 @@ import pytest
 
 import mlc
 from mlc import ops
+from mlc.autodiff import vjp as vjp_module
 from tests.e2e.test_autodiff_programs import cnn_case, cnn_loss, loop_loss
 from tests.finite_differences import numeric_grad
+from tests.gpu.targets import compile_for
+
+
+@pytest.fixture(autouse=True)
+def halves_through_compile_for(monkeypatch):
+    """Without a GPU, a cuda twin's halves have their PTX assembled, then it skips."""
+    monkeypatch.setattr(
+        vjp_module, "compile_module", lambda module, target: compile_for(module, target)
+    )
 
 
 def mlp_loss(x, w1, b1, w2):
@@ -44,7 +54,8 @@ def check_against_joint(loss, args, target):
     for i, expected in zip(floats, joint, strict=True):
         np.testing.assert_allclose(grads[i], expected, rtol=rtol, atol=rtol * scale)
         numeric = numeric_grad(compiled, reference, i)
-        np.testing.assert_allclose(grads[i], numeric, rtol=1e-4, atol=1e-5 * scale)
+        loose = max(rtol, 1e-4)  # central differences are good to about 1e-6 relative
+        np.testing.assert_allclose(grads[i], numeric, rtol=loose, atol=0.1 * loose * scale)
     assert all(grads[i] is None for i in range(len(args)) if i not in floats)
     return joint_value, joint
 
