@@ -33,6 +33,7 @@ from mlc.autodiff.joint import JointLayout, mark_joint
 from mlc.autodiff.partition import SplitNames, split
 from mlc.compiler.compile_path import compile as compile_module
 from mlc.diagnostics import OpError
+from mlc.frontends.trace.array import is_traced
 from mlc.frontends.trace.program import Outputs, bind_inputs, finish, function_name, verified
 from mlc.frontends.trace.tracer import TraceError, Tracer, tensor_type, tracing
 
@@ -175,6 +176,11 @@ def vjp(fn: Callable[..., Any], *primals: Any, target: str = "cpu") -> tuple[Any
     backward are compiled once per `fn` and argument types; each call of `mlc.vjp` runs
     the forward, each call of `vjp_fn` the backward.
     """
+    if any(is_traced(p) for p in primals):
+        raise TypeError(
+            "mlc.vjp runs on arrays, not inside a trace: in mlc.jit, use mlc.value_and_grad "
+            "(one program) or call mlc.vjp outside"
+        )
     arrays = [np.asarray(p) for p in primals]
     key = (target, tuple((a.shape, a.dtype.str) for a in arrays))
     per_fn = _cache.setdefault(fn, {})
