@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from mlc.autodiff.differentiate import AutodiffPass
+from mlc.autodiff.partition import SplitNames, split
 from mlc.dialects import ml
 from mlc.lowering.graph.patterns.evaluate import evaluate, numpy_dtype
 from tests.unit.autodiff.numpy_reference import reference
@@ -156,9 +157,21 @@ def check_vjp(
     ct = np.random.default_rng(seed).standard_normal(out.shape)
     grads = run(f_vjp, [*inputs, ct])
     assert len(grads) == len(wrt)
+    check_split(f_vjp, inputs, ct, grads)
     for g, i in zip(grads, wrt, strict=True):
         assert g.shape == inputs[i].shape, (g.shape, inputs[i].shape)
         np.testing.assert_allclose(g, numeric_vjp(f, inputs, i, ct, eps), rtol=rtol, atol=atol)
+
+
+def check_split(
+    joint: func.FuncOp, inputs: Sequence[np.ndarray], ct: np.ndarray, grads: Sequence[np.ndarray]
+) -> None:
+    """The forward and backward `autodiff-partition` splits `joint` into give its grads."""
+    forward, backward, cut = split(joint, SplitNames("forward", "backward"))
+    residuals = run(forward, inputs)
+    assert len(residuals) == len(cut.saved)
+    for got, want in zip(run(backward, [*residuals, ct]), grads, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
 
 
 def numeric_vjp(
