@@ -24,12 +24,15 @@ to keep than its results: it runs once either way.
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
 from mlc import cost_model
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 def nested_operands(op: Operation) -> list[SSAValue]:
@@ -127,6 +130,8 @@ def min_cut(
         flow.drain(g)
     saved: list[SSAValue] = []
     if "sink" in flow.graph:
+        import networkx as nx  # imported when a function is split: it costs `import mlc` 0.1 s
+
         try:
             size, (source_side, _) = nx.minimum_cut(flow.graph, "source", "sink")
         except nx.NetworkXUnbounded:
@@ -148,6 +153,8 @@ class _FlowGraph:
     def __init__(
         self, backward: set[Operation], primals: set[SSAValue], cts: set[SSAValue], scale: int
     ):
+        import networkx as nx
+
         self.graph = nx.DiGraph()
         self.backward, self.primals, self.cotangents = backward, primals, cts
         self.scale = scale
@@ -194,8 +201,10 @@ def _cut(v: SSAValue, source_side: set[object]) -> bool:
     return ("in", v) in source_side and ("out", v) not in source_side
 
 
-def _unsaveable(graph: nx.DiGraph) -> SSAValue:
+def _unsaveable(graph: "nx.DiGraph") -> SSAValue:
     """A value with no capacity (not a tensor) on a path from the source to the sink."""
+    import networkx as nx
+
     residual = nx.DiGraph(
         (u, v) for u, v, attrs in graph.edges(data=True) if "capacity" not in attrs
     )
