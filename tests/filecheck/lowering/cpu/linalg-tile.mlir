@@ -435,7 +435,8 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 // -----
 
 // B read transposed (`x @ w.T`, ONNX Gemm's transB): each panel is packed from NR rows
-// of B read along k, and the same micro-kernel runs.
+// of B read along k, 16 k at a time (the panel's rows stay in L1), a column past N
+// zeroed instead of read, and the same micro-kernel runs.
 
 // CHECK-LABEL: func.func @transposed_b
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<32x16xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x32xf32>)
@@ -444,10 +445,16 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 // CHECK-NOT:     "scf.parallel"
 // CHECK:         scf.for
 // CHECK:           scf.for %[[PANEL:[a-zA-Z0-9_]+]] =
-// CHECK:             scf.for %[[JJ:[a-zA-Z0-9_]+]] =
-// CHECK:               scf.for %[[KK:[a-zA-Z0-9_]+]] =
-// CHECK:                 memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
-// CHECK:                 memref.store {{.*}}, %[[P]][{{.*}}, %[[PANEL]], %[[KK]], %[[JJ]]]
+// CHECK:             scf.for %[[K0:[a-zA-Z0-9_]+]] = %{{.*}} to %{{.*}} step %[[C16:[a-zA-Z0-9_]+]]
+// CHECK:               scf.for %[[JJ:[a-zA-Z0-9_]+]] =
+// CHECK:                 scf.if
+// CHECK-NEXT:              scf.for %[[KK:[a-zA-Z0-9_]+]] = %[[K0]] to
+// CHECK-NEXT:                memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
+// CHECK-NEXT:                memref.store {{.*}}, %[[P]][{{.*}}, %[[PANEL]], %[[KK]], %[[JJ]]]
+// CHECK:                 } else {
+// CHECK-NEXT:              arith.constant 0.0
+// CHECK-NEXT:              scf.for %[[KZ:[a-zA-Z0-9_]+]] = %[[K0]] to
+// CHECK-NEXT:                memref.store {{.*}}, %[[P]][{{.*}}, %[[PANEL]], %[[KZ]], %[[JJ]]]
 // CHECK:         "scf.parallel"
 // CHECK:           vector.load %[[P]]
 // CHECK-COUNT-2:   vector.fma
