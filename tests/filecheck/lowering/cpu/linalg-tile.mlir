@@ -748,6 +748,89 @@ func.func @fill_before_alloc(%a: memref<?x12xf32>, %b: memref<12x9xf32>, %c: mem
 
 // -----
 
+// A backward pass fills a gradient's buffer early and computes it later: between the
+// fill and the matmul, a kernel on other buffers. Where C is the function's own buffer,
+// reached by no other name, the fill is dropped; where C is an argument (another name
+// may write it) or an op in between reads it, the fill stays.
+
+// CHECK-LABEL: func.func @fill_far_before
+// CHECK:         %[[C:.+]] = memref.alloc() : memref<5x9xf32>
+// CHECK-NOT:     linalg.generic {{.*}} outs(%[[C]]
+// CHECK:         linalg.generic {{.*}} outs(%{{.+}} : memref<5x12xf32>)
+// CHECK:         vector.fma
+// CHECK:         scf.if
+// CHECK-NOT:       vector.load
+// CHECK:           vector.store
+// CHECK-LABEL: func.func @fill_far_before_argument
+// CHECK:         linalg.generic {{.*}} outs(%{{.+}} : memref<5x9xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%{{.+}} : memref<5x12xf32>)
+// CHECK:         vector.fma
+// CHECK-LABEL: func.func @fill_far_before_read
+// CHECK:         linalg.generic {{.*}} outs(%{{.+}} : memref<5x9xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.+}} : memref<5x9xf32>)
+// CHECK:         vector.fma
+func.func @fill_far_before(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %d: memref<5x12xf32>) -> memref<5x9xf32> {
+  %c = memref.alloc() : memref<5x9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<5x12xf32>) outs(%d : memref<5x12xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return %c : memref<5x9xf32>
+}
+func.func @fill_far_before_argument(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %d: memref<5x12xf32>, %c: memref<5x9xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<5x12xf32>) outs(%d : memref<5x12xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+func.func @fill_far_before_read(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %d: memref<5x9xf32>) -> memref<5x9xf32> {
+  %c = memref.alloc() : memref<5x9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<5x9xf32>) outs(%d : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return %c : memref<5x9xf32>
+}
+
+// -----
+
 // An f16 matmul takes the kernel, summed in f32: B packed widened to f32, A widened
 // as it is broadcast, one block of all of K (the sums are rounded once), C widened to
 // add to and rounded to f16 as it is stored.
