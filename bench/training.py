@@ -11,12 +11,15 @@ ratios are the other system's time over mlc's (above 1: mlc is faster). Compile 
 the first step's.
 
 Run: `.venv/bin/python bench/training.py [--rounds N]`; results go to
-bench/results/training.md.
+bench/results/training.md. torch and JAX come from wherever `PYTHONPATH` finds them
+(`PYTHONPATH=$PWD:/path/to/site`); torch runs one thread per usable core, as mlc does,
+and XLA's CPU client uses the usable cores by itself.
 """
 
 import argparse
 import importlib.util
 import itertools
+import os
 import statistics
 import sys
 import time
@@ -124,6 +127,9 @@ def torch_step(kind: str, params, batch) -> Callable[[], object] | None:
         import torch  # pyright: ignore
     except ImportError:
         return None
+    # One thread per usable core, as mlc's pool has: torch's default (the host's cores,
+    # or more where cgroups limit them) oversubscribes a shared 2-core machine.
+    torch.set_num_threads(len(os.sched_getaffinity(0)))
     tensors = [torch.tensor(a, requires_grad=True) for a in params]
     x, labels = (torch.tensor(a) for a in batch)
     opt = torch.optim.SGD(tensors, lr=LR, momentum=MOMENTUM)
