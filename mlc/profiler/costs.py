@@ -81,6 +81,11 @@ def _tagged(sources: Sequence[str]) -> tuple[set[int], tuple[str, ...]]:
     return tags, tuple(name for name in sources if not name.startswith(TAG))
 
 
+def _plain(location: object) -> bool:
+    """A fusion of locations without metadata (flattened when fused again)."""
+    return isinstance(location, FusedLoc) and isinstance(location.metadata, NoneAttr)
+
+
 def _lowered_ops(op: Operation) -> Iterator[Operation]:
     """The ops of a lowered program that stand for work or data: not the scalar ops of
     a generic's body, which share its location."""
@@ -114,20 +119,19 @@ def kernel_layers(
         pipeline.run_stage(copy, "linalg", verify=False, target=target)
     except DiagnosticError:
         return found
-    exact = {layer: n for n, layer in reversed(list(enumerate(layers)))}
+    # A kernel lists its sources in the order its nested ops give them: match as sets.
+    exact = {frozenset(layer): n for n, layer in reversed(list(enumerate(layers)))}
     for lowered in _lowered_ops(copy):
         tags, sources = _tagged(source_names(lowered.location))
         if not tags or not sources:
             continue
-        layer = exact.get(sources, owner(sources, layers))
+        layer = exact.get(frozenset(sources))
+        if layer is None:
+            layer = owner(sources, layers)
         if layer is not None:
             for tag in tags:
                 found[tag].add(layer)
     return found
-
-
-def _plain(location: object) -> bool:
-    return isinstance(location, FusedLoc) and isinstance(location.metadata, NoneAttr)
 
 
 def layer_costs(
