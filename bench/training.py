@@ -11,12 +11,15 @@ ratios are the other system's time over mlc's (above 1: mlc is faster). Compile 
 the first step's.
 
 Run: `.venv/bin/python bench/training.py [--rounds N]`; results go to
-bench/results/training.md.
+bench/results/training.md. torch and JAX come from wherever `PYTHONPATH` finds them
+(`PYTHONPATH=$PWD:/path/to/site`). Every system runs mlc's threads: one per usable core,
+or `--threads N` (torch's `set_num_threads`, XLA's intra-op threads).
 """
 
 import argparse
 import importlib.util
 import itertools
+import os
 import statistics
 import sys
 import time
@@ -27,6 +30,7 @@ import numpy as np
 
 import mlc
 from mlc import ops
+from mlc.tiling_model import thread_count
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
@@ -124,6 +128,9 @@ def torch_step(kind: str, params, batch) -> Callable[[], object] | None:
         import torch  # pyright: ignore
     except ImportError:
         return None
+    # mlc's threads (`--threads`; one per usable core by default): torch's default (the
+    # host's cores, or more where cgroups limit them) oversubscribes a shared machine.
+    torch.set_num_threads(thread_count())
     tensors = [torch.tensor(a, requires_grad=True) for a in params]
     x, labels = (torch.tensor(a) for a in batch)
     opt = torch.optim.SGD(tensors, lr=LR, momentum=MOMENTUM)
@@ -218,10 +225,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "training.md")
+    parser.add_argument(
+        "--threads", type=int, default=0, help="threads of every system (0: the usable cores)"
+    )
     args = parser.parse_args()
+    if args.threads:  # read by mlc's pool at each parallel loop, by XLA when JAX loads
+        os.environ["MLC_NUM_THREADS"] = str(args.threads)
+        os.environ["XLA_FLAGS"] = (
+            f"--xla_cpu_multi_thread_eigen={'true' if args.threads > 1 else 'false'} "
+            f"intra_op_parallelism_threads={args.threads}"
+        )
     cnn = _example("train_cnn")
     lines = ["# Training step: mlc against torch eager and JAX jit", "", *describe(), ""]
-    lines += [f"{args.rounds} rounds, one step per system per round, medians.", ""]
+    threads = f"{thread_count()} thread{'s' if thread_count() > 1 else ''} per system"
+    lines += [f"{args.rounds} rounds, one step per system per round, medians; {threads}.", ""]
     lines += workload("MLP 784-1024-1024-10, batch 64", mlp_loss, mlp_case, "mlp", args.rounds)
     lines += workload(
         "Small CNN (examples/train_cnn.py), batch 32", cnn.loss_fn, cnn_case, "cnn", args.rounds

@@ -65,7 +65,7 @@ def profile_call(
     ran = [k for k in kernels if measured.kernel_runs[k.id]]  # those `call` reached
     layers = layers_of(ran, measured)
     if graph is not None:
-        costs = layer_costs(graph, [layer.sources for layer in layers])
+        costs = layer_costs(graph, [layer.sources for layer in layers], target)
         for layer, cost in zip(layers, costs, strict=True):
             layer.cost = cost
     layers.sort(key=lambda layer: -layer.seconds)

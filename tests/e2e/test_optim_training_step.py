@@ -49,3 +49,38 @@ def test_training_step(target, opt):
         values.append(float(value))
     assert values[-1] < values[0]
     assert len(step.compiled) == 1
+
+
+def mlp_loss(w1, b1, w2, b2, x, y):
+    h = ops.relu(x @ w1 + b1)
+    return ops.sum((h @ w2 + b2 - y) ** 2) / x.shape[0]
+
+
+def mlp_grads_by_hand(w1, b1, w2, b2, x, y):
+    z = x @ w1 + b1
+    h = np.maximum(z, 0)
+    dout = 2 * (h @ w2 + b2 - y) / x.shape[0]
+    dz = (dout @ w2.T) * (z > 0)
+    return x.T @ dz, dz.sum(0), h.T @ dout, dout.sum(0)
+
+
+def test_mlp_step_backward_matmuls(target):
+    # The backward's matmul forms on odd sizes: dy @ W.T (B packed transposed, 16 k at
+    # a time: K = 19 ends inside a block, N = 45 inside a panel), x.T @ dy (A read
+    # transposed), the bias gradients' batch sums, each weight gradient's zero fill far
+    # before its matmul.
+    rng = np.random.default_rng()
+    sizes = [(37, 45), (45,), (45, 19), (19,)]
+    params = tuple(rng.standard_normal(s).astype(np.float32) / 4 for s in sizes)
+    x = rng.standard_normal((23, 37)).astype(np.float32)
+    y = rng.standard_normal((23, 19)).astype(np.float32)
+    opt = mlc.optim.SGD(lr=0.05, momentum=0.9)
+    step = mlc.optim.training_step(mlp_loss, opt, compile_with=jit_for(target))
+    state = opt.init(params)
+    want_params, want_state = params, state
+    for _ in range(2):
+        _, params, state = step(params, state, x, y)
+        grads = mlp_grads_by_hand(*(p.astype(np.float64) for p in want_params), x, y)
+        want_params, want_state = opt.update(want_params, grads, want_state)
+        for got, want in zip((*params, *state), (*want_params, *want_state), strict=True):
+            np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5)

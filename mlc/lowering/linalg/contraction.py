@@ -385,29 +385,68 @@ def _leaves_alone(op: Operation, c: SSAValue) -> bool:
     return isinstance(op, memref.DeallocOp) and op.memref is not c
 
 
+def _uses(op: Operation, value: SSAValue) -> bool:
+    """Whether `op` or an op nested in it reads `value`."""
+    return any(value in inner.operands for inner in op.walk())
+
+
+def _private_from(fill: Operation, c: SSAValue) -> bool:
+    """
+    Whether nothing before `fill` can reach `c` by another name: `c` is a buffer
+    allocated in `fill`'s block, and no op of that block before `fill` uses it (a view
+    made there could write it later). An op that does not use `c` itself then leaves
+    it alone.
+    """
+    alloc = c.owner
+    block = fill.parent_block()
+    if not isinstance(alloc, memref.AllocOp) or block is None or alloc.parent_block() is not block:
+        return False
+    op = alloc.next_op
+    while op is not None and op is not fill:
+        if _uses(op, c):
+            return False
+        op = op.next_op
+    return op is fill
+
+
+def _is_zero_fill(fill: GenericOp, c: SSAValue) -> bool:
+    """Whether `fill` only writes the float constant 0 to every element of `c`."""
+    if fill.inputs or list(fill.outputs) != [c] or fill.res:
+        return False
+    ops = list(fill.body.block.ops)
+    if len(ops) != 2 or not isinstance(ops[0], arith.ConstantOp):
+        return False
+    value = ops[0].value
+    if not isinstance(ops[1], YieldOp) or list(ops[1].operands) != [ops[0].result]:
+        return False
+    if not isinstance(value, FloatAttr) or value.value.data != 0.0:
+        return False
+    if any(it.data.value != "parallel" for it in fill.iterator_types.data):
+        return False
+    return fill.indexing_maps.data[0].data.inverse_permutation() is not None  # every element
+
+
 def zero_fill_before(op: GenericOp, c: SSAValue) -> GenericOp | None:
     """
-    The generic right before `op` that only fills `c` with a float constant, or None:
+    The generic before `op` that only fills `c` with a float constant 0, or None:
     the kernel can then store its first K block instead of adding it to the fill. Ops
     without memory effects may sit between the two (the `memref.get_global` of a bias
     the epilogue reads, as ONNX Gemm gives), and so may the allocation and release of
     other buffers (which `bufferize` leaves behind when a dynamic size is read from one).
+    Where `c` is a buffer of the function's own that nothing reaches before the fill
+    by another name (`_private_from`), any op that does not use `c` may sit between
+    too: a backward pass fills every gradient's buffer early and computes the gradient
+    kernels later (the MLP step's 4 MB weight gradients were zeroed, then overwritten).
     """
+    between: list[Operation] = []
     fill = op.prev_op
-    while fill is not None and not isinstance(fill, GenericOp) and _leaves_alone(fill, c):
+    while fill is not None and not (isinstance(fill, GenericOp) and c in fill.outputs):
+        between.append(fill)
         fill = fill.prev_op
-    if not isinstance(fill, GenericOp) or fill.inputs or list(fill.outputs) != [c] or fill.res:
+    if not isinstance(fill, GenericOp) or not _is_zero_fill(fill, c):
         return None
-    ops = list(fill.body.block.ops)
-    if len(ops) != 2 or not isinstance(ops[0], arith.ConstantOp):
+    if all(_leaves_alone(other, c) for other in between):
+        return fill
+    if any(_uses(other, c) for other in between) or not _private_from(fill, c):
         return None
-    value = ops[0].value
-    if not isinstance(ops[1], YieldOp) or list(ops[1].operands) != [ops[0].result]:
-        return None
-    if not isinstance(value, FloatAttr) or value.value.data != 0.0:
-        return None
-    if any(it.data.value != "parallel" for it in fill.iterator_types.data):
-        return None
-    if fill.indexing_maps.data[0].data.inverse_permutation() is None:
-        return None  # does not write every element once
     return fill

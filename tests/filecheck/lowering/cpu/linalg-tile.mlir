@@ -435,7 +435,8 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 // -----
 
 // B read transposed (`x @ w.T`, ONNX Gemm's transB): each panel is packed from NR rows
-// of B read along k, and the same micro-kernel runs.
+// of B read along k, 16 k at a time (the panel's rows stay in L1), a column past N
+// zeroed instead of read, and the same micro-kernel runs.
 
 // CHECK-LABEL: func.func @transposed_b
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<32x16xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<8x32xf32>)
@@ -444,10 +445,16 @@ func.func @not_tiled(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
 // CHECK-NOT:     "scf.parallel"
 // CHECK:         scf.for
 // CHECK:           scf.for %[[PANEL:[a-zA-Z0-9_]+]] =
-// CHECK:             scf.for %[[JJ:[a-zA-Z0-9_]+]] =
-// CHECK:               scf.for %[[KK:[a-zA-Z0-9_]+]] =
-// CHECK:                 memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
-// CHECK:                 memref.store {{.*}}, %[[P]][{{.*}}, %[[PANEL]], %[[KK]], %[[JJ]]]
+// CHECK:             scf.for %[[K0:[a-zA-Z0-9_]+]] = %{{.*}} to %{{.*}} step %[[C16:[a-zA-Z0-9_]+]]
+// CHECK:               scf.for %[[JJ:[a-zA-Z0-9_]+]] =
+// CHECK:                 scf.if
+// CHECK-NEXT:              scf.for %[[KK:[a-zA-Z0-9_]+]] = %[[K0]] to
+// CHECK-NEXT:                memref.load %[[B]][{{%[a-zA-Z0-9_]+}}, %[[KK]]]
+// CHECK-NEXT:                memref.store {{.*}}, %[[P]][{{.*}}, %[[PANEL]], %[[KK]], %[[JJ]]]
+// CHECK:                 } else {
+// CHECK-NEXT:              arith.constant 0.0
+// CHECK-NEXT:              scf.for %[[KZ:[a-zA-Z0-9_]+]] = %[[K0]] to
+// CHECK-NEXT:                memref.store {{.*}}, %[[P]][{{.*}}, %[[PANEL]], %[[KZ]], %[[JJ]]]
 // CHECK:         "scf.parallel"
 // CHECK:           vector.load %[[P]]
 // CHECK-COUNT-2:   vector.fma
@@ -737,6 +744,89 @@ func.func @fill_before_alloc(%a: memref<?x12xf32>, %b: memref<12x9xf32>, %c: mem
     linalg.yield %s : f32
   }
   func.return
+}
+
+// -----
+
+// A backward pass fills a gradient's buffer early and computes it later: between the
+// fill and the matmul, a kernel on other buffers. Where C is the function's own buffer,
+// reached by no other name, the fill is dropped; where C is an argument (another name
+// may write it) or an op in between reads it, the fill stays.
+
+// CHECK-LABEL: func.func @fill_far_before
+// CHECK:         %[[C:.+]] = memref.alloc() : memref<5x9xf32>
+// CHECK-NOT:     linalg.generic {{.*}} outs(%[[C]]
+// CHECK:         linalg.generic {{.*}} outs(%{{.+}} : memref<5x12xf32>)
+// CHECK:         vector.fma
+// CHECK:         scf.if
+// CHECK-NOT:       vector.load
+// CHECK:           vector.store
+// CHECK-LABEL: func.func @fill_far_before_argument
+// CHECK:         linalg.generic {{.*}} outs(%{{.+}} : memref<5x9xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%{{.+}} : memref<5x12xf32>)
+// CHECK:         vector.fma
+// CHECK-LABEL: func.func @fill_far_before_read
+// CHECK:         linalg.generic {{.*}} outs(%{{.+}} : memref<5x9xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.+}} : memref<5x9xf32>)
+// CHECK:         vector.fma
+func.func @fill_far_before(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %d: memref<5x12xf32>) -> memref<5x9xf32> {
+  %c = memref.alloc() : memref<5x9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<5x12xf32>) outs(%d : memref<5x12xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return %c : memref<5x9xf32>
+}
+func.func @fill_far_before_argument(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %d: memref<5x12xf32>, %c: memref<5x9xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : memref<5x12xf32>) outs(%d : memref<5x12xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%d, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+func.func @fill_far_before_read(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %d: memref<5x9xf32>) -> memref<5x9xf32> {
+  %c = memref.alloc() : memref<5x9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%c : memref<5x9xf32>) {
+  ^bb0(%z: f32):
+    %zero = arith.constant 0.0 : f32
+    linalg.yield %zero : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<5x9xf32>) outs(%d : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    %n = arith.negf %x : f32
+    linalg.yield %n : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<5x12xf32>, memref<12x9xf32>) outs(%c : memref<5x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return %c : memref<5x9xf32>
 }
 
 // -----
