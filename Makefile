@@ -33,7 +33,7 @@ test: $(VENV)/.installed-dev
 # `make test`, with every cuda twin lowered and its PTX assembled by ptxas where no GPU is
 # (tests/conftest.py), and the whole zoo: tens of minutes on two cores.
 test-full: $(VENV)/.installed-dev
-	MLC_TEST_PTX=1 MLC_ZOO=all $(PYTEST)
+	MLC_TEST_PTX=1 MLC_TEST_SLOW=1 MLC_ZOO=all $(PYTEST)
 	$(LIT) tests/filecheck
 
 lint: $(VENV)/.installed-dev
