@@ -328,8 +328,11 @@ class _Wgmma:
             for x, k, offset in operand.copies:
                 along, deep = s.add(origin, x), s.add(k_first, k)
                 inside = s(arith.AndIOp(s.less(along, size), s.less(deep, k_size)))
-                along = s(arith.MinUIOp(along, s.sub(size, 1)))
-                deep = s(arith.MinUIOp(deep, s.sub(k_size, UNIT)))
+                # clamped to a unit inside (M, N, K are multiples of 8): no address past
+                # the buffer, even for a copy that reads nothing
+                unit_along, unit_deep = (1, UNIT) if operand.k_major else (UNIT, 1)
+                along = s(arith.MinUIOp(along, s.sub(size, unit_along)))
+                deep = s(arith.MinUIOp(deep, s.sub(k_size, unit_deep)))
                 ivs = [zero] * len(self.bounds)
                 for dim, iv in zip(c.batch, self.batch_ivs, strict=True):
                     ivs[dim] = iv
