@@ -2,7 +2,7 @@
 16-bit matmuls by the sm_90a wgmma kernel (`convert-contractions-to-gpu{wgmma=auto}`,
 `mlc.lowering.gpu.contraction.wgmma_kernel`) against float64 references of the same
 f16 and bf16 inputs, fresh random ones each run: tiles cut by M, N and K (edge tiles,
-K not a multiple of the 64-deep slice), a whole output smaller than one tile, long K,
+K not a multiple of the 64-deep slice), M below the tile's rows, long K,
 batches, a fused bias + relu + residual, transposed operands (K-major B, M-major A),
 and each tile shape the benchmark compares. On an H100 or H200 the numerics run; without
 one, the PTX of the transposed operands' programs and the 8192 kernel (of every

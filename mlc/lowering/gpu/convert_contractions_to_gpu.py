@@ -27,6 +27,12 @@ f16 and bf16 contractions (`Contraction.half`) always multiply on the tensor cor
 f32 accumulators; `HALF_TILE` and `HALF_SMALL_TILE`, which no option changes); below
 sm_80 they are left to the loop mapping with a remark.
 
+With `wgmma=auto` and `sm=90`, 16-bit matmuls of static sizes (multiples of 8) take
+the Hopper kernel instead (`mlc.lowering.gpu.contraction.wgmma_kernel`: warpgroups
+multiplying by `wgmma.mma_async` from 128-byte swizzled shared slices, `WGMMA_TILE` or
+`wgmma-tile=ROWS,COLS,STAGES`; its PTX needs sm_90a); those it declines keep mma.sync,
+with a remark. Default `off` until it is timed on an H200.
+
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
 with its slices staged through registers (stages dropped), and `tf32=true` declines to
