@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import tempfile
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,7 @@ import pytest
 
 import mlc
 from mlc import pipeline
+from mlc.backend.ptx import PTXError, to_ptx
 from mlc.compiler import executable_cache
 from tests.gpu.targets import assemble, gpu_unavailable_reason
 
@@ -95,13 +97,16 @@ def wgmma(tile: tuple[int, int, int] | None):
         executable_cache.clear()
 
 
+@cache
+def lowered(source: str, tile=None):
+    """`source` lowered to NVVM for sm_90a with the wgmma kernel, once."""
+    with wgmma(tile):
+        return mlc.compile(source, target="cuda", emit="nvvm", sm="sm_90a")
+
+
 def wgmma_ptx(source: str, tile=None) -> str:
     """The sm_90a PTX of `source` with the wgmma kernel: it must hold wgmmas."""
-    from mlc.backend.ptx import to_ptx
-
-    with wgmma(tile):
-        module = mlc.compile(source, target="cuda", emit="nvvm", sm="sm_90a")
-    ptx = to_ptx(module, "sm_90a")
+    ptx = to_ptx(lowered(source, tile), "sm_90a")
     assert "wgmma.mma_async.sync.aligned" in ptx and ".target sm_90a" in ptx
     return ptx
 
@@ -152,12 +157,21 @@ def _close(got, want, element):
     np.testing.assert_allclose(_f64(got), want, rtol=2 * ulp, atol=2 * ulp * scale)
 
 
+SQUARE_8192 = _source(MATMUL, "bf16", M=8192, K=8192, N=8192)
+
+
+def test_other_targets_refuse_wgmma():
+    """Only sm_90a has wgmma: PTX for plain sm_90 is refused with a one-line error."""
+    with pytest.raises(PTXError, match=r"wgmma\.mma_async, which only sm_90a has, not sm_90"):
+        to_ptx(lowered(SQUARE_8192), "sm_90")
+
+
 def test_kernel_registers_without_spills():
     """The default 128x256 kernel at 8192 fits the registers (ptxas -v: no spills)."""
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas (CUDA toolkit) not on PATH")
-    ptx = wgmma_ptx(_source(MATMUL, "bf16", M=8192, K=8192, N=8192))
+    ptx = wgmma_ptx(SQUARE_8192)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "k.ptx"
         path.write_text(ptx)
