@@ -28,7 +28,8 @@ LLVM keeps every use of them between an MMA and its wait in order.
 
 The accumulators of warp `w` of a warpgroup, lane `4 g + t`: `d[4 i + 2 h + j]` is row
 `16 w + g + 8 h`, column `8 i + 2 t + j` of the warpgroup's 64 x cols (PTX's m64nNk16
-D fragment). Shared memory is dynamic (`mlc.dynamic_shared`): `stages` slices of A and
+D fragment). Without a fused epilogue, columns `j = 0, 1` are rounded together and
+stored as one 32-bit word. Shared memory is dynamic (`mlc.dynamic_shared`): `stages` slices of A and
 B and 1024 bytes to align the first to an atom.
 """
 
@@ -260,14 +261,47 @@ class _Wgmma:
         slots = self._slots(len(cols))
         places = [self.ivs(clamped_rows[h], clamped_cols[q], zero) for q, h in slots]
         accs = self._loop(e, initial_values(e, c, places), tid)
-        for (q, h), value in zip(slots, accs, strict=True):
+        pairs = self._pairs_stored()
+        step = 2 if pairs else 1
+        for slot in range(0, len(slots), step):
+            (q, h), values = slots[slot], accs[slot : slot + step]
             row, col = rows[h], cols[q]
             inside = e(arith.AndIOp(e.less(row, m), e.less(col, n)))
             store = Block()
             e(scf.IfOp(inside, [], [store]))
             s = e.region(store)
-            store_output(s, c, value, self.ivs(row, col, zero))
+            if pairs:  # columns 2 t + 8 i, + 1: both inside (N is a multiple of 8)
+                self._store_pair(s, values, self.ivs(row, col, zero))
+            else:
+                store_output(s, c, values[0], self.ivs(row, col, zero))
             s(scf.YieldOp())
+
+    def _pairs_stored(self) -> bool:
+        """
+        Whether a lane's two adjacent columns are stored as one 32-bit word (rounded
+        together by `cvt.rn.{f16,bf16}x2.f32`): no fused epilogue, and an output with
+        the identity layout whose last dim is the columns.
+        """
+        c = self.c
+        output = c.op.outputs[0].type
+        assert isinstance(output, MemRefType)
+        last = c.op.get_indexing_maps().data[len(c.op.inputs)].data.results[-1]
+        return (
+            c.epilogue is None
+            and isinstance(output.layout, NoneAttr)
+            and isinstance(last, AffineDimExpr)
+            and last.position == c.cols
+        )
+
+    def _store_pair(self, e: Emitter, values: list[SSAValue], ivs: list[SSAValue]) -> None:
+        """Columns `col`, `col + 1` of a row (`ivs` at `col`), rounded and stored at once."""
+        c, out = self.c, len(self.c.op.inputs)
+        address = element_address(e, c.op.outputs[0], e.indices(c.op, out, ivs))
+        convert = f"cvt.rn.{self.kind}x2.f32 $0, $1, $2;"  # $1 to the high half
+        packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
+        store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
+        address = e(arith.IndexCastOp(address, i64))
+        e(llvm.InlineAsmOp(store, "l,r,~{memory}", [address, packed], has_side_effects=True))
 
     @staticmethod
     def _slots(columns: int) -> list[tuple[int, int]]:

@@ -8,7 +8,8 @@
 // for 4 stages of 64-deep slices of A and B (4 x 384 x 64 x 2 bytes + 1024 to align),
 // cp.async copies, then per slice: fence.proxy.async, a barrier, wgmma.fence, 4 wgmmas
 // (A K-major: transpose flag 0; a row-major B is N-major: 1), a commit and a wait for
-// all but the last group. `wgmma-tile` sets rows, columns and stages. Without the
+// all but the last group; without an epilogue, a lane's two adjacent outputs are rounded
+// and stored as one 32-bit word. `wgmma-tile` sets rows, columns and stages. Without the
 // option, or below sm_90, the mma.sync kernel takes it.
 
 // CHECK-LABEL: func.func @matmul_bf16
@@ -29,7 +30,8 @@
 // CHECK:         scf.yield
 // CHECK:         wgmma.wait_group.sync.aligned 0;
 // CHECK:         cp.async.wait_group 0;
-// CHECK:         arith.truncf %{{.*}} : f32 to bf16
+// CHECK:         cvt.rn.bf16x2.f32 $0, $1, $2;
+// CHECK:         st.global.b32 [ga], $1; }"
 // CHECK-NOT:     mma.sync
 
 // SMALL-LABEL: func.func @matmul_bf16
