@@ -118,7 +118,10 @@ def architecture(capability: tuple[int, int]) -> str:
             f"GPU of compute capability {capability[0]}.{capability[1]} is older than "
             f"mlc's oldest target {known[0][1]}"
         )
-    return usable[-1]
+    # A device of exactly an architecture-specific target's capability (9.0: sm_90a)
+    # gets that target, whose PTX only it runs: the wgmma kernels need it.
+    specific = [sm for sm in PTX_FEATURES if sm.endswith("a") and compute_capability(sm) == wanted]
+    return specific[0] if specific else usable[-1]
 
 
 @cache

@@ -275,8 +275,14 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90", processes: int | None = None) ->
 
 
 def _check_features(text: str, sm: str) -> None:
-    """Refuse kernels that need sm_80 for an older `sm` (kernels chosen for another)."""
+    """Refuse kernels that need sm_80 for an older `sm`, or wgmma (sm_90a) for another
+    target (kernels chosen for another)."""
     capability = compute_capability(sm)
+    if not sm.endswith("a") and "wgmma." in text:
+        raise PTXError(
+            f"the kernels multiply by wgmma.mma_async, which only sm_90a has, not {sm}: "
+            "compile for sm_90a or lower them with convert-contractions-to-gpu{wgmma=off}"
+        )
     if capability >= ASYNC_COPY_SM:
         return
     for what, pattern in _SM80_FEATURES:

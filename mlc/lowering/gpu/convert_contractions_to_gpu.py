@@ -27,6 +27,12 @@ f16 and bf16 contractions (`Contraction.half`) always multiply on the tensor cor
 f32 accumulators; `HALF_TILE` and `HALF_SMALL_TILE`, which no option changes); below
 sm_80 they are left to the loop mapping with a remark.
 
+With `wgmma=auto` and `sm=90`, 16-bit matmuls of static sizes (multiples of 8) take
+the Hopper kernel instead (`mlc.lowering.gpu.contraction.wgmma_kernel`: warpgroups
+multiplying by `wgmma.mma_async` from 128-byte swizzled shared slices, `WGMMA_TILE` or
+`wgmma-tile=ROWS,COLS,STAGES`; its PTX needs sm_90a); those it declines keep mma.sync,
+with a remark. Default `off` until it is timed on an H200.
+
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
 with its slices staged through registers (stages dropped), and `tf32=true` declines to
@@ -80,6 +86,8 @@ from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.match import Contraction, match
 from mlc.lowering.gpu.contraction.tile_shape import TileShape
 from mlc.lowering.gpu.contraction.tiled_kernel import grid, kernel_body
+from mlc.lowering.gpu.contraction.wgmma_kernel import WGMMA_SM, WgmmaShape, declined
+from mlc.lowering.gpu.contraction.wgmma_kernel import launch as wgmma_launch
 
 BIG_TILE = TileShape(128, 128, 8, 8, 8)
 # A 3-deep cp.async pipeline: the MLP's first layer 50 against 56 us on an H100. The
@@ -102,6 +110,8 @@ HALF_CONV_TILE = TileShape(64, 128, 8, 8, 16, half=True, stages=4, block_group=8
 # Its small-grid tile when the image is gathered through registers: 16 deep, half the
 # staged values of the matmul's 32-deep one (which ptxas spilled at 255 registers).
 HALF_CONV_SMALL_TILE = TileShape(64, 64, 8, 8, 16, half=True, stages=4)
+# sm_90a, 16-bit matmuls with `wgmma=auto` (`wgmma_kernel`): 2 warpgroups of 64x256.
+WGMMA_TILE = WgmmaShape(128, 256, stages=4, block_group=8)
 FEW_BLOCKS = 264  # fewer big blocks than this (2 per SM of an H100): small tiles
 # The big kernel's launch bound (nvvm.minctasm): 2 caps it at 128 registers, but on an
 # H100 that ran no faster than one block an SM (36.4 against 37.5 TFLOP/s at 4096).
@@ -131,22 +141,17 @@ class ContractionToTiledLaunch(RewritePattern):
         blocks_per_sm: int,
         sm: int = DEFAULT_SM,
         declined_tf32: bool = False,
+        wgmma: WgmmaShape | None = None,
     ):
         self.big, self.small = big, small
         self.few_blocks, self.blocks_per_sm = few_blocks, blocks_per_sm
         self.sm, self.declined_tf32 = sm, declined_tf32
+        self.wgmma = wgmma  # the sm_90a kernel's shape for 16-bit matmuls, or None
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter) -> None:
-        if (contraction := match(op) or match_conv(op)) is None:
+        if (contraction := match(op) or match_conv(op)) is None or self.left(contraction):
             return
-        if contraction.half and self.sm < ASYNC_COPY_SM:
-            return op_remark(
-                op, f"16-bit contraction left to the loop mapping: sm_{self.sm} has no "
-                "m16n8k16 mma.sync (sm_80 on)",
-            )  # fmt: skip
-        if self.declined_tf32 and not contraction.half:
-            op_remark(op, f"tf32 declined: sm_{self.sm} has no tf32 mma (sm_80 on); f32 FMAs")
         host = Emitter(rewriter, InsertPoint.before(op), op)
         conv = contraction.conv
         padded = op.operands[contraction.b] if conv is not None and conv.padding_ops else None
@@ -159,6 +164,8 @@ class ContractionToTiledLaunch(RewritePattern):
         batch = host.index(1)
         for dim in contraction.batch:
             batch = host.mul(batch, bounds[dim])
+        if self.took_wgmma(host, contraction, bounds, batch):
+            return erase_absorbed(rewriter, contraction)
         one = host.index(1)
         shapes = (HALF_TILE, HALF_SMALL_TILE) if contraction.half else (self.big, self.small)
         if conv is not None:
@@ -190,6 +197,33 @@ class ContractionToTiledLaunch(RewritePattern):
             inside(scf.YieldOp())
             kernel_body(host.region(body), contraction, bounds, batch, shape)
         erase_absorbed(rewriter, contraction)
+
+    def left(self, contraction: Contraction) -> bool:
+        """Whether `contraction` is left to the loop mapping (16-bit below sm_80), with a
+        remark, as a tf32 one declined to f32 gets."""
+        op = contraction.op
+        if contraction.half and self.sm < ASYNC_COPY_SM:
+            op_remark(
+                op, f"16-bit contraction left to the loop mapping: sm_{self.sm} has no "
+                "m16n8k16 mma.sync (sm_80 on)",
+            )  # fmt: skip
+            return True
+        if self.declined_tf32 and not contraction.half:
+            op_remark(op, f"tf32 declined: sm_{self.sm} has no tf32 mma (sm_80 on); f32 FMAs")
+        return False
+
+    def took_wgmma(
+        self, host: Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue
+    ) -> bool:
+        """Whether the wgmma kernel (`wgmma=auto` on sm_90) took `c`: its launch is at
+        `host`. A 16-bit contraction it declines gets a remark saying why."""
+        if self.wgmma is None or not c.half:
+            return False
+        if (why := declined(c, self.wgmma)) is not None:
+            op_remark(c.op, f"wgmma declined: {why}; mma.sync")
+            return False
+        wgmma_launch(host, c, bounds, batch, self.wgmma)
+        return True
 
     def conv_shapes(
         self, filters: int, half: bool = False, gathered: bool = True
@@ -272,6 +306,15 @@ def _shape(option: str, sizes: tuple[int, ...]) -> TileShape:
     return shape
 
 
+def _wgmma_shape(sizes: tuple[int, ...]) -> WgmmaShape:
+    if len(sizes) != 3:
+        raise ValueError(f"wgmma-tile takes ROWS,COLS,STAGES, got {list(sizes)}")
+    shape = WgmmaShape(*sizes)
+    if (problem := shape.problem()) is not None:
+        raise ValueError(f"wgmma-tile={','.join(map(str, sizes))}: {problem}")
+    return shape
+
+
 def _fields(shape: TileShape) -> tuple[int, ...]:
     fields = (shape.rows, shape.cols, shape.thread_rows, shape.thread_cols, shape.depth)
     if shape.stages:
@@ -291,11 +334,16 @@ class ConvertContractionsToGPUPass(ModulePass):
     blocks_per_sm: int = BLOCKS_PER_SM
     tf32: bool = False
     sm: int = DEFAULT_SM
+    wgmma: str = "off"
+    wgmma_tile: tuple[int, ...] = (WGMMA_TILE.rows, WGMMA_TILE.cols, WGMMA_TILE.stages)
 
     def __post_init__(self) -> None:
         if self.sm not in COMPUTE_CAPABILITIES:
             known = ", ".join(map(str, COMPUTE_CAPABILITIES))
             raise ValueError(f"sm={self.sm}: not a compute capability mlc targets ({known})")
+        if self.wgmma not in ("auto", "off"):
+            raise ValueError(f"wgmma={self.wgmma}: auto or off")
+        _wgmma_shape(self.wgmma_tile)
         _shape("tile", self.tile)
         _shape("small-tile", self.small_tile)
         if self.few_blocks < 0 or not 1 <= self.blocks_per_sm <= 32:
@@ -310,7 +358,9 @@ class ConvertContractionsToGPUPass(ModulePass):
             big, small = TF32_TILE, TF32_SMALL_TILE
         else:
             big, small = _shape("tile", self.tile), _shape("small-tile", self.small_tile)
+        wgmma = self.wgmma == "auto" and self.sm >= WGMMA_SM
         pattern = ContractionToTiledLaunch(
-            big, small, self.few_blocks, self.blocks_per_sm, self.sm, self.tf32 and not tf32
-        )
+            big, small, self.few_blocks, self.blocks_per_sm, self.sm, self.tf32 and not tf32,
+            _wgmma_shape(self.wgmma_tile) if wgmma else None,
+        )  # fmt: skip
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

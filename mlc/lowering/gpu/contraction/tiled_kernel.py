@@ -26,10 +26,8 @@ accumulators in registers:
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, math, memref, scf, vector
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, VectorType, f32, i64
-from xdsl.dialects.linalg.ops import IndexOp
-from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
+from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f32, i64
+from xdsl.ir import Block, Region, SSAValue
 
 from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.contraction import async_copy
@@ -37,13 +35,13 @@ from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.conv_half_staging import conv_half_stagings as conv_half
 from mlc.lowering.gpu.contraction.conv_staging import conv_staging
 from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.epilogue import initial_values, store_output
 from mlc.lowering.gpu.contraction.half_staging import CHUNK, half_stagings
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.mma import Lanes, lane_rows_cols, mma_step
 from mlc.lowering.gpu.contraction.mma_half import half_mma_step, lane_matrices
 from mlc.lowering.gpu.contraction.tile_shape import HALF_MMA_DEPTH, MMA_DEPTH, TileShape
 from mlc.lowering.gpu.contraction.tile_staging import QUAD, WORKGROUP, Staging
-from mlc.lowering.gpu.fills import filled_with
 
 WARP_PATCH_COLS = 8  # a warp's threads: 4 rows of 8 (`_Kernel._place`)
 
@@ -274,18 +272,9 @@ class _Kernel:
     def _initial(
         self, rows: list[SSAValue], cols: list[SSAValue], zero: SSAValue
     ) -> list[SSAValue]:
-        """The accumulators' start: the fill's constant, a convolution's bias, or the output."""
-        c, emit = self.c, self.emit
-        if c.fill is not None:
-            constant = filled_with(c.fill)
-            assert constant is not None and isinstance(constant.owner, Operation)
-            return [_widened(emit, emit(constant.owner.clone()))] * (len(rows) * len(cols))
-        out = len(c.op.inputs)
-        if c.conv is not None and (bias := c.conv.bias) is not None:  # a broadcast bias
-            places = [emit.indices(c.op, out, self.ivs(r, x, zero)) for r in rows for x in cols]
-            return [_widened(emit, emit.load(bias, 0, place)) for place in places]
+        """The accumulators' start (`epilogue.initial_values`) at each row and column."""
         places = [self.ivs(r, x, zero) for r in rows for x in cols]
-        return [_widened(emit, emit.load(c.op, out, place)) for place in places]
+        return initial_values(self.emit, self.c, places)
 
     def _mine(
         self, e: Emitter, staging: Staging, lane: SSAValue, per_thread: int
@@ -304,31 +293,7 @@ class _Kernel:
         return [e.add(first, g * spacing + j) for g in range(groups) for j in range(QUAD)]
 
     def _store(self, e: Emitter, value: SSAValue, ivs: list[SSAValue]) -> None:
-        c = self.c
-        output = c.op.outputs[0].type
-        assert isinstance(output, MemRefType)
-        if output.element_type != f32:  # f32 accumulators of a 16-bit contraction
-            value = e(arith.TruncFOp(value, output.element_type))
-        if c.epilogue is not None:
-            block = c.op.body.block
-            accumulated = c.accumulate[-1].results[0]
-            mapping: dict[SSAValue, SSAValue] = {accumulated: value}
-            for i, arg in enumerate(block.args[: len(c.op.inputs)]):
-                if i not in (c.a, c.b) and arg.uses:
-                    mapping[arg] = e.load(c.op, i, ivs)
-            for inner in c.epilogue.true_region.block.ops:
-                if isinstance(inner, scf.YieldOp):
-                    value = mapping.get(inner.operands[0], inner.operands[0])
-                    break
-                if isinstance(inner, IndexOp):
-                    mapping[inner.result] = ivs[inner.dim.value.data]
-                    continue
-                clone = inner.clone(value_mapper=mapping)
-                e.rewriter.insert(clone, e.point)
-        out = len(c.op.inputs)
-        affine_map = c.op.get_indexing_maps().data[out].data
-        indices = indices_for_map(e.rewriter, e.point, affine_map, ivs)
-        e(memref.StoreOp.get(value, c.op.outputs[0], indices))
+        store_output(e, self.c, value, ivs)
 
 
 @dataclass
@@ -453,11 +418,6 @@ class _KLoop:
         e(scf.YieldOp(*accs))
         async_copy.wait_group(emit, 0)  # nothing in flight once the block moves on
         return list(loop.results)
-
-
-def _widened(e: Emitter, value: SSAValue) -> SSAValue:
-    """A 16-bit accumulator start as the f32 the accumulators are."""
-    return value if value.type == f32 else e(arith.ExtFOp(value, f32))
 
 
 def grid(

@@ -1,0 +1,158 @@
+"""
+16-bit matmuls on an H100 or H200: the mma.sync kernel and the sm_90a wgmma kernel's
+tile shapes side by side, against cuBLAS (torch), in one process.
+
+Each variant compiles `convert-contractions-to-gpu` with `wgmma=off` (mma.sync) or
+`wgmma=auto wgmma-tile=ROWS,COLS,STAGES`. First the numerics: every variant on odd
+static shapes (edge tiles in M, N and K; a transposed B) against float64 of the same
+16-bit inputs, relative L2 error and whether every element is within 2 units in the
+last place of the output type (of the largest output); a variant that fails is not
+timed. Then the times: square matmuls (4096 and 8192 by default) by their GPU kernel
+time per call (the CUDA profiler: host work does not count) against `a @ b` in torch,
+and the kernel the PTX holds (wgmma or mma.sync). The table comes last.
+
+Run on the GPU machine: `python bench/gpu_wgmma.py [--sizes 4096 8192] [--out FILE]
+[--variant off] [--variant 128,256,4 ...]`.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+from gpu_setup import Device, publish
+
+import mlc
+from mlc import pipeline
+from mlc.backend.ptx import to_ptx
+from mlc.compiler import executable_cache
+
+# "off": the mma.sync kernel; else the wgmma kernel's rows, cols, stages
+VARIANTS = ["off", "128,256,4", "128,256,3", "128,128,4", "192,192,3", "64,256,4"]
+ULP = {"f16": 2.0**-10, "bf16": 2.0**-7}
+
+MATMUL = """
+func.func @main(%a: tensor<MxKxT>, %b: tensor<KxNxT>) -> tensor<MxNxT> {
+  %c = ml.matmul %a, %b : (tensor<MxKxT>, tensor<KxNxT>) -> tensor<MxNxT>
+  func.return %c : tensor<MxNxT>
+}
+"""
+A_BT = """
+func.func @main(%a: tensor<MxKxT>, %b: tensor<NxKxT>) -> tensor<MxNxT> {
+  %bt = ml.transpose %b {perm = array<i64: 1, 0>} : (tensor<NxKxT>) -> tensor<KxNxT>
+  %c = ml.matmul %a, %bt : (tensor<MxKxT>, tensor<KxNxT>) -> tensor<MxNxT>
+  func.return %c : tensor<MxNxT>
+}
+"""
+ODD = [(MATMUL, 1000, 520, 1000), (MATMUL, 456, 72, 2056), (A_BT, 1096, 200, 392)]
+
+
+def source(program: str, element: str, m: int, k: int, n: int) -> str:
+    text = program.replace("<M", f"<{m}").replace("xKx", f"x{k}x").replace("<K", f"<{k}")
+    text = text.replace("xNx", f"x{n}x").replace("<N", f"<{n}")
+    return text.replace("xT>", f"x{element}>")
+
+
+def stage(variant: str) -> str:
+    options = "wgmma=off" if variant == "off" else f"wgmma=auto wgmma-tile={variant}"
+    return pipeline.STAGES["parallel-loops"].replace(
+        "convert-contractions-to-gpu", f"convert-contractions-to-gpu{{{options}}}"
+    )
+
+
+def compile_variant(text: str, variant: str, sm: str):
+    """The executable and the kernel its PTX multiplies with."""
+    default = pipeline.STAGES["parallel-loops"]
+    pipeline.STAGES["parallel-loops"] = stage(variant)
+    executable_cache.clear()  # the same source: compile again, with this stage
+    try:
+        exe = mlc.compile(text, target="cuda")
+        ptx = to_ptx(mlc.compile(text, target="cuda", emit="nvvm", sm=sm), sm)
+    finally:
+        pipeline.STAGES["parallel-loops"] = default
+        executable_cache.clear()
+    kernel = "wgmma" if "wgmma.mma_async" in ptx else "mma.sync" if "mma.sync" in ptx else "?"
+    return exe, kernel
+
+
+def label(variant: str) -> str:
+    return "mma.sync 128x128/4" if variant == "off" else "wgmma " + "x".join(
+        variant.split(",")[:2]
+    ) + "/" + variant.split(",")[2]  # fmt: skip
+
+
+def check(variant: str, element: str, dtype, sm: str) -> tuple[bool, str]:
+    """Every odd shape within 2 ulp of the output type; the worst relative L2 error."""
+    rng = np.random.default_rng()
+    worst, ok, kernels = 0.0, True, set()
+    for program, m, k, n in ODD:
+        exe, kernel = compile_variant(source(program, element, m, k, n), variant, sm)
+        kernels.add(kernel)
+        a = rng.standard_normal((m, k)).astype(dtype)
+        b = rng.standard_normal((n, k) if program is A_BT else (k, n)).astype(dtype)
+        want = a.astype(np.float64) @ (b.T if program is A_BT else b).astype(np.float64)
+        got = np.asarray(exe(a, b)).astype(np.float64)
+        worst = max(worst, float(np.linalg.norm(got - want) / np.linalg.norm(want)))
+        scale = max(1.0, float(np.abs(want).max()))
+        limit = 2 * ULP[element] * (scale + np.abs(want))
+        ok = ok and bool((np.abs(got - want) <= limit).all())
+    return ok, f"{worst:.1e} ({'/'.join(sorted(kernels))}, {'ok' if ok else 'FAILED'})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("--out", type=Path, help="write a markdown table here")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
+    parser.add_argument("--calls", type=int, default=10, help="profiled calls a time")
+    parser.add_argument(
+        "--variant", action="append", metavar="off|ROWS,COLS,STAGES",
+        help="a variant instead of the built-in list (repeatable)",
+    )  # fmt: skip
+    args = parser.parse_args()
+    variants = args.variant or VARIANTS
+
+    import ml_dtypes
+    from pycuda.gpuarray import GPUArray  # pyright: ignore[reportMissingImports]
+
+    from mlc.backend import cuda
+
+    gpu = Device()
+    torch, sm = gpu.torch, cuda.device().sm
+    elements = {"bf16": (torch.bfloat16, ml_dtypes.bfloat16), "f16": (torch.float16, np.float16)}
+    rows = []
+    for element, (torch_dtype, dtype) in elements.items():
+        for variant in variants:
+            ok, numerics = check(variant, element, dtype, sm)
+            print(f"{element} {label(variant)}: {numerics}", flush=True)
+            for size in args.sizes:
+                cells = [element, label(variant), str(size), numerics]
+                if not ok:
+                    rows.append("| " + " | ".join([*cells, "", "", "", "", ""]) + " |")
+                    continue
+                a = gpu.randn(size, size).to(torch_dtype)
+                b = gpu.randn(size, size).to(torch_dtype)
+                exe, kernel = compile_variant(
+                    source(MATMUL, element, size, size, size), variant, sm
+                )
+                va, vb = (GPUArray(tuple(t.shape), dtype, gpudata=t.data_ptr()) for t in (a, b))
+                mine = gpu.kernel_us(lambda exe=exe, va=va, vb=vb: exe(va, vb), args.calls)
+                theirs = gpu.kernel_us(lambda a=a, b=b: a @ b, args.calls)
+                flops = 2 * size**3 / 1e6  # per microsecond: TFLOP/s
+                rate = f"{flops / mine:.0f} vs {flops / theirs:.0f}"
+                cells += [kernel, f"{mine / 1e3:.3f}", f"{theirs / 1e3:.3f}", rate]
+                cells.append(f"{theirs / mine:.2f}")
+                rows.append("| " + " | ".join(cells) + " |")
+                print(rows[-1], flush=True)
+    header = [
+        gpu.versions(),
+        "",
+        "| type | variant | size | odd shapes: rel err (kernel, 2 ulp) | kernel | mlc ms "
+        "| cuBLAS ms | TFLOP/s mlc vs cuBLAS | cuBLAS/mlc |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    publish("\n".join(header + rows) + "\n", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

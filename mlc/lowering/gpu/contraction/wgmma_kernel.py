@@ -1,0 +1,458 @@
+"""
+The Hopper (sm_90a) kernel of 16-bit contractions: `wgmma.mma_async` on operands in
+shared memory, f32 accumulators in registers.
+
+A block of `WgmmaShape.warpgroups` warpgroups (4 consecutive warps each) computes a
+`rows x cols` tile of the output, 64 rows a warpgroup, each warpgroup one
+`wgmma.mma_async.sync.aligned.m64n{cols}k16.f32.{f16,bf16}` per 16-deep step, its A and
+B read from shared memory through matrix descriptors (`wgmma_layout`: 128-byte
+swizzled slices 64 deep, a K-major or MN-major operand as it lies in memory, the
+instruction told which by its transpose flags):
+
+    slices 0 .. stages - 3 -> shared (cp.async, every thread, 16 bytes a copy)
+    for each slice t:
+      wait for this thread's copies of slice t; fence.proxy.async; barrier
+      slice t + stages - 2 -> the buffer slice t - 2 used (cp.async)
+      wgmma.fence; 4 x wgmma.mma_async (k 0, 16, 32, 48); wgmma.commit_group
+      wgmma.wait_group 1: slice t - 1's products done, slice t's may still run
+    wgmma.wait_group 0
+    accumulators -> the fused epilogue -> the output (inside M and N)
+
+Every thread copies: the copies need not be spread over warps by role. The barrier at
+slice t says that every warpgroup is done with slice t - 2 (each waited for it at
+t - 1), so its buffer can be refilled; the fence makes the copies' writes visible to
+the tensor cores' (async proxy) reads. Copies of rows past M or N, or K past its end,
+read nothing and fill zeros (`cp.async`'s source size 0), which adds nothing. The
+asm statements that wait and fence take the accumulators as tied operands, so that
+LLVM keeps every use of them between an MMA and its wait in order.
+
+The accumulators of warp `w` of a warpgroup, lane `4 g + t`: `d[4 i + 2 h + j]` is row
+`16 w + g + 8 h`, column `8 i + 2 t + j` of the warpgroup's 64 x cols (PTX's m64nNk16
+D fragment). Without a fused epilogue, columns `j = 0, 1` are rounded together and
+stored as one 32-bit word. Shared memory is dynamic (`mlc.dynamic_shared`): `stages` slices of A and
+B and 1024 bytes to align the first to an atom.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, gpu, llvm, memref, scf
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    IndexType,
+    MemRefType,
+    NoneAttr,
+    UnitAttr,
+    f32,
+    i32,
+    i64,
+)
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr
+
+from mlc.lowering.gpu.contraction import async_copy
+from mlc.lowering.gpu.contraction import wgmma_layout as layout
+from mlc.lowering.gpu.contraction.block_order import grouped
+from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.epilogue import initial_values, store_output
+from mlc.lowering.gpu.contraction.half_staging import element_address, shared_address
+from mlc.lowering.gpu.contraction.match import Contraction
+from mlc.lowering.gpu.contraction.tile_staging import WORKGROUP
+from mlc.lowering.gpu.convert_gpu_to_nvvm import DYNAMIC_SHARED_ATTR
+
+WARPGROUP = 128  # threads of a warpgroup: 4 warps
+WARPGROUP_ROWS = 64  # the M of one wgmma
+MAX_SHARED_BYTES = 227 * 1024  # dynamic shared memory a block may have on sm_90
+WGMMA_SM = 90  # the first compute capability with wgmma (as sm_90a)
+UNIT = layout.UNIT_BYTES // layout.ELEMENT_BYTES  # values a copy moves: 8
+
+
+@dataclass(frozen=True)
+class WgmmaShape:
+    """A block's output tile, slices in flight, and the block launch order."""
+
+    rows: int = 128
+    cols: int = 256
+    stages: int = 4
+    block_group: int = 8  # `block_order.grouped`
+
+    @property
+    def warpgroups(self) -> int:
+        return self.rows // WARPGROUP_ROWS
+
+    @property
+    def threads(self) -> int:
+        return self.warpgroups * WARPGROUP
+
+    @property
+    def slice_bytes(self) -> int:
+        return (self.rows + self.cols) * layout.DEPTH * layout.ELEMENT_BYTES
+
+    @property
+    def shared_bytes(self) -> int:
+        return self.stages * self.slice_bytes + layout.ATOM_BYTES  # + alignment slack
+
+    def problem(self) -> str | None:
+        """Why this shape cannot be built, or None."""
+        if self.rows not in (64, 128, 192, 256):
+            return "rows must be 64, 128, 192 or 256 (64 a warpgroup)"
+        if not 64 <= self.cols <= 256 or self.cols % 64:
+            return "cols must be 64, 128, 192 or 256 (one wgmma's N, 64-wide panels)"
+        if self.stages < 3:
+            return "a wgmma pipeline takes 3 stages or more"
+        if any(extent * layout.DEPTH // UNIT % self.threads for extent in (self.rows, self.cols)):
+            return "the threads cannot share a slice's 16-byte copies evenly"
+        if self.shared_bytes > MAX_SHARED_BYTES:
+            return f"{self.shared_bytes} bytes of shared memory ({MAX_SHARED_BYTES} allowed)"
+        return None
+
+    def __str__(self) -> str:
+        return f"wgmma {self.rows}x{self.cols}/{self.stages}/g{self.block_group}"
+
+
+def k_major(op: GenericOp, operand: int, k: int, extent: int) -> bool | None:
+    """Whether `operand` is contiguous along K (True), along `extent` (False), or neither."""
+    results = op.get_indexing_maps().data[operand].data.results
+    if not results or not all(isinstance(r, AffineDimExpr) for r in results):
+        return None
+    last = results[-1]
+    assert isinstance(last, AffineDimExpr)
+    return True if last.position == k else False if last.position == extent else None
+
+
+def declined(c: Contraction, shape: WgmmaShape) -> str | None:
+    """Why the wgmma kernel does not take `c` (the mma.sync kernel does), or None."""
+    if not c.half or c.conv is not None:
+        return "not a 16-bit matmul"
+    sizes = [size for _, _, size in c.op.get_loop_bound_sources()]
+    m, n, k = sizes[c.rows], sizes[c.cols], sizes[c.k]
+    if min(m, n, k) < 0:
+        return "dynamic sizes"
+    if m % UNIT or n % UNIT or k % UNIT:
+        return f"{m}x{n}x{k} (M, N and K must be multiples of 8: 16-byte copies)"
+    if min(m, n) < WARPGROUP_ROWS or k < layout.DEPTH:
+        return f"{m}x{n}x{k} is small (M, N from 64, K from 64)"
+    for operand, extent in ((c.a, c.rows), (c.b, c.cols)):
+        type_ = c.op.operands[operand].type
+        assert isinstance(type_, MemRefType)
+        if not isinstance(type_.layout, NoneAttr):
+            return "a strided operand"
+        if k_major(c.op, operand, c.k, extent) is None:
+            return "an operand contiguous along neither K nor its rows or columns"
+    return None
+
+
+def launch(
+    host: Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue, shape: WgmmaShape
+) -> None:
+    """The contraction's `gpu.launch` at `host`: one block a `rows x cols` output tile."""
+    one = host.index(1)
+    blocks = [
+        host(arith.MaxUIOp(host.ceil_div(bounds[c.cols], shape.cols), one)),
+        host(arith.MaxUIOp(host.ceil_div(bounds[c.rows], shape.rows), one)),
+        host(arith.MaxUIOp(batch, one)),
+    ]
+    body = Block(arg_types=[IndexType()] * 12)
+    shared = host(arith.ConstantOp.from_int_and_width(shape.shared_bytes, i32))
+    threads = [host.index(shape.threads), one, one]
+    host(gpu.LaunchOp(Region(body), blocks, threads, dynamicSharedMemorySize=shared))
+    kernel = host.region(body)
+    x, y, z = (gpu.DimensionAttr(d) for d in gpu.DimensionEnum)
+    bx, by, bz = (kernel(gpu.BlockIdOp(d)) for d in (x, y, z))
+    tid = kernel(gpu.ThreadIdOp(x))
+    then = Block()
+    kernel(scf.IfOp(kernel.less(bz, batch), [], [then]))
+    kernel(gpu.TerminatorOp())
+    inner = kernel.region(then)
+    batch_ivs: list[SSAValue] = []
+    rest = bz
+    for dim in reversed(c.batch):
+        batch_ivs.append(inner.rem(rest, bounds[dim]))
+        rest = inner.div(rest, bounds[dim])
+    batch_ivs.reverse()
+    if shape.block_group > 1:
+        bx, by = grouped(inner, bx, by, shape.block_group)
+    _Wgmma(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)
+    inner(scf.YieldOp())
+
+
+def _i32(e: Emitter, value: int) -> SSAValue:
+    return e(arith.ConstantOp.from_int_and_width(value, i32))
+
+
+def _i64(e: Emitter, value: int) -> SSAValue:
+    return e(arith.ConstantOp.from_int_and_width(value, i64))
+
+
+def _tied(
+    e: Emitter, text: str, accs: list[SSAValue], extra: str = "", operands=()
+) -> list[SSAValue]:
+    """Inline PTX `text` that takes and gives back the accumulators (tied operands)."""
+    n = len(accs)
+    constraints = ",".join(["=f"] * n + [str(i) for i in range(n)]) + extra + ",~{memory}"
+    struct = llvm.LLVMStructType.from_type_list([f32] * n)
+    asm = llvm.InlineAsmOp(text, constraints, [*accs, *operands], [struct], has_side_effects=True)
+    result = e(asm)
+    return [
+        e(llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [q]), result, f32)) for q in range(n)
+    ]
+
+
+def _bare(e: Emitter, text: str) -> None:
+    e(llvm.InlineAsmOp(text, "~{memory}", [], has_side_effects=True))
+
+
+@dataclass
+class _Operand:
+    """One operand's slices: where it is in a stage, how it lies, this thread's copies."""
+
+    index: int  # of the generic's operands
+    extent_dim: int  # its loop dim along M (A) or N (B)
+    extent: int  # rows (A) or cols (B) of the block's tile
+    k_major: bool
+    start: int  # bytes from a stage's start
+    copies: list[tuple[SSAValue, SSAValue, SSAValue]]  # (extent, k, shared offset i32)
+
+
+class _Wgmma:
+    """The kernel of one block (module docstring)."""
+
+    def __init__(
+        self,
+        c: Contraction,
+        e: Emitter,
+        bounds: list[SSAValue],
+        batch_ivs: list[SSAValue],
+        shape: WgmmaShape,
+    ):
+        self.c, self.e, self.bounds, self.batch_ivs, self.shape = c, e, bounds, batch_ivs, shape
+        self.kind = "bf16" if isinstance(_element(c), BFloat16Type) else "f16"
+
+    def ivs(self, row: SSAValue, col: SSAValue, k: SSAValue) -> list[SSAValue]:
+        c = self.c
+        values: list[SSAValue] = [k] * len(self.bounds)
+        for dim, iv in zip(c.batch, self.batch_ivs, strict=True):
+            values[dim] = iv
+        values[c.rows], values[c.cols], values[c.k] = row, col, k
+        return values
+
+    def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
+        e, c, shape = self.e, self.c, self.shape
+        row0, col0 = e.mul(by, shape.rows), e.mul(bx, shape.cols)
+        alloca = memref.AllocaOp.get(
+            _element(c), shape=[shape.shared_bytes // 2], memory_space=WORKGROUP
+        )
+        alloca.attributes[DYNAMIC_SHARED_ATTR] = UnitAttr()
+        window = shared_address(e, e(alloca), [e.index(0)])
+        mask = _i32(e, -layout.ATOM_BYTES)
+        self.base = e(arith.AndIOp(e(arith.AddiOp(window, _i32(e, layout.ATOM_BYTES - 1))), mask))
+        a_bytes = shape.rows * layout.DEPTH * layout.ELEMENT_BYTES
+        self.operands = [
+            self._operand(c.a, c.rows, shape.rows, 0, tid),
+            self._operand(c.b, c.cols, shape.cols, a_bytes, tid),
+        ]
+        self.origins = {c.rows: row0, c.cols: col0}
+        rows, cols = self._lane_places(tid, row0, col0)
+        m, n = self.bounds[c.rows], self.bounds[c.cols]
+        clamped_rows = [e(arith.MinUIOp(r, e.sub(m, 1))) for r in rows]
+        clamped_cols = [e(arith.MinUIOp(x, e.sub(n, 1))) for x in cols]
+        zero = e.index(0)
+        slots = self._slots(len(cols))
+        places = [self.ivs(clamped_rows[h], clamped_cols[q], zero) for q, h in slots]
+        accs = self._loop(e, initial_values(e, c, places), tid)
+        pairs = self._pairs_stored()
+        step = 2 if pairs else 1
+        for slot in range(0, len(slots), step):
+            (q, h), values = slots[slot], accs[slot : slot + step]
+            row, col = rows[h], cols[q]
+            inside = e(arith.AndIOp(e.less(row, m), e.less(col, n)))
+            store = Block()
+            e(scf.IfOp(inside, [], [store]))
+            s = e.region(store)
+            if pairs:  # columns 2 t + 8 i, + 1: both inside (N is a multiple of 8)
+                self._store_pair(s, values, self.ivs(row, col, zero))
+            else:
+                store_output(s, c, values[0], self.ivs(row, col, zero))
+            s(scf.YieldOp())
+
+    def _pairs_stored(self) -> bool:
+        """
+        Whether a lane's two adjacent columns are stored as one 32-bit word (rounded
+        together by `cvt.rn.{f16,bf16}x2.f32`): no fused epilogue, and an output with
+        the identity layout whose last dim is the columns.
+        """
+        c = self.c
+        output = c.op.outputs[0].type
+        assert isinstance(output, MemRefType)
+        last = c.op.get_indexing_maps().data[len(c.op.inputs)].data.results[-1]
+        return (
+            c.epilogue is None
+            and isinstance(output.layout, NoneAttr)
+            and isinstance(last, AffineDimExpr)
+            and last.position == c.cols
+        )
+
+    def _store_pair(self, e: Emitter, values: list[SSAValue], ivs: list[SSAValue]) -> None:
+        """Columns `col`, `col + 1` of a row (`ivs` at `col`), rounded and stored at once."""
+        c, out = self.c, len(self.c.op.inputs)
+        address = element_address(e, c.op.outputs[0], e.indices(c.op, out, ivs))
+        convert = f"cvt.rn.{self.kind}x2.f32 $0, $1, $2;"  # $1 to the high half
+        packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
+        store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
+        address = e(arith.IndexCastOp(address, i64))
+        e(llvm.InlineAsmOp(store, "l,r,~{memory}", [address, packed], has_side_effects=True))
+
+    @staticmethod
+    def _slots(columns: int) -> list[tuple[int, int]]:
+        """Per accumulator `d[4 i + 2 h + j]`, in order: (its column's index 2 i + j, its row h)."""
+        return [(2 * i + j, h) for i in range(columns // 2) for h in range(2) for j in range(2)]
+
+    def _lane_places(self, tid: SSAValue, row0: SSAValue, col0: SSAValue):
+        """This thread's 2 output rows and cols / 4 columns (the D fragment)."""
+        e = self.e
+        warp, lane = e.div(tid, 32), e.rem(tid, 32)
+        g, t = e.div(lane, 4), e.rem(lane, 4)
+        first = e.add(row0, e.add(e.mul(warp, 16), g))  # warp 4 w + v: rows 64 w + 16 v
+        rows = [first, e.add(first, 8)]
+        start = e.add(col0, e.mul(t, 2))
+        cols = [e.add(start, 8 * i + j) for i in range(self.shape.cols // 8) for j in range(2)]
+        return rows, cols
+
+    def _operand(self, index: int, dim: int, extent: int, start: int, tid: SSAValue) -> _Operand:
+        """An operand's layout and this thread's copies of each slice (`wgmma_layout`)."""
+        e, threads = self.e, self.shape.threads
+        major = k_major(self.c.op, index, self.c.k, dim)
+        assert major is not None
+        units_along = layout.DEPTH // UNIT if major else extent // UNIT  # units a row
+        copies = []
+        for n in range(extent * layout.DEPTH // UNIT // threads):
+            unit = e.add(tid, n * threads)
+            row, along = e.div(unit, units_along), e.mul(e.rem(unit, units_along), UNIT)
+            x, k = (row, along) if major else (along, row)
+            copies.append((x, k, _swizzled(e, self._linear(major, x, k))))
+        return _Operand(index, dim, extent, major, start, copies)
+
+    def _linear(self, major: bool, x: SSAValue, k: SSAValue) -> SSAValue:
+        """`wgmma_layout.offset` of (x, k) as i32 (x a multiple of 8 when MN-major)."""
+        e = self.e
+        if major:
+            at = e.add(e.mul(x, layout.ROW_BYTES), e.mul(k, layout.ELEMENT_BYTES))
+        else:
+            per_row = layout.ROW_BYTES // layout.ELEMENT_BYTES
+            panel = e.mul(e.div(x, per_row), layout.panel_bytes())
+            within = e.mul(e.rem(x, per_row), layout.ELEMENT_BYTES)
+            at = e.add(e.add(panel, e.mul(k, layout.ROW_BYTES)), within)
+        return e(arith.IndexCastOp(at, i32))
+
+    def _issue(self, e: Emitter, t: SSAValue, slices: SSAValue) -> None:
+        """Slice `t`'s copies into stage `t % stages` if there is such a slice; a commit."""
+        shape, c = self.shape, self.c
+        issue = Block()
+        e(scf.IfOp(e.less(t, slices), [], [issue]))
+        s = e.region(issue)
+        stage = s(arith.IndexCastOp(s.rem(t, shape.stages), i32))
+        stage_at = s(arith.AddiOp(self.base, s(arith.MuliOp(stage, _i32(s, shape.slice_bytes)))))
+        k_first, k_size = s.mul(t, layout.DEPTH), self.bounds[c.k]
+        zero = s.index(0)
+        for operand in self.operands:
+            size = self.bounds[operand.extent_dim]
+            origin = self.origins[operand.extent_dim]
+            tile = s(arith.AddiOp(stage_at, _i32(s, operand.start)))
+            for x, k, offset in operand.copies:
+                along, deep = s.add(origin, x), s.add(k_first, k)
+                inside = s(arith.AndIOp(s.less(along, size), s.less(deep, k_size)))
+                # clamped to a unit inside (M, N, K are multiples of 8): no address past
+                # the buffer, even for a copy that reads nothing
+                unit_along, unit_deep = (1, UNIT) if operand.k_major else (UNIT, 1)
+                along = s(arith.MinUIOp(along, s.sub(size, unit_along)))
+                deep = s(arith.MinUIOp(deep, s.sub(k_size, unit_deep)))
+                ivs = [zero] * len(self.bounds)
+                for dim, iv in zip(c.batch, self.batch_ivs, strict=True):
+                    ivs[dim] = iv
+                ivs[operand.extent_dim], ivs[c.k] = along, deep
+                address = element_address(
+                    s, c.op.operands[operand.index], s.indices(c.op, operand.index, ivs)
+                )
+                shared = s(arith.AddiOp(tile, offset))
+                async_copy.copy_to(s, shared, address, async_copy.bytes_if(s, inside))
+        s(scf.YieldOp())
+        async_copy.commit_group(e)  # every thread commits, an empty group too
+
+    def _descriptor(
+        self, e: Emitter, stage_at: SSAValue, operand: _Operand, kk: int, first: int
+    ) -> SSAValue:
+        """The descriptor of `operand`'s instruction at step `kk`, extent rows from `first`."""
+        at = operand.start + layout.step_offset(operand.k_major, kk, first)
+        address = e(arith.AddiOp(stage_at, _i32(e, at)))
+        field = e(
+            arith.AndIOp(
+                e(arith.ShRUIOp(address, _i32(e, 4))), _i32(e, layout.DESCRIPTOR_ADDRESS_MASK)
+            )
+        )
+        base = _i64(e, layout.descriptor_base(operand.k_major))
+        return e(arith.OrIOp(base, e(arith.ExtUIOp(field, i64))))
+
+    def _mma(
+        self, e: Emitter, stage_at: SSAValue, warpgroup: SSAValue, accs: list[SSAValue]
+    ) -> list[SSAValue]:
+        """The slice's 4 wgmmas, each warpgroup on its 64 rows of A (chosen by `warpgroup`)."""
+        a, b = self.operands
+        n = len(accs)
+        text = (
+            f"{{ .reg .pred p; setp.ne.b32 p, ${2 * n + 2}, 0; "
+            f"wgmma.mma_async.sync.aligned.m64n{self.shape.cols}k16.f32.{self.kind}.{self.kind} "
+            f"{{{', '.join(f'${q}' for q in range(n))}}}, ${2 * n}, ${2 * n + 1}, p, 1, 1, "
+            f"{int(not a.k_major)}, {int(not b.k_major)}; }}"
+        )
+        one = _i32(e, 1)
+        a_rows = e(
+            arith.MuliOp(warpgroup, _i32(e, layout.step_offset(a.k_major, 0, WARPGROUP_ROWS)))
+        )
+        a_stage = e(arith.AddiOp(stage_at, a_rows))
+        for kk in range(0, layout.DEPTH, layout.INSTRUCTION_K):
+            descriptors = [
+                self._descriptor(e, a_stage, a, kk, 0),
+                self._descriptor(e, stage_at, b, kk, 0),
+            ]
+            accs = _tied(e, text, accs, ",l,l,r", [*descriptors, one])
+        return accs
+
+    def _loop(self, emit: Emitter, init: list[SSAValue], tid: SSAValue) -> list[SSAValue]:
+        shape, c = self.shape, self.c
+        slices = emit.ceil_div(self.bounds[c.k], layout.DEPTH)
+        warpgroup = emit(arith.IndexCastOp(emit.div(tid, WARPGROUP), i32))
+        for t in range(shape.stages - 2):
+            self._issue(emit, emit.index(t), slices)
+        body = Block(arg_types=[IndexType(), *[f32] * len(init)])
+        loop = scf.ForOp(emit.index(0), slices, emit.index(1), init, Region(body))
+        emit(loop)
+        e = emit.region(body)
+        t, accs = body.args[0], list(body.args[1:])
+        async_copy.wait_group(e, shape.stages - 3)
+        _bare(e, "fence.proxy.async.shared::cta;")
+        e(gpu.BarrierOp())
+        self._issue(e, e.add(t, shape.stages - 2), slices)
+        stage = e(arith.IndexCastOp(e.rem(t, shape.stages), i32))
+        stage_at = e(arith.AddiOp(self.base, e(arith.MuliOp(stage, _i32(e, shape.slice_bytes)))))
+        accs = _tied(e, "wgmma.fence.sync.aligned;", accs)
+        accs = self._mma(e, stage_at, warpgroup, accs)
+        _bare(e, "wgmma.commit_group.sync.aligned;")
+        accs = _tied(e, "wgmma.wait_group.sync.aligned 1;", accs)
+        e(scf.YieldOp(*accs))
+        done = _tied(emit, "wgmma.wait_group.sync.aligned 0;", list(loop.results))
+        async_copy.wait_group(emit, 0)
+        return done
+
+
+def _element(c: Contraction) -> Attribute:
+    """The 16-bit type of the operands."""
+    type_ = c.op.operands[c.a].type
+    assert isinstance(type_, MemRefType)
+    return type_.element_type
+
+
+def _swizzled(e: Emitter, linear: SSAValue) -> SSAValue:
+    """`wgmma_layout.swizzle` of an i32 byte offset: unit bits 4-6 XOR row bits 7-9."""
+    row = e(arith.AndIOp(e(arith.ShRUIOp(linear, _i32(e, 3))), _i32(e, 0x70)))
+    return e(arith.XOrIOp(linear, row))

@@ -1,0 +1,142 @@
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto wgmma-tile=64,128,3}' --remarks 2> %t.remarks | filecheck %s --check-prefix=SMALL
+// RUN: filecheck %s --check-prefix=REMARK < %t.remarks
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90}' | filecheck %s --check-prefix=OFF
+
+// With `wgmma=auto` on sm_90, a 16-bit matmul of static sizes, multiples of 8, becomes
+// the wgmma kernel: 2 warpgroups (256 threads) a 128x256 tile, dynamic shared memory
+// for 4 stages of 64-deep slices of A and B (4 x 384 x 64 x 2 bytes + 1024 to align),
+// cp.async copies, then per slice: fence.proxy.async, a barrier, wgmma.fence, 4 wgmmas
+// (A K-major: transpose flag 0; a row-major B is N-major: 1), a commit and a wait for
+// all but the last group; without an epilogue, a lane's two adjacent outputs are rounded
+// and stored as one 32-bit word. `wgmma-tile` sets rows, columns and stages. Without the
+// option, or below sm_90, the mma.sync kernel takes it.
+
+// CHECK-LABEL: func.func @matmul_bf16
+// CHECK:         arith.constant 197632 : i32
+// CHECK:         gpu.launch
+// CHECK:         gpu.grid_dim
+// CHECK:         memref.alloca() {mlc.dynamic_shared} : memref<98816xbf16, 3 : i64>
+// CHECK:         cp.async.cg.shared.global
+// CHECK:         cp.async.commit_group;
+// CHECK:         scf.for
+// CHECK:         cp.async.wait_group 1;
+// CHECK:         fence.proxy.async.shared::cta;
+// CHECK:         gpu.barrier
+// CHECK:         wgmma.fence.sync.aligned;
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, {{.*}}, $127}, $256, $257, p, 1, 1, 0, 1; }"
+// CHECK:         wgmma.commit_group.sync.aligned;
+// CHECK:         wgmma.wait_group.sync.aligned 1;
+// CHECK:         scf.yield
+// CHECK:         wgmma.wait_group.sync.aligned 0;
+// CHECK:         cp.async.wait_group 0;
+// CHECK:         cvt.rn.bf16x2.f32 $0, $1, $2;
+// CHECK:         st.global.b32 [ga], $1; }"
+// CHECK-NOT:     mma.sync
+
+// SMALL-LABEL: func.func @matmul_bf16
+// SMALL:         arith.constant 74752 : i32
+// SMALL:         cp.async.wait_group 0;
+// SMALL:         wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, $128, $129, p, 1, 1, 0, 1; }"
+
+// OFF-LABEL: func.func @matmul_bf16
+// OFF-NOT:     wgmma
+// OFF:         mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+func.func @matmul_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %c: memref<256x512xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<256x200xbf16>, memref<200x512xbf16>) outs(%c : memref<256x512xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    linalg.yield %s : bf16
+  }
+  func.return
+}
+
+// -----
+
+// A transposed B (b[j, k]) is K-major: transpose flags 0, 0; f16 too.
+// CHECK-LABEL: func.func @a_bt_f16
+// CHECK:         wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 0; }"
+// SMALL-LABEL: func.func @a_bt_f16
+// SMALL:         wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 0; }"
+// OFF-LABEL: func.func @a_bt_f16
+// OFF-NOT:     wgmma
+func.func @a_bt_f16(%a: memref<256x64xf16>, %b: memref<136x64xf16>, %c: memref<256x136xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (j, k)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<256x64xf16>, memref<136x64xf16>) outs(%c : memref<256x136xf16>) {
+  ^bb0(%x: f16, %y: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %acc, %p : f16
+    linalg.yield %s : f16
+  }
+  func.return
+}
+
+// -----
+
+// A transposed A (a[k, i]) is M-major: transpose flags 1, 1.
+// CHECK-LABEL: func.func @at_b
+// CHECK:         wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1; }"
+func.func @at_b(%a: memref<64x128xbf16>, %b: memref<64x256xbf16>, %c: memref<128x256xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, i)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<64x128xbf16>, memref<64x256xbf16>) outs(%c : memref<128x256xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    linalg.yield %s : bf16
+  }
+  func.return
+}
+
+// -----
+
+// Declined, with a remark, to the mma.sync kernel: dynamic sizes, K not a multiple of
+// 8, too small; an f32 matmul is not asked about.
+// CHECK-LABEL: func.func @declined
+// CHECK-NOT:     wgmma
+// CHECK:         func.return
+// REMARK: remark: 'linalg.generic' op wgmma declined: dynamic sizes; mma.sync
+// REMARK: remark: 'linalg.generic' op wgmma declined: 256x256x100 (M, N and K must be multiples of 8: 16-byte copies); mma.sync
+// REMARK: remark: 'linalg.generic' op wgmma declined: 2048x48x64 is small (M, N from 64, K from 64); mma.sync
+// REMARK-NOT: remark
+func.func @declined(%a: memref<?x?xbf16>, %b: memref<?x?xbf16>, %c: memref<?x?xbf16>,
+                    %a2: memref<256x100xf16>, %b2: memref<100x256xf16>, %c2: memref<256x256xf16>,
+                    %a3: memref<2048x64xf16>, %b3: memref<64x48xf16>, %c3: memref<2048x48xf16>,
+                    %a4: memref<256x64xf32>, %b4: memref<64x256xf32>, %c4: memref<256x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xbf16>, memref<?x?xbf16>) outs(%c : memref<?x?xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    linalg.yield %s : bf16
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a2, %b2 : memref<256x100xf16>, memref<100x256xf16>) outs(%c2 : memref<256x256xf16>) {
+  ^bb0(%x: f16, %y: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %acc, %p : f16
+    linalg.yield %s : f16
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a3, %b3 : memref<2048x64xf16>, memref<64x48xf16>) outs(%c3 : memref<2048x48xf16>) {
+  ^bb0(%x: f16, %y: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %acc, %p : f16
+    linalg.yield %s : f16
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a4, %b4 : memref<256x64xf32>, memref<64x256xf32>) outs(%c4 : memref<256x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma=on}' 2>&1 | filecheck %s --check-prefix=BAD-MODE
+// BAD-MODE: error: pass 'convert-contractions-to-gpu': wgmma=on: auto or off
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=96,256,4}' 2>&1 | filecheck %s --check-prefix=BAD-ROWS
+// BAD-ROWS: error: pass 'convert-contractions-to-gpu': wgmma-tile=96,256,4: rows must be 64, 128, 192 or 256 (64 a warpgroup)
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=128,256,2}' 2>&1 | filecheck %s --check-prefix=BAD-STAGES
+// BAD-STAGES: error: pass 'convert-contractions-to-gpu': wgmma-tile=128,256,2: a wgmma pipeline takes 3 stages or more
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=256,256,4}' 2>&1 | filecheck %s --check-prefix=BAD-SHARED
+// BAD-SHARED: error: pass 'convert-contractions-to-gpu': wgmma-tile=256,256,4: 263168 bytes of shared memory (232448 allowed)
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=128,256}' 2>&1 | filecheck %s --check-prefix=BAD-FIELDS
+// BAD-FIELDS: error: pass 'convert-contractions-to-gpu': wgmma-tile takes ROWS,COLS,STAGES, got [128, 256]
