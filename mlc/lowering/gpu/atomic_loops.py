@@ -83,14 +83,21 @@ def _element_ok(op: Operation, element) -> bool:
     return isinstance(op, _FLOAT) and isinstance(element, Float32Type | Float64Type)
 
 
-def _match_store(store: memref.StoreOp, carried: set[SSAValue]) -> _Update | None:
+def _match_store(store: memref.StoreOp) -> _Update | None:
     op = store.value.owner
     if not isinstance(op, Operation) or op.parent is not store.parent:
         return None
     if isinstance(op, arith.SelectOp):
         load = op.rhs.owner
     elif type(op) in _INTEGER or isinstance(op, _FLOAT):
-        load = next((v.owner for v in op.operands if isinstance(v.owner, memref.LoadOp)), None)
+        load = next(
+            (
+                v.owner
+                for v in op.operands
+                if isinstance(v.owner, memref.LoadOp) and v.owner.memref is store.memref
+            ),
+            None,
+        )
     else:
         return None
     if not isinstance(load, memref.LoadOp) or load.memref is not store.memref:
@@ -126,7 +133,7 @@ def _plan(loop: scf.ForOp) -> list[_Update] | None:
     matched_loads: set[Operation] = set()
     for op in loop.body.walk():
         if isinstance(op, memref.StoreOp) and op.memref in carried:
-            if op.parent is not body or (update := _match_store(op, carried)) is None:
+            if op.parent is not body or (update := _match_store(op)) is None:
                 return None
             updates.append(update)
             matched_loads.add(update.load)
