@@ -7,7 +7,6 @@ from mlc.backend.ptx import to_ptx
 from tests.gpu.targets import assemble
 
 
-
 def scatter(name: str, op: str, attrs: str, data: str, indices: str, updates: str) -> str:
     types = f"tensor<{data}>, tensor<{indices}>, tensor<{updates}>"
     return (
