@@ -36,7 +36,9 @@ absorbs); the nest is built in `mlc.lowering.gpu.loop_nests`.
 
 Loops over a scatter's updates (`mlc.atomic_updates`) become parallel loops of atomics
 first (`mlc.lowering.gpu.atomic_loops`), and loops marked `mlc.sequential` one-iteration
-parallel loops (`mlc.lowering.gpu.sequential_loops`).
+parallel loops (`mlc.lowering.gpu.sequential_loops`). Afterwards adjacent elementwise
+parallel loops over one iteration space that touch shared buffers only element by
+element merge into one (`mlc.lowering.gpu.loop_fusion`): one kernel, not several.
 
 Precondition: buffer semantics (run `bufferize` first). Index arithmetic of
 non-trivial maps is left as `affine.apply` for `lower-affine`.
@@ -66,6 +68,7 @@ from mlc.diagnostics import op_error
 from mlc.lowering.gpu.atomic_loops import parallelize_atomic_loops
 from mlc.lowering.gpu.fills import absorbable_fills
 from mlc.lowering.gpu.loop_analysis import outputs_independent_of, split_iterators
+from mlc.lowering.gpu.loop_fusion import fuse_parallel_loops
 from mlc.lowering.gpu.loop_nests.carried_outputs import lower_carried
 from mlc.lowering.gpu.loop_nests.loop_emitter import (
     LoopEmitter,
@@ -201,3 +204,4 @@ class ConvertLinalgToParallelLoopsPass(ModulePass):
             GreedyRewritePatternApplier([lower_generics, CopyToParallelLoops()]),
             apply_recursively=False,
         ).rewrite_module(op)
+        fuse_parallel_loops(op)
