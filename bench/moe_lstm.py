@@ -10,7 +10,7 @@ the GPU (eager for the MoE layer, cuDNN for the LSTM).
   TorchScript export writes it (two ONNX `LSTM` nodes, layout 0, a Squeeze between).
 
     PYTHONPATH=. .venv/bin/python bench/moe_lstm.py cpu [--budget 10] [--out FILE]
-    PYTHONPATH=. .venv/bin/python bench/moe_lstm.py gpu [--out FILE]
+    PYTHONPATH=. .venv/bin/python bench/moe_lstm.py gpu [--out FILE] [--profile [DIR]]
 
 Each row checks mlc's output against the other system's first, then times both in one
 process: on the CPU alternating in bursts (`cpu.bursts`, medians of the settled calls),
@@ -18,6 +18,11 @@ on the GPU with CUDA events around one call, alternating, medians (`gpu.compare`
 ratio is the other system's time over mlc's (above 1: mlc is faster); the compile
 column is a cold compile (the disk cache off). `gpu` needs torch
 with CUDA and pycuda, and says why it stops without them. Results: bench/results/moe-lstm.md.
+
+`--profile` (GPU) also prints, after each row, where an mlc call spends its time
+(`exe.profile`: CUDA events around each launch, layer by layer, with the launches a
+call makes and the time outside kernels); with a DIR it writes each row's profile
+there as JSON (`<row>.json`).
 """
 
 import argparse
@@ -191,7 +196,26 @@ def torch_lstm(torch, weights):
     return lambda x: lstm(x)[0]
 
 
-def gpu_row(device, name: str, model, reference, x: np.ndarray) -> dict:
+def print_profile(name: str, exe, view, into: Path | None) -> None:
+    """`exe.profile(view)`'s table, and the launches and seconds of a call around it."""
+    profile = exe.profile(view)
+    data = profile.as_json()
+    launches = sum(k["runs"] for layer in data["layers"] for k in layer["kernels"])  # a call
+    print(
+        f"{name} profile: {data['call_seconds'] * 1e3:.3f} ms a call, "
+        f"{data['kernel_seconds'] * 1e3:.3f} ms in kernels, "
+        f"{data['outside_seconds'] * 1e3:.3f} ms outside, {launches} launches",
+        flush=True,
+    )
+    print(profile.table(limit=40), flush=True)
+    if into is not None:
+        into.mkdir(parents=True, exist_ok=True)
+        profile.save_json(into / f"{name}.json")
+
+
+def gpu_row(
+    device, name: str, model, reference, x: np.ndarray, profile: Path | bool = False
+) -> dict:
     from gpu import compare
 
     torch = device.torch
@@ -208,6 +232,9 @@ def gpu_row(device, name: str, model, reference, x: np.ndarray) -> dict:
             raise AssertionError(f"{name}: relative L2 error {error:.2e} against torch")
         times = compare(torch, {"mlc": lambda: exe(view), "torch": lambda: reference(xt)}, 20)
     print(f"{name}: mlc {times['mlc']:.3f} ms, torch {times['torch']:.3f} ms", flush=True)
+    print(f"{name}: relative L2 error {error:.2e} against torch", flush=True)
+    if profile is not False:
+        print_profile(name, exe, view, profile if isinstance(profile, Path) else None)
     return {
         "name": name,
         "mlc": times["mlc"] / 1e3,
@@ -216,7 +243,7 @@ def gpu_row(device, name: str, model, reference, x: np.ndarray) -> dict:
     }
 
 
-def gpu_report() -> str:
+def gpu_report(profile: Path | bool = False) -> str:
     from gpu_setup import Device
 
     device = Device()
@@ -226,8 +253,8 @@ def gpu_report() -> str:
     lstm, lx = lstm_model(weights)
     torch.backends.cudnn.benchmark = True
     rows = [
-        gpu_row(device, "moe", model, torch_moe(torch, w), x),
-        gpu_row(device, "lstm", lstm, torch_lstm(torch, weights), lx),
+        gpu_row(device, "moe", model, torch_moe(torch, w), x, profile),
+        gpu_row(device, "lstm", lstm, torch_lstm(torch, weights), lx, profile),
     ]
     return "\n".join(
         [
@@ -245,6 +272,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("where", choices=["cpu", "gpu"])
     parser.add_argument("--budget", type=float, default=10.0, help="CPU seconds per row")
     parser.add_argument("--out", type=Path, help="also write the report to this file")
+    parser.add_argument(
+        "--profile",
+        nargs="?",
+        type=Path,
+        const=True,
+        default=False,
+        metavar="DIR",
+        help="gpu: print each row's exe.profile table (with DIR: also its JSON there)",
+    )
     args = parser.parse_args(argv)
     os.environ["MLC_CACHE"] = "0"  # the compile column is a cold compile, not a cache hit
     if args.where == "gpu":
@@ -252,7 +288,7 @@ def main(argv: list[str]) -> int:
         from mlc.extras import MissingDependencyError
 
         try:
-            report = gpu_report()
+            report = gpu_report(args.profile)
         except (MissingDependencyError, CudaUnavailableError) as error:
             print(f"gpu rows skipped: {error}", file=sys.stderr)
             return 1

@@ -64,14 +64,15 @@ STAGES: dict[str, str] = {
 # Where a target runs a stage's passes with other options. On the GPU softmax is
 # online (two passes over x, two `exp` an element): a GPU has the arithmetic to spare,
 # and fewer kernels and passes over memory pay; the CPU's three passes do one `exp`.
-# Scatters stay one parallel walk per result element on the GPU: grouping them by
-# destination runs its counting loops as one-thread kernels, slower there (the MoE bench:
-# 21 ms against 7.9 ms on an H200), and its add form gave wrong sums on the H200 (to fix).
+# Scatters are not grouped on the GPU (its counting loops are one-thread kernels: the MoE
+# bench read 21 ms against 7.9 ms on an H200): they run one thread an update with atomics
+# (`scatter-atomic`, convert_ml_to_linalg/scatter_atomic.py), O(updates), where the
+# reduction allows; the others walk their updates from each result element.
 TARGET_STAGE_TEXT: dict[str, dict[str, str]] = {
     "gpu": {
         "linalg": (
             "convert-attention-to-gpu,decompose-attention,"
-            "convert-ml-to-linalg{online-softmax=true scatter-group-pairs=-1},"
+            "convert-ml-to-linalg{online-softmax=true scatter-group-pairs=-1 scatter-atomic=true},"
             "linalg-fuse-elementwise"
         )
     },

@@ -17,7 +17,8 @@ def test_every_stage_parses(target):
 
 def test_softmax_is_online_on_the_gpu_only():
     gpu = pipeline.stage_text("linalg", target="cuda")
-    assert "convert-ml-to-linalg{online-softmax=true scatter-group-pairs=-1}" in gpu
+    linalg = "convert-ml-to-linalg{online-softmax=true scatter-group-pairs=-1 scatter-atomic=true}"
+    assert linalg in gpu
     assert "online-softmax" not in pipeline.stage_text("linalg", target="cpu")
     assert "scatter-group-pairs" not in pipeline.stage_text("linalg", target="cpu")
     assert any("online-softmax=true" in line for line in pipeline.describe("gpu"))

@@ -51,7 +51,9 @@ from mlc.lowering.convert_ml_to_linalg.signless import signless_types
 
 
 def patterns(
-    online_softmax: bool = False, scatter_group_pairs: int = scatter.GROUPED_MIN_PAIRS
+    online_softmax: bool = False,
+    scatter_group_pairs: int = scatter.GROUPED_MIN_PAIRS,
+    scatter_atomic: bool = False,
 ) -> list[RewritePattern]:
     """Every `ml` op's lowering; softmax in its online form with `online_softmax`."""
     return [
@@ -63,7 +65,7 @@ def patterns(
         *indexing.PATTERNS,
         *conv.PATTERNS,
         *scan.PATTERNS,
-        *scatter.patterns(scatter_group_pairs),
+        *scatter.patterns(scatter_group_pairs, scatter_atomic),
     ]
 
 
@@ -89,9 +91,14 @@ class ConvertMLToLinalgPass(ModulePass):
     only at run time) are grouped by destination first (`scatter_grouped.py`); -1:
     never (the GPU pipeline's choice: its grouping loops are one-thread kernels)."""
 
+    scatter_atomic: bool = False
+    """Scatters whose reduction an atomic applies (`none`, and `add`/`max`/`min` on 32-
+    and 64-bit elements) as loops over their updates marked `mlc.atomic_updates`, which
+    the GPU runs one thread an update (`scatter_atomic.py`): the GPU pipeline's choice."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         applier = GreedyRewritePatternApplier(
-            patterns(self.online_softmax, self.scatter_group_pairs)
+            patterns(self.online_softmax, self.scatter_group_pairs, self.scatter_atomic)
         )
         PatternRewriteWalker(applier).rewrite_module(op)
         check_fully_lowered(op)

@@ -80,6 +80,11 @@ from mlc.lowering.convert_ml_to_linalg.index_checks import (
     safe_index,
 )
 from mlc.lowering.convert_ml_to_linalg.indexing import check_dims
+from mlc.lowering.convert_ml_to_linalg.scatter_atomic import (
+    atomic_reduction,
+    elements_atomic,
+    nd_atomic,
+)
 from mlc.lowering.convert_ml_to_linalg.scatter_grouped import (
     GROUPED_MIN_PAIRS,
     Combine,
@@ -160,8 +165,8 @@ def loop_bound(rewriter: PatternRewriter, indices: SSAValue, axis: int) -> SSAVa
 class LowerScatterElements(RewritePattern):
     """`ml.scatter_elements` to a generic over the result (see the module docstring)."""
 
-    def __init__(self, min_pairs: int = GROUPED_MIN_PAIRS):
-        self.min_pairs = min_pairs
+    def __init__(self, min_pairs: int = GROUPED_MIN_PAIRS, atomic: bool = False):
+        self.min_pairs, self.atomic = min_pairs, atomic
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.ScatterElementsOp, rewriter: PatternRewriter, /) -> None:
@@ -183,6 +188,11 @@ class LowerScatterElements(RewritePattern):
             bound = data_sizes[axis]
             check_indices(rewriter, op, op.indices, bound, f"data dim {axis}")
             highest = highest_index(rewriter, bound)
+            if self.atomic and atomic_reduction(reduction, element):
+                combine = combiner(reduction, element)
+                result = elements_atomic(rewriter, op, axis, bound, highest, sizes, combine)
+                rewriter.replace(op, (), (result,))
+                return
             if grouped_pays([data_shape[axis]], [index_shape[axis]], self.min_pairs):
                 result = self.grouped(rewriter, op, axis, bound, highest, sizes, data_sizes)
                 rewriter.replace(op, (), (result,))
@@ -278,8 +288,8 @@ class LowerScatterElements(RewritePattern):
 class LowerScatterNd(RewritePattern):
     """`ml.scatter_nd` to a generic over the result (see the module docstring)."""
 
-    def __init__(self, min_pairs: int = GROUPED_MIN_PAIRS):
-        self.min_pairs = min_pairs
+    def __init__(self, min_pairs: int = GROUPED_MIN_PAIRS, atomic: bool = False):
+        self.min_pairs, self.atomic = min_pairs, atomic
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.ScatterNdOp, rewriter: PatternRewriter, /) -> None:
@@ -305,6 +315,11 @@ class LowerScatterNd(RewritePattern):
             check_index_tuples(rewriter, op, op.indices, bounds, 0)
             highest = [highest_index(rewriter, b) for b in bounds]
             rows = tensor_type(op.data).get_shape()[:q]
+            if self.atomic and atomic_reduction(reduction, element):
+                combine = combiner(reduction, element)
+                result = nd_atomic(rewriter, op, bounds, highest, index_sizes, data_sizes, combine)
+                rewriter.replace(op, (), (result,))
+                return
             if outer and grouped_pays(rows, index_shape[:-1], self.min_pairs):
                 result = self.grouped(rewriter, op, bounds, highest, index_sizes)
                 rewriter.replace(op, (), (result,))
@@ -404,9 +419,11 @@ class LowerScatterNd(RewritePattern):
         )
 
 
-def patterns(min_pairs: int = GROUPED_MIN_PAIRS) -> list[RewritePattern]:
-    """The scatters' lowerings, grouped above `min_pairs` destination x tuple pairs."""
-    return [LowerScatterElements(min_pairs), LowerScatterNd(min_pairs)]
+def patterns(min_pairs: int = GROUPED_MIN_PAIRS, atomic: bool = False) -> list[RewritePattern]:
+    """The scatters' lowerings, grouped above `min_pairs` destination x tuple pairs, or,
+    with `atomic`, as loops over the updates where the reduction allows
+    (`scatter_atomic`)."""
+    return [LowerScatterElements(min_pairs, atomic), LowerScatterNd(min_pairs, atomic)]
 
 
 PATTERNS: list[RewritePattern] = patterns()

@@ -34,8 +34,11 @@ The decisions are `mlc.lowering.gpu.loop_analysis`'s (which dims are parallel, t
 sizes that pick a register tile) and `mlc.lowering.gpu.fills`' (the fills a reduction
 absorbs); the nest is built in `mlc.lowering.gpu.loop_nests`.
 
-Loops marked `mlc.sequential` become one-iteration parallel loops first
-(`mlc.lowering.gpu.sequential_loops`).
+Loops over a scatter's updates (`mlc.atomic_updates`) become parallel loops of atomics
+first (`mlc.lowering.gpu.atomic_loops`), and loops marked `mlc.sequential` one-iteration
+parallel loops (`mlc.lowering.gpu.sequential_loops`). Afterwards adjacent elementwise
+parallel loops over one iteration space that touch shared buffers only element by
+element merge into one (`mlc.lowering.gpu.loop_fusion`): one kernel, not several.
 
 Precondition: buffer semantics (run `bufferize` first). Index arithmetic of
 non-trivial maps is left as `affine.apply` for `lower-affine`.
@@ -62,8 +65,10 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
 from mlc.diagnostics import op_error
+from mlc.lowering.gpu.atomic_loops import parallelize_atomic_loops
 from mlc.lowering.gpu.fills import absorbable_fills
 from mlc.lowering.gpu.loop_analysis import outputs_independent_of, split_iterators
+from mlc.lowering.gpu.loop_fusion import fuse_parallel_loops
 from mlc.lowering.gpu.loop_nests.carried_outputs import lower_carried
 from mlc.lowering.gpu.loop_nests.loop_emitter import (
     LoopEmitter,
@@ -190,6 +195,7 @@ class ConvertLinalgToParallelLoopsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _reject_other_linalg(op)
+        parallelize_atomic_loops(op)
         wrap_sequential_loops(op)
         tile = (self.register_tile[0], self.register_tile[1])
         starts, absorbed = absorbable_fills(op)
@@ -198,3 +204,4 @@ class ConvertLinalgToParallelLoopsPass(ModulePass):
             GreedyRewritePatternApplier([lower_generics, CopyToParallelLoops()]),
             apply_recursively=False,
         ).rewrite_module(op)
+        fuse_parallel_loops(op)

@@ -3,7 +3,8 @@ onnx TopK, ScatterElements and ScatterND against onnxruntime (and numpy): severa
 dtypes, odd shapes, negative and duplicate indices, every reduction, static and dynamic
 dims, on the CPU and `cuda`; an out-of-range index raises a located
 `mlc.RuntimeCheckError`. The grouped scatters' cases run grouped on the CPU; the `cuda`
-pipeline does not group (`scatter-group-pairs=-1`), so there they check its walk.
+pipeline does not group (`scatter-group-pairs=-1`): there they check its atomics
+(`scatter-atomic`: none, add, max, min) and its walk (mul).
 """
 
 import numpy as np

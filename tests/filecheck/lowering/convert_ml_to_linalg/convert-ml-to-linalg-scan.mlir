@@ -98,3 +98,42 @@ func.func @cumsum_exclusive_reverse(%x: tensor<5xi64>) -> tensor<5xi64> {
   %0 = ml.cumsum %x {axis = 0 : i64, exclusive = true, reverse = true} : (tensor<5xi64>) -> tensor<5xi64>
   func.return %0 : tensor<5xi64>
 }
+
+// -----
+
+// A cumsum of a broadcast integer constant is a count, no scan: element i of an
+// exclusive reverse cumsum of 3s is 3 * (n - 1 - i).
+
+// CHECK-LABEL: func.func @cumsum_of_a_constant_counts
+// CHECK-NOT:     "reduction"
+// CHECK:         %[[N:.+]] = tensor.dim
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+// CHECK:           %[[I:.+]] = linalg.index 0 : index
+// CHECK:           %[[AFTER:.+]] = arith.subi %[[N]], %[[I]] : index
+// CHECK:           %[[COUNT:.+]] = arith.subi %[[AFTER]], %{{.+}} : index
+// CHECK:           %[[C:.+]] = arith.index_cast %[[COUNT]] : index to i64
+// CHECK:           %[[STEP:.+]] = arith.constant 3 : i64
+// CHECK:           %[[V:.+]] = arith.muli %[[C]], %[[STEP]] : i64
+// CHECK:           linalg.yield %[[V]] : i64
+// CHECK-NOT:     "reduction"
+// LOC-LABEL:   func.func @cumsum_of_a_constant_counts
+// LOC:           linalg.index 0 : index loc("count")
+func.func @cumsum_of_a_constant_counts(%n: tensor<1xi64>) -> tensor<?xi64> {
+  %three = arith.constant dense<3> : tensor<i64>
+  %b = ml.broadcast_to %three, %n : (tensor<i64>, tensor<1xi64>) -> tensor<?xi64>
+  %s = ml.cumsum %b {axis = 0 : i64, exclusive = true, reverse = true} : (tensor<?xi64>) -> tensor<?xi64> loc("count")
+  func.return %s : tensor<?xi64>
+}
+
+// -----
+
+// A float one keeps the scan (c * i rounds otherwise than the running sum).
+
+// CHECK-LABEL: func.func @cumsum_of_a_float_constant_scans
+// CHECK:         iterator_types = ["reduction"]
+func.func @cumsum_of_a_float_constant_scans(%n: tensor<1xi64>) -> tensor<?xf32> {
+  %c = arith.constant dense<0.1> : tensor<f32>
+  %b = ml.broadcast_to %c, %n : (tensor<f32>, tensor<1xi64>) -> tensor<?xf32>
+  %s = ml.cumsum %b {axis = 0 : i64} : (tensor<?xf32>) -> tensor<?xf32>
+  func.return %s : tensor<?xf32>
+}
