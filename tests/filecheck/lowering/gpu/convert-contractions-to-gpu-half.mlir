@@ -1,5 +1,5 @@
 // RUN: mlc-opt %s -p 'convert-contractions-to-gpu{sm=80}' | filecheck %s
-// RUN: mlc-opt %s -p 'convert-contractions-to-gpu{sm=90}' | filecheck %s
+// RUN: mlc-opt %s -p 'convert-contractions-to-gpu{sm=90 wgmma=off}' | filecheck %s
 // RUN: mlc-opt %s -p 'convert-contractions-to-gpu{sm=75}' --verify-diagnostics | filecheck %s --check-prefix=SM75
 // RUN: mlc-opt %s -p 'convert-contractions-to-gpu{sm=75}' --remarks 2>&1 >/dev/null | filecheck %s --check-prefix=REMARK
 

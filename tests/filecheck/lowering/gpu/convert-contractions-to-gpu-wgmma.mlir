@@ -1,6 +1,6 @@
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto}' | filecheck %s
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto wgmma-tile=64,128,3}' | filecheck %s --check-prefix=SMALL
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90}' | filecheck %s --check-prefix=OFF
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=off}' | filecheck %s --check-prefix=OFF
 
 // With `wgmma=auto` on sm_90, a 16-bit matmul of static sizes, multiples of 8, becomes
 // the wgmma kernel: 2 warpgroups (256 threads) a 128x256 tile, dynamic shared memory
@@ -8,8 +8,8 @@
 // cp.async copies, then per slice: fence.proxy.async, a barrier, wgmma.fence, 4 wgmmas
 // (A K-major: transpose flag 0; a row-major B is N-major: 1), a commit and a wait for
 // all but the last group; without an epilogue, a lane's two adjacent outputs are rounded
-// and stored as one 32-bit word. `wgmma-tile` sets rows, columns and stages. Without the
-// option, or below sm_90, the mma.sync kernel takes it; what is declined, and why, is
+// and stored as one 32-bit word. `wgmma-tile` sets rows, columns and stages. With `wgmma=off`,
+// or below sm_90, the mma.sync kernel takes it; what is declined, and why, is
 // convert-contractions-to-gpu-wgmma-declined.mlir.
 
 // CHECK-LABEL: func.func @matmul_bf16
