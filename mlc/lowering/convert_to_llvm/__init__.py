@@ -52,7 +52,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.transforms.lower_affine import LowerAffinePass
 
@@ -74,6 +73,7 @@ from mlc.lowering.convert_to_llvm.common import (
     unsupported_memref_reason,
 )
 from mlc.lowering.convert_to_llvm.merge_functions import merge_identical_functions
+from mlc.lowering.convert_to_llvm.scf_to_cf import convert_scf_to_cf
 from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
 from mlc.lowering.support.op_type_dispatch import OpTypeDispatch
 from mlc.lowering.support.op_walk import walk_ops
@@ -266,7 +266,7 @@ class ConvertToLLVMPass(ModulePass):
         merged = merge_identical_functions(op, outlined, [parallel_patterns.DISPATCH_SUFFIX])
         dispatch -= {name + parallel_patterns.DISPATCH_SUFFIX for name in merged}
         PatternRewriteWalker(parallel_patterns.SerialParallel()).rewrite_module(op)
-        ConvertScfToCf().apply(ctx, op)
+        convert_scf_to_cf(op)  # xDSL's pass, its dead-code check per op class
         record = TypeRecord(
             {inner: tuple(v.type for v in inner.operands) for inner in walk_ops(op)}
         )
