@@ -321,8 +321,7 @@ def outline_parallel_loops(module: ModuleOp) -> set[str]:
     for function in list(module.ops):
         if not isinstance(function, func.FuncOp) or not function.body.blocks:
             continue
-        # Pre-order: a nested loop follows the outermost loop around it, so each loop is
-        # checked against the last outermost one only (not against every loop).
+        # Pre-order: a nested loop follows its outermost loop, the last one found.
         outermost: list[scf.ParallelOp] = []
         for op in walk_ops(function):
             if isinstance(op, scf.ParallelOp):
