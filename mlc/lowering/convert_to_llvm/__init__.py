@@ -52,7 +52,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 from xdsl.transforms.lower_affine import LowerAffinePass
 
@@ -74,8 +73,10 @@ from mlc.lowering.convert_to_llvm.common import (
     unsupported_memref_reason,
 )
 from mlc.lowering.convert_to_llvm.merge_functions import merge_identical_functions
+from mlc.lowering.convert_to_llvm.scf_to_cf import convert_scf_to_cf
 from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
 from mlc.lowering.support.op_type_dispatch import OpTypeDispatch
+from mlc.lowering.support.op_walk import walk_ops
 
 __all__ = [
     "ConvertToLLVMPass",
@@ -236,8 +237,9 @@ class ConvertToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Check everything before rewriting anything, so a failure leaves the module
         # as it was; an unsupported op is named before the types around it.
+        nested = walk_ops(op)  # listed once: each walk of ResNet-50's ~23k ops counts
         for check in (unsupported_op_reason, unsupported_type_reason):
-            for inner in op.walk():
+            for inner in nested:
                 if (reason := check(inner)) is not None:
                     op_error(inner, reason)
         widen_bf16_accumulators(op)  # loop sums of bf16 in f32, rounded once
@@ -245,7 +247,7 @@ class ConvertToLLVMPass(ModulePass):
         # Each expansion walks the module only if it holds an op the expansion rewrites:
         # a walk that finds nothing still costs ~0.1 s on ResNet-50, and most modules
         # have no copy to expand, no power, no affine op and no `scf.while`.
-        present = {type(inner) for inner in op.walk()}
+        present = {type(inner) for inner in walk_ops(op)}
         for expansion, classes in (
             (memref_patterns.CopyToLoops(), (CopyOp,)),
             (arith_patterns.ExpandRoundingDivision(), (FloorDivSIOp, CeilDivSIOp)),
@@ -258,14 +260,16 @@ class ConvertToLLVMPass(ModulePass):
                     expansion.apply(ctx, op)
                 else:
                     PatternRewriteWalker(expansion).rewrite_module(op)
-                present = {type(inner) for inner in op.walk()}  # with what it made
+                present = {type(inner) for inner in walk_ops(op)}  # with what it made
         dispatch = parallel_patterns.outline_parallel_loops(op)
         outlined = {name.removesuffix(parallel_patterns.DISPATCH_SUFFIX) for name in dispatch}
         merged = merge_identical_functions(op, outlined, [parallel_patterns.DISPATCH_SUFFIX])
         dispatch -= {name + parallel_patterns.DISPATCH_SUFFIX for name in merged}
         PatternRewriteWalker(parallel_patterns.SerialParallel()).rewrite_module(op)
-        ConvertScfToCf().apply(ctx, op)
-        record = TypeRecord({inner: tuple(v.type for v in inner.operands) for inner in op.walk()})
+        convert_scf_to_cf(op)  # xDSL's pass, its dead-code check per op class
+        record = TypeRecord(
+            {inner: tuple(v.type for v in inner.operands) for inner in walk_ops(op)}
+        )
         assertions.lower_asserts(op, record)
         patterns: list[RewritePattern] = [
             func_patterns.ConvertFunc(),
@@ -293,7 +297,7 @@ class ConvertToLLVMPass(ModulePass):
         # the module swept again to find nothing left (a third of the walk's time).
         dispatch_by_type = OpTypeDispatch(patterns, finished=["llvm"])
         PatternRewriteWalker(dispatch_by_type, apply_recursively=False).rewrite_module(op)
-        if any(inner.dialect_name() != "llvm" for inner in op.walk() if inner is not op):
+        if any(inner.dialect_name() != "llvm" for inner in walk_ops(op)[1:]):
             PatternRewriteWalker(GreedyRewritePatternApplier([dispatch_by_type])).rewrite_module(op)
         parallel_patterns.link_dispatch_calls(op, dispatch)
         _erase_unused_values(op)

@@ -33,6 +33,7 @@ from mlc.diagnostics import op_location
 from mlc.lowering.convert_to_llvm.common import PTR, TypeRecord
 from mlc.lowering.support.checks import reported_value
 from mlc.lowering.support.llvm_globals import declare_string
+from mlc.lowering.support.op_walk import walk_ops
 
 SYMBOL = "mlc_assert_failed"  # as mlc.backend.assertions binds it
 VALUE_SYMBOL = "mlc_assert_failed_value"  # the same, with an i64 for the message's `{}`
@@ -50,7 +51,7 @@ def lower_asserts(module: ModuleOp, record: TypeRecord) -> None:
     """Lower every `cf.assert` of `module` (see the module docstring)."""
     messages: dict[str, str] = {}  # text -> global name, one global per distinct text
     symbols: set[str] = set()
-    for op in [op for op in module.walk() if isinstance(op, cf.AssertOp)]:
+    for op in [op for op in walk_ops(module) if isinstance(op, cf.AssertOp)]:
         text = message_text(op)
         if text not in messages:
             messages[text] = f"{MESSAGE_PREFIX}{len(messages)}"

@@ -51,6 +51,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.convert_to_llvm.common import Builder
 from mlc.lowering.convert_to_llvm.half import round_to_odd_f32
+from mlc.lowering.support.op_walk import walk_ops
 
 # arith ops that compute on floats (their operands widen, float results round back).
 _ARITH_COMPUTE: tuple[type[Operation], ...] = (
@@ -144,7 +145,7 @@ def _widen(op: Operation) -> None:
 
 def widen_bf16_arithmetic(module: ModuleOp) -> None:
     """Compute every arith/math/vector operation on bf16 in f32 (the module docstring)."""
-    for op in [op for op in module.walk() if _computes(op)]:
+    for op in [op for op in walk_ops(module) if _computes(op)]:
         _widen(op)
 
 
@@ -219,7 +220,7 @@ def widen_bf16_accumulators(module: ModuleOp) -> None:
     a product `x` multiplied in f32 too), rounded once after the loop: the GPU's
     register-tiled matmuls carry their sums so, and then sum as the CPU's kernel does.
     """
-    for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
+    for loop in [op for op in walk_ops(module) if isinstance(op, scf.ForOp)]:
         adds = {i: add for i in range(len(loop.iter_args)) if (add := _accumulation(loop, i))}
         if adds:
             _widen_loop(loop, adds)

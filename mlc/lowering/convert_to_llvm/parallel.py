@@ -61,6 +61,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, constant
 from mlc.lowering.support.loop_builder import constant_index
+from mlc.lowering.support.op_walk import walk_ops
 from mlc.tiling_model import PARALLEL_THRESHOLD
 
 RUNTIME_ENTRY = "mlc_parallel_for"
@@ -179,14 +180,13 @@ def captured_values(op: Operation) -> list[SSAValue]:
     Values `op`'s outlined body needs from outside: the bounds of its inner dimensions,
     then the values its region uses but does not define, in first-use order.
     """
-    inside = {id(inner) for inner in op.walk()}
+    nested = walk_ops(op)  # one walk, listed: the loop's ops are read twice
+    inside = {id(inner) for inner in nested}
     seen: dict[SSAValue, None] = {}
     for bounds in (op.lowerBound[1:], op.upperBound[1:], op.step[1:]):
         for value in bounds:
             seen.setdefault(value, None)
-    for inner in op.walk():
-        if inner is op:
-            continue
+    for inner in nested[1:]:
         for operand in inner.operands:
             owner = operand.owner
             parent = owner.parent_op() if isinstance(owner, Block) else owner
@@ -254,7 +254,7 @@ def _outlined(
     entry.add_ops(copies)
     # One walk of the loop renames what it uses (a constant may have thousands of uses
     # elsewhere, which `replace_uses_with_if` would visit once per loop).
-    for inner in op.walk():
+    for inner in walk_ops(op):
         if any(operand in replacements for operand in inner.operands):
             inner.operands = [replacements.get(v, v) for v in inner.operands]
     loop_block = Block(arg_types=[index])
@@ -270,7 +270,7 @@ def _outlined(
     function = func.FuncOp(
         name, ([index] * 4 + [v.type for v in captured], []), Region(entry), "private"
     )
-    for new in function.walk():
+    for new in walk_ops(function):
         if isinstance(new.location, UnknownLoc):  # str() of a location costs ~60 us
             new.location = op.location
     return function
@@ -321,10 +321,12 @@ def outline_parallel_loops(module: ModuleOp) -> set[str]:
     for function in list(module.ops):
         if not isinstance(function, func.FuncOp) or not function.body.blocks:
             continue
-        loops = [op for op in function.walk() if isinstance(op, scf.ParallelOp)]
-        outermost = [
-            op for op in loops if not any(o is not op and o.is_ancestor(op) for o in loops)
-        ]
+        # Pre-order: a nested loop follows its outermost loop, the last one found.
+        outermost: list[scf.ParallelOp] = []
+        for op in walk_ops(function):
+            if isinstance(op, scf.ParallelOp):
+                if not outermost or not outermost[-1].is_ancestor(op):
+                    outermost.append(op)
         for n, op in enumerate(outermost):
             name = f"{function.sym_name.data}_parallel{n}"
             needed = captured_values(op)
@@ -420,7 +422,7 @@ def _forward_fields(function: llvm.FuncOp) -> None:
     a GEP made its element type, and storing a vector through it would not translate.)
     """
     entry = function.body.blocks.first
-    for op in list(function.walk()):
+    for op in walk_ops(function):
         if not isinstance(op, llvm.ExtractValueOp):
             continue
         wanted = tuple(op.position.iter_values())
@@ -477,7 +479,7 @@ def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
         return
     functions = {op.sym_name.data: op for op in module.ops if isinstance(op, llvm.FuncOp)}
     calls: dict[str, list[llvm.CallOp]] = {}
-    for op in module.walk():
+    for op in walk_ops(module):
         if isinstance(op, llvm.CallOp) and op.callee is not None:
             calls.setdefault(op.callee.string_value(), []).append(op)
     for name in sorted(dispatch):  # a set: sorted, so the output is deterministic

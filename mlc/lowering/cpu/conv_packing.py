@@ -7,12 +7,13 @@ is read from the image through its map, in the layout `pack_b` gives a matmul's 
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, VectorType, i64
 from xdsl.ir import SSAValue
 
 from mlc.lowering.cpu.matmul_packing import ALIGNMENT, batch_indices, each_panel
 from mlc.lowering.linalg.contraction import Image, Matmul
+from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
     Ops,
     affine_index,
@@ -71,9 +72,9 @@ def pack_image(
 
             def element(rb: Ops, kk: SSAValue) -> None:
                 index = [affine_index(rb, e, at) for e in image.map.results]
-                value = as_float(rb, rb(memref.LoadOp.get(image.source, index)), mm.accumulator)
+                value = as_float(rb, rb(quick_ops.load(image.source, index)), mm.accumulator)
                 value = rb(arith.SelectOp(inside, value, zero(rb, mm.accumulator)))
-                rb.ops.append(memref.StoreOp.get(value, packed, [flat, p, kk, jj]))
+                rb.ops.append(quick_ops.store(value, packed, [flat, p, kk, jj]))
 
             _over_reductions(cb, image, reduction_sizes, at, element)
             return []
@@ -93,12 +94,12 @@ def pack_image(
             def piece(rb: Ops, kk: SSAValue) -> None:
                 for o, at in starts:
                     value = rb(
-                        vector.LoadOp(
+                        quick_ops.vector_load(
                             image.source, _vector_start(rb, image, at, starts[0][1]), vector_type
                         )
                     )
                     value = as_float(rb, value, VectorType(mm.accumulator, [tiles.vector]))
-                    rb.ops.append(vector.StoreOp(value, packed, [flat, p, kk, o]))
+                    rb.ops.append(quick_ops.store(value, packed, [flat, p, kk, o]))
 
             _over_reductions(vb, image, reduction_sizes, starts[0][1], piece)
 

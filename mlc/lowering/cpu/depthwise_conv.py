@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
@@ -45,6 +45,7 @@ from mlc.lowering.linalg.contraction import (
     indices,
     multiply_add,
 )
+from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import Ops, affine_index, for_loop, parallel_loop
 
 MAX_TAPS = 64
@@ -136,16 +137,16 @@ def _output(b: Ops, dw: Depthwise, at: Sequence[SSAValue], taps: Sequence[Tap], 
     for d, value in zip(dw.output_loops, at, strict=True):
         loops[d] = value
     out_at = indices(b, maps[-1], loops)
-    acc = b(memref.LoadOp.get(y, out_at))
+    acc = b(quick_ops.load(y, out_at))
     for tap, weight in taps:
         for d, k in zip(dw.kernel, tap, strict=True):
             loops[d] = b.index(k)
-        value = b(memref.LoadOp.get(x, [affine_index(b, e, loops) for e in maps[0].results]))
+        value = b(quick_ops.load(x, [affine_index(b, e, loops) for e in maps[0].results]))
         product = b(mul.clone(value_mapper={block.args[0]: value, block.args[1]: weight}))
         acc = b(add.clone(value_mapper={block.args[-1]: acc, mul.results[0]: product}))
     if last and dw.epilogue is not None:
         acc = dw.epilogue.apply(b, loops, acc)
-    b.ops.append(memref.StoreOp.get(acc, y, out_at))
+    b.ops.append(quick_ops.store(acc, y, out_at))
 
 
 def _passes(dw: Depthwise, taps: list[Tap]) -> list[list[Tap]]:
@@ -170,7 +171,7 @@ def depthwise_nest(dw: Depthwise) -> list[Operation]:
     def channel(cb: Ops, t: SSAValue) -> None:
         n, f = cb(arith.DivSIOp(t, extents[1])), cb(arith.RemSIOp(t, extents[1]))
         positions = _taps(dw.sizes)
-        weights = [cb(memref.LoadOp.get(w, [f, *(cb.index(k) for k in tap)])) for tap in positions]
+        weights = [cb(quick_ops.load(w, [f, *(cb.index(k) for k in tap)])) for tap in positions]
         passes = _passes(dw, list(zip(positions, weights, strict=True)))
 
         def nest(nb: Ops, at: list[SSAValue]) -> None:

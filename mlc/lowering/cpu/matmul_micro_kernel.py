@@ -15,7 +15,7 @@ block, the matmul's epilogue runs on it in place, while it is in L1 (`finish_til
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import VectorType, i1
 from xdsl.ir import SSAValue
 
@@ -45,13 +45,13 @@ def micro_kernel(
     offsets = [b.index(v * tiles.vector) for v in range(lanes)]
 
     def step(kb: Ops, k: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        loaded = [kb(vector.LoadOp(packed, [t, p, k, o], vector_type)) for o in offsets]
+        loaded = [kb(quick_ops.vector_load(packed, [t, p, k, o], vector_type)) for o in offsets]
         out: list[SSAValue] = []
         for r in range(tiles.mr):
-            value = kb(memref.LoadOp.get(source, a_at(kb, r, k)))
+            value = kb(quick_ops.load(source, a_at(kb, r, k)))
             value = as_float(kb, value, vector_type.element_type)
-            value = kb(vector.BroadcastOp(value, vector_type))
-            out += [kb(vector.FMAOp(value, loaded[v], acc[r * lanes + v])) for v in range(lanes)]
+            value = kb(quick_ops.broadcast(value, vector_type))
+            out += [kb(quick_ops.fma(value, loaded[v], acc[r * lanes + v])) for v in range(lanes)]
         return out
 
     return for_loop(b, *k_range, b.index(1), step, [start] * (tiles.mr * lanes))
@@ -149,9 +149,9 @@ def _store_row(
             at = c_at(ub, row, ub.add(j0, offset))
             stored = _c_vector(target, value)
             if accumulate:
-                old = ub(vector.LoadOp(target, at, stored))
+                old = ub(quick_ops.vector_load(target, at, stored))
                 value = ub(quick_ops.binary(arith.AddfOp, as_float(ub, old, value.type), value))
-            ub.ops.append(vector.StoreOp(as_float(ub, value, stored), target, at))
+            ub.ops.append(quick_ops.store(as_float(ub, value, stored), target, at))
 
     return build
 
@@ -174,7 +174,7 @@ def _masked_store(
         if accumulate:
             old = ub(vector.MaskedLoadOp(target, at, mask, zero(ub, stored)))
             result = ub(quick_ops.binary(arith.AddfOp, as_float(ub, old, value.type), value))
-        ub.ops.append(vector.MaskedStoreOp(target, at, mask, as_float(ub, result, stored)))
+        ub.ops.append(quick_ops.masked_store(target, at, mask, as_float(ub, result, stored)))
 
     return build
 
@@ -225,8 +225,8 @@ def finish_tile(
     def element_at(eb: Ops, r: SSAValue, jj: SSAValue) -> None:
         row, column = eb.add(i, r), eb.add(j0, jj)
         at = c_at(eb, row, column)
-        value = eb(memref.LoadOp.get(target, at))
+        value = eb(quick_ops.load(target, at))
         loops = [*batch_ivs, row, eb.index(0), column]
-        eb.ops.append(memref.StoreOp.get(epilogue.apply(eb, loops, value), target, at))
+        eb.ops.append(quick_ops.store(epilogue.apply(eb, loops, value), target, at))
 
     _over_tile(b, tile, sizes, tiles, element_at)

@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.lowering.linalg.contraction import Matmul, indices
+from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
     Ops,
     as_float,
@@ -144,9 +145,11 @@ def _pack_rows(
         def panel(qb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             j0 = qb.mul(p, nr)
             for o in offsets:
-                piece = qb(vector.LoadOp(values, source_at(qb, kk, qb.add(j0, o)), vector_type))
+                piece = qb(
+                    quick_ops.vector_load(values, source_at(qb, kk, qb.add(j0, o)), vector_type)
+                )
                 piece = as_float(qb, piece, packed_type)
-                qb.ops.append(vector.StoreOp(piece, target, [t, p, kk, o]))
+                qb.ops.append(quick_ops.store(piece, target, [t, p, kk, o]))
             return []
 
         for_loop(rb, p0, p_end, rb.index(1), panel)
@@ -186,10 +189,10 @@ def _partial_panel(
                     at = source_at(lb, kk, start)
                     piece = lb(vector.MaskedLoadOp(values, at, mask, nothing))
                     piece = as_float(lb, piece, packed_type)
-                    lb.ops.append(vector.StoreOp(piece, target, to))
+                    lb.ops.append(quick_ops.store(piece, target, to))
 
                 def clear(cb: Ops, to: list[SSAValue] = to) -> None:
-                    cb.ops.append(vector.StoreOp(packed_zero, target, to))
+                    cb.ops.append(quick_ops.store(packed_zero, target, to))
 
                 if_then(rb, less(rb, start, n), load, clear)
             return []
@@ -261,9 +264,9 @@ def _pack_columns(
 
             def copy(rb: Ops) -> None:
                 def row(eb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                    value = eb(memref.LoadOp.get(values, source_at(eb, kk, j)))
+                    value = eb(quick_ops.load(values, source_at(eb, kk, j)))
                     value = as_float(eb, value, element)
-                    eb.ops.append(memref.StoreOp.get(value, packed, [*prefix, kk, jj]))
+                    eb.ops.append(quick_ops.store(value, packed, [*prefix, kk, jj]))
                     return []
 
                 for_loop(rb, k0, k_end, one, row)
@@ -272,7 +275,7 @@ def _pack_columns(
                 nothing = zero(rb, element)
 
                 def row(eb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                    eb.ops.append(memref.StoreOp.get(nothing, packed, [*prefix, kk, jj]))
+                    eb.ops.append(quick_ops.store(nothing, packed, [*prefix, kk, jj]))
                     return []
 
                 for_loop(rb, k0, k_end, one, row)
@@ -326,8 +329,8 @@ def pack_a_block(
         def column(cb: Ops, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             kk = cb(arith.SubiOp(k, k0))
             for r, row in enumerate(rows):
-                value = cb(memref.LoadOp.get(source, a_at(cb, row, k)))
-                cb.ops.append(memref.StoreOp.get(value, packed, [q, kk, cb.index(r)]))
+                value = cb(quick_ops.load(source, a_at(cb, row, k)))
+                cb.ops.append(quick_ops.store(value, packed, [q, kk, cb.index(r)]))
             return []
 
         for_loop(pb, k0, k_end, one, column)

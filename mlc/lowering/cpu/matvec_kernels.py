@@ -38,6 +38,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import Ops, for_loop, if_then, parallel_loop
 from mlc.lowering.support.loop_builder import less as _less
 from mlc.lowering.support.loop_builder import zero as _zero
@@ -82,15 +83,19 @@ class _MatVec:
         k_vector = _split(b, k, self.static_k, lanes)
 
         def vectors(vb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            piece = vb(vector.LoadOp(self.x, [kk], vector_type))
+            piece = vb(quick_ops.vector_load(self.x, [kk], vector_type))
             return [
-                vb(vector.FMAOp(vb(vector.LoadOp(self.a, [row, kk], vector_type)), piece, acc[r]))
+                vb(
+                    quick_ops.fma(
+                        vb(quick_ops.vector_load(self.a, [row, kk], vector_type)), piece, acc[r]
+                    )
+                )
                 for r, row in enumerate(rows)
             ]
 
         def scalars(sb: Ops, kk: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            value = sb(memref.LoadOp.get(self.x, [kk]))
-            loads = [sb(memref.LoadOp.get(self.a, [row, kk])) for row in rows]
+            value = sb(quick_ops.load(self.x, [kk]))
+            loads = [sb(quick_ops.load(self.a, [row, kk])) for row in rows]
             products = [sb(arith.MulfOp(loaded, value)) for loaded in loads]
             return [sb(arith.AddfOp(acc[r], products[r])) for r in range(len(rows))]
 
@@ -140,8 +145,8 @@ def matvec_nest(a: SSAValue, x: SSAValue, c: SSAValue, lanes: int) -> list[Opera
         for target, dot in zip(targets, kernel.dots(tb, rows, k), strict=True):
 
             def store(ub: Ops, target: SSAValue = target, dot: SSAValue = dot) -> None:
-                old = ub(memref.LoadOp.get(c, [target, zero]))
-                ub.ops.append(memref.StoreOp.get(ub(arith.AddfOp(old, dot)), c, [target, zero]))
+                old = ub(quick_ops.load(c, [target, zero]))
+                ub.ops.append(quick_ops.store(ub(arith.AddfOp(old, dot)), c, [target, zero]))
 
             if whole_tasks:
                 store(tb)  # no task reaches past row M

@@ -51,6 +51,7 @@ from mlc.lowering.cpu.parallel_generic import (
     splittable_loop,
 )
 from mlc.lowering.support.loop_builder import Ops, for_loop
+from mlc.lowering.support.op_walk import walk_ops
 from mlc.tiling_model import rows_per_block
 
 VIEWS = (
@@ -228,7 +229,7 @@ def _fuse(found: _Found, threads: int) -> None:
     else:
         for_loop(b, zero, extent, step, lambda fb, iv, _: body(fb, iv))
     for new in b.ops:
-        for inner_op in new.walk():
+        for inner_op in walk_ops(new):
             if isinstance(inner_op.location, UnknownLoc):  # str() of a location costs ~60 us
                 inner_op.location = first.location
     block = first.parent_block()
@@ -241,7 +242,7 @@ def _fuse(found: _Found, threads: int) -> None:
 
 def fuse_row_blocks(top: Operation, threads: int) -> None:
     """Fuse every run worth fusing under `top` (module docstring)."""
-    blocks = [block for op in top.walk() for region in op.regions for block in region.blocks]
+    blocks = [block for op in walk_ops(top) for region in op.regions for block in region.blocks]
     for block in blocks:
         if isinstance(block.parent_op(), scf.ParallelOp):
             continue  # already a block of something split

@@ -24,6 +24,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mlc.lowering.support.op_walk import walk_ops
+
 
 def located_builder(point: InsertPoint, location: object) -> Builder:
     """An xDSL builder at `point` whose ops all take `location` (the lowered op's)."""
@@ -39,7 +41,7 @@ def keep_location(rewriter: PatternRewriter, op: Operation) -> Iterator[None]:
     """Give every op inserted in the block (and the ops nested in it) `op`'s location."""
 
     def stamp(inserted: Operation) -> None:
-        for nested in inserted.walk():
+        for nested in walk_ops(inserted):
             nested.location = op.location
 
     rewriter.operation_insertion_handler.append(stamp)

@@ -110,7 +110,7 @@ def for_loop(
     inner = Ops()
     yielded = body(inner, block.args[0], block.args[1:])
     block.add_ops([*inner.ops, quick_ops.yield_(*yielded)])
-    loop = scf.ForOp(lb, ub, step, list(init), block)
+    loop = quick_ops.for_(lb, ub, step, list(init), block)
     b.ops.append(loop)
     return loop.results
 

@@ -112,3 +112,56 @@ builtin.module attributes {{gpu.container_module}} {{
     changed = function_merging.rename_references(module, {("kernels", "k1"): ("kernels", "k0")})
     assert [op.name for op in changed] == ["gpu.launch_func"]
     assert "@kernels::@k0" in print_module(module)
+
+
+SHAPES_AND_USES = """
+func.func private @alloc_4() {
+  %m = memref.alloc() : memref<4xf32>
+  memref.dealloc %m : memref<4xf32>
+  func.return
+}
+func.func private @alloc_8() {
+  %m = memref.alloc() : memref<8xf32>
+  memref.dealloc %m : memref<8xf32>
+  func.return
+}
+func.func private @sub_xy(%x: f32, %y: f32) -> f32 {
+  %r = arith.subf %x, %y : f32
+  func.return %r : f32
+}
+func.func private @sub_yx(%x: f32, %y: f32) -> f32 {
+  %r = arith.subf %y, %x : f32
+  func.return %r : f32
+}
+func.func private @sub_again(%a: f32, %b: f32) -> f32 {
+  %t = arith.subf %a, %b : f32
+  func.return %t : f32
+}
+func.func private @branches(%c: i1) {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  func.return
+^bb2:
+  func.return
+}
+func.func private @branches_swapped(%c: i1) {
+  cf.cond_br %c, ^bb2, ^bb1
+^bb1:
+  func.return
+^bb2:
+  func.return
+}
+"""
+
+
+def test_structure_tells_apart_result_types_operand_order_and_successors():
+    module = parse_module(SHAPES_AND_USES)
+    merged = function_merging.merge(module, module, _private)
+    # Equal up to SSA names only: different allocation shapes (a result type, which
+    # xDSL's `is_structurally_equivalent` does not compare), operand order or branch
+    # targets keep functions apart.
+    assert merged == {"sub_again": "sub_xy"}
+    bodies = {op.sym_name.data: op.body for op in module.ops if isinstance(op, func.FuncOp)}
+    key = function_merging.structure
+    assert key(bodies["alloc_4"]) != key(bodies["alloc_8"])
+    assert key(bodies["branches"]) != key(bodies["branches_swapped"])

@@ -3,8 +3,18 @@
 from io import StringIO
 
 import pytest
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f16, f32, i1, i32, i64
+from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    VectorType,
+    f16,
+    f32,
+    i1,
+    i32,
+    i64,
+)
 from xdsl.ir import Block, Operation
 from xdsl.printer import Printer
 
@@ -94,3 +104,54 @@ def test_if(with_else):
     slow = scf.IfOp(cond, [], body(), body() if with_else else None)
     assert same_op(fast, slow)
     assert len(fast.false_region.blocks) == int(with_else)
+
+
+MEMREFS = [
+    MemRefType(f32, [4, 16]),
+    MemRefType(f16, [2, 3, 8, 16]),
+    MemRefType(f32, [-1, 16]),
+]
+
+
+@pytest.mark.parametrize("type_", MEMREFS, ids=str)
+def test_loads_and_stores(type_):
+    element = type_.element_type
+    lanes = VectorType(element, [8])
+    block = Block(arg_types=[type_, element, lanes, *[IndexType()] * type_.get_num_dims()])
+    base, scalar, vec, *at = block.args
+    assert same_op(quick_ops.load(base, at), memref.LoadOp.get(base, at))
+    assert same_op(quick_ops.vector_load(base, at, lanes), vector.LoadOp(base, at, lanes))
+    assert same_op(quick_ops.store(scalar, base, at), memref.StoreOp.get(scalar, base, at))
+    assert same_op(quick_ops.store(vec, base, at), vector.StoreOp(vec, base, at))
+    # The template of one index count is not reused for another.
+    if len(at) > 1:
+        fewer = MemRefType(element, [16])
+        (other,) = Block(arg_types=[fewer]).args
+        assert same_op(quick_ops.load(other, at[:1]), memref.LoadOp.get(other, at[:1]))
+
+
+@pytest.mark.parametrize("element", [f32, f16], ids=str)
+def test_masked_store_fma_broadcast(element):
+    lanes = VectorType(element, [16])
+    mask_type = VectorType(i1, [16])
+    block = Block(arg_types=[MemRefType(element, [3, 40]), mask_type, lanes, lanes, element])
+    base, mask, a, b, scalar = block.args
+    i, j = Block(arg_types=[IndexType(), IndexType()]).args
+    fast = quick_ops.masked_store(base, [i, j], mask, a)
+    assert same_op(fast, vector.MaskedStoreOp(base, [i, j], mask, a))
+    assert same_op(quick_ops.fma(a, b, a), vector.FMAOp(a, b, a))
+    assert same_op(quick_ops.broadcast(scalar, lanes), vector.BroadcastOp(scalar, lanes))
+
+
+@pytest.mark.parametrize("carried", [[], [f32], [IndexType(), VectorType(f32, [8])]], ids=str)
+def test_for(carried):
+    lb, ub, step, *init = Block(arg_types=[IndexType()] * 3 + carried).args
+
+    def body() -> Block:
+        block = Block(arg_types=[IndexType(), *carried])
+        block.add_op(scf.YieldOp(*block.args[1:]))
+        return block
+
+    fast = quick_ops.for_(lb, ub, step, init, body())
+    assert same_op(fast, scf.ForOp(lb, ub, step, init, body()))
+    assert [r.type for r in fast.results] == carried
