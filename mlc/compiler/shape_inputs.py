@@ -19,8 +19,9 @@ Each variant is a compile of its own bound model, so the compile cache keeps it 
 
 Which graph inputs decide shapes is found from the values the importer reported: the
 graph inputs they are computed from, through any nodes but `Shape` and `Size` (which
-read only a shape). A value computed from a dynamic input's shape cannot be bound this
-way: such a model still fails to compile, with the importer's error. Binding one input
+read only a shape) and into the subgraphs of an If or a Loop (what their branches
+capture). A value computed from a dynamic input's shape cannot be bound this way: such
+a model still fails to compile, with the importer's error. Binding one input
 can bring the next to light (Slice's ends once its starts are known): a failed variant
 compile looks again, and the guard grows by the new inputs.
 """
@@ -56,7 +57,7 @@ def inputs_deciding(model: Any, values: Sequence[str]) -> list[str]:
     """The graph inputs the graph values `values` are computed from (not through the
     shape-only ops), in the order of the graph's inputs."""
     arguments = [info.name for info in graph_inputs(model)]
-    producers = {out: node for node in model.graph.node for out in node.output if out}
+    producers = {out: node for node in all_nodes(model.graph.node) for out in node.output if out}
     found: set[str] = set()
     pending, seen = list(values), set[str]()
     while pending:
@@ -67,8 +68,39 @@ def inputs_deciding(model: Any, values: Sequence[str]) -> list[str]:
         if name in arguments:
             found.add(name)
         elif (node := producers.get(name)) is not None and node.op_type not in SHAPE_ONLY:
-            pending.extend(n for n in node.input if n)
+            pending.extend(reads(node))
     return [name for name in arguments if name in found]
+
+
+def all_nodes(nodes: Sequence[Any]) -> list[Any]:
+    """`nodes` and the nodes of their subgraphs (an If's branches, a Loop's body), deep."""
+    found = []
+    for node in nodes:
+        found.append(node)
+        for graph in subgraphs(node):
+            found += all_nodes(graph.node)
+    return found
+
+
+def reads(node: Any) -> list[str]:
+    """The values a node's outputs are computed from: its inputs and, for an If or a
+    Loop, whatever its subgraphs read (their outputs come from their nodes, which may
+    capture the values of the graph around them)."""
+    names = [n for n in node.input if n]
+    for graph in subgraphs(node):
+        names += [o.name for o in graph.output]
+        names += [n for inner in all_nodes(graph.node) for n in inner.input if n]
+    return names
+
+
+def subgraphs(node: Any) -> list[Any]:
+    """The graphs a node's attributes hold."""
+    graphs = []
+    for attribute in node.attribute:
+        if attribute.HasField("g"):
+            graphs.append(attribute.g)
+        graphs.extend(attribute.graphs)
+    return graphs
 
 
 def needed_inputs(model: Any) -> list[str]:

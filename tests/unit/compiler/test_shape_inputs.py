@@ -66,3 +66,38 @@ def test_needed_inputs_come_from_the_importer_one_at_a_time():
 
 def test_slice_bounds_are_read_at_run_time_not_bound():
     assert needed_inputs(slice_model()) == []
+
+
+def branch_model():
+    """y = Tile(x, If(c, then: Identity(r), else: Add(r, r))): the repeats come out of an
+    If whose branches capture `r` from the graph around them."""
+    inputs = [
+        helper.make_tensor_value_info("x", F32, ["n", 6]),
+        helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+        helper.make_tensor_value_info("r", I64, [2]),
+    ]
+    then = helper.make_graph(
+        [helper.make_node("Identity", ["r"], ["t"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("t", I64, [2])],
+    )
+    other = helper.make_graph(
+        [helper.make_node("Add", ["r", "r"], ["e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", I64, [2])],
+    )
+    nodes = [
+        helper.make_node("If", ["c"], ["repeats"], then_branch=then, else_branch=other),
+        helper.make_node("Tile", ["x", "repeats"], ["y"]),
+    ]
+    out = helper.make_tensor_value_info("y", F32, ["r", "c"])
+    graph = helper.make_graph(nodes, "g", inputs, [out])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_inputs_deciding_follow_the_captures_of_subgraphs():
+    # The If's output depends on its condition and on what its branches read.
+    assert inputs_deciding(branch_model(), ["repeats"]) == ["c", "r"]
+    assert needed_inputs(branch_model()) == ["c", "r"]
