@@ -7,7 +7,14 @@ pytest.importorskip("onnx")
 
 from onnx import TensorProto, helper
 
-from mlc.compiler.shape_inputs import bind, graph_inputs, inputs_deciding, needed_inputs
+from mlc.compiler.shape_inputs import (
+    bind,
+    fix_dims,
+    graph_inputs,
+    import_needs,
+    inputs_deciding,
+    needed_inputs,
+)
 
 F32, I64 = TensorProto.FLOAT, TensorProto.INT64
 
@@ -101,3 +108,28 @@ def test_inputs_deciding_follow_the_captures_of_subgraphs():
     # The If's output depends on its condition and on what its branches read.
     assert inputs_deciding(branch_model(), ["repeats"]) == ["c", "r"]
     assert needed_inputs(branch_model()) == ["c", "r"]
+
+
+def test_dims_needed_static_are_those_of_the_inputs_a_value_comes_from():
+    # Det(Reshape(x, Shape(z))): the matrix comes from x's values and z's shape; the
+    # importer needs its dims, so both inputs of dynamic dims are specialised on (z
+    # through Shape, which only dims reach); `s`, whose dims are static, is not.
+    inputs = [
+        helper.make_tensor_value_info("x", F32, ["n"]),
+        helper.make_tensor_value_info("z", F32, ["a", "b"]),
+        helper.make_tensor_value_info("s", F32, [3]),
+    ]
+    nodes = [
+        helper.make_node("Shape", ["z"], ["shape"]),
+        helper.make_node("Reshape", ["x", "shape"], ["m"]),
+        helper.make_node("Mul", ["m", "s"], ["ms"]),
+        helper.make_node("Det", ["ms"], ["y"]),
+    ]
+    out = helper.make_tensor_value_info("y", F32, [])
+    graph = helper.make_graph(nodes, "g", inputs, [out])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    assert import_needs(model) == ([], ["x", "z"])
+    fixed = fix_dims(model, {"x": (9,), "z": (3, 3)})
+    shapes = [[d.dim_value for d in i.type.tensor_type.shape.dim] for i in fixed.graph.input]
+    assert shapes == [[9], [3, 3], [3]]
+    assert import_needs(fixed) == ([], [])
