@@ -1,8 +1,8 @@
 """
 `ml.attention` compiled (decompose-attention's blocked loop) against numpy in float64:
 query and key lengths that are not multiples of the blocks, causal or not, bool and
-additive masks, grouped K/V heads, dynamic dims, f32 and f16; on the CPU and, with
-`-m gpu`, the GPU.
+additive masks, grouped K/V heads (of static and of run-time counts), dynamic dims, f32
+and f16; on the CPU and, with `-m gpu`, the GPU.
 """
 
 from dataclasses import dataclass
@@ -56,6 +56,8 @@ CASES = {
     "additive-padding": Case((3, 2, 5, 8), 2, 77, 12, ((3, 1, 1, 77), "float32")),
     # Every dim dynamic: the blocks' sizes are computed at run time.
     "dynamic-causal": Case((2, 3, 67, 8), 3, 130, 8, causal=True, dynamic=True),
+    # Two `?` head counts that differ at run time (GQA): grouped by run-time indices.
+    "dynamic-gqa": Case((2, 6, 9, 8), 2, 11, 4, dynamic=True),
     # f16, multi-query (one K/V head), no batch dims; more queries than keys, causal: the
     # first rows see no key and are NaN, as numpy's are.
     "f16-mqa": Case((4, 9, 16), 1, 6, 16, causal=True, dtype="float16"),

@@ -96,6 +96,7 @@ class NodeConverter(GraphValues):
         inner.outer = self
         inner.scope = scope
         inner.needed_at_import = self.needed_at_import
+        inner.needed_static = self.needed_static
         return inner
 
     def convert_graph(self, graph: onnx.GraphProto, inputs: Sequence[Value]) -> list[Value]:

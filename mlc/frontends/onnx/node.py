@@ -79,6 +79,8 @@ class GraphValues:
         self.materialized: dict[int, tuple[np.ndarray, SSAValue]] = {}
         # Values converters needed at import time and did not find known, in order.
         self.needed_at_import: list[str] = []
+        # Values whose dims converters needed static and found dynamic, in order.
+        self.needed_static: list[str] = []
         # The scope around this one (a subgraph's), and the prefix of its unnamed nodes.
         self.outer: GraphValues | None = None
         self.scope = ""
@@ -180,6 +182,13 @@ class Node:
             f"initializer, a Constant, or computed from static shapes){otherwise}",
             name,
         )
+
+    def dynamic_dims(self, i: int, message: str) -> NodeError:
+        """The error for input `i`, whose dims the conversion needs static and are not
+        (`message` says which); its name recorded in the graph's `needed_static`, so
+        that `mlc.compile` may specialise the model on those dims at run time."""
+        self.graph.needed_static.append(self.proto.input[i])
+        return NodeError(message)
 
     def input(self, i: int) -> SSAValue:
         """Input `i` as an SSA value (known values become constants)."""

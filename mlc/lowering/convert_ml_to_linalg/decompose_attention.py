@@ -23,7 +23,9 @@ twice, the same; keys already seen are masked out); a dynamic length gives a las
 block of run-time size. Every step is `linalg.generic`s (`attention_step`): the two
 contractions, the mask and causal band, the online statistics. f16 and bf16 inputs are
 computed in f32 and the result rounded once. Grouped K/V heads are gathered to the query
-heads (`h // G`) first, which needs static head counts. A row whose every score is
+heads (`h // G`) first: by constant indices where both head counts are static, by
+indices computed at run time where either is dynamic (two `?` counts may still differ,
+so K and V are gathered even where they turn out equal). A row whose every score is
 masked out is NaN (`0 / 0`), as the unfused softmax of a row of -inf is. A mask with a
 dynamic dim (maybe 1 at run time) is broadcast to the scores' size first.
 
@@ -58,7 +60,6 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from mlc import shapes
-from mlc.diagnostics import op_error
 from mlc.dialects import ml
 from mlc.dialects.ml.base import is_bool
 from mlc.lowering.convert_ml_to_linalg.attention_step import (
@@ -244,6 +245,25 @@ def query_heads(e: Emit, x: SSAValue, heads: int) -> SSAValue:
     return e(ml.GatherOp(x, e(arith.ConstantOp(indices)), rank - 3))
 
 
+def head_count(e: Emit, x: SSAValue) -> Index:
+    """The head count of `x` (its dim -3), read at run time where it is dynamic."""
+    axis = tensor_type(x).get_num_dims() - 3
+    count = tensor_type(x).get_shape()[axis]
+    return count if shapes.is_static(count) else e(tensor.DimOp(x, e.index(axis)))
+
+
+def run_time_head_indices(e: Emit, heads: Index, kv_heads: Index) -> SSAValue:
+    """The K/V head of each query head, `h // (heads / kv_heads)`, computed at run time
+    (where a head count is dynamic); an index out of range, where `heads` is no multiple
+    of `kv_heads`, is the gather's run-time check to report."""
+    count, kv = (e(arith.IndexCastOp(e.index(v), i64)) for v in (heads, kv_heads))
+    group = e(tensor.FromElementsOp(e(arith.DivSIOp(count, kv)), result_type=TensorType(i64, [])))
+    shape = e(tensor.FromElementsOp(count, result_type=TensorType(i64, [1])))
+    ones = e(ml.BroadcastToOp(e.splat(1, i64), TensorType(i64, static([heads])), shape))
+    positions = e(ml.CumSumOp(ones, 0, exclusive=True))
+    return e(ml.DivOp(positions, group))
+
+
 def full_mask(e: Emit, mask: SSAValue, sizes: Sequence[Index]) -> SSAValue:
     """
     A mask with dynamic dims broadcast to the scores' sizes: a dynamic dim may be 1 at
@@ -265,20 +285,17 @@ class DecomposeAttention(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.AttentionOp, rewriter: PatternRewriter, /) -> None:
         heads, kv_heads = (tensor_type(x).get_shape()[-3] for x in (op.q, op.k))
-        if heads != kv_heads and not (shapes.is_static(heads) and shapes.is_static(kv_heads)):
-            op_error(
-                op,
-                f"decompose-attention: grouped key/value heads need static head counts, "
-                f"got {shapes.format_dim(heads)} query heads and "
-                f"{shapes.format_dim(kv_heads)} key/value heads",
-            )
         e = Emit(InsertPoint.before(op), op.location)
         q, k, v = (in_compute_type(e, x) for x in (op.q, op.k, op.v))
         mask = op.mask
         if mask is not None and not is_bool(tensor_type(mask).element_type):
             mask = in_compute_type(e, mask)
         q = e(ml.MulOp(q, e.splat(op.scale.value.data, tensor_type(q).element_type)))
-        if heads != kv_heads:
+        if not (shapes.is_static(heads) and shapes.is_static(kv_heads)):
+            axis = tensor_type(k).get_num_dims() - 3
+            indices = run_time_head_indices(e, head_count(e, op.q), head_count(e, op.k))
+            k, v = (e(ml.GatherOp(x, indices, axis)) for x in (k, v))
+        elif heads != kv_heads:
             k, v = query_heads(e, k, heads), query_heads(e, v, heads)
         seq_q, seq_k = e.sizes(q)[-2], e.sizes(k)[-2]
         if mask is not None and not all(map(shapes.is_static, tensor_type(mask).get_shape())):

@@ -77,7 +77,12 @@ def test_deform_conv_of_dynamic_images(target):
         np.testing.assert_allclose(exe(*feeds.values()), want, rtol=1e-5, atol=1e-5)
 
 
-def test_deform_conv_of_dynamic_channels_is_an_error():
+def test_deform_conv_of_dynamic_channels_specialises_on_its_dims():
+    """The channels split into groups and the kernel is unrolled: a variant per shape."""
     model = deform_model([1, "c", 5, 5], [2, 2, 3, 3], [1, 18, 3, 3], bias=False, mask=False)
-    with pytest.raises(mlc.CompileError, match="DeformConv needs static channels and kernel"):
-        mlc.compile(model)
+    exe = mlc.compile(model)
+    assert exe.dim_inputs == ["x"]
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feeds = feeds_for(np.random.default_rng(), model, [[1, 2, 5, 5], [2, 2, 3, 3], [1, 18, 3, 3]])
+    (want,) = session.run(None, feeds)
+    np.testing.assert_allclose(exe(*feeds.values()), want, rtol=1e-5, atol=1e-5)

@@ -1,10 +1,13 @@
-"""Det against onnxruntime: single and batched matrices, singular ones, `?` batch dims."""
+"""Det against onnxruntime: single and batched matrices, singular ones, `?` batch dims, a
+matrix size known at run time."""
 
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
 import mlc
+from mlc.compiler.shape_inputs import ShapeSpecializedModel
+from mlc.frontends.onnx.model import OnnxImportError
 from tests.gpu.targets import compile_for
 
 ort = pytest.importorskip("onnxruntime")
@@ -43,7 +46,20 @@ def test_det(dims, shapes, target):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
-def test_det_of_a_matrix_sized_at_run_time_is_an_error():
+def test_det_of_a_matrix_sized_at_run_time_specialises_on_its_dims():
+    """The unrolled factorisation needs the size: the import says so, and the compiled
+    model compiles a variant per shape of x (the values are arguments still)."""
+    model = det_model([2, "n", "n"])
     message = r"Det needs square matrices of a static size, got tensor<2x\?x\?xf32>"
-    with pytest.raises(mlc.CompileError, match=message):
-        mlc.compile(det_model([2, "n", "n"]))
+    with pytest.raises(OnnxImportError, match=message):
+        mlc.import_onnx(model)
+    exe = mlc.compile(model)
+    assert isinstance(exe, ShapeSpecializedModel)
+    assert (exe.shape_inputs, exe.dim_inputs) == ([], ["x"])
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng()
+    for n in (3, 5, 3):
+        x = rng.standard_normal((2, n, n)).astype(np.float32)
+        (want,) = session.run(None, {"x": x})
+        np.testing.assert_allclose(exe(x), want, rtol=1e-4, atol=1e-5)
+    assert exe.cache_info().variants == 2

@@ -194,18 +194,35 @@ def test_errors(attrs, message):
         mlc.compile(bad_model(attrs))
 
 
-def test_antialias_to_sizes_over_a_dynamic_axis_is_a_clear_error():
-    sizes = np.array([1, 1, 2, 2], np.int64)
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {"mode": "linear", "antialias": 1},
+        {"mode": "nearest", "keep_aspect_ratio_policy": "not_larger"},
+    ],
+    ids=["antialias", "keep-aspect-ratio"],
+)
+def test_sizes_over_a_dynamic_axis_specialise_on_its_dims(attrs):
+    """The taps of antialiasing and the kept aspect ratio follow the input's size over
+    the given one: the import needs it static, and the model specialises on x's dims."""
+    sizes = np.array([1, 1, 2, 3], np.int64)
     model = single_node_model(
         "Resize",
         [("x", normal(1, 1, 4, 4)), ("roi", EMPTY), ("scales", EMPTY), ("sizes", sizes)],
-        {"mode": "linear", "antialias": 1},
+        attrs,
         19,
         {"roi": EMPTY, "scales": EMPTY, "sizes": sizes},
         ("x",),
     )
-    with pytest.raises(OnnxImportError, match="antialias to given sizes needs a static"):
-        mlc.compile(model)
+    with pytest.raises(OnnxImportError, match=r"needs (a )?static input dim"):
+        mlc.import_onnx(model)
+    exe = mlc.compile(model)
+    assert exe.dim_inputs == ["x"]
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for shape in [(1, 1, 4, 4), (1, 1, 5, 7)]:
+        x = normal(*shape)
+        (want,) = session.run(None, {"x": x})
+        np.testing.assert_allclose(exe(x), want, rtol=1e-5, atol=1e-5)
 
 
 def test_sizes_of_unknown_length_given_at_run_time():

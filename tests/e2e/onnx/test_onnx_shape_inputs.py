@@ -155,6 +155,31 @@ def test_shape_input_computed_and_used_as_data(rng, target):
         )
 
 
+def test_shape_input_read_inside_a_branch(rng, target):
+    # Tile's repeats come out of an If whose branches capture `r` (as AffineGrid's
+    # function body splits its size input in one): `r` is found and bound.
+    def branch(name: str, node: onnx.NodeProto) -> onnx.GraphProto:
+        out = helper.make_tensor_value_info(node.output[0], I64, [2])
+        return helper.make_graph([node], name, [], [out])
+
+    then = branch("then", helper.make_node("Identity", ["r"], ["t"]))
+    other = branch("else", helper.make_node("Add", ["r", "r"], ["e"]))
+    nodes = [
+        helper.make_node("If", ["c"], ["repeats"], then_branch=then, else_branch=other),
+        helper.make_node("Tile", ["x", "repeats"], ["y"]),
+    ]
+    inputs = [("x", F32, [3, 6]), ("c", TensorProto.BOOL, []), ("r", I64, [2])]
+    infos = [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs]
+    out = helper.make_tensor_value_info("y", F32, ["r", "c"])
+    graph = helper.make_graph(nodes, "branch", infos, [out])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)], ir_version=8)
+    compiled = compile_for(proto, target)
+    assert isinstance(compiled, ShapeSpecializedModel)
+    for c, r in ((True, ints(2, 1)), (False, ints(1, 2))):
+        x = rng.standard_normal((3, 6)).astype(np.float32)
+        check(compiled, proto, [x, np.array(c), r])
+
+
 def test_wrong_calls_are_clear_errors():
     proto = model("ReduceSum", [X, ("axes", I64, [1])], 3, keepdims=1)
     compiled = mlc.compile(proto)

@@ -7,7 +7,14 @@ pytest.importorskip("onnx")
 
 from onnx import TensorProto, helper
 
-from mlc.compiler.shape_inputs import bind, graph_inputs, inputs_deciding, needed_inputs
+from mlc.compiler.shape_inputs import (
+    bind,
+    fix_dims,
+    graph_inputs,
+    import_needs,
+    inputs_deciding,
+    needed_inputs,
+)
 
 F32, I64 = TensorProto.FLOAT, TensorProto.INT64
 
@@ -66,3 +73,63 @@ def test_needed_inputs_come_from_the_importer_one_at_a_time():
 
 def test_slice_bounds_are_read_at_run_time_not_bound():
     assert needed_inputs(slice_model()) == []
+
+
+def branch_model():
+    """y = Tile(x, If(c, then: Identity(r), else: Add(r, r))): the repeats come out of an
+    If whose branches capture `r` from the graph around them."""
+    inputs = [
+        helper.make_tensor_value_info("x", F32, ["n", 6]),
+        helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+        helper.make_tensor_value_info("r", I64, [2]),
+    ]
+    then = helper.make_graph(
+        [helper.make_node("Identity", ["r"], ["t"])],
+        "then",
+        [],
+        [helper.make_tensor_value_info("t", I64, [2])],
+    )
+    other = helper.make_graph(
+        [helper.make_node("Add", ["r", "r"], ["e"])],
+        "else",
+        [],
+        [helper.make_tensor_value_info("e", I64, [2])],
+    )
+    nodes = [
+        helper.make_node("If", ["c"], ["repeats"], then_branch=then, else_branch=other),
+        helper.make_node("Tile", ["x", "repeats"], ["y"]),
+    ]
+    out = helper.make_tensor_value_info("y", F32, ["r", "c"])
+    graph = helper.make_graph(nodes, "g", inputs, [out])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def test_inputs_deciding_follow_the_captures_of_subgraphs():
+    # The If's output depends on its condition and on what its branches read.
+    assert inputs_deciding(branch_model(), ["repeats"]) == ["c", "r"]
+    assert needed_inputs(branch_model()) == ["c", "r"]
+
+
+def test_dims_needed_static_are_those_of_the_inputs_a_value_comes_from():
+    # Det(Reshape(x, Shape(z))): the matrix comes from x's values and z's shape; the
+    # importer needs its dims, so both inputs of dynamic dims are specialised on (z
+    # through Shape, which only dims reach); `s`, whose dims are static, is not.
+    inputs = [
+        helper.make_tensor_value_info("x", F32, ["n"]),
+        helper.make_tensor_value_info("z", F32, ["a", "b"]),
+        helper.make_tensor_value_info("s", F32, [3]),
+    ]
+    nodes = [
+        helper.make_node("Shape", ["z"], ["shape"]),
+        helper.make_node("Reshape", ["x", "shape"], ["m"]),
+        helper.make_node("Mul", ["m", "s"], ["ms"]),
+        helper.make_node("Det", ["ms"], ["y"]),
+    ]
+    out = helper.make_tensor_value_info("y", F32, [])
+    graph = helper.make_graph(nodes, "g", inputs, [out])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    assert import_needs(model) == ([], ["x", "z"])
+    fixed = fix_dims(model, {"x": (9,), "z": (3, 3)})
+    shapes = [[d.dim_value for d in i.type.tensor_type.shape.dim] for i in fixed.graph.input]
+    assert shapes == [[9], [3, 3], [3]]
+    assert import_needs(fixed) == ([], [])

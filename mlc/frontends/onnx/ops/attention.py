@@ -9,8 +9,9 @@ K/V cache is concatenated before the new keys (`present_key`, `present_value`); 
 fully masked row is 0 (ONNX's convention; `ml.attention` gives NaN, which is replaced).
 What `ml.attention` does not take (`softcap`, the `qk_matmul_output` output,
 `nonpad_kv_seqlen`, `is_causal` where the query and new key lengths may differ, sliding
-windows, `softmax_precision`, a mask shorter than the keys) is written out in `ml` ops
-(`attention_explicit`).
+windows, `softmax_precision`) is written out in `ml` ops (`attention_explicit`). A mask
+shorter than the keys is padded with masked positions first (at run time where a
+length is dynamic).
 """
 
 from collections.abc import Sequence
@@ -19,7 +20,12 @@ from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node, Value
-from mlc.frontends.onnx.ops.attention_explicit import Options, explicit_attention, needs_explicit
+from mlc.frontends.onnx.ops.attention_explicit import (
+    Options,
+    explicit_attention,
+    needs_explicit,
+    padded_mask,
+)
 from mlc.frontends.onnx.ops.build import Size, reshape_to, shape_of, size_along, sizes
 from mlc.frontends.onnx.ops.table import converts
 from mlc.shapes import DYNAMIC as DYN
@@ -67,8 +73,8 @@ def attention(node: Node) -> Sequence[Value | None]:
         k = node.emit(ml.ConcatOp([node.input(4), k], axis=2))
         v = node.emit(ml.ConcatOp([node.input(5), v], axis=2))
     options = Options.of(node, shape_of(q)[3])
-    mask = node.input(3) if node.has(3) else None
-    if needs_explicit(node, options, shape_of(q)[2], new_keys, mask, shape_of(k)[2]):
+    mask = padded_mask(node, node.input(3), size_along(node, k, 2)) if node.has(3) else None
+    if needs_explicit(node, options, shape_of(q)[2], new_keys):
         nonpad = node.input(6) if node.has(6) else None
         y, scores = explicit_attention(node, (q, k, v), mask, past, nonpad, options)
     else:

@@ -1,8 +1,9 @@
 """
 ONNX Attention written out in `ml` ops, for what `ml.attention` does not take: `softcap`,
 the `qk_matmul_output` output, `nonpad_kv_seqlen`, a causal band offset by a past cache
-or by the valid key lengths, and sliding windows (opset 25). As onnx's reference
-computes it, on 4-D `(B, heads, seq, size)` inputs, the past cache concatenated:
+or by the valid key lengths, and sliding windows (opset 25); with `padded_mask`, which
+both forms take. As onnx's reference computes it, on 4-D `(B, heads, seq, size)` inputs,
+the past cache concatenated:
 
     scores = (Q * sqrt(scale)) @ (K * sqrt(scale))^T     Q's heads grouped over K's (GQA)
     scores = softcap * tanh(scores / softcap)            where softcap > 0
@@ -29,6 +30,7 @@ from mlc.frontends.onnx import types
 from mlc.frontends.onnx.node import Node
 from mlc.frontends.onnx.ops.build import (
     Size,
+    SizeCalc,
     cast,
     element_of,
     reshape_to,
@@ -80,8 +82,10 @@ def explicit_attention(
     options: Options,
 ) -> tuple[SSAValue, SSAValue | None]:
     """Y and the qk_matmul_output (None if not asked for) of 4-D `qkv` (module docstring);
-    `past`: the past cache's length, already concatenated to K and V."""
-    q, k, v = qkv
+    `past`: the past cache's length, already concatenated to K and V. Half-precision
+    inputs are computed in f32 and the results rounded once, as `ml.attention` does."""
+    given = element_of(qkv[0])
+    q, k, v = (cast(node, x, f32) if given in (f16, bf16) else x for x in qkv)
     if options.scale is not None:
         root = node.scalar(math.sqrt(options.scale), q)
     else:  # sqrt(1 / sqrt(head size)) = head size ** -0.25, in q's type as onnx's reference
@@ -107,26 +111,30 @@ def explicit_attention(
         empty = node.emit(ml.CmpOp("eq", peak, node.scalar(-np.inf, peak)))
         probs = node.emit(ml.SelectOp(empty, node.scalar(0, probs), probs))
     probs = cast(node, probs, element_of(q))
-    y = grouped_matmul(node, probs, v)
+    y = cast(node, grouped_matmul(node, probs, v), given)
     if options.mode is None:
         return y, None
-    return y, [scores, scores, biased, probs][min(max(options.mode, 0), 3)]
+    return y, cast(node, [scores, scores, biased, probs][min(max(options.mode, 0), 3)], given)
 
 
 def grouped_matmul(node: Node, a: SSAValue, b: SSAValue) -> SSAValue:
     """`a @ b` over `(B, heads, m, k)` and `(B, kv_heads, k, n)`: each of b's heads
-    serves `heads / kv_heads` consecutive heads of a (GQA), with no copy of b."""
-    heads, kv_heads = shape_of(a)[1], shape_of(b)[1]
-    if heads == kv_heads:
+    serves `heads / kv_heads` consecutive heads of a (GQA), with no copy of b. Head
+    counts known only at run time are grouped then (two `?` counts may differ)."""
+    static = shape_of(a)[1] >= 0 and shape_of(b)[1] >= 0
+    if static and shape_of(a)[1] == shape_of(b)[1]:
         return node.emit(ml.MatmulOp(a, b))
-    if heads < 0 or kv_heads < 0 or heads % kv_heads:
+    if static and shape_of(a)[1] % shape_of(b)[1]:
         raise node.error(
-            f"Attention: the query heads ({heads}) must be a static multiple of the key "
-            f"and value heads ({kv_heads})"
+            f"Attention: the query heads ({shape_of(a)[1]}) must be a multiple of the key "
+            f"and value heads ({shape_of(b)[1]})"
         )
-    batch, _, rows, inner = sizes(node, a)
-    b_batch, _, b_inner, cols = sizes(node, b)
-    grouped = reshape_to(node, a, [batch, kv_heads, heads // kv_heads, rows, inner])
+    batch, heads, rows, inner = sizes(node, a)
+    b_batch, kv_heads, b_inner, cols = sizes(node, b)
+    # ONNX requires kv_heads to divide heads; where it does not at run time, the floor
+    # of the quotient reshapes fewer elements than `a` holds: nothing is read outside it.
+    group = SizeCalc(node).floordiv(heads, kv_heads)
+    grouped = reshape_to(node, a, [batch, kv_heads, group, rows, inner])
     shared = reshape_to(node, b, [b_batch, kv_heads, 1, b_inner, cols])
     product = node.emit(ml.MatmulOp(grouped, shared))
     return reshape_to(node, product, [batch, heads, rows, cols])
@@ -145,7 +153,7 @@ def attention_bias(
     parts: list[SSAValue] = []
     keys = size_along(node, scores, 3)
     if mask is not None:
-        parts.append(mask_bias(node, mask, keys, scores))
+        parts.append(mask_bias(node, mask, scores))
     queries = size_along(node, scores, 2)
     rows = reshape_to(node, arange(node, queries), [1, 1, queries, 1])
     cols = reshape_to(node, arange(node, keys), [1, 1, 1, keys])
@@ -180,17 +188,28 @@ def allowed(node: Node, condition: ml.CmpOp, like: SSAValue) -> SSAValue:
     return node.emit(ml.SelectOp(keep, node.scalar(0, like), node.scalar(-np.inf, like)))
 
 
-def mask_bias(node: Node, mask: SSAValue, keys: Size, like: SSAValue) -> SSAValue:
-    """`attn_mask` as an additive bias: a bool one 0 / -inf; one shorter than the keys
-    (statically) padded with masked positions."""
-    shape = shape_of(mask)
-    is_bool = element_of(mask) == i1
-    if isinstance(keys, int) and 0 <= shape[-1] < keys:
-        fill = node.scalar(False if is_bool else -np.inf, mask)
-        mask = pad_constant(node, mask, [len(shape) - 1], [0, keys - shape[-1]], fill)
-    if is_bool:
+def mask_bias(node: Node, mask: SSAValue, like: SSAValue) -> SSAValue:
+    """`attn_mask` (`padded_mask` already) as an additive bias: a bool one 0 / -inf."""
+    if element_of(mask) == i1:
         return allowed_mask(node, mask, like)
     return cast(node, mask, element_of(like))
+
+
+def padded_mask(node: Node, mask: SSAValue, keys: Size) -> SSAValue:
+    """`attn_mask` padded with masked positions (False, -inf) up to the keys where it is
+    shorter, as onnx's reference does (a last dim of 1 too: it is padded, not broadcast).
+    Where either length is known only at run time, so is the padding (maybe none)."""
+    last = len(shape_of(mask)) - 1
+    length = shape_of(mask)[last]
+    if isinstance(keys, int) and length >= 0:
+        if length >= keys:
+            return mask
+        short: Size = keys - length
+    else:
+        calc = SizeCalc(node)
+        short = calc.max(calc.sub(keys, size_along(node, mask, last)), 0)
+    fill = node.scalar(False if element_of(mask) == i1 else -np.inf, mask)
+    return pad_constant(node, mask, [last], [0, short], fill)
 
 
 def allowed_mask(node: Node, mask: SSAValue, like: SSAValue) -> SSAValue:
@@ -198,14 +217,7 @@ def allowed_mask(node: Node, mask: SSAValue, like: SSAValue) -> SSAValue:
     return node.emit(ml.SelectOp(mask, zero, minus_inf))
 
 
-def needs_explicit(
-    node: Node,
-    options: Options,
-    queries: int,
-    new_keys: int,
-    mask: SSAValue | None,
-    keys: int,
-) -> bool:
+def needs_explicit(node: Node, options: Options, queries: int, new_keys: int) -> bool:
     """Whether `ml.attention` cannot compute the node: see the module docstring."""
     # ml.attention's band is bottom-right: ONNX's `j <= i + past` where the new keys are
     # as many as the queries.
@@ -219,6 +231,5 @@ def needs_explicit(
             options.left >= 0 or options.right >= 0,
             options.precision is not None,
             options.scale is None,
-            mask is not None and keys >= 0 and 0 <= shape_of(mask)[-1] < keys,
         )
     )

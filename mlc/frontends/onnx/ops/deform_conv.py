@@ -42,10 +42,12 @@ def deform_conv(node: Node) -> Sequence[Value]:
     kernel = list(node.attr("kernel_shape", kernel))
     channels = shape_of(x)[1]
     group, offset_group = node.attr("group", 1), node.attr("offset_group", 1)
-    if min(out_channels, per_group, channels, *kernel) < 0:
-        raise NodeError(
-            f"DeformConv needs static channels and kernel, got {types_text(x)} and {types_text(w)}"
+    if min(out_channels, per_group, *kernel) < 0:
+        raise node.dynamic_dims(
+            1, f"DeformConv needs static channels and kernel, got weights {types_text(w)}"
         )
+    if channels < 0:
+        raise node.dynamic_dims(0, f"DeformConv needs static channels, got {types_text(x)}")
     if channels != per_group * group or out_channels % group or channels % offset_group:
         raise NodeError(
             f"the channels of the input ({channels}), the weights ({types_text(w)}), group "

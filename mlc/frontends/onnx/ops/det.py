@@ -41,7 +41,9 @@ def det(node: Node) -> Sequence[Value]:
         raise NodeError("Det takes floats of rank 2 or more")
     n = shape[-1]
     if n < 0 or shape[-2] != n:
-        raise NodeError(f"Det needs square matrices of a static size, got {types_text(x)}")
+        raise node.dynamic_dims(
+            0, f"Det needs square matrices of a static size, got {types_text(x)}"
+        )
     if n > LARGEST:
         raise NodeError(f"Det is unrolled over the matrix size, at most {LARGEST}, got {n}")
     batch = sizes(node, x)[:-2]

@@ -24,7 +24,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from mlc.dialects import ml
-from mlc.frontends.onnx.node import Node, NodeError, Value
+from mlc.frontends.onnx.node import Node, Value
 from mlc.frontends.onnx.ops.build import (
     cast,
     dtype,
@@ -182,7 +182,8 @@ def resize_dynamic_axis(
 ) -> SSAValue:
     """`x` resized along `axis`, whose size is known at run time (`resize_taps`)."""
     if scale is None and r.antialias:
-        raise NodeError(f"antialias to given sizes needs a static input dim {axis}")
+        # the scale, which sets the number of taps, is the size over the input dim
+        raise node.dynamic_dims(0, f"antialias to given sizes needs a static input dim {axis}")
     calc = Taps(node, r, size_along(node, x, axis), scale, out)
     n = tap_count(r, scale if scale is not None else 1.0)
     indices, weights, outside = calc.taps(roi, n)
@@ -219,7 +220,9 @@ def output_sizes(
     if sizes is not None:
         dynamic = [a for a in axes if shape[a] < 0]
         if dynamic and r.policy != "stretch":
-            raise NodeError(f"keep_aspect_ratio_policy needs static input dims {dynamic}")
+            raise node.dynamic_dims(
+                0, f"keep_aspect_ratio_policy needs static input dims {dynamic}"
+            )
         # A dynamic axis's scale is out / size, known at run time (None).
         factors: list[float | None] = [
             None if shape[a] < 0 else s / shape[a] if shape[a] else 1.0

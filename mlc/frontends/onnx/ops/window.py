@@ -24,6 +24,7 @@ from mlc.frontends.onnx.ops.build import (
     reshape_to,
     shape_of,
     sizes,
+    types_text,
 )
 from mlc.frontends.onnx.ops.padding import INT64_MAX, full, pad_axes, pad_constant
 from mlc.frontends.onnx.ops.table import converts
@@ -273,6 +274,11 @@ def conv_transpose(node: Node) -> Sequence[Value]:
     extra = list(node.attr("output_padding", [0] * spatial))
     pads = _transposed_pads(node, x, kernel, strides, dilations, extra)
     groups = node.attr("group", 1)
+    if groups > 1 and not (isinstance(c_in, int) and isinstance(per_group, int)):
+        # the grouped convolution's lowering splits static channel counts
+        raise node.dynamic_dims(
+            1, f"a grouped ConvTranspose needs static channel counts, got {types_text(w)}"
+        )
     # (C, O/G, k...) -> (G, C/G, O/G, k...) -> (G, O/G, C/G, k...) -> (O, C/G, k...), flipped
     c_group = calc.floordiv(c_in, groups)
     weights = reshape_to(node, w, [groups, c_group, per_group, *window])

@@ -98,9 +98,12 @@ func.func @f16_dynamic(%q: tensor<3x?x8xf16>, %k: tensor<3x?x8xf16>, %m: tensor<
 // -----
 
 // The result knows a head count the operands leave `?` (from the mask, as T5's export
-// gives it): the output's empty tensor takes sizes for its dynamic dims only.
+// gives it): the output's empty tensor takes sizes for its dynamic dims only. (The
+// operands' `?` head counts have K and V gathered to the query heads first.)
 
 // CHECK-LABEL: func.func @heads_known_from_the_mask
+// CHECK:         ml.gather %k
+// CHECK:         ml.gather %v
 // CHECK:         %[[B:.+]] = tensor.dim %q, %{{.*}} : tensor<?x?x?x16xf32>
 // CHECK-NEXT:    arith.constant 1
 // CHECK-NEXT:    tensor.dim %q
@@ -111,4 +114,28 @@ func.func @f16_dynamic(%q: tensor<3x?x8xf16>, %k: tensor<3x?x8xf16>, %m: tensor<
 func.func @heads_known_from_the_mask(%q: tensor<?x?x?x16xf32>, %k: tensor<?x?x?x16xf32>, %v: tensor<?x?x?x16xf32>, %m: tensor<?x2x?x?xf32>) -> tensor<?x2x?x16xf32> {
   %o = ml.attention %q, %k, %v, %m {scale = 1.0 : f64} : (tensor<?x?x?x16xf32>, tensor<?x?x?x16xf32>, tensor<?x?x?x16xf32>, tensor<?x2x?x?xf32>) -> tensor<?x2x?x16xf32>
   func.return %o : tensor<?x2x?x16xf32>
+}
+
+// -----
+
+// Head counts known only at run time may still differ: K and V are gathered to the
+// query heads by indices computed then, `h // (H / Hkv)`, once for both.
+
+// CHECK-LABEL: func.func @dynamic_grouped_heads
+// CHECK-SAME:    (%[[Q:[a-zA-Z0-9_]+]]: tensor<?x4x8xf32>, %[[K:[a-zA-Z0-9_]+]]: tensor<2x4x8xf32>)
+// CHECK:         %[[H:.+]] = tensor.dim %[[Q]]
+// CHECK:         %[[H64:.+]] = arith.index_cast %[[H]] : index to i64
+// CHECK:         %[[G:.+]] = arith.divsi %[[H64]], %{{.*}} : i64
+// CHECK:         %[[POS:.+]] = ml.cumsum %{{.*}} {axis = 0 : i64, exclusive = true}
+// CHECK:         %[[IDX:.+]] = ml.div %[[POS]], %{{.*}} : (tensor<?xi64>, tensor<i64>) -> tensor<?xi64>
+// CHECK:         ml.gather %[[K]], %[[IDX]] {axis = 0 : i64} : (tensor<2x4x8xf32>, tensor<?xi64>) -> tensor<?x4x8xf32>
+// CHECK:         ml.gather %[[K]], %[[IDX]] {axis = 0 : i64}
+// CHECK:         scf.for
+
+// LOC-LABEL:   func.func @dynamic_grouped_heads
+// LOC:           ml.cumsum {{.*}} loc("model.py":7:3)
+// LOC:           ml.gather {{.*}} loc("model.py":7:3)
+func.func @dynamic_grouped_heads(%q: tensor<?x4x8xf32>, %k: tensor<2x4x8xf32>) -> tensor<?x4x8xf32> {
+  %o = ml.attention %q, %k, %k {scale = 1.0 : f64} : (tensor<?x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<?x4x8xf32> loc("model.py":7:3)
+  func.return %o : tensor<?x4x8xf32>
 }
