@@ -81,7 +81,12 @@ def check_scatter(target, op, attrs, data, indices, updates, dynamic):
     exe = compile_for(m, target)
     (want,) = reference(m, {"data": data, "indices": indices, "updates": updates})
     got = exe(data, indices, updates)
-    np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
+    if target == "cuda" and attrs.get("reduction") in ("add", "mul") and want.dtype.kind == "f":
+        # The GPU combines floats with atomics in no fixed order: the last bits may differ.
+        scale = float(np.abs(want).max(initial=1.0))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=4 * np.finfo(want.dtype).eps * scale)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=0)
     return exe
 
 
