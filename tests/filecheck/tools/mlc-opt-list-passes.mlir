@@ -13,6 +13,7 @@
 // CHECK:      {{^}}mlc passes:{{$}}
 // CHECK-NEXT: {{^}}  autocast {{ +}}Run f32 matmuls and convolutions in bf16 or f16, statistics in f32{{$}}
 // CHECK-NEXT: {{^}}  autodiff {{ +}}Add the gradient (or VJP) function of an `ml` function{{$}}
+// CHECK-NEXT: {{^}}  autodiff-partition {{ +}}Split joint forward/backward functions, saving the min-cut set of activations{{$}}
 // CHECK-NEXT: {{^}}  bufferize {{ +}}Tensors to memrefs for every function of the module{{$}}
 // CHECK-NEXT: {{^}}  canonicalize {{ +}}Canonicalize and fold{{$}}
 // CHECK:      {{^}}  licm {{ +}}Hoist invariant ops out of `scf.for` / `scf.while`{{$}}
