@@ -152,3 +152,103 @@ func.func @not_depthwise(%x: memref<1x4x9x9xf32>, %wd: memref<4x?x3xf32>, %yd: m
   }
   func.return
 }
+
+// -----
+
+// A padded depthwise convolution with a bias (stride 1, pads 1): the zero-filled
+// copy of the image and the bias broadcast go; the kernel reads %x itself, starts
+// each element at its channel's bias, and splits each row into a masked left
+// border, an unchecked interior and a masked right border (border rows: masked).
+
+// CHECK-LABEL: func.func @padded_bias
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x4x6x7xf32>, %{{.+}}: memref<4x3x3xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x4x6x7xf32>)
+// CHECK-NOT:     memref.alloc
+// CHECK-NOT:     memref.subview
+// CHECK-NOT:     linalg.generic
+// CHECK:         "scf.parallel"
+// CHECK:           %[[BIAS:.+]] = memref.load %[[B]]
+// CHECK:           scf.for
+// CHECK:             scf.if
+// CHECK:               scf.for
+// CHECK:                 arith.cmpi ult
+// CHECK:                 memref.load %[[X]]
+// CHECK:                 arith.select
+// CHECK:                 arith.addf %[[BIAS]],
+// CHECK:               scf.for
+// CHECK-NOT:             arith.select
+// CHECK:                 memref.load %[[X]]
+// CHECK-NOT:             arith.select
+// CHECK:                 memref.store
+// CHECK:               scf.for
+// CHECK:                 arith.select
+// CHECK:             } else {
+// CHECK:               scf.for
+// CHECK:                 arith.select
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     memref.dealloc
+
+// LOC-LABEL:   func.func @padded_bias
+// LOC:           memref.store {{.*}} loc("model.py":7:2)
+func.func @padded_bias(%x: memref<1x4x6x7xf32>, %w: memref<4x3x3xf32>, %b: memref<4xf32>, %y: memref<1x4x6x7xf32>) {
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x4x8x9xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x4x8x9xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.000000e+00 : f32
+    linalg.yield %z : f32
+  }
+  %v = memref.subview %p[0, 0, 1, 1] [1, 4, 6, 7] [1, 1, 1, 1] : memref<1x4x8x9xf32> to memref<1x4x6x7xf32, strided<[288, 72, 9, 1], offset: 10>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x4x6x7xf32>) outs(%v : memref<1x4x6x7xf32, strided<[288, 72, 9, 1], offset: 10>>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<4xf32>) outs(%y : memref<1x4x6x7xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x4x8x9xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x6x7xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %d, %m : f32
+    linalg.yield %s : f32
+  } loc("model.py":7:2)
+  memref.dealloc %p : memref<1x4x8x9xf32>
+  func.return
+}
+
+// -----
+
+// Not absorbed: the padded buffer is also read after the convolution (here copied
+// out), so its fill and copy stay and the kernel reads it as before.
+
+// CHECK-LABEL: func.func @padded_read_twice
+// CHECK-SAME:    (%{{.+}}: memref<1x2x4x4xf32>, %{{.+}}: memref<2x3x3xf32>, %{{.+}}: memref<1x2x4x4xf32>, %[[Q:[a-zA-Z0-9_]+]]: memref<1x2x6x6xf32>)
+// CHECK:         %[[P:.+]] = memref.alloc
+// CHECK:         linalg.generic
+// CHECK:         memref.subview %[[P]]
+// CHECK:         linalg.generic
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       arith.select
+// CHECK:           memref.load %[[P]]
+// CHECK:         "memref.copy"(%[[P]], %[[Q]])
+func.func @padded_read_twice(%x: memref<1x2x4x4xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x4x4xf32>, %q: memref<1x2x6x6xf32>) {
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x2x6x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x2x6x6xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.000000e+00 : f32
+    linalg.yield %z : f32
+  }
+  %v = memref.subview %p[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1] : memref<1x2x6x6xf32> to memref<1x2x4x4xf32, strided<[72, 36, 6, 1], offset: 7>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x2x4x4xf32>) outs(%v : memref<1x2x4x4xf32, strided<[72, 36, 6, 1], offset: 7>>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x2x6x6xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x4x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %d, %m : f32
+    linalg.yield %s : f32
+  }
+  "memref.copy"(%p, %q) : (memref<1x2x6x6xf32>, memref<1x2x6x6xf32>) -> ()
+  memref.dealloc %p : memref<1x2x6x6xf32>
+  func.return
+}
