@@ -33,20 +33,19 @@ The padded copy of the image and the bias broadcast into y before the convolutio
 itself and each output element starts at its channel's bias, so a padded convolution
 with a bias is one kernel, not four (fill, copy, bias, conv). Each spatial dim's
 output positions split into an interior, whose taps all read inside the image, and
-the borders around it (`_Window`). A row of interior rows runs three column loops:
+the borders around it (`Window`). A row of interior rows runs three column loops:
 the left border, the interior without any check (the loop above, vectorised), the
 right border; a border row runs one. In the border loops every read is masked: its
 index clamped into the image and the padding value selected where it lies outside.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import FloatAttr
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from mlc.lowering.linalg.absorbed_padding import Padding, bias_before, unpadded
@@ -54,17 +53,7 @@ from mlc.lowering.linalg.contraction import (
     Epilogue,
     epilogue_of,
     float_buffers,
-    indices,
     multiply_add,
-)
-from mlc.lowering.support import quick_ops
-from mlc.lowering.support.loop_builder import (
-    Ops,
-    affine_index,
-    for_loop,
-    if_then,
-    less,
-    parallel_loop,
 )
 
 MAX_TAPS = 64
@@ -96,8 +85,8 @@ class Depthwise:
     padding: Padding | None = None
     """The padded copy of x the kernel reads through (module docstring)."""
 
-    windows: "list[_Window] | None" = None
-    """With `padding`: each spatial dim's window geometry."""
+    windows: "list[Window] | None" = None
+    """Each spatial dim's window geometry, where x's map is of that form."""
 
     bias: GenericOp | None = None
     """The broadcast of a per-channel bias into y that the accumulators start at."""
@@ -146,11 +135,12 @@ def depthwise_of(op: GenericOp) -> Depthwise | None:
 def _absorbing(dw: Depthwise) -> Depthwise:
     """`dw` with the padded copy of x and the bias before it that it can absorb."""
     op = dw.op
-    if (padding := unpadded(op, op.inputs[0])) is not None and isinstance(padding.value, FloatAttr):
-        x_map = op.indexing_maps.data[0].data
-        windows = _windows(x_map, dw.output_loops, dw.kernel, _taps(dw.sizes))
-        if windows is not None and not any(padding.offsets[:2]):
-            dw.padding, dw.windows = padding, windows
+    x_map = op.indexing_maps.data[0].data
+    dw.windows = _windows(x_map, dw.output_loops, dw.kernel, taps_of(dw.sizes))
+    padding = unpadded(op, op.inputs[0])
+    if padding is not None and isinstance(padding.value, FloatAttr) and dw.windows is not None:
+        if not any(padding.offsets[:2]):
+            dw.padding = padding
     bias = bias_before(op)
     if bias is not None and bias.get_indexing_maps().data[0].data.used_dims() <= {1}:
         dw.bias = bias
@@ -158,7 +148,7 @@ def _absorbing(dw: Depthwise) -> Depthwise:
 
 
 @dataclass
-class _Window:
+class Window:
     """One spatial dim of x's map, `o * stride + offset(tap)`, `o` its output loop."""
 
     dim: int
@@ -174,8 +164,8 @@ class _Window:
 
 def _windows(
     x_map: AffineMap, y_dims: Sequence[int], kernel: Sequence[int], taps: Sequence[tuple[int, ...]]
-) -> list[_Window] | None:
-    """Each spatial dim of x's map as a `_Window`, or None where one is not of that form."""
+) -> list[Window] | None:
+    """Each spatial dim of x's map as a `Window`, or None where one is not of that form."""
     if _plain_dims(AffineMap(x_map.num_dims, 0, x_map.results[:2])) != list(y_dims[:2]):
         return None
     windows = []
@@ -195,11 +185,11 @@ def _windows(
         stride = at(1, taps[0]) - offsets[0]
         if stride < 1 or at(2, taps[0]) - offsets[0] != 2 * stride or min(offsets) < 0:
             return None
-        windows.append(_Window(d, stride, min(offsets), max(offsets)))
+        windows.append(Window(d, stride, min(offsets), max(offsets)))
     return windows
 
 
-def _taps(sizes: Sequence[int]) -> list[tuple[int, ...]]:
+def taps_of(sizes: Sequence[int]) -> list[tuple[int, ...]]:
     """Every kernel position, row-major."""
     taps: list[tuple[int, ...]] = [()]
     for size in sizes:
@@ -208,169 +198,3 @@ def _taps(sizes: Sequence[int]) -> list[tuple[int, ...]]:
 
 
 Tap = tuple[tuple[int, ...], SSAValue]
-
-
-def _read(b: Ops, dw: Depthwise, loops: Sequence[SSAValue], masked: bool) -> SSAValue:
-    """x at `loops` through its map: from the image itself when the padding is absorbed,
-    the padding value where `masked` and the position lies outside the image."""
-    x = dw.op.inputs[0]
-    at = [affine_index(b, e, loops) for e in dw.op.indexing_maps.data[0].data.results]
-    if dw.padding is None:
-        return b(memref.LoadOp.get(x, at))
-    source, offsets = dw.padding.source, dw.padding.offsets
-    inside: SSAValue | None = None
-    for d, offset in enumerate(offsets):
-        if offset:
-            at[d] = b.sub(at[d], b.index(offset))
-        if masked and d >= 2:
-            valid = b(quick_ops.cmpi(at[d], b.dim(source, d), "ult"))  # 0 <= at < size
-            at[d] = b(arith.SelectOp(valid, at[d], b.index(0)))
-            inside = valid if inside is None else b(arith.AndIOp(inside, valid))
-    value = b(memref.LoadOp.get(source, at))
-    if inside is None:
-        return value
-    padding = b(arith.ConstantOp(dw.padding.value))
-    return b(arith.SelectOp(inside, value, padding))
-
-
-Step = tuple[bool, bool, SSAValue | None]
-"""A pass over a row: (the last pass, reads masked, the bias to start from)."""
-
-
-def _output(b: Ops, dw: Depthwise, at: Sequence[SSAValue], taps: Sequence[Tap], step: Step):
-    """`y[at] += x * w` over `taps` (position, weight), then the epilogue after the last
-    pass; the first pass starts from the bias where it was absorbed."""
-    last, masked, start = step
-    op = dw.op
-    y = op.outputs[0]
-    maps = [m.data for m in op.indexing_maps.data]
-    block = op.body.block
-    mul, add = list(block.ops)[:2]
-    loops: list[SSAValue] = [b.index(0)] * (len(dw.output_loops) + len(dw.kernel))
-    for d, value in zip(dw.output_loops, at, strict=True):
-        loops[d] = value
-    out_at = indices(b, maps[-1], loops)
-    acc = start if start is not None else b(memref.LoadOp.get(y, out_at))
-    for tap, weight in taps:
-        for d, k in zip(dw.kernel, tap, strict=True):
-            loops[d] = b.index(k)
-        value = _read(b, dw, loops, masked)
-        product = b(mul.clone(value_mapper={block.args[0]: value, block.args[1]: weight}))
-        acc = b(add.clone(value_mapper={block.args[-1]: acc, mul.results[0]: product}))
-    if last and dw.epilogue is not None:
-        acc = dw.epilogue.apply(b, loops, acc)
-    b.ops.append(memref.StoreOp.get(acc, y, out_at))
-
-
-def _passes(dw: Depthwise, taps: list[Tap]) -> list[list[Tap]]:
-    """
-    The taps each pass over an output row adds: all of them in one pass at stride 1 (or
-    on a short row); at a larger stride one pass per tap, then one for the epilogue, so
-    that each pass reads x at one stride and offset, which LLVM vectorises (as loads of
-    two vectors and a shuffle), where nine interleaved reads in one loop stayed scalar.
-    """
-    if dw.one_pass:
-        return [taps]
-    return [[tap] for tap in taps] + ([[]] if dw.epilogue is not None else [])
-
-
-Bounds = list[tuple[SSAValue, SSAValue]]
-
-
-def _interior(b: Ops, dw: Depthwise, extents: Sequence[SSAValue]) -> Bounds:
-    """
-    Per spatial dim, the output positions `[lo, hi)` whose taps all read inside the
-    image: `o * s + lowest - pad >= 0` and `o * s + highest - pad < size`.
-    """
-    assert dw.padding is not None and dw.windows is not None
-    bounds = []
-    for window in dw.windows:
-        pad, out = dw.padding.offsets[window.dim], extents[window.dim]
-        lo = b.min(b.index(max(0, -((window.lowest - pad) // window.stride))), out)
-        size = b.dim(dw.padding.source, window.dim)
-        room = b.add(size, b.index(pad - window.highest - 1))
-        past = b.add(b(arith.FloorDivSIOp(room, b.index(window.stride))), b.index(1))
-        hi = b(arith.MaxSIOp(lo, b.min(past, out)))
-        bounds.append((lo, hi))
-    return bounds
-
-
-def _row(
-    b: Ops,
-    at: list[SSAValue],
-    bounds: Bounds | None,
-    extents: Sequence[SSAValue],
-    columns: Callable[[Ops, list[SSAValue], list[tuple[SSAValue, SSAValue, bool]]], None],
-) -> None:
-    """The row at `at` (the output dims but the last): its columns as one range without
-    padding; with it, on interior rows, the borders masked around an interior that is
-    not, and on border rows, masked throughout."""
-    zero = b.index(0)
-    if bounds is None:
-        columns(b, at, [(zero, extents[-1], False)])
-        return
-    lo, hi = bounds[-1]
-    split = [(zero, lo, True), (lo, hi, False), (hi, extents[-1], True)]
-    inside: SSAValue | None = None
-    for o, (lo_d, hi_d) in zip(at[2:], bounds[:-1], strict=True):
-        within = b(arith.AndIOp(less(b, o, hi_d), b(quick_ops.cmpi(o, lo_d, "sge"))))
-        inside = within if inside is None else b(arith.AndIOp(inside, within))
-    if inside is None:
-        columns(b, at, split)
-        return
-    masked = [(zero, extents[-1], True)]
-    if_then(b, inside, lambda ib: columns(ib, at, split), lambda ob: columns(ob, at, masked))
-
-
-def depthwise_nest(dw: Depthwise) -> list[Operation]:
-    """The loop nest of the module docstring, in place of `dw.op`."""
-    w, y = dw.op.inputs[1], dw.op.outputs[0]
-    b = Ops()
-    zero_i, one = b.index(0), b.index(1)
-    extents = [b.dim(y, d) for d in range(len(dw.output_loops))]
-    bounds = _interior(b, dw, extents) if dw.padding is not None else None
-
-    def channel(cb: Ops, t: SSAValue) -> None:
-        n, f = cb(arith.DivSIOp(t, extents[1])), cb(arith.RemSIOp(t, extents[1]))
-        positions = _taps(dw.sizes)
-        weights = [cb(memref.LoadOp.get(w, [f, *(cb.index(k) for k in tap)])) for tap in positions]
-        passes = _passes(dw, list(zip(positions, weights, strict=True)))
-        start = None
-        if dw.bias is not None:
-            bias_map = dw.bias.get_indexing_maps().data[0].data
-            at = indices(cb, bias_map, [n, f, *([zero_i] * (len(extents) - 2))])
-            start = cb(memref.LoadOp.get(dw.bias.inputs[0], at))
-
-        def columns(rb: Ops, at: list[SSAValue], ranges: list[tuple[SSAValue, SSAValue, bool]]):
-            """Every pass over the row at `at`, its columns in `ranges` (lo, hi, masked)."""
-            for p, taps in enumerate(passes):
-                for lo, hi, masked in ranges:
-                    step = (p + 1 == len(passes), masked, start if p == 0 else None)
-
-                    def column(eb: Ops, o: SSAValue, _: Sequence[SSAValue], taps=taps, step=step):
-                        _output(eb, dw, [*at, o], taps, step)
-                        return []
-
-                    for_loop(rb, lo, hi, one, column)
-
-        def nest(nb: Ops, at: list[SSAValue]) -> None:
-            """The loops of the output dims from `len(at)` on; each row by `_row`."""
-            if len(at) + 1 == len(extents):
-                _row(nb, at, bounds, extents, columns)
-                return
-
-            def inner(ib: Ops, o: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                nest(ib, [*at, o])
-                return []
-
-            for_loop(nb, zero_i, extents[len(at)], one, inner)
-
-        nest(cb, [n, f])
-
-    parallel_loop(b, zero_i, b.mul(extents[0], extents[1]), one, channel)
-    return b.ops
-
-
-def absorbed(dw: Depthwise) -> list[Operation]:
-    """The ops `depthwise_nest` made redundant, in the order to erase them after it."""
-    return ([dw.bias] if dw.bias is not None else []) + (dw.padding.ops if dw.padding else [])
