@@ -23,7 +23,7 @@ the finished row in scalar loops (its body is the generic's scalar ops).
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, memref, vector
-from xdsl.dialects.builtin import AnyFloat, MemRefType, VectorType, i1
+from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, MemRefType, VectorType, i1, i64
 from xdsl.ir import SSAValue
 
 from mlc.lowering.cpu.depthwise_conv import Depthwise, Tap
@@ -44,7 +44,7 @@ def _source(dw: Depthwise) -> tuple[SSAValue, Sequence[int]]:
 def vector_lanes(dw: Depthwise) -> int | None:
     """The lanes of a block (module docstring), or None where the kernel does not apply:
     x's last dim not read at unit stride, operands not row-major f32 or f64."""
-    if dw.windows is None or dw.windows[-1].stride != 1:
+    if dw.windows is None or dw.windows[-1].stride not in (1, 2):
         return None
     source, y = _source(dw)[0], dw.op.outputs[0]
     types = [source.type, y.type]
@@ -112,6 +112,27 @@ def _column_offset(dw: Depthwise, tap: Sequence[int]) -> int:
     return x_map.results[-1].eval(point, []) - _source(dw)[1][-1]
 
 
+def _column_reads(
+    b: Ops, column: SSAValue, width: SSAValue, masks: VectorType, parts: int
+) -> list[tuple[SSAValue, SSAValue]]:
+    """The `parts` consecutive vectors of the image's row from `column` on: where each
+    starts and the lanes of it inside the row."""
+    lanes = masks.get_shape()[0]
+    reads = []
+    for p in range(parts):
+        start = b.add(column, b.index(p * lanes)) if p else column
+        low = b.sub(b.index(0), start)
+        reads.append((start, _lanes_between(b, low, b.sub(width, start), masks)))
+    return reads
+
+
+def _every_other(even: SSAValue, odd: SSAValue) -> vector.ShuffleOp:
+    """Lanes 0, 2, 4, .. of `even` then `odd`, side by side: a stride-2 row's reads."""
+    lanes = even.type.get_shape()[0]  # pyright: ignore[reportAttributeAccessIssue]
+    pick = DenseArrayBase.from_list(i64, list(range(0, 2 * lanes, 2)))
+    return vector.ShuffleOp(even, odd, pick, result_type=even.type)  # pyright: ignore[reportArgumentType]
+
+
 def vector_rows(
     b: Ops,
     dw: Depthwise,
@@ -136,14 +157,15 @@ def vector_rows(
     first = b(vector.BroadcastOp(start, values)) if start is not None else None
     weights = [b(vector.BroadcastOp(weight, values)) for _, weight in taps]
     columns = [_column_offset(dw, tap) for tap, _ in taps]
+    parts = dw.windows[-1].stride  # pyright: ignore[reportOptionalSubscript]
+    step = b.index(parts)
 
     def block(bb: Ops, o0: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
         stored = bb(vector.CreateMaskOp([bb.sub(extents[-1], o0)], masks))
-        reads: dict[int, tuple[SSAValue, SSAValue]] = {}
-        for c in sorted(set(columns)):
-            column = bb.add(o0, bb.index(c))
-            low = bb.sub(bb.index(0), column)
-            reads[c] = column, _lanes_between(bb, low, bb.sub(width, column), masks)
+        reads = {
+            c: _column_reads(bb, bb.add(bb.mul(o0, step), bb.index(c)), width, masks, parts)
+            for c in sorted(set(columns))
+        }
 
         def row(rb: Ops, at: list[SSAValue]) -> None:
             loops: list[SSAValue] = [rb.index(0)] * (rank + len(dw.kernel))
@@ -155,10 +177,13 @@ def vector_rows(
                 for d, k in zip(dw.kernel, tap, strict=True):
                     loops[d] = rb.index(k)
                 where, inside = _tap_read(rb, dw, loops)
-                column, mask = reads[c]
-                if inside is not None:
-                    mask = rb(arith.SelectOp(inside, mask, nothing))
-                value = rb(vector.MaskedLoadOp(source, [*where[:-1], column], mask, empty))
+                loaded = []
+                for column, mask in reads[c]:
+                    if inside is not None:
+                        mask = rb(arith.SelectOp(inside, mask, nothing))
+                    at_column = [*where[:-1], column]
+                    loaded.append(rb(vector.MaskedLoadOp(source, at_column, mask, empty)))
+                value = loaded[0] if parts == 1 else rb(_every_other(*loaded))
                 acc = rb(vector.FMAOp(value, splat, acc))
             rb.ops.append(vector.MaskedStoreOp(y, y_at, stored, acc))
 

@@ -4,8 +4,9 @@
 
 // A depthwise convolution (stride 2, a fused relu, as convert-ml-to-linalg and
 // linalg-fuse-elementwise build it): a parallel loop over (n, channel), the channel's
-// nine weights loaded once, then each output element summed over the unrolled taps
-// in a register, the relu applied and stored once.
+// nine weights loaded once, then each block of output columns summed over the
+// unrolled taps in a vector (each tap's stride-2 read: two masked loads and a shuffle
+// of their even lanes), stored once; the relu then runs over the finished rows.
 
 // CHECK-LABEL: func.func @depthwise_relu
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x4x7x9xf32>, %[[W:[a-zA-Z0-9_]+]]: memref<4x3x3xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x4x3x4xf32>)
@@ -14,11 +15,15 @@
 // CHECK-COUNT-9:   memref.load %[[W]]
 // CHECK:           scf.for
 // CHECK:             scf.for
-// CHECK:               %[[ACC:.+]] = memref.load %[[Y]]
-// CHECK:               memref.load %[[X]]
-// CHECK:               arith.mulf
-// CHECK-NEXT:          arith.addf %[[ACC]],
-// CHECK-COUNT-8:       arith.addf
+// CHECK:               %[[ACC:.+]] = vector.maskedload %[[Y]]
+// CHECK:               %[[E:.+]] = vector.maskedload %[[X]]
+// CHECK-NEXT:          %[[O:.+]] = vector.maskedload %[[X]]
+// CHECK-NEXT:          %[[V:.+]] = vector.shuffle %[[E]], %[[O]] [0, 2, 4, 6
+// CHECK-NEXT:          vector.fma %[[V]], %{{.+}}, %[[ACC]]
+// CHECK-COUNT-8:       vector.fma
+// CHECK:               vector.maskedstore %[[Y]]
+// CHECK:           scf.for
+// CHECK:             scf.for
 // CHECK:               %[[R:.+]] = arith.maximumf
 // CHECK-NEXT:          memref.store %[[R]], %[[Y]]
 // CHECK-NOT:     linalg.generic
@@ -80,8 +85,9 @@ func.func @depthwise_1d_dynamic(%x: memref<?x5x?xf64>, %w: memref<5x3xf64>, %y: 
 
 // -----
 
-// Stride 2 on rows of 16 columns (MIN_STRIDED_ROW): one sweep of the row per tap, each
-// reading x at one stride (what LLVM vectorises), then one sweep for the epilogue.
+// Stride 3 (beyond the vector rows' strides 1 and 2) on rows of 16 columns
+// (MIN_STRIDED_ROW): one sweep of the row per tap, each reading x at one stride (what
+// LLVM vectorises), then one sweep for the epilogue.
 
 // CHECK-LABEL: func.func @depthwise_strided_row
 // CHECK:         "scf.parallel"
@@ -101,8 +107,8 @@ func.func @depthwise_1d_dynamic(%x: memref<?x5x?xf64>, %w: memref<5x3xf64>, %y: 
 // CHECK:             scf.for
 // CHECK-NOT:           arith.mulf
 // CHECK:               arith.maximumf
-func.func @depthwise_strided_row(%x: memref<1x2x3x34xf32>, %w: memref<2x1x4xf32>, %y: memref<1x2x3x16xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), ((d5 * 2) + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x3x34xf32>, memref<2x1x4xf32>) outs(%y : memref<1x2x3x16xf32>) {
+func.func @depthwise_strided_row(%x: memref<1x2x3x49xf32>, %w: memref<2x1x4xf32>, %y: memref<1x2x3x16xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), ((d5 * 3) + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x3x49xf32>, memref<2x1x4xf32>) outs(%y : memref<1x2x3x16xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
     %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
     %s = arith.addf %c, %m fastmath<reassoc,contract> : f32
@@ -214,12 +220,12 @@ func.func @padded_bias(%x: memref<1x4x6x7xf32>, %w: memref<4x3x3xf32>, %b: memre
 
 // -----
 
-// Padded at stride 2 (x's last dim read at stride 2: the scalar loops): the copy goes
+// Padded at stride 3 (x's last dim read at stride 3: the scalar loops): the copy goes
 // and the kernel reads %x itself; a row of interior rows runs a masked left border,
 // an unchecked interior and a masked right border, a border row is masked throughout.
 
-// CHECK-LABEL: func.func @padded_stride2
-// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x2x5x9xf32>, %{{.+}}: memref<2x3x3xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x2x3x5xf32>)
+// CHECK-LABEL: func.func @padded_stride3
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x2x5x9xf32>, %{{.+}}: memref<2x3x3xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x2x3x3xf32>)
 // CHECK-NOT:     memref.alloc
 // CHECK-NOT:     linalg.generic
 // CHECK:         "scf.parallel"
@@ -238,7 +244,7 @@ func.func @padded_bias(%x: memref<1x4x6x7xf32>, %w: memref<4x3x3xf32>, %b: memre
 // CHECK:               scf.for
 // CHECK:                 arith.select
 // CHECK-NOT:     linalg.generic
-func.func @padded_stride2(%x: memref<1x2x5x9xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x3x5xf32>) {
+func.func @padded_stride3(%x: memref<1x2x5x9xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x3x3xf32>) {
   %p = memref.alloc() {alignment = 64 : i64} : memref<1x2x7x11xf32>
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x2x7x11xf32>) {
   ^bb0(%o: f32):
@@ -250,7 +256,7 @@ func.func @padded_stride2(%x: memref<1x2x5x9xf32>, %w: memref<2x3x3xf32>, %y: me
   ^bb0(%i: f32, %o: f32):
     linalg.yield %i : f32
   }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d5 * 2) + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x2x7x11xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x3x5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d5 * 3) + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x2x7x11xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x3x3xf32>) {
   ^bb0(%a: f32, %c: f32, %d: f32):
     %m = arith.mulf %a, %c : f32
     %s = arith.addf %d, %m : f32
