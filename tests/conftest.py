@@ -23,10 +23,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     Lowering each of them through the gpu pipeline to check its PTX with ptxas costs
     about half a second per test, minutes for the whole suite on two cores, and adds
-    little to what tests/gpu/ (the GPU pipeline's own tests) and the lit tests check.
-    tests/gpu/ assembles the PTX of every architecture suite case and of the first
-    parametrization of each other test. `make test-full` sets `MLC_TEST_PTX=1`, which
-    lowers every twin and assembles its PTX as `tests.gpu.targets.compile_for` describes.
+    little to what the architecture suite (tests/gpu/test_ptx_architectures.py), the
+    tests/gpu checks that need no GPU (registers, PTX of each kernel family) and the lit
+    tests check. `make test-full` sets `MLC_TEST_PTX=1`, which lowers every twin, and
+    every numerics case of tests/gpu, and assembles its PTX as
+    `tests.gpu.targets.compile_for` describes.
     """
     if os.environ.get("MLC_TEST_PTX") == "1":
         return
@@ -36,15 +37,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if reason is None:
         return
     skip = pytest.mark.skip(reason=f"{reason} (MLC_TEST_PTX=1 assembles its PTX)")
-    sampled: set[tuple[Path, str]] = set()
     for item in items:
         if item.get_closest_marker("gpu") is None:  # not `keywords`: a folder named gpu is one
             continue
-        if not item.path.is_relative_to(GPU_SUITE):
+        if not item.path.is_relative_to(GPU_SUITE) or item.path.name != PTX_SUITE:
             item.add_marker(skip)
-        elif item.path.name != PTX_SUITE and isinstance(item, pytest.Function):
-            # tests/gpu's numerics run each kernel over several sizes: without a GPU,
-            # the first sizes of each test assemble its kernels' PTX.
-            if (item.path, item.originalname) in sampled:
-                item.add_marker(skip)
-            sampled.add((item.path, item.originalname))

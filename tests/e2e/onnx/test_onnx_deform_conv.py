@@ -1,6 +1,8 @@
 """DeformConv against onnxruntime: padding, strides, dilations, groups, offset groups,
 with and without bias and mask, and `?` batch and image dims."""
 
+import os
+
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
@@ -62,6 +64,9 @@ def test_deform_conv(case, target):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.skipif(
+    os.environ.get("MLC_TEST_SLOW") != "1", reason="compiles for 15 s: MLC_TEST_SLOW=1 runs it"
+)  # the dynamic DeformConv node tests of `make conformance` run it too
 def test_deform_conv_of_dynamic_images(target):
     """A 1x2 kernel, padded rows, bias and no mask, over `?` batch and image dims."""
     model = deform_model(
@@ -79,10 +84,10 @@ def test_deform_conv_of_dynamic_images(target):
 
 def test_deform_conv_of_dynamic_channels_specialises_on_its_dims():
     """The channels split into groups and the kernel is unrolled: a variant per shape."""
-    model = deform_model([1, "c", 5, 5], [2, 2, 3, 3], [1, 18, 3, 3], bias=False, mask=False)
+    model = deform_model([1, "c", 5, 5], [2, 2, 1, 2], [1, 4, 5, 4], bias=False, mask=False)
     exe = mlc.compile(model)
     assert exe.dim_inputs == ["x"]
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    feeds = feeds_for(np.random.default_rng(), model, [[1, 2, 5, 5], [2, 2, 3, 3], [1, 18, 3, 3]])
+    feeds = feeds_for(np.random.default_rng(), model, [[1, 2, 5, 5], [2, 2, 1, 2], [1, 4, 5, 4]])
     (want,) = session.run(None, feeds)
     np.testing.assert_allclose(exe(*feeds.values()), want, rtol=1e-5, atol=1e-5)

@@ -5,8 +5,11 @@ gives its gradient (checked against central differences), and a few Adam steps l
 the loss.
 """
 
+import os
+
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -87,6 +90,9 @@ def test_weights_become_leading_arguments_in_initializer_order():
     assert len(next(iter(mlc.import_onnx(model).ops)).body.block.args) == 1
 
 
+@pytest.mark.skipif(
+    os.environ.get("MLC_TEST_SLOW") != "1", reason="compiles for 16 s: MLC_TEST_SLOW=1 runs it"
+)
 def test_fine_tune_a_small_onnx_cnn():
     """With a dynamic batch (`N`): the gradients' shapes (the window rules' zero blocks,
     the mean's count) are read at run time, so one compile serves batches 5 and 2."""
