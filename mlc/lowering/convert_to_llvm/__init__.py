@@ -76,7 +76,7 @@ from mlc.lowering.convert_to_llvm.merge_functions import merge_identical_functio
 from mlc.lowering.convert_to_llvm.scf_to_cf import convert_scf_to_cf
 from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
 from mlc.lowering.support.op_type_dispatch import OpTypeDispatch
-from mlc.lowering.support.op_walk import walk_ops
+from mlc.lowering.support.op_walk import inside, walk_ops
 
 __all__ = [
     "ConvertToLLVMPass",
@@ -130,7 +130,7 @@ def _unsupported(op: Operation) -> str:
 
 
 def _assert_in_parallel_loop(op: Operation) -> str | None:
-    if _inside_parallel_loop(op):
+    if inside(op, scf.ParallelOp):
         return "inside scf.parallel is not supported (its failure would be lost on a pool thread)"
     return None
 
@@ -160,15 +160,6 @@ def _op_checks(cls: type[Operation]) -> tuple[OpCheck, ...]:
     if issubclass(cls, memref_patterns.SUPPORTED):
         checks.append(memref_patterns.unsupported_memref_op_reason)
     return tuple(checks)
-
-
-def _inside_parallel_loop(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, scf.ParallelOp):
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 def unsupported_type_reason(op: Operation) -> str | None:

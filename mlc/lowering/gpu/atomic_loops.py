@@ -47,6 +47,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.gpu.sequential_loops import SEQUENTIAL
 from mlc.lowering.support.locations import located_builder
+from mlc.lowering.support.op_walk import inside
 
 ATOMIC = "mlc.atomic_updates"  # the mark `convert_ml_to_linalg.scatter_atomic` sets
 
@@ -116,7 +117,7 @@ def _match_store(store: memref.StoreOp) -> _Update | None:
 
 def _plan(loop: scf.ForOp) -> list[_Update] | None:
     """The loop's read-combine-writes when the whole loop fits (module docstring)."""
-    if loop.parent_op() is None or _inside_parallel(loop):
+    if loop.parent_op() is None or inside(loop, scf.ParallelOp):
         return None
     body = loop.body.block
     yielded = body.last_op
@@ -142,15 +143,6 @@ def _plan(loop: scf.ForOp) -> list[_Update] | None:
         if reads and not isinstance(op, memref.StoreOp | scf.YieldOp) and op not in matched_loads:
             return None
     return updates
-
-
-def _inside_parallel(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, scf.ParallelOp):
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 def _address(build, buffer: SSAValue, indices) -> SSAValue:

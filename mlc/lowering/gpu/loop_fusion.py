@@ -34,6 +34,8 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Pure
 
+from mlc.lowering.support.op_walk import inside
+
 _VIEWS = (memref.SubviewOp, memref.CastOp, memref.ReinterpretCastOp)
 _HOISTABLE = (memref.AllocOp, memref.DimOp, *_VIEWS)
 
@@ -170,7 +172,7 @@ def fuse_parallel_loops(module: ModuleOp) -> None:
     loops = [op for op in module.walk() if isinstance(op, scf.ParallelOp)]
     fused: set[Operation] = set()
     for loop in loops:
-        if loop in fused or _inside_parallel(loop):
+        if loop in fused or inside(loop, scf.ParallelOp):
             continue
         while (after := _next_parallel(loop)) is not None:
             if not (_same_space(loop, after) and _compatible(loop, after)):
@@ -179,12 +181,3 @@ def fuse_parallel_loops(module: ModuleOp) -> None:
                 break
             fused.add(after)
             _fuse(loop, after)
-
-
-def _inside_parallel(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, scf.ParallelOp):
-            return True
-        parent = parent.parent_op()
-    return False

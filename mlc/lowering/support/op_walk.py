@@ -29,3 +29,13 @@ def walk_ops(op: Operation) -> list[Operation]:
         children.reverse()
         stack.extend(children)
     return found
+
+
+def inside(op: Operation, kind: type[Operation] | tuple[type[Operation], ...]) -> bool:
+    """Whether an op enclosing `op` (not `op` itself) is a `kind`."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, kind):
+            return True
+        parent = parent.parent_op()
+    return False
