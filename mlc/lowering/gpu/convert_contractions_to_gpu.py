@@ -177,7 +177,7 @@ class ContractionToTiledLaunch(RewritePattern):
         bounded = shapes[0] is self.big and self.blocks_per_sm > 1  # nvvm.minctasm
         if self.sm < ASYNC_COPY_SM:  # no cp.async: slices through registers
             shapes = tuple(replace(shape, stages=0) for shape in shapes)
-        grids = [grid(host, contraction, bounds, batch, shape) for shape in shapes]
+        grids = [grid(host, contraction, bounds, batch, s.rows, s.cols) for s in shapes]
         x, y, z = grids[0]
         big_blocks = host(arith.MuliOp(host(arith.MuliOp(x, y)), z))
         big = host(arith.CmpiOp(big_blocks, host.index(self.few_blocks), "uge"))

@@ -421,15 +421,28 @@ class _KLoop:
 
 
 def grid(
-    host: Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue, shape: TileShape
+    host: Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue, rows: int, cols: int
 ) -> list[SSAValue]:
-    """Blocks in x (columns), y (rows) and z (batch) for tiles of `shape`."""
+    """Blocks in x (columns), y (rows) and z (batch) for `rows x cols` output tiles."""
     one = host.index(1)
     return [
-        host(arith.MaxUIOp(host.ceil_div(bounds[c.cols], shape.cols), one)),
-        host(arith.MaxUIOp(host.ceil_div(bounds[c.rows], shape.rows), one)),
+        host(arith.MaxUIOp(host.ceil_div(bounds[c.cols], cols), one)),
+        host(arith.MaxUIOp(host.ceil_div(bounds[c.rows], rows), one)),
         host(arith.MaxUIOp(batch, one)),
     ]
+
+
+def batch_position(
+    e: Emitter, c: Contraction, bounds: list[SSAValue], block_z: SSAValue
+) -> list[SSAValue]:
+    """The batch indices of the block `block_z` (its batch dims, row-major)."""
+    position: list[SSAValue] = []
+    rest = block_z
+    for dim in reversed(c.batch):
+        position.append(e.rem(rest, bounds[dim]))
+        rest = e.div(rest, bounds[dim])
+    position.reverse()
+    return position
 
 
 def kernel_body(
@@ -446,12 +459,7 @@ def kernel_body(
     kernel(scf.IfOp(work, [], [then]))
     kernel(gpu.TerminatorOp())
     inner = kernel.region(then)
-    batch_ivs: list[SSAValue] = []
-    rest = bz
-    for dim in reversed(c.batch):
-        batch_ivs.append(inner.rem(rest, bounds[dim]))
-        rest = inner.div(rest, bounds[dim])
-    batch_ivs.reverse()
+    batch_ivs = batch_position(inner, c, bounds, bz)
     if shape.block_group > 1:
         bx, by = grouped(inner, bx, by, shape.block_group)
     _Kernel(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)

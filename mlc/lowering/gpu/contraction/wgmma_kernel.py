@@ -59,6 +59,7 @@ from mlc.lowering.gpu.contraction.epilogue import initial_values, store_output
 from mlc.lowering.gpu.contraction.half_staging import element_address, shared_address
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.tile_staging import WORKGROUP
+from mlc.lowering.gpu.contraction.tiled_kernel import batch_position, grid
 from mlc.lowering.gpu.convert_gpu_to_nvvm import DYNAMIC_SHARED_ATTR
 
 WARPGROUP = 128  # threads of a warpgroup: 4 warps
@@ -148,11 +149,7 @@ def launch(
 ) -> None:
     """The contraction's `gpu.launch` at `host`: one block a `rows x cols` output tile."""
     one = host.index(1)
-    blocks = [
-        host(arith.MaxUIOp(host.ceil_div(bounds[c.cols], shape.cols), one)),
-        host(arith.MaxUIOp(host.ceil_div(bounds[c.rows], shape.rows), one)),
-        host(arith.MaxUIOp(batch, one)),
-    ]
+    blocks = grid(host, c, bounds, batch, shape.rows, shape.cols)
     body = Block(arg_types=[IndexType()] * 12)
     shared = host(arith.ConstantOp.from_int_and_width(shape.shared_bytes, i32))
     threads = [host.index(shape.threads), one, one]
@@ -165,12 +162,7 @@ def launch(
     kernel(scf.IfOp(kernel.less(bz, batch), [], [then]))
     kernel(gpu.TerminatorOp())
     inner = kernel.region(then)
-    batch_ivs: list[SSAValue] = []
-    rest = bz
-    for dim in reversed(c.batch):
-        batch_ivs.append(inner.rem(rest, bounds[dim]))
-        rest = inner.div(rest, bounds[dim])
-    batch_ivs.reverse()
+    batch_ivs = batch_position(inner, c, bounds, bz)
     if shape.block_group > 1:
         bx, by = grouped(inner, bx, by, shape.block_group)
     _Wgmma(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)
