@@ -32,8 +32,7 @@ the Hopper kernel instead (`mlc.lowering.gpu.contraction.wgmma_kernel`: warpgrou
 multiplying by `wgmma.mma_async` from 128-byte swizzled shared slices, `WGMMA_TILE` or
 `wgmma-tile=ROWS,COLS,STAGES`; its PTX needs sm_90a); those it declines keep mma.sync,
 with a remark: 0.91x cuBLAS at 8192 on an H200, against mma.sync's 0.38x
-(bench/results/gpu-wgmma.md). Default `off` until the tensor-core suites (batched
-matmuls, fused epilogues) have passed on a GPU with it.
+(bench/results/gpu-wgmma.md). `auto` is the default; `wgmma=off` keeps mma.sync.
 
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
@@ -336,7 +335,7 @@ class ConvertContractionsToGPUPass(ModulePass):
     blocks_per_sm: int = BLOCKS_PER_SM
     tf32: bool = False
     sm: int = DEFAULT_SM
-    wgmma: str = "off"
+    wgmma: str = "auto"
     wgmma_tile: tuple[int, ...] = (WGMMA_TILE.rows, WGMMA_TILE.cols, WGMMA_TILE.stages)
 
     def __post_init__(self) -> None:
