@@ -1,21 +1,24 @@
 """
-16-bit matmuls on an H100 or H200: the mma.sync kernel and the sm_90a wgmma kernel's
-tile shapes side by side, against cuBLAS (torch), in one process.
+16-bit and tf32 matmuls on an H100 or H200: the mma.sync kernel and the sm_90a wgmma
+kernel's tile shapes side by side, against cuBLAS (torch), in one process.
 
-Each variant compiles `convert-contractions-to-gpu` with `wgmma=off` (mma.sync) or
-`wgmma=auto wgmma-tile=ROWS,COLS,STAGES`. First the numerics: every variant on odd
-static shapes (edge tiles in M, N and K; a transposed B) against float64 of the same
-16-bit inputs, relative L2 error and whether every element is within 2 units in the
-last place of the output type (of the largest output); a variant that fails is not
+Each variant compiles with `MLC_WGMMA=off` (mma.sync) or `MLC_WGMMA=ROWS,COLS,STAGES`
+(the wgmma kernel with that tile). tf32 rows are f32 matmuls compiled with
+`allow_tf32=True` against torch with `torch.backends.cuda.matmul.allow_tf32 = True`.
+First the numerics: every variant on odd static shapes (edge tiles in M, N and K; a
+transposed B) against float64 of the same inputs, relative L2 error and whether every
+element is within 2 units in the last place of the output type (of the largest
+output; tf32: within 3 * 2^-10 of |a| @ |b|); a variant that fails is not
 timed. Then the times: square matmuls (4096 and 8192 by default) by their GPU kernel
 time per call (the CUDA profiler: host work does not count) against `a @ b` in torch,
 and the kernel the PTX holds (wgmma or mma.sync). The table comes last.
 
 Run on the GPU machine: `python bench/gpu_wgmma.py [--sizes 4096 8192] [--out FILE]
-[--variant off] [--variant 128,256,4 ...]`.
+[--element tf32] [--variant off] [--variant 128,256,4 ...]`.
 """
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -25,11 +28,11 @@ from gpu_setup import Device, publish
 import mlc
 from mlc import pipeline
 from mlc.backend.ptx import to_ptx
-from mlc.compiler import executable_cache
 
 # "off": the mma.sync kernel; else the wgmma kernel's rows, cols, stages
 VARIANTS = ["off", "128,256,4", "128,256,3", "128,128,4", "192,192,3", "64,256,4"]
-ULP = {"f16": 2.0**-10, "bf16": 2.0**-7}
+ULP = {"f16": 2.0**-10, "bf16": 2.0**-7, "tf32": 2.0**-10}
+TF32_VARIANTS = ["off", "128,256,4", "128,128,4"]  # f32 with allow_tf32: mma.sync or wgmma
 
 MATMUL = """
 func.func @main(%a: tensor<MxKxT>, %b: tensor<KxNxT>) -> tensor<MxNxT> {
@@ -50,27 +53,18 @@ ODD = [(MATMUL, 1000, 520, 1000), (MATMUL, 456, 72, 2056), (A_BT, 1096, 200, 392
 def source(program: str, element: str, m: int, k: int, n: int) -> str:
     text = program.replace("<M", f"<{m}").replace("xKx", f"x{k}x").replace("<K", f"<{k}")
     text = text.replace("xNx", f"x{n}x").replace("<N", f"<{n}")
-    return text.replace("xT>", f"x{element}>")
+    return text.replace("xT>", f"x{'f32' if element == 'tf32' else element}>")
 
 
-def stage(variant: str) -> str:
-    options = "wgmma=off" if variant == "off" else f"wgmma=auto wgmma-tile={variant}"
-    return pipeline.STAGES["parallel-loops"].replace(
-        "convert-contractions-to-gpu", f"convert-contractions-to-gpu{{{options}}}"
-    )
-
-
-def compile_variant(text: str, variant: str, sm: str):
-    """The executable and the kernel its PTX multiplies with."""
-    default = pipeline.STAGES["parallel-loops"]
-    pipeline.STAGES["parallel-loops"] = stage(variant)
-    executable_cache.clear()  # the same source: compile again, with this stage
+def compile_variant(text: str, variant: str, sm: str, element: str):
+    """The executable and the kernel its PTX multiplies with (`MLC_WGMMA`: the variant)."""
+    options = {"allow_tf32": True} if element == "tf32" else {}
+    os.environ[pipeline.WGMMA_VARIABLE] = "off" if variant == "off" else variant
     try:
-        exe = mlc.compile(text, target="cuda")
-        ptx = to_ptx(mlc.compile(text, target="cuda", emit="nvvm", sm=sm), sm)
+        exe = mlc.compile(text, target="cuda", **options)
+        ptx = to_ptx(mlc.compile(text, target="cuda", emit="nvvm", sm=sm, **options), sm)
     finally:
-        pipeline.STAGES["parallel-loops"] = default
-        executable_cache.clear()
+        del os.environ[pipeline.WGMMA_VARIABLE]
     kernel = "wgmma" if "wgmma.mma_async" in ptx else "mma.sync" if "mma.sync" in ptx else "?"
     return exe, kernel
 
@@ -82,11 +76,12 @@ def label(variant: str) -> str:
 
 
 def check(variant: str, element: str, dtype, sm: str) -> tuple[bool, str]:
-    """Every odd shape within 2 ulp of the output type; the worst relative L2 error."""
+    """Every odd shape within 2 ulp of the output type (tf32: within 3 * 2^-10 of
+    |a| @ |b|, tf32's rounding of the products); the worst relative L2 error."""
     rng = np.random.default_rng()
     worst, ok, kernels = 0.0, True, set()
     for program, m, k, n in ODD:
-        exe, kernel = compile_variant(source(program, element, m, k, n), variant, sm)
+        exe, kernel = compile_variant(source(program, element, m, k, n), variant, sm, element)
         kernels.add(kernel)
         a = rng.standard_normal((m, k)).astype(dtype)
         b = rng.standard_normal((n, k) if program is A_BT else (k, n)).astype(dtype)
@@ -95,6 +90,9 @@ def check(variant: str, element: str, dtype, sm: str) -> tuple[bool, str]:
         worst = max(worst, float(np.linalg.norm(got - want) / np.linalg.norm(want)))
         scale = max(1.0, float(np.abs(want).max()))
         limit = 2 * ULP[element] * (scale + np.abs(want))
+        if element == "tf32":
+            magnitude = np.abs(a.astype(np.float64)) @ np.abs(b.T if program is A_BT else b)
+            limit = 3 * ULP[element] * magnitude + 1e-6
         ok = ok and bool((np.abs(got - want) <= limit).all())
     return ok, f"{worst:.1e} ({'/'.join(sorted(kernels))}, {'ok' if ok else 'FAILED'})"
 
@@ -108,8 +106,11 @@ def main() -> int:
         "--variant", action="append", metavar="off|ROWS,COLS,STAGES",
         help="a variant instead of the built-in list (repeatable)",
     )  # fmt: skip
+    parser.add_argument(
+        "--element", action="append", choices=["bf16", "f16", "tf32"],
+        help="only these element types (repeatable; default: all three)",
+    )  # fmt: skip
     args = parser.parse_args()
-    variants = args.variant or VARIANTS
 
     import ml_dtypes
     from pycuda.gpuarray import GPUArray  # pyright: ignore[reportMissingImports]
@@ -118,10 +119,17 @@ def main() -> int:
 
     gpu = Device()
     torch, sm = gpu.torch, cuda.device().sm
-    elements = {"bf16": (torch.bfloat16, ml_dtypes.bfloat16), "f16": (torch.float16, np.float16)}
+    elements = {
+        "bf16": (torch.bfloat16, ml_dtypes.bfloat16),
+        "f16": (torch.float16, np.float16),
+        "tf32": (torch.float32, np.float32),  # cuBLAS in tf32: allow_tf32 below
+    }
+    torch.backends.cuda.matmul.allow_tf32 = True
     rows = []
     for element, (torch_dtype, dtype) in elements.items():
-        for variant in variants:
+        if args.element and element not in args.element:
+            continue
+        for variant in args.variant or (TF32_VARIANTS if element == "tf32" else VARIANTS):
             ok, numerics = check(variant, element, dtype, sm)
             print(f"{element} {label(variant)}: {numerics}", flush=True)
             for size in args.sizes:
@@ -132,7 +140,7 @@ def main() -> int:
                 a = gpu.randn(size, size).to(torch_dtype)
                 b = gpu.randn(size, size).to(torch_dtype)
                 exe, kernel = compile_variant(
-                    source(MATMUL, element, size, size, size), variant, sm
+                    source(MATMUL, element, size, size, size), variant, sm, element
                 )
                 va, vb = (GPUArray(tuple(t.shape), dtype, gpudata=t.data_ptr()) for t in (a, b))
                 mine = gpu.kernel_us(lambda exe=exe, va=va, vb=vb: exe(va, vb), args.calls)

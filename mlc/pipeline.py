@@ -27,6 +27,7 @@ same, and is on by default there).
 """
 
 import os
+import re
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -129,20 +130,56 @@ CONTRACTIONS = "convert-contractions-to-gpu"
 ATTENTION = "convert-attention-to-gpu"  # takes `sm` too (tensor cores from sm_80)
 
 
-def contraction_options(text: str, allow_tf32: bool = False, sm: str | None = None) -> str:
+# The Hopper wgmma kernel's compile choice (`wgmma_choice`): `auto`, `off`, or a tile.
+WGMMA_VARIABLE = "MLC_WGMMA"
+
+
+def wgmma_choice() -> str | None:
+    """
+    `MLC_WGMMA`, the choice of the sm_90a wgmma kernel for contractions: `off` (the
+    mma.sync kernels), `auto` (wgmma where it applies: the pass's default) or
+    `ROWS,COLS,STAGES` (`auto` with that tile); None when unset. A bad value is a
+    one-line `ValueError`; a tile the pass cannot build is its own one-line error.
+    """
+    text = os.environ.get(WGMMA_VARIABLE, "").strip().lower()
+    if not text:
+        return None
+    if text in ("auto", "off") or re.fullmatch(r"\d+,\d+,\d+", text):
+        return text
+    raise ValueError(f"{WGMMA_VARIABLE} must be auto, off or ROWS,COLS,STAGES, got '{text}'")
+
+
+def wgmma_options(choice: str | None) -> dict[str, tuple[str | int, ...]]:
+    """The contraction pass's options for a `wgmma_choice`."""
+    if choice is None:
+        return {}
+    if choice in ("auto", "off"):
+        return {"wgmma": (choice,)}
+    return {"wgmma": ("auto",), "wgmma-tile": tuple(int(n) for n in choice.split(","))}
+
+
+def contraction_options(
+    text: str, allow_tf32: bool = False, sm: str | None = None, wgmma: str | None = None
+) -> str:
     """
     `text` with `CONTRACTIONS` given the options: with `allow_tf32`, contractions
     multiply on the tensor cores in tf32; `sm` (an architecture such as `sm_75`) is the
     one kernels are built for, else the pass's default (sm_80 and later), given to the
-    attention kernels' pass (`ATTENTION`) too. Options the
-    text already gives the pass (a tile shape, say) stay, and win over these.
+    attention kernels' pass (`ATTENTION`) too; `wgmma` a `wgmma_choice` (None: the
+    pass's default). Options the text already gives the pass (a tile shape, say) stay,
+    and win over these.
     """
-    added: dict[str, tuple[bool | int, ...]] = {"tf32": (True,)} if allow_tf32 else {}
+    added: dict[str, tuple[bool | int | str, ...]] = {"tf32": (True,)} if allow_tf32 else {}
     if sm is not None:
         added["sm"] = (compute_capability(sm),)
+    added |= wgmma_options(wgmma)
     if not added:
         return text
-    wanted = {CONTRACTIONS: added, ATTENTION: {k: v for k, v in added.items() if k == "sm"}}
+    attention = {k: v for k, v in added.items() if k == "sm"}
+    wanted: dict[str, dict[str, tuple[bool | int | str, ...]]] = {
+        CONTRACTIONS: added,
+        ATTENTION: attention,
+    }
     specs = [
         ArgSpec(
             spec.name,
@@ -161,16 +198,18 @@ def stage_text(
     allow_tf32: bool = False,
     target: str = "cpu",
     sm: str | None = None,
+    wgmma: str | None = None,
 ) -> str:
-    """The pass pipeline of `stage` for `target` (GPU kernels for architecture `sm`);
-    the `mlc` stage without graph passes is only `cse`."""
+    """The pass pipeline of `stage` for `target` (GPU kernels for architecture `sm`,
+    the wgmma kernel as `wgmma` chooses); the `mlc` stage without graph passes is only
+    `cse`."""
     skip = stage == "mlc" and not graph_passes
     text = (
         UNOPTIMIZED_MLC_STAGE
         if skip
         else TARGET_STAGE_TEXT.get(target, {}).get(stage, STAGES[stage])
     )
-    return contraction_options(text, allow_tf32, sm)
+    return contraction_options(text, allow_tf32, sm, wgmma)
 
 
 def run_stage(
@@ -181,9 +220,11 @@ def run_stage(
     allow_tf32: bool = False,
     target: str = "cpu",
     sm: str | None = None,
+    wgmma: str | None = None,
 ) -> None:
     """Apply one stage's passes in place; raise `DiagnosticError` if one fails."""
-    run_pipeline(module, stage_text(stage, graph_passes, allow_tf32, target, sm), verify)
+    text = stage_text(stage, graph_passes, allow_tf32, target, sm, wgmma)
+    run_pipeline(module, text, verify)
 
 
 VERIFY_EACH_ENV = "MLC_VERIFY_EACH"
@@ -244,15 +285,17 @@ def lower(
     graph_passes: bool = True,
     allow_tf32: bool = False,
     sm: str | None = None,
+    wgmma: str | None = None,
 ) -> ModuleOp:
     """
     Run the target's stages on `module` in place, up to `emit`; return it.
 
     With `graph_passes=False` the `mlc` stage runs only `UNOPTIMIZED_MLC_STAGE`;
-    `allow_tf32` and `sm` are the GPU contractions' options (`contraction_options`).
+    `allow_tf32`, `sm` and `wgmma` are the GPU contractions' options
+    (`contraction_options`).
     """
     for stage in stages_for(target, emit):
-        run_stage(module, stage, graph_passes, allow_tf32=allow_tf32, target=target, sm=sm)
+        run_stage(module, stage, graph_passes, True, allow_tf32, target, sm, wgmma)
     return module
 
 

@@ -30,7 +30,9 @@ class CompileOptions:
     or without the graph passes of the `mlc` stage, f32 contractions in tf32 on the GPU
     (`allow_tf32`), GPU kernels built for architecture `sm` (None: the pass's default),
     for `threads` threads (default: `mlc.tiling_model.thread_count()`), with timers
-    around each kernel when `profile` (`mlc.profiler`). `precision` "bf16"/"f16" runs
+    around each kernel when `profile` (`mlc.profiler`), the sm_90a wgmma kernel as
+    `wgmma` chooses (default: `MLC_WGMMA`, `pipeline.wgmma_choice`; None: the pass's
+    `auto`). `precision` "bf16"/"f16" runs
     the `autocast` pass first; "tf32" is `allow_tf32` on the GPU and f32 on the CPU.
     """
 
@@ -42,6 +44,7 @@ class CompileOptions:
     threads: int = field(default_factory=thread_count)
     profile: bool = False
     precision: str = "f32"
+    wgmma: str | None = field(default_factory=pipeline.wgmma_choice)
 
     def __post_init__(self) -> None:
         _check_tf32(self.allow_tf32, self.target)
@@ -87,7 +90,9 @@ class CompileOptions:
 
     def stage_text(self, stage: str) -> str:
         """The pass pipeline of `stage` under these options."""
-        text = pipeline.stage_text(stage, self.graph_passes, self.allow_tf32, self.target, self.sm)
+        text = pipeline.stage_text(
+            stage, self.graph_passes, self.allow_tf32, self.target, self.sm, self.wgmma
+        )
         if stage == "mlc" and self.precision in ("bf16", "f16"):
             # After fuse-attention, which matches f32 matmuls around a softmax: autocast
             # then narrows the fused attention's operands as it narrows a matmul's.

@@ -20,7 +20,7 @@ ptxas is installed), then the numerics skip with the reason.
 import numpy as np
 import pytest
 
-from tests.gpu.targets import assemble, gpu_unavailable_reason
+from tests.gpu.targets import compile_once
 
 pytestmark = pytest.mark.gpu
 
@@ -42,37 +42,13 @@ func.func @main(%x: {x}, %w: {w}, %b: {b}) -> {y} {{
 """
 
 
-_COMPILED: dict[str, object] = {}
-
-
 def compiled(program: str, precision: str = "f32", copies: bool = False):
-    """`program` for cuda, once; without a GPU: its 16-bit tensor-core PTX (with
-    `cp.async` copies when `copies`) assembled for sm_80 and sm_90a, then a skip."""
-    import mlc
-
-    key = f"{precision}\n{program}"
-    if key not in _COMPILED:
-        reason = gpu_unavailable_reason()
-        try:
-            if reason is None:
-                _COMPILED[key] = mlc.compile(program, target="cuda", precision=precision)
-            else:
-                from mlc.backend.ptx import to_ptx
-
-                options = {"precision": precision, "sm": "sm_80"}
-                module = mlc.compile(program, target="cuda", emit="nvvm", **options)
-                ptx = to_ptx(module, "sm_80")
-                assert "mma.sync.aligned.m16n8k16" in ptx and "ldmatrix" in ptx
-                assert not copies or "cp.async.cg.shared.global" in ptx
-                for sm in ("sm_80", "sm_90a"):
-                    assemble(ptx, sm)
-                pytest.skip(f"{reason} (16-bit convolution PTX assembled with ptxas)")
-        except pytest.skip.Exception as skipped:
-            _COMPILED[key] = skipped
-    found = _COMPILED[key]
-    if isinstance(found, BaseException):
-        raise found
-    return found
+    """`program` for cuda, once (`compile_once`); without a GPU: its 16-bit tensor-core
+    PTX (with `cp.async` copies when `copies`), built for sm_80, assembled for sm_80 and
+    sm_90a, then a skip."""
+    holds = ("mma.sync.aligned.m16n8k16", "ldmatrix")
+    holds += ("cp.async.cg.shared.global",) if copies else ()
+    return compile_once(program, precision=precision, sm=("sm_80", "sm_90a"), holds=holds)
 
 
 def _dtype(element: str):

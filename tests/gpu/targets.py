@@ -6,8 +6,9 @@ the device run selects with `-m gpu`). `compile_for(module, "cuda")` compiles an
 on the GPU when there is one. Without a GPU it still lowers the program through the
 `gpu` pipeline and, where CUDA's `ptxas` is on PATH, assembles its PTX for sm_90 (so
 every test program's PTX is checked on machines with the toolkit but no GPU), then
-skips the numerical part with the reason. `compile_once` does so once per program
-text, `compile_all` checks several programs before skipping, and `jit_for` routes
+skips the numerical part with the reason (`sm` picks the architectures, `wgmma` the
+wgmma kernel's compile choice). `compile_once` does so once per program text and
+options, `compile_all` checks several programs before skipping, and `jit_for` routes
 `mlc.jit`'s compiles through `compile_for`. Tests take the `target` fixture
 (tests/e2e/conftest.py) and run unchanged on a GPU machine (`pytest -m gpu`).
 """
@@ -15,7 +16,8 @@ text, `compile_all` checks several programs before skipping, and `jit_for` route
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from typing import Any
 import pytest
 
 import mlc
+from mlc import pipeline
 
 TARGETS = [pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu)]
 
@@ -64,21 +67,53 @@ def assemble(ptx: str, sm: str = "sm_90") -> None:
     assert done.returncode == 0, f"ptxas rejected the PTX:\n{done.stderr}"
 
 
-def compile_for(module: Any, target: str, **options: Any) -> Any:
-    """`mlc.compile(module, target, **options)`, or for `cuda` without a GPU: check PTX,
-    then skip."""
+@contextmanager
+def wgmma_choice(choice: str | None) -> Iterator[None]:
+    """Compiles inside take the wgmma kernel as `choice` says (`MLC_WGMMA`: `auto`, `off`,
+    `ROWS,COLS,STAGES`; None: as the environment says)."""
+    if choice is None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(pipeline.WGMMA_VARIABLE, choice)
+        yield
+
+
+def compile_for(
+    module: Any,
+    target: str,
+    *,
+    sm: str | Sequence[str] | None = None,
+    wgmma: str | None = None,
+    holds: Sequence[str] = (),
+    **options: Any,
+) -> Any:
+    """
+    `mlc.compile(module, target, **options)`, or for `cuda` without a GPU: check PTX,
+    then skip. The PTX is built for `sm` (the first of several; None: the pass's
+    default) and assembled for each (default sm_90), and must hold each of `holds`;
+    `wgmma` is the wgmma kernel's compile choice (`wgmma_choice`).
+    """
     if target == "cpu":
         return mlc.compile(module, **options)
     reason = gpu_unavailable_reason()
     if reason is None:
-        return mlc.compile(module, target="cuda", **options)
+        with wgmma_choice(wgmma):
+            return mlc.compile(module, target="cuda", **options)
     if shutil.which("ptxas") is None:
         pytest.skip(f"{reason}; ptxas not on PATH either")
     from mlc.backend.ptx import kernel_names, to_ptx
 
-    lowered = mlc.compile(module, target="gpu", emit="nvvm", **options)
+    architectures = [sm] if isinstance(sm, str) else list(sm or [])
+    built = architectures[0] if architectures else None
+    with wgmma_choice(wgmma):
+        lowered = mlc.compile(module, target="gpu", emit="nvvm", sm=built, **options)
     if kernel_names(lowered):  # a program of scalars alone has no kernels
-        assemble(to_ptx(lowered))
+        ptx = to_ptx(lowered, built or "sm_90")
+        for wanted in holds:
+            assert wanted in ptx, f"the PTX holds no {wanted}"
+        for architecture in architectures or ["sm_90"]:
+            assemble(ptx, architecture)
     pytest.skip(f"{reason} (PTX assembled with ptxas)")
 
 
@@ -118,7 +153,8 @@ _COMPILED: dict[str, Any] = {}
 
 
 def compile_once(program: str, target: str = "cuda", **options: Any) -> Any:
-    """`compile_for`, once per program text: later calls reuse it (or repeat its skip)."""
+    """`compile_for` (its options too: `sm`, `wgmma`, `holds`), once per program text
+    and options: later calls reuse it (or repeat its skip)."""
     key = f"{target}\n{sorted(options.items())}\n{program}"
     if key not in _COMPILED:
         try:

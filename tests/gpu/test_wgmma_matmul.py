@@ -11,14 +11,19 @@ and the numerics skip with the reason.
 
 Tolerance as tests/gpu/test_tensor_core_matmul.py: products and sums in f32, so 2 units
 in the last place of the output type, relative to the largest output and to each.
+
+f32 matmuls with `allow_tf32=True` take the same kernel in tf32 (`m64nNk8`, B
+transposed as it is copied): plain, transposed operands, batched, the fused epilogue,
+sizes that are multiples of 4 but not of 8, against float64 of the f32 inputs. tf32
+keeps 10 bits of each operand's mantissa (the wgmma reads the top 19 bits of each f32),
+so each product is within 2^-9 of its value, relatively: every output within
+3 * 2^-10 * (|a| @ |b|), and a relative L2 error below docs/precision.md's 5e-3.
 """
 
-import os
 import re
 import shutil
 import subprocess
 import tempfile
-from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -26,10 +31,8 @@ import numpy as np
 import pytest
 
 import mlc
-from mlc import pipeline
 from mlc.backend.ptx import PTXError, to_ptx
-from mlc.compiler import executable_cache
-from tests.gpu.targets import assemble, gpu_unavailable_reason
+from tests.gpu.targets import compile_once, wgmma_choice
 
 pytestmark = pytest.mark.gpu
 
@@ -81,62 +84,35 @@ def _source(program: str, element: str, **sizes: int) -> str:
     return program.replace("xT>", f"x{element}>")
 
 
-@contextmanager
-def wgmma(tile: tuple[int, int, int] | None):
-    """Compiles inside use the wgmma kernel (with `tile`: rows, cols, stages)."""
-    options = "wgmma=auto" + (f" wgmma-tile={','.join(map(str, tile))}" if tile else "")
-    default = pipeline.STAGES["parallel-loops"]
-    pipeline.STAGES["parallel-loops"] = default.replace(
-        "convert-contractions-to-gpu", f"convert-contractions-to-gpu{{{options}}}"
-    )
-    executable_cache.clear()  # the same source compiles again, with this stage
-    try:
-        yield
-    finally:
-        pipeline.STAGES["parallel-loops"] = default
-        executable_cache.clear()
+def _choice(tile: tuple[int, int, int] | None) -> str:
+    """The wgmma kernel's compile choice (`MLC_WGMMA`): `auto`, or a tile."""
+    return ",".join(map(str, tile)) if tile else "auto"
 
 
 @cache
-def lowered(source: str, tile=None):
+def lowered(source: str, tile=None, allow_tf32: bool = False):
     """`source` lowered to NVVM for sm_90a with the wgmma kernel, once."""
-    with wgmma(tile):
-        return mlc.compile(source, target="cuda", emit="nvvm", sm="sm_90a")
+    with wgmma_choice(_choice(tile)):
+        options = {"allow_tf32": True} if allow_tf32 else {}
+        return mlc.compile(source, target="cuda", emit="nvvm", sm="sm_90a", **options)
 
 
-def wgmma_ptx(source: str, tile=None) -> str:
+def wgmma_ptx(source: str, tile=None, allow_tf32: bool = False) -> str:
     """The sm_90a PTX of `source` with the wgmma kernel: it must hold wgmmas."""
-    ptx = to_ptx(lowered(source, tile), "sm_90a")
+    ptx = to_ptx(lowered(source, tile, allow_tf32), "sm_90a")
     assert "wgmma.mma_async.sync.aligned" in ptx and ".target sm_90a" in ptx
     return ptx
 
 
-_COMPILED: dict[tuple[str, object], object] = {}
-
-
-def compiled(source: str, tile=None):
+def compiled(source: str, tile=None, allow_tf32: bool = False):
     """
-    `source` for cuda with the wgmma kernel, once. Without a GPU: a skip, after its PTX
-    is assembled if `MLC_TEST_PTX=1` (each program costs seconds; the registers test
-    assembles one always).
+    `source` for cuda with the wgmma kernel, once (`compile_once`). Without a GPU the
+    test is skipped before it compiles unless `MLC_TEST_PTX=1` (tests/conftest.py); then
+    its sm_90a PTX is assembled (each program costs seconds), and the numerics skip.
     """
-    key = (source, tile)
-    if key not in _COMPILED:
-        reason = gpu_unavailable_reason()
-        try:
-            if reason is None:
-                with wgmma(tile):
-                    _COMPILED[key] = mlc.compile(source, target="cuda")
-            else:
-                if os.environ.get("MLC_TEST_PTX") == "1":
-                    assemble(wgmma_ptx(source, tile), "sm_90a")
-                pytest.skip(f"{reason} (wgmma PTX assembled with ptxas for sm_90a)")
-        except pytest.skip.Exception as skipped:
-            _COMPILED[key] = skipped
-    found = _COMPILED[key]
-    if isinstance(found, BaseException):
-        raise found
-    return found
+    options = {"allow_tf32": True} if allow_tf32 else {}
+    holds = ("wgmma.mma_async.sync.aligned",)
+    return compile_once(source, sm="sm_90a", wgmma=_choice(tile), holds=holds, **options)
 
 
 def _dtype(element: str):
@@ -166,12 +142,16 @@ def test_other_targets_refuse_wgmma():
         to_ptx(lowered(SQUARE_8192), "sm_90")
 
 
-def test_kernel_registers_without_spills():
-    """The default 128x256 kernel at 8192 fits the registers (ptxas -v: no spills)."""
+@pytest.mark.parametrize("element", [*ELEMENTS, "tf32"])
+def test_kernel_registers_without_spills(element):
+    """The default 128x256 kernel at 8192 fits the registers (ptxas -v: no spills):
+    206 a thread in 16 bits, 232 in tf32 (its B copied an element at a time)."""
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas (CUDA toolkit) not on PATH")
-    ptx = wgmma_ptx(SQUARE_8192)
+    tf32 = element == "tf32"
+    ptx = wgmma_ptx(_source(MATMUL, "f32" if tf32 else element, M=8192, K=8192, N=8192), None, tf32)
+    assert not tf32 or "m64n256k8.f32.tf32.tf32" in ptx
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "k.ptx"
         path.write_text(ptx)
@@ -243,3 +223,55 @@ def test_transposed_operands(element, m, k, n):
     _close(c, _f64(a) @ _f64(b).T, element)
     _close(d, _f64(at).T @ _f64(b).T, element)
     _close(e, _f64(at).T @ _f64(b2), element)
+
+
+def _close_tf32(got, want, bound):
+    """Within tf32's rounding of each product (`bound`: |a| @ |b|), and docs/precision.md."""
+    got = _f64(got)
+    assert (np.abs(got - want) <= 3 * 2.0**-10 * bound + 1e-6).all()
+    error = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+    assert error < 5e-3, f"relative L2 error {error:.2e}"
+
+
+def _f32(rng, *shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+# M, N, K multiples of 4 (not all of 8: 196, 36, 260, 1004), edge tiles in each, K
+# below two slices (36) and long (2048), M below the tile's rows.
+@pytest.mark.parametrize(
+    "m, k, n", [(196, 36, 260), (256, 128, 512), (64, 32, 512), (1004, 520, 1000), (128, 2048, 256)]
+)
+def test_tf32_matmul(m, k, n):
+    exe = compiled(_source(MATMUL, "f32", M=m, K=k, N=n), allow_tf32=True)
+    rng = np.random.default_rng()
+    a, b = _f32(rng, m, k), _f32(rng, k, n)
+    _close_tf32(exe(a, b), _f64(a) @ _f64(b), np.abs(_f64(a)) @ np.abs(_f64(b)))
+
+
+@pytest.mark.parametrize("m, k, n", [(132, 204, 268), (256, 64, 128)])
+def test_tf32_transposed_operands(m, k, n):
+    """K-major B (16-byte copies), M-major A (transposed by element copies, as B is)."""
+    exe = compiled(_source(TRANSPOSED, "f32", M=m, K=k, N=n), allow_tf32=True)
+    rng = np.random.default_rng()
+    a, b, at, b2 = _f32(rng, m, k), _f32(rng, n, k), _f32(rng, k, m), _f32(rng, k, n)
+    c, d, e = exe(a, b, at, b2)
+    for got, x, y in ((c, a, b.T), (d, at.T, b.T), (e, at.T, b2)):
+        _close_tf32(got, _f64(x) @ _f64(y), np.abs(_f64(x)) @ np.abs(_f64(y)))
+
+
+@pytest.mark.parametrize("batch, m, k, n", [(3, 128, 96, 256), (2, 68, 36, 324)])
+def test_tf32_batched(batch, m, k, n):
+    exe = compiled(_source(BATCHED, "f32", B=batch, M=m, K=k, N=n), allow_tf32=True)
+    rng = np.random.default_rng()
+    a, b = _f32(rng, batch, m, k), _f32(rng, batch, k, n)
+    _close_tf32(exe(a, b), _f64(a) @ _f64(b), np.abs(_f64(a)) @ np.abs(_f64(b)))
+
+
+@pytest.mark.parametrize("m, k, n", [(196, 132, 260), (512, 64, 256)])
+def test_tf32_bias_relu_residual_epilogue(m, k, n):
+    exe = compiled(_source(EPILOGUE, "f32", M=m, K=k, N=n), allow_tf32=True)
+    rng = np.random.default_rng()
+    a, b, bias, r = _f32(rng, m, k), _f32(rng, k, n), _f32(rng, n), _f32(rng, m, n)
+    want = np.maximum(_f64(a) @ _f64(b) + _f64(bias), 0.0) + _f64(r)
+    _close_tf32(exe(a, b, bias, r), want, np.abs(_f64(a)) @ np.abs(_f64(b)))

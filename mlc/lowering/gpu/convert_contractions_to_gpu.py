@@ -32,7 +32,9 @@ the Hopper kernel instead (`mlc.lowering.gpu.contraction.wgmma_kernel`: warpgrou
 multiplying by `wgmma.mma_async` from 128-byte swizzled shared slices, `WGMMA_TILE` or
 `wgmma-tile=ROWS,COLS,STAGES`; its PTX needs sm_90a); those it declines keep mma.sync,
 with a remark: 0.91x cuBLAS at 8192 on an H200, against mma.sync's 0.38x
-(bench/results/gpu-wgmma.md). `auto` is the default; `wgmma=off` keeps mma.sync.
+(bench/results/gpu-wgmma.md). With `tf32=true` too, f32 matmuls of static sizes
+(multiples of 4) take it in tf32 (`m64nNk8`, 32-deep slices, B transposed as it is
+copied: `wgmma_staging`). `auto` is the default; `wgmma=off` keeps mma.sync.
 
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
@@ -217,10 +219,12 @@ class ContractionToTiledLaunch(RewritePattern):
         self, host: Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue
     ) -> bool:
         """Whether the wgmma kernel (`wgmma=auto` on sm_90) took `c`: its launch is at
-        `host`. A 16-bit contraction it declines gets a remark saying why."""
-        if self.wgmma is None or not c.half:
+        `host`. A 16-bit contraction it declines (a tf32 one with `tf32=true`) gets a
+        remark saying why."""
+        tf32 = self.big.tf32
+        if self.wgmma is None or not (c.half or tf32) or c.conv is not None:
             return False
-        if (why := declined(c, self.wgmma)) is not None:
+        if (why := declined(c, self.wgmma, tf32)) is not None:
             op_remark(c.op, f"wgmma declined: {why}; mma.sync")
             return False
         wgmma_launch(host, c, bounds, batch, self.wgmma)

@@ -108,3 +108,20 @@ def test_precision_chooses_autocast_or_tf32():
     cpu_tf32 = CompileOptions.of("cpu", precision="tf32")
     assert not cpu_tf32.allow_tf32
     assert cpu_tf32.pipeline_text() == CompileOptions.of("cpu").pipeline_text()
+
+
+def test_wgmma_choice_from_the_environment(monkeypatch):
+    """`MLC_WGMMA` reaches the contraction pass's options and the cache key; unset, the
+    pipeline text is the default one; a bad value is a one-line error."""
+    default = CompileOptions("cuda", threads=1)
+    assert "wgmma" not in default.stage_text("parallel-loops")
+    monkeypatch.setenv("MLC_WGMMA", "off")
+    off = CompileOptions("cuda", threads=1)
+    assert 'convert-contractions-to-gpu{wgmma="off"}' in off.stage_text("parallel-loops")
+    monkeypatch.setenv("MLC_WGMMA", "128,128,4")
+    tile = CompileOptions("cuda", threads=1)
+    assert 'wgmma="auto" wgmma-tile=128,128,4' in tile.stage_text("parallel-loops")
+    assert len({default.pipeline_text(), off.pipeline_text(), tile.pipeline_text()}) == 3
+    monkeypatch.setenv("MLC_WGMMA", "fast")
+    with pytest.raises(ValueError, match="MLC_WGMMA must be auto, off or ROWS,COLS,STAGES"):
+        CompileOptions("cuda", threads=1)

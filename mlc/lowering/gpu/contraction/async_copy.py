@@ -37,18 +37,24 @@ def copy(e: Emitter, shared: SSAValue, source: SSAValue, src_bytes: SSAValue) ->
     e(llvm.InlineAsmOp(_COPY, "l,l,r,~{memory}", [*to_i64, src_bytes], has_side_effects=True))
 
 
-_COPY_TO = (
-    "{ .reg .u64 ga; cvta.to.global.u64 ga, $1; "
-    f"cp.async.cg.shared.global [$0], [ga], {COPY_BYTES}, $2; }}"
-)
+def _copy_to(size: int) -> str:
+    # .cg (L2 only) takes 16-byte copies alone; smaller ones go through L1 (.ca)
+    cache = "cg" if size == COPY_BYTES else "ca"
+    return (
+        "{ .reg .u64 ga; cvta.to.global.u64 ga, $1; "
+        f"cp.async.{cache}.shared.global [$0], [ga], {size}, $2; }}"
+    )
 
 
-def copy_to(e: Emitter, shared: SSAValue, source: SSAValue, src_bytes: SSAValue) -> None:
-    """`copy` to a 32-bit shared-window address `shared` (i32)."""
+def copy_to(
+    e: Emitter, shared: SSAValue, source: SSAValue, src_bytes: SSAValue, size: int = COPY_BYTES
+) -> None:
+    """`copy` to a 32-bit shared-window address `shared` (i32), of `size` bytes (16, 8
+    or 4: one f32 of the wgmma kernel's transposing copies)."""
     source = e(arith.IndexCastOp(source, i64))
     e(
         llvm.InlineAsmOp(
-            _COPY_TO, "r,l,r,~{memory}", [shared, source, src_bytes], has_side_effects=True
+            _copy_to(size), "r,l,r,~{memory}", [shared, source, src_bytes], has_side_effects=True
         )
     )
 
@@ -64,8 +70,8 @@ def wait_group(e: Emitter, pending: int) -> None:
     e(llvm.InlineAsmOp(text, "~{memory}", [], has_side_effects=True))
 
 
-def bytes_if(e: Emitter, inside: SSAValue) -> SSAValue:
-    """`COPY_BYTES` where `inside` holds, else 0 (a zero-filled copy), as i32."""
-    full = e(arith.ConstantOp.from_int_and_width(COPY_BYTES, i32))
+def bytes_if(e: Emitter, inside: SSAValue, size: int = COPY_BYTES) -> SSAValue:
+    """`size` where `inside` holds, else 0 (a zero-filled copy), as i32."""
+    full = e(arith.ConstantOp.from_int_and_width(size, i32))
     none = e(arith.ConstantOp.from_int_and_width(0, i32))
     return e(arith.SelectOp(inside, full, none))

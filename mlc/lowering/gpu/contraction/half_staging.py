@@ -166,8 +166,11 @@ def _i32(e: Emitter, value: int) -> SSAValue:
     return e(arith.ConstantOp.from_int_and_width(value, i32))
 
 
-def element_address(e: Emitter, buffer: SSAValue, indices: list[SSAValue]) -> SSAValue:
-    """The generic address of 16-bit `buffer[indices]`, a row-major memref, no offset."""
+def element_address(
+    e: Emitter, buffer: SSAValue, indices: list[SSAValue], element_bytes: int = ELEMENT_BYTES
+) -> SSAValue:
+    """The generic address of 16-bit (or `element_bytes`) `buffer[indices]`, a row-major
+    memref, no offset."""
     assert isinstance(buffer.type, MemRefType)
     linear = indices[0]
     for dim, index in enumerate(indices[1:], start=1):
@@ -175,4 +178,4 @@ def element_address(e: Emitter, buffer: SSAValue, indices: list[SSAValue]) -> SS
         extent = e.index(size) if size >= 0 else e(memref.DimOp(buffer, e.index(dim)))
         linear = e.add(e.mul(linear, extent), index)
     base = e(memref.ExtractAlignedPointerAsIndexOp.get(buffer))
-    return e.add(base, e.mul(linear, ELEMENT_BYTES))
+    return e.add(base, e.mul(linear, element_bytes))

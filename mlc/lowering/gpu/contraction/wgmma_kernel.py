@@ -47,7 +47,6 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
@@ -60,13 +59,14 @@ from mlc.lowering.gpu.contraction.half_staging import element_address, shared_ad
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.tile_staging import WORKGROUP
 from mlc.lowering.gpu.contraction.tiled_kernel import batch_position, grid
+from mlc.lowering.gpu.contraction.wgmma_staging import Operand, Staging, k_major
 from mlc.lowering.gpu.convert_gpu_to_nvvm import DYNAMIC_SHARED_ATTR
 
 WARPGROUP = 128  # threads of a warpgroup: 4 warps
 WARPGROUP_ROWS = 64  # the M of one wgmma
 MAX_SHARED_BYTES = 227 * 1024  # dynamic shared memory a block may have on sm_90
 WGMMA_SM = 90  # the first compute capability with wgmma (as sm_90a)
-UNIT = layout.UNIT_BYTES // layout.ELEMENT_BYTES  # values a copy moves: 8
+UNIT = layout.UNIT_BYTES // layout.ELEMENT_BYTES  # 16-bit values a copy moves: 8
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class WgmmaShape:
 
     @property
     def slice_bytes(self) -> int:
-        return (self.rows + self.cols) * layout.DEPTH * layout.ELEMENT_BYTES
+        return (self.rows + self.cols) * layout.ROW_BYTES  # a 128-byte row of K each
 
     @property
     def shared_bytes(self) -> int:
@@ -112,28 +112,21 @@ class WgmmaShape:
         return f"wgmma {self.rows}x{self.cols}/{self.stages}/g{self.block_group}"
 
 
-def k_major(op: GenericOp, operand: int, k: int, extent: int) -> bool | None:
-    """Whether `operand` is contiguous along K (True), along `extent` (False), or neither."""
-    results = op.get_indexing_maps().data[operand].data.results
-    if not results or not all(isinstance(r, AffineDimExpr) for r in results):
-        return None
-    last = results[-1]
-    assert isinstance(last, AffineDimExpr)
-    return True if last.position == k else False if last.position == extent else None
-
-
-def declined(c: Contraction, shape: WgmmaShape) -> str | None:
-    """Why the wgmma kernel does not take `c` (the mma.sync kernel does), or None."""
-    if not c.half or c.conv is not None:
-        return "not a 16-bit matmul"
+def declined(c: Contraction, shape: WgmmaShape, tf32: bool = False) -> str | None:
+    """Why the wgmma kernel does not take `c` (the mma.sync kernel does), or None; f32
+    contractions are taken in tf32 when `tf32` allows it."""
+    if not (c.half or tf32) or c.conv is not None:
+        return "not a 16-bit or tf32 matmul"
+    unit = layout.UNIT_BYTES // _element_bytes(c)
+    depth = layout.depth(_element_bytes(c))
     sizes = [size for _, _, size in c.op.get_loop_bound_sources()]
     m, n, k = sizes[c.rows], sizes[c.cols], sizes[c.k]
     if min(m, n, k) < 0:
         return "dynamic sizes"
-    if m % UNIT or n % UNIT or k % UNIT:
-        return f"{m}x{n}x{k} (M, N and K must be multiples of 8: 16-byte copies)"
-    if min(m, n) < WARPGROUP_ROWS or k < layout.DEPTH:
-        return f"{m}x{n}x{k} is small (M, N from 64, K from 64)"
+    if m % unit or n % unit or k % unit:
+        return f"{m}x{n}x{k} (M, N and K must be multiples of {unit}: 16-byte copies)"
+    if min(m, n) < WARPGROUP_ROWS or k < depth:
+        return f"{m}x{n}x{k} is small (M, N from 64, K from {depth})"
     for operand, extent in ((c.a, c.rows), (c.b, c.cols)):
         type_ = c.op.operands[operand].type
         assert isinstance(type_, MemRefType)
@@ -195,18 +188,6 @@ def _bare(e: Emitter, text: str) -> None:
     e(llvm.InlineAsmOp(text, "~{memory}", [], has_side_effects=True))
 
 
-@dataclass
-class _Operand:
-    """One operand's slices: where it is in a stage, how it lies, this thread's copies."""
-
-    index: int  # of the generic's operands
-    extent_dim: int  # its loop dim along M (A) or N (B)
-    extent: int  # rows (A) or cols (B) of the block's tile
-    k_major: bool
-    start: int  # bytes from a stage's start
-    copies: list[tuple[SSAValue, SSAValue, SSAValue]]  # (extent, k, shared offset i32)
-
-
 class _Wgmma:
     """The kernel of one block (module docstring)."""
 
@@ -219,7 +200,9 @@ class _Wgmma:
         shape: WgmmaShape,
     ):
         self.c, self.e, self.bounds, self.batch_ivs, self.shape = c, e, bounds, batch_ivs, shape
-        self.kind = "bf16" if isinstance(_element(c), BFloat16Type) else "f16"
+        element = _element(c)
+        self.kind = "bf16" if isinstance(element, BFloat16Type) else "f16" if c.half else "tf32"
+        self.staging = Staging(c, bounds, batch_ivs, shape.threads, _element_bytes(c))
 
     def ivs(self, row: SSAValue, col: SSAValue, k: SSAValue) -> list[SSAValue]:
         c = self.c
@@ -232,17 +215,18 @@ class _Wgmma:
     def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
         e, c, shape = self.e, self.c, self.shape
         row0, col0 = e.mul(by, shape.rows), e.mul(bx, shape.cols)
+        size = self.staging.element_bytes
         alloca = memref.AllocaOp.get(
-            _element(c), shape=[shape.shared_bytes // 2], memory_space=WORKGROUP
+            _element(c), shape=[shape.shared_bytes // size], memory_space=WORKGROUP
         )
         alloca.attributes[DYNAMIC_SHARED_ATTR] = UnitAttr()
         window = shared_address(e, e(alloca), [e.index(0)])
         mask = _i32(e, -layout.ATOM_BYTES)
         self.base = e(arith.AndIOp(e(arith.AddiOp(window, _i32(e, layout.ATOM_BYTES - 1))), mask))
-        a_bytes = shape.rows * layout.DEPTH * layout.ELEMENT_BYTES
+        a_bytes = shape.rows * layout.ROW_BYTES  # a 128-byte row of K a row of A
         self.operands = [
-            self._operand(c.a, c.rows, shape.rows, 0, tid),
-            self._operand(c.b, c.cols, shape.cols, a_bytes, tid),
+            self.staging.operand(e, c.a, c.rows, shape.rows, 0, tid),
+            self.staging.operand(e, c.b, c.cols, shape.cols, a_bytes, tid),
         ]
         self.origins = {c.rows: row0, c.cols: col0}
         rows, cols = self._lane_places(tid, row0, col0)
@@ -288,11 +272,17 @@ class _Wgmma:
     def _store_pair(self, e: Emitter, values: list[SSAValue], ivs: list[SSAValue]) -> None:
         """Columns `col`, `col + 1` of a row (`ivs` at `col`), rounded and stored at once."""
         c, out = self.c, len(self.c.op.inputs)
-        address = element_address(e, c.op.outputs[0], e.indices(c.op, out, ivs))
+        indices = e.indices(c.op, out, ivs)
+        address = element_address(e, c.op.outputs[0], indices, self.staging.element_bytes)
+        address = e(arith.IndexCastOp(address, i64))
+        if self.kind == "tf32":  # two f32 (N a multiple of 4: 8-byte aligned)
+            store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.v2.f32 [ga], {$1, $2}; }"
+            operands = [address, *values]
+            e(llvm.InlineAsmOp(store, "l,f,f,~{memory}", operands, has_side_effects=True))
+            return
         convert = f"cvt.rn.{self.kind}x2.f32 $0, $1, $2;"  # $1 to the high half
         packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
         store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
-        address = e(arith.IndexCastOp(address, i64))
         e(llvm.InlineAsmOp(store, "l,r,~{memory}", [address, packed], has_side_effects=True))
 
     @staticmethod
@@ -311,71 +301,12 @@ class _Wgmma:
         cols = [e.add(start, 8 * i + j) for i in range(self.shape.cols // 8) for j in range(2)]
         return rows, cols
 
-    def _operand(self, index: int, dim: int, extent: int, start: int, tid: SSAValue) -> _Operand:
-        """An operand's layout and this thread's copies of each slice (`wgmma_layout`)."""
-        e, threads = self.e, self.shape.threads
-        major = k_major(self.c.op, index, self.c.k, dim)
-        assert major is not None
-        units_along = layout.DEPTH // UNIT if major else extent // UNIT  # units a row
-        copies = []
-        for n in range(extent * layout.DEPTH // UNIT // threads):
-            unit = e.add(tid, n * threads)
-            row, along = e.div(unit, units_along), e.mul(e.rem(unit, units_along), UNIT)
-            x, k = (row, along) if major else (along, row)
-            copies.append((x, k, _swizzled(e, self._linear(major, x, k))))
-        return _Operand(index, dim, extent, major, start, copies)
-
-    def _linear(self, major: bool, x: SSAValue, k: SSAValue) -> SSAValue:
-        """`wgmma_layout.offset` of (x, k) as i32 (x a multiple of 8 when MN-major)."""
-        e = self.e
-        if major:
-            at = e.add(e.mul(x, layout.ROW_BYTES), e.mul(k, layout.ELEMENT_BYTES))
-        else:
-            per_row = layout.ROW_BYTES // layout.ELEMENT_BYTES
-            panel = e.mul(e.div(x, per_row), layout.panel_bytes())
-            within = e.mul(e.rem(x, per_row), layout.ELEMENT_BYTES)
-            at = e.add(e.add(panel, e.mul(k, layout.ROW_BYTES)), within)
-        return e(arith.IndexCastOp(at, i32))
-
-    def _issue(self, e: Emitter, t: SSAValue, slices: SSAValue) -> None:
-        """Slice `t`'s copies into stage `t % stages` if there is such a slice; a commit."""
-        shape, c = self.shape, self.c
-        issue = Block()
-        e(scf.IfOp(e.less(t, slices), [], [issue]))
-        s = e.region(issue)
-        stage = s(arith.IndexCastOp(s.rem(t, shape.stages), i32))
-        stage_at = s(arith.AddiOp(self.base, s(arith.MuliOp(stage, _i32(s, shape.slice_bytes)))))
-        k_first, k_size = s.mul(t, layout.DEPTH), self.bounds[c.k]
-        zero = s.index(0)
-        for operand in self.operands:
-            size = self.bounds[operand.extent_dim]
-            origin = self.origins[operand.extent_dim]
-            tile = s(arith.AddiOp(stage_at, _i32(s, operand.start)))
-            for x, k, offset in operand.copies:
-                along, deep = s.add(origin, x), s.add(k_first, k)
-                inside = s(arith.AndIOp(s.less(along, size), s.less(deep, k_size)))
-                # clamped to a unit inside (M, N, K are multiples of 8): no address past
-                # the buffer, even for a copy that reads nothing
-                unit_along, unit_deep = (1, UNIT) if operand.k_major else (UNIT, 1)
-                along = s(arith.MinUIOp(along, s.sub(size, unit_along)))
-                deep = s(arith.MinUIOp(deep, s.sub(k_size, unit_deep)))
-                ivs = [zero] * len(self.bounds)
-                for dim, iv in zip(c.batch, self.batch_ivs, strict=True):
-                    ivs[dim] = iv
-                ivs[operand.extent_dim], ivs[c.k] = along, deep
-                address = element_address(
-                    s, c.op.operands[operand.index], s.indices(c.op, operand.index, ivs)
-                )
-                shared = s(arith.AddiOp(tile, offset))
-                async_copy.copy_to(s, shared, address, async_copy.bytes_if(s, inside))
-        s(scf.YieldOp())
-        async_copy.commit_group(e)  # every thread commits, an empty group too
-
     def _descriptor(
-        self, e: Emitter, stage_at: SSAValue, operand: _Operand, kk: int, first: int
+        self, e: Emitter, stage_at: SSAValue, operand: Operand, kk: int, first: int
     ) -> SSAValue:
         """The descriptor of `operand`'s instruction at step `kk`, extent rows from `first`."""
-        at = operand.start + layout.step_offset(operand.k_major, kk, first)
+        size = self.staging.element_bytes
+        at = operand.start + layout.step_offset(operand.k_major, kk, first, element_bytes=size)
         address = e(arith.AddiOp(stage_at, _i32(e, at)))
         field = e(
             arith.AndIOp(
@@ -391,18 +322,22 @@ class _Wgmma:
         """The slice's 4 wgmmas, each warpgroup on its 64 rows of A (chosen by `warpgroup`)."""
         a, b = self.operands
         n = len(accs)
+        size = self.staging.element_bytes
+        # tf32 takes no transpose flags: both operands are K-major (`wgmma_staging`)
+        flags = "" if size == layout.TF32_BYTES else f", {int(not a.k_major)}, {int(not b.k_major)}"
+        instruction = f"m64n{self.shape.cols}k{layout.instruction_k(size)}"
         text = (
             f"{{ .reg .pred p; setp.ne.b32 p, ${2 * n + 2}, 0; "
-            f"wgmma.mma_async.sync.aligned.m64n{self.shape.cols}k16.f32.{self.kind}.{self.kind} "
-            f"{{{', '.join(f'${q}' for q in range(n))}}}, ${2 * n}, ${2 * n + 1}, p, 1, 1, "
-            f"{int(not a.k_major)}, {int(not b.k_major)}; }}"
+            f"wgmma.mma_async.sync.aligned.{instruction}.f32.{self.kind}.{self.kind} "
+            f"{{{', '.join(f'${q}' for q in range(n))}}}, ${2 * n}, ${2 * n + 1}, p, 1, 1"
+            f"{flags}; }}"
         )
         one = _i32(e, 1)
         a_rows = e(
             arith.MuliOp(warpgroup, _i32(e, layout.step_offset(a.k_major, 0, WARPGROUP_ROWS)))
         )
         a_stage = e(arith.AddiOp(stage_at, a_rows))
-        for kk in range(0, layout.DEPTH, layout.INSTRUCTION_K):
+        for kk in range(0, layout.depth(size), layout.instruction_k(size)):
             descriptors = [
                 self._descriptor(e, a_stage, a, kk, 0),
                 self._descriptor(e, stage_at, b, kk, 0),
@@ -410,9 +345,19 @@ class _Wgmma:
             accs = _tied(e, text, accs, ",l,l,r", [*descriptors, one])
         return accs
 
+    def _stage_at(self, e: Emitter, t: SSAValue) -> SSAValue:
+        """The shared address (i32) of the stage slice `t` goes to: `t % stages`."""
+        stage = e(arith.IndexCastOp(e.rem(t, self.shape.stages), i32))
+        return e(arith.AddiOp(self.base, e(arith.MuliOp(stage, _i32(e, self.shape.slice_bytes)))))
+
+    def _issue(self, e: Emitter, t: SSAValue, slices: SSAValue) -> None:
+        """Slice `t`'s copies, if there is such a slice, and a commit (`wgmma_staging`)."""
+        stage_at = self._stage_at(e, t)
+        self.staging.issue(e, t, slices, stage_at, self.operands, self.origins)
+
     def _loop(self, emit: Emitter, init: list[SSAValue], tid: SSAValue) -> list[SSAValue]:
         shape, c = self.shape, self.c
-        slices = emit.ceil_div(self.bounds[c.k], layout.DEPTH)
+        slices = emit.ceil_div(self.bounds[c.k], self.staging.depth)
         warpgroup = emit(arith.IndexCastOp(emit.div(tid, WARPGROUP), i32))
         for t in range(shape.stages - 2):
             self._issue(emit, emit.index(t), slices)
@@ -425,8 +370,7 @@ class _Wgmma:
         _bare(e, "fence.proxy.async.shared::cta;")
         e(gpu.BarrierOp())
         self._issue(e, e.add(t, shape.stages - 2), slices)
-        stage = e(arith.IndexCastOp(e.rem(t, shape.stages), i32))
-        stage_at = e(arith.AddiOp(self.base, e(arith.MuliOp(stage, _i32(e, shape.slice_bytes)))))
+        stage_at = self._stage_at(e, t)
         accs = _tied(e, "wgmma.fence.sync.aligned;", accs)
         accs = self._mma(e, stage_at, warpgroup, accs)
         _bare(e, "wgmma.commit_group.sync.aligned;")
@@ -438,13 +382,11 @@ class _Wgmma:
 
 
 def _element(c: Contraction) -> Attribute:
-    """The 16-bit type of the operands."""
+    """The type of the operands: f16, bf16, or f32 (multiplied in tf32)."""
     type_ = c.op.operands[c.a].type
     assert isinstance(type_, MemRefType)
     return type_.element_type
 
 
-def _swizzled(e: Emitter, linear: SSAValue) -> SSAValue:
-    """`wgmma_layout.swizzle` of an i32 byte offset: unit bits 4-6 XOR row bits 7-9."""
-    row = e(arith.AndIOp(e(arith.ShRUIOp(linear, _i32(e, 3))), _i32(e, 0x70)))
-    return e(arith.XOrIOp(linear, row))
+def _element_bytes(c: Contraction) -> int:
+    return layout.ELEMENT_BYTES if c.half else layout.TF32_BYTES

@@ -15,6 +15,11 @@ swizzle reads are those of the offset into the tile. A slice is `DEPTH = 64` dee
   in elements: 8-row atoms `SBO = 1024` bytes apart; the leading offset is not used
   (the 16 K values of one instruction lie in one row). Step `kk` of the slice starts
   `2 kk` bytes in.
+- tf32 (32-bit values, `TF32_BYTES`): K-major alone (PTX has no transpose for tf32
+  wgmmas), 32 values a 128-byte row, so a slice is 32 deep (`depth(4)`) and element
+  (x, k) is at `swizzle(128 x + 4 k)`: the 16-bit K-major layout in bytes. One
+  `m64nNk8` reads 32 bytes of each row, as one `m64nNk16` does, with the same
+  descriptor; step `kk` starts `4 kk` bytes in.
 - MN-major (contiguous along the extent: a row-major B[k, n], a transposed A[k, m]):
   the extent is cut into panels of 64; row `k` of a panel is 128 bytes of its 64
   extent values, panels `LBO = 128 DEPTH` bytes apart, so element (x, k) is at
@@ -30,10 +35,12 @@ in bits 0-13, the leading byte offset >> 4 in 16-29, the stride byte offset >> 4
 
 DEPTH = 64  # K values of a slice: one 128-byte row of 16-bit values
 ELEMENT_BYTES = 2
+TF32_BYTES = 4  # tf32 operands are f32 in memory: 32 values a row, slices 32 deep
 ROW_BYTES = 128  # the swizzle's row: 8 units of 16 bytes
 ATOM_BYTES = 1024  # 8 rows: the swizzle's period, and the alignment a tile needs
-UNIT_BYTES = 16  # what one cp.async copies: 8 values
+UNIT_BYTES = 16  # what one cp.async copies: 8 16-bit values, 4 f32
 INSTRUCTION_K = 16  # K of one wgmma.m64nNk16 on 16-bit values
+INSTRUCTION_BYTES = 32  # bytes of K one instruction reads a row: k16 of 16 bits, k8 of tf32
 SWIZZLE_128B = 1  # the descriptor's swizzle-mode field
 DESCRIPTOR_ADDRESS_MASK = (1 << 14) - 1  # bits 0-13: the start address >> 4
 
@@ -43,30 +50,43 @@ def swizzle(offset: int) -> int:
     return offset ^ (((offset >> 7) & 7) << 4)
 
 
+def depth(element_bytes: int = ELEMENT_BYTES) -> int:
+    """K values of a slice: one 128-byte row (64 of 16 bits, 32 of tf32)."""
+    return ROW_BYTES // element_bytes
+
+
+def instruction_k(element_bytes: int = ELEMENT_BYTES) -> int:
+    """K of one wgmma: 16 (f16, bf16: m64nNk16), 8 (tf32: m64nNk8)."""
+    return INSTRUCTION_BYTES // element_bytes
+
+
 def panel_bytes(depth: int = DEPTH) -> int:
     """Bytes of one 64-wide panel of an MN-major slice (its leading byte offset)."""
     return ROW_BYTES * depth
 
 
-def offset(k_major: bool, x: int, k: int, depth: int = DEPTH) -> int:
-    """Byte offset of element (extent `x`, K `k`) in its slice, before the swizzle."""
+def offset(k_major: bool, x: int, k: int, depth: int = DEPTH, element_bytes: int = 2) -> int:
+    """Byte offset of element (extent `x`, K `k`) in its slice, before the swizzle
+    (`element_bytes` 4: tf32, K-major alone)."""
     if k_major:
-        return ROW_BYTES * x + ELEMENT_BYTES * k
+        return ROW_BYTES * x + element_bytes * k
     per_row = ROW_BYTES // ELEMENT_BYTES
     return panel_bytes(depth) * (x // per_row) + ROW_BYTES * k + ELEMENT_BYTES * (x % per_row)
 
 
-def placed(k_major: bool, x: int, k: int, depth: int = DEPTH) -> int:
+def placed(k_major: bool, x: int, k: int, depth: int = DEPTH, element_bytes: int = 2) -> int:
     """Where the kernel stores element (x, k) of a slice: `swizzle(offset(...))`."""
-    return swizzle(offset(k_major, x, k, depth))
+    return swizzle(offset(k_major, x, k, depth, element_bytes))
 
 
-def step_offset(k_major: bool, kk: int, first: int = 0, depth: int = DEPTH) -> int:
+def step_offset(
+    k_major: bool, kk: int, first: int = 0, depth: int = DEPTH, element_bytes: int = 2
+) -> int:
     """
     Bytes from the slice's start to where the instruction at K step `kk` starts, for
     extent rows from `first` (a multiple of 64: a warpgroup's rows of A).
     """
-    return offset(k_major, first, kk, depth)
+    return offset(k_major, first, kk, depth, element_bytes)
 
 
 def strides(k_major: bool, depth: int = DEPTH) -> tuple[int, int]:
@@ -92,3 +112,31 @@ def descriptor(address: int, leading: int, stride: int, swizzle_mode: int = SWIZ
 def descriptor_base(k_major: bool, depth: int = DEPTH) -> int:
     """A slice's descriptor without its start address (the kernel ORs that in)."""
     return descriptor(0, *strides(k_major, depth))
+
+
+ELEMENT_COPY = (8, 4)  # a warp's transposing tf32 copies: 8 along the extent, 4 along K
+WARP = 32
+
+
+def element_copy(ops, value, extent: int):
+    """
+    (x, k) of copy `value` (thread + n * threads) of a transposed tf32 operand's slice
+    of `extent` rows, one value a copy: lane `l` of a warp takes x `l % 8`, k `l // 8`
+    of its 8 x 4 group (`wgmma_staging`). `ops` does the arithmetic: the kernel's
+    `Emitter` on SSA values, or `IntOps` on integers.
+    """
+    wide, deep = ELEMENT_COPY
+    groups_along = extent // wide
+    lane, group = ops.rem(value, WARP), ops.div(value, WARP)
+    x = ops.add(ops.mul(ops.rem(group, groups_along), wide), ops.rem(lane, wide))
+    k = ops.add(ops.mul(ops.div(group, groups_along), deep), ops.div(lane, wide))
+    return x, k
+
+
+class IntOps:
+    """`element_copy`'s arithmetic on integers (and numpy arrays)."""
+
+    add = staticmethod(lambda a, b: a + b)
+    mul = staticmethod(lambda a, b: a * b)
+    div = staticmethod(lambda a, b: a // b)
+    rem = staticmethod(lambda a, b: a % b)

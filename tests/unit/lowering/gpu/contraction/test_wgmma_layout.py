@@ -92,3 +92,56 @@ def test_descriptor_fields():
 def test_descriptor_rejects_what_it_cannot_encode(address, leading):
     with pytest.raises(ValueError, match="a multiple of 16 below 256 KiB"):
         layout.descriptor(address, leading, 1024)
+
+
+def _tf32_hardware_address(descriptor: int, x, k):
+    """Byte address of tf32 element (x, k) (k < 8) of one m64nNk8 operand: the K-major
+    canonical layout `((8, m), (4, 2)) : ((32, SBO), (1, 4))` in 32-bit elements, then
+    the 128-byte swizzle."""
+    start, _, stride, mode = _decode(descriptor)
+    assert mode == 1
+    linear = start + (x // 8) * stride + (x % 8) * 128 + k * 4
+    return linear ^ (((linear >> 7) & 7) << 4)
+
+
+@pytest.mark.parametrize("extent, rows", [(128, 64), (256, 256), (192, 64)])
+def test_tf32_instructions_read_what_was_placed(extent, rows):
+    """tf32: 32-deep K-major slices of 32-bit values, each m64nNk8 step reads 8 of K."""
+    rng = np.random.default_rng()
+    size, depth = layout.TF32_BYTES, layout.depth(layout.TF32_BYTES)
+    base = layout.ATOM_BYTES * int(rng.integers(1, 40))
+    values = rng.integers(0, 2**32, (extent, depth), dtype=np.uint32)
+    memory = np.zeros(base // 4 + extent * depth + 1024, np.uint32)
+    x, k = np.meshgrid(np.arange(extent), np.arange(depth), indexing="ij")
+    at = base + layout.placed(True, x, k, element_bytes=size)
+    assert len(np.unique(at)) == at.size and at.max() - base < extent * depth * size
+    memory[at // 4] = values
+    step = layout.instruction_k(size)
+    x, k = np.meshgrid(np.arange(rows), np.arange(step), indexing="ij")
+    for first in range(0, extent, rows):
+        for kk in range(0, depth, step):
+            start = base + layout.step_offset(True, kk, first, element_bytes=size)
+            descriptor = layout.descriptor_base(True) | (start >> 4)
+            read = memory[_tf32_hardware_address(descriptor, x, k) // 4]
+            np.testing.assert_array_equal(read, values[first : first + rows, kk : kk + step])
+
+
+@pytest.mark.parametrize("extent, threads", [(256, 256), (128, 256), (64, 128), (192, 384)])
+def test_tf32_element_copies(extent, threads):
+    """The transposing copies of a tf32 slice: each (x, k) once, a warp's 32 stores in 32
+    banks, its 32 loads 4 runs of 8 consecutive values (whole 32-byte sectors)."""
+    depth = layout.depth(layout.TF32_BYTES)
+    values = np.arange(extent * depth)
+    x, k = layout.element_copy(layout.IntOps, values, extent)
+    assert sorted(zip(x.tolist(), k.tolist())) == [
+        (a, b) for a in range(extent) for b in range(depth)
+    ]
+    places = layout.placed(True, x, k, element_bytes=layout.TF32_BYTES)
+    assert (places % 4 == 0).all()
+    for warp in range(0, values.size, 32):  # consecutive values: one warp's copies
+        wx, wk = x[warp : warp + 32], k[warp : warp + 32]
+        assert len(set(((places[warp : warp + 32] // 4) % 32).tolist())) == 32
+        for run in range(4):
+            assert (wk[run * 8 : run * 8 + 8] == wk[run * 8]).all()
+            assert (np.diff(wx[run * 8 : run * 8 + 8]) == 1).all() and wx[run * 8] % 8 == 0
+    assert (extent * depth) % threads == 0
