@@ -172,27 +172,9 @@ def test_deep_copy_pipeline(deep_pipeline, m, k, n):
 
 
 def _tf32_program(program: str):
-    """`program` with `allow_tf32`, or without a GPU: its PTX assembled for sm_80 and sm_90."""
-    import mlc
-    from tests.gpu.targets import assemble, gpu_unavailable_reason
-
-    reason = gpu_unavailable_reason()
-    if reason is None:
-        return mlc.compile(program, target="cuda", allow_tf32=True)
-    from mlc.backend.ptx import to_ptx
-
-    module = mlc.compile(program, target="cuda", emit="nvvm", allow_tf32=True)
-    for sm in ("sm_80", "sm_90"):
-        assemble(to_ptx(module, sm), sm)
-    pytest.skip(f"{reason} (tf32 PTX assembled with ptxas)")
-
-
-@pytest.fixture(scope="module")
-def tf32_matmul():
-    try:
-        return _tf32_program(MATMUL)
-    except pytest.skip.Exception as skipped:
-        return skipped
+    """`program` with `allow_tf32` (once), or without a GPU: its PTX assembled for sm_80
+    and sm_90."""
+    return compile_once(program, sm=("sm_80", "sm_90"), allow_tf32=True)
 
 
 def _close_tf32(got, want):
@@ -208,9 +190,8 @@ def _close_tf32(got, want):
     "m, k, n",
     [(2100, 37, 2100), (131, 70, 129), (7, 300, 5), (2100, 36, 2100), (516, 44, 260), (131, 4, 68)],
 )
-def test_tf32_matmul(tf32_matmul, m, k, n):
-    if isinstance(tf32_matmul, BaseException):
-        raise tf32_matmul
+def test_tf32_matmul(m, k, n):
+    tf32_matmul = _tf32_program(MATMUL)  # compiled once, for every case
     rng = np.random.default_rng()
     a, b = _random(rng, m, k), _random(rng, k, n)
     _close_tf32(tf32_matmul(a, b), a.astype(np.float64) @ b)
