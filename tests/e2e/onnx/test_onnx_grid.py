@@ -33,8 +33,7 @@ def grid(*shape: int, reach: float = 1.3, dtype: type = np.float32) -> np.ndarra
         ("nearest", "reflection", 0),
         ("bicubic", "zeros", 1),
         ("bicubic", "border", 0),
-        ("bicubic", "reflection", 0),
-    ],
+    ],  # bicubic with reflection: test_grid_sample_dynamic_dims
 )
 def test_grid_sample_4d_opset_16(target, mode, padding, align):
     attrs = {"mode": mode, "padding_mode": padding, "align_corners": align}
