@@ -8,7 +8,8 @@ eager and JAX jit, where installed, and a numpy MLP step written by hand:
 
 Systems are timed alternately (one step each per round, `bench/cpu.py`'s loop), medians;
 ratios are the other system's time over mlc's (above 1: mlc is faster). Compile times are
-the first step's.
+the first step's. `--compile` instead compares the compile of a step with that of its
+forward alone (the target: at most 2x), in process CPU time, disk cache off.
 
 Run: `.venv/bin/python bench/training.py [--rounds N]`; results go to
 bench/results/training.md. torch and JAX come from wherever `PYTHONPATH` finds them
@@ -221,6 +222,41 @@ def workload(name: str, loss: Callable, case, kind: str, rounds: int) -> list[st
     return [*lines, ""]
 
 
+def compile_seconds(make: Callable[[], Callable], args) -> float:
+    """Process CPU time of the first call of `make()`'s function on `args` (trace and
+    compile; the disk cache is off, so nothing is reused across rows)."""
+    fn = make()
+    start = time.process_time()
+    fn(*args)
+    return time.process_time() - start
+
+
+def compile_rows(name: str, loss: Callable, case) -> list[str]:
+    """The compile of `loss` alone, of its value and gradients (joint and split into
+    forward and backward), and of the whole step with its SGD update."""
+    params, batch = case(np.random.default_rng(0))
+    n = len(params)
+    argnums = tuple(range(n))
+    optimizer = mlc.optim.SGD(lr=LR, momentum=MOMENTUM)
+
+    def whole_step():
+        step = mlc.optim.training_step(loss, optimizer)
+        return lambda *a: step(tuple(a[:n]), optimizer.init(params), *a[n:])
+
+    rows = {
+        "forward (`mlc.jit(loss)`)": lambda: mlc.jit(loss),
+        "value and gradients (joint)": lambda: mlc.jit(mlc.value_and_grad(loss, argnums)),
+        "value and gradients (split)": lambda: mlc.value_and_grad(loss, argnums, split=True),
+        "training step (SGD, momentum)": whole_step,
+    }
+    args = (*params, *batch)
+    seconds = {label: compile_seconds(make, args) for label, make in rows.items()}
+    forward = seconds["forward (`mlc.jit(loss)`)"]
+    lines = [f"### {name}", "", "| compiled | CPU s | / forward |", "|---|---|---|"]
+    lines += [f"| {label} | {s:.2f} | {s / forward:.2f} |" for label, s in seconds.items()]
+    return [*lines, ""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--rounds", type=int, default=50)
@@ -228,7 +264,19 @@ def main() -> None:
     parser.add_argument(
         "--threads", type=int, default=0, help="threads of every system (0: the usable cores)"
     )
+    parser.add_argument(
+        "--compile", action="store_true", help="compile times of a step against its forward"
+    )
     args = parser.parse_args()
+    if args.compile:
+        os.environ["MLC_CACHE"] = "0"
+        mlc.jit(lambda x: x + 1)(np.ones(2, np.float32))  # imports and first-use setup
+        cnn = _example("train_cnn")
+        lines = ["## Compile time of a step against its forward", "", *describe(), ""]
+        lines += compile_rows("MLP 784-1024-1024-10, batch 64", mlp_loss, mlp_case)
+        lines += compile_rows("Small CNN (examples/train_cnn.py), batch 32", cnn.loss_fn, cnn_case)
+        print("\n".join(lines))
+        return
     if args.threads:  # read by mlc's pool at each parallel loop, by XLA when JAX loads
         os.environ["MLC_NUM_THREADS"] = str(args.threads)
         os.environ["XLA_FLAGS"] = (
