@@ -100,6 +100,15 @@ def _as_arrays(args: Sequence[Any], positions: tuple[int, ...]) -> list[Any]:
     ]
 
 
+def _missing_argument(positions: tuple[int, ...], count: int) -> str | None:
+    """What is wrong when `argnums` names an argument beyond the `count` given (raised
+    at call time on arrays, as a trace error while tracing)."""
+    beyond = [i for i in positions if i >= count]
+    if not beyond:
+        return None
+    return f"mlc.grad: argnums names argument {beyond[0]}, but {count} were given"
+
+
 def _split_call(
     fn: Callable[..., Any],
     args: Sequence[Any],
@@ -108,9 +117,9 @@ def _split_call(
     has_aux: bool,
 ) -> Any:
     """value_and_grad on numpy arrays through `mlc.vjp`'s forward and backward halves."""
+    if (missing := _missing_argument(positions, len(args))) is not None:
+        raise TypeError(missing)
     for i in positions:
-        if i >= len(args):
-            raise TypeError(f"mlc.grad: argnums names argument {i}, but {len(args)} were given")
         if np.asarray(args[i]).dtype.kind != "f":
             raise TypeError(
                 f"mlc.grad: argument {i} has dtype {np.asarray(args[i]).dtype}; only "
@@ -136,9 +145,9 @@ def _record(
     """Record fn's forward ops, then its backward ops, into the trace in progress."""
     tracer = active_tracer(*args)
     bound = list(args)
+    if (missing := _missing_argument(positions, len(args))) is not None:
+        trace_error(missing)
     for i in positions:
-        if i >= len(args):
-            trace_error(f"mlc.grad: argnums names argument {i}, but {len(args)} were given")
         bound[i] = _differentiable(tracer, args[i], i, args)
     wrt = [bound[i].value for i in positions]
     block = tracer.block

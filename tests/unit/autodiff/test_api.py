@@ -141,3 +141,14 @@ def test_bad_argnums():
         mlc.grad(lambda x: x, argnums="0")
     with pytest.raises(ValueError, match="twice"):
         mlc.grad(lambda x: x, argnums=(0, 0))
+
+
+def test_argnums_beyond_the_arguments_given():
+    def loss(x, y):
+        return ops.sum(x * y)
+
+    x = np.ones(3)
+    with pytest.raises(TraceError, match="argnums names argument 2, but 2 were given"):
+        mlc.grad(loss, argnums=(0, 2))(x, x)
+    with pytest.raises(TypeError, match="argnums names argument 2, but 2 were given"):
+        mlc.grad(loss, argnums=(0, 2), split=True)(x, x)
