@@ -25,12 +25,12 @@ import zoo
 ZOO = zoo.ZOO
 MODELS = {m["name"]: m for m in json.loads(zoo.MANIFEST.read_text())["models"]}
 
-# One model of each kind for `make test`, both exporters among them (GPT-2's decoder is
-# llama's kind: it runs with the whole zoo).
+# One model of each kind for `make test`, both exporters among them.
 QUICK = [
     "resnet-torchscript",
     "vit-timm-dynamo",
     "bert-torchscript",
+    "gpt2-dynamo",
     "llama-torchscript",
     "t5-torchscript",
     "wav2vec2-dynamo",
