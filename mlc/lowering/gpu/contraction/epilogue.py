@@ -38,28 +38,36 @@ def initial_values(emit: Emitter, c: Contraction, places: list[list[SSAValue]]) 
     return [widened(emit, emit.load(c.op, out, ivs)) for ivs in places]
 
 
-def store_output(e: Emitter, c: Contraction, value: SSAValue, ivs: list[SSAValue]) -> None:
-    """Finished accumulator `value` of the output element at loop indices `ivs`, stored."""
+def finished(e: Emitter, c: Contraction, value: SSAValue, ivs: list[SSAValue]) -> SSAValue:
+    """Finished accumulator `value` of the output element at loop indices `ivs`: rounded
+    to the output's type, then through the fused epilogue (its other inputs read at
+    `ivs`)."""
     output = c.op.outputs[0].type
     assert isinstance(output, MemRefType)
     if output.element_type != f32:  # f32 accumulators of a 16-bit contraction
         value = e(arith.TruncFOp(value, output.element_type))
-    if c.epilogue is not None:
-        block = c.op.body.block
-        accumulated = c.accumulate[-1].results[0]
-        mapping: dict[SSAValue, SSAValue] = {accumulated: value}
-        for i, arg in enumerate(block.args[: len(c.op.inputs)]):
-            if i not in (c.a, c.b) and arg.uses:
-                mapping[arg] = e.load(c.op, i, ivs)
-        for inner in c.epilogue.true_region.block.ops:
-            if isinstance(inner, scf.YieldOp):
-                value = mapping.get(inner.operands[0], inner.operands[0])
-                break
-            if isinstance(inner, IndexOp):
-                mapping[inner.result] = ivs[inner.dim.value.data]
-                continue
-            clone = inner.clone(value_mapper=mapping)
-            e.rewriter.insert(clone, e.point)
+    if c.epilogue is None:
+        return value
+    block = c.op.body.block
+    accumulated = c.accumulate[-1].results[0]
+    mapping: dict[SSAValue, SSAValue] = {accumulated: value}
+    for i, arg in enumerate(block.args[: len(c.op.inputs)]):
+        if i not in (c.a, c.b) and arg.uses:
+            mapping[arg] = e.load(c.op, i, ivs)
+    for inner in c.epilogue.true_region.block.ops:
+        if isinstance(inner, scf.YieldOp):
+            return mapping.get(inner.operands[0], inner.operands[0])
+        if isinstance(inner, IndexOp):
+            mapping[inner.result] = ivs[inner.dim.value.data]
+            continue
+        clone = inner.clone(value_mapper=mapping)
+        e.rewriter.insert(clone, e.point)
+    raise AssertionError("an epilogue ends with scf.yield")
+
+
+def store_output(e: Emitter, c: Contraction, value: SSAValue, ivs: list[SSAValue]) -> None:
+    """Finished accumulator `value` of the output element at loop indices `ivs`, stored."""
+    value = finished(e, c, value, ivs)
     out = len(c.op.inputs)
     affine_map = c.op.get_indexing_maps().data[out].data
     indices = indices_for_map(e.rewriter, e.point, affine_map, ivs)

@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     UnitAttr,
     f32,
+    i16,
     i32,
     i64,
 )
@@ -54,7 +55,7 @@ from mlc.lowering.gpu.contraction import async_copy
 from mlc.lowering.gpu.contraction import wgmma_layout as layout
 from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.emitter import Emitter
-from mlc.lowering.gpu.contraction.epilogue import initial_values, store_output
+from mlc.lowering.gpu.contraction.epilogue import finished, initial_values, store_output
 from mlc.lowering.gpu.contraction.half_staging import element_address, shared_address
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.tile_staging import WORKGROUP
@@ -247,41 +248,48 @@ class _Wgmma:
             e(scf.IfOp(inside, [], [store]))
             s = e.region(store)
             if pairs:  # columns 2 t + 8 i, + 1: both inside (N is a multiple of 8)
-                self._store_pair(s, values, self.ivs(row, col, zero))
+                self._store_pair(s, values, [self.ivs(row, x, zero) for x in (col, cols[q + 1])])
             else:
                 store_output(s, c, values[0], self.ivs(row, col, zero))
             s(scf.YieldOp())
 
     def _pairs_stored(self) -> bool:
         """
-        Whether a lane's two adjacent columns are stored as one 32-bit word (rounded
-        together by `cvt.rn.{f16,bf16}x2.f32`): no fused epilogue, and an output with
-        the identity layout whose last dim is the columns.
+        Whether a lane's two adjacent columns are stored as one word (without a fused
+        epilogue, rounded together by `cvt.rn.{f16,bf16}x2.f32`): an output with the
+        identity layout whose last dim is the columns. One-element stores would halve
+        the kernel's rate (bench/gpu_epilogue.py).
         """
         c = self.c
         output = c.op.outputs[0].type
         assert isinstance(output, MemRefType)
         last = c.op.get_indexing_maps().data[len(c.op.inputs)].data.results[-1]
         return (
-            c.epilogue is None
-            and isinstance(output.layout, NoneAttr)
+            isinstance(output.layout, NoneAttr)
             and isinstance(last, AffineDimExpr)
             and last.position == c.cols
         )
 
-    def _store_pair(self, e: Emitter, values: list[SSAValue], ivs: list[SSAValue]) -> None:
-        """Columns `col`, `col + 1` of a row (`ivs` at `col`), rounded and stored at once."""
+    def _store_pair(self, e: Emitter, values: list[SSAValue], places: list[list[SSAValue]]) -> None:
+        """Columns `col`, `col + 1` of a row (`places`: their loop indices), finished and
+        stored at once."""
         c, out = self.c, len(self.c.op.inputs)
-        indices = e.indices(c.op, out, ivs)
+        indices = e.indices(c.op, out, places[0])
         address = element_address(e, c.op.outputs[0], indices, self.staging.element_bytes)
         address = e(arith.IndexCastOp(address, i64))
+        if c.epilogue is not None:  # each through the epilogue, in the output's type
+            values = [finished(e, c, v, ivs) for v, ivs in zip(values, places, strict=True)]
         if self.kind == "tf32":  # two f32 (N a multiple of 4: 8-byte aligned)
             store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.v2.f32 [ga], {$1, $2}; }"
             operands = [address, *values]
             e(llvm.InlineAsmOp(store, "l,f,f,~{memory}", operands, has_side_effects=True))
             return
-        convert = f"cvt.rn.{self.kind}x2.f32 $0, $1, $2;"  # $1 to the high half
-        packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
+        if c.epilogue is None:
+            convert = f"cvt.rn.{self.kind}x2.f32 $0, $1, $2;"  # $1 to the high half
+            packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
+        else:  # two rounded 16-bit values, the first in the low half
+            halves = [e(arith.BitcastOp(v, i16)) for v in values]
+            packed = e(llvm.InlineAsmOp("mov.b32 $0, {$1, $2};", "=r,h,h", halves, [i32]))
         store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
         e(llvm.InlineAsmOp(store, "l,r,~{memory}", [address, packed], has_side_effects=True))
 
