@@ -7,8 +7,8 @@
 // for 4 stages of 64-deep slices of A and B (4 x 384 x 64 x 2 bytes + 1024 to align),
 // cp.async copies, then per slice: fence.proxy.async, a barrier, wgmma.fence, 4 wgmmas
 // (A K-major: transpose flag 0; a row-major B is N-major: 1), a commit and a wait for
-// all but the last group; without an epilogue, a lane's two adjacent outputs are rounded
-// and stored as one 32-bit word. `wgmma-tile` sets rows, columns and stages. With `wgmma=off`,
+// all but the last group; a lane's two adjacent outputs are rounded (and finished
+// through a fused epilogue) and stored as one 32-bit word. `wgmma-tile` sets rows, columns and stages. With `wgmma=off`,
 // or below sm_90, the mma.sync kernel takes it; what is declined, and why, is
 // convert-contractions-to-gpu-wgmma-declined.mlir.
 
@@ -82,6 +82,42 @@ func.func @at_b(%a: memref<64x128xbf16>, %b: memref<64x256xbf16>, %c: memref<128
     %p = arith.mulf %x, %y : bf16
     %s = arith.addf %acc, %p : bf16
     linalg.yield %s : bf16
+  }
+  func.return
+}
+
+// -----
+
+// With a fused epilogue (a bias), each of a lane's two adjacent outputs is rounded,
+// finished through the epilogue in the output's type, and both are stored as one word.
+// CHECK-LABEL: func.func @matmul_bias_bf16
+// CHECK:         wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK:         arith.truncf {{.*}} : f32 to bf16
+// CHECK:         memref.load %bias
+// CHECK:         arith.addf {{.*}} : bf16
+// CHECK:         arith.truncf {{.*}} : f32 to bf16
+// CHECK:         memref.load %bias
+// CHECK:         arith.addf {{.*}} : bf16
+// CHECK:         arith.bitcast {{.*}} : bf16 to i16
+// CHECK:         arith.bitcast {{.*}} : bf16 to i16
+// CHECK:         "mov.b32 $0, {$1, $2};"
+// CHECK:         st.global.b32 [ga], $1; }"
+// CHECK-NOT:     memref.store
+func.func @matmul_bias_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %bias: memref<512xbf16>, %c: memref<256x512xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %bias : memref<256x200xbf16>, memref<200x512xbf16>, memref<512xbf16>) outs(%c : memref<256x512xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %z: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    %last = arith.constant 199 : index
+    %k = linalg.index 1 : index
+    %done = arith.cmpi eq, %k, %last : index
+    %r = scf.if %done -> (bf16) {
+      %e = arith.addf %s, %z : bf16
+      scf.yield %e : bf16
+    } else {
+      scf.yield %s : bf16
+    }
+    linalg.yield %r : bf16
   }
   func.return
 }
