@@ -51,7 +51,7 @@ lit: $(VENV)/.installed-dev
 conformance: $(VENV)/.installed-dev
 	$(BIN)/python -m mlc.tools.onnx_conformance --both --inputs both
 
-# Every model of the zoo (tests/zoo/) against onnxruntime; `make test` runs one of each kind.
+# Every model of the zoo (tests/zoo/) against onnxruntime; `make test` runs one of five kinds (QUICK).
 zoo: $(VENV)/.installed-dev
 	MLC_ZOO=all $(PYTEST) tests/e2e/onnx/test_zoo.py
 

@@ -97,33 +97,14 @@ def test_hit_in_a_new_process(cache_dir: Path):
     assert result["hit"], f"no usable entry for the key; the folder holds {entries(cache_dir)}"
 
 
-def test_hit_on_a_module_in_a_new_process_brings_its_derived_constants(cache_dir: Path):
+def test_hit_on_a_module_in_a_new_process_brings_its_derived_constants(
+    two_new_processes: list[dict],
+):
     # A module (no source text: the entry is keyed by its IR) whose weight the matmul
     # kernel packs at compile time into a new constant: a later process that imports
     # the same model makes the weight but never the packed panels, so the entry must
     # bring them.
-    script = (
-        "import json, numpy as np, mlc\n"
-        "from onnx import TensorProto, helper, numpy_helper\n"
-        "from mlc.frontends.onnx import import_onnx\n"
-        "w = np.arange(48 * 64, dtype=np.float32).reshape(48, 64) / 1000\n"
-        "graph = helper.make_graph(\n"
-        "    [helper.make_node('Gemm', ['x', 'w'], ['y'], transB=1)], 'g',\n"
-        "    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [5, 64])],\n"
-        "    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [5, 48])],\n"
-        "    [numpy_helper.from_array(w, 'w')])\n"
-        "exe = mlc.compile(import_onnx(helper.make_model(graph)))\n"
-        "x = np.ones((5, 64), np.float32)\n"
-        "print(json.dumps({'hit': exe.from_cache, 'ok': bool(np.allclose(exe(x), x @ w.T))}))\n"
-    )
-    runs = [
-        json.loads(
-            subprocess.run(
-                [sys.executable, "-c", script], capture_output=True, text=True, check=True
-            ).stdout
-        )
-        for _ in range(2)
-    ]
+    runs = [run["module"] for run in two_new_processes]
     assert runs == [{"hit": False, "ok": True}, {"hit": True, "ok": True}]
 
 
@@ -296,34 +277,60 @@ def test_edited_file_misses(cache_dir: Path, tmp_path: Path):
     np.testing.assert_allclose(exe(x, y), np.exp(x), rtol=1e-6)
 
 
-_ONNX_CHILD = """
+# The ONNX model first, so that the weights it reports are its own; then a module whose
+# weight the matmul kernel packs at compile time into a new constant.
+_CHILD = """
 import json, sys, numpy as np, mlc
+from onnx import TensorProto, helper, numpy_helper
 from mlc import resources
+from mlc.frontends.onnx import import_onnx
 exe = mlc.compile(sys.argv[1])
 x = np.random.default_rng(1).standard_normal((4, 30)).astype(np.float32)
-print(json.dumps({"hit": exe.from_cache, "stages": list(exe.compile_times),
-                  "weights": len(resources.stored()), "y": exe(x).tolist()}))
+onnx_run = {"hit": exe.from_cache, "stages": list(exe.compile_times),
+            "weights": len(resources.stored()), "y": exe(x).tolist()}
+w = np.arange(48 * 64, dtype=np.float32).reshape(48, 64) / 1000
+graph = helper.make_graph(
+    [helper.make_node('Gemm', ['x', 'w'], ['y'], transB=1)], 'g',
+    [helper.make_tensor_value_info('x', TensorProto.FLOAT, [5, 64])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [5, 48])],
+    [numpy_helper.from_array(w, 'w')])
+exe = mlc.compile(import_onnx(helper.make_model(graph)))
+x = np.ones((5, 64), np.float32)
+module_run = {"hit": exe.from_cache, "ok": bool(np.allclose(exe(x), x @ w.T))}
+print(json.dumps({"onnx": onnx_run, "module": module_run}))
 """
 
 
-def test_onnx_hit_in_a_new_process_restores_the_weights(cache_dir: Path, tmp_path: Path):
+@pytest.fixture(scope="module")
+def two_new_processes(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    """
+    `_CHILD` run by two new processes in turn on one fresh cache folder: the first
+    compiles `_affine_model()` from its file and a module, the second must hit both.
+    One pair of processes for both tests that need them (each costs an mlc import).
+    """
     import onnx
 
-    proto, (w, b) = _affine_model()
-    path = tmp_path / "affine.onnx"
-    onnx.save(proto, path)
-    runs = [
+    folder = tmp_path_factory.mktemp("two-processes")
+    onnx.save(_affine_model()[0], folder / "affine.onnx")
+    env = {**os.environ, "MLC_CACHE_DIR": str(folder / "cache")}
+    env.pop("MLC_CACHE", None)
+    return [
         json.loads(
             subprocess.run(
-                [sys.executable, "-c", _ONNX_CHILD, str(path)],
+                [sys.executable, "-c", _CHILD, str(folder / "affine.onnx")],
                 capture_output=True,
                 text=True,
                 check=True,
-                env={**os.environ, "MLC_CACHE_DIR": str(cache_dir)},
+                env=env,
             ).stdout
         )
         for _ in range(2)
     ]
+
+
+def test_onnx_hit_in_a_new_process_restores_the_weights(two_new_processes: list[dict]):
+    runs = [run["onnx"] for run in two_new_processes]
+    _, (w, b) = _affine_model()
     x = np.random.default_rng(1).standard_normal((4, 30)).astype(np.float32)
     want = np.maximum(x @ w + b, 0)
     assert [run["hit"] for run in runs] == [False, True]

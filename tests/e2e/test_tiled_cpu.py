@@ -7,13 +7,14 @@ program); those comparing CPU tilings, thread counts or the CPU kernel's IR stay
 the CPU.
 """
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 from numpy.typing import NDArray
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, TensorType
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.dialects.linalg.ops import GenericOp
 
 import mlc
@@ -38,22 +39,40 @@ def matmul_source(a_shape: str, b_shape: str, c_shape: str, dtype: str, name: st
     }}"""
 
 
-def build_all(source: str, tile: str | None = "linalg-tile", target: str = "cpu") -> Any:
+def build_all(
+    source: str,
+    tile: str | None = "linalg-tile",
+    target: str = "cpu",
+    inspect: dict[str, Callable[[ModuleOp], None]] | None = None,
+) -> Any:
     """
     Compile every function of `source` with the CPU stages, the tiling pass replaced by
     `tile` (None: none), in one module (one pipeline run and one JIT for many cases);
     for `cuda`, with the GPU pipeline (`tile` does not apply), once per source.
+    `inspect` maps a pass of the CPU stages (`linalg-tile` for `tile`) to a check of the
+    module as that pass leaves it, so that a test looks at the IR of the compile it runs.
     """
     if target != "cpu":
         return compile_once(source, target)
+    inspect = dict(inspect or {})
     module = parse_module(source)
     signatures = {
         op.sym_name.data: op.function_type for op in module.body.ops if isinstance(op, func.FuncOp)
     }
     for stage in pipeline.stages_for("cpu"):
-        passes = pipeline.STAGES[stage].split(",")
-        passes = [(tile if p == "linalg-tile" else p) for p in passes]
-        pipeline.run_pipeline(module, ",".join(p for p in passes if p))
+        passes: list[str] = []
+        for name in pipeline.STAGES[stage].split(","):
+            spec = tile if name == "linalg-tile" else name
+            if spec:
+                passes.append(spec)
+            if name in inspect:
+                if passes:
+                    pipeline.run_pipeline(module, ",".join(passes))
+                inspect.pop(name)(module)
+                passes = []
+        if passes:
+            pipeline.run_pipeline(module, ",".join(passes))
+    assert not inspect, f"no pass {', '.join(inspect)} in the CPU stages"
     jit = JITModule(module)
     functions: dict[str, Any] = {}
     for name, signature in signatures.items():
@@ -238,11 +257,12 @@ def test_epilogue_applied_by_the_kernel(tile: str):
     source = "\n".join(
         epilogue_source(m, k, n, "f32", f"case{i}") for i, (m, k, n) in enumerate(cases)
     )
-    module = parse_module(source)
-    pipeline.run_pipeline(module, pipeline.STAGES["linalg"])
-    generics = [op for op in module.walk() if op.name == "linalg.generic"]
-    assert any(any(o.name == "scf.if" for o in g.walk()) for g in generics)  # fused
-    functions = build_all(source, tile)
+
+    def fused(module: ModuleOp) -> None:
+        generics = [op for op in module.walk() if op.name == "linalg.generic"]
+        assert any(any(o.name == "scf.if" for o in g.walk()) for g in generics)
+
+    functions = build_all(source, tile, inspect={"linalg-fuse-elementwise": fused})
     for i, (m, k, n) in enumerate(cases):
         rows = 37 if m == "?" else int(m)
         rng = np.random.default_rng(rows * 10_000 + k * 100 + n)
@@ -274,12 +294,11 @@ def test_epilogue_matches_unfused_and_untiled():
 )
 def test_batched_matmul_through_the_kernel(shapes: tuple[str, str, str], target: str):
     source = matmul_source(*shapes, "f32")
-    if target == "cpu":
-        module = parse_module(source)
-        stages = [pipeline.STAGES["linalg"], "bufferize", "linalg-tile"]
-        pipeline.run_pipeline(module, ",".join(stages))
+
+    def kernel_ran(module: ModuleOp) -> None:
         assert any(op.name == "vector.fma" for op in module.walk())  # the micro-kernel ran
-    f = build(source, target=target)
+
+    f = build_all(source, target=target, inspect={"linalg-tile": kernel_ran})["f"]
     rng = np.random.default_rng(17)
     a_shape, b_shape = ([int(d) if d != "?" else 3 for d in s.split("x")] for s in shapes[:2])
     a, b = random(tuple(a_shape), "f32", rng), random(tuple(b_shape), "f32", rng)
@@ -398,13 +417,13 @@ def transposed_source(case: tuple[Any, ...], name: str) -> str:
 def transposed_functions(request: pytest.FixtureRequest) -> dict[str, Any]:
     # On `cuda`: tests/gpu/test_tiled_matmul.py's transposed operands.
     source = "\n".join(transposed_source(case, f"case{i}") for i, case in enumerate(TRANSPOSED))
-    module = parse_module(source)
-    spec = ",".join([pipeline.STAGES["mlc"], pipeline.STAGES["linalg"], "bufferize", request.param])
-    pipeline.run_pipeline(module, spec)
-    # every matmul in the kernel (`A^T @ B^T` may be reordered to `(B @ A)^T` first)
-    generics = [op for op in module.walk() if isinstance(op, GenericOp)]
-    assert all("reduction" not in str(op.iterator_types) for op in generics)
-    return build_all(source, request.param)
+
+    def in_the_kernel(module: ModuleOp) -> None:
+        # every matmul in the kernel (`A^T @ B^T` may be reordered to `(B @ A)^T` first)
+        generics = [op for op in module.walk() if isinstance(op, GenericOp)]
+        assert all("reduction" not in str(op.iterator_types) for op in generics)
+
+    return build_all(source, request.param, inspect={"linalg-tile": in_the_kernel})
 
 
 @pytest.mark.parametrize("index", range(len(TRANSPOSED)))

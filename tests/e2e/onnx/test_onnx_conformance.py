@@ -30,6 +30,7 @@ SAMPLE = [
     ("loop", "test_loop11"),
     ("scan", "test_scan9_sum"),
     ("rangeop", "test_range_float_type_positive_delta_expanded"),  # a Loop
+    ("instance_normalization", "test_instancenorm_epsilon"),  # in no quick zoo model
 ]
 
 _cache: dict[str, dict] = {}

@@ -49,8 +49,9 @@ def check(model, shapes: list[tuple[tuple[int, ...], ...]], target: str):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
-@pytest.mark.parametrize("auto_pad", ["SAME_UPPER", "SAME_LOWER"])
+@pytest.mark.parametrize(
+    ("op", "auto_pad"), [("MaxPool", "SAME_UPPER"), ("AveragePool", "SAME_LOWER")]
+)  # SAME_UPPER and SAME_LOWER only swap the begin and end pads (`resolve_pads`), for any op
 def test_pool_auto_pad_with_strides(op, auto_pad, target):
     attrs = dict(kernel_shape=[3, 2], strides=[2, 2], auto_pad=auto_pad)
     if op == "AveragePool":

@@ -1,6 +1,8 @@
 """NonMaxSuppression against onnxruntime: both box formats, thresholds given at run time or
 absent, limits of 0, 1 and more than every box, several batches and classes, `?` boxes."""
 
+import os
+
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
@@ -65,6 +67,10 @@ def run_both(exe, session, feeds):
 
 @pytest.mark.parametrize("center", [0, 1], ids=["corners", "center"])
 def test_nms_thresholds_at_run_time(center, target):
+    if center and target == "cpu" and os.environ.get("MLC_TEST_SLOW") != "1":
+        # the box formats meet the thresholds only at the corners: center boxes are
+        # converted first, as test_nms_default_iou_threshold_and_equal_scores checks
+        pytest.skip("a second 6 s compile of the corners' sweep: MLC_TEST_SLOW=1 runs it")
     model = nms_model([2, 3, "boxes"], center)
     exe = compile_for(model, target)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])

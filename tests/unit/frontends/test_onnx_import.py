@@ -3,8 +3,7 @@
 constants) and the one-line errors for models it cannot take.
 """
 
-import subprocess
-import sys
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -191,39 +190,35 @@ def test_node_error_names_the_node():
     assert "input 3 ('axes', the axes) must be known at import time" in text
 
 
-def test_tools_report_one_line_and_exit_1(tmp_path: Path):
+def run_tool(capsys: pytest.CaptureFixture[str], tool: str, *argv: str) -> tuple[int, str, str]:
+    """`tool` (mlc_opt, mlc_run) run in-process on `argv`: its exit code, stdout and stderr."""
+    main = importlib.import_module(f"mlc.tools.{tool}").main
+    try:
+        code = main(list(argv))
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 1
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_tools_report_one_line_and_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     path = tmp_path / "cut.onnx"
     path.write_bytes(b"\x08\x07garbage")
     for tool in ("mlc_opt", "mlc_run"):
-        run = subprocess.run(
-            [sys.executable, "-m", f"mlc.tools.{tool}", str(path)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert run.returncode == 1, run.stderr
-        assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
+        code, _, err = run_tool(capsys, tool, str(path))
+        assert code == 1, err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-def test_mlc_opt_prints_and_lowers_a_model(tmp_path: Path):
+def test_mlc_opt_prints_and_lowers_a_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     path = tmp_path / "affine.onnx"
     onnx.save(affine(), path)
-    run = subprocess.run(
-        [sys.executable, "-m", "mlc.tools.mlc_opt", str(path), "-p", "convert-ml-to-linalg"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    assert "linalg.generic" in run.stdout and "ml.matmul" not in run.stdout
-    run = subprocess.run(
-        [sys.executable, "-m", "mlc.tools.mlc_run", str(path), "--random", "--dim", "3"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert run.returncode == 0, run.stderr
-    assert "result0: shape=(3, 10) dtype=float32" in run.stdout
+    code, out, err = run_tool(capsys, "mlc_opt", str(path), "-p", "convert-ml-to-linalg")
+    assert code == 0, err
+    assert "linalg.generic" in out and "ml.matmul" not in out
+    code, out, err = run_tool(capsys, "mlc_run", str(path), "--random", "--dim", "3")
+    assert code == 0, err
+    assert "result0: shape=(3, 10) dtype=float32" in out
 
 
 def test_shape_of_a_dynamic_input_is_read_at_run_time():
