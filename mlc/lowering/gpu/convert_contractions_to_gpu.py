@@ -36,7 +36,8 @@ with a remark: 0.91x cuBLAS at 8192 on an H200, against mma.sync's 0.38x
 (multiples of 4) take it in tf32 (`m64nNk8`, 32-deep slices); tf32 reads both
 operands K-major, so a row-major B (a transposed A) is transposed first
 (`mlc.lowering.gpu.contraction.kmajor_operand`: at compile time for a constant, else
-by a tiled transpose kernel into a temporary freed after the matmul). `auto` is the default; `wgmma=off` keeps mma.sync.
+by a tiled transpose kernel into a temporary freed after the matmul). `auto` is the
+default; `wgmma=off` keeps mma.sync.
 
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
