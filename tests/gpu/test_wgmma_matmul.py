@@ -160,7 +160,7 @@ def test_other_targets_refuse_wgmma():
 @pytest.mark.parametrize("element", [*ELEMENTS, "tf32"])
 def test_kernel_registers_without_spills(element):
     """The default 128x256 kernel at 8192 fits the registers (ptxas -v: no spills):
-    206 a thread in 16 bits; in tf32 too (B transposed K-major first)."""
+    206 a thread in 16 bits (tf32: B transposed K-major first, 16-byte copies)."""
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas (CUDA toolkit) not on PATH")
