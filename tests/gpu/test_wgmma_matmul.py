@@ -12,9 +12,10 @@ and the numerics skip with the reason.
 Tolerance as tests/gpu/test_tensor_core_matmul.py: products and sums in f32, so 2 units
 in the last place of the output type, relative to the largest output and to each.
 
-f32 matmuls with `allow_tf32=True` take the same kernel in tf32 (`m64nNk8`, B
-transposed as it is copied): plain, transposed operands, batched, the fused epilogue,
-sizes that are multiples of 4 but not of 8, against float64 of the f32 inputs. tf32
+f32 matmuls with `allow_tf32=True` take the same kernel in tf32 (`m64nNk8`, a
+row-major B transposed K-major first: by a transpose kernel, or at compile time when it
+is a constant): plain, transposed operands, batched, the fused epilogue, a constant
+weight, sizes that are multiples of 4 but not of 8, against float64 of the f32 inputs. tf32
 keeps 10 bits of each operand's mantissa (the wgmma reads the top 19 bits of each f32),
 so each product is within 2^-9 of its value, relatively: every output within
 3 * 2^-10 * (|a| @ |b|), and a relative L2 error below docs/precision.md's 5e-3.
@@ -76,6 +77,20 @@ func.func @main(%a: tensor<MxKxT>, %b: tensor<NxKxT>, %at: tensor<KxMxT>, %b2: t
   func.return %c, %d, %e : tensor<MxNxT>, tensor<MxNxT>, tensor<MxNxT>
 }
 """
+
+# a @ w with w a constant (a model's weight): transposed K-major at compile time
+CONSTANT_B = """
+func.func @main(%a: tensor<MxKxT>) -> tensor<MxNxT> {
+  %w = arith.constant dense<"WEIGHT"> : tensor<KxNxT>
+  %c = ml.matmul %a, %w : (tensor<MxKxT>, tensor<KxNxT>) -> tensor<MxNxT>
+  func.return %c : tensor<MxNxT>
+}
+"""
+
+
+def _weight_hex(w: np.ndarray) -> str:
+    """`w`'s bytes as a dense attribute's hex string (little-endian f32)."""
+    return "0x" + np.ascontiguousarray(w, dtype="<f4").tobytes().hex().upper()
 
 
 def _source(program: str, element: str, **sizes: int) -> str:
@@ -145,7 +160,7 @@ def test_other_targets_refuse_wgmma():
 @pytest.mark.parametrize("element", [*ELEMENTS, "tf32"])
 def test_kernel_registers_without_spills(element):
     """The default 128x256 kernel at 8192 fits the registers (ptxas -v: no spills):
-    206 a thread in 16 bits, 232 in tf32 (its B copied an element at a time)."""
+    206 a thread in 16 bits (tf32: B transposed K-major first, 16-byte copies)."""
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas (CUDA toolkit) not on PATH")
@@ -251,7 +266,7 @@ def test_tf32_matmul(m, k, n):
 
 @pytest.mark.parametrize("m, k, n", [(132, 204, 268), (256, 64, 128)])
 def test_tf32_transposed_operands(m, k, n):
-    """K-major B (16-byte copies), M-major A (transposed by element copies, as B is)."""
+    """K-major B as it lies; M-major A and N-major B transposed K-major first."""
     exe = compiled(_source(TRANSPOSED, "f32", M=m, K=k, N=n), allow_tf32=True)
     rng = np.random.default_rng()
     a, b, at, b2 = _f32(rng, m, k), _f32(rng, n, k), _f32(rng, k, m), _f32(rng, k, n)
@@ -266,6 +281,16 @@ def test_tf32_batched(batch, m, k, n):
     rng = np.random.default_rng()
     a, b = _f32(rng, batch, m, k), _f32(rng, batch, k, n)
     _close_tf32(exe(a, b), _f64(a) @ _f64(b), np.abs(_f64(a)) @ np.abs(_f64(b)))
+
+
+@pytest.mark.parametrize("m, k, n", [(256, 68, 132), (132, 128, 260)])
+def test_tf32_constant_weight(m, k, n):
+    """A constant B, transposed K-major at compile time (no transpose kernel)."""
+    w = _f32(np.random.default_rng(), k, n)
+    source = _source(CONSTANT_B, "f32", M=m, K=k, N=n).replace("WEIGHT", _weight_hex(w))
+    exe = compiled(source, allow_tf32=True)
+    a = _f32(np.random.default_rng(), m, k)
+    _close_tf32(exe(a), _f64(a) @ _f64(w), np.abs(_f64(a)) @ np.abs(_f64(w)))
 
 
 @pytest.mark.parametrize("m, k, n", [(196, 132, 260), (512, 64, 256)])

@@ -33,8 +33,11 @@ multiplying by `wgmma.mma_async` from 128-byte swizzled shared slices, `WGMMA_TI
 `wgmma-tile=ROWS,COLS,STAGES`; its PTX needs sm_90a); those it declines keep mma.sync,
 with a remark: 0.91x cuBLAS at 8192 on an H200, against mma.sync's 0.38x
 (bench/results/gpu-wgmma.md). With `tf32=true` too, f32 matmuls of static sizes
-(multiples of 4) take it in tf32 (`m64nNk8`, 32-deep slices, B transposed as it is
-copied: `wgmma_staging`). `auto` is the default; `wgmma=off` keeps mma.sync.
+(multiples of 4) take it in tf32 (`m64nNk8`, 32-deep slices); tf32 reads both
+operands K-major, so a row-major B (a transposed A) is transposed first
+(`mlc.lowering.gpu.contraction.kmajor_operand`: at compile time for a constant, else
+by a tiled transpose kernel into a temporary freed after the matmul). `auto` is the
+default; `wgmma=off` keeps mma.sync.
 
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
@@ -86,11 +89,13 @@ from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
 from mlc.lowering.gpu.contraction.conv_half_staging import pointwise
 from mlc.lowering.gpu.contraction.conv_match import match_conv
 from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.kmajor_operand import make_k_major
 from mlc.lowering.gpu.contraction.match import Contraction, match
 from mlc.lowering.gpu.contraction.tile_shape import TileShape
 from mlc.lowering.gpu.contraction.tiled_kernel import grid, kernel_body
 from mlc.lowering.gpu.contraction.wgmma_kernel import WGMMA_SM, WgmmaShape, declined
 from mlc.lowering.gpu.contraction.wgmma_kernel import launch as wgmma_launch
+from mlc.lowering.gpu.contraction.wgmma_staging import k_major
 
 BIG_TILE = TileShape(128, 128, 8, 8, 8)
 # A 3-deep cp.async pipeline: the MLP's first layer 50 against 56 us on an H100. The
@@ -227,7 +232,14 @@ class ContractionToTiledLaunch(RewritePattern):
         if (why := declined(c, self.wgmma, tf32)) is not None:
             op_remark(c.op, f"wgmma declined: {why}; mma.sync")
             return False
+        frees = []
+        if not c.half:  # tf32 reads both operands K-major: one not is transposed first
+            for operand, extent in ((c.a, c.rows), (c.b, c.cols)):
+                if not k_major(c.op, operand, c.k, extent):
+                    frees += make_k_major(host, c.op, operand)
         wgmma_launch(host, c, bounds, batch, self.wgmma)
+        for free in frees:  # the K-major copy, once the kernel is done
+            host(free)
         return True
 
     def conv_shapes(

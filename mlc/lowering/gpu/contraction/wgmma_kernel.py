@@ -57,6 +57,7 @@ from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.epilogue import finished, initial_values, store_output
 from mlc.lowering.gpu.contraction.half_staging import element_address, shared_address
+from mlc.lowering.gpu.contraction.kmajor_operand import transposable
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.tile_staging import WORKGROUP
 from mlc.lowering.gpu.contraction.tiled_kernel import batch_position, grid
@@ -133,8 +134,11 @@ def declined(c: Contraction, shape: WgmmaShape, tf32: bool = False) -> str | Non
         assert isinstance(type_, MemRefType)
         if not isinstance(type_.layout, NoneAttr):
             return "a strided operand"
-        if k_major(c.op, operand, c.k, extent) is None:
+        major = k_major(c.op, operand, c.k, extent)
+        if major is None:
             return "an operand contiguous along neither K nor its rows or columns"
+        if not major and not c.half and (why := transposable(c.op, operand, c.k)) is not None:
+            return why  # tf32 reads K-major operands alone (`kmajor_operand`)
     return None
 
 

@@ -112,31 +112,3 @@ def descriptor(address: int, leading: int, stride: int, swizzle_mode: int = SWIZ
 def descriptor_base(k_major: bool, depth: int = DEPTH) -> int:
     """A slice's descriptor without its start address (the kernel ORs that in)."""
     return descriptor(0, *strides(k_major, depth))
-
-
-ELEMENT_COPY = (8, 4)  # a warp's transposing tf32 copies: 8 along the extent, 4 along K
-WARP = 32
-
-
-def element_copy(ops, value, extent: int):
-    """
-    (x, k) of copy `value` (thread + n * threads) of a transposed tf32 operand's slice
-    of `extent` rows, one value a copy: lane `l` of a warp takes x `l % 8`, k `l // 8`
-    of its 8 x 4 group (`wgmma_staging`). `ops` does the arithmetic: the kernel's
-    `Emitter` on SSA values, or `IntOps` on integers.
-    """
-    wide, deep = ELEMENT_COPY
-    groups_along = extent // wide
-    lane, group = ops.rem(value, WARP), ops.div(value, WARP)
-    x = ops.add(ops.mul(ops.rem(group, groups_along), wide), ops.rem(lane, wide))
-    k = ops.add(ops.mul(ops.div(group, groups_along), deep), ops.div(lane, wide))
-    return x, k
-
-
-class IntOps:
-    """`element_copy`'s arithmetic on integers (and numpy arrays)."""
-
-    add = staticmethod(lambda a, b: a + b)
-    mul = staticmethod(lambda a, b: a * b)
-    div = staticmethod(lambda a, b: a // b)
-    rem = staticmethod(lambda a, b: a % b)

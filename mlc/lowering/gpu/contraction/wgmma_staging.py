@@ -9,17 +9,9 @@ transposed A[k, m]) moves 16 bytes a copy along its contiguous dim (8 16-bit val
 transpose flags).
 
 tf32 has no transpose flag: both operands must be K-major in shared memory. An f32
-operand contiguous along its extent (the usual row-major B[k, n]) is transposed as it
-is copied, one 4-byte `cp.async` an element (`wgmma_layout.element_copy`). A warp
-copies 8 consecutive values of the extent (32 bytes: whole sectors) at 4 consecutive
-K, so that its 32 stores land in 32 different banks of the swizzled rows (row `x % 8`
-moves unit `k // 4` by `x % 8` units). The other ways cost more: a transposing kernel
-before the matmul reads and writes B once more (8 bytes an element: 0.5 GB at 8192,
-about a twentieth of the matmul's time, a tenth at 4096) into a temporary of B's size;
-transposing through registers takes the copies out of the asynchronous pipeline. The
-element copies read the bytes the 16-byte ones would (B's slices come from L2 for each
-block row alike); what they cost is 4x the copy instructions for B, issued while the
-previous slices' wgmmas run.
+operand contiguous along its extent (the usual row-major B[k, n]) is transposed into
+a K-major copy before the kernel (`kmajor_operand`), so tf32 operands here are always
+K-major.
 
 Copies of rows past M or N, or K past its end, read nothing and fill zeros
 (`cp.async`'s source size 0), which adds nothing; their addresses are clamped inside
@@ -59,7 +51,6 @@ class Operand:
     extent_dim: int  # its loop dim along M (A) or N (B)
     extent: int  # rows (A) or cols (B) of the block's tile
     k_major: bool  # in shared memory (the descriptor's layout)
-    transposed: bool  # contiguous along the extent in memory, K-major in shared memory
     start: int  # bytes from a stage's start
     copies: list[tuple[SSAValue, SSAValue, SSAValue]]  # (extent, k, shared offset i32)
 
@@ -89,9 +80,7 @@ class Staging:
         """An operand's layout and this thread's copies of each slice (`wgmma_layout`)."""
         major = k_major(self.c.op, index, self.c.k, dim)
         assert major is not None
-        if not major and self.element_bytes == layout.TF32_BYTES:
-            copies = self._element_copies(e, extent, tid)
-            return Operand(index, dim, extent, True, True, start, copies)
+        assert major or self.element_bytes != layout.TF32_BYTES  # `kmajor_operand`
         units_along = self.depth // self.unit if major else extent // self.unit  # a row's
         copies = []
         for n in range(extent * self.depth // self.unit // self.threads):
@@ -99,15 +88,7 @@ class Staging:
             row, along = e.div(unit, units_along), e.mul(e.rem(unit, units_along), self.unit)
             x, k = (row, along) if major else (along, row)
             copies.append((x, k, _swizzled(e, self._linear(e, major, x, k))))
-        return Operand(index, dim, extent, major, False, start, copies)
-
-    def _element_copies(self, e: Emitter, extent: int, tid: SSAValue):
-        """A transposed tf32 operand's copies: one value each, a warp 8 x 4 of them."""
-        copies = []
-        for n in range(extent * self.depth // self.threads):
-            x, k = layout.element_copy(e, e.add(tid, n * self.threads), extent)
-            copies.append((x, k, _swizzled(e, self._linear(e, True, x, k))))
-        return copies
+        return Operand(index, dim, extent, major, start, copies)
 
     def _linear(self, e: Emitter, major: bool, x: SSAValue, k: SSAValue) -> SSAValue:
         """`wgmma_layout.offset` of (x, k) as i32 (x a multiple of 8 when MN-major)."""
@@ -142,12 +123,9 @@ class Staging:
             size = self.bounds[operand.extent_dim]
             origin = origins[operand.extent_dim]
             tile = s(arith.AddiOp(stage_at, _i32(s, operand.start)))
-            # the last unit (element) inside: no address past the buffer, even for a copy
-            # that reads nothing (M, N, K are multiples of the unit)
-            if operand.transposed:
-                unit_along, unit_deep = 1, 1
-            else:
-                unit_along, unit_deep = (1, self.unit) if operand.k_major else (self.unit, 1)
+            # the last unit inside: no address past the buffer, even for a copy that
+            # reads nothing (M, N, K are multiples of the unit)
+            unit_along, unit_deep = (1, self.unit) if operand.k_major else (self.unit, 1)
             for x, k, offset in operand.copies:
                 along, deep = s.add(origin, x), s.add(k_first, k)
                 inside = s(arith.AndIOp(s.less(along, size), s.less(deep, k_size)))
@@ -164,11 +142,7 @@ class Staging:
                     self.element_bytes,
                 )
                 shared = s(arith.AddiOp(tile, offset))
-                if operand.transposed:
-                    size_read = async_copy.bytes_if(s, inside, self.element_bytes)
-                    async_copy.copy_to(s, shared, address, size_read, self.element_bytes)
-                else:
-                    async_copy.copy_to(s, shared, address, async_copy.bytes_if(s, inside))
+                async_copy.copy_to(s, shared, address, async_copy.bytes_if(s, inside))
         s(scf.YieldOp())
         async_copy.commit_group(e)
 

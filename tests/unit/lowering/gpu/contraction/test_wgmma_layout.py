@@ -124,24 +124,3 @@ def test_tf32_instructions_read_what_was_placed(extent, rows):
             descriptor = layout.descriptor_base(True) | (start >> 4)
             read = memory[_tf32_hardware_address(descriptor, x, k) // 4]
             np.testing.assert_array_equal(read, values[first : first + rows, kk : kk + step])
-
-
-@pytest.mark.parametrize("extent, threads", [(256, 256), (128, 256), (64, 128), (192, 384)])
-def test_tf32_element_copies(extent, threads):
-    """The transposing copies of a tf32 slice: each (x, k) once, a warp's 32 stores in 32
-    banks, its 32 loads 4 runs of 8 consecutive values (whole 32-byte sectors)."""
-    depth = layout.depth(layout.TF32_BYTES)
-    values = np.arange(extent * depth)
-    x, k = layout.element_copy(layout.IntOps, values, extent)
-    assert sorted(zip(x.tolist(), k.tolist())) == [
-        (a, b) for a in range(extent) for b in range(depth)
-    ]
-    places = layout.placed(True, x, k, element_bytes=layout.TF32_BYTES)
-    assert (places % 4 == 0).all()
-    for warp in range(0, values.size, 32):  # consecutive values: one warp's copies
-        wx, wk = x[warp : warp + 32], k[warp : warp + 32]
-        assert len(set(((places[warp : warp + 32] // 4) % 32).tolist())) == 32
-        for run in range(4):
-            assert (wk[run * 8 : run * 8 + 8] == wk[run * 8]).all()
-            assert (np.diff(wx[run * 8 : run * 8 + 8]) == 1).all() and wx[run * 8] % 8 == 0
-    assert (extent * depth) % threads == 0
