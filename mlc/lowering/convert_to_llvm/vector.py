@@ -20,7 +20,9 @@ the scalar (xDSL has no `extractelement`; LLVM folds the pair into one), and
 hot loop). A 1-D `vector.create_mask %n` compares the lane numbers `<0, 1, ...>` with a
 splat of `%n`; `vector.maskedload`/`maskedstore` are `llvm.masked.load`/`store` (AVX2's
 `vmaskmovps`), aligned as `vector.load`/`store` are: the matmul kernel writes the
-columns of its last panel below N with them.
+columns of its last panel below N with them. Their start address is a plain
+`getelementptr` (not `inbounds`): the depthwise kernel's rows start up to `pad`
+elements before the image or end past it, those lanes masked off.
 """
 
 from xdsl.dialects import llvm, vector
@@ -141,8 +143,10 @@ def _shuffled(b: Builder, op: vector.ExtractOp | vector.ShuffleOp) -> None:
 def _masked_access(
     b: Builder, op: vector.MaskedLoadOp | vector.MaskedStoreOp, memref: Descriptor
 ) -> None:
-    """`llvm.masked.load`/`store` at the op's indices of `memref`."""
-    pointer = memref.element_pointer(b, op.indices)
+    """`llvm.masked.load`/`store` at the op's indices of `memref`, the address computed
+    without `inbounds`: the first lanes may be masked off because they lie before the
+    buffer (a depthwise row's left padding), and a pointer there would be poison."""
+    pointer = memref.element_pointer(b, op.indices, inbounds=False)
     if isinstance(op, vector.MaskedLoadOp):
         type_ = op.result.type
         assert isinstance(type_, VectorType)

@@ -13,6 +13,7 @@ from xdsl.ir import Operation, SSAValue
 
 from mlc.lowering.cpu.depthwise_conv import Depthwise, Tap, taps_of
 from mlc.lowering.cpu.depthwise_vectors import vector_lanes, vector_rows
+from mlc.lowering.linalg.absorbed_padding import frees_between
 from mlc.lowering.linalg.contraction import indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -192,7 +193,23 @@ def depthwise_nest(dw: Depthwise) -> list[Operation]:
             nest(cb, [n, f])
 
     parallel_loop(b, zero_i, b.mul(extents[0], extents[1]), one, channel)
-    return b.ops
+    return b.ops + _kept_alive(dw)
+
+
+def _kept_alive(dw: Depthwise) -> list[Operation]:
+    """
+    The frees of the image and of the bias between the ops the nest absorbs and the
+    convolution (the padded copy or the broadcast was their last use), detached to go
+    after the nest, which now reads those buffers itself.
+    """
+    frees: list[Operation] = []
+    if dw.padding is not None:
+        frees += frees_between(dw.padding.source, dw.padding.ops[0], dw.op)
+    if dw.bias is not None:
+        frees += frees_between(dw.bias.inputs[0], dw.bias, dw.op)
+    for free in frees:
+        free.detach()
+    return frees
 
 
 def absorbed(dw: Depthwise) -> list[Operation]:

@@ -11,6 +11,10 @@ can absorb, each then erased with it:
   accumulators can start at it (`bias_before`).
 
 Any spatial rank; the padding's offsets must be static (they are the op's pads).
+
+Either buffer may be freed between the op that read it and the window generic (the
+padded copy, the broadcast were its last use): the kernel that absorbs them reads it
+later, so those frees (`frees_between`) must move after it.
 """
 
 from dataclasses import dataclass
@@ -80,6 +84,17 @@ def _unused_between(value: SSAValue, first: Operation, last: Operation) -> bool:
             return False
         between = between.next_op
     return True
+
+
+def frees_between(value: SSAValue, first: Operation, last: Operation) -> list[memref.DeallocOp]:
+    """The deallocs of `value` after `first` and before `last` in their block."""
+    frees = []
+    for use in value.uses:
+        free = use.operation
+        if isinstance(free, memref.DeallocOp) and free.parent_block() is last.parent_block():
+            if first.is_before_in_block(free) and free.is_before_in_block(last):
+                frees.append(free)
+    return frees
 
 
 def _users(
