@@ -220,6 +220,55 @@ func.func @padded_bias(%x: memref<1x4x6x7xf32>, %w: memref<4x3x3xf32>, %b: memre
 
 // -----
 
+// The image and the bias are buffers of the function's own, freed once the padded
+// copy and the broadcast have read them (bufferize frees a buffer after its last
+// use): the kernel reads both itself, later, so their frees move after it.
+
+// CHECK-LABEL: func.func @padded_frees_move
+// CHECK:         %[[X:.+]] = memref.alloc() {{.*}} : memref<1x2x5x6xf32>
+// CHECK:         %[[B:.+]] = memref.alloc() {{.*}} : memref<2xf32>
+// CHECK-NOT:     memref.dealloc
+// CHECK:         "scf.parallel"
+// CHECK:           memref.load %[[B]]
+// CHECK:           vector.maskedload %[[X]]
+// CHECK:         memref.dealloc %[[X]]
+// CHECK-NEXT:    memref.dealloc %[[B]]
+// CHECK-NOT:     memref.dealloc
+// CHECK:         func.return
+func.func @padded_frees_move(%in: memref<1x2x5x6xf32>, %bin: memref<2xf32>, %w: memref<2x3x3xf32>, %y: memref<1x2x5x6xf32>) {
+  %x = memref.alloc() {alignment = 64 : i64} : memref<1x2x5x6xf32>
+  "memref.copy"(%in, %x) : (memref<1x2x5x6xf32>, memref<1x2x5x6xf32>) -> ()
+  %b = memref.alloc() {alignment = 64 : i64} : memref<2xf32>
+  "memref.copy"(%bin, %b) : (memref<2xf32>, memref<2xf32>) -> ()
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x2x7x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x2x7x8xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.000000e+00 : f32
+    linalg.yield %z : f32
+  }
+  %v = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 6] [1, 1, 1, 1] : memref<1x2x7x8xf32> to memref<1x2x5x6xf32, strided<[112, 56, 8, 1], offset: 9>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x2x5x6xf32>) outs(%v : memref<1x2x5x6xf32, strided<[112, 56, 8, 1], offset: 9>>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  memref.dealloc %x : memref<1x2x5x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<2xf32>) outs(%y : memref<1x2x5x6xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  memref.dealloc %b : memref<2xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x2x7x8xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x5x6xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %d, %m : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %p : memref<1x2x7x8xf32>
+  func.return
+}
+
+// -----
+
 // Padded at stride 3 (x's last dim read at stride 3: the scalar loops): the copy goes
 // and the kernel reads %x itself; a row of interior rows runs a masked left border,
 // an unchecked interior and a masked right border, a border row is masked throughout.
