@@ -98,9 +98,7 @@ def insert_value(container: SSAValue, value: SSAValue, position: DenseArrayBase)
 @cache
 def _gep_properties(element: Attribute, inbounds: bool) -> dict[str, Attribute]:
     return _properties_of(
-        lambda v: llvm.GEPOp(
-            v, [llvm.GEP_USE_SSA_VAL], element, ssa_indices=[v], inbounds=inbounds
-        )
+        lambda v: llvm.GEPOp(v, [llvm.GEP_USE_SSA_VAL], element, ssa_indices=[v], inbounds=inbounds)
     )
 
 

@@ -153,13 +153,17 @@ def bias_before(op: GenericOp) -> GenericOp | None:
     """
     The generic that writes `op`'s output last before it, if it copies its one input
     into every element (a bias broadcast along the output's dims) and nothing reads or
-    writes the output in between: the accumulators can start at the bias instead.
+    writes the output, or uses the bias but to free it, in between: the accumulators
+    can start at the bias instead.
     """
     buffer = op.outputs[0]
     previous = op.prev_op
     while previous is not None:
         if isinstance(previous, GenericOp) and list(previous.outputs) == [buffer]:
-            return previous if _is_broadcast(previous) else None
+            if not _is_broadcast(previous):
+                return None
+            # the bias is read later, by the kernel: nothing may write it in between
+            return previous if _unused_between(previous.inputs[0], previous, op) else None
         if not isinstance(previous, memref.DimOp) and any(
             buffer in inner.operands for inner in previous.walk()
         ):

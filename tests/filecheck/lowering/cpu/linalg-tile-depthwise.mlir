@@ -269,6 +269,34 @@ func.func @padded_frees_move(%in: memref<1x2x5x6xf32>, %bin: memref<2xf32>, %w: 
 
 // -----
 
+// Not absorbed: the bias is written between its broadcast and the convolution, which
+// would read it after the write; the broadcast stays and the kernel starts at y.
+
+// CHECK-LABEL: func.func @bias_written_between
+// CHECK-SAME:    (%{{.+}}: memref<1x2x5x6xf32>, %{{.+}}: memref<2x3x3xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<2xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x2x3x4xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[B]] : memref<2xf32>) outs(%[[Y]] : memref<1x2x3x4xf32>)
+// CHECK:         memref.store %{{.+}}, %[[B]]
+// CHECK:         "scf.parallel"
+// CHECK:           vector.maskedload %[[Y]]
+func.func @bias_written_between(%x: memref<1x2x5x6xf32>, %w: memref<2x3x3xf32>, %b: memref<2xf32>, %y: memref<1x2x3x4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<2xf32>) outs(%y : memref<1x2x3x4xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.000000e+00 : f32
+  memref.store %one, %b[%c0] : memref<2xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x5x6xf32>, memref<2x3x3xf32>) outs(%y : memref<1x2x3x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %d, %m : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
 // Padded at stride 3 (x's last dim read at stride 3: the scalar loops): the copy goes
 // and the kernel reads %x itself; a row of interior rows runs a masked left border,
 // an unchecked interior and a masked right border, a border row is masked throughout.
