@@ -1,20 +1,23 @@
 """
-Zoo models (tests/zoo/) at batch 1 on the CPU: mlc's time over onnxruntime's, in one
-process, the two alternating in bursts (`cpu.bursts`), medians. The ratio is what to
-compare between two trees: run this once with each on PYTHONPATH, alternately, since
+Zoo models (tests/zoo/) at batch 1 and 8 on the CPU: mlc's time over onnxruntime's, in
+one process, the two alternating in bursts (`cpu.bursts`), medians. The ratio is what
+to compare between two trees: run this once with each on PYTHONPATH, alternately, since
 the machine's load moves absolute times far more than it moves the ratio.
 
     PYTHONPATH=. .venv/bin/python bench/cpu_models.py mobilenetv2-torchscript resnet-torchscript
-    PYTHONPATH=. .venv/bin/python bench/cpu_models.py --budget 4 --json out.json NAME...
+    PYTHONPATH=. .venv/bin/python bench/cpu_models.py --batch 1 8 --budget 4 --json out.json NAME...
 
-Writes one line per model: the median ms of each system and onnxruntime / mlc (above 1:
-mlc is faster). bench/results/cpu-models.md records the runs.
+Writes one line per model and batch: each system's first call after compiling (ms) and
+its steady-state median (ms), and onnxruntime / mlc of the steady state (above 1: mlc is
+faster). Batch 8 repeats the zoo's batch-1 input (the models' batch dim is dynamic).
+bench/results/cpu-models.md records the runs.
 """
 
 import argparse
 import json
 import statistics
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -28,40 +31,58 @@ import mlc
 ZOO = Path(__file__).parent.parent / "tests" / "zoo"
 
 
-def inputs(name: str) -> dict[str, np.ndarray]:
-    """The zoo's first (batch 1) input set of a model."""
+def inputs(name: str, batch: int = 1) -> dict[str, np.ndarray]:
+    """The zoo's first (batch 1) input set of a model, repeated `batch` times."""
     data = np.load(ZOO / f"{name}.npz")
-    return {k.split("/", 2)[2]: data[k] for k in data.files if k.startswith("0/in/")}
+    feeds = {k.split("/", 2)[2]: data[k] for k in data.files if k.startswith("0/in/")}
+    return {k: np.concatenate([v] * batch) if batch > 1 else v for k, v in feeds.items()}
 
 
-def measure(name: str, budget: float) -> dict[str, float]:
-    """Median seconds per call of mlc and onnxruntime on one model, and their ratio."""
+def measure(name: str, budget: float, batch: int = 1) -> dict[str, float]:
+    """First-call and median seconds per call of mlc and onnxruntime on one model at
+    `batch`, and the ratio of the medians."""
     import onnxruntime  # a benchmark dependency, not mlc's
 
     path = ZOO / f"{name}.onnx"
-    feeds = inputs(name)
+    feeds = inputs(name, batch)
     exe = mlc.compile(str(path))
     session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     args = list(feeds.values())
     runs = {"mlc": lambda: exe(*args), "onnxruntime": lambda: session.run(None, feeds)}
-    for run in runs.values():
+    first = {}
+    for key, run in runs.items():
+        start = time.perf_counter()
         run()
+        first[key] = time.perf_counter() - start
     settled, _ = cpu.bursts(runs, budget, min_runs=3, max_runs=1000)
     mlc_s, ort_s = (statistics.median(settled[k]) for k in ("mlc", "onnxruntime"))
-    return {"mlc": mlc_s, "onnxruntime": ort_s, "speed": ort_s / mlc_s}
+    return {
+        "mlc": mlc_s,
+        "onnxruntime": ort_s,
+        "speed": ort_s / mlc_s,
+        "mlc_first": first["mlc"],
+        "onnxruntime_first": first["onnxruntime"],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("models", nargs="+")
+    parser.add_argument("--batch", type=int, nargs="+", default=[1], help="batch sizes")
     parser.add_argument("--budget", type=float, default=3.0, help="seconds per model")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
     results = {}
     for name in args.models:
-        r = results[name] = measure(name, args.budget)
-        ms = r["mlc"] * 1e3, r["onnxruntime"] * 1e3
-        print(f"{name:28s} mlc {ms[0]:8.3f} ms  onnxruntime {ms[1]:8.3f} ms  {r['speed']:.2f}x")
+        for batch in args.batch:
+            r = results[f"{name}@{batch}"] = measure(name, args.budget, batch)
+            ms = {k: v * 1e3 for k, v in r.items() if k != "speed"}
+            print(
+                f"{name:26s} batch {batch}  first: mlc {ms['mlc_first']:8.2f} ms, "
+                f"onnxruntime {ms['onnxruntime_first']:8.2f} ms  steady: mlc {ms['mlc']:8.3f} ms, "
+                f"onnxruntime {ms['onnxruntime']:8.3f} ms  {r['speed']:.2f}x",
+                flush=True,
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 

@@ -224,8 +224,11 @@ class Descriptor:
         static = static_strides(self.type_)[dim]
         return static if static is not None else b.extract(self.value, i64, STRIDES, dim)
 
-    def element_pointer(self, b: Builder, indices: Sequence[SSAValue]) -> SSAValue:
-        """`aligned + offset + sum(index * stride)` as a GEP over the element type."""
+    def element_pointer(
+        self, b: Builder, indices: Sequence[SSAValue], inbounds: bool = True
+    ) -> SSAValue:
+        """`aligned + offset + sum(index * stride)` as a GEP over the element type
+        (`inbounds` unless the address may lie outside the buffer)."""
         linear: int | SSAValue = self.offset(b)
         for dim, index in enumerate(indices):
             linear = b.add(linear, b.mul(index, self.stride(b, dim)))
@@ -234,7 +237,7 @@ class Descriptor:
             return aligned
         element = llvm_type(self.type_.element_type)
         assert element is not None, "checked before rewriting"
-        return b.emit(llvm_ops.element_address(aligned, b.value(linear), element))
+        return b.emit(llvm_ops.element_address(aligned, b.value(linear), element, inbounds))
 
 
 def pack_descriptor(

@@ -96,16 +96,21 @@ def insert_value(container: SSAValue, value: SSAValue, position: DenseArrayBase)
 
 
 @cache
-def _gep_properties(element: Attribute) -> dict[str, Attribute]:
+def _gep_properties(element: Attribute, inbounds: bool) -> dict[str, Attribute]:
     return _properties_of(
-        lambda v: llvm.GEPOp(v, [llvm.GEP_USE_SSA_VAL], element, ssa_indices=[v], inbounds=True)
+        lambda v: llvm.GEPOp(v, [llvm.GEP_USE_SSA_VAL], element, ssa_indices=[v], inbounds=inbounds)
     )
 
 
-def element_address(pointer: SSAValue, index: SSAValue, element: Attribute) -> Operation:
-    """`llvm.getelementptr inbounds pointer[index] : element` (one dynamic index)."""
+def element_address(
+    pointer: SSAValue, index: SSAValue, element: Attribute, inbounds: bool = True
+) -> Operation:
+    """`llvm.getelementptr inbounds pointer[index] : element` (one dynamic index); without
+    `inbounds` where the address may lie outside the buffer (a masked access's start)."""
     return llvm.GEPOp.create(
-        operands=[pointer, index], result_types=[_PTR], properties=_gep_properties(element)
+        operands=[pointer, index],
+        result_types=[_PTR],
+        properties=_gep_properties(element, inbounds),
     )
 
 

@@ -14,12 +14,15 @@ bytes); `vector.broadcast` of a scalar is an `insertelement` into lane 0 and a
 zero-mask `shufflevector`; `vector.fma` is `llvm.intr.fma`; `vector.extract` of one
 element at a static position of a 1-D vector is a one-lane `shufflevector` bitcast to
 the scalar (xDSL has no `extractelement`; LLVM folds the pair into one), and
-`vector.insert` of one is an `insertelement`; `vector.reduction <add>` of floats is
+`vector.insert` of one is an `insertelement`, `vector.shuffle` of 1-D vectors a
+`shufflevector`; `vector.reduction <add>` of floats is
 `llvm.vector.reduce.fadd` (in order: the kernels reduce once per row, outside their
 hot loop). A 1-D `vector.create_mask %n` compares the lane numbers `<0, 1, ...>` with a
 splat of `%n`; `vector.maskedload`/`maskedstore` are `llvm.masked.load`/`store` (AVX2's
 `vmaskmovps`), aligned as `vector.load`/`store` are: the matmul kernel writes the
-columns of its last panel below N with them.
+columns of its last panel below N with them. Their start address is a plain
+`getelementptr` (not `inbounds`): the depthwise kernel's rows start up to `pad`
+elements before the image or end past it, those lanes masked off.
 """
 
 from xdsl.dialects import llvm, vector
@@ -60,6 +63,7 @@ SUPPORTED: tuple[type[Operation], ...] = (
     vector.CreateMaskOp,
     vector.MaskedLoadOp,
     vector.MaskedStoreOp,
+    vector.ShuffleOp,
 )
 
 
@@ -120,11 +124,29 @@ def _create_mask(b: Builder, op: vector.CreateMaskOp) -> None:
     b.emit(llvm.ICmpOp(lane, splat, IntegerAttr(ICmpPredicateFlag.SLT.to_int(), i64)))
 
 
+def _shuffled(b: Builder, op: vector.ExtractOp | vector.ShuffleOp) -> None:
+    """A `shufflevector`: of one lane bitcast to the scalar (`extract`), or the shuffle's."""
+    if isinstance(op, vector.ShuffleOp):
+        lanes = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
+        result = converted_type(op.result.type)
+        b.emit(llvm.ShuffleVectorOp(op.v1, op.v2, lanes, result))  # pyright: ignore[reportArgumentType]
+        return
+    (position,) = op.static_position.get_values()
+    source = converted_type(op.vector.type)
+    assert isinstance(source, VectorType)
+    lane = VectorType(source.element_type, [1])
+    mask = DenseArrayBase.from_list(i32, [position])
+    one = b.emit(llvm.ShuffleVectorOp(op.vector, op.vector, mask, lane))
+    b.emit(llvm.BitcastOp(one, converted_type(op.result.type)))
+
+
 def _masked_access(
     b: Builder, op: vector.MaskedLoadOp | vector.MaskedStoreOp, memref: Descriptor
 ) -> None:
-    """`llvm.masked.load`/`store` at the op's indices of `memref`."""
-    pointer = memref.element_pointer(b, op.indices)
+    """`llvm.masked.load`/`store` at the op's indices of `memref`, the address computed
+    without `inbounds`: the first lanes may be masked off because they lie before the
+    buffer (a depthwise row's left padding), and a pointer there would be poison."""
+    pointer = memref.element_pointer(b, op.indices, inbounds=False)
     if isinstance(op, vector.MaskedLoadOp):
         type_ = op.result.type
         assert isinstance(type_, VectorType)
@@ -179,14 +201,8 @@ class ConvertVector(RewritePattern):
             b.emit(llvm.ShuffleVectorOp(first, undef, mask, type_))
         elif isinstance(op, vector.FMAOp):
             b.emit(llvm_ops.fma(op.lhs, op.rhs, op.acc))
-        elif isinstance(op, vector.ExtractOp):
-            (position,) = op.static_position.get_values()
-            source = converted_type(op.vector.type)
-            assert isinstance(source, VectorType)
-            lane = VectorType(source.element_type, [1])
-            mask = DenseArrayBase.from_list(i32, [position])
-            one = b.emit(llvm.ShuffleVectorOp(op.vector, op.vector, mask, lane))
-            b.emit(llvm.BitcastOp(one, converted_type(op.result.type)))
+        elif isinstance(op, vector.ExtractOp | vector.ShuffleOp):
+            _shuffled(b, op)
         elif isinstance(op, vector.InsertOp):
             (position,) = op.static_position.get_values()
             b.emit(llvm.InsertElementOp(op.dest, op.source, b.emit(constant(position, i32))))

@@ -27,26 +27,34 @@ so a row of at least `MIN_STRIDED_ROW` columns (or of dynamic width) is swept on
 tap, each sweep `y[.., ow] += x[.., ow*s + c] * w_k` at one stride (vectorised as loads
 of two vectors and a shuffle), then once for the epilogue. A kernel of more than
 `MAX_TAPS` taps, or of dynamic size, is left to the generic lowering.
+
+The padded copy of the image and the bias broadcast into y before the convolution
+(`mlc.lowering.linalg.absorbed_padding`) are absorbed: the kernel reads the image
+itself and each output element starts at its channel's bias, so a padded convolution
+with a bias is one kernel, not four (fill, copy, bias, conv). Each spatial dim's
+output positions split into an interior, whose taps all read inside the image, and
+the borders around it (`Window`). A row of interior rows runs three column loops:
+the left border, the interior without any check (the loop above, vectorised), the
+right border; a border row runs one. In the border loops every read is masked: its
+index clamped into the image and the padding value selected where it lies outside.
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
+from mlc.lowering.linalg.absorbed_padding import Padding, bias_before, unpadded
 from mlc.lowering.linalg.contraction import (
     Epilogue,
     epilogue_of,
     float_buffers,
-    indices,
     multiply_add,
 )
-from mlc.lowering.support import quick_ops
-from mlc.lowering.support.loop_builder import Ops, affine_index, for_loop, parallel_loop
 
 MAX_TAPS = 64
 
@@ -73,6 +81,15 @@ class Depthwise:
 
     one_pass: bool
     """Whether each output row takes one pass of all taps (`_passes`)."""
+
+    padding: Padding | None = None
+    """The padded copy of x the kernel reads through (module docstring)."""
+
+    windows: "list[Window] | None" = None
+    """Each spatial dim's window geometry, where x's map is of that form."""
+
+    bias: GenericOp | None = None
+    """The broadcast of a per-channel bias into y that the accumulators start at."""
 
 
 def _plain_dims(map_: AffineMap) -> list[int] | None:
@@ -112,10 +129,67 @@ def depthwise_of(op: GenericOp) -> Depthwise | None:
     unit = last.eval(column, []) - last.eval([0] * loops, []) == 1
     row = y.type.get_shape()[-1]  # pyright: ignore[reportAttributeAccessIssue]
     one_pass = unit or 0 <= row < MIN_STRIDED_ROW
-    return Depthwise(op, y_dims, reductions, list(sizes), epilogue, one_pass)
+    return _absorbing(Depthwise(op, y_dims, reductions, list(sizes), epilogue, one_pass))
 
 
-def _taps(sizes: Sequence[int]) -> list[tuple[int, ...]]:
+def _absorbing(dw: Depthwise) -> Depthwise:
+    """`dw` with the padded copy of x and the bias before it that it can absorb."""
+    op = dw.op
+    x_map = op.indexing_maps.data[0].data
+    dw.windows = _windows(x_map, dw.output_loops, dw.kernel, taps_of(dw.sizes))
+    padding = unpadded(op, op.inputs[0])
+    if padding is not None and isinstance(padding.value, FloatAttr) and dw.windows is not None:
+        if not any(padding.offsets[:2]):
+            dw.padding = padding
+    bias = bias_before(op)
+    if bias is not None and bias.get_indexing_maps().data[0].data.used_dims() <= {1}:
+        dw.bias = bias
+    return dw
+
+
+@dataclass
+class Window:
+    """One spatial dim of x's map, `o * stride + offset(tap)`, `o` its output loop."""
+
+    dim: int
+    """The dim of x (and y) this is."""
+
+    stride: int
+    lowest: int
+    """The smallest offset over the taps."""
+
+    highest: int
+    """The largest offset over the taps."""
+
+
+def _windows(
+    x_map: AffineMap, y_dims: Sequence[int], kernel: Sequence[int], taps: Sequence[tuple[int, ...]]
+) -> list[Window] | None:
+    """Each spatial dim of x's map as a `Window`, or None where one is not of that form."""
+    if _plain_dims(AffineMap(x_map.num_dims, 0, x_map.results[:2])) != list(y_dims[:2]):
+        return None
+    windows = []
+    for d in range(2, len(y_dims)):
+        expr, o = x_map.results[d], y_dims[d]
+        if not expr.used_dims() <= {o, *kernel}:
+            return None
+
+        def at(out: int, tap: Sequence[int], expr=expr, o=o) -> int:
+            point = [0] * x_map.num_dims
+            point[o] = out
+            for k, value in zip(kernel, tap, strict=True):
+                point[k] = value
+            return expr.eval(point, [])
+
+        offsets = [at(0, t) for t in taps]
+        stride = at(1, taps[0]) - offsets[0]
+        if stride < 1 or at(2, taps[0]) - offsets[0] != 2 * stride or min(offsets) < 0:
+            return None
+        windows.append(Window(d, stride, min(offsets), max(offsets)))
+    return windows
+
+
+def taps_of(sizes: Sequence[int]) -> list[tuple[int, ...]]:
     """Every kernel position, row-major."""
     taps: list[tuple[int, ...]] = [()]
     for size in sizes:
@@ -124,75 +198,3 @@ def _taps(sizes: Sequence[int]) -> list[tuple[int, ...]]:
 
 
 Tap = tuple[tuple[int, ...], SSAValue]
-
-
-def _output(b: Ops, dw: Depthwise, at: Sequence[SSAValue], taps: Sequence[Tap], last: bool) -> None:
-    """`y[at] += x * w` over `taps` (position, weight), then the epilogue if `last`."""
-    op = dw.op
-    x, y = op.inputs[0], op.outputs[0]
-    maps = [m.data for m in op.indexing_maps.data]
-    block = op.body.block
-    mul, add = list(block.ops)[:2]
-    loops: list[SSAValue] = [b.index(0)] * (len(dw.output_loops) + len(dw.kernel))
-    for d, value in zip(dw.output_loops, at, strict=True):
-        loops[d] = value
-    out_at = indices(b, maps[-1], loops)
-    acc = b(quick_ops.load(y, out_at))
-    for tap, weight in taps:
-        for d, k in zip(dw.kernel, tap, strict=True):
-            loops[d] = b.index(k)
-        value = b(quick_ops.load(x, [affine_index(b, e, loops) for e in maps[0].results]))
-        product = b(mul.clone(value_mapper={block.args[0]: value, block.args[1]: weight}))
-        acc = b(add.clone(value_mapper={block.args[-1]: acc, mul.results[0]: product}))
-    if last and dw.epilogue is not None:
-        acc = dw.epilogue.apply(b, loops, acc)
-    b.ops.append(quick_ops.store(acc, y, out_at))
-
-
-def _passes(dw: Depthwise, taps: list[Tap]) -> list[list[Tap]]:
-    """
-    The taps each pass over an output row adds: all of them in one pass at stride 1 (or
-    on a short row); at a larger stride one pass per tap, then one for the epilogue, so
-    that each pass reads x at one stride and offset, which LLVM vectorises (as loads of
-    two vectors and a shuffle), where nine interleaved reads in one loop stayed scalar.
-    """
-    if dw.one_pass:
-        return [taps]
-    return [[tap] for tap in taps] + ([[]] if dw.epilogue is not None else [])
-
-
-def depthwise_nest(dw: Depthwise) -> list[Operation]:
-    """The loop nest of the module docstring, in place of `dw.op`."""
-    w, y = dw.op.inputs[1], dw.op.outputs[0]
-    b = Ops()
-    zero_i, one = b.index(0), b.index(1)
-    extents = [b.dim(y, d) for d in range(len(dw.output_loops))]
-
-    def channel(cb: Ops, t: SSAValue) -> None:
-        n, f = cb(arith.DivSIOp(t, extents[1])), cb(arith.RemSIOp(t, extents[1]))
-        positions = _taps(dw.sizes)
-        weights = [cb(quick_ops.load(w, [f, *(cb.index(k) for k in tap)])) for tap in positions]
-        passes = _passes(dw, list(zip(positions, weights, strict=True)))
-
-        def nest(nb: Ops, at: list[SSAValue]) -> None:
-            """The loops of the output dims from `len(at)` on; each row in `passes`."""
-            if len(at) + 1 == len(extents):
-                for p, taps in enumerate(passes):
-
-                    def column(eb: Ops, o: SSAValue, _: Sequence[SSAValue], taps=taps, p=p):
-                        _output(eb, dw, [*at, o], taps, p + 1 == len(passes))
-                        return []
-
-                    for_loop(nb, zero_i, extents[-1], one, column)
-                return
-
-            def inner(ib: Ops, o: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                nest(ib, [*at, o])
-                return []
-
-            for_loop(nb, zero_i, extents[len(at)], one, inner)
-
-        nest(cb, [n, f])
-
-    parallel_loop(b, zero_i, b.mul(extents[0], extents[1]), one, channel)
-    return b.ops

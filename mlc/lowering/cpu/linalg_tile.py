@@ -62,7 +62,8 @@ from xdsl.traits import SymbolTable
 
 from mlc.lowering.cpu.constant_panels import constant_panels
 from mlc.lowering.cpu.conv_gemm import conv_of
-from mlc.lowering.cpu.depthwise_conv import depthwise_nest, depthwise_of
+from mlc.lowering.cpu.depthwise_conv import depthwise_of
+from mlc.lowering.cpu.depthwise_loops import absorbed, depthwise_nest
 from mlc.lowering.cpu.hoisted_panels import invariant_loop, packed_before
 from mlc.lowering.cpu.matmul_nest import b_is_batched, matmul_nest
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
@@ -176,6 +177,8 @@ class TileDepthwise(RewritePattern):
         nest = depthwise_nest(dw)
         with keep_location(rewriter, op):
             rewriter.replace(op, nest, [])
+        for gone in absorbed(dw):  # the padded copy of x and the bias, now read in the nest
+            rewriter.erase(gone)
 
 
 class SplitGeneric(RewritePattern):

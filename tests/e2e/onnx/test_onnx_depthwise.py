@@ -102,6 +102,12 @@ CASES = {
     "conv1d-7": (4, (19,), (7,), 1, (3, 3), 1, True, "relu", np.float32, False),
     "dynamic-hw": (6, (9, 10), (3, 3), 2, (1, 1, 1, 1), 1, True, "clip", np.float32, True),
     "float64": (6, (8, 9), (3, 3), 2, (1, 1, 1, 1), 1, True, "clip", np.float64, False),
+    # the padding read in place: a wide strided row (one pass per tap), a kernel wider
+    # than the image (no interior), stride 3 with pads of 0 to 3, and conv3d
+    "wide-stride2-rows": (5, (9, 41), (3, 3), 2, (1, 1, 1, 1), 1, True, "relu", np.float32, False),
+    "kernel-over-image": (3, (2, 3), (5, 5), 1, (2, 2, 2, 2), 1, True, None, np.float32, False),
+    "stride3-pads-0-3": (4, (10, 11), (3, 4), 3, (2, 0, 1, 3), 1, False, None, np.float32, False),
+    "conv3d": (3, (4, 5, 6), (3, 3, 3), 1, (1, 0, 1, 1, 2, 1), 1, True, "relu", np.float64, False),
 }
 
 

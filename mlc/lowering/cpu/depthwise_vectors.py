@@ -1,0 +1,210 @@
+"""
+Output rows of a depthwise convolution in explicit vectors, for
+`mlc.lowering.cpu.depthwise_loops` where the image's last dim is read at unit stride.
+
+LLVM's loop vectoriser needs a row of at least its vector factor times its interleave
+(often 32 columns) before it leaves the scalar remainder; the zoo's CNNs end in rows of
+2 to 16 columns, and the interior of a padded one is narrower still. Here a row is
+swept in blocks of one vector, each column block `[o0, o0 + VL)`:
+
+    acc = splat(bias[f])                        (or y's block, masked to the row)
+    for each tap t (column offset c_t, the row it reads r_t, weight w_t):
+        lanes j with 0 <= o0 + j + c_t - pad < W, and r_t inside the image:
+        acc = fma(maskedload(x[n, f, r_t, o0 + c_t - pad ..], those lanes, 0), w_t, acc)
+    maskedstore(y[n, f, o.., o0 ..], the lanes below the row's end, acc)
+
+so the padding costs two lane masks per tap and block (`vector.create_mask` pairs) and
+no copy, the borders need no code of their own, and a row of any width runs in
+vectors. Lanes past the image's row are never read; lanes of the last block past the
+output row read inside the image and are not stored. A fused epilogue then runs over
+the finished row in scalar loops (its body is the generic's scalar ops).
+"""
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import arith, memref, vector
+from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, MemRefType, VectorType, i1, i64
+from xdsl.ir import SSAValue
+
+from mlc.lowering.cpu.depthwise_conv import Depthwise, Tap
+from mlc.lowering.linalg.contraction import is_row_major
+from mlc.lowering.support import quick_ops
+from mlc.lowering.support.loop_builder import Ops, affine_index, for_loop, zero
+from mlc.tiling_model import vector_length
+
+
+def _source(dw: Depthwise) -> tuple[SSAValue, Sequence[int]]:
+    """The image the kernel reads and where it sits in x (the padding before)."""
+    if dw.padding is not None:
+        return dw.padding.source, dw.padding.offsets
+    x = dw.op.inputs[0]
+    return x, [0] * len(dw.output_loops)
+
+
+def vector_lanes(dw: Depthwise) -> int | None:
+    """The lanes of a block (module docstring), or None where the kernel does not apply:
+    x's last dim not read at unit stride, operands not row-major f32 or f64."""
+    if dw.windows is None or dw.windows[-1].stride not in (1, 2):
+        return None
+    source, y = _source(dw)[0], dw.op.outputs[0]
+    types = [source.type, y.type]
+    if not all(isinstance(t, MemRefType) and is_row_major(t) for t in types):
+        return None
+    element = types[0].element_type  # pyright: ignore[reportAttributeAccessIssue]
+    if not isinstance(element, AnyFloat) or element.bitwidth not in (32, 64):
+        return None
+    if types[1].element_type != element:  # pyright: ignore[reportAttributeAccessIssue]
+        return None
+    lanes = vector_length(element.bitwidth // 8)
+    row = y.type.get_shape()[-1]  # pyright: ignore[reportAttributeAccessIssue]
+    while row >= 0 and lanes > 4 and lanes // 2 >= row:
+        lanes //= 2  # a short static row: the narrowest vector that holds it (4 lanes up)
+    return lanes if lanes > 1 else None
+
+
+def _lanes_between(b: Ops, low: SSAValue, high: SSAValue, mask: VectorType) -> SSAValue:
+    """The lanes j with `low <= j < high` (`low <= high`)."""
+    below_high = b(vector.CreateMaskOp([high], mask))
+    below_low = b(vector.CreateMaskOp([low], mask))
+    return b(arith.XOrIOp(below_high, below_low))
+
+
+def _tap_read(
+    b: Ops, dw: Depthwise, loops: Sequence[SSAValue]
+) -> tuple[list[SSAValue], SSAValue | None]:
+    """Where one tap reads the image at `loops` (its column at o = 0), the rows clamped
+    into it, and whether they lie inside it (None: always)."""
+    source, offsets = _source(dw)
+    rank = len(dw.output_loops)
+    where = [affine_index(b, e, loops) for e in dw.op.indexing_maps.data[0].data.results]
+    inside: SSAValue | None = None
+    for d in range(rank):
+        if offsets[d]:
+            where[d] = b.sub(where[d], b.index(offsets[d]))
+        if dw.padding is not None and 2 <= d < rank - 1:
+            valid = b(quick_ops.cmpi(where[d], b.dim(source, d), "ult"))  # 0 <= row < size
+            where[d] = b(arith.SelectOp(valid, where[d], b.index(0)))
+            inside = valid if inside is None else b(arith.AndIOp(inside, valid))
+    return where, inside
+
+
+def _nested(
+    b: Ops, extents: Sequence[SSAValue], at: list[SSAValue], body: Callable[[Ops, list], None]
+) -> None:
+    """`body(ops, at + [o..])` in loops over `extents[len(at):]`, outermost first."""
+    if len(at) == len(extents):
+        body(b, at)
+        return
+
+    def inner(ib: Ops, o: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        _nested(ib, extents, [*at, o], body)
+        return []
+
+    for_loop(b, b.index(0), extents[len(at)], b.index(1), inner)
+
+
+def _column_offset(dw: Depthwise, tap: Sequence[int]) -> int:
+    """Where a tap reads the image's last dim at output column 0 (static: `Window`)."""
+    x_map = dw.op.indexing_maps.data[0].data
+    point = [0] * x_map.num_dims
+    for d, k in zip(dw.kernel, tap, strict=True):
+        point[d] = k
+    return x_map.results[-1].eval(point, []) - _source(dw)[1][-1]
+
+
+def _column_reads(
+    b: Ops, column: SSAValue, width: SSAValue, masks: VectorType, parts: int
+) -> list[tuple[SSAValue, SSAValue]]:
+    """The `parts` consecutive vectors of the image's row from `column` on: where each
+    starts and the lanes of it inside the row."""
+    lanes = masks.get_shape()[0]
+    reads = []
+    for p in range(parts):
+        start = b.add(column, b.index(p * lanes)) if p else column
+        low = b.sub(b.index(0), start)
+        reads.append((start, _lanes_between(b, low, b.sub(width, start), masks)))
+    return reads
+
+
+def _every_other(even: SSAValue, odd: SSAValue) -> vector.ShuffleOp:
+    """Lanes 0, 2, 4, .. of `even` then `odd`, side by side: a stride-2 row's reads."""
+    lanes = even.type.get_shape()[0]  # pyright: ignore[reportAttributeAccessIssue]
+    pick = DenseArrayBase.from_list(i64, list(range(0, 2 * lanes, 2)))
+    return vector.ShuffleOp(even, odd, pick, result_type=even.type)  # pyright: ignore[reportArgumentType]
+
+
+def vector_rows(
+    b: Ops,
+    dw: Depthwise,
+    extents: Sequence[SSAValue],
+    nf: tuple[SSAValue, SSAValue],
+    taps: Sequence[Tap],
+    start: SSAValue | None,
+) -> None:
+    """Every output row of channel `f` of batch `n` (`nf`; y's dims: `extents`) in
+    blocks of columns (module docstring), the accumulators starting at `start` (the
+    channel's bias) if given, else at y; the blocks outermost, so that their column
+    masks are made once for all rows."""
+    lanes = vector_lanes(dw)
+    assert lanes is not None
+    source, y = _source(dw)[0], dw.op.outputs[0]
+    element = source.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    values, masks = VectorType(element, [lanes]), VectorType(i1, [lanes])
+    rank = len(dw.output_loops)
+    width = b.dim(source, rank - 1)
+    nothing = b(vector.CreateMaskOp([b.index(0)], masks))
+    empty = zero(b, values)
+    first = b(vector.BroadcastOp(start, values)) if start is not None else None
+    weights = [b(vector.BroadcastOp(weight, values)) for _, weight in taps]
+    columns = [_column_offset(dw, tap) for tap, _ in taps]
+    parts = dw.windows[-1].stride  # pyright: ignore[reportOptionalSubscript]
+    step = b.index(parts)
+
+    def block(bb: Ops, o0: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        stored = bb(vector.CreateMaskOp([bb.sub(extents[-1], o0)], masks))
+        reads = {
+            c: _column_reads(bb, bb.add(bb.mul(o0, step), bb.index(c)), width, masks, parts)
+            for c in sorted(set(columns))
+        }
+
+        def row(rb: Ops, at: list[SSAValue]) -> None:
+            loops: list[SSAValue] = [rb.index(0)] * (rank + len(dw.kernel))
+            for d, value in zip(dw.output_loops, [*at, o0], strict=True):
+                loops[d] = value
+            y_at = [*at, o0]
+            acc = first if first is not None else rb(vector.MaskedLoadOp(y, y_at, stored, empty))
+            for (tap, _), splat, c in zip(taps, weights, columns, strict=True):
+                for d, k in zip(dw.kernel, tap, strict=True):
+                    loops[d] = rb.index(k)
+                where, inside = _tap_read(rb, dw, loops)
+                loaded = []
+                for column, mask in reads[c]:
+                    if inside is not None:
+                        mask = rb(arith.SelectOp(inside, mask, nothing))
+                    at_column = [*where[:-1], column]
+                    loaded.append(rb(vector.MaskedLoadOp(source, at_column, mask, empty)))
+                value = loaded[0] if parts == 1 else rb(_every_other(*loaded))
+                acc = rb(vector.FMAOp(value, splat, acc))
+            rb.ops.append(vector.MaskedStoreOp(y, y_at, stored, acc))
+
+        _nested(bb, extents[:-1], list(nf), row)
+        return []
+
+    for_loop(b, b.index(0), extents[-1], b.index(lanes), block)
+    _finish(b, dw, extents, list(nf))
+
+
+def _finish(b: Ops, dw: Depthwise, extents: Sequence[SSAValue], nf: list[SSAValue]) -> None:
+    """The fused epilogue over the channel's finished rows, in scalar loops."""
+    if (epilogue := dw.epilogue) is None:
+        return
+    y = dw.op.outputs[0]
+
+    def finish(eb: Ops, at: list[SSAValue]) -> None:
+        loops: list[SSAValue] = [eb.index(0)] * (len(dw.output_loops) + len(dw.kernel))
+        for d, value in zip(dw.output_loops, at, strict=True):
+            loops[d] = value
+        value = epilogue.apply(eb, loops, eb(memref.LoadOp.get(y, at)))
+        eb.ops.append(memref.StoreOp.get(value, y, at))
+
+    _nested(b, extents, nf, finish)
