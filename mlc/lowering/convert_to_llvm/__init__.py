@@ -225,6 +225,10 @@ class ConvertToLLVMPass(ModulePass):
 
     name = "convert-to-llvm"
 
+    libdevice: bool = False
+    """The module's functions are GPU kernels: f32/f16 `exp` and `erf` become calls that
+    the PTX translation redirects to libdevice (`mlc.lowering.convert_to_llvm.math`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Check everything before rewriting anything, so a failure leaves the module
         # as it was; an unsupported op is named before the types around it.
@@ -270,7 +274,7 @@ class ConvertToLLVMPass(ModulePass):
             arith_patterns.ConvertBinary(),
             arith_patterns.ConvertCompareAndSelect(),
             arith_patterns.ConvertCast(),
-            math_patterns.ConvertMath(record),
+            math_patterns.ConvertMath(record, self.libdevice),
             memref_patterns.ConvertAlloc(record),
             memref_patterns.ConvertDealloc(record),
             memref_patterns.ConvertLoadStore(record),

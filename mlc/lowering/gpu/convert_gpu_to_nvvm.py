@@ -244,7 +244,7 @@ def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
     for kernel, size in dynamic.values():
         if kernel in names:
             names[kernel][DYNAMIC_SHARED_BYTES_ATTR] = IntegerAttr(size, i32)
-    ConvertToLLVMPass().apply(ctx, scratch)
+    ConvertToLLVMPass(libdevice=True).apply(ctx, scratch)
     for op in list(scratch.body.block.ops):
         op.detach()
         if isinstance(op, llvm.GlobalOp) and op.sym_name.data in shared:

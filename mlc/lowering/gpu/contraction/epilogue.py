@@ -4,6 +4,12 @@ accumulators and how they finish them: a fill's constant, a convolution's bias o
 output's own values to start from; each finished accumulator rounded to the output's
 type, through the epilogue `linalg-fuse-elementwise` fused into the generic (its other
 inputs read at the output element), and stored.
+
+An epilogue input that reads neither the rows nor the columns (a rank-0 constant, as
+exporters write GELU's) is loaded once, ahead of the elements (`SharedInputs`), not
+once an element. A bias per column is still loaded with its element, after the
+previous element's store: loaded ahead too, it let ptxas start many elements' epilogues
+at once, and the wgmma kernel's erf GELU then spilled (255 registers against 213).
 """
 
 from xdsl.dialects import arith, memref, scf
@@ -38,10 +44,45 @@ def initial_values(emit: Emitter, c: Contraction, places: list[list[SSAValue]]) 
     return [widened(emit, emit.load(c.op, out, ivs)) for ivs in places]
 
 
-def finished(e: Emitter, c: Contraction, value: SSAValue, ivs: list[SSAValue]) -> SSAValue:
+class SharedInputs:
+    """The epilogue's inputs that read neither the rows nor the columns, each loaded once
+    for each place it is read at (module docstring)."""
+
+    def __init__(self, c: Contraction):
+        self.c = c
+        self.dims: dict[int, list[int]] = {}
+        """Input -> the loops its map reads, for each input shared between elements."""
+        if c.epilogue is not None:
+            args = c.op.body.block.args
+            maps = c.op.get_indexing_maps().data
+            for i in range(len(c.op.inputs)):
+                read = maps[i].data.used_dims()
+                if i not in (c.a, c.b) and args[i].uses and not {c.rows, c.cols} & read:
+                    self.dims[i] = sorted(read)
+        self.loaded: dict[tuple[object, ...], SSAValue] = {}
+
+    def at(self, e: Emitter, ivs: list[SSAValue]) -> dict[int, SSAValue]:
+        """Each shared input at loop indices `ivs`, loaded at `e` the first time it is
+        asked for there (`ivs` must lie inside the output: clamped by the caller)."""
+        values: dict[int, SSAValue] = {}
+        for i, dims in self.dims.items():
+            key = (i, *(ivs[d] for d in dims))
+            if key not in self.loaded:
+                self.loaded[key] = e.load(self.c.op, i, ivs)
+            values[i] = self.loaded[key]
+        return values
+
+
+def finished(
+    e: Emitter,
+    c: Contraction,
+    value: SSAValue,
+    ivs: list[SSAValue],
+    given: dict[int, SSAValue] | None = None,
+) -> SSAValue:
     """Finished accumulator `value` of the output element at loop indices `ivs`: rounded
     to the output's type, then through the fused epilogue (its other inputs read at
-    `ivs`)."""
+    `ivs`, but for those `given`: input -> its value there)."""
     output = c.op.outputs[0].type
     assert isinstance(output, MemRefType)
     if output.element_type != f32:  # f32 accumulators of a 16-bit contraction
@@ -52,7 +93,9 @@ def finished(e: Emitter, c: Contraction, value: SSAValue, ivs: list[SSAValue]) -
     accumulated = c.accumulate[-1].results[0]
     mapping: dict[SSAValue, SSAValue] = {accumulated: value}
     for i, arg in enumerate(block.args[: len(c.op.inputs)]):
-        if i not in (c.a, c.b) and arg.uses:
+        if given is not None and i in given:
+            mapping[arg] = given[i]
+        elif i not in (c.a, c.b) and arg.uses:
             mapping[arg] = e.load(c.op, i, ivs)
     for inner in c.epilogue.true_region.block.ops:
         if isinstance(inner, scf.YieldOp):
@@ -65,9 +108,16 @@ def finished(e: Emitter, c: Contraction, value: SSAValue, ivs: list[SSAValue]) -
     raise AssertionError("an epilogue ends with scf.yield")
 
 
-def store_output(e: Emitter, c: Contraction, value: SSAValue, ivs: list[SSAValue]) -> None:
-    """Finished accumulator `value` of the output element at loop indices `ivs`, stored."""
-    value = finished(e, c, value, ivs)
+def store_output(
+    e: Emitter,
+    c: Contraction,
+    value: SSAValue,
+    ivs: list[SSAValue],
+    given: dict[int, SSAValue] | None = None,
+) -> None:
+    """Finished accumulator `value` of the output element at loop indices `ivs`, stored
+    (`finished`'s `given`)."""
+    value = finished(e, c, value, ivs, given)
     out = len(c.op.inputs)
     affine_map = c.op.get_indexing_maps().data[out].data
     indices = indices_for_map(e.rewriter, e.point, affine_map, ivs)

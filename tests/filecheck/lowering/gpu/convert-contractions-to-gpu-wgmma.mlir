@@ -124,6 +124,72 @@ func.func @matmul_bias_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, 
 
 // -----
 
+// An epilogue input that reads neither the rows nor the columns (a rank-0 scale, as
+// exporters write GELU's constants) is loaded once, after the main loop, not once an
+// element; the bias per column is loaded with each element. With M and N multiples of
+// the tile (256x512 in 128x256 tiles) no element lies outside: the stores have no bounds
+// check. At M = 192 the second row of tiles is half outside, and each pair is checked.
+// CHECK-LABEL: func.func @matmul_scale_bf16
+// CHECK:         "cp.async.wait_group 0;"
+// CHECK-NEXT:    %[[S:.+]] = memref.load %scale[] : memref<bf16>
+// CHECK-NOT:     scf.if
+// CHECK:         memref.load %bias
+// CHECK-NEXT:    arith.mulf {{.*}}, %[[S]] : bf16
+// CHECK-NOT:     scf.if
+// CHECK-NOT:     memref.load %scale
+// CHECK:         func.return
+func.func @matmul_scale_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %scale: memref<bf16>, %bias: memref<512xbf16>, %c: memref<256x512xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> ()>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %scale, %bias : memref<256x200xbf16>, memref<200x512xbf16>, memref<bf16>, memref<512xbf16>) outs(%c : memref<256x512xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %z: bf16, %w: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    %last = arith.constant 199 : index
+    %k = linalg.index 1 : index
+    %done = arith.cmpi eq, %k, %last : index
+    %r = scf.if %done -> (bf16) {
+      %e = arith.mulf %s, %z : bf16
+      %f = arith.addf %e, %w : bf16
+      scf.yield %f : bf16
+    } else {
+      scf.yield %s : bf16
+    }
+    linalg.yield %r : bf16
+  }
+  func.return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @matmul_scale_partial_bf16
+// CHECK:         "cp.async.wait_group 0;"
+// CHECK-NEXT:    memref.load %scale[] : memref<bf16>
+// CHECK:         scf.if
+// CHECK:           memref.load %bias
+// CHECK:           st.global.b32
+// CHECK-NOT:     memref.load %scale
+// CHECK:         func.return
+func.func @matmul_scale_partial_bf16(%a: memref<192x200xbf16>, %b: memref<200x512xbf16>, %scale: memref<bf16>, %bias: memref<512xbf16>, %c: memref<192x512xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> ()>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %scale, %bias : memref<192x200xbf16>, memref<200x512xbf16>, memref<bf16>, memref<512xbf16>) outs(%c : memref<192x512xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %z: bf16, %w: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    %last = arith.constant 199 : index
+    %k = linalg.index 1 : index
+    %done = arith.cmpi eq, %k, %last : index
+    %r = scf.if %done -> (bf16) {
+      %e = arith.mulf %s, %z : bf16
+      %f = arith.addf %e, %w : bf16
+      scf.yield %f : bf16
+    } else {
+      scf.yield %s : bf16
+    }
+    linalg.yield %r : bf16
+  }
+  func.return
+}
+
+// -----
+
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma=on}' 2>&1 | filecheck %s --check-prefix=BAD-MODE
 // BAD-MODE: error: pass 'convert-contractions-to-gpu': wgmma=on: auto or off
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=96,256,4}' 2>&1 | filecheck %s --check-prefix=BAD-ROWS

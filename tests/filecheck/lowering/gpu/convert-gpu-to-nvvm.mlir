@@ -15,9 +15,10 @@
 // CHECK-NEXT:      llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.ntid.z"() : () -> i32
 // CHECK-NEXT:      llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.nctaid.x"() : () -> i32
 // CHECK:           llvm.getelementptr inbounds %{{.+}}[%[[TI]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
-// The f32 exp is convert-to-llvm's inline polynomial, here as everywhere.
-// CHECK:           llvm.call_intrinsic "llvm.roundeven.f32"
-// CHECK:           llvm.bitcast %{{.+}} : i32 to f32
+// The f32 exp is `llvm.exp.f32` in a kernel (libdevice's `__nv_expf` in the PTX), not
+// convert-to-llvm's inline polynomial.
+// CHECK:           llvm.call_intrinsic "llvm.exp.f32"
+// CHECK-NOT:       llvm.call_intrinsic "llvm.roundeven.f32"
 // CHECK:           %[[ZERO:.+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:      llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"(%[[ZERO]]) : (i32) -> ()
 // CHECK:           llvm.getelementptr inbounds %{{.+}}[%[[BI]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
