@@ -45,8 +45,8 @@ def initial_values(emit: Emitter, c: Contraction, places: list[list[SSAValue]]) 
 
 
 class SharedInputs:
-    """The epilogue's inputs that read neither the rows nor the columns, each loaded once
-    for each place it is read at (module docstring)."""
+    """The epilogue's inputs that read no loop but a matmul's batch loops, each loaded
+    once for each place it is read at (module docstring)."""
 
     def __init__(self, c: Contraction):
         self.c = c
@@ -57,7 +57,10 @@ class SharedInputs:
             maps = c.op.get_indexing_maps().data
             for i in range(len(c.op.inputs)):
                 read = maps[i].data.used_dims()
-                if i not in (c.a, c.b) and args[i].uses and not {c.rows, c.cols} & read:
+                # a matmul's batch loops are fixed in a block; a convolution's loops
+                # other than its rows and columns are not (its columns merge several)
+                fixed = set(c.batch) if c.conv is None else set()
+                if i not in (c.a, c.b) and args[i].uses and read <= fixed:
                     self.dims[i] = sorted(read)
         self.loaded: dict[tuple[object, ...], SSAValue] = {}
 
