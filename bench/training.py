@@ -12,9 +12,11 @@ the first step's. `--compile` instead compares the compile of a step with that o
 forward alone (the target: at most 2x), in process CPU time, disk cache off.
 
 Run: `.venv/bin/python bench/training.py [--rounds N]`; results go to
-bench/results/training.md. torch and JAX come from wherever `PYTHONPATH` finds them
-(`PYTHONPATH=$PWD:/path/to/site`). Every system runs mlc's threads: one per usable core,
-or `--threads N` (torch's `set_num_threads`, XLA's intra-op threads).
+bench/results/training.md. `--device cuda` runs both steps on the GPU against torch eager
+there (every array on the device; a step ends when its loss is read back). torch and JAX
+come from wherever `PYTHONPATH` finds them (`PYTHONPATH=$PWD:/path/to/site`). Every system
+runs mlc's threads: one per usable core, or `--threads N` (torch's `set_num_threads`,
+XLA's intra-op threads).
 """
 
 import argparse
@@ -84,18 +86,36 @@ def cnn_case(rng):
     return params, (x, labels)
 
 
-def mlc_step(loss: Callable, params, batch) -> tuple[Callable[[], object], float]:
-    step = mlc.optim.training_step(loss, mlc.optim.SGD(lr=LR, momentum=MOMENTUM))
-    state = {"params": tuple(params), "opt": step.optimizer.init(params)}
-    start = time.perf_counter()
-    step(state["params"], state["opt"], *batch)
-    compile_s = time.perf_counter() - start
+def mlc_step(
+    loss: Callable, params, batch, device: str = "cpu"
+) -> tuple[Callable[[], object], float]:
+    """mlc's step; on cuda every array lives on the device (pycuda `GPUArray`s: nothing
+    is copied between steps) and a step ends when its loss is read back. `mlc.jit`
+    traces numpy arrays, so on cuda the flat step is traced once on the host's arrays
+    and compiled for cuda, whose executables take `GPUArray`s."""
+    optimizer = mlc.optim.SGD(lr=LR, momentum=MOMENTUM)
+    opt = optimizer.init(params)
+    compile_with = None
+    if device == "cuda":
+        example = (*params, *opt, *batch)
+
+        def compile_with(fn: Callable) -> Callable:
+            return mlc.compile(mlc.trace(fn, *example), target="cuda")
+
+    step = mlc.optim.training_step(loss, optimizer, compile_with)
+    if device == "cuda":
+        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
+
+        params, opt, batch = ([gpuarray.to_gpu(a) for a in group] for group in (params, opt, batch))
+    state = {"params": tuple(params), "opt": tuple(opt)}
 
     def run() -> object:
         value, state["params"], state["opt"] = step(state["params"], state["opt"], *batch)
-        return value
+        return value.get() if hasattr(value, "get") else value
 
-    return run, compile_s
+    start = time.perf_counter()
+    run()
+    return run, time.perf_counter() - start
 
 
 def numpy_mlp_step(params, batch) -> Callable[[], object]:
@@ -124,7 +144,7 @@ def numpy_mlp_step(params, batch) -> Callable[[], object]:
     return run
 
 
-def torch_step(kind: str, params, batch) -> Callable[[], object] | None:
+def torch_step(kind: str, params, batch, device: str = "cpu") -> Callable[[], object] | None:
     try:
         import torch  # pyright: ignore
     except ImportError:
@@ -132,8 +152,8 @@ def torch_step(kind: str, params, batch) -> Callable[[], object] | None:
     # mlc's threads (`--threads`; one per usable core by default): torch's default (the
     # host's cores, or more where cgroups limit them) oversubscribes a shared machine.
     torch.set_num_threads(thread_count())
-    tensors = [torch.tensor(a, requires_grad=True) for a in params]
-    x, labels = (torch.tensor(a) for a in batch)
+    tensors = [torch.tensor(a, device=device, requires_grad=True) for a in params]
+    x, labels = (torch.tensor(a, device=device) for a in batch)
     opt = torch.optim.SGD(tensors, lr=LR, momentum=MOMENTUM)
     f = torch.nn.functional
 
@@ -153,7 +173,7 @@ def torch_step(kind: str, params, batch) -> Callable[[], object] | None:
         loss = forward()
         loss.backward()
         opt.step()
-        return loss
+        return loss.item()  # as mlc's step, done when its loss is on the host
 
     return run
 
@@ -192,15 +212,20 @@ def jax_step(loss: Callable, params, batch) -> Callable[[], object] | None:
     return run
 
 
-def workload(name: str, loss: Callable, case, kind: str, rounds: int) -> list[str]:
+def workload(
+    name: str, loss: Callable, case, kind: str, rounds: int, device: str = "cpu"
+) -> list[str]:
     params, batch = case(np.random.default_rng(0))
-    mine, compile_s = mlc_step(loss, params, batch)
+    mine, compile_s = mlc_step(loss, params, batch, device)
     systems: dict[str, Callable[[], object]] = {"mlc": mine}
-    others = {
-        "numpy (by hand)": numpy_mlp_step(params, batch) if kind == "mlp" else None,
-        "torch eager": torch_step(kind, params, batch),
-        "JAX jit": jax_step(loss, params, batch),
-    }
+    if device == "cuda":  # JAX would take the GPU's memory for itself
+        others = {"torch eager": torch_step(kind, params, batch, "cuda")}
+    else:
+        others = {
+            "numpy (by hand)": numpy_mlp_step(params, batch) if kind == "mlp" else None,
+            "torch eager": torch_step(kind, params, batch),
+            "JAX jit": jax_step(loss, params, batch),
+        }
     missing = [n for n, run in others.items() if run is None and not n.startswith("numpy")]
     systems.update({n: run for n, run in others.items() if run is not None})
     for run in systems.values():  # warm-up (JAX compiles here)
@@ -257,6 +282,22 @@ def compile_rows(name: str, loss: Callable, case) -> list[str]:
     return [*lines, ""]
 
 
+def cuda_rows(rounds: int) -> None:
+    """Both steps on the GPU against torch eager's, printed (a GPU machine's run is
+    recorded in bench/results/training.md by hand, with its device)."""
+    from gpu_setup import Device
+
+    gpu = Device()  # torch's context is the one mlc's kernels run in
+    cnn = _example("train_cnn")
+    lines = ["## Training step on cuda: mlc against torch eager", "", gpu.versions(), ""]
+    lines += [f"{rounds} rounds, one step per system per round, medians.", ""]
+    lines += workload("MLP 784-1024-1024-10, batch 64", mlp_loss, mlp_case, "mlp", rounds, "cuda")
+    lines += workload(
+        "Small CNN (examples/train_cnn.py), batch 32", cnn.loss_fn, cnn_case, "cnn", rounds, "cuda"
+    )
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--rounds", type=int, default=50)
@@ -267,7 +308,13 @@ def main() -> None:
     parser.add_argument(
         "--compile", action="store_true", help="compile times of a step against its forward"
     )
+    parser.add_argument(
+        "--device", choices=["cpu", "cuda"], default="cpu", help="cuda: mlc and torch on the GPU"
+    )
     args = parser.parse_args()
+    if args.device == "cuda":
+        cuda_rows(args.rounds)
+        return
     if args.compile:
         os.environ["MLC_CACHE"] = "0"
         mlc.jit(lambda x: x + 1)(np.ones(2, np.float32))  # imports and first-use setup
