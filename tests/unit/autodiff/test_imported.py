@@ -135,7 +135,7 @@ def test_traced_call_refuses_dynamic_arguments_and_wrong_types():
 
 
 @pytest.mark.skipif(
-    os.environ.get("MLC_TEST_SLOW") != "1", reason="compiles a zoo model: MLC_TEST_SLOW=1"
+    os.environ.get("MLC_TEST_SLOW") != "1", reason="a zoo ResNet: 10 min, MLC_TEST_SLOW=1"
 )
 def test_split_gradients_of_a_zoo_model():
     proto = fixed_batch(onnx.load(str(ZOO / "resnet-torchscript.onnx")), 2)
