@@ -11,12 +11,15 @@ ratios are the other system's time over mlc's (above 1: mlc is faster). Compile 
 the first step's. `--compile` instead compares the compile of a step with that of its
 forward alone (the target: at most 2x), in process CPU time, disk cache off.
 
-Run: `.venv/bin/python bench/training.py [--rounds N]`; results go to
-bench/results/training.md. `--device cuda` runs both steps on the GPU against torch eager
-there (every array on the device; a step ends when its loss is read back). torch and JAX
-come from wherever `PYTHONPATH` finds them (`PYTHONPATH=$PWD:/path/to/site`). Every system
-runs mlc's threads: one per usable core, or `--threads N` (torch's `set_num_threads`,
-XLA's intra-op threads).
+`--target cuda` runs the same two steps on the GPU: mlc's step on `GPUArray`s (parameters,
+optimiser state and batch stay on the device; `mlc.optim.training_step`'s device path)
+against torch eager on cuda tensors, in one process, alternating, each step followed by a
+device synchronisation; results go to bench/results/training_cuda.md.
+
+Run: `.venv/bin/python bench/training.py [--rounds N] [--target cuda]`; results go to
+bench/results/training.md. torch and JAX come from wherever `PYTHONPATH` finds them
+(`PYTHONPATH=$PWD:/path/to/site`). Every system runs mlc's threads: one per usable core,
+or `--threads N` (torch's `set_num_threads`, XLA's intra-op threads).
 """
 
 import argparse
@@ -86,36 +89,44 @@ def cnn_case(rng):
     return params, (x, labels)
 
 
-def mlc_step(
-    loss: Callable, params, batch, device: str = "cpu"
-) -> tuple[Callable[[], object], float]:
-    """mlc's step; on cuda every array lives on the device (pycuda `GPUArray`s: nothing
-    is copied between steps) and a step ends when its loss is read back. `mlc.jit`
-    traces numpy arrays, so on cuda the flat step is traced once on the host's arrays
-    and compiled for cuda, whose executables take `GPUArray`s."""
-    optimizer = mlc.optim.SGD(lr=LR, momentum=MOMENTUM)
-    opt = optimizer.init(params)
-    compile_with = None
-    if device == "cuda":
-        example = (*params, *opt, *batch)
-
-        def compile_with(fn: Callable) -> Callable:
-            return mlc.compile(mlc.trace(fn, *example), target="cuda")
-
-    step = mlc.optim.training_step(loss, optimizer, compile_with)
-    if device == "cuda":
-        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
-
-        params, opt, batch = ([gpuarray.to_gpu(a) for a in group] for group in (params, opt, batch))
-    state = {"params": tuple(params), "opt": tuple(opt)}
+def mlc_step(loss: Callable, params, batch) -> tuple[Callable[[], object], float]:
+    step = mlc.optim.training_step(loss, mlc.optim.SGD(lr=LR, momentum=MOMENTUM))
+    state = {"params": tuple(params), "opt": step.optimizer.init(params)}
+    start = time.perf_counter()
+    step(state["params"], state["opt"], *batch)
+    compile_s = time.perf_counter() - start
 
     def run() -> object:
         value, state["params"], state["opt"] = step(state["params"], state["opt"], *batch)
-        return value.get() if hasattr(value, "get") else value
+        return value
 
+    return run, compile_s
+
+
+def mlc_gpu_step(loss: Callable, params, batch) -> tuple[Callable[[], object], float]:
+    """mlc's step on device arrays, synchronised after each step (as torch's below)."""
+    from pycuda import gpuarray  # pyright: ignore
+
+    from mlc.backend.cuda import device
+
+    synchronize = device().pycuda.Context.synchronize
+    step = mlc.optim.training_step(loss, mlc.optim.SGD(lr=LR, momentum=MOMENTUM))
+    state = {
+        "params": tuple(gpuarray.to_gpu(a) for a in params),
+        "opt": tuple(gpuarray.to_gpu(a) for a in step.optimizer.init(params)),
+    }
+    on_device = tuple(gpuarray.to_gpu(a) for a in batch)
     start = time.perf_counter()
-    run()
-    return run, time.perf_counter() - start
+    step(state["params"], state["opt"], *on_device)
+    synchronize()
+    compile_s = time.perf_counter() - start
+
+    def run() -> object:
+        value, state["params"], state["opt"] = step(state["params"], state["opt"], *on_device)
+        synchronize()
+        return value
+
+    return run, compile_s
 
 
 def numpy_mlp_step(params, batch) -> Callable[[], object]:
@@ -144,16 +155,19 @@ def numpy_mlp_step(params, batch) -> Callable[[], object]:
     return run
 
 
-def torch_step(kind: str, params, batch, device: str = "cpu") -> Callable[[], object] | None:
+def torch_step(kind: str, params, batch, on: str = "cpu") -> Callable[[], object] | None:
     try:
         import torch  # pyright: ignore
     except ImportError:
         return None
+    if on == "cuda" and not torch.cuda.is_available():
+        return None
     # mlc's threads (`--threads`; one per usable core by default): torch's default (the
     # host's cores, or more where cgroups limit them) oversubscribes a shared machine.
     torch.set_num_threads(thread_count())
-    tensors = [torch.tensor(a, device=device, requires_grad=True) for a in params]
-    x, labels = (torch.tensor(a, device=device) for a in batch)
+    tensors = [torch.tensor(a, requires_grad=True, device=on) for a in params]
+    x, labels = (torch.tensor(a, device=on) for a in batch)
+    synchronize = torch.cuda.synchronize if on == "cuda" else (lambda: None)
     opt = torch.optim.SGD(tensors, lr=LR, momentum=MOMENTUM)
     f = torch.nn.functional
 
@@ -173,7 +187,8 @@ def torch_step(kind: str, params, batch, device: str = "cpu") -> Callable[[], ob
         loss = forward()
         loss.backward()
         opt.step()
-        return loss.item()  # as mlc's step, done when its loss is on the host
+        synchronize()
+        return loss
 
     return run
 
@@ -213,19 +228,20 @@ def jax_step(loss: Callable, params, batch) -> Callable[[], object] | None:
 
 
 def workload(
-    name: str, loss: Callable, case, kind: str, rounds: int, device: str = "cpu"
+    name: str, loss: Callable, case, kind: str, rounds: int, target: str = "cpu"
 ) -> list[str]:
     params, batch = case(np.random.default_rng(0))
-    mine, compile_s = mlc_step(loss, params, batch, device)
-    systems: dict[str, Callable[[], object]] = {"mlc": mine}
-    if device == "cuda":  # JAX would take the GPU's memory for itself
+    if target == "cuda":
+        mine, compile_s = mlc_gpu_step(loss, params, batch)
         others = {"torch eager": torch_step(kind, params, batch, "cuda")}
     else:
+        mine, compile_s = mlc_step(loss, params, batch)
         others = {
             "numpy (by hand)": numpy_mlp_step(params, batch) if kind == "mlp" else None,
             "torch eager": torch_step(kind, params, batch),
             "JAX jit": jax_step(loss, params, batch),
         }
+    systems: dict[str, Callable[[], object]] = {"mlc": mine}
     missing = [n for n, run in others.items() if run is None and not n.startswith("numpy")]
     systems.update({n: run for n, run in others.items() if run is not None})
     for run in systems.values():  # warm-up (JAX compiles here)
@@ -282,22 +298,6 @@ def compile_rows(name: str, loss: Callable, case) -> list[str]:
     return [*lines, ""]
 
 
-def cuda_rows(rounds: int) -> None:
-    """Both steps on the GPU against torch eager's, printed (a GPU machine's run is
-    recorded in bench/results/training.md by hand, with its device)."""
-    from gpu_setup import Device
-
-    gpu = Device()  # torch's context is the one mlc's kernels run in
-    cnn = _example("train_cnn")
-    lines = ["## Training step on cuda: mlc against torch eager", "", gpu.versions(), ""]
-    lines += [f"{rounds} rounds, one step per system per round, medians.", ""]
-    lines += workload("MLP 784-1024-1024-10, batch 64", mlp_loss, mlp_case, "mlp", rounds, "cuda")
-    lines += workload(
-        "Small CNN (examples/train_cnn.py), batch 32", cnn.loss_fn, cnn_case, "cnn", rounds, "cuda"
-    )
-    print("\n".join(lines))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--rounds", type=int, default=50)
@@ -308,13 +308,8 @@ def main() -> None:
     parser.add_argument(
         "--compile", action="store_true", help="compile times of a step against its forward"
     )
-    parser.add_argument(
-        "--device", choices=["cpu", "cuda"], default="cpu", help="cuda: mlc and torch on the GPU"
-    )
+    parser.add_argument("--target", choices=["cpu", "cuda"], default="cpu")
     args = parser.parse_args()
-    if args.device == "cuda":
-        cuda_rows(args.rounds)
-        return
     if args.compile:
         os.environ["MLC_CACHE"] = "0"
         mlc.jit(lambda x: x + 1)(np.ones(2, np.float32))  # imports and first-use setup
@@ -331,14 +326,30 @@ def main() -> None:
             f"intra_op_parallelism_threads={args.threads}"
         )
     cnn = _example("train_cnn")
-    lines = ["# Training step: mlc against torch eager and JAX jit", "", *describe(), ""]
-    threads = f"{thread_count()} thread{'s' if thread_count() > 1 else ''} per system"
+    if args.target == "cuda":
+        from mlc.backend.cuda import device
+
+        lines = ["# Training step on the GPU: mlc against torch eager", "", *describe(), ""]
+        lines += [f"GPU: {device().name} ({device().sm}).", ""]
+        threads = "each step followed by a device synchronisation"
+        out = args.out.with_name("training_cuda.md") if args.out.name == "training.md" else args.out
+    else:
+        lines = ["# Training step: mlc against torch eager and JAX jit", "", *describe(), ""]
+        threads = f"{thread_count()} thread{'s' if thread_count() > 1 else ''} per system"
+        out = args.out
     lines += [f"{args.rounds} rounds, one step per system per round, medians; {threads}.", ""]
-    lines += workload("MLP 784-1024-1024-10, batch 64", mlp_loss, mlp_case, "mlp", args.rounds)
     lines += workload(
-        "Small CNN (examples/train_cnn.py), batch 32", cnn.loss_fn, cnn_case, "cnn", args.rounds
+        "MLP 784-1024-1024-10, batch 64", mlp_loss, mlp_case, "mlp", args.rounds, args.target
     )
-    args.out.write_text("\n".join(lines))
+    lines += workload(
+        "Small CNN (examples/train_cnn.py), batch 32",
+        cnn.loss_fn,
+        cnn_case,
+        "cnn",
+        args.rounds,
+        args.target,
+    )
+    out.write_text("\n".join(lines))
     print("\n".join(lines))
 
 

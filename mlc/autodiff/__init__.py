@@ -10,6 +10,8 @@ Reverse-mode automatic differentiation of `ml` programs.
     min_cut       which forward values a backward saves or recomputes (a minimum cut)
     partition     the `autodiff-partition` pass: a joint function into forward and backward
     vjp           `mlc.vjp`: the two halves, compiled
+    device        where `mlc.vjp`'s arrays live on `cuda` (residuals stay GPUArrays)
+    imported      `traced_call`: an imported module's function called inside a trace
 
 The output is `ml` ops like any other, so the graph passes, fusion and both targets
 compile the backward program as they compile the forward one

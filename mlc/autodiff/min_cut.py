@@ -16,6 +16,11 @@ the minimum cut saves the fewest bytes:
     saving x costs |x|: the backward recomputes exp and tanh from it, where saving what
     it reads would cost 3 |x|.
 
+Recomputing is capped in FLOPs (`cost_model.flops`): the ops the backward recomputes
+never cost more than `max_recompute` times the forward's own FLOPs. While a cut exceeds
+the cap, its costliest recomputed op is refused (saved from instead) and the cut is
+found again, as functorch bans ops from recomputation.
+
 A forward op the forward's own results do not need (a transpose only a backward rule
 made, the taping copy of a loop) goes to the backward side when its inputs are cheaper
 to keep than its results: it runs once either way.
@@ -59,6 +64,8 @@ class Cut:
     """Why each op the cut could not recompute was not."""
     read: list[SSAValue] = field(default_factory=list[SSAValue])
     """The forward values the backward ops read directly (what saving all would keep)."""
+    capped: dict[Operation, str] = field(default_factory=dict[Operation, str])
+    """The ops the FLOP cap kept from being recomputed, and why."""
 
     @property
     def recomputed(self) -> list[Operation]:
@@ -106,18 +113,53 @@ def ancestors(
     return chosen[::-1]
 
 
+DEFAULT_MAX_RECOMPUTE = 1.0  # of the forward's FLOPs: recomputing the whole forward at most
+
+
+def _flops(ops: Sequence[Operation]) -> int:
+    return sum(cost_model.flops(op) or 0 for op in ops)
+
+
 def min_cut(
     ops: Sequence[Operation],
     primals: Sequence[SSAValue],
     cotangents: Sequence[SSAValue],
     values: Sequence[SSAValue],
     grads: Sequence[SSAValue],
+    max_recompute: float = DEFAULT_MAX_RECOMPUTE,
 ) -> Cut:
     """
     The cut of the joint program `ops` (one block, without its terminator) that returns
-    `values` (forward) and `grads` (backward) from `primals` and `cotangents`.
+    `values` (forward) and `grads` (backward) from `primals` and `cotangents`, its
+    recomputed ops costing at most `max_recompute` times the forward's FLOPs.
     """
     backward = backward_ops(ops, cotangents)
+    forward_flops = _flops([op for op in ops if op not in backward])
+    cap = max_recompute * forward_flops
+    banned: dict[Operation, str] = {}
+    while True:
+        cut = _cut_once(ops, primals, cotangents, values, grads, backward, banned)
+        recomputed = [op for op in cut.recomputed if (cost_model.flops(op) or 0) > 0]
+        spent = _flops(recomputed)
+        if spent <= cap or not recomputed:
+            cut.capped = dict(banned)
+            return cut
+        costliest = max(recomputed, key=lambda op: cost_model.flops(op) or 0)
+        banned[costliest] = (
+            f"recomputing it would bring the backward's recomputation to {spent} FLOPs, "
+            f"over the cap of {cap:g} ({max_recompute:g} of the forward's {forward_flops})"
+        )
+
+
+def _cut_once(
+    ops: Sequence[Operation],
+    primals: Sequence[SSAValue],
+    cotangents: Sequence[SSAValue],
+    values: Sequence[SSAValue],
+    grads: Sequence[SSAValue],
+    backward: set[Operation],
+    banned: dict[Operation, str],
+) -> Cut:
     scale = len(primals) + sum(len(op.results) for op in ops) + 1
     flow = _FlowGraph(backward, set(primals), set(cotangents), scale)
     for a in primals:
@@ -125,7 +167,7 @@ def min_cut(
         flow.value_edge(a)
     required = set(ancestors(ops, values, set()))
     for op in ops:
-        flow.add(op, op in required)
+        flow.add(op, op in required, banned.get(op))
     for g in grads:  # a gradient the cotangents do not reach (zeros) is the backward's too
         flow.drain(g)
     saved: list[SSAValue] = []
@@ -179,7 +221,7 @@ class _FlowGraph:
         self.graph.add_edge(("out", v), "sink")
         self.read[v] = None
 
-    def add(self, op: Operation, required: bool) -> None:
+    def add(self, op: Operation, required: bool, banned: str | None = None) -> None:
         if op in self.backward:
             for v in nested_operands(op):
                 self.drain(v)
@@ -189,11 +231,12 @@ class _FlowGraph:
         for r in op.results:
             self.graph.add_edge(("op", op), ("in", r))
             self.value_edge(r)
-        refusal = cost_model.recompute_refusal(op)
+        refusal = cost_model.recompute_refusal(op) or banned
         if refusal is None:
             return
         self.refusals[op] = refusal
-        if required or not is_side_effect_free(op):  # the forward runs it: keep its results
+        # The forward runs it (or, banned, must run it for the backward): keep its results.
+        if required or banned is not None or not is_side_effect_free(op):
             self.graph.add_edge("source", ("op", op))
 
 

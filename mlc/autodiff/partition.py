@@ -11,8 +11,10 @@ The joint function is one marked by `ml.joint` (`mlc.autodiff.joint`: `autodiff{
 and `mlc.vjp` build them); it is replaced by the two. The backward recomputes the cheap
 forward values it reads (elementwise ops, data movement) from the saved ones where that
 saves bytes, and never recomputes a matmul, a convolution, a large reduction, a loop or
-an op with side effects. With `--remarks`, each saved value, each recomputed op and the
-function say what was chosen and what it costs in bytes.
+an op with side effects; what it recomputes costs at most `max-recompute` times the
+forward's FLOPs (default 1: the forward once more, at most). With `--remarks`, each
+saved value, each recomputed op, each op the cap refused and the function say what was
+chosen and what it costs in bytes.
 
 Preconditions: one block; the forward's values do not depend on a cotangent. A value the
 backward needs that is neither a tensor (to save) nor recomputable is an error.
@@ -30,7 +32,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc import cost_model
 from mlc.autodiff.joint import JOINT_ATTR, is_joint, joint_layout
-from mlc.autodiff.min_cut import Cut, Unsplittable, backward_ops, min_cut
+from mlc.autodiff.min_cut import DEFAULT_MAX_RECOMPUTE, Cut, Unsplittable, backward_ops, min_cut
 from mlc.diagnostics import op_error, op_remark
 
 
@@ -56,6 +58,10 @@ def _remark(f: func.FuncOp, cut: Cut, names: SplitNames) -> None:
         refusal = cut.refusals.get(owner)
         why = refusal if refusal is not None else "cheaper than recomputing it from saved values"
         op_remark(owner, f"saved for the backward as residual #{i}: {_describe(value)}: {why}")
+    saved = set(cut.saved)
+    for op, why in cut.capped.items():
+        if not any(r in saved for r in op.results):  # else its residual remark says why
+            op_remark(op, f"not recomputed in the backward: {why}")
     for op in cut.recomputed:
         if not op.operands:
             continue  # a constant: nothing to say
@@ -95,8 +101,11 @@ def _function(
     return f
 
 
-def split(f: func.FuncOp, names: SplitNames) -> tuple[func.FuncOp, func.FuncOp, Cut]:
-    """The forward and backward functions of the joint `f`, and the cut that made them."""
+def split(
+    f: func.FuncOp, names: SplitNames, max_recompute: float = DEFAULT_MAX_RECOMPUTE
+) -> tuple[func.FuncOp, func.FuncOp, Cut]:
+    """The forward and backward functions of the joint `f`, and the cut that made them
+    (recomputing at most `max_recompute` times the forward's FLOPs)."""
     layout = joint_layout(f)
     if len(f.body.blocks) != 1:
         op_error(f, "cannot be split: it has several blocks")
@@ -113,7 +122,7 @@ def split(f: func.FuncOp, names: SplitNames) -> tuple[func.FuncOp, func.FuncOp, 
         if v in cotangents or v.owner in backward:
             op_error(f, f"cannot be split: value #{i} depends on a cotangent")
     try:
-        cut = min_cut(ops, primals, cotangents, values, grads)
+        cut = min_cut(ops, primals, cotangents, values, grads, max_recompute)
     except Unsplittable as error:
         where = error.value.owner
         op_error(
@@ -144,7 +153,12 @@ class AutodiffPartitionPass(ModulePass):
     backward_function: str = ""
     """The backward's name; empty: `<function>_backward`."""
 
+    max_recompute: float = DEFAULT_MAX_RECOMPUTE
+    """The most the backward recomputes, as a fraction of the forward's FLOPs."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not self.max_recompute >= 0:
+            op_error(op, f"max-recompute must be >= 0, got {self.max_recompute}")
         functions = [f for f in op.ops if isinstance(f, func.FuncOp)]
         if self.function:
             chosen = [f for f in functions if f.sym_name.data == self.function]
@@ -168,7 +182,7 @@ class AutodiffPartitionPass(ModulePass):
                     op_error(
                         joint, f"cannot add @{new}: the module already has a symbol of that name"
                     )
-            forward, backward, _ = split(joint, names)
+            forward, backward, _ = split(joint, names, self.max_recompute)
             Rewriter.insert_op([forward, backward], InsertPoint.after(joint))
             Rewriter.erase_op(joint)
             taken.update((names.forward, names.backward))

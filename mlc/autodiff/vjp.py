@@ -13,6 +13,10 @@ and cached; the forward returns the outputs and the residuals, which `vjp_fn` ho
 (`vjp_fn.residuals`, `vjp_fn.saved_bytes`) and hands to the backward with the
 cotangents, as many times as it is called. `mlc.value_and_grad` keeps the joint form:
 one program computing both, which is what a training step that needs both wants.
+
+On `cuda` both halves run on device arrays (`mlc.autodiff.device`): the residuals stay
+on the GPU between them. Outputs and gradients come back as `GPUArray`s when the primals
+were `GPUArray`s, else as numpy arrays (copied out; the residuals never are).
 """
 
 import weakref
@@ -27,6 +31,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
+from mlc.autodiff import device
 from mlc.autodiff.differentiate import backprop, is_float_value
 from mlc.autodiff.emitter import Emitter
 from mlc.autodiff.joint import JointLayout, mark_joint
@@ -97,6 +102,7 @@ class _Halves:
         self.float_args = [is_float_value(a) for a in traced.args]
         self.residual_count = len(cut.saved)
         self.results = len(self.float_results)
+        self.target = target
         executable = compile_module(ModuleOp([forward, backward]), target)
         self.forward = executable[self.names.forward]
         self.backward = executable[self.names.backward]
@@ -105,10 +111,17 @@ class _Halves:
 class VJPFunction:
     """The backward half bound to one forward run's residuals: call it on cotangents."""
 
-    def __init__(self, halves: _Halves, values: Sequence[Any], residuals: tuple[Any, ...]):
+    def __init__(
+        self,
+        halves: _Halves,
+        values: Sequence[Any],
+        residuals: tuple[Any, ...],
+        to_host: bool = True,
+    ):
         self.halves = halves
         self.values = values
-        self.residuals = residuals
+        self.residuals = residuals  # device arrays on the GPU, numpy arrays on the CPU
+        self.to_host = to_host  # gradients copied out (the primals were numpy arrays)
 
     @property
     def saved_bytes(self) -> int:
@@ -122,16 +135,22 @@ class VJPFunction:
         for source, ct in zip(halves.outputs.sources, leaves, strict=True):
             if source is None or ct is None or not halves.float_results[source]:
                 continue  # a constant or integer result, or no cotangent given
-            ct = np.asarray(ct, dtype=self.values[source].dtype)
+            if not device.is_device_array(ct):
+                ct = np.asarray(ct, dtype=self.values[source].dtype)
             known = per_result[source]
             per_result[source] = ct if known is None else known + ct
+        gpu = device.on_device(halves.target)
         cts = []
         for i, is_float in enumerate(halves.float_results):
             if is_float:
                 known = per_result[i]
-                cts.append(known if known is not None else np.zeros_like(self.values[i]))
+                if known is None:
+                    value = self.values[i]
+                    known = device.zeros(value.shape, value.dtype, gpu)
+                cts.append(device.to_device(known) if gpu else known)
         grads = iter(_as_tuple(halves.backward(*self.residuals, *cts)))
-        return tuple(next(grads) if f else None for f in halves.float_args)
+        out = [next(grads) if f else None for f in halves.float_args]
+        return tuple(device.to_host(g) if self.to_host else g for g in out)
 
 
 def _leaves(outputs: Outputs, cotangents: Any) -> list[Any]:
@@ -181,13 +200,20 @@ def vjp(fn: Callable[..., Any], *primals: Any, target: str = "cpu") -> tuple[Any
             "mlc.vjp runs on arrays, not inside a trace: in mlc.jit, use mlc.value_and_grad "
             "(one program) or call mlc.vjp outside"
         )
-    arrays = [np.asarray(p) for p in primals]
-    key = (target, tuple((a.shape, a.dtype.str) for a in arrays))
+    on_gpu = any(device.is_device_array(p) for p in primals)
+    if on_gpu and not device.on_device(target):
+        raise TypeError(f"mlc.vjp: GPUArray arguments need target='cuda', not {target!r}")
+    arrays = [p if device.is_device_array(p) else np.asarray(p) for p in primals]
+    key = (target, tuple((a.shape, np.dtype(a.dtype).str) for a in arrays))
     per_fn = _cache.setdefault(fn, {})
     halves = per_fn.get(key)
     if halves is None:
-        halves = per_fn[key] = _Halves(fn, arrays, target)
+        halves = per_fn[key] = _Halves(fn, [device.host_like(a) for a in arrays], target)
+    if device.on_device(target):  # every argument on the device: so are the residuals
+        arrays = [device.to_device(a) for a in arrays]
     returned = _as_tuple(halves.forward(*arrays))
     values, residuals = returned[: halves.results], returned[halves.results :]
+    if not on_gpu:
+        values = tuple(device.to_host(v) for v in values)
     outputs = halves.outputs.rebuild(values)
-    return outputs, VJPFunction(halves, values, residuals)
+    return outputs, VJPFunction(halves, values, residuals, to_host=not on_gpu)

@@ -15,13 +15,23 @@ caches. Buffers: the new parameters and state are new arrays; rebinding the name
 them (as above) drops the old ones, whose memory the caching allocator hands to the
 next step's results (`mlc.backend.buffers`), so steady-state steps reuse the same
 buffers. Writing results into their argument buffers (donation) is not done yet.
+
+On the GPU: given pycuda `GPUArray`s (any parameter, state or batch array), the step is
+traced once per shapes and dtypes and compiled for `cuda` (`target=` names another GPU
+target), and runs on device arrays: parameters, state and loss come back as `GPUArray`s
+and nothing is copied to the host (a numpy batch array is copied in). The old
+parameters' and state's device memory returns to the stream-ordered pool when the names
+are rebound, so the next step's results take the same memory.
 """
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from mlc.autodiff import device
 from mlc.autodiff.api import value_and_grad
+from mlc.compiler.compile_path import compile as compile_module
 from mlc.compiler.jit import JitFunction, jit
+from mlc.frontends.trace.program import trace
 from mlc.optim.optimizers import Optimizer
 
 
@@ -50,14 +60,38 @@ class TrainingStep:
         self.optimizer = optimizer
         self.compile_with = compile_with or (lambda fn: jit(fn, **jit_options))
         self.compiled: dict[tuple[int, int], JitFunction] = {}
+        self.gpu_target = jit_options.get("target", "cuda")
+        self.on_gpu: dict[Any, Any] = {}  # device programs by counts, shapes and dtypes
 
     def __call__(self, params: Sequence[Any], state: Sequence[Any], *batch: Any):
+        arrays = (*params, *state, *batch)
+        if any(device.is_device_array(a) for a in arrays):
+            return self._device_call(params, state, batch)
         key = (len(params), len(state))
         if key not in self.compiled:
             fn = _flat_step(self.loss, self.optimizer, *key)
             self.compiled[key] = self.compile_with(fn)
         value, *rest = self.compiled[key](*params, *state, *batch)
         return value, tuple(rest[: key[0]]), tuple(rest[key[0] :])
+
+    def _device_call(self, params: Sequence[Any], state: Sequence[Any], batch: Sequence[Any]):
+        """The step on device arrays, compiled for the GPU once per shapes and dtypes."""
+        arrays = (*params, *state, *batch)
+        for i, a in enumerate(arrays):
+            if not (device.is_device_array(a) or hasattr(a, "shape")):
+                raise TypeError(
+                    f"training_step: argument {i} is a {type(a).__name__}; on the GPU every "
+                    "parameter, state and batch value must be an array"
+                )
+        n, k = len(params), len(state)
+        key = (n, k, tuple((tuple(a.shape), str(a.dtype)) for a in arrays))
+        function = self.on_gpu.get(key)
+        if function is None:
+            flat = _flat_step(self.loss, self.optimizer, n, k)
+            module = trace(flat, *(device.host_like(a) for a in arrays))
+            function = self.on_gpu[key] = compile_module(module, self.gpu_target)
+        value, *rest = function(*(device.to_device(a) for a in arrays))
+        return value, tuple(rest[:n]), tuple(rest[n:])
 
 
 def training_step(

@@ -6,7 +6,9 @@ import pytest
 
 import mlc
 from mlc import ops
-from tests.gpu.targets import jit_for
+from mlc.optim import step as step_module
+from tests.fake_device import GPUArray
+from tests.gpu.targets import compile_for, gpu_unavailable_reason, jit_for
 
 
 def loss(w, b, x, y):
@@ -84,3 +86,32 @@ def test_mlp_step_backward_matmuls(target):
         want_params, want_state = opt.update(want_params, grads, want_state)
         for got, want in zip((*params, *state), (*want_params, *want_state), strict=True):
             np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5)
+
+
+@pytest.mark.gpu
+def test_training_step_on_device_arrays(monkeypatch):
+    """Parameters, state and loss stay `GPUArray`s from step to step (without a GPU, the
+    step's PTX is assembled, then it skips)."""
+    monkeypatch.setattr(step_module, "compile_module", compile_for)
+    if gpu_unavailable_reason() is None:
+        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
+
+        upload = gpuarray.to_gpu
+    else:
+        upload = GPUArray  # only its shape is read before compile_for skips
+    rng = np.random.default_rng()
+    params = (rng.standard_normal((13, 5)).astype(np.float32), np.zeros(5, np.float32))
+    x = rng.standard_normal((21, 13)).astype(np.float32)
+    y = rng.standard_normal((21, 5)).astype(np.float32)
+    opt = mlc.optim.AdamW(lr=0.05)
+    step = mlc.optim.training_step(loss, opt)
+    state = opt.init(params)
+    on_device = tuple(upload(a) for a in params), tuple(upload(a) for a in state)
+    for _ in range(3):
+        value, *on_device = step(*on_device, upload(x), upload(y))
+        params, state = opt.update(params, grads_by_hand(*params, x, y), state)
+        assert type(value).__name__ == "GPUArray"
+        for got, want in zip((*on_device[0], *on_device[1]), (*params, *state), strict=True):
+            assert type(got).__name__ == "GPUArray"
+            np.testing.assert_allclose(got.get(), want, rtol=2e-4, atol=2e-5)
+    assert len(step.on_gpu) == 1

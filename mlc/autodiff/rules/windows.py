@@ -16,11 +16,14 @@ For `y = conv(x, w) + b` (stride s, dilation d, pads p along each spatial dim):
 
 Pooling: each kernel position reads a strided slice of `x`; its cotangent is put back
 where it read (`_place`: spread, then padded or cropped into place) and the positions'
-contributions add up. Average pooling divides by the number of elements each window
-covers (padding not counted, as the op does). Max pooling routes each window's cotangent
-to one element: the first (in row-major order over the window) equal to the maximum, as
-torch's max_pool2d does (its index is the first maximum); elements that tie elsewhere in
-the window get nothing.
+contributions add up; where the windows tile `x` (stride = kernel, no dilation or
+padding: the common 2x2 pooling) the positions' parts are interleaved into `x`'s layout
+instead (`_interleave`: a reshape each, a concat per spatial dim, one reshape), which
+is a few ops where placing each part is a dozen. Average pooling divides by the number
+of elements each window covers (padding not counted, as the op does). Max pooling routes
+each window's cotangent to one element: the first (in row-major order over the window)
+equal to the maximum, as torch's max_pool2d does (its index is the first maximum);
+elements that tie elsewhere in the window get nothing.
 
 The rules need static channel, spatial and kernel dims (they build zero blocks and
 constant counts); the batch dim may be dynamic (`?`): zero blocks then take it from the
@@ -239,6 +242,44 @@ def _scatter_back(em, g, where, op, x_shape) -> SSAValue | None:
     return g
 
 
+def _tiles(op: ml.PoolOp, kernel: Sequence[int]) -> bool:
+    """Whether the windows tile the input: stride = kernel, no dilation, no padding."""
+    strides, dilations, begins, ends = _attrs(op)
+    return (
+        list(strides) == list(kernel)
+        and all(d == 1 for d in dilations)
+        and not any(begins)
+        and not any(ends)
+    )
+
+
+def _interleave(
+    em: Emitter, parts: list[SSAValue], kernel: Sequence[int], x_shape: Sequence[int]
+) -> SSAValue:
+    """
+    The output-shaped `parts` (one per kernel position, in row-major order) put back
+    into `x`'s layout when the windows tile it: `x[.., o*k + w, ..] = parts[w][.., o, ..]`
+    (an input row or column past the last whole window gets zeros).
+    """
+    out = shape_of(parts[0])
+    spatial = len(kernel)
+    unit = [*out[:2], *(n for o in out[2:] for n in (o, 1))]
+    pieces = [em.reshape(p, unit) for p in parts]
+    for i in reversed(range(spatial)):  # the last kernel dim varies fastest in `parts`
+        k = kernel[i]
+        pieces = [
+            em(ml.ConcatOp(pieces[j : j + k], 3 + 2 * i)) if k > 1 else pieces[j]
+            for j in range(0, len(pieces), k)
+        ]
+    (stacked,) = pieces
+    g = em.reshape(stacked, [*out[:2], *(o * k for o, k in zip(out[2:], kernel, strict=True))])
+    for i in range(spatial):
+        d = 2 + i
+        if (rest := x_shape[d] - out[d] * kernel[i]) > 0:
+            g = adjust(em, g, d, 0, rest)
+    return g
+
+
 def _total(em: Emitter, parts: list[SSAValue | None], x: SSAValue) -> SSAValue:
     total = None
     for part in parts:
@@ -262,6 +303,8 @@ def avg_pool(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) 
         counts = np.multiply.outer(counts, inside)
     count_type = TensorType(element_type(ct), [1, 1, *counts.shape])
     g = em.div(ct, em.array(counts.ravel().tolist(), count_type))
+    if _tiles(op, kernel):  # every element of a window gets the same share
+        return [_interleave(em, [g] * int(np.prod(kernel)), kernel, x_shape)]
     parts = [
         _scatter_back(em, g, where, op, x_shape)
         for where in itertools.product(*(range(k) for k in kernel))
@@ -282,12 +325,16 @@ def max_pool(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) 
     y = op.results[0]
     one = em.scalar(1.0, ct)
     left = None  # 1 where no earlier kernel position holds the maximum yet
-    parts: list[SSAValue | None] = []
+    routed: list[SSAValue] = []
     for where in itertools.product(*(range(k) for k in kernel)):
         offsets = [w * d for w, d in zip(where, dilations, strict=True)]
         seen = window_view(em, x, offsets, strides, out[2:])
         hit = em.as_float(em.cmp("eq", seen, y), ct)
         first = hit if left is None else em.mul(hit, left)
         left = em.sub(one, hit) if left is None else em.sub(left, first)
-        parts.append(_scatter_back(em, em.mul(ct, first), where, op, x_shape))
+        routed.append(em.mul(ct, first))
+    if _tiles(op, kernel):
+        return [_interleave(em, routed, kernel, x_shape)]
+    positions = itertools.product(*(range(k) for k in kernel))
+    parts = [_scatter_back(em, g, where, op, x_shape) for g, where in zip(routed, positions)]
     return [_total(em, parts, op.x)]

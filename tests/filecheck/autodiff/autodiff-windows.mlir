@@ -28,24 +28,46 @@ func.func @conv(%x: tensor<1x2x6xf32>, %w: tensor<4x1x3xf32>, %b: tensor<4xf32>)
 // -----
 
 // Max pooling routes each window's cotangent to the first element equal to its
-// maximum: one mask per kernel position (masked by the positions before it), each
-// put back where that position read.
+// maximum: one mask per kernel position (masked by the positions before it). Where the
+// windows tile the input (stride = kernel), the positions' parts are interleaved (a
+// reshape each, a concat, a reshape) and the element past the last window gets zero.
 
 // CHECK-LABEL: func.func @max_pool_vjp
-// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x1x4xf32>, %[[CT:[a-zA-Z0-9_]+]]: tensor<1x1x2xf32>)
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x1x5xf32>, %[[CT:[a-zA-Z0-9_]+]]: tensor<1x1x2xf32>)
 // CHECK:         %[[Y:.+]] = ml.max_pool1d %[[X]]
 // CHECK:         %[[S0:.+]] = ml.slice %[[X]] {starts = array<i64: 0, 0, 0>, {{.*}}steps = array<i64: 1, 1, 2>}
 // CHECK-NEXT:    %[[E0:.+]] = ml.cmp "eq", %[[S0]], %[[Y]]
+// CHECK:         %[[G0:.+]] = ml.mul %[[CT]]
 // CHECK:         %[[S1:.+]] = ml.slice %[[X]] {starts = array<i64: 0, 0, 1>, {{.*}}steps = array<i64: 1, 1, 2>}
 // CHECK-NEXT:    %[[E1:.+]] = ml.cmp "eq", %[[S1]], %[[Y]]
-// CHECK:         %[[G:.+]] = ml.add
+// CHECK:         %[[G1:.+]] = ml.mul %[[CT]]
+// CHECK-NEXT:    %[[R0:.+]] = ml.reshape %[[G0]] : (tensor<1x1x2xf32>) -> tensor<1x1x2x1xf32>
+// CHECK-NEXT:    %[[R1:.+]] = ml.reshape %[[G1]] : (tensor<1x1x2xf32>) -> tensor<1x1x2x1xf32>
+// CHECK-NEXT:    %[[C:.+]] = ml.concat %[[R0]], %[[R1]] {axis = 3 : i64}
+// CHECK-NEXT:    %[[T:.+]] = ml.reshape %[[C]] : (tensor<1x1x2x2xf32>) -> tensor<1x1x4xf32>
+// CHECK-NEXT:    %[[Z:.+]] = arith.constant dense<0.000000e+00> : tensor<1x1x1xf32>
+// CHECK-NEXT:    %[[G:.+]] = ml.concat %[[T]], %[[Z]] {axis = 2 : i64}
 // CHECK-NEXT:    func.return %[[G]]
 
 // LOC-LABEL:   func.func @max_pool_vjp
 // LOC:           ml.cmp {{.*}} loc("net.py":9:3)
-func.func @max_pool(%x: tensor<1x1x4xf32>) -> tensor<1x1x2xf32> {
-  %y = ml.max_pool1d %x {kernel = array<i64: 2>, strides = array<i64: 2>} : (tensor<1x1x4xf32>) -> tensor<1x1x2xf32> loc("net.py":9:3)
+func.func @max_pool(%x: tensor<1x1x5xf32>) -> tensor<1x1x2xf32> {
+  %y = ml.max_pool1d %x {kernel = array<i64: 2>, strides = array<i64: 2>} : (tensor<1x1x5xf32>) -> tensor<1x1x2xf32> loc("net.py":9:3)
   func.return %y : tensor<1x1x2xf32>
+}
+
+// -----
+
+// Overlapping windows (stride 1): each position's part is put back where it read, and
+// the parts add up.
+
+// CHECK-LABEL: func.func @max_pool_overlapping_vjp
+// CHECK-NOT:     ml.reshape
+// CHECK:         %[[G:.+]] = ml.add
+// CHECK-NEXT:    func.return %[[G]]
+func.func @max_pool_overlapping(%x: tensor<1x1x4xf32>) -> tensor<1x1x3xf32> {
+  %y = ml.max_pool1d %x {kernel = array<i64: 2>, strides = array<i64: 1>} : (tensor<1x1x4xf32>) -> tensor<1x1x3xf32>
+  func.return %y : tensor<1x1x3xf32>
 }
 
 // -----

@@ -126,6 +126,36 @@ def test_pooling_3d(op):
     check_vjp(lambda bld, a: result(bld, op(a[0], [2, 2, 2], **attrs)), [x])
 
 
+@pytest.mark.parametrize(
+    ("shape", "kernel"),
+    [
+        ((2, 3, 7), [2]),
+        ((1, 2, 5, 7), [2, 3]),
+        ((2, 1, 4, 6), [1, 2]),
+        ((1, 2, 5, 4, 6), [2, 2, 3]),
+    ],
+)
+@pytest.mark.parametrize("kind", ["max", "avg"])
+def test_pooling_whose_windows_tile_the_input(shape, kernel, kind):
+    # stride = kernel: the parts are interleaved, not placed one by one; odd sizes leave
+    # rows and columns past the last window, which get zeros.
+    spatial = len(kernel)
+    op = (MAX_POOLS if kind == "max" else AVG_POOLS)[spatial]
+    x = np.random.default_rng().permutation(np.prod(shape)).reshape(shape) * 0.1
+    check_vjp(lambda bld, a: result(bld, op(a[0], kernel, strides=kernel)), [x], dynamic=[0])
+
+
+def test_tiled_max_pool_routes_a_tie_to_the_first_maximum():
+    module = vjp_module(
+        lambda bld, a: result(bld, ml.MaxPool2dOp(a[0], [2, 2], strides=[2, 2])),
+        [f64_type([1, 1, 2, 5])],
+    )
+    x = np.array([[[[1.0, 5.0, 3.0, 3.0, 9.0], [5.0, 0.0, 3.0, 3.0, 9.0]]]])
+    ct = np.array([[[[1.0, 10.0]]]])
+    (grad,) = run(functions(module)["f_vjp"], [x, ct])
+    np.testing.assert_array_equal(grad, [[[[0.0, 1.0, 10.0, 0.0, 0.0], [0.0] * 5]]])
+
+
 def test_max_pool_routes_a_tie_to_the_first_maximum():
     # As torch does: within a window, the first maximal element (row-major) gets it all;
     # overlapping windows each route their own cotangent.

@@ -1,0 +1,42 @@
+"""
+`training_step` on device arrays: checked on the CPU with a stand-in for pycuda's
+`GPUArray` (tests/fake_device.py) against the same step on numpy arrays. The real GPU's
+twin is tests/e2e/test_optim_training_step.py::test_training_step_on_device_arrays.
+"""
+
+import numpy as np
+
+import mlc
+from mlc import ops
+from mlc.optim import step as step_module
+from tests.fake_device import FakeDevice, GPUArray
+
+
+def loss(w, b, x, y):
+    return ops.mean((ops.tanh(x @ w + b) - y) ** 2)
+
+
+def test_device_arrays_stay_on_the_device(monkeypatch):
+    fake = FakeDevice().install(monkeypatch, step_module)
+    rng = np.random.default_rng()
+    w, b = rng.standard_normal((7, 3)).astype(np.float32), np.zeros(3, np.float32)
+    x = rng.standard_normal((11, 7)).astype(np.float32)
+    y = rng.standard_normal((11, 3)).astype(np.float32)
+    opt = mlc.optim.Adam(lr=0.05)
+    on_host = mlc.optim.training_step(loss, opt)
+    on_device = mlc.optim.training_step(loss, opt)
+    want_params, want_state = (w, b), opt.init((w, b))
+    params = tuple(GPUArray(a) for a in want_params)
+    state = tuple(GPUArray(a) for a in want_state)
+    batch = (GPUArray(x), y)  # a numpy batch array is copied in
+    for _ in range(3):
+        value, params, state = on_device(params, state, *batch)
+        want_value, want_params, want_state = on_host(want_params, want_state, x, y)
+        assert isinstance(value, GPUArray)
+        for got, want in zip((*params, *state), (*want_params, *want_state), strict=True):
+            assert isinstance(got, GPUArray)
+            np.testing.assert_allclose(got.array, want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(value.array, want_value, rtol=1e-5)
+    assert len(on_device.on_gpu) == 1  # compiled once
+    assert fake.copies_in == 3 and FakeDevice.copies_out == 0  # y, once a step
+    assert all(kinds == ["device"] * 9 for _, kinds in fake.calls)
