@@ -19,12 +19,11 @@ Its first dimension is split among threads by iteration number `t` in `[0, n)`, 
       func.call @f_parallel0(0, %n, %lb, %s, captured...)           // serial, no overhead
     }
 
-An iteration's work is its ops (weighed: `tiling_model.op_weight`), loops counted by
-their trip counts (`weigh`): constant bounds, bounds read through `arith.minsi` and the
-sizes of `memref.subview`s (a block of a split generic runs `min(block, n - start)`
-rows), and a bound that is the loop's own step, the block size, counted per unit of the
-step (`per_step`) and read when the loop runs; any other bound counts as
-`UNKNOWN_TRIP_COUNT` iterations.
+An iteration's work is its ops (`tiling_model.op_weight`), loops counted by their trip
+counts (`weigh`): constant bounds, bounds read through `arith.minsi` and the sizes of
+`memref.subview`s (a block of a split generic runs `min(block, n - start)` rows), and a
+bound that is the loop's own step, the block size, counted per unit of the step
+(`per_step`) and read when the loop runs; others count `UNKNOWN_TRIP_COUNT` iterations.
 `captured` are the values the body uses from outside. Once everything is in the
 `llvm` dialect, `link_dispatch_calls` replaces each call to a `_dispatch` declaration
 by: the (expanded) arguments stored in 8-byte slots on the stack (each is a pointer, an
