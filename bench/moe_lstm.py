@@ -7,7 +7,9 @@ the GPU (eager for the MoE layer, cuDNN for the LSTM).
   exporter writes for it (`examples/sparse_moe.py`: TopK, NonZero per expert, Gather,
   ScatterND add), each expert's matmuls on its own tokens, a count known at run time;
 - lstm: `torch.nn.LSTM(256, 256, num_layers=2)` on sequence 128, batch 8, as its
-  TorchScript export writes it (two ONNX `LSTM` nodes, layout 0, a Squeeze between).
+  TorchScript export writes it (two ONNX `LSTM` nodes, layout 0, a Squeeze between);
+- gru (CPU only): `torch.nn.GRU` of the same sizes, as two ONNX `GRU` nodes with
+  `linear_before_reset=1`, as torch exports it.
 
     PYTHONPATH=. .venv/bin/python bench/moe_lstm.py cpu [--budget 10] [--out FILE]
     PYTHONPATH=. .venv/bin/python bench/moe_lstm.py gpu [--out FILE] [--profile [DIR]]
@@ -56,8 +58,9 @@ def moe_model() -> tuple[onnx.ModelProto, sparse_moe.Weights, np.ndarray]:
     return sparse_moe.sparse_moe("dynamo", w, MOE["k"]), w, x
 
 
-def lstm_weights() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per layer W [1, 4H, in], R [1, 4H, H], B [1, 8H] in ONNX's gate order (i, o, f, c)."""
+def lstm_weights(gates: int = 4) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per layer W [1, gH, in], R [1, gH, H], B [1, 2gH] in ONNX's gate order (LSTM:
+    i, o, f, c; GRU, `gates=3`: z, r, h)."""
     rng = np.random.default_rng(2)
     h = LSTM["hidden"]
     bound = 1 / np.sqrt(h)
@@ -67,28 +70,31 @@ def lstm_weights() -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         layers.append(
             tuple(
                 rng.uniform(-bound, bound, shape).astype(np.float32)
-                for shape in [(1, 4 * h, fan_in), (1, 4 * h, h), (1, 8 * h)]
+                for shape in [(1, gates * h, fan_in), (1, gates * h, h), (1, 2 * gates * h)]
             )
         )
     return layers
 
 
-def lstm_model(weights) -> tuple[onnx.ModelProto, np.ndarray]:
-    """The stacked LSTM as TorchScript exports `torch.nn.LSTM` (layout 0), and an input."""
+def lstm_model(weights, op: str = "LSTM") -> tuple[onnx.ModelProto, np.ndarray]:
+    """The stacked LSTM (or GRU) as TorchScript exports `torch.nn.LSTM` (layout 0), and
+    an input."""
     seq, batch, h = LSTM["sequence"], LSTM["batch"], LSTM["hidden"]
     nodes, initializers, x = [], [], "x"
+    name = op.lower()
+    extra = {"linear_before_reset": 1} if op == "GRU" else {}
     for layer, (w, r, b) in enumerate(weights):
-        names = [f"lstm.w{layer}", f"lstm.r{layer}", f"lstm.b{layer}"]
+        names = [f"{name}.w{layer}", f"{name}.r{layer}", f"{name}.b{layer}"]
         initializers += [numpy_helper.from_array(a, n) for a, n in zip((w, r, b), names)]
-        y = f"lstm.y{layer}"
-        nodes.append(helper.make_node("LSTM", [x, *names], [y], name=y, hidden_size=h))
-        x = f"lstm.out{layer}"
-        axes = f"lstm.axes{layer}"
+        y = f"{name}.y{layer}"
+        nodes.append(helper.make_node(op, [x, *names], [y], name=y, hidden_size=h, **extra))
+        x = f"{name}.out{layer}"
+        axes = f"{name}.axes{layer}"
         initializers.append(numpy_helper.from_array(np.array([1]), axes))
         nodes.append(helper.make_node("Squeeze", [y, axes], [x], name=x))
     graph = helper.make_graph(
         nodes,
-        "lstm",
+        name,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [seq, batch, LSTM["features"]])],
         [helper.make_tensor_value_info(x, TensorProto.FLOAT, [seq, batch, h])],
         initializers,
@@ -124,7 +130,12 @@ def cpu_row(name: str, model: onnx.ModelProto, x: np.ndarray, budget: float) -> 
 def cpu_report(budget: float) -> str:
     model, _, x = moe_model()
     lstm, lx = lstm_model(lstm_weights())
-    rows = [cpu_row("moe", model, x, budget), cpu_row("lstm", lstm, lx, budget)]
+    gru, gx = lstm_model(lstm_weights(gates=3), "GRU")
+    rows = [
+        cpu_row("moe", model, x, budget),
+        cpu_row("lstm", lstm, lx, budget),
+        cpu_row("gru", gru, gx, budget),
+    ]
     return "\n".join(
         [
             "## CPU: mlc against onnxruntime",
@@ -143,6 +154,7 @@ def table(rows: list[dict], other: str) -> list[str]:
             **LSTM
         ),
     }
+    shapes["gru"] = shapes["lstm"]
     lines = [
         f"| row | shape | mlc ms | {other} ms | {other} / mlc | mlc compile s |",
         "|---|---|---|---|---|---|",

@@ -35,6 +35,24 @@ CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 # about 20 us of code, the cost of waking the thread pool and joining it.
 PARALLEL_THRESHOLD = 50_000
 
+# What one op costs in the work counts above, by name, where it is not about one
+# instruction: the inline f32 exp and tanh (`convert_to_llvm.math`) are 15-30 vector
+# instructions, a vector division about as slow as 8 adds. An LSTM step's gates (8 x 256,
+# two sigmoids and a tanh each) are then worth two threads, as they take ~5 us on one.
+OP_WEIGHTS = {
+    "arith.divf": 8,
+    "math.exp": 16,
+    "math.tanh": 32,
+    "math.erf": 32,
+    "math.log": 16,
+}
+
+
+def op_weight(name: str) -> int:
+    """The work of one op named `name` (`OP_WEIGHTS`, else 1)."""
+    return OP_WEIGHTS.get(name, 1)
+
+
 # Floating-point operations a matmul task should be worth: about 20 us of one core's
 # FMAs (50 GFLOP/s), what handing it to another thread costs.
 TASK_FLOPS = 1_000_000
@@ -161,10 +179,16 @@ def fitted_rows(m: int | None, tiles: MatmulTiles) -> MatmulTiles:
     return MatmulTiles(best, tiles.nr, tiles.kc, max(best, tiles.mc // best * best), tiles.vector)
 
 
-def packs_a(n: int | None, k: int | None, tiles: MatmulTiles) -> bool:
-    """Whether a matmul with `n` columns and depth `k` (None: unknown) packs its A blocks."""
+def packs_a(n: int | None, k: int | None, tiles: MatmulTiles, m: int | None = None) -> bool:
+    """
+    Whether a matmul with `n` columns and depth `k` (None: unknown) packs its A blocks.
+    Not where its `m` rows are one register block: its A block (MR x KC) then stays in
+    L1 while every panel reads it, and the copy would be paid on every call (an LSTM
+    step's `h @ R^T`, 8 rows, once per step).
+    """
     wide = n is None or n >= PACK_A_PANELS * tiles.nr
-    return wide and (k is None or k > tiles.kc // 2)
+    one_block = m is not None and m <= tiles.mr
+    return wide and not one_block and (k is None or k > tiles.kc // 2)
 
 
 def vector_length(element_bytes: int, machine: Host | None = None) -> int:
@@ -237,6 +261,8 @@ def matmul_split(
     then every task takes all rows and a share of the panels. 64 x 784 x 1024 on two
     threads: 36 + 28 rows leave one thread 6 row tiles of 64 panels and the other
     5 (the last one partial); 32 panels each are 11 x 32 row-tile panels per thread.
+    Rows too few to make a task per thread (an LSTM step's 8 x 256 x 1024) take
+    the panels' route too, where each thread's share is worth `TASK_FLOPS`.
     """
     m, n, k = sizes
     row_flops = 2 * k * n if k is not None and n is not None else 0
@@ -244,9 +270,14 @@ def matmul_split(
         return TaskSplit(None, 1, threads, row_flops)
     rows = balanced_rows(m, tiles, threads, row_flops)
     tasks = -(-m // rows)
-    if n is None or threads < 2 or m > tiles.mc or tasks < threads:
+    if n is None or threads < 2 or m > tiles.mc:
         return TaskSplit(rows, 1, threads, row_flops)
     panels = -(-n // tiles.nr)
+    if tasks < threads:  # too few rows to share: the panels, where each share is worth a task
+        worth = m * row_flops // TASK_FLOPS
+        if m > rows or panels < threads or worth < threads:
+            return TaskSplit(rows, 1, threads, row_flops)
+        return TaskSplit(-(-m // tiles.mr) * tiles.mr, threads, threads, row_flops)
     by_rows = -(-tasks // threads) * -(-rows // tiles.mr) * panels
     by_columns = -(-m // tiles.mr) * -(-panels // threads)
     if panels < threads or by_columns >= by_rows:

@@ -3,6 +3,7 @@ The matmul kernel's edges against numpy: N ending inside a column panel (masked
 stores and loads), tasks split by column panels, rows per task chosen at run time for
 a dynamic M, K blocks of equal depth; with and without a bias + ReLU epilogue, B read
 plainly or transposed (ONNX Gemm's transB), on primes. The same programs run on `cuda`.
+Small-M cases also in f64 (`test_small_m_f64_matches_numpy`).
 """
 
 from typing import Any
@@ -32,6 +33,10 @@ CASES: list[tuple[int | None, int, int, bool, bool]] = [
     (7, 784, 40, False, False),  # K = 784: four blocks of 196
     (None, 64, 16, False, False),  # the widest narrow contraction (GPU: warps share rows)
     (None, 300, 3, False, True),  # narrow, B read along K (not staged in shared memory)
+    # One register block of rows (an LSTM step's h @ R^T), worth two tasks: the panels
+    # split between the threads, A read in place (not packed); N ends inside a panel.
+    (5, 257, 811, True, False),
+    (3, 509, 1031, False, True),
 ]
 TILES = ["linalg-tile", "linalg-tile{tile-sizes=3,8,16,6 vector-length=4}"]
 
@@ -63,3 +68,33 @@ def test_matmul_edges_match_numpy(functions: Any, index: int):
         np.testing.assert_allclose(
             got, want, rtol=0, atol=atol, err_msg=f"{CASES[index]} M={count}"
         )
+
+
+# M of one register block, in f64 (4-byte tiles' register blocks halve: MR rows of 8 lanes)
+F64_CASES: list[tuple[int | None, int, int, bool, bool]] = [
+    (7, 131, 1543, True, False),
+    (2, 1031, 1000, False, True),
+]
+
+
+@pytest.fixture(scope="module")
+def f64_functions() -> Any:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MLC_NUM_THREADS", "2")
+        text = "\n".join(matmul_text(c, f"case{i}", "f64") for i, c in enumerate(F64_CASES))
+        return build_all(text, "linalg-tile")
+
+
+@pytest.mark.parametrize("index", range(len(F64_CASES)))
+def test_small_m_f64_matches_numpy(f64_functions: Any, index: int):
+    m, k, n, epilogue, transposed = F64_CASES[index]
+    assert m is not None
+    rng = np.random.default_rng(100 + index)
+    a = rng.standard_normal((m, k))
+    b = rng.standard_normal((n, k) if transposed else (k, n))
+    bias = rng.standard_normal(n)
+    want = a @ (b.T if transposed else b)
+    if epilogue:
+        want = np.maximum(want + bias, 0)
+    got = f64_functions[f"case{index}"](a, b, bias)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12 * np.sqrt(k))

@@ -12,6 +12,7 @@ from mlc.tiling_model import (
     fitted_rows,
     matmul_split,
     matmul_tiles,
+    op_weight,
     packs_a,
     parse_size,
     read_caches,
@@ -112,6 +113,13 @@ def test_a_is_packed_when_enough_panels_reuse_it():
     assert not packs_a(1024, 128, tiles) and not packs_a(128, 64, tiles)  # short rows
 
 
+@pytest.mark.parametrize(("m", "packs"), [(1, False), (6, False), (7, True), (64, True)])
+def test_a_of_one_register_block_is_read_in_place(m: int, packs: bool):
+    tiles = matmul_tiles(4, AVX2)  # MR = 6
+    assert packs_a(1024, 1024, tiles, m) is packs
+    assert packs_a(1024, 1024, tiles, None)  # unknown rows: as before
+
+
 @pytest.mark.parametrize(
     ("m", "mr"),
     [(16, 4), (32, 4), (10, 5), (7, 4), (6, 6), (12, 6), (64, 6), (1024, 6), (30, 6), (None, 6)],
@@ -163,6 +171,10 @@ def test_rows_per_block_fill_half_of_l2_and_leave_every_thread_a_block():
         ((1024, 1024, 1024), 2, 1),  # more rows than one block of A
         ((128, 256, 256), 2, 1),  # 66 + 62 rows: 11 row tiles each, already even
         ((12, 64, 64), 2, 1),  # one task's worth: the calling thread
+        ((6, 1024, 256), 2, 2),  # one register block of rows (MR = 6), worth two tasks
+        ((3, 1024, 256), 2, 1),  # 1.6 TASK_FLOPS: not worth a second thread
+        ((6, 1024, 256), 1, 1),
+        ((8, 16, 65536), 2, 1),  # one panel: nothing to split
     ],
 )
 def test_column_groups_where_rows_split_unevenly(
@@ -196,3 +208,8 @@ def test_one_task_needs_a_static_m_within_one_row_block_and_one_column_group():
     assert not TaskSplit(64).one_task(65)  # two row blocks
     assert not TaskSplit(64, column_groups=2).one_task(64)  # two column groups
     assert not TaskSplit(None).one_task(64) and not TaskSplit(64).one_task(None)
+
+
+def test_transcendentals_and_divisions_weigh_more_than_one_op():
+    assert op_weight("arith.addf") == op_weight("memref.load") == 1
+    assert op_weight("math.tanh") > op_weight("math.exp") > op_weight("arith.divf") > 1

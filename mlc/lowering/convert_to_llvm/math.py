@@ -4,6 +4,8 @@
 `math.exp` on f32 (and f16, through f32) is inline (Cephes' expf, within 2 ulp):
 LLVM has no vector form of `llvm.exp` without a vector math library, so softmax,
 sigmoid and gelu loops would stay scalar around libm calls. f64 keeps `llvm.exp`.
+`math.tanh` on f32 (and f16) is inline for the same reason (Cephes' tanhf on the inline
+exp, within 3 ulp): the LSTM's and GRU's gates and the tanh GELU. f64 keeps `llvm.tanh`.
 
 Intrinsics (`llvm.exp.f32`, `llvm.tanh.f64`, ...) let LLVM constant-fold and, where it
 has a vector form, vectorise. `math.erf` has no intrinsic: f32 (and f16, through f32)
@@ -13,11 +15,11 @@ intrinsic-based `log(1 + x)` loses the small-x accuracy they exist for. `rsqrt` 
 `1 / sqrt(x)`.
 
 In GPU kernels (`convert-to-llvm{libdevice=true}`, as convert-gpu-to-nvvm runs it) f32
-and f16 `exp` and `erf` are instead
-`llvm.exp` and libm's `erff`, which the PTX translation redirects to libdevice's
-`__nv_expf` and `__nv_erff` (2 ulp): built on the hardware's `ex2.approx`, they take a
-fraction of the inline forms' instructions, which a GELU epilogue fused into a matmul
-pays for every element (the inline erf's reciprocal and exp were ~60 of them).
+and f16 `exp`, `tanh` and `erf` are instead `llvm.exp`, `llvm.tanh` and libm's `erff`,
+which the PTX translation redirects to libdevice's `__nv_expf`, `__nv_tanhf` and
+`__nv_erff` (2 ulp): built on the hardware's `ex2.approx`, they take a fraction of the
+inline forms' instructions, which a GELU epilogue fused into a matmul pays for every
+element (the inline erf's reciprocal and exp were ~60 of them).
 
 The trigonometric and hyperbolic functions are intrinsics where LLVM has one
 (`llvm.sin`, `llvm.asin`, `llvm.sinh`, ...: libm calls on the CPU, which LLVM can
@@ -180,6 +182,32 @@ def exp_f32(b: Builder, x: SSAValue) -> SSAValue:
     return b.emit(llvm.FMulOp(scaled, _power_of_two(b, rest)))
 
 
+# tanh on f32 (Cephes' tanhf): below |x| = 0.625 the odd series x + x^3 P(x^2), above it
+# 1 - 2 / (exp(2|x|) + 1) with the sign of x (no cancellation: the result is above 0.55).
+_TANH_SMALL = 0.625
+_TANH_P = (-3.33332819422e-1, 1.33314422036e-1, -5.37397155531e-2, 2.06390887954e-2)
+_TANH_P4 = -5.70498872745e-3
+
+
+def tanh_f32(b: Builder, x: SSAValue) -> SSAValue:
+    """
+    Inline branch-free tanh for f32, so loops over it vectorise (libm's tanhf does not).
+
+    Both forms are computed and one selected, then given the sign of x (so that
+    tanh(-0) is -0); large |x| saturate to 1 through the exp's overflow to inf, a NaN
+    propagates through the exp form (its compare fails).
+    """
+    ax = b.intrinsic("llvm.fabs.f32", [x], f32)
+    x2 = b.emit(llvm.FMulOp(x, x))
+    poly = _horner(b, x2, (*_TANH_P, _TANH_P4), f32)
+    series = b.intrinsic("llvm.fma.f32", [b.emit(llvm.FMulOp(x2, poly)), ax, ax], f32)
+    grown = b.emit(llvm.FAddOp(exp_f32(b, b.emit(llvm.FAddOp(ax, ax))), _float(b, 1.0, f32)))
+    tail = b.emit(llvm.FSubOp(_float(b, 1.0, f32), b.emit(llvm.FDivOp(_float(b, 2.0, f32), grown))))
+    small = b.emit(llvm.FCmpOp(ax, _float(b, _TANH_SMALL, f32), "olt"))
+    magnitude = b.emit(llvm.SelectOp(small, series, tail))
+    return b.intrinsic("llvm.copysign.f32", [magnitude, x], f32)
+
+
 def erf_f32(b: Builder, x: SSAValue) -> SSAValue:
     """Inline branch-free erf for f32 (A&S 7.1.26, Maclaurin series near zero)."""
     ax = b.intrinsic("llvm.fabs.f32", [x], f32)
@@ -215,9 +243,11 @@ class ConvertMath(RewritePattern):
     def _intrinsic(self, b: Builder, op: Operation, type_: Attribute) -> bool:
         """One overloaded LLVM intrinsic call for the op, or False if it has none."""
         args = list(op.operands)
-        if isinstance(op, math.ExpOp) and isinstance(type_, Float32Type | Float16Type):
+        if isinstance(op, math.ExpOp | math.TanhOp) and isinstance(
+            type_, Float32Type | Float16Type
+        ):
             if not self.libdevice:
-                return False  # inline, see `exp_f32`
+                return False  # inline, see `exp_f32` and `tanh_f32`
         if (name := UNARY_INTRINSICS.get(type(op))) is not None:
             if isinstance(op, math.AbsIOp):
                 args.append(b.emit(llvm.ConstantOp(IntegerAttr(0, i1), i1)))  # no poison
@@ -247,6 +277,12 @@ class ConvertMath(RewritePattern):
                 b.emit(llvm.FPTruncOp(wide, type_))
             else:
                 exp_f32(b, op.operand)
+        elif isinstance(op, math.TanhOp):
+            if isinstance(type_, Float16Type):
+                wide = tanh_f32(b, b.emit(llvm.FPExtOp(op.operand, f32)))
+                b.emit(llvm.FPTruncOp(wide, type_))
+            else:
+                tanh_f32(b, op.operand)
         elif isinstance(op, math.ErfOp):
             if isinstance(type_, Float64Type) or self.libdevice:
                 self._libm(b, ("erff", "erf"), [op.operand], type_)

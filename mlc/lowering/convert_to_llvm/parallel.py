@@ -19,11 +19,11 @@ Its first dimension is split among threads by iteration number `t` in `[0, n)`, 
       func.call @f_parallel0(0, %n, %lb, %s, captured...)           // serial, no overhead
     }
 
-An iteration's work is its ops, loops counted by their trip counts (`weigh`): constant
-bounds, bounds read through `arith.minsi` and the sizes of `memref.subview`s (a block
-of a split generic runs `min(block, n - start)` rows), and a bound that is the loop's
-own step, the block size, counted per unit of the step (`per_step`) and read when the
-loop runs; any other bound counts as `UNKNOWN_TRIP_COUNT` iterations.
+An iteration's work is its ops (`tiling_model.op_weight`), loops counted by their trip
+counts (`weigh`): constant bounds, bounds read through `arith.minsi` and the sizes of
+`memref.subview`s (a block of a split generic runs `min(block, n - start)` rows), and a
+bound that is the loop's own step, the block size, counted per unit of the step
+(`per_step`) and read when the loop runs; others count `UNKNOWN_TRIP_COUNT` iterations.
 `captured` are the values the body uses from outside. Once everything is in the
 `llvm` dialect, `link_dispatch_calls` replaces each call to a `_dispatch` declaration
 by: the (expanded) arguments stored in 8-byte slots on the stack (each is a pointer, an
@@ -62,7 +62,7 @@ from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, constant
 from mlc.lowering.support.loop_builder import constant_index
 from mlc.lowering.support.op_walk import walk_ops
-from mlc.tiling_model import PARALLEL_THRESHOLD
+from mlc.tiling_model import PARALLEL_THRESHOLD, op_weight
 
 RUNTIME_ENTRY = "mlc_parallel_for"
 DISPATCH_SUFFIX = "_dispatch"
@@ -165,7 +165,7 @@ def weigh(block: Block, step: SSAValue | None = None) -> Work:
         elif isinstance(op, scf.ParallelOp):
             for bounds in zip(op.lowerBound, op.upperBound, op.step, strict=True):
                 inner = _times(inner, _trip_count(*bounds, step))
-        fixed, per_step = fixed + 1 + inner[0], per_step + inner[1]
+        fixed, per_step = fixed + op_weight(op.name) + inner[0], per_step + inner[1]
     return fixed, per_step
 
 

@@ -80,6 +80,7 @@ from mlc.tiling_model import (
     fitted_rows,
     matmul_split,
     matmul_tiles,
+    op_weight,
     packs_a,
     thread_count,
 )
@@ -106,7 +107,7 @@ class TileMatmul(RewritePattern):
             batches = total_iterations_of(mm.c, mm.batch)
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
             split = matmul_split((m, n, k), tiles, threads)
-            pack_a = packs_a(n, k, tiles)
+            pack_a = packs_a(n, k, tiles, m)
             if k is not None and not self.tiles:
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
@@ -181,6 +182,11 @@ class TileDepthwise(RewritePattern):
             rewriter.erase(gone)
 
 
+def body_work(op: GenericOp) -> int:
+    """The work of one iteration of `op`: its body's ops, weighed (`tiling_model.op_weight`)."""
+    return sum(op_weight(inner.name) for inner in op.body.block.ops)
+
+
 class SplitGeneric(RewritePattern):
     """Any other generic on memrefs -> an `scf.parallel` over blocks of one parallel loop."""
 
@@ -194,7 +200,7 @@ class SplitGeneric(RewritePattern):
         if (d := splittable_loop(op)) is None:
             return  # no loop that splits into blocks of rows
         total = total_iterations(op)
-        if total is not None and total * len(op.body.block.ops) < PARALLEL_THRESHOLD:
+        if total is not None and total * body_work(op) < PARALLEL_THRESHOLD:
             return  # too little work to pay for waking the threads
         nest = split_generic(op, d, self.threads)
         with keep_location(rewriter, op):

@@ -5,8 +5,7 @@
 
 // CHECK-LABEL: llvm.func @intrinsics(%x: f32, %y: f32) -> f32
 // CHECK-NEXT:    %[[E:.*]] = llvm.call_intrinsic "llvm.exp2.f32"(%x) : (f32) -> f32
-// CHECK-NEXT:    %[[T:.*]] = llvm.call_intrinsic "llvm.tanh.f32"(%[[E]]) : (f32) -> f32
-// CHECK-NEXT:    %[[L:.*]] = llvm.call_intrinsic "llvm.log.f32"(%[[T]]) : (f32) -> f32
+// CHECK-NEXT:    %[[L:.*]] = llvm.call_intrinsic "llvm.log.f32"(%[[E]]) : (f32) -> f32
 // CHECK-NEXT:    %[[P:.*]] = llvm.call_intrinsic "llvm.pow.f32"(%[[L]], %y) : (f32, f32) -> f32
 // CHECK-NEXT:    %[[F:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[P]], %x, %y) : (f32, f32, f32) -> f32
 // CHECK-NEXT:    %[[A:.*]] = llvm.call_intrinsic "llvm.fabs.f32"(%[[F]]) : (f32) -> f32
@@ -14,13 +13,48 @@
 // CHECK-NEXT:    llvm.return %[[M]] : f32
 func.func @intrinsics(%x: f32, %y: f32) -> f32 {
   %0 = math.exp2 %x : f32
-  %1 = math.tanh %0 : f32
-  %2 = math.log %1 : f32
+  %2 = math.log %0 : f32
   %3 = math.powf %2, %y : f32
   %4 = math.fma %3, %x, %y : f32
   %5 = math.absf %4 : f32
   %6 = arith.maximumf %5, %x : f32
   func.return %6 : f32
+}
+
+// -----
+
+// tanh on f32 is inline straight-line code (no call, the inline exp for |x| >= 0.625,
+// an odd series below), so loops over it vectorise; f16 goes through it in f32, f64
+// keeps the intrinsic.
+
+// CHECK-LABEL: llvm.func @tanh32(%x: f32) -> f32
+// CHECK-NOT:     llvm.call @
+// CHECK:         %[[ABS:.*]] = llvm.call_intrinsic "llvm.fabs.f32"(%x) : (f32) -> f32
+// CHECK:         llvm.call_intrinsic "llvm.roundeven.f32"
+// CHECK:         llvm.fdiv
+// CHECK:         %[[SMALL:.*]] = llvm.fcmp "olt" %[[ABS]], %{{.*}} : f32
+// CHECK-NEXT:    %[[MAG:.*]] = llvm.select %[[SMALL]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT:    %[[T:.*]] = llvm.call_intrinsic "llvm.copysign.f32"(%[[MAG]], %x) : (f32, f32) -> f32
+// CHECK-NEXT:    llvm.return %[[T]] : f32
+// CHECK-LABEL: llvm.func @tanh16(%{{.*}}: f16) -> f16
+// CHECK-NEXT:    %{{.*}} = llvm.fpext %{{.*}} : f16 to f32
+// CHECK-NOT:     llvm.call @
+// CHECK:         llvm.fptrunc %{{.*}} : f32 to f16
+// CHECK-NEXT:    llvm.return
+// CHECK-LABEL: llvm.func @tanh64(%{{.*}}: f64) -> f64
+// CHECK-NEXT:    %[[T:.*]] = llvm.call_intrinsic "llvm.tanh.f64"(%{{.*}}) : (f64) -> f64
+// CHECK-NEXT:    llvm.return %[[T]] : f64
+func.func @tanh32(%x: f32) -> f32 {
+  %0 = math.tanh %x : f32
+  func.return %0 : f32
+}
+func.func @tanh16(%x: f16) -> f16 {
+  %0 = math.tanh %x : f16
+  func.return %0 : f16
+}
+func.func @tanh64(%x: f64) -> f64 {
+  %0 = math.tanh %x : f64
+  func.return %0 : f64
 }
 
 // -----

@@ -110,3 +110,60 @@ func.func @dynamic_rows(%a: memref<?x512xf32>, %b: memref<512x256xf32>, %c: memr
   }
   func.return
 }
+
+// -----
+
+// An LSTM step's recurrent product: M = 2 is one register block (MR = 2), too few rows
+// for a task per thread, but 2 x 512 x 1024 is worth two tasks (4 x TASK_FLOPS): each
+// takes the rows and half of the 128 panels. Its A (one MR x KC block, in L1 while every
+// panel reads it) is read in place: no buffer, no copy per call.
+
+// CHECK-LABEL: func.func @small_m_column_groups
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<2x512xf32>,
+// CHECK:         scf.reduce
+// CHECK:         %[[LAST_ROW:.+]] = arith.subi %{{.+}}, %{{.+}} : index
+// CHECK-NEXT:    %[[ROWS:.+]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[GROUPS:.+]] = arith.constant 2 : index
+// CHECK-NEXT:    arith.ceildivsi %{{.+}}, %[[GROUPS]] : index
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       memref.alloc
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK:             memref.load %[[A]]
+// CHECK:             vector.fma
+
+// LOC-LABEL: func.func @small_m_column_groups
+// LOC:         "scf.parallel"{{.*}}
+// LOC:         loc("lstm.py":7:3)
+func.func @small_m_column_groups(%a: memref<2x512xf32>, %b: memref<512x1024xf32>, %c: memref<2x1024xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<2x512xf32>, memref<512x1024xf32>) outs(%c : memref<2x1024xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } loc("lstm.py":7:3)
+  func.return
+}
+
+// -----
+
+// The same product with a quarter of the columns (2 x 512 x 256, ~0.5 TASK_FLOPS) is
+// one task: one group of panels, every row, on the calling thread.
+
+// CHECK-LABEL: func.func @small_m_one_task
+// CHECK:         %[[LAST_ROW:.+]] = arith.subi %{{.+}}, %{{.+}} : index
+// CHECK-NEXT:    %[[ROWS:.+]] = arith.constant 2 : index
+// CHECK-NEXT:    %[[GROUPS:.+]] = arith.constant 1 : index
+// CHECK-NEXT:    arith.ceildivsi %{{.+}}, %[[GROUPS]] : index
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       memref.alloc
+// CHECK:           memref.load
+// CHECK:           vector.fma
+func.func @small_m_one_task(%a: memref<2x512xf32>, %b: memref<512x256xf32>, %c: memref<2x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<2x512xf32>, memref<512x256xf32>) outs(%c : memref<2x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
