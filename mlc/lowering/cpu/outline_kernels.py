@@ -38,7 +38,7 @@ a row block or a loop of the model stays there. `tile-sizes` and `vector-length`
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, UnitAttr, i64
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -64,7 +64,7 @@ class Kernel:
 
     ops: list[Operation]
     b: SSAValue | None = None
-    panels: Operation | None = None  # a `memref.global` of B's panels
+    panels: memref.GlobalOp | None = None  # B's panels packed at compile time
 
 
 def kernel_of(op: GenericOp, pinned: MatmulTiles | None) -> Kernel | None:
@@ -103,7 +103,9 @@ def outline(kernel: Kernel, name: str, module: ModuleOp, after: Operation) -> fu
     caller_point = InsertPoint.before(last)
     arg_attrs: list[DictionaryAttr] = [DictionaryAttr({}) for _ in values]
     if kernel.panels is not None and kernel.b in values:
-        panels = get_panels(module_global(last, kernel.panels))  # pyright: ignore
+        global_ = module_global(last, kernel.panels)
+        assert global_ is not None
+        panels = get_panels(global_)
         panels.location = last.location
         Rewriter.insert_op(panels, caller_point)
         arg_attrs[values.index(kernel.b)] = DictionaryAttr(
