@@ -1,9 +1,9 @@
 """
 Where `mlc.compile` spends its time: per stage and per pass, cold and cached.
 
-For each program (the examples, the ONNX models of `examples/onnx_models.py` and
-ResNet-50 from `bench/resnet50.py`) two fresh processes run, with a new empty cache
-folder:
+For each program (the examples, the ONNX models of `examples/onnx_models.py`,
+ResNet-50 from `bench/resnet50.py` and three CNNs of the model zoo, `tests/zoo`) two
+fresh processes run, with a new empty cache folder:
 - cold: `mlc.compile` with an empty disk cache under `MLC_TIMING=1`: its stage times
   (`compile_times`), and each pass within its stage read from the timing report;
 - cached (warm): a second process compiling the same program (a disk cache hit).
@@ -95,6 +95,8 @@ MODELS = {
 }
 # Models built by a module of bench/: name -> (module, call).
 BENCH_MODELS = {"ResNet-50 (ONNX)": ("resnet50", "resnet50()")}
+# CNNs of the model zoo (tests/zoo), by file name.
+ZOO_MODELS = ("mobilenetv2-dynamo", "densenet-dynamo", "efficientnet-dynamo")
 TARGETS = {"MLP": 5.0, "transformer": 5.0, "CNN": 20.0, "ResNet-50": 8.0}
 FINDINGS = "## Findings"  # a hand-written section of the results file, kept on reruns
 
@@ -115,6 +117,9 @@ def programs() -> dict[str, str]:
         found[name] = (
             f"__import__('sys').path.insert(0, {str(HERE)!r}) or __import__({module!r}).{call}"
         )
+    for model in ZOO_MODELS:
+        path = ROOT / "tests" / "zoo" / f"{model}.onnx"
+        found[f"zoo {model}"] = f"__import__('onnx').load({str(path)!r})"
     return found
 
 

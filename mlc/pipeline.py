@@ -47,8 +47,8 @@ STAGES: dict[str, str] = {
     ),
     "linalg": "decompose-attention,convert-ml-to-linalg,linalg-fuse-elementwise",
     "loops": (
-        "bufferize,linalg-tile,convert-linalg-to-loops,lower-affine,canonicalize,cse,"
-        "promote-accumulators"
+        "bufferize,outline-kernels,linalg-tile,convert-linalg-to-loops,lower-affine,"
+        "canonicalize,cse,promote-accumulators"
     ),
     "llvm": "convert-to-llvm",
     "parallel-loops": (

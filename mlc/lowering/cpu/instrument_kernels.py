@@ -17,24 +17,31 @@ Instrumenting here, after the kernels are chosen, leaves the program as it is co
 without profiling (a call between two generics before `linalg-tile` would keep them out
 of one row block). The control flow of a model (`scf.if`, `scf.while`, an `scf.for`
 carrying values) is not a kernel: the kernels inside it are. Calls of other functions are
-not timed (their kernels are). Each kernel gets an id, in program order, and the module
-a global `__mlc_profile_kernels` listing them with their source ops
-(`mlc.lowering.support.kernel_sources`). The inserted ops take the kernel's location.
+not timed (their kernels are), except calls of a kernel that `outline-kernels` moved
+into a function of its own: the call is the kernel, timed at each call site (one
+function serves several layers), and the function's body is not instrumented. Each
+kernel gets an id, in program order, and the module a global `__mlc_profile_kernels`
+listing them with their source ops (`mlc.lowering.support.kernel_sources`). The inserted
+ops take the kernel's location.
 """
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import memref, scf
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
+from mlc.lowering.cpu.outline_kernels import KERNEL_ATTR
 from mlc.lowering.support.kernel_sources import instrument
 
 
-def is_kernel(op: Operation) -> bool:
-    """A loop nest, a linalg op or a copy: work that runs as one unit."""
+def is_kernel(op: Operation, outlined: frozenset[str] = frozenset()) -> bool:
+    """A loop nest, a linalg op, a copy or a call of an `outlined` kernel: work that runs
+    as one unit."""
+    if isinstance(op, func.CallOp):
+        return op.callee.root_reference.data in outlined
     if isinstance(op, scf.ForOp):
         return not op.results  # a loop carrying values is a model's loop, not a kernel
     return isinstance(op, scf.ParallelOp | memref.CopyOp) or op.name.startswith("linalg.")
@@ -44,16 +51,16 @@ def is_control_flow(op: Operation) -> bool:
     return isinstance(op, scf.IfOp | scf.WhileOp | scf.ForOp) and not is_kernel(op)
 
 
-def kernels_of(block: Block) -> list[Operation]:
+def kernels_of(block: Block, outlined: frozenset[str] = frozenset()) -> list[Operation]:
     """The kernels of `block`, in order, looking inside its control flow."""
     found: list[Operation] = []
     for op in block.ops:
-        if is_kernel(op):
+        if is_kernel(op, outlined):
             found.append(op)
         elif is_control_flow(op):
             for region in op.regions:
                 for inner in region.blocks:
-                    found += kernels_of(inner)
+                    found += kernels_of(inner, outlined)
     return found
 
 
@@ -64,8 +71,15 @@ class InstrumentKernelsPass(ModulePass):
     name = "instrument-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        instrument(
-            op,
-            lambda function: [k for block in function.body.blocks for k in kernels_of(block)],
-            lambda kernel: kernel.name,
+        outlined = frozenset(
+            f.sym_name.data
+            for f in op.ops
+            if isinstance(f, func.FuncOp) and KERNEL_ATTR in f.attributes
         )
+
+        def kernels(function: func.FuncOp) -> list[Operation]:
+            if function.sym_name.data in outlined:
+                return []  # timed at its calls
+            return [k for block in function.body.blocks for k in kernels_of(block, outlined)]
+
+        instrument(op, kernels, lambda kernel: kernel.name)

@@ -52,9 +52,10 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.func import FuncOp
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -85,6 +86,9 @@ from mlc.tiling_model import (
     thread_count,
 )
 
+PANELS_ATTR = "mlc.panels"
+"""On an outlined kernel's argument B: the number of the argument holding B's panels."""
+
 
 class TileMatmul(RewritePattern):
     """A matmul generic -> the packed micro-kernel nest, or dot products when N = 1."""
@@ -97,11 +101,10 @@ class TileMatmul(RewritePattern):
         if (mm := matmul_of(op) or conv_of(op)) is None:
             return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
         m, n, k = mm.sizes
-        tiles = self.tiles or fitted_rows(m, matmul_tiles(mm.accumulator.bitwidth // 8))
-        # Narrow floats (f16) always take the kernel, the one that sums them in f32.
-        if n == 1 and is_matrix_vector(mm) and not mm.narrow:
+        kind, tiles = kernel_choice(mm, self.tiles)
+        if kind == "matvec":
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
-        elif n is not None and n <= PLAIN_LOOP_COLUMNS and not mm.narrow:
+        elif kind == "loops":
             return  # a panel of mostly masked lanes: the plain loops do as well
         else:
             batches = total_iterations_of(mm.c, mm.batch)
@@ -111,7 +114,7 @@ class TileMatmul(RewritePattern):
             if k is not None and not self.tiles:
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
-            panels = _module_global(op, constant_panels(mm, tiles.nr))
+            panels = panels_argument(mm.b) or module_global(op, constant_panels(mm, tiles.nr))
             if panels is None and not b_is_batched(mm):
                 panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
@@ -122,6 +125,31 @@ class TileMatmul(RewritePattern):
                 rewriter.erase(fill)  # the first K block stores instead
         with keep_location(rewriter, op):
             rewriter.replace(op, nest, [])
+
+
+def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTiles]:
+    """Which nest a matmul gets, "matvec", "loops" (left to `convert-linalg-to-loops`) or
+    "kernel", and its blocking (`pinned`, or the host model's for its rows)."""
+    m, n, _ = mm.sizes
+    tiles = pinned or fitted_rows(m, matmul_tiles(mm.accumulator.bitwidth // 8))
+    # Narrow floats (f16) always take the kernel, the one that sums them in f32.
+    if n == 1 and is_matrix_vector(mm) and not mm.narrow:
+        return "matvec", tiles
+    if n is not None and n <= PLAIN_LOOP_COLUMNS and not mm.narrow:
+        return "loops", tiles
+    return "kernel", tiles
+
+
+def panels_argument(b: SSAValue) -> SSAValue | None:
+    """B's panels packed at compile time and passed in, where B is an argument of an
+    outlined kernel whose attributes name the argument that holds them
+    (`mlc.lowering.cpu.outline_kernels`)."""
+    if not isinstance(b, BlockArgument) or not isinstance(function := b.owner.parent_op(), FuncOp):
+        return None
+    if function.arg_attrs is None or b.owner is not function.body.blocks.first:
+        return None
+    found = function.arg_attrs.data[b.index].data.get(PANELS_ATTR)
+    return b.owner.args[found.value.data] if isinstance(found, IntegerAttr) else None
 
 
 def _hoisted(
@@ -144,7 +172,7 @@ def is_matrix_vector(mm: Matmul) -> bool:
     return plain and mm.batch == 0 and mm.epilogue is None and mm.image is None
 
 
-def _module_global(op: Operation, new: memref.GlobalOp | None) -> memref.GlobalOp | None:
+def module_global(op: Operation, new: memref.GlobalOp | None) -> memref.GlobalOp | None:
     """`new`, or the module's global of the same name, defined once before `op`'s function."""
     if new is None:
         return None

@@ -96,3 +96,46 @@ func.func @control_flow(%a: memref<8xf32>, %n: index, %flag: i1) -> f32 {
 func.func private @helper() {
   func.return
 }
+
+// -----
+
+// A kernel that `outline-kernels` moved into a function of its own (`mlc.kernel`) is
+// timed at each call, with the call's source; its body is not instrumented. A call of
+// any other function is not timed.
+
+// CHECK-LABEL: llvm.mlir.global external constant @__mlc_profile_kernels
+// CHECK-SAME:    \22id\22:0,\22function\22:\22layers\22,\22kind\22:\22func.call\22,\22sources\22:[\22layer1\22]
+// CHECK-SAME:    \22id\22:1,\22function\22:\22layers\22,\22kind\22:\22func.call\22,\22sources\22:[\22layer2\22]
+// CHECK-NOT:     \22id\22:2
+// CHECK-LABEL: func.func @layers
+// CHECK:         func.call @mlc_profile_begin(%{{.+}})
+// CHECK-NEXT:    func.call @layers_kernel0(%{{.+}}) : (memref<8xf32>) -> ()
+// CHECK-NEXT:    func.call @mlc_profile_end(%{{.+}})
+// CHECK:         func.call @mlc_profile_begin(%{{.+}})
+// CHECK-NEXT:    func.call @layers_kernel0(%{{.+}}) : (memref<8xf32>) -> ()
+// CHECK-NEXT:    func.call @mlc_profile_end(%{{.+}})
+// CHECK-NEXT:    func.call @helper(%{{.+}}) : (memref<8xf32>) -> ()
+// CHECK-NEXT:    func.return
+// CHECK-LABEL: func.func private @layers_kernel0
+// CHECK-NOT:     mlc_profile
+// CHECK:         func.return
+func.func @layers(%a: memref<8xf32>, %b: memref<8xf32>) {
+  func.call @layers_kernel0(%a) : (memref<8xf32>) -> () loc("layer1")
+  func.call @layers_kernel0(%b) : (memref<8xf32>) -> () loc("layer2")
+  func.call @helper(%a) : (memref<8xf32>) -> () loc("layer3")
+  func.return
+}
+func.func private @layers_kernel0(%x: memref<8xf32>) attributes {mlc.kernel} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %x[%i] : memref<8xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %x[%i] : memref<8xf32>
+  }
+  func.return
+}
+func.func private @helper(%x: memref<8xf32>) {
+  func.return
+}

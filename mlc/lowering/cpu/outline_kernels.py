@@ -1,0 +1,170 @@
+"""
+outline-kernels: each matmul, convolution and depthwise kernel moved into a private
+function, one function for each kind of identical kernels, so that `linalg-tile` and
+every later pass lower each kind once.
+
+A model repeats its kernels: ResNet-50's 54 convolutions and matmuls are 30 kinds, a
+transformer's N blocks are one block's matmuls N times. Runs after `bufferize`, before
+`linalg-tile`, on the generics at the top of a function body that `linalg-tile` gives a
+kernel of its own (`kernel_choice`: the packed micro-kernel or the matrix-vector nest;
+a depthwise convolution). Each becomes a call:
+
+    linalg.generic ins(%x, %w : ...) outs(%y : ...) {...}          // a zero fill of %y before
+==>
+    func.call @f_kernel3(%x, %w, %y)
+    func.func private @f_kernel3(%x, %w, %y) attributes {mlc.kernel} {
+      linalg.generic outs(%y) {zero fill}
+      linalg.generic ins(%x, %w : ...) outs(%y : ...) {...}
+    }
+
+- The zero fill the kernel absorbs (`zero_fill_before`) moves with it, so that the
+  kernel still stores its first K block instead of adding it to the fill.
+- Every value the kernel reads from outside is an argument, in order of first use.
+  A model's weights (`memref.get_global`) are arguments, so that two layers of one
+  shape are one kernel.
+- A constant weight that `linalg-tile` packs into B panels at compile time
+  (`constant_panels`) is packed here, before outlining, as it would be: its panels'
+  global becomes one more argument, and B's argument names it (`mlc.panels`, the
+  argument's number), where `linalg-tile` finds it.
+
+The functions are then merged (`function_merging.merge`: equal up to names); each call
+keeps the location of the generic it replaces (the callee's ops keep the first copy's),
+and `instrument-kernels` times the calls. Only top-level generics move: a kernel
+inside a loop keeps its panels hoisted before that loop (`hoisted_panels`), and one in
+a row block or a loop of the model stays there. `tile-sizes` and `vector-length` are
+`linalg-tile`'s, so that the panels packed here are those it reads.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, UnitAttr, i64
+from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mlc.lowering.cpu.constant_panels import constant_panels, get_panels
+from mlc.lowering.cpu.conv_gemm import conv_of
+from mlc.lowering.cpu.depthwise_conv import depthwise_of
+from mlc.lowering.cpu.linalg_tile import PANELS_ATTR, LinalgTilePass, kernel_choice, module_global
+from mlc.lowering.linalg.contraction import matmul_of, zero_fill_before
+from mlc.lowering.support.function_merging import merge
+from mlc.lowering.support.op_walk import walk_ops
+from mlc.tiling_model import MatmulTiles
+
+KERNEL_ATTR = "mlc.kernel"
+"""On a function outlined here: its calls are the kernels (`instrument-kernels`)."""
+
+
+@dataclass
+class Kernel:
+    """The ops a kernel is made of, in order, and the packed panels of its B, if any."""
+
+    ops: list[Operation]
+    b: SSAValue | None = None
+    panels: memref.GlobalOp | None = None  # B's panels packed at compile time
+
+
+def kernel_of(op: GenericOp, pinned: MatmulTiles | None) -> Kernel | None:
+    """What of `op` (and before it) `linalg-tile` would make one kernel of, or None."""
+    if (mm := matmul_of(op) or conv_of(op)) is None:
+        return Kernel([op]) if depthwise_of(op) is not None else None
+    kind, tiles = kernel_choice(mm, pinned)
+    if kind == "loops":
+        return None
+    if kind == "matvec":
+        return Kernel([op])
+    k = mm.sizes[2]
+    fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
+    ops: list[Operation] = [op] if fill is None else [fill, op]
+    return Kernel(ops, mm.b, constant_panels(mm, tiles.nr))
+
+
+def read_from_outside(ops: list[Operation]) -> list[SSAValue]:
+    """The values `ops` (and the ops nested in them) read and do not define, in order."""
+    inside = {nested for op in ops for nested in walk_ops(op)}
+    found: dict[SSAValue, None] = {}
+    for op in ops:
+        for nested in walk_ops(op):
+            for operand in nested.operands:
+                owner = operand.owner
+                if (owner.parent_op() if isinstance(owner, Block) else owner) not in inside:
+                    found.setdefault(operand, None)
+    return list(found)
+
+
+def outline(kernel: Kernel, name: str, module: ModuleOp, after: Operation) -> func.FuncOp:
+    """Move `kernel` into a new private function `name`, placed after `after` (a
+    function of `module`), and call it in its place."""
+    last = kernel.ops[-1]
+    values = read_from_outside(kernel.ops)
+    caller_point = InsertPoint.before(last)
+    arg_attrs: list[DictionaryAttr] = [DictionaryAttr({}) for _ in values]
+    if kernel.panels is not None and kernel.b in values:
+        global_ = module_global(last, kernel.panels)
+        assert global_ is not None
+        panels = get_panels(global_)
+        panels.location = last.location
+        Rewriter.insert_op(panels, caller_point)
+        arg_attrs[values.index(kernel.b)] = DictionaryAttr(
+            {PANELS_ATTR: IntegerAttr(len(values), i64)}
+        )
+        values.append(panels.results[0])
+        arg_attrs.append(DictionaryAttr({}))
+    block = Block(arg_types=[value.type for value in values])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(values, block.args))
+    for op in kernel.ops:
+        block.add_op(op.clone(value_mapper=mapping))
+    block.add_op(func.ReturnOp())
+    types = ([value.type for value in values], [])
+    function = func.FuncOp(name, types, Region(block), "private", arg_attrs=ArrayAttr(arg_attrs))
+    function.attributes[KERNEL_ATTR] = UnitAttr()
+    function.location = last.location
+    call = func.CallOp(name, values, [])
+    call.location = last.location
+    Rewriter.insert_op(call, caller_point)
+    for op in reversed(kernel.ops):
+        Rewriter.erase_op(op)
+    module.body.block.insert_op_after(function, after)
+    return function
+
+
+@dataclass(frozen=True)
+class OutlineKernelsPass(ModulePass):
+    """Outline each kernel into a function and merge identical ones (module docstring)."""
+
+    name = "outline-kernels"
+
+    tile_sizes: tuple[int, ...] = ()
+    """`linalg-tile`'s MR, NR, KC, MC; empty: the host model's choice."""
+
+    vector_length: int = 0
+    """`linalg-tile`'s elements per vector; 0: the host's widest vector."""
+
+    def __post_init__(self) -> None:
+        self.tiles()  # a bad option is a one-line error when the pipeline is built
+
+    def tiles(self) -> MatmulTiles | None:
+        return LinalgTilePass(self.tile_sizes, self.vector_length).tiles()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pinned = self.tiles()
+        names = {f.sym_name.data for f in op.ops if isinstance(f, func.FuncOp)}
+        outlined: set[Operation] = set()
+        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
+            if not function.body.blocks or KERNEL_ATTR in function.attributes:
+                continue
+            count, after = 0, function
+            for block in function.body.blocks:
+                for generic in [g for g in block.ops if isinstance(g, GenericOp)]:
+                    if (kernel := kernel_of(generic, pinned)) is None:
+                        continue
+                    while (name := f"{function.sym_name.data}_kernel{count}") in names:
+                        count += 1
+                    names.add(name)
+                    after = outline(kernel, name, op, after)
+                    outlined.add(after)
+        if outlined:
+            merge(op, op, lambda candidate: candidate in outlined)

@@ -1,0 +1,175 @@
+// RUN: mlc-opt %s --split-input-file -p 'outline-kernels{tile-sizes=2,8,4,4 vector-length=4}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'outline-kernels{tile-sizes=2,8,4,4 vector-length=4}' --print-debuginfo \
+// RUN:   | filecheck %s --check-prefix=LOC
+
+// Three matmuls of one shape and body on different buffers are one kernel: one function,
+// three calls, each call at its generic's location. The zero fill before each moves
+// into the kernel with it. A matmul of another shape, one reading B transposed (an
+// indexing map differs) and one whose body differs (fast-math flags) are kernels of
+// their own.
+
+// CHECK-LABEL: func.func @layers
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[W1:[a-zA-Z0-9_]+]]: memref<16x16xf32>, %[[W2:[a-zA-Z0-9_]+]]: memref<16x16xf32>, %[[W3:[a-zA-Z0-9_]+]]: memref<16x24xf32>, %[[Y1:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[Y2:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[Y3:[a-zA-Z0-9_]+]]: memref<8x24xf32>, %[[Y4:[a-zA-Z0-9_]+]]: memref<8x16xf32>, %[[Y5:[a-zA-Z0-9_]+]]: memref<8x16xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.call @layers_kernel0(%[[Y1]], %[[X]], %[[W1]]) : (memref<8x16xf32>, memref<8x16xf32>, memref<16x16xf32>) -> ()
+// CHECK-NEXT:    func.call @layers_kernel0(%[[Y2]], %[[Y1]], %[[W2]])
+// CHECK-NEXT:    func.call @layers_kernel2(%[[Y3]], %[[Y2]], %[[W3]]) : (memref<8x24xf32>, memref<8x16xf32>, memref<16x24xf32>) -> ()
+// CHECK-NEXT:    func.call @layers_kernel3(%[[Y4]], %[[X]], %[[W1]])
+// CHECK-NEXT:    func.call @layers_kernel4(%[[Y5]], %[[Y4]], %[[W2]])
+// CHECK-NEXT:    func.return
+// CHECK:       func.func private @layers_kernel0(%[[C:.+]]: memref<8x16xf32>, %[[A:.+]]: memref<8x16xf32>, %[[B:.+]]: memref<16x16xf32>) attributes {mlc.kernel} {
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[C]] : memref<8x16xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[A]], %[[B]] : memref<8x16xf32>, memref<16x16xf32>) outs(%[[C]] : memref<8x16xf32>)
+// CHECK:         func.return
+// CHECK:       func.func private @layers_kernel2(%{{.+}}: memref<8x24xf32>, %{{.+}}: memref<8x16xf32>, %{{.+}}: memref<16x24xf32>) attributes {mlc.kernel}
+// CHECK:       func.func private @layers_kernel3(
+// CHECK:         affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK:       func.func private @layers_kernel4(
+// CHECK:         arith.mulf {{.*}} fastmath<fast>
+// CHECK-NOT:   func.func private @layers_kernel1
+// CHECK-NOT:   func.func private @layers_kernel5
+
+// LOC-LABEL: func.func @layers
+// LOC:         func.call @layers_kernel0({{.*}}) loc("layer1")
+// LOC-NEXT:    func.call @layers_kernel0({{.*}}) loc("layer2")
+// LOC-NEXT:    func.call @layers_kernel2({{.*}}) loc("layer3")
+// LOC-NEXT:    func.call @layers_kernel3({{.*}}) loc("layer4")
+// LOC-NEXT:    func.call @layers_kernel4({{.*}}) loc("layer5")
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+#nk = affine_map<(d0, d1, d2) -> (d2, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @layers(%x: memref<8x16xf32>, %w1: memref<16x16xf32>, %w2: memref<16x16xf32>, %w3: memref<16x24xf32>, %y1: memref<8x16xf32>, %y2: memref<8x16xf32>, %y3: memref<8x24xf32>, %y4: memref<8x16xf32>, %y5: memref<8x16xf32>) {
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%y1 : memref<8x16xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.0 : f32
+    linalg.yield %z : f32
+  } loc("layer1")
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w1 : memref<8x16xf32>, memref<16x16xf32>) outs(%y1 : memref<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } loc("layer1")
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%y2 : memref<8x16xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.0 : f32
+    linalg.yield %z : f32
+  } loc("layer2")
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%y1, %w2 : memref<8x16xf32>, memref<16x16xf32>) outs(%y2 : memref<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } loc("layer2")
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%y3 : memref<8x24xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.0 : f32
+    linalg.yield %z : f32
+  } loc("layer3")
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%y2, %w3 : memref<8x16xf32>, memref<16x24xf32>) outs(%y3 : memref<8x24xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } loc("layer3")
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%y4 : memref<8x16xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.0 : f32
+    linalg.yield %z : f32
+  } loc("layer4")
+  linalg.generic {indexing_maps = [#mk, #nk, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w1 : memref<8x16xf32>, memref<16x16xf32>) outs(%y4 : memref<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } loc("layer4")
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%y5 : memref<8x16xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.0 : f32
+    linalg.yield %z : f32
+  } loc("layer5")
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%y4, %w2 : memref<8x16xf32>, memref<16x16xf32>) outs(%y5 : memref<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b fastmath<fast> : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } loc("layer5")
+  func.return
+}
+
+// -----
+
+// What stays where it is: an elementwise generic, a matmul of at most 4 columns (the
+// plain loops take it), and a matmul inside a loop of the model (its panels are packed
+// once before the loop, `hoisted_panels`).
+
+// CHECK-LABEL: func.func @kept
+// CHECK:         linalg.generic {{.*}} ins(%{{.+}} : memref<8x16xf32>) outs(%{{.+}} : memref<8x16xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : memref<8x16xf32>, memref<16x4xf32>)
+// CHECK:         scf.for
+// CHECK-NEXT:      linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : memref<8x16xf32>, memref<16x16xf32>)
+// CHECK-NOT:   func.call
+// CHECK-NOT:   func.func private
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @kept(%x: memref<8x16xf32>, %w: memref<16x16xf32>, %n: memref<16x4xf32>, %y: memref<8x16xf32>, %z: memref<8x4xf32>, %t: index) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : memref<8x16xf32>) outs(%y : memref<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %n : memref<8x16xf32>, memref<16x4xf32>) outs(%z : memref<8x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %t step %c1 {
+    linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : memref<8x16xf32>, memref<16x16xf32>) outs(%y : memref<8x16xf32>) {
+    ^bb0(%a: f32, %b: f32, %c: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %c, %p : f32
+      linalg.yield %s : f32
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Dynamic rows: the kernel takes the buffers as they are typed, `?` included; kernels
+// in two functions are merged across them.
+
+// CHECK-LABEL: func.func @first
+// CHECK:         func.call @first_kernel0(%{{.+}}, %{{.+}}, %{{.+}}) : (memref<?x16xf32>, memref<16x16xf32>, memref<?x16xf32>) -> ()
+// CHECK:       func.func private @first_kernel0(%{{.+}}: memref<?x16xf32>, %{{.+}}: memref<16x16xf32>, %{{.+}}: memref<?x16xf32>) attributes {mlc.kernel}
+// CHECK-LABEL: func.func @second
+// CHECK:         func.call @first_kernel0(
+// CHECK-NOT:   func.func private @second_kernel0
+#mk = affine_map<(d0, d1, d2) -> (d0, d1)>
+#kn = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mn = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @first(%x: memref<?x16xf32>, %w: memref<16x16xf32>, %y: memref<?x16xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : memref<?x16xf32>, memref<16x16xf32>) outs(%y : memref<?x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+func.func @second(%x: memref<?x16xf32>, %w: memref<16x16xf32>, %y: memref<?x16xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : memref<?x16xf32>, memref<16x16xf32>) outs(%y : memref<?x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
