@@ -29,6 +29,8 @@ function has one lowering here and the accuracy of libm / libdevice (a few ulp a
 on both targets, edges (inf, NaN, -0, poles) included.
 """
 
+from collections.abc import Callable
+
 from xdsl.dialects import llvm, math
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -224,6 +226,14 @@ def erf_f32(b: Builder, x: SSAValue) -> SSAValue:
     return b.emit(llvm.SelectOp(small, series, tail))
 
 
+# The f32 functions written out inline (f16 through f32; see the module docstring).
+INLINE_F32: dict[type[Operation], Callable[[Builder, SSAValue], SSAValue]] = {
+    math.ExpOp: exp_f32,
+    math.TanhOp: tanh_f32,
+    math.ErfOp: erf_f32,
+}
+
+
 class ConvertMath(RewritePattern):
     """Every supported `math` op (see the module docstring)."""
 
@@ -271,26 +281,14 @@ class ConvertMath(RewritePattern):
             b.emit(llvm.FDivOp(_float(b, 1.0, type_), root))
         elif (names := LIBM_FUNCTIONS.get(type(op))) is not None:
             self._libm(b, names, list(op.operands), type_)
-        elif isinstance(op, math.ExpOp):
-            if isinstance(type_, Float16Type):
-                wide = exp_f32(b, b.emit(llvm.FPExtOp(op.operand, f32)))
+        elif isinstance(op, math.ErfOp) and (isinstance(type_, Float64Type) or self.libdevice):
+            self._libm(b, ("erff", "erf"), [op.operand], type_)
+        elif (inline := INLINE_F32.get(type(op))) is not None:
+            if isinstance(type_, Float16Type):  # through f32
+                wide = inline(b, b.emit(llvm.FPExtOp(op.operand, f32)))
                 b.emit(llvm.FPTruncOp(wide, type_))
             else:
-                exp_f32(b, op.operand)
-        elif isinstance(op, math.TanhOp):
-            if isinstance(type_, Float16Type):
-                wide = tanh_f32(b, b.emit(llvm.FPExtOp(op.operand, f32)))
-                b.emit(llvm.FPTruncOp(wide, type_))
-            else:
-                tanh_f32(b, op.operand)
-        elif isinstance(op, math.ErfOp):
-            if isinstance(type_, Float64Type) or self.libdevice:
-                self._libm(b, ("erff", "erf"), [op.operand], type_)
-            elif isinstance(type_, Float16Type):
-                wide = erf_f32(b, b.emit(llvm.FPExtOp(op.operand, f32)))
-                b.emit(llvm.FPTruncOp(wide, type_))
-            else:
-                erf_f32(b, op.operand)
+                inline(b, op.operand)
 
     def _libm(
         self, b: Builder, names: tuple[str, str], args: list[SSAValue], type_: Attribute
