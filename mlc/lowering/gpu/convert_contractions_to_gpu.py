@@ -85,7 +85,6 @@ from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 
 from mlc.diagnostics import op_remark
 from mlc.gpu_architectures import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
-from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
 from mlc.lowering.gpu.contraction.conv_half_staging import pointwise
 from mlc.lowering.gpu.contraction.conv_match import match_conv
 from mlc.lowering.gpu.contraction.emitter import Emitter
@@ -284,8 +283,12 @@ def erase_absorbed(rewriter: PatternRewriter, contraction: Contraction) -> None:
     """Erase the contraction's generic and what its kernel absorbed: a fill, a
     convolution's padded copy (its fill and buffer) and its bias broadcast."""
     op, conv = contraction.op, contraction.conv
-    if conv is not None and conv.padding_ops:
-        keep_source_alive(rewriter, conv, op)
+    if conv is not None:
+        read = ([conv.source] if conv.padding_ops else []) + (
+            [conv.bias.inputs[0]] if conv.bias is not None else []
+        )
+        for value in read:
+            keep_alive(rewriter, value, op)
     rewriter.erase(op)
     absorbed = [contraction.fill] if contraction.fill is not None else []
     if conv is not None:
@@ -294,12 +297,12 @@ def erase_absorbed(rewriter: PatternRewriter, contraction: Contraction) -> None:
         rewriter.erase(other)
 
 
-def keep_source_alive(rewriter: PatternRewriter, conv: ConvGeometry, op: GenericOp) -> None:
+def keep_alive(rewriter: PatternRewriter, value: SSAValue, op: GenericOp) -> None:
     """
-    Move a dealloc of the unpadded image that comes before the convolution (the padded
-    copy was its last use) to just after it: the kernel reads the image itself.
+    Move a dealloc of `value` that comes before the convolution (the padded copy or the
+    bias broadcast it absorbs was its last use) to just after it: the kernel reads it.
     """
-    for use in list(conv.source.uses):
+    for use in list(value.uses):
         free = use.operation
         if not isinstance(free, memref.DeallocOp) or free.parent_block() is not op.parent_block():
             continue

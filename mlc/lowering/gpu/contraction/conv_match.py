@@ -23,7 +23,9 @@ stores read through the generic's maps as they do for a matmul.
 Padding is a predicate, not a copy: when the image operand is the zero-filled copy
 the linalg stage pads into, the kernel reads the unpadded image, zero outside it, and
 the copy goes; the bias of `ml.conv2d` (broadcast into the output just before) becomes
-the accumulators' start (`mlc.lowering.gpu.contraction.conv_absorbed`).
+the accumulators' start. Both are found by the rules the CPU's depthwise kernel uses
+(`mlc.lowering.linalg.absorbed_padding`); the kernel takes a zero padding of the two
+spatial dims.
 
 f32 convolutions multiply with FMAs (or tf32 `mma.sync`); f16 and bf16 ones, all three
 operands of one type, on the 16-bit tensor-core path (`Contraction.half`: f32
@@ -36,9 +38,9 @@ weight that is not contiguous, maps of another form, and small outputs (all size
 static, fewer than `SMALL_OUTPUT`: the loop mapping gives each output a warp).
 """
 
-from xdsl.dialects.builtin import MemRefType, NoneAttr, f32
+from xdsl.dialects.builtin import FloatAttr, MemRefType, NoneAttr, f32
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -49,7 +51,6 @@ from xdsl.ir.affine import (
 
 from mlc.diagnostics import op_remark
 from mlc.lowering.gpu.contraction.accumulation import accumulation, fused_epilogue, reads_loop
-from mlc.lowering.gpu.contraction.conv_absorbed import bias_before, unpadded
 from mlc.lowering.gpu.contraction.conv_geometry import ConvGeometry
 from mlc.lowering.gpu.contraction.match import HALF_TYPES, Contraction
 from mlc.lowering.gpu.fills import fill_before
@@ -59,6 +60,7 @@ from mlc.lowering.gpu.loop_analysis import (
     split_iterators,
     static_size,
 )
+from mlc.lowering.linalg.absorbed_padding import bias_before, unpadded
 
 
 def linear_terms(expr: AffineExpr) -> dict[int, int] | None:
@@ -126,7 +128,7 @@ def _geometry(op: GenericOp, x: int, y: int) -> tuple[int, int, ConvGeometry] | 
         return "the image's rows and columns are not strided windows"
     if not _weight_contiguous(op.operands[weight]):
         return "the weight is not a contiguous buffer"
-    source, padding, padding_ops = unpadded(op, op.operands[image])
+    source, padding, padding_ops = _unpadded(op, op.operands[image])
     strides, dilations = (rows[0], cols[0]), (rows[1], cols[1])
     geometry = ConvGeometry(
         n,
@@ -196,3 +198,15 @@ def match_conv(op: GenericOp) -> Contraction | None:
         op, weight, image, [], geometry.f, loops, loops + 1, accumulate, epilogue,
         fill, geometry,
     )  # fmt: skip
+
+
+def _unpadded(op: GenericOp, image: SSAValue) -> tuple[SSAValue, tuple[int, int], list[Operation]]:
+    """The image before its zero padding, the top and left pads, and the ops that pad
+    (to go with the convolution); `image` itself, no pads and no ops otherwise."""
+    padding = unpadded(op, image)
+    if padding is None or not isinstance(padding.value, FloatAttr) or padding.value.value.data:
+        return image, (0, 0), []
+    batch, channels, top, left = padding.offsets
+    if batch or channels:
+        return image, (0, 0), []
+    return padding.source, (top, left), padding.ops

@@ -379,3 +379,68 @@ func.func @small(%x: memref<1x8x8x8xf32>, %w: memref<8x8x3x3xf32>) -> memref<1x8
   }
   func.return %0 : memref<1x8x6x6xf32>
 }
+
+// -----
+
+// A computed bias freed once broadcast (the broadcast was its last use): the kernel
+// reads it, so its free moves after the kernel, as the CPU's depthwise kernel does.
+
+// CHECK-LABEL: func.func @bias_freed_before
+// CHECK-NOT:     memref.dealloc
+// CHECK:         "gpu.launch"
+// CHECK:           memref.load %bias
+// CHECK:         memref.dealloc %bias : memref<8xf32>
+// CHECK-NEXT:    func.return
+
+func.func @bias_freed_before(%x: memref<?x5x9x11xf32>, %w: memref<8x5x3x3xf32>) -> memref<?x8x4x5xf32> {
+  %0 = arith.constant 0 : index
+  %n = memref.dim %x, %0 : memref<?x5x9x11xf32>
+  %bias = memref.alloc() : memref<8xf32>
+  "test.op"(%bias) : (memref<8xf32>) -> ()
+  %y = memref.alloc(%n) : memref<?x8x4x5xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<8xf32>) outs(%y : memref<?x8x4x5xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  memref.dealloc %bias : memref<8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, ((d2 * 2) + d4), ((d6 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<?x5x9x11xf32>, memref<8x5x3x3xf32>) outs(%y : memref<?x8x4x5xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return %y : memref<?x8x4x5xf32>
+}
+
+// -----
+
+// A bias written between its broadcast and the convolution is not the bias the
+// output starts at: the broadcast stays, and the kernel adds to the output.
+
+// CHECK-LABEL: func.func @bias_written_between
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%bias : memref<8xf32>)
+// CHECK:         "test.op"(%bias)
+// CHECK:         "gpu.launch"
+// CHECK:         func.return
+
+func.func @bias_written_between(%x: memref<?x5x9x11xf32>, %w: memref<8x5x3x3xf32>) -> memref<?x8x4x5xf32> {
+  %0 = arith.constant 0 : index
+  %n = memref.dim %x, %0 : memref<?x5x9x11xf32>
+  %bias = memref.alloc() : memref<8xf32>
+  "test.op"(%bias) : (memref<8xf32>) -> ()
+  %y = memref.alloc(%n) : memref<?x8x4x5xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<8xf32>) outs(%y : memref<?x8x4x5xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  }
+  "test.op"(%bias) : (memref<8xf32>) -> ()
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, ((d2 * 2) + d4), ((d6 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<?x5x9x11xf32>, memref<8x5x3x3xf32>) outs(%y : memref<?x8x4x5xf32>) {
+  ^bb0(%a: f32, %c: f32, %acc: f32):
+    %p = arith.mulf %a, %c : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %bias : memref<8xf32>
+  func.return %y : memref<?x8x4x5xf32>
+}
