@@ -6,7 +6,7 @@ type, through the epilogue `linalg-fuse-elementwise` fused into the generic (its
 inputs read at the output element), and stored.
 
 An epilogue input that reads neither the rows nor the columns (a rank-0 constant, as
-exporters write GELU's) is loaded once, ahead of the elements (`SharedInputs`), not
+exporters write GELU's) is loaded once, ahead of the elements (`shared_inputs`), not
 once an element. A bias per column is still loaded with its element, after the
 previous element's store: loaded ahead too, it let ptxas start many elements' epilogues
 at once, and the wgmma kernel's erf GELU then spilled (255 registers against 213).
@@ -44,36 +44,20 @@ def initial_values(emit: Emitter, c: Contraction, places: list[list[SSAValue]]) 
     return [widened(emit, emit.load(c.op, out, ivs)) for ivs in places]
 
 
-class SharedInputs:
-    """The epilogue's inputs that read no loop but a matmul's batch loops, each loaded
-    once for each place it is read at (module docstring)."""
-
-    def __init__(self, c: Contraction):
-        self.c = c
-        self.dims: dict[int, list[int]] = {}
-        """Input -> the loops its map reads, for each input shared between elements."""
-        if c.epilogue is not None:
-            args = c.op.body.block.args
-            maps = c.op.get_indexing_maps().data
-            for i in range(len(c.op.inputs)):
-                read = maps[i].data.used_dims()
-                # a matmul's batch loops are fixed in a block; a convolution's loops
-                # other than its rows and columns are not (its columns merge several)
-                fixed = set(c.batch) if c.conv is None else set()
-                if i not in (c.a, c.b) and args[i].uses and read <= fixed:
-                    self.dims[i] = sorted(read)
-        self.loaded: dict[tuple[object, ...], SSAValue] = {}
-
-    def at(self, e: Emitter, ivs: list[SSAValue]) -> dict[int, SSAValue]:
-        """Each shared input at loop indices `ivs`, loaded at `e` the first time it is
-        asked for there (`ivs` must lie inside the output: clamped by the caller)."""
-        values: dict[int, SSAValue] = {}
-        for i, dims in self.dims.items():
-            key = (i, *(ivs[d] for d in dims))
-            if key not in self.loaded:
-                self.loaded[key] = e.load(self.c.op, i, ivs)
-            values[i] = self.loaded[key]
-        return values
+def shared_inputs(e: Emitter, c: Contraction, ivs: list[SSAValue]) -> dict[int, SSAValue]:
+    """The epilogue's inputs that read no loop but a matmul's batch loops (fixed in a
+    block), loaded at `e` at loop indices `ivs`, to be given to every element's
+    `finished` (module docstring)."""
+    if c.epilogue is None:
+        return {}
+    args = c.op.body.block.args
+    maps = c.op.get_indexing_maps().data
+    fixed = set(c.batch) if c.conv is None else set()  # a convolution's vary per element
+    return {
+        i: e.load(c.op, i, ivs)
+        for i in range(len(c.op.inputs))
+        if i not in (c.a, c.b) and args[i].uses and maps[i].data.used_dims() <= fixed
+    }
 
 
 def finished(

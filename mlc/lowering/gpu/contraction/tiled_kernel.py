@@ -35,7 +35,7 @@ from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.conv_half_staging import conv_half_stagings as conv_half
 from mlc.lowering.gpu.contraction.conv_staging import conv_staging
 from mlc.lowering.gpu.contraction.emitter import Emitter
-from mlc.lowering.gpu.contraction.epilogue import SharedInputs, initial_values, store_output
+from mlc.lowering.gpu.contraction.epilogue import initial_values, shared_inputs, store_output
 from mlc.lowering.gpu.contraction.half_staging import CHUNK, half_stagings
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.mma import Lanes, lane_rows_cols, mma_step
@@ -259,12 +259,13 @@ class _Kernel:
         emit, c = self.emit, self.c
         m, n = self.bounds[c.rows], self.bounds[c.cols]
         zero_index = emit.index(0)
-        shared = SharedInputs(c)  # read the same by every element: loaded once
+        given: dict[int, SSAValue] | None = None  # inputs every element reads alike
         for i, row in enumerate(rows):
             for j, col in enumerate(cols):
                 inside = emit(arith.AndIOp(emit.less(row, m), emit.less(col, n)))
                 ivs = self.ivs(row, col, zero_index, emit)
-                given = shared.at(emit, ivs)
+                if given is None:  # loaded once, before the first element's check
+                    given = shared_inputs(emit, c, ivs)
                 store = Block()
                 emit(scf.IfOp(inside, [], [store]))
                 s = emit.region(store)

@@ -56,9 +56,9 @@ from mlc.lowering.gpu.contraction import wgmma_layout as layout
 from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.epilogue import (
-    SharedInputs,
     finished,
     initial_values,
+    shared_inputs,
     store_output,
 )
 from mlc.lowering.gpu.contraction.half_staging import element_address, shared_address
@@ -249,16 +249,12 @@ class _Wgmma:
         accs = self._loop(e, initial_values(e, c, places), tid)
         pairs = self._pairs_stored()
         step = 2 if pairs else 1
-        shared = SharedInputs(c)
+        given = shared_inputs(e, c, places[0])  # before any element's check
         sizes = [size for _, _, size in c.op.get_loop_bound_sources()]
         whole = sizes[c.rows] % shape.rows == 0 and sizes[c.cols] % shape.cols == 0
         for slot in range(0, len(slots), step):
             (q, h), values = slots[slot], accs[slot : slot + step]
             row, col = rows[h], cols[q]
-            given = [
-                shared.at(e, self.ivs(clamped_rows[h], clamped_cols[x], zero))
-                for x in range(q, q + step)
-            ]
             s = e
             if not whole:  # every tile whole: no element to leave out, no branch
                 inside = e(arith.AndIOp(e.less(row, m), e.less(col, n)))
@@ -269,7 +265,7 @@ class _Wgmma:
                 places = [self.ivs(row, x, zero) for x in (col, cols[q + 1])]
                 self._store_pair(s, values, places, given)
             else:
-                store_output(s, c, values[0], self.ivs(row, col, zero), given[0])
+                store_output(s, c, values[0], self.ivs(row, col, zero), given)
             if not whole:
                 s(scf.YieldOp())
 
@@ -295,19 +291,16 @@ class _Wgmma:
         e: Emitter,
         values: list[SSAValue],
         places: list[list[SSAValue]],
-        given: list[dict[int, SSAValue]],
+        given: dict[int, SSAValue],
     ) -> None:
-        """Columns `col`, `col + 1` of a row (`places`: their loop indices; `given`: their
-        shared epilogue inputs), finished and stored at once."""
+        """Columns `col`, `col + 1` of a row (`places`: their loop indices; `given`: the
+        epilogue inputs shared by every element), finished and stored at once."""
         c, out = self.c, len(self.c.op.inputs)
         indices = e.indices(c.op, out, places[0])
         address = element_address(e, c.op.outputs[0], indices, self.staging.element_bytes)
         address = e(arith.IndexCastOp(address, i64))
         if c.epilogue is not None:  # each through the epilogue, in the output's type
-            values = [
-                finished(e, c, v, ivs, inputs)
-                for v, ivs, inputs in zip(values, places, given, strict=True)
-            ]
+            values = [finished(e, c, v, ivs, given) for v, ivs in zip(values, places, strict=True)]
         if self.kind == "tf32":  # two f32 (N a multiple of 4: 8-byte aligned)
             store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.v2.f32 [ga], {$1, $2}; }"
             operands = [address, *values]
