@@ -315,6 +315,15 @@ CONVS = [
     ((2, 3, 5, 70), (5, 3, 3, 3), (1, 1), (1, 2), (1, 0, 1, 3), 1),  # rows of 69: vector packing
     ((2, 4, 8, 8), (6, 4, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),  # rows of 8: panels span rows
     ((1, 3, 6, 12), (5, 3, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),  # rows of 12: some vectors fit
+    # rows narrower than a vector, panels starting mid-row: copied in masked row pieces
+    ((2, 8, 7, 7), (9, 8, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),  # rows of 7
+    ((1, 5, 14, 14), (6, 5, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),  # rows of 14
+    ((3, 4, 3, 3), (5, 4, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1),  # one panel past N
+    # stride 2: each row piece read as two vectors of the image row, even lanes kept
+    ((2, 3, 11, 23), (4, 3, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1),  # rows of 12
+    ((1, 3, 32, 32), (8, 3, 7, 7), (2, 2), (1, 1), (3, 3, 3, 3), 1),  # a 7x7 stem
+    ((1, 2, 9, 40), (3, 2, 3, 3), (1, 2), (1, 2), (0, 0, 0, 0), 1),  # dilated, rows of 18
+    ((1, 2, 10, 10), (3, 2, 3, 3), (3, 3), (1, 1), (1, 1, 1, 1), 1),  # stride 3: by columns
 ]
 
 

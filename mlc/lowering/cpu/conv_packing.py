@@ -7,8 +7,8 @@ is read from the image through its map, in the layout `pack_b` gives a matmul's 
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, VectorType, i64
+from xdsl.dialects import arith, memref, vector
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, VectorType, i1, i64
 from xdsl.ir import SSAValue
 
 from mlc.lowering.cpu.matmul_packing import ALIGNMENT, batch_indices, each_panel
@@ -18,6 +18,7 @@ from mlc.lowering.support.loop_builder import (
     Ops,
     affine_index,
     as_float,
+    every_other,
     for_loop,
     if_then,
     less,
@@ -56,8 +57,6 @@ def pack_image(
     ]
     spatial_sizes = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
 
-    vector_type = VectorType(mm.element, [tiles.vector])
-
     def panel(pb: Ops, t: SSAValue) -> None:
         flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
         loops: list[SSAValue] = [zero_i] * loop_count
@@ -82,31 +81,132 @@ def pack_image(
         def by_columns(cb: Ops) -> None:
             for_loop(cb, zero_i, nr_v, one, column)
 
-        if not image.rows_contiguous():
+        pieces = (packed, [flat, p])
+        stride = image.row_stride()
+        if stride is None or stride > 2:
             by_columns(pb)
+            return
+        if stride == 2:  # no whole vectors: every read is every other element
+            _row_pieces(pb, image, (mm, tiles), pieces, (j0, n), loops)
             return
 
         # Each vector of the panel in one output row (the panel may span rows, as
         # with 8-wide rows): each k reads VL contiguous image elements per vector.
         fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
-
-        def vectors(vb: Ops) -> None:
-            def piece(rb: Ops, kk: SSAValue) -> None:
-                for o, at in starts:
-                    value = rb(
-                        quick_ops.vector_load(
-                            image.source, _vector_start(rb, image, at, starts[0][1]), vector_type
-                        )
-                    )
-                    value = as_float(rb, value, VectorType(mm.accumulator, [tiles.vector]))
-                    rb.ops.append(quick_ops.store(value, packed, [flat, p, kk, o]))
-
-            _over_reductions(vb, image, reduction_sizes, starts[0][1], piece)
-
-        if_then(pb, fits, vectors, by_columns)
+        if_then(
+            pb,
+            fits,
+            lambda vb: _whole_vectors(vb, image, (mm, tiles), pieces, starts, reduction_sizes),
+            lambda rb: _row_pieces(rb, image, (mm, tiles), pieces, (j0, n), loops),
+        )
 
     each_panel(b, b.mul(count, panels), panel, parallel)
     return packed
+
+
+def _whole_vectors(
+    b: Ops,
+    image: Image,
+    kind: tuple[Matmul, MatmulTiles],
+    panel: tuple[SSAValue, list[SSAValue]],
+    starts: list[tuple[SSAValue, list[SSAValue]]],
+    sizes: Sequence[SSAValue],
+) -> None:
+    """A panel whose vectors each lie in one output row (`_row_vectors`): for each row
+    of X', one plain vector load of the image and one store per vector."""
+    mm, tiles = kind
+    packed, at_panel = panel
+    read, kept = VectorType(mm.element, [tiles.vector]), VectorType(mm.accumulator, [tiles.vector])
+
+    def piece(rb: Ops, kk: SSAValue) -> None:
+        for o, at in starts:
+            start = _vector_start(rb, image, at, starts[0][1])
+            value = as_float(rb, rb(quick_ops.vector_load(image.source, start, read)), kept)
+            rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, o]))
+
+    _over_reductions(b, image, sizes, starts[0][1], piece)
+
+
+def _row_pieces(
+    b: Ops,
+    image: Image,
+    kind: tuple[Matmul, MatmulTiles],
+    panel: tuple[SSAValue, list[SSAValue]],
+    columns: tuple[SSAValue, SSAValue],
+    loops: Sequence[SSAValue],
+) -> None:
+    """
+    A panel of a stride-1 convolution whose vectors do not each lie in one output row
+    (rows narrower than a vector, or a panel starting mid-row), or of a stride-2 one:
+    the panel cut at row ends, each piece copied by masked vectors, so that a row of 8,
+    7 or 14 columns is still read contiguously instead of an element at a time (at
+    stride 2, two vectors' worth of the image row, its even lanes kept). A panel
+    reaching past N is zeroed first.
+    """
+    mm, tiles = kind
+    packed, at_panel = panel
+    j0, n = columns
+    vl, nr = b.index(tiles.vector), b.index(tiles.nr)
+    read, kept = VectorType(mm.element, [tiles.vector]), VectorType(mm.accumulator, [tiles.vector])
+    masks = VectorType(i1, [tiles.vector])
+    nothing = zero(b, read)
+    rank_w, rank_y = _rank(image.weight), _rank(image.output)
+    sizes = [b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)]
+    spatial = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+    width, one = spatial[-1], b.index(1)
+    end = b.min(b.add(j0, nr), n)
+
+    def zeroed(zb: Ops) -> None:
+        zeros = zero(zb, kept)
+
+        def row(kb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            for o in range(0, tiles.nr, tiles.vector):
+                kb.ops.append(quick_ops.store(zeros, packed, [*at_panel, kk, kb.index(o)]))
+            return []
+
+        rows = zb(memref.DimOp(packed, zb.index(2)))
+        for_loop(zb, zb.index(0), rows, zb.index(1), row)
+
+    if_then(b, less(b, end, b.add(j0, nr)), zeroed)
+
+    def row(rb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        start = rb.mul(r, width)
+        lo = rb(quick_ops.binary(arith.MaxSIOp, start, j0))
+        hi = rb.min(rb.add(start, width), end)
+
+        def piece(cb: Ops, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            left = cb.sub(hi, j)
+            mask = cb(vector.CreateMaskOp([left], masks))
+            spread = None  # at stride 2: the lanes of the image row's two vectors read
+            if image.row_stride() == 2:
+                span = cb.sub(cb.add(left, left), one)
+                spread = [cb(vector.CreateMaskOp([r], masks)) for r in (span, cb.sub(span, vl))]
+            at = _at_column(cb, image, loops, j, spatial)
+            offset = cb.sub(j, j0)
+
+            def copy(kb: Ops, kk: SSAValue) -> None:
+                index = [affine_index(kb, e, at) for e in image.map.results]
+                if spread is None:
+                    value = kb(vector.MaskedLoadOp(image.source, index, mask, nothing))
+                else:
+                    second = [*index[:-1], kb.add(index[-1], vl)]
+                    even, odd = (
+                        kb(vector.MaskedLoadOp(image.source, start, lanes, nothing))
+                        for start, lanes in ((index, spread[0]), (second, spread[1]))
+                    )
+                    value = kb(every_other(even, odd))
+                value = as_float(kb, value, kept)
+                kb.ops.append(quick_ops.masked_store(packed, [*at_panel, kk, offset], mask, value))
+
+            _over_reductions(cb, image, sizes, at, copy)
+            return []
+
+        for_loop(rb, lo, hi, vl, piece)
+        return []
+
+    first = b(arith.DivSIOp(j0, width))
+    last = b.add(b(arith.DivSIOp(b.sub(end, one), width)), one)
+    for_loop(b, first, last, one, row)
 
 
 def _row_vectors(

@@ -23,13 +23,13 @@ the finished row in scalar loops (its body is the generic's scalar ops).
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, memref, vector
-from xdsl.dialects.builtin import AnyFloat, DenseArrayBase, MemRefType, VectorType, i1, i64
+from xdsl.dialects.builtin import AnyFloat, MemRefType, VectorType, i1
 from xdsl.ir import SSAValue
 
 from mlc.lowering.cpu.depthwise_conv import Depthwise, Tap
 from mlc.lowering.linalg.contraction import is_row_major
 from mlc.lowering.support import quick_ops
-from mlc.lowering.support.loop_builder import Ops, affine_index, for_loop, zero
+from mlc.lowering.support.loop_builder import Ops, affine_index, every_other, for_loop, zero
 from mlc.tiling_model import vector_length
 
 
@@ -126,13 +126,6 @@ def _column_reads(
     return reads
 
 
-def _every_other(even: SSAValue, odd: SSAValue) -> vector.ShuffleOp:
-    """Lanes 0, 2, 4, .. of `even` then `odd`, side by side: a stride-2 row's reads."""
-    lanes = even.type.get_shape()[0]  # pyright: ignore[reportAttributeAccessIssue]
-    pick = DenseArrayBase.from_list(i64, list(range(0, 2 * lanes, 2)))
-    return vector.ShuffleOp(even, odd, pick, result_type=even.type)  # pyright: ignore[reportArgumentType]
-
-
 def vector_rows(
     b: Ops,
     dw: Depthwise,
@@ -183,7 +176,7 @@ def vector_rows(
                         mask = rb(arith.SelectOp(inside, mask, nothing))
                     at_column = [*where[:-1], column]
                     loaded.append(rb(vector.MaskedLoadOp(source, at_column, mask, empty)))
-                value = loaded[0] if parts == 1 else rb(_every_other(*loaded))
+                value = loaded[0] if parts == 1 else rb(every_other(*loaded))
                 acc = rb(vector.FMAOp(value, splat, acc))
             rb.ops.append(vector.MaskedStoreOp(y, y_at, stored, acc))
 

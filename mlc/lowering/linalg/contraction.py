@@ -50,6 +50,7 @@ from xdsl.ir.affine import (
     AffineBinaryOpKind,
     AffineConstantExpr,
     AffineDimExpr,
+    AffineExpr,
     AffineMap,
 )
 from xdsl.traits import is_side_effect_free
@@ -153,23 +154,39 @@ class Image:
     output: SSAValue
 
     def rows_contiguous(self) -> bool:
+        """Whether consecutive columns of X' within one output row are consecutive image
+        elements (a stride-1 convolution: `row_stride` 1)."""
+        return self.row_stride() == 1
+
+    def row_stride(self) -> int | None:
         """
-        Whether consecutive columns of X' within one output row are consecutive image
-        elements: the innermost spatial loop `ow` is read only by the image's last,
-        unit-stride dim, as `ow + (terms without ow)` (a stride-1 convolution).
+        How far apart consecutive columns of X' within one output row lie in the image:
+        `s` when the innermost spatial loop `ow` is read only by the image's last,
+        unit-stride dim, as `s * ow + (terms without ow)` (a convolution of stride `s`);
+        None for any other read.
         """
         ow = self.spatial[-1]
         *outer, last = self.map.results
         if any(ow in e.used_dims() for e in outer) or not is_row_major(self.source.type):  # pyright: ignore[reportArgumentType]
-            return False
-        if last == AffineDimExpr(ow):
-            return True
-        if not isinstance(last, AffineBinaryOpExpr) or last.kind != AffineBinaryOpKind.Add:
-            return False
-        for one, other in ((last.lhs, last.rhs), (last.rhs, last.lhs)):
-            if one == AffineDimExpr(ow) and ow not in other.used_dims():
-                return True
-        return False
+            return None
+        terms = [last]
+        if isinstance(last, AffineBinaryOpExpr) and last.kind == AffineBinaryOpKind.Add:
+            terms = [last.lhs, last.rhs]
+        reading = [t for t in terms if ow in t.used_dims()]
+        if len(reading) != 1:
+            return None
+        return _stride_of(reading[0], ow)
+
+
+def _stride_of(term: AffineExpr, ow: int) -> int | None:
+    """`s` if `term` is `ow` (1) or `ow * s` / `s * ow` for a positive constant `s`."""
+    if term == AffineDimExpr(ow):
+        return 1
+    if isinstance(term, AffineBinaryOpExpr) and term.kind == AffineBinaryOpKind.Mul:
+        for one, other in ((term.lhs, term.rhs), (term.rhs, term.lhs)):
+            if one == AffineDimExpr(ow) and isinstance(other, AffineConstantExpr):
+                return other.value if other.value > 0 else None
+    return None
 
 
 @dataclass

@@ -7,11 +7,12 @@ callbacks, so a nest reads top-down like the pseudo-code it implements.
 from collections.abc import Callable, Sequence
 from math import prod
 
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
     ArrayAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
@@ -151,6 +152,13 @@ def zero(b: Ops, type_: Attribute) -> SSAValue:
         return b(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(type_, [0.0])))
     assert isinstance(type_, AnyFloat)
     return b(arith.ConstantOp(FloatAttr(0.0, type_)))
+
+
+def every_other(even: SSAValue, odd: SSAValue) -> vector.ShuffleOp:
+    """Lanes 0, 2, 4, .. of `even` then `odd`, side by side: a stride-2 row's reads."""
+    lanes = even.type.get_shape()[0]  # pyright: ignore[reportAttributeAccessIssue]
+    pick = DenseArrayBase.from_list(i64, list(range(0, 2 * lanes, 2)))
+    return vector.ShuffleOp(even, odd, pick, result_type=even.type)  # pyright: ignore[reportArgumentType]
 
 
 def as_float(b: Ops, value: SSAValue, type_: Attribute) -> SSAValue:

@@ -556,7 +556,8 @@ func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c
 // A convolution (stride 2, as convert-ml-to-linalg builds it) is an implicit GEMM per
 // image: the weight and the output are read as matrices through views that merge
 // their trailing dims, and B's panels are packed straight from the image through its
-// map (no im2col buffer); the per-channel bias epilogue reads the bias by the row.
+// map (no im2col buffer), each row's piece by two masked vector reads of the image
+// row and their even lanes; the per-channel bias epilogue reads the bias by the row.
 
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<2x3x9x9xf32>, %[[W:[a-zA-Z0-9_]+]]: memref<4x3x3x3xf32>, %[[BIAS:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<2x4x4x4xf32>)
@@ -564,9 +565,10 @@ func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c
 // CHECK:         %[[C:.+]] = memref.collapse_shape %[[Y]] {{\[}}[0 : i64], [1 : i64], [2 : i64, 3 : i64]] : memref<2x4x4x4xf32> into memref<2x4x16xf32>
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         "scf.parallel"
-// CHECK:           arith.muli {{.*}} : index
-// CHECK:           memref.load %[[X]]
-// CHECK:           memref.store {{.*}}, %[[P]]
+// CHECK:           %[[EVEN:.+]] = vector.maskedload %[[X]]
+// CHECK:           %[[ODD:.+]] = vector.maskedload %[[X]]
+// CHECK:           %[[ROW:.+]] = vector.shuffle %[[EVEN]], %[[ODD]] [0, 2, 4, 6]
+// CHECK:           vector.maskedstore %[[P]][{{.*}}], %{{.*}}, %[[ROW]]
 // CHECK:         "scf.parallel"
 // CHECK:           memref.load %[[A]]
 // CHECK:           vector.fma
@@ -597,6 +599,47 @@ func.func @conv(%x: memref<2x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<
       scf.yield %s : f32
     }
     linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
+// A stride-1 convolution whose output rows (3 wide) are narrower than a vector (4):
+// a panel that does not fit whole vectors in rows is cut at the row ends and each
+// piece copied by masked vectors (a row of 3 read contiguously, not an element at a
+// time); the last panel, reaching past N = 9, is zeroed first.
+
+// CHECK-LABEL: func.func @conv_short_rows
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x2x5x5xf32>
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         scf.if
+// CHECK:           vector.load %[[X]]
+// CHECK:           vector.store {{.*}}, %[[P]]
+// CHECK:         } else {
+// CHECK:           %[[END:.+]] = arith.minsi
+// CHECK:           %[[PAST:.+]] = arith.cmpi slt, %[[END]]
+// CHECK:           scf.if %[[PAST]] {
+// CHECK:             %[[ZEROS:.+]] = arith.constant dense<0.000000e+00> : vector<4xf32>
+// CHECK:             scf.for
+// CHECK-COUNT-2:       vector.store %[[ZEROS]], %[[P]]
+// CHECK:           scf.for %[[ROW:[a-zA-Z0-9_]+]] =
+// CHECK:             %[[START:.+]] = arith.muli %[[ROW]]
+// CHECK:             %[[LO:.+]] = arith.maxsi %[[START]]
+// CHECK:             %[[HI:.+]] = arith.minsi
+// CHECK:             scf.for %[[J:[a-zA-Z0-9_]+]] = %[[LO]] to %[[HI]] step
+// CHECK:               %[[LEFT:.+]] = arith.subi %[[HI]], %[[J]] : index
+// CHECK:               %[[MASK:.+]] = vector.create_mask %[[LEFT]] : vector<4xi1>
+// CHECK:                   %[[V:.+]] = vector.maskedload %[[X]][{{.*}}], %[[MASK]]
+// CHECK:                   vector.maskedstore %[[P]][{{.*}}], %[[MASK]], %[[V]]
+// CHECK:         "scf.parallel"
+// CHECK:           vector.fma
+func.func @conv_short_rows(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d4, d6 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x5x5xf32>, memref<4x2x3x3xf32>) outs(%y : memref<1x4x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   func.return
 }
