@@ -26,7 +26,7 @@ def to_device(value: Any) -> Any:
     device()  # the primary context, made current, before pycuda allocates in it
     from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
 
-    return gpuarray.to_gpu(np.ascontiguousarray(value))
+    return gpuarray.to_gpu(np.require(value, requirements="C"))  # rank 0 kept
 
 
 def to_host(value: Any) -> Any:
