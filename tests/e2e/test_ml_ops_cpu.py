@@ -574,6 +574,8 @@ POOLS = [
     ((2, 2), (2, 2), (0, 0, 0, 0)),
     ((3, 3), (1, 1), (1, 1, 1, 1)),
     ((3, 2), (2, 1), (1, 0, 2, 1)),
+    ((3, 3), (2, 2), (1, 1, 1, 1)),  # a ResNet stem's pool
+    ((2, 3), (3, 3), (0, 1, 1, 0)),  # stride 3: the window kernel's scalar rows
 ]
 
 
@@ -588,6 +590,34 @@ def test_pool2d(rng, kind, kernel, strides, pads, dynamic):
     )
     (got,) = run(module, x)
     assert_matches(got, pool_reference(x, kernel, strides, pads, kind), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["max", "avg"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("shape", [(1, 2, 5, 37), (3, 4, 3, 3), (2, 3, 16, 16)], ids=str)
+def test_pool_rows(rng, kind, dtype, shape):
+    # Rows wider than a vector, narrower than one, and a whole image of 8-wide rows: the
+    # window kernel's vector blocks and their masks, f16 through its scalar rows.
+    x = random_array(rng, shape, dtype)
+    op = ml.MaxPool2dOp if kind == "max" else ml.AvgPool2dOp
+    attrs = dict(strides=(2, 2), pads=(1, 1, 1, 1))
+    (got,) = run(program([tensor(shape, dtype)], lambda v: op(v, (3, 3), **attrs)), x)
+    want = pool_reference(x.astype(np.float64), (3, 3), (2, 2), (1, 1, 1, 1), kind)
+    tolerance = 2e-3 if dtype == "float16" else 1e-6
+    assert_matches(got, want.astype(dtype), rtol=tolerance, atol=tolerance)
+
+
+def test_max_pool_propagates_nan(rng):
+    x = random_array(rng, (2, 3, 9, 20), "float32")
+    x[0, 1, 4, 7] = x[1, 2, 0, 19] = np.nan  # inside the image and on its right border
+    module = program(
+        [tensor(x.shape, "float32")],
+        lambda v: ml.MaxPool2dOp(v, (3, 3), strides=(2, 2), pads=(1, 1, 1, 1)),
+    )
+    (got,) = run(module, x)
+    want = pool_reference(x, (3, 3), (2, 2), (1, 1, 1, 1), "max")
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.isnan(want).sum() > 0
+    assert_matches(got, want, rtol=0, atol=0)
 
 
 def window_view(xp, offset, strides, dilations, outputs):

@@ -54,14 +54,15 @@ Step = tuple[bool, bool, SSAValue | None]
 
 
 def _output(b: Ops, dw: Depthwise, at: Sequence[SSAValue], taps: Sequence[Tap], step: Step):
-    """`y[at] += x * w` over `taps` (position, weight), then the epilogue after the last
-    pass; the first pass starts from the bias where it was absorbed."""
+    """`y[at] += x * w` over `taps` (position, weight), or pooling's combination of x
+    into y, then the epilogue after the last pass; the first pass starts from the bias
+    where it was absorbed."""
     last, masked, start = step
     op = dw.op
     y = op.outputs[0]
     maps = [m.data for m in op.indexing_maps.data]
     block = op.body.block
-    mul, add = list(block.ops)[:2]
+    first, second = list(block.ops)[:2]
     loops: list[SSAValue] = [b.index(0)] * (len(dw.output_loops) + len(dw.kernel))
     for d, value in zip(dw.output_loops, at, strict=True):
         loops[d] = value
@@ -71,8 +72,11 @@ def _output(b: Ops, dw: Depthwise, at: Sequence[SSAValue], taps: Sequence[Tap], 
         for d, k in zip(dw.kernel, tap, strict=True):
             loops[d] = b.index(k)
         value = _read(b, dw, loops, masked)
-        product = b(mul.clone(value_mapper={block.args[0]: value, block.args[1]: weight}))
-        acc = b(add.clone(value_mapper={block.args[-1]: acc, mul.results[0]: product}))
+        if dw.combine is not None:  # pooling: no weight
+            acc = b(first.clone(value_mapper={block.args[-1]: acc, block.args[0]: value}))
+            continue
+        product = b(first.clone(value_mapper={block.args[0]: value, block.args[1]: weight}))
+        acc = b(second.clone(value_mapper={block.args[-1]: acc, first.results[0]: product}))
     if last and dw.epilogue is not None:
         acc = dw.epilogue.apply(b, loops, acc)
     b.ops.append(memref.StoreOp.get(acc, y, out_at))
@@ -159,7 +163,10 @@ def depthwise_nest(dw: Depthwise) -> list[Operation]:
     def channel(cb: Ops, t: SSAValue) -> None:
         n, f = cb(arith.DivSIOp(t, extents[1])), cb(arith.RemSIOp(t, extents[1]))
         positions = taps_of(dw.sizes)
-        weights = [cb(memref.LoadOp.get(w, [f, *(cb.index(k) for k in tap)])) for tap in positions]
+        weights = [
+            None if dw.combine is not None else cb(memref.LoadOp.get(w, [f, *map(cb.index, tap)]))
+            for tap in positions
+        ]
         passes = _passes(dw, list(zip(positions, weights, strict=True)))
         start = _bias(cb, dw, n, f)
 
@@ -196,17 +203,23 @@ def depthwise_nest(dw: Depthwise) -> list[Operation]:
     return b.ops + _kept_alive(dw)
 
 
-def _kept_alive(dw: Depthwise) -> list[Operation]:
+def absorbed_frees(dw: Depthwise) -> list[Operation]:
     """
     The frees of the image and of the bias between the ops the nest absorbs and the
-    convolution (the padded copy or the broadcast was their last use), detached to go
-    after the nest, which now reads those buffers itself.
+    convolution (the padded copy or the broadcast was their last use): they must wait
+    for the nest, which now reads those buffers itself.
     """
     frees: list[Operation] = []
     if dw.padding is not None:
         frees += frees_between(dw.padding.source, dw.padding.ops[0], dw.op)
     if dw.bias is not None:
         frees += frees_between(dw.bias.inputs[0], dw.bias, dw.op)
+    return frees
+
+
+def _kept_alive(dw: Depthwise) -> list[Operation]:
+    """`absorbed_frees`, detached to go after the nest."""
+    frees = absorbed_frees(dw)
     for free in frees:
         free.detach()
     return frees

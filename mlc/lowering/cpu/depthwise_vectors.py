@@ -146,9 +146,9 @@ def vector_rows(
     rank = len(dw.output_loops)
     width = b.dim(source, rank - 1)
     nothing = b(vector.CreateMaskOp([b.index(0)], masks))
-    empty = zero(b, values)
+    empty = _outside(b, dw, values)
     first = b(vector.BroadcastOp(start, values)) if start is not None else None
-    weights = [b(vector.BroadcastOp(weight, values)) for _, weight in taps]
+    weights = [b(vector.BroadcastOp(weight, values)) if weight else None for _, weight in taps]
     columns = [_column_offset(dw, tap) for tap, _ in taps]
     parts = dw.windows[-1].stride  # pyright: ignore[reportOptionalSubscript]
     step = b.index(parts)
@@ -177,7 +177,7 @@ def vector_rows(
                     at_column = [*where[:-1], column]
                     loaded.append(rb(vector.MaskedLoadOp(source, at_column, mask, empty)))
                 value = loaded[0] if parts == 1 else rb(every_other(*loaded))
-                acc = rb(vector.FMAOp(value, splat, acc))
+                acc = rb(_combined(dw, value, splat, acc))
             rb.ops.append(vector.MaskedStoreOp(y, y_at, stored, acc))
 
         _nested(bb, extents[:-1], list(nf), row)
@@ -185,6 +185,22 @@ def vector_rows(
 
     for_loop(b, b.index(0), extents[-1], b.index(lanes), block)
     _finish(b, dw, extents, list(nf))
+
+
+def _outside(b: Ops, dw: Depthwise, values: VectorType) -> SSAValue:
+    """What a lane reading outside the image gives: the padding's value where it is
+    absorbed (the lowest value for max pooling), else zero (lanes past the row)."""
+    if dw.padding is None:
+        return zero(b, values)
+    return b(vector.BroadcastOp(b(arith.ConstantOp(dw.padding.value)), values))
+
+
+def _combined(dw: Depthwise, value: SSAValue, weight: SSAValue | None, acc: SSAValue):
+    """`acc + value * weight`, or pooling's combination of `value` into `acc`."""
+    if dw.combine is None:
+        assert weight is not None
+        return vector.FMAOp(value, weight, acc)
+    return type(dw.combine)(acc, value)
 
 
 def _finish(b: Ops, dw: Depthwise, extents: Sequence[SSAValue], nf: list[SSAValue]) -> None:

@@ -18,7 +18,11 @@ a depthwise convolution). Each becomes a call:
     }
 
 - The zero fill the kernel absorbs (`zero_fill_before`) moves with it, so that the
-  kernel still stores its first K block instead of adding it to the fill.
+  kernel still stores its first K block instead of adding it to the fill. A depthwise
+  convolution or pooling window takes what it absorbs (`depthwise_loops.absorbed`: its
+  padded copy of the image, from the allocation to the free, and its bias broadcast),
+  so that `linalg-tile` still finds them beside it, and the frees of the image and bias
+  in between wait for the call.
 - Every value the kernel reads from outside is an argument, in order of first use.
   A model's weights (`memref.get_global`) are arguments, so that two layers of one
   shape are one kernel.
@@ -47,7 +51,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.cpu.constant_panels import constant_panels, get_panels
 from mlc.lowering.cpu.conv_gemm import conv_of
-from mlc.lowering.cpu.depthwise_conv import depthwise_of
+from mlc.lowering.cpu.depthwise_conv import Depthwise, depthwise_of
+from mlc.lowering.cpu.depthwise_loops import absorbed, absorbed_frees
 from mlc.lowering.cpu.linalg_tile import PANELS_ATTR, LinalgTilePass, kernel_choice, module_global
 from mlc.lowering.linalg.contraction import matmul_of, zero_fill_before
 from mlc.lowering.support.function_merging import merge
@@ -65,12 +70,16 @@ class Kernel:
     ops: list[Operation]
     b: SSAValue | None = None
     panels: memref.GlobalOp | None = None  # B's panels packed at compile time
+    anchor: Operation | None = None
+    """Where the call goes (the generic); None: at the last op."""
+    frees: tuple[Operation, ...] = ()
+    """Frees of buffers the kernel reads, to move after the call."""
 
 
 def kernel_of(op: GenericOp, pinned: MatmulTiles | None) -> Kernel | None:
     """What of `op` (and before it) `linalg-tile` would make one kernel of, or None."""
     if (mm := matmul_of(op) or conv_of(op)) is None:
-        return Kernel([op]) if depthwise_of(op) is not None else None
+        return None if (dw := depthwise_of(op)) is None else _window_kernel(dw)
     kind, tiles = kernel_choice(mm, pinned)
     if kind == "loops":
         return None
@@ -80,6 +89,14 @@ def kernel_of(op: GenericOp, pinned: MatmulTiles | None) -> Kernel | None:
     fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
     ops: list[Operation] = [op] if fill is None else [fill, op]
     return Kernel(ops, mm.b, constant_panels(mm, tiles.nr))
+
+
+def _window_kernel(dw: Depthwise) -> Kernel:
+    """A depthwise convolution or pooling window with the ops it absorbs (module
+    docstring), in the order of their block."""
+    order = {op: i for i, op in enumerate(dw.op.parent_block().ops)}  # pyright: ignore[reportOptionalMemberAccess]
+    ops = sorted([dw.op, *absorbed(dw)], key=order.__getitem__)
+    return Kernel(ops, anchor=dw.op, frees=tuple(absorbed_frees(dw)))
 
 
 def read_from_outside(ops: list[Operation]) -> list[SSAValue]:
@@ -98,7 +115,7 @@ def read_from_outside(ops: list[Operation]) -> list[SSAValue]:
 def outline(kernel: Kernel, name: str, module: ModuleOp, after: Operation) -> func.FuncOp:
     """Move `kernel` into a new private function `name`, placed after `after` (a
     function of `module`), and call it in its place."""
-    last = kernel.ops[-1]
+    last = kernel.anchor or kernel.ops[-1]
     values = read_from_outside(kernel.ops)
     caller_point = InsertPoint.before(last)
     arg_attrs: list[DictionaryAttr] = [DictionaryAttr({}) for _ in values]
@@ -125,6 +142,9 @@ def outline(kernel: Kernel, name: str, module: ModuleOp, after: Operation) -> fu
     call = func.CallOp(name, values, [])
     call.location = last.location
     Rewriter.insert_op(call, caller_point)
+    for free in kernel.frees:
+        free.detach()
+        Rewriter.insert_op(free, InsertPoint.after(call))
     for op in reversed(kernel.ops):
         Rewriter.erase_op(op)
     module.body.block.insert_op_after(function, after)

@@ -379,3 +379,48 @@ func.func @padded_read_twice(%x: memref<1x2x4x4xf32>, %w: memref<2x3x3xf32>, %y:
   memref.dealloc %p : memref<1x2x6x6xf32>
   func.return
 }
+
+// -----
+
+// Max pooling is the depthwise nest without weights: each window element combined
+// into y by `maximumf`, in vectors along the row (stride 2: two reads, even lanes);
+// the padded copy is absorbed, a read outside the image giving the lowest value.
+
+// CHECK-LABEL: func.func @max_pool_padded
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x2x6x6xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x2x3x3xf32>)
+// CHECK-NOT:     memref<1x2x8x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           %[[LOWEST:.+]] = arith.constant 0xff800000 : f32
+// CHECK:           %[[OUTSIDE:.+]] = vector.broadcast %[[LOWEST]] : f32 to vector<4xf32>
+// CHECK:               %[[ACC:.+]] = vector.maskedload %[[Y]][{{.*}}], %{{.*}}, %[[OUTSIDE]]
+// CHECK:               %[[EVEN:.+]] = vector.maskedload %[[X]][{{.*}}], %{{.*}}, %[[OUTSIDE]]
+// CHECK:               %[[ODD:.+]] = vector.maskedload %[[X]][{{.*}}], %{{.*}}, %[[OUTSIDE]]
+// CHECK:               %[[ROW:.+]] = vector.shuffle %[[EVEN]], %[[ODD]] [0, 2, 4, 6]
+// CHECK:               arith.maximumf %[[ACC]], %[[ROW]] : vector<4xf32>
+// CHECK-COUNT-8:       arith.maximumf {{.*}} : vector<4xf32>
+// CHECK:               vector.maskedstore %[[Y]]
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     memref<1x2x8x8xf32>
+
+func.func @max_pool_padded(%x: memref<1x2x6x6xf32>, %y: memref<1x2x3x3xf32>) {
+  %padded = memref.alloc() {alignment = 64 : i64} : memref<1x2x8x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%padded : memref<1x2x8x8xf32>) {
+  ^bb0(%o: f32):
+    %lowest = arith.constant 0xff800000 : f32
+    linalg.yield %lowest : f32
+  }
+  %inner = memref.subview %padded[0, 0, 1, 1] [1, 2, 6, 6] [1, 1, 1, 1] : memref<1x2x8x8xf32> to memref<1x2x6x6xf32, strided<[128, 64, 8, 1], offset: 9>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x2x6x6xf32>) outs(%inner : memref<1x2x6x6xf32, strided<[128, 64, 8, 1], offset: 9>>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  %window = memref.alloc() {alignment = 64 : i64} : memref<3x3xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d4 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d4)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel", "reduction"]} ins(%padded, %window : memref<1x2x8x8xf32>, memref<3x3xf32>) outs(%y : memref<1x2x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.maximumf %c, %a : f32
+    linalg.yield %m : f32
+  }
+  memref.dealloc %window : memref<3x3xf32>
+  memref.dealloc %padded : memref<1x2x8x8xf32>
+  func.return
+}

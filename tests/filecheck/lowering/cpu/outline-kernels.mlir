@@ -173,3 +173,63 @@ func.func @second(%x: memref<?x16xf32>, %w: memref<16x16xf32>, %y: memref<?x16xf
   }
   func.return
 }
+
+// -----
+
+// A depthwise convolution takes what linalg-tile's nest absorbs into its kernel: the
+// padded copy of the image (from its allocation to its free) and the bias broadcast
+// into y. The free of the image, between the copy and the convolution, waits for the
+// call.
+
+// CHECK-LABEL: func.func @depthwise_padded
+// CHECK:         %[[X:.+]] = memref.alloc() {{.*}} : memref<1x4x5x5xf32>
+// CHECK:         math.exp
+// CHECK-NOT:     memref.alloc() {{.*}} : memref<1x4x7x7xf32>
+// CHECK:         %[[Y:.+]] = memref.alloc() {{.*}} : memref<1x4x5x5xf32>
+// CHECK-NEXT:    func.call @[[KERNEL:[a-z_0-9]+]](%[[X]], %{{.*}}, %[[Y]], %{{.*}})
+// CHECK-NEXT:    memref.dealloc %[[X]]
+// CHECK-NEXT:    func.return %[[Y]]
+// CHECK:       func.func private @[[KERNEL]](
+// CHECK-SAME:    attributes {mlc.kernel}
+// CHECK-NEXT:    %[[PADDED:.+]] = memref.alloc() {{.*}} : memref<1x4x7x7xf32>
+// CHECK:         outs(%[[PADDED]]
+// CHECK:         %[[INNER:.+]] = memref.subview %[[PADDED]]
+// CHECK:         outs(%[[INNER]]
+// CHECK:         ins(%{{.*}} : memref<4xf32>)
+// CHECK:         arith.mulf
+// CHECK:         memref.dealloc %[[PADDED]]
+// CHECK-NEXT:    func.return
+
+func.func @depthwise_padded(%src: memref<1x4x5x5xf32>, %w: memref<4x3x3xf32>, %bias: memref<4xf32>) -> memref<1x4x5x5xf32> {
+  %x = memref.alloc() {alignment = 64 : i64} : memref<1x4x5x5xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%src : memref<1x4x5x5xf32>) outs(%x : memref<1x4x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  }
+  %padded = memref.alloc() {alignment = 64 : i64} : memref<1x4x7x7xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%padded : memref<1x4x7x7xf32>) {
+  ^bb0(%o: f32):
+    %zero = arith.constant 0.000000e+00 : f32
+    linalg.yield %zero : f32
+  }
+  %inner = memref.subview %padded[0, 0, 1, 1] [1, 4, 5, 5] [1, 1, 1, 1] : memref<1x4x7x7xf32> to memref<1x4x5x5xf32, strided<[196, 49, 7, 1], offset: 8>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x4x5x5xf32>) outs(%inner : memref<1x4x5x5xf32, strided<[196, 49, 7, 1], offset: 8>>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  memref.dealloc %x : memref<1x4x5x5xf32>
+  %y = memref.alloc() {alignment = 64 : i64} : memref<1x4x5x5xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bias : memref<4xf32>) outs(%y : memref<1x4x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%padded, %w : memref<1x4x7x7xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %padded : memref<1x4x7x7xf32>
+  func.return %y : memref<1x4x5x5xf32>
+}
