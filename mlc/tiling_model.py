@@ -179,6 +179,19 @@ def fitted_rows(m: int | None, tiles: MatmulTiles) -> MatmulTiles:
     return MatmulTiles(best, tiles.nr, tiles.kc, max(best, tiles.mc // best * best), tiles.vector)
 
 
+def narrow_tiles(m: int | None, tiles: MatmulTiles) -> MatmulTiles:
+    """
+    The blocking of a convolution of at most `PLAIN_LOOP_COLUMNS` columns (a 2x2 or 1x1
+    output): one panel of 4 columns in one 4-lane vector, so that the register block
+    wastes no lanes on columns that do not exist, as `tiles`' panel of two full vectors
+    would (28 of 32 at 2x2); the plain loops a matmul that narrow takes run a
+    convolution's window scalar.
+    """
+    vector = min(4, tiles.vector)
+    kc = max(16, tiles.kc * tiles.nr // vector // 16 * 16)
+    return fitted_rows(m, MatmulTiles(tiles.mr, vector, kc, tiles.mc, vector))
+
+
 def packs_a(n: int | None, k: int | None, tiles: MatmulTiles, m: int | None = None) -> bool:
     """
     Whether a matmul with `n` columns and depth `k` (None: unknown) packs its A blocks.

@@ -81,6 +81,7 @@ from mlc.tiling_model import (
     fitted_rows,
     matmul_split,
     matmul_tiles,
+    narrow_tiles,
     op_weight,
     packs_a,
     thread_count,
@@ -136,7 +137,9 @@ def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTi
     if n == 1 and is_matrix_vector(mm) and not mm.narrow:
         return "matvec", tiles
     if n is not None and n <= PLAIN_LOOP_COLUMNS and not mm.narrow:
-        return "loops", tiles
+        if mm.image is None:
+            return "loops", tiles
+        return "kernel", narrow_tiles(m, tiles)
     return "kernel", tiles
 
 

@@ -646,6 +646,31 @@ func.func @conv_short_rows(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y:
 
 // -----
 
+// A convolution of at most 4 output columns (a 2x2 output) takes the kernel with one
+// 4-wide panel in one 4-lane vector, not the plain loops a matmul that narrow takes,
+// which run a convolution's window scalar.
+
+// CHECK-LABEL: func.func @conv_four_columns
+// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x4xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           vector.store {{.*}}, %[[P]]{{.*}} : memref<?x?x?x4xf32>, vector<4xf32>
+// CHECK:         "scf.parallel"
+// CHECK:           %[[B:.+]] = vector.load %[[P]]{{.*}} : memref<?x?x?x4xf32>, vector<4xf32>
+// CHECK:           vector.fma %{{.*}}, %[[B]], %{{.*}} : vector<4xf32>
+// CHECK-NOT:     linalg.generic
+
+func.func @conv_four_columns(%x: memref<2x3x4x4xf32>, %w: memref<5x3x3x3xf32>, %y: memref<2x5x2x2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d4, d6 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<2x3x4x4xf32>, memref<5x3x3x3xf32>) outs(%y : memref<2x5x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
 // Enough column panels (N = 64 is 8 panels of NR = 8) to repay packing A: the task
 // allocates a buffer for its block of A (MC/MR micro-panels of KC x MR), copies the
 // block into it for each K block (rows past the task clamped to its last row), and the
