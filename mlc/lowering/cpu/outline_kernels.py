@@ -203,7 +203,9 @@ class OutlineKernelsPass(ModulePass):
             for f in op.ops
             if isinstance(f, func.FuncOp) and f.body.blocks and KERNEL_ATTR not in f.attributes
         ]
-        kinds = Counter(kernel_key(k) for f in functions for k in kernels(f, pinned))
+        kinds = Counter(
+            kernel_key(k) for f in functions if self.repeated_only for k in kernels(f, pinned)
+        )
         outlined: set[Operation] = set()
         for function in functions:
             count, after = 0, function
