@@ -3,12 +3,14 @@ onnx's checker and shape inference run on a copy of the model without its large 
 
 Both hand the whole `ModelProto` to C++ as bytes (shape inference hands a new one
 back): on ResNet-50's 102 MB of weights that was ~0.5 s of a cold compile, for a graph
-of ~300 nodes. In the copy each floating-point initializer of `LARGE` elements or more is
-a graph input of its type and shape instead. No op's shape rule reads a weight's values,
-only its type and shape; what data propagation reads (shapes, axes, scales, pads:
-integer or small tensors) stays. The inferred copy gets the initializers back, in their
-order, and loses the inputs added, so the model is what inference of the whole gives.
-Each tensor taken out is checked on its own, as the checker checks an initializer.
+of ~300 nodes. In the copy each floating-point initializer of `LARGE` elements or more
+is a graph input of its type and shape instead; one that is a graph input already (an
+input with a default value) stays, since inference reads that input's declared type.
+No op's shape rule reads a weight's values, only its type and shape; what data
+propagation reads (shapes, axes, scales, pads: integer or small tensors) stays. The
+inferred copy gets the initializers back, in their order, and loses the inputs added,
+so the model is what inference of the whole gives. Each tensor taken out is checked on
+its own, as the checker checks an initializer.
 """
 
 import math
@@ -39,7 +41,7 @@ def is_weight(tensor: onnx.TensorProto) -> bool:
 
 def without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
     """
-    A copy of `proto` whose graph's weights (`is_weight`) are graph inputs, or `proto`
+    A copy of `proto` whose weights (`is_weight`, not graph inputs) are inputs, or `proto`
     itself when it has none. Each one left out has passed `onnx.checker.check_tensor`.
     """
     graph = proto.graph
@@ -48,7 +50,8 @@ def without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
         tensor
         for tensor in graph.initializer
         if is_weight(tensor)
-        and (tensor.name in inputs or proto.ir_version >= _INITIALIZERS_NEED_INPUTS)
+        and tensor.name not in inputs
+        and proto.ir_version >= _INITIALIZERS_NEED_INPUTS
     ]
     if not weights:
         return proto
@@ -60,9 +63,7 @@ def without_weights(proto: onnx.ModelProto) -> onnx.ModelProto:
     del light.graph.initializer[:]
     light.graph.initializer.extend(t for t in graph.initializer if t.name not in taken)
     light.graph.input.extend(
-        onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
-        for t in weights
-        if t.name not in inputs
+        onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in weights
     )
     return light
 
