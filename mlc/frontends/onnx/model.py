@@ -23,6 +23,7 @@ from google.protobuf.message import DecodeError
 
 from mlc.diagnostics import CompileError, Diagnostic, SourceLoc, one_line
 from mlc.frontends.onnx import types
+from mlc.frontends.onnx.weightless import with_weights, without_weights
 
 DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -99,19 +100,20 @@ def load(src: "str | os.PathLike[str] | onnx.ModelProto", supports: Supports) ->
     check_structure(proto.graph, name, opset)
     check_supported(proto.graph, name, opset, supports)
     try:
-        onnx.checker.check_model(proto)
+        light = without_weights(proto)  # the checker and inference copy all they get
+        onnx.checker.check_model(light)
     except onnx.checker.ValidationError as error:
         raise _attributed(proto.graph, name, opset, str(error), "", "invalid ONNX model") from None
     try:
-        inferred = onnx.shape_inference.infer_shapes(proto, strict_mode=True, data_prop=True)
+        inferred = onnx.shape_inference.infer_shapes(light, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError as error:
         if not UNKNOWN_LENGTH.search(str(error)):
             what = "shape inference failed"
             raise _attributed(proto.graph, name, opset, str(error), what, what) from None
         # onnx's Resize inference counts a `sizes` or `scales` of unknown length as empty
         # and fails in strict mode; onnxruntime runs such a model. Infer what it can.
-        inferred = onnx.shape_inference.infer_shapes(proto, strict_mode=False, data_prop=True)
-    return LoadedModel(inferred, name, opset)
+        inferred = onnx.shape_inference.infer_shapes(light, strict_mode=False, data_prop=True)
+    return LoadedModel(inferred if light is proto else with_weights(inferred, proto), name, opset)
 
 
 def _read(path: Path, name: str) -> onnx.ModelProto:

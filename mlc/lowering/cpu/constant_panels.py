@@ -30,7 +30,7 @@ from mlc.lowering.linalg.contraction import Matmul
 ALIGNMENT = 64
 
 
-def _weight(mm: Matmul) -> np.ndarray | None:
+def constant_weight(mm: Matmul) -> np.ndarray | None:
     """B's data as a K x N array, if B is a stored constant read at `(k, j)` or `(j, k)`."""
     source = mm.b.owner
     if mm.image is not None or not isinstance(source, memref.GetGlobalOp):
@@ -58,7 +58,7 @@ def pack_panels(weight: np.ndarray, nr: int) -> np.ndarray:
 
 def constant_panels(mm: Matmul, nr: int) -> memref.GlobalOp | None:
     """The global of B's packed panels (module docstring), or None to pack per call."""
-    if (weight := _weight(mm)) is None:
+    if (weight := constant_weight(mm)) is None:
         return None
     source = mm.b.owner
     assert isinstance(source, memref.GetGlobalOp)

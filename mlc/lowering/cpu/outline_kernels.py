@@ -33,12 +33,18 @@ a depthwise convolution). Each becomes a call:
 
 The functions are then merged (`function_merging.merge`: equal up to names); each call
 keeps the location of the generic it replaces (the callee's ops keep the first copy's),
-and `instrument-kernels` times the calls. Only top-level generics move: a kernel
-inside a loop keeps its panels hoisted before that loop (`hoisted_panels`), and one in
-a row block or a loop of the model stays there. `tile-sizes` and `vector-length` are
-`linalg-tile`'s, so that the panels packed here are those it reads.
+and `instrument-kernels` times the calls. A kernel no other repeats stays where it is
+(`repeated-only`, on by default): outlined, it is lowered once all the same, and its
+call costs the caller and `convert-to-llvm` the passing of every memref's descriptor.
+Kernels repeat when their outlined functions would be equal (`kernel_key`), which is
+found before anything moves, and before any panels are packed. Only top-level generics
+move: a kernel inside a loop keeps its panels hoisted before that loop
+(`hoisted_panels`), and one in a row block or a loop of the model stays there.
+`tile-sizes` and `vector-length` are `linalg-tile`'s, so that the panels packed here are
+those it reads.
 """
 
+from collections import Counter
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -49,13 +55,13 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mlc.lowering.cpu.constant_panels import constant_panels, get_panels
+from mlc.lowering.cpu.constant_panels import constant_panels, constant_weight, get_panels
 from mlc.lowering.cpu.conv_gemm import conv_of
 from mlc.lowering.cpu.depthwise_conv import Depthwise, depthwise_of
 from mlc.lowering.cpu.depthwise_loops import absorbed, absorbed_frees
 from mlc.lowering.cpu.linalg_tile import PANELS_ATTR, LinalgTilePass, kernel_choice, module_global
-from mlc.lowering.linalg.contraction import matmul_of, zero_fill_before
-from mlc.lowering.support.function_merging import merge
+from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
+from mlc.lowering.support.function_merging import merge, structure
 from mlc.lowering.support.op_walk import walk_ops
 from mlc.tiling_model import MatmulTiles
 
@@ -65,15 +71,21 @@ KERNEL_ATTR = "mlc.kernel"
 
 @dataclass
 class Kernel:
-    """The ops a kernel is made of, in order, and the packed panels of its B, if any."""
+    """The ops a kernel is made of, in order; for a packed matmul, what packs B's panels
+    at compile time (`constant_panels`) needs, and whether B is a weight it packs."""
 
     ops: list[Operation]
-    b: SSAValue | None = None
-    panels: memref.GlobalOp | None = None  # B's panels packed at compile time
+    mm: Matmul | None = None
+    nr: int = 0
+    packs_b: bool = False
     anchor: Operation | None = None
     """Where the call goes (the generic); None: at the last op."""
     frees: tuple[Operation, ...] = ()
     """Frees of buffers the kernel reads, to move after the call."""
+
+    def panels(self) -> memref.GlobalOp | None:
+        """B's panels packed now (numpy), if B is a constant weight."""
+        return constant_panels(self.mm, self.nr) if self.mm is not None else None
 
 
 def kernel_of(op: GenericOp, pinned: MatmulTiles | None) -> Kernel | None:
@@ -88,7 +100,26 @@ def kernel_of(op: GenericOp, pinned: MatmulTiles | None) -> Kernel | None:
     k = mm.sizes[2]
     fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
     ops: list[Operation] = [op] if fill is None else [fill, op]
-    return Kernel(ops, mm.b, constant_panels(mm, tiles.nr))
+    return Kernel(ops, mm, tiles.nr, constant_weight(mm) is not None)
+
+
+def kernel_key(kernel: Kernel) -> tuple[object, ...]:
+    """
+    Equal for two kernels exactly when their outlined functions would merge: the types
+    of the values read from outside (the arguments), which of them is B when its panels
+    are passed in, and the ops' structure over those arguments (`structure`, on a copy
+    of the ops in a block of their own, so that nothing in the IR moves).
+    """
+    values = read_from_outside(kernel.ops)
+    block = Block(arg_types=[value.type for value in values])
+    mapping: dict[SSAValue, SSAValue] = dict(zip(values, block.args))
+    for op in kernel.ops:
+        block.add_op(op.clone(value_mapper=mapping))
+    region = Region(block)
+    key = structure(region)
+    region.detach_block(block).erase()
+    b = kernel.mm.b if kernel.mm is not None and kernel.packs_b else None
+    return (key, values.index(b) if b in values else None)
 
 
 def _window_kernel(dw: Depthwise) -> Kernel:
@@ -119,13 +150,14 @@ def outline(kernel: Kernel, name: str, module: ModuleOp, after: Operation) -> fu
     values = read_from_outside(kernel.ops)
     caller_point = InsertPoint.before(last)
     arg_attrs: list[DictionaryAttr] = [DictionaryAttr({}) for _ in values]
-    if kernel.panels is not None and kernel.b in values:
-        global_ = module_global(last, kernel.panels)
+    packed = kernel.panels() if kernel.packs_b else None
+    if packed is not None and kernel.mm is not None and kernel.mm.b in values:
+        global_ = module_global(last, packed)
         assert global_ is not None
         panels = get_panels(global_)
         panels.location = last.location
         Rewriter.insert_op(panels, caller_point)
-        arg_attrs[values.index(kernel.b)] = DictionaryAttr(
+        arg_attrs[values.index(kernel.mm.b)] = DictionaryAttr(
             {PANELS_ATTR: IntegerAttr(len(values), i64)}
         )
         values.append(panels.results[0])
@@ -151,6 +183,17 @@ def outline(kernel: Kernel, name: str, module: ModuleOp, after: Operation) -> fu
     return function
 
 
+def kernels(function: func.FuncOp, pinned: MatmulTiles | None) -> list[Kernel]:
+    """The kernels at the top of `function`'s blocks, in order."""
+    found = (
+        kernel_of(g, pinned)
+        for b in function.body.blocks
+        for g in b.ops
+        if isinstance(g, GenericOp)
+    )
+    return [kernel for kernel in found if kernel is not None]
+
+
 @dataclass(frozen=True)
 class OutlineKernelsPass(ModulePass):
     """Outline each kernel into a function and merge identical ones (module docstring)."""
@@ -163,6 +206,9 @@ class OutlineKernelsPass(ModulePass):
     vector_length: int = 0
     """`linalg-tile`'s elements per vector; 0: the host's widest vector."""
 
+    repeated_only: bool = True
+    """Outline only kernels that another kernel repeats; off: every kernel."""
+
     def __post_init__(self) -> None:
         self.tiles()  # a bad option is a one-line error when the pipeline is built
 
@@ -172,15 +218,23 @@ class OutlineKernelsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         pinned = self.tiles()
         names = {f.sym_name.data for f in op.ops if isinstance(f, func.FuncOp)}
+        functions = [
+            f
+            for f in op.ops
+            if isinstance(f, func.FuncOp) and f.body.blocks and KERNEL_ATTR not in f.attributes
+        ]
+        kinds = Counter(
+            kernel_key(k) for f in functions if self.repeated_only for k in kernels(f, pinned)
+        )
         outlined: set[Operation] = set()
-        for function in [f for f in op.ops if isinstance(f, func.FuncOp)]:
-            if not function.body.blocks or KERNEL_ATTR in function.attributes:
-                continue
+        for function in functions:
             count, after = 0, function
             for block in function.body.blocks:
                 for generic in [g for g in block.ops if isinstance(g, GenericOp)]:
                     if (kernel := kernel_of(generic, pinned)) is None:
                         continue
+                    if self.repeated_only and kinds[kernel_key(kernel)] < 2:
+                        continue  # called once: as cheap where it is
                     while (name := f"{function.sym_name.data}_kernel{count}") in names:
                         count += 1
                     names.add(name)

@@ -1,6 +1,11 @@
-// RUN: mlc-opt %s --split-input-file -p 'outline-kernels{tile-sizes=2,8,4,4 vector-length=4}' | filecheck %s
-// RUN: mlc-opt %s --split-input-file -p 'outline-kernels{tile-sizes=2,8,4,4 vector-length=4}' --print-debuginfo \
-// RUN:   | filecheck %s --check-prefix=LOC
+// RUN: mlc-opt %s --split-input-file -p 'outline-kernels{tile-sizes=2,8,4,4 vector-length=4 repeated-only=false}' \
+// RUN:   | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'outline-kernels{tile-sizes=2,8,4,4 vector-length=4 repeated-only=false}' \
+// RUN:   --print-debuginfo | filecheck %s --check-prefix=LOC
+// RUN: mlc-opt %s --split-input-file -p 'outline-kernels{tile-sizes=2,8,4,4 vector-length=4}' \
+// RUN:   | filecheck %s --check-prefix=REPEATED
+// (The first two runs outline every kernel; the third, the default, only the kernels
+// that another kernel repeats.)
 
 // Three matmuls of one shape and body on different buffers are one kernel: one function,
 // three calls, each call at its generic's location. The zero fill before each moves
@@ -28,6 +33,20 @@
 // CHECK:         arith.mulf {{.*}} fastmath<fast>
 // CHECK-NOT:   func.func private @layers_kernel1
 // CHECK-NOT:   func.func private @layers_kernel5
+
+// By default only the two kernels of one kind move; the three others, each the only one
+// of its kind, stay where they are with their zero fills.
+
+// REPEATED-LABEL: func.func @layers
+// REPEATED:         func.call @layers_kernel0(%{{.+}}, %{{.+}}, %{{.+}}) : (memref<8x16xf32>, memref<8x16xf32>, memref<16x16xf32>) -> ()
+// REPEATED-NEXT:    func.call @layers_kernel0(
+// REPEATED-NEXT:    linalg.generic {{.*}} outs(%{{.+}} : memref<8x24xf32>)
+// REPEATED:         linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : memref<8x16xf32>, memref<16x24xf32>) outs(%{{.+}} : memref<8x24xf32>)
+// REPEATED-COUNT-4: linalg.generic
+// REPEATED-NOT:     func.call
+// REPEATED:         func.return
+// REPEATED:       func.func private @layers_kernel0(
+// REPEATED-NOT:   func.func private
 
 // LOC-LABEL: func.func @layers
 // LOC:         func.call @layers_kernel0({{.*}}) loc("layer1")
@@ -112,6 +131,9 @@ func.func @layers(%x: memref<8x16xf32>, %w1: memref<16x16xf32>, %w2: memref<16x1
 // CHECK-NEXT:      linalg.generic {{.*}} ins(%{{.+}}, %{{.+}} : memref<8x16xf32>, memref<16x16xf32>)
 // CHECK-NOT:   func.call
 // CHECK-NOT:   func.func private
+
+// REPEATED-LABEL: func.func @kept
+// REPEATED-NOT:   func.call
 #mk = affine_map<(d0, d1, d2) -> (d0, d1)>
 #kn = affine_map<(d0, d1, d2) -> (d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d0, d2)>
@@ -152,6 +174,11 @@ func.func @kept(%x: memref<8x16xf32>, %w: memref<16x16xf32>, %n: memref<16x4xf32
 // CHECK-LABEL: func.func @second
 // CHECK:         func.call @first_kernel0(
 // CHECK-NOT:   func.func private @second_kernel0
+
+// REPEATED-LABEL: func.func @first
+// REPEATED:         func.call @first_kernel0(
+// REPEATED-LABEL: func.func @second
+// REPEATED:         func.call @first_kernel0(
 #mk = affine_map<(d0, d1, d2) -> (d0, d1)>
 #kn = affine_map<(d0, d1, d2) -> (d1, d2)>
 #mn = affine_map<(d0, d1, d2) -> (d0, d2)>
