@@ -24,7 +24,9 @@ ow, kw)`: the innermost loop is a short reduction into one output element (kept 
 register), and the `ow` loop around it reads a contiguous run of input (2 x 2 stride
 2: two interleaved elements per output), which LLVM vectorises; with `kw` outside `ow`
 each output element was loaded and stored once per window element and the stride-2
-reads of `llvm.maximum` stayed scalar (batch 8 of 16 x 32 x 32: 5.4x slower).
+reads of `llvm.maximum` stayed scalar (batch 8 of 16 x 32 x 32: 5.4x slower). On the
+CPU, `linalg-tile` gives float pooling the depthwise window kernel
+(`mlc.lowering.cpu.depthwise_conv`), which reads these loops in y's order.
 
 A depthwise convolution (one input and one output channel per group, O = G = C)
 has no channel loop at all: the weights are collapsed to `(C, kernel...)` and
