@@ -35,8 +35,10 @@ written each step with the sum after (inclusive) or before (exclusive) the eleme
 
 An integer cumsum of a broadcast constant `c` (a run-time `arange` is the exclusive
 cumsum of ones) needs no scan: element `i` is `c * i` (exclusive) or `c * (i + 1)`,
-counted from the end when `reverse`, one parallel generic. On the GPU a scan is a
-sequential loop a row: a 1-D one a single thread (72 us for 2048 elements on an H200).
+counted from the end when `reverse`, one parallel generic. On the GPU a scan's row is
+a warp's (`mlc.lowering.gpu.loop_mapping.warp_scan`: a lane a chunk, the lanes joined
+by `shfl.sync.up`), not a sequential loop on one thread (72 us for a 1-D scan of 2048
+elements on an H200).
 """
 
 from collections.abc import Sequence

@@ -104,9 +104,10 @@ def _merge_online(mine: Sequence[SSAValue], theirs: Sequence[SSAValue]) -> list[
 
 
 def _accumulates(arg: SSAValue, value: SSAValue) -> bool:
-    """Whether `value` is `combine(arg, x)` with `arg` used there only (a reduction)."""
+    """Whether `value` is `combine(arg, x)` with `arg` used there only and `value` only
+    yielded (a reduction; a scan stores them too, `warp_scan`)."""
     owner = value.owner
-    if type(owner) not in COMBINERS or not arg.has_one_use():
+    if type(owner) not in COMBINERS or not arg.has_one_use() or not value.has_one_use():
         return False
     return arg in owner.operands and owner.operands[0] is not owner.operands[1]  # type: ignore
 
