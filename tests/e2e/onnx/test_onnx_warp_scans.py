@@ -2,7 +2,9 @@
 CumSum and NonZero whose scans a warp shares on `cuda` (a lane a chunk of the row, the
 lanes combined by `shfl.sync.up`: mlc/lowering/gpu/loop_mapping/warp_scan.py), against
 onnxruntime on both targets: every scanned dtype, exclusive and reverse, each axis, rows
-shorter than a warp, odd lengths and rows many passes long, dynamic dims.
+shorter than a warp, odd lengths and rows many passes long, dynamic dims. Row
+reductions of integers and f64, which warps share too (64-bit values shuffled as two
+halves: loop_mapping/shuffles.py).
 """
 
 import numpy as np
@@ -102,3 +104,23 @@ def test_non_zero_positions(target, shape, dtype, density):
         got = exe(x)
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64])
+@pytest.mark.parametrize("op", ["ReduceSum", "ReduceMax", "ReduceMin"])
+@pytest.mark.parametrize(("shape", "dynamic"), [((6, 300), ()), ((5, 7), ()), ((3, 1000), ("x",))])
+def test_row_reductions_of_integers_and_f64(target, dtype, op, shape, dynamic):
+    x = values(shape, dtype)
+    if dtype == np.int64 and op == "ReduceSum":
+        x = x + np.int64(1 << 40)  # sums past 32 bits: both halves shuffled
+    check(
+        op,
+        [("x", x), ("axes", np.array([-1], np.int64))],
+        {"keepdims": 0},
+        opset=18,
+        target=target,
+        known=["axes"],
+        dynamic=dynamic,
+        rtol=1e-12 if dtype == np.float64 else 0,
+        atol=1e-12 if dtype == np.float64 else 0,
+    )

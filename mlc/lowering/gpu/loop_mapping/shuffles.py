@@ -35,12 +35,17 @@ def i32_constant(value: int) -> SSAValue:
 
 
 def shuffle(
-    value: SSAValue, mode: str, offset: SSAValue, lanes: SSAValue | None = None
+    value: SSAValue,
+    mode: str,
+    offset: SSAValue,
+    lanes: SSAValue | None = None,
+    clamp: SSAValue | None = None,
 ) -> SSAValue:
     """`value` as lane `mode`/`offset` holds it (module docstring); `lanes`: the lanes
-    that take part (all the warp's when None)."""
+    that take part (all the warp's when None); `clamp`: the `c` operand, where the
+    caller made it once for many shuffles (`CLAMPS[mode]` when None)."""
     mask = lanes if lanes is not None else i32_constant(-1)
-    clamp = i32_constant(CLAMPS[mode])
+    clamp = clamp if clamp is not None else i32_constant(CLAMPS[mode])
 
     def move(word: SSAValue) -> SSAValue:
         kind = "f32" if word.type == f32 else "i32"
