@@ -8,8 +8,9 @@ stores, and loops over the row's columns (`fuse-row-epilogues` puts a reduction'
 consumers there) that do not read what the row stores. A reduction is either one value
 that accumulates with `addf`, `maximumf` or `minimumf` (a float of 16 to 64 bits), or
 `addi`, `maxsi`, `minsi`, `maxui` or `minui` (an integer of 8 to 64 bits), as its only
-use, or the online softmax pair (max, sum, f32) that
-`mlc.lowering.support.online_softmax.step` carries.
+use, the online softmax pair (max, sum, f32) that
+`mlc.lowering.support.online_softmax.step` carries, or a select by key (an index
+check's farthest index: `keyed_select`), whose lanes all start from the loop's start.
 
 Lane `l` runs iterations `l, l + 32, ...` from the reduction's identity (lane 0 from the
 loop's own start), four of them a step with their loads issued first; then five
@@ -33,6 +34,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.gpu_architectures import WARP
+from mlc.lowering.gpu.loop_mapping.keyed_select import keyed_select
 from mlc.lowering.gpu.loop_mapping.shuffles import CLAMPS, i32_constant, shuffle, shuffles
 from mlc.lowering.gpu.loop_mapping.vector_lanes import is_pure_scalar
 from mlc.lowering.gpu.loop_mapping.warp_vectors import in_place, vector_prefix
@@ -77,7 +79,7 @@ class Reduction:
     """Consecutive `iter_args` of a loop that reduce together, and how two lanes' merge."""
 
     first: int
-    identities: tuple[Attribute, ...]
+    identities: tuple[Attribute | None, ...]  # None: each lane from the loop's own start
     merge: Merge
 
 
@@ -153,6 +155,9 @@ def _reductions(loop: scf.ForOp) -> tuple[Reduction, ...] | None:
             identities = tuple(FloatAttr(value, f32) for value in online_softmax.IDENTITY)
             found.append(Reduction(position, identities, _merge_online))
             position += 2
+        elif (chosen := keyed_select(args[position], values[position])) is not None:
+            found.append(Reduction(position, (None,), chosen.merge))
+            position += 1
         elif _accumulates(args[position], values[position]):
             kind = type(values[position].owner)
             start = identity(kind, args[position].type)
@@ -256,7 +261,7 @@ def _lane_starts(reduction: WarpReduction, is_first: SSAValue) -> list[SSAValue]
     for part in reduction.reductions:
         for offset, value in enumerate(part.identities):
             position = part.first + offset
-            if _is_constant(inits[position], value):
+            if value is None or _is_constant(inits[position], value):
                 continue
             start = arith.ConstantOp(value).result
             inits[position] = arith.SelectOp(is_first, inits[position], start).result

@@ -121,3 +121,104 @@ func.func @any_i1(%x: memref<4x100xi1>, %out: memref<4xi1>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A select by key (a gather's index check: the index farthest out of range, key
+// `i ^ (i >> 63)`) of a 1-D run-time count: a warp shares it, every lane from the
+// loop's own start (no identity), and two lanes merge by the same rule, the key chain
+// cloned for each side: the other lane's key compared with its own (`sgt`), then select.
+
+// CHECK-LABEL: func.func @farthest_index(%ids: memref<?xi64>, %out: memref<i64>, %n: index)
+// CHECK:         "gpu.launch"
+// CHECK-NOT:       arith.select %{{.+}}, %zero, %{{.+}} : i64
+// CHECK:           %w = scf.for %{{.+}} iter_args(%{{.+}} = %{{.+}}) -> (i64) {
+// CHECK:           }
+// CHECK:           %[[THEIRS:.+]] = arith.ori
+// CHECK-NEXT:      %[[MS:.+]] = arith.shrsi %w, %c63 : i64
+// CHECK-NEXT:      %[[MK:.+]] = arith.xori %w, %[[MS]] : i64
+// CHECK-NEXT:      %[[TS:.+]] = arith.shrsi %[[THEIRS]], %c63 : i64
+// CHECK-NEXT:      %[[TK:.+]] = arith.xori %[[THEIRS]], %[[TS]] : i64
+// CHECK-NEXT:      %[[WINS:.+]] = arith.cmpi sgt, %[[TK]], %[[MK]] : i64
+// CHECK-NEXT:      arith.select %[[WINS]], %[[THEIRS]], %w : i64
+// CHECK-COUNT-8:   llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.store %{{.+}}, %out[] : memref<i64>
+func.func @farthest_index(%ids: memref<?xi64>, %out: memref<i64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  "scf.parallel"(%c0, %c1, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %zero = arith.constant 0 : i64
+    %c63 = arith.constant 63 : i64
+    %w = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (i64) {
+      %v = memref.load %ids[%k] : memref<?xi64>
+      %vs = arith.shrsi %v, %c63 : i64
+      %vk = arith.xori %v, %vs : i64
+      %as = arith.shrsi %acc, %c63 : i64
+      %ak = arith.xori %acc, %as : i64
+      %far = arith.cmpi sgt, %vk, %ak : i64
+      %next = arith.select %far, %v, %acc : i64
+      scf.yield %next : i64
+    }
+    memref.store %w, %out[] : memref<i64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// Not selects by key a warp can share: the element's key computed otherwise than the
+// running value's (62 against 63), and the running value's key also stored.
+
+// CHECK-LABEL: func.func @keys_differ
+// CHECK-NOT:     llvm.nvvm.shfl
+// CHECK-LABEL: func.func @key_stored
+// CHECK-NOT:     llvm.nvvm.shfl
+func.func @keys_differ(%ids: memref<?xi64>, %out: memref<i64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  "scf.parallel"(%c0, %c1, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %zero = arith.constant 0 : i64
+    %c62 = arith.constant 62 : i64
+    %c63 = arith.constant 63 : i64
+    %w = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (i64) {
+      %v = memref.load %ids[%k] : memref<?xi64>
+      %vs = arith.shrsi %v, %c62 : i64
+      %vk = arith.xori %v, %vs : i64
+      %as = arith.shrsi %acc, %c63 : i64
+      %ak = arith.xori %acc, %as : i64
+      %far = arith.cmpi sgt, %vk, %ak : i64
+      %next = arith.select %far, %v, %acc : i64
+      scf.yield %next : i64
+    }
+    memref.store %w, %out[] : memref<i64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+func.func @key_stored(%ids: memref<?xi64>, %out: memref<i64>, %keys: memref<?xi64>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  "scf.parallel"(%c0, %c1, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %zero = arith.constant 0 : i64
+    %c63 = arith.constant 63 : i64
+    %w = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (i64) {
+      %v = memref.load %ids[%k] : memref<?xi64>
+      %vs = arith.shrsi %v, %c63 : i64
+      %vk = arith.xori %v, %vs : i64
+      %as = arith.shrsi %acc, %c63 : i64
+      %ak = arith.xori %acc, %as : i64
+      memref.store %ak, %keys[%k] : memref<?xi64>
+      %far = arith.cmpi sgt, %vk, %ak : i64
+      %next = arith.select %far, %v, %acc : i64
+      scf.yield %next : i64
+    }
+    memref.store %w, %out[] : memref<i64>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
