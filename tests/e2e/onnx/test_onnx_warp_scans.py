@@ -57,7 +57,8 @@ def test_cumsum_rows_of_every_dtype(target, dtype, exclusive, reverse):
         ((3, 33), 1),  # one past a warp
         ((2, 257), 1),  # one past a pass of 8 elements a lane
         ((1, 5000), 1),  # many passes, odd
-        ((6, 9, 5), 0),  # the scan axis outermost: a strided row
+        ((6, 9, 5), 0),  # the scan axis outermost: a strided row, few rows (a warp each)
+        ((40, 5000), 0),  # strided, many rows: a thread each
         ((4, 45, 3), 1),  # the middle axis
         ((4000,), 0),  # one row: a 1-D scan
     ],

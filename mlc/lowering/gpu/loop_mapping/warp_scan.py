@@ -24,6 +24,12 @@ else `ceil(n / 32)` up to `CHUNK_LIMIT`):
 
 so every lane ends with the row's totals, and lane 0 alone stores them. A 1-D scan of
 2048 elements is 8 passes of 5 + 2 shuffles, not 2048 dependent adds on one thread.
+
+A scan along an axis other than the last (the loop's index in an access's other
+indices) keeps a thread a row when there are many rows or their count is unknown:
+neighbouring threads then read neighbouring elements, while a warp's lanes would each
+read another row of memory. Only a few rows (at most `FEW_ROWS`, static) leave the GPU
+so idle that a warp a row pays anyway (a cumsum down 3 columns).
 """
 
 from collections.abc import Sequence
@@ -41,13 +47,17 @@ from mlc.lowering.gpu.loop_mapping.vector_lanes import is_pure_scalar
 from mlc.lowering.gpu.loop_mapping.warp_reduction import static_trips
 from mlc.lowering.gpu.loop_mapping.warp_vectors import in_place
 from mlc.lowering.support.locations import located_builder
-from mlc.lowering.support.loop_builder import implicit_index
+from mlc.lowering.support.loop_builder import constant_index, implicit_index
 
 # The most elements a lane scans serially a pass: more passes cost 7 shuffles each;
 # longer chunks, more of each lane's loads in flight at once and less coalesced.
 CHUNK_LIMIT = 8
 
 SCANS = (arith.AddfOp, arith.AddiOp)
+
+# Rows (static) up to which a strided scan still takes a warp a row: 4096 threads
+# leave most of a GPU idle (an H100 holds 132 x 2048), 4096 warps do not.
+FEW_ROWS = 4096
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,36 @@ def warp_scan(op: scf.ParallelOp) -> WarpScan | None:
     kinds = _scans(loop)
     if kinds is None or not _after(ops[position + 1 :], loop):
         return None
+    if _strided(loop) and not _few_rows(op):
+        return None  # a thread a row reads memory coalesced (module docstring)
     return WarpScan(loop, kinds)
+
+
+def _strided(loop: scf.ForOp) -> bool:
+    """Whether an access of `loop`'s body moves along another index than its last
+    as the loop runs."""
+    block = loop.body.block
+    moving = {block.args[0]}
+    for op in block.ops:
+        if isinstance(op, memref.LoadOp | memref.StoreOp):
+            if any(index in moving for index in list(op.indices)[:-1]):
+                return True
+        elif any(v in moving for v in op.operands):
+            moving.update(op.results)
+    return False
+
+
+def _few_rows(op: scf.ParallelOp) -> bool:
+    """Whether `op` has at most `FEW_ROWS` iterations, all its bounds static."""
+    rows = 1
+    for lower, upper, step in zip(op.lowerBound, op.upperBound, op.step, strict=True):
+        bounds = [constant_index(v) for v in (lower, upper, step)]
+        if any(b is None for b in bounds):
+            return False
+        first, last, stride = bounds
+        assert first is not None and last is not None and stride is not None
+        rows *= max(0, -(-(last - first) // stride)) if stride > 0 else 0
+    return rows <= FEW_ROWS
 
 
 def _scans(loop: scf.ForOp) -> tuple[type[arith.AddfOp | arith.AddiOp], ...] | None:

@@ -170,3 +170,50 @@ func.func @product(%x: memref<4x64xf32>, %out: memref<4x64xf32>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A scan down the columns (the loop's index in the first index): with many columns
+// (8192) a thread a column, whose neighbours read neighbouring elements; with a few
+// (static, at most 4096: here 3) a warp a column all the same.
+
+// CHECK-LABEL: func.func @down_many_columns
+// CHECK-NOT:     llvm.nvvm.shfl
+// CHECK-LABEL: func.func @down_few_columns
+// CHECK:         llvm.call_intrinsic "llvm.nvvm.shfl.sync.up.f32"
+func.func @down_many_columns(%x: memref<64x8192xf32>, %out: memref<64x8192xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c8192 = arith.constant 8192 : index
+  "scf.parallel"(%c0, %c8192, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %zero = arith.constant 0.000000e+00 : f32
+    %total = scf.for %i = %c0 to %c64 step %c1 iter_args(%a = %zero) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<64x8192xf32>
+      %n = arith.addf %a, %v : f32
+      memref.store %n, %out[%i, %j] : memref<64x8192xf32>
+      scf.yield %n : f32
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+func.func @down_few_columns(%x: memref<4000x3xf32>, %out: memref<4000x3xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4000 = arith.constant 4000 : index
+  "scf.parallel"(%c0, %c3, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%j: index):
+    %zero = arith.constant 0.000000e+00 : f32
+    %total = scf.for %i = %c0 to %c4000 step %c1 iter_args(%a = %zero) -> (f32) {
+      %v = memref.load %x[%i, %j] : memref<4000x3xf32>
+      %n = arith.addf %a, %v : f32
+      memref.store %n, %out[%i, %j] : memref<4000x3xf32>
+      scf.yield %n : f32
+    }
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
