@@ -30,13 +30,19 @@ written each step with the sum after (inclusive) or before (exclusive) the eleme
       linalg.yield %next, %next
     }
 
+The scan's running total ends as the sum of its row: an integer cumsum's total
+replaces the `ml.reduce_sum`s of its input over its axis that follow it (NonZero's
+count of its positions), as it is or collapsed (a view), so they cost no kernel.
+
 `reverse` scans the axis flipped: a generic that reads `x` with `tensor.extract` at
 `size - 1 - i` before the scan and one that flips the sums back after it.
 
 An integer cumsum of a broadcast constant `c` (a run-time `arange` is the exclusive
 cumsum of ones) needs no scan: element `i` is `c * i` (exclusive) or `c * (i + 1)`,
-counted from the end when `reverse`, one parallel generic. On the GPU a scan is a
-sequential loop a row: a 1-D one a single thread (72 us for 2048 elements on an H200).
+counted from the end when `reverse`, one parallel generic. On the GPU a scan's row is
+a warp's (`mlc.lowering.gpu.loop_mapping.warp_scan`: a lane a chunk, the lanes joined
+by `shfl.sync.up`), not a sequential loop on one thread (72 us for a 1-D scan of 2048
+elements on an H200).
 """
 
 from collections.abc import Sequence
@@ -64,6 +70,7 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     size_of,
     tensor_type,
 )
+from mlc.lowering.convert_ml_to_linalg.movement import reassociation
 from mlc.lowering.convert_ml_to_linalg.reduction import reduced_dims, reduced_map
 from mlc.lowering.graph.patterns.ml import splat_value
 from mlc.lowering.support.index_calc import IndexCalc
@@ -161,8 +168,11 @@ def flipped(rewriter: PatternRewriter, x: SSAValue, axis: int) -> SSAValue:
     return result
 
 
-def scanned(rewriter: PatternRewriter, x: SSAValue, axis: int, exclusive: bool) -> SSAValue:
-    """The running sums of `x` along `axis` from its start."""
+def scanned(
+    rewriter: PatternRewriter, x: SSAValue, axis: int, exclusive: bool
+) -> tuple[SSAValue, SSAValue]:
+    """The total of `x` along `axis` (keeping the axis, of size 1) and its running sums
+    from its start."""
     rank = tensor_type(x).get_num_dims()
     floats = is_float(element_type(x))
     add = arith.AddfOp if floats else arith.AddiOp
@@ -177,7 +187,7 @@ def scanned(rewriter: PatternRewriter, x: SSAValue, axis: int, exclusive: bool) 
     acc_type = TensorType(element_type(x), acc_shape)
     zero = fill(rewriter, acc_type, reduced_dims(rewriter, x, [axis], True, acc_type), 0)
     init = empty_like_result(rewriter, x.type, dynamic_dims(rewriter, x))
-    _, sums = build_generic(
+    total, sums = build_generic(
         rewriter,
         [x],
         [zero, init],
@@ -185,7 +195,43 @@ def scanned(rewriter: PatternRewriter, x: SSAValue, axis: int, exclusive: bool) 
         iterator_types(rank, [axis]),
         body,
     )
-    return sums
+    return total, sums
+
+
+def sums_along(op: ml.CumSumOp, axis: int) -> list[ml.ReduceSumOp]:
+    """The `ml.reduce_sum`s of an integer cumsum's input over its axis alone, after it in
+    its block: the scan's total is their result (NonZero's count of its positions)."""
+    if not isinstance(element_type(op.x), IntegerType):
+        return []  # a float scan's total rounds in another order than a reduction's
+    rank = tensor_type(op.x).get_num_dims()
+    found: list[ml.ReduceSumOp] = []
+    for use in op.x.uses:
+        user = use.operation
+        if not isinstance(user, ml.ReduceSumOp) or user.parent_block() is not op.parent_block():
+            continue
+        axes = [shapes.normalize_axis(a, rank) for a in user.axes.get_values()]
+        if axes == [axis] and op.is_before_in_block(user):
+            found.append(user)
+    return found
+
+
+def total_as(rewriter: PatternRewriter, total: SSAValue, axis: int, keepdims: bool) -> SSAValue:
+    """A scan's `total` (the axis kept, of size 1) as a reduction's result: as it is, or
+    without the axis (a `tensor.collapse_shape`, a view)."""
+    if keepdims:
+        return total
+    shape = list(tensor_type(total).get_shape())
+    rank = len(shape)
+    groups: list[list[int]] = [[d] for d in range(rank) if d != axis]
+    if groups:  # the size-1 axis joins a neighbour
+        groups[0 if axis == 0 else axis - 1].insert(0 if axis == 0 else 1, axis)
+    result_type = TensorType(element_type(total), shape[:axis] + shape[axis + 1 :])
+    collapse = tensor.CollapseShapeOp.build(
+        operands=[total],
+        result_types=[result_type],
+        properties={"reassociation": reassociation(groups)},
+    )
+    return rewriter.insert(collapse).result
 
 
 def splat_step(x: SSAValue) -> int | None:
@@ -239,7 +285,8 @@ def counted(
 
 class LowerCumSum(RewritePattern):
     """`ml.cumsum` to a sequential scan generic (between two flips when `reverse`), or
-    of a broadcast constant to a count (`counted`)."""
+    of a broadcast constant to a count (`counted`); an integer scan's total replaces
+    the sums of its input along its axis that follow it (`sums_along`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: ml.CumSumOp, rewriter: PatternRewriter, /) -> None:
@@ -254,9 +301,15 @@ class LowerCumSum(RewritePattern):
             return
         with keep_location(rewriter, op):
             x = flipped(rewriter, op.x, axis) if reverse else op.x
-            result = scanned(rewriter, x, axis, bool(op.exclusive.value.data))
+            total, result = scanned(rewriter, x, axis, bool(op.exclusive.value.data))
             if reverse:
                 result = flipped(rewriter, result, axis)
+            sums = sums_along(op, axis)
+            replacements = [
+                total_as(rewriter, total, axis, bool(s.keepdims.value.data)) for s in sums
+            ]
+        for reduction, value in zip(sums, replacements, strict=True):
+            rewriter.replace(reduction, (), (value,))
         rewriter.replace(op, (), (result,))
 
 

@@ -25,10 +25,13 @@ after:
 When a fill generic (`mlc.lowering.gpu.fills`) writes such an output just before, with
 nothing between reading it, the carried value starts at the fill's constant instead
 of a load, and the fill goes (one kernel fewer: softmax's and layer_norm's `-inf`
-and 0). A generic with no parallel iterator (a full reduction) gets a one-iteration
-`scf.parallel`, so it still becomes one kernel. `memref.copy` becomes an
-`scf.parallel` of loads and stores too: on the GPU target buffers live in device
-memory, where a copy is a kernel (or a driver copy) rather than a host `memcpy`.
+and 0). A scan generic (`ml.cumsum`'s) carries its running totals the same way and
+stores its step outputs each iteration (`mlc.lowering.gpu.loop_nests.scan_loops`),
+absorbing its fill of zeros too. A generic with no parallel iterator (a full
+reduction) gets a one-iteration `scf.parallel`, so it still becomes one kernel.
+`memref.copy` becomes an `scf.parallel` of loads and stores too: on the GPU target
+buffers live in device memory, where a copy is a kernel (or a driver copy) rather
+than a host `memcpy`.
 
 The decisions are `mlc.lowering.gpu.loop_analysis`'s (which dims are parallel, the
 sizes that pick a register tile) and `mlc.lowering.gpu.fills`' (the fills a reduction
@@ -67,7 +70,11 @@ from xdsl.transforms.convert_linalg_to_loops import materialize_loop_bound
 from mlc.diagnostics import op_error
 from mlc.lowering.gpu.atomic_loops import parallelize_atomic_loops
 from mlc.lowering.gpu.fills import absorbable_fills
-from mlc.lowering.gpu.loop_analysis import outputs_independent_of, split_iterators
+from mlc.lowering.gpu.loop_analysis import (
+    outputs_independent_of,
+    scan_carried_outputs,
+    split_iterators,
+)
 from mlc.lowering.gpu.loop_fusion import fuse_parallel_loops
 from mlc.lowering.gpu.loop_nests.carried_outputs import lower_carried
 from mlc.lowering.gpu.loop_nests.loop_emitter import (
@@ -77,6 +84,7 @@ from mlc.lowering.gpu.loop_nests.loop_emitter import (
     parallel_loop,
 )
 from mlc.lowering.gpu.loop_nests.register_tile import register_tile
+from mlc.lowering.gpu.loop_nests.scan_loops import lower_scan
 from mlc.lowering.gpu.sequential_loops import wrap_sequential_loops
 
 
@@ -125,6 +133,7 @@ class GenericToParallelLoops(RewritePattern):
             )
         parallel, reduction = split_iterators(op)
         carried = bool(reduction) and outputs_independent_of(op, reduction)
+        scan = None if carried else scan_carried_outputs(op, reduction)
         tile = register_tile(op, parallel, bounds, self.register_tile) if carried else None
         looped = list(parallel)
         counts = [bounds[d] for d in parallel]
@@ -142,6 +151,8 @@ class GenericToParallelLoops(RewritePattern):
         if carried:
             starts = self.starts.get(id(op), {})
             lower_carried(op, emit, bounds, reduction, ivs, tile, starts)
+        elif scan is not None:
+            lower_scan(op, emit, bounds, reduction, ivs, scan, self.starts.get(id(op), {}))
         else:
             _nested(op, emit, bounds, reduction, ivs)
         emit(scf.ReduceOp())

@@ -27,6 +27,8 @@ row reduction (softmax's statistics, layer norm's sums, `reduce_*` over the last
 gets a warp per iteration, its lanes splitting the row (`loop_mapping.warp_reduction`);
 a row of at most 16 static elements gets a power-of-two part of a warp, several rows a
 warp, with the shuffles limited to the lanes whose rows are inside (`vote.ballot.sync`).
+A row scan (`ml.cumsum`'s running totals) gets a warp per row too, each lane a chunk
+of it, the lanes' sums combined by `shfl.sync.up` (`loop_mapping.warp_scan`).
 Small buffers that every row reads across its lanes (a narrow contraction's weights)
 are copied into shared memory by the block first (`mlc.lowering.gpu.loop_mapping.row_staging`).
 
@@ -55,7 +57,12 @@ from mlc.diagnostics import op_error
 from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.loop_mapping.row_staging import read_copies, stage, staged_buffers
 from mlc.lowering.gpu.loop_mapping.vector_lanes import LANES, LaneEmitter, plan_lanes
-from mlc.lowering.gpu.loop_mapping.warp_reduction import share_with_warp, warp_reduction
+from mlc.lowering.gpu.loop_mapping.warp_reduction import (
+    WarpReduction,
+    share_with_warp,
+    warp_reduction,
+)
+from mlc.lowering.gpu.loop_mapping.warp_scan import WarpScan, scan_with_warp, warp_scan
 from mlc.lowering.support.locations import LocatedEmitter, located_builder
 
 
@@ -108,6 +115,20 @@ def _delinearise(
     return ivs
 
 
+def _share(
+    reduction: WarpReduction | None,
+    scan: WarpScan | None,
+    lane: SSAValue,
+    location: object,
+    active: SSAValue | None,
+) -> None:
+    """Split the inlined row's reduction or scan among its lanes."""
+    if reduction is not None:
+        share_with_warp(reduction, lane, location, active)
+    if scan is not None:
+        scan_with_warp(scan, lane, location)
+
+
 @dataclass
 class ParallelToLaunch(RewritePattern):
     """One outermost `scf.parallel` to a `gpu.launch` (module docstring)."""
@@ -127,7 +148,9 @@ class ParallelToLaunch(RewritePattern):
             span = host(arith.SubiOp(upper, lower))
             counts.append(_ceil_div(host, span, step))
         reduction = warp_reduction(op)
-        lanes = plan_lanes(op) if reduction is None and self.vector_lanes else None
+        scan = warp_scan(op) if reduction is None else None
+        shared = reduction is not None or scan is not None  # a warp (or part) an iteration
+        lanes = plan_lanes(op) if not shared and self.vector_lanes else None
         last_count = counts[-1]
         if lanes is not None:  # a thread per 4 iterations of the last dim
             counts[-1] = _ceil_div(host, last_count, host.index(LANES))
@@ -135,8 +158,8 @@ class ParallelToLaunch(RewritePattern):
         for count in counts[1:]:
             total = host(arith.MuliOp(total, count))
         threads = host.index(self.block_size)
-        width = reduction.width if reduction is not None else 1  # lanes an iteration
-        workers = host(arith.MuliOp(total, host.index(width))) if reduction else total
+        width = reduction.width if reduction is not None else WARP if scan else 1
+        workers = host(arith.MuliOp(total, host.index(width))) if shared else total
         blocks = _ceil_div(host, workers, threads)
         blocks = host(arith.MaxUIOp(blocks, host.index(1)))  # a grid of 0 blocks is an error
         one = host.index(1)
@@ -155,7 +178,7 @@ class ParallelToLaunch(RewritePattern):
             with ImplicitBuilder(located_builder(kernel.point, op.location)):
                 copies = stage(staged, thread_id, self.block_size)
         lane = None
-        if reduction is not None:  # a warp (or a part of one) per iteration
+        if shared:  # a warp (or a part of one) per iteration
             lane = kernel(arith.RemUIOp(linear, kernel.index(width)))
             linear = kernel(arith.DivUIOp(linear, kernel.index(width)))
         inside = kernel(arith.CmpiOp(linear, total, "ult"))
@@ -180,8 +203,8 @@ class ParallelToLaunch(RewritePattern):
         rewriter.inline_block(loop_body, InsertPoint.at_end(then), ivs)
         inner(scf.YieldOp())
         read_copies(then.parent_region(), copies)
-        if reduction is not None and lane is not None:
-            share_with_warp(reduction, lane, op.location, active)
+        if lane is not None:
+            _share(reduction, scan, lane, op.location, active)
         rewriter.erase(op)
 
 

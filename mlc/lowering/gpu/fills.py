@@ -5,9 +5,9 @@ Fill generics that the GPU kernel after them can absorb.
 (`-inf` for a max, 0 for a sum) with a fill generic: an input-less, all-parallel
 generic writing one constant to its whole output. On the GPU that is a kernel of its
 own. When the next generic writing that buffer keeps its outputs in registers (a
-contraction's accumulators, a reduction's `iter_args`), it can start them at the
-constant instead of loading the buffer, and the fill goes: one launch and one pass
-over the output fewer.
+contraction's accumulators, a reduction's `iter_args`, a scan's running totals), it
+can start them at the constant instead of loading the buffer, and the fill goes: one
+launch and one pass over the output fewer.
 
 `absorbable_fills` finds them for `convert-linalg-to-parallel-loops`, whose reductions
 carry their outputs; `convert-contractions-to-gpu` asks `fill_before` per contraction.
@@ -20,7 +20,11 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 
-from mlc.lowering.gpu.loop_analysis import outputs_independent_of, split_iterators
+from mlc.lowering.gpu.loop_analysis import (
+    outputs_independent_of,
+    scan_carried_outputs,
+    split_iterators,
+)
 
 
 def filled_with(op: GenericOp) -> SSAValue | None:
@@ -81,9 +85,13 @@ def absorbable_fills(module: ModuleOp) -> tuple[dict[int, dict[int, Attribute]],
         if not isinstance(op, GenericOp) or op.res:
             continue
         _, reduction = split_iterators(op)
-        if not reduction or not outputs_independent_of(op, reduction):
+        if not reduction:
             continue
-        for output in range(len(op.outputs)):
+        if outputs_independent_of(op, reduction):
+            carried = range(len(op.outputs))
+        elif (carried := scan_carried_outputs(op, reduction)) is None:
+            continue
+        for output in carried:
             fill = fill_before(op, output)
             if fill is None or id(fill) in absorbed or not _covers(op, output):
                 continue

@@ -47,6 +47,20 @@ def outputs_independent_of(op: GenericOp, dims: Sequence[int]) -> bool:
     return not any(dim in expr.used_dims() for m in maps for expr in m.data.results for dim in dims)
 
 
+def scan_carried_outputs(op: GenericOp, reduction: Sequence[int]) -> list[int] | None:
+    """The outputs a scan generic carries (those whose maps ignore its one reduction dim),
+    when `op` is one: some outputs carried, the others at maps reading the dim; else None."""
+    if len(reduction) != 1:
+        return None
+    maps = op.get_indexing_maps().data[len(op.inputs) :]
+    carried = [
+        i
+        for i, m in enumerate(maps)
+        if not any(reduction[0] in expr.used_dims() for expr in m.data.results)
+    ]
+    return carried if 0 < len(carried) < len(maps) else None
+
+
 def contraction_dims(op: GenericOp, parallel: Sequence[int]) -> tuple[int, int] | None:
     """
     The last two parallel dims when register tiling them saves loads, else None.

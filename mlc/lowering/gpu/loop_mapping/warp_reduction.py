@@ -2,19 +2,22 @@
 Row reductions shared by a warp: what `convert-parallel-loops-to-gpu` maps to a warp per
 iteration, and how the warp's lanes combine their partial results.
 
-A loop body qualifies when it is setup ops, one `scf.for` whose f32 `iter_args` are all
+A loop body qualifies when it is setup ops, one `scf.for` whose `iter_args` are all
 reductions the lanes can split, then what uses the row's results: straight-line ops,
 stores, and loops over the row's columns (`fuse-row-epilogues` puts a reduction's
 consumers there) that do not read what the row stores. A reduction is either one value
-that accumulates with `addf`, `maximumf` or `minimumf` (its only use), or the online
-softmax pair (max, sum) that `mlc.lowering.support.online_softmax.step` carries.
+that accumulates with `addf`, `maximumf` or `minimumf` (a float of 16 to 64 bits), or
+`addi`, `maxsi`, `minsi`, `maxui` or `minui` (an integer of 8 to 64 bits), as its only
+use, the online softmax pair (max, sum, f32) that
+`mlc.lowering.support.online_softmax.step` carries, or a select by key (an index
+check's farthest index: `keyed_select`), whose lanes all start from the loop's start.
 
 Lane `l` runs iterations `l, l + 32, ...` from the reduction's identity (lane 0 from the
 loop's own start), four of them a step with their loads issued first; then five
-butterfly steps of `shfl.sync.bfly` (emitted as the NVVM intrinsic: xDSL 0.74 has no
-`gpu.shuffle`) leave every lane with the row's totals; the column loops take every 32nd
-column a lane, and lane 0 stores the row's own results. Reading every 32nd element per
-lane makes a warp's loads of a row coalesce, and splitting a row's sum 32 ways keeps its
+butterfly steps of `shfl.sync.bfly` (`shuffles`: 64-bit values as two halves) leave
+every lane with the row's totals; the column loops take every 32nd column a lane,
+and lane 0 stores the row's own results. Reading every 32nd element per lane makes a
+warp's loads of a row coalesce, and splitting a row's sum 32 ways keeps its
 rounding error smaller. A row of at most 16 static elements takes the next
 power of two of lanes instead, and a row with many accumulators a quarter of a warp
 (`row_width`), so a warp holds several rows and the butterfly takes fewer steps.
@@ -25,24 +28,48 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder, ImplicitBuilder
-from xdsl.dialects import arith, llvm, memref, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, f32, i32
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType, f32
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.gpu_architectures import WARP
+from mlc.lowering.gpu.loop_mapping.keyed_select import keyed_select
+from mlc.lowering.gpu.loop_mapping.shuffles import CLAMPS, i32_constant, shuffle, shuffles
 from mlc.lowering.gpu.loop_mapping.vector_lanes import is_pure_scalar
 from mlc.lowering.gpu.loop_mapping.warp_vectors import in_place, vector_prefix
 from mlc.lowering.support import online_softmax
 from mlc.lowering.support.locations import located_builder
 from mlc.lowering.support.loop_builder import constant_index, implicit_index
 
-# One-value combiners a warp can share a reduction with, and their identities.
-COMBINERS: dict[type[Operation], float] = {
+# One-value combiners a warp can share a reduction with, and their identities: by a
+# float's value, or by an integer's width.
+FLOAT_COMBINERS: dict[type[Operation], float] = {
     arith.AddfOp: 0.0,
     arith.MaximumfOp: -math.inf,
     arith.MinimumfOp: math.inf,
 }
+INTEGER_COMBINERS: dict[type[Operation], Callable[[int], int]] = {
+    arith.AddiOp: lambda width: 0,
+    arith.MaxSIOp: lambda width: -(1 << (width - 1)),
+    arith.MinSIOp: lambda width: (1 << (width - 1)) - 1,
+    arith.MaxUIOp: lambda width: 0,
+    arith.MinUIOp: lambda width: -1,  # all ones
+}
+
+
+def identity(kind: type[Operation], element: Attribute) -> Attribute | None:
+    """The value `kind` leaves any `element` value unchanged with, or None when the warp
+    does not share `kind` on `element`."""
+    if not shuffles(element):
+        return None
+    if isinstance(element, AnyFloat) and kind in FLOAT_COMBINERS:
+        return FloatAttr(FLOAT_COMBINERS[kind], element)
+    if isinstance(element, IntegerType) and kind in INTEGER_COMBINERS:
+        width = element.width.data
+        return IntegerAttr(INTEGER_COMBINERS[kind](width), element) if width >= 8 else None
+    return None
+
 
 Merge = Callable[[Sequence[SSAValue], Sequence[SSAValue]], list[SSAValue]]
 
@@ -52,7 +79,7 @@ class Reduction:
     """Consecutive `iter_args` of a loop that reduce together, and how two lanes' merge."""
 
     first: int
-    identities: tuple[float, ...]
+    identities: tuple[Attribute | None, ...]  # None: each lane from the loop's own start
     merge: Merge
 
 
@@ -104,9 +131,12 @@ def _merge_online(mine: Sequence[SSAValue], theirs: Sequence[SSAValue]) -> list[
 
 
 def _accumulates(arg: SSAValue, value: SSAValue) -> bool:
-    """Whether `value` is `combine(arg, x)` with `arg` used there only (a reduction)."""
+    """Whether `value` is `combine(arg, x)` with `arg` used there only and `value` only
+    yielded (a reduction; a scan stores them too, `warp_scan`)."""
     owner = value.owner
-    if type(owner) not in COMBINERS or not arg.has_one_use():
+    if identity(type(owner), arg.type) is None:
+        return False
+    if not arg.has_one_use() or not value.has_one_use():
         return False
     return arg in owner.operands and owner.operands[0] is not owner.operands[1]  # type: ignore
 
@@ -116,18 +146,23 @@ def _reductions(loop: scf.ForOp) -> tuple[Reduction, ...] | None:
     yielded = loop.body.block.last_op
     assert isinstance(yielded, scf.YieldOp)
     args, values = list(loop.body.block.args[1:]), list(yielded.operands)
-    if any(arg.type != f32 for arg in args):
-        return None
     found: list[Reduction] = []
     position = 0
     while position < len(args):
         pair = slice(position, position + 2)
-        if position + 1 < len(args) and online_softmax.is_step(*args[pair], *values[pair]):
-            found.append(Reduction(position, online_softmax.IDENTITY, _merge_online))
+        pair_f32 = position + 1 < len(args) and all(arg.type == f32 for arg in args[pair])
+        if pair_f32 and online_softmax.is_step(*args[pair], *values[pair]):
+            identities = tuple(FloatAttr(value, f32) for value in online_softmax.IDENTITY)
+            found.append(Reduction(position, identities, _merge_online))
             position += 2
+        elif (chosen := keyed_select(args[position], values[position])) is not None:
+            found.append(Reduction(position, (None,), chosen.merge))
+            position += 1
         elif _accumulates(args[position], values[position]):
             kind = type(values[position].owner)
-            found.append(Reduction(position, (COMBINERS[kind],), _combiner(kind)))
+            start = identity(kind, args[position].type)
+            assert start is not None
+            found.append(Reduction(position, (start,), _combiner(kind)))
             position += 1
         else:
             return None
@@ -178,16 +213,6 @@ def _uses_after(after: Sequence[Operation]) -> bool:
     return True
 
 
-def _i32(value: int) -> SSAValue:
-    return llvm.ConstantOp(IntegerAttr(value, i32), i32).result
-
-
-def _shuffle(value: SSAValue, distance: SSAValue, lanes: SSAValue, clamp: SSAValue) -> SSAValue:
-    """The value of lane `lane ^ distance`."""
-    args = [lanes, value, distance, clamp]
-    return llvm.CallIntrinsicOp("llvm.nvvm.shfl.sync.bfly.f32", args, [f32]).results[0]
-
-
 def share_with_warp(
     reduction: WarpReduction, lane: SSAValue, location: object, active: SSAValue | None = None
 ) -> None:
@@ -234,27 +259,33 @@ def _lane_starts(reduction: WarpReduction, is_first: SSAValue) -> list[SSAValue]
     lanes the loop's own where that is the identity: a fill's -inf or 0)."""
     inits = list(reduction.loop.iter_args)
     for part in reduction.reductions:
-        for offset, identity in enumerate(part.identities):
+        for offset, value in enumerate(part.identities):
             position = part.first + offset
-            if online_softmax.is_constant(inits[position], identity):
+            if value is None or _is_constant(inits[position], value):
                 continue
-            start = arith.ConstantOp(FloatAttr(identity, f32)).result
+            start = arith.ConstantOp(value).result
             inits[position] = arith.SelectOp(is_first, inits[position], start).result
     return inits
+
+
+def _is_constant(value: SSAValue, attr: Attribute) -> bool:
+    """Whether `value` is an `arith.constant` of `attr` (a reduction's identity)."""
+    owner = value.owner
+    return isinstance(owner, arith.ConstantOp) and owner.value == attr
 
 
 def _butterfly(reduction: WarpReduction, active: SSAValue | None) -> list[SSAValue]:
     """The row's totals in every lane of it, after log2(width) shuffle-and-merge steps
     (a distance under the width stays within the row's lanes)."""
     totals: list[SSAValue] = list(reduction.loop.results)
-    lanes, clamp = active or _i32(-1), _i32(WARP - 1)
     steps = reduction.width.bit_length() - 1
-    distances = [_i32(1 << step) for step in reversed(range(steps))]
+    distances = [i32_constant(1 << step) for step in reversed(range(steps))]
+    lanes, clamp = active or i32_constant(-1), i32_constant(CLAMPS["bfly"])
     for part in reduction.reductions:
         width = len(part.identities)
         values = totals[part.first : part.first + width]
         for distance in distances:
-            theirs = [_shuffle(value, distance, lanes, clamp) for value in values]
+            theirs = [shuffle(value, "bfly", distance, lanes, clamp) for value in values]
             values = part.merge(values, theirs)
         totals[part.first : part.first + width] = values
     return totals

@@ -101,6 +101,70 @@ func.func @cumsum_exclusive_reverse(%x: tensor<5xi64>) -> tensor<5xi64> {
 
 // -----
 
+// An integer scan's total is the sum of its input along its axis: a reduce_sum of the
+// same input over that axis alone, after the cumsum, becomes the scan's first result
+// (NonZero's count of its positions), collapsed without the axis (a view), or as it is
+// with keepdims. No reduction generic is left.
+
+// CHECK-LABEL: func.func @cumsum_total_is_the_sum
+// CHECK:         %[[TOTAL:[0-9]+]], %[[SUMS:[0-9]+]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]}
+// CHECK:         %[[ROWS:[0-9]+]] = tensor.collapse_shape %[[TOTAL]] {{\[\[}}0 : i64, 1 : i64]] : tensor<?x1xi32> into tensor<?xi32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         func.return %[[SUMS]], %[[ROWS]], %[[TOTAL]]
+func.func @cumsum_total_is_the_sum(%x: tensor<?x9xi32>) -> (tensor<?x9xi32>, tensor<?xi32>, tensor<?x1xi32>) {
+  %0 = ml.cumsum %x {axis = 1 : i64, exclusive = true} : (tensor<?x9xi32>) -> tensor<?x9xi32>
+  %1 = ml.reduce_sum %x {axes = array<i64: -1>, keepdims = false} : (tensor<?x9xi32>) -> tensor<?xi32>
+  %2 = ml.reduce_sum %x {axes = array<i64: 1>, keepdims = true} : (tensor<?x9xi32>) -> tensor<?x1xi32>
+  func.return %0, %1, %2 : tensor<?x9xi32>, tensor<?xi32>, tensor<?x1xi32>
+}
+
+// -----
+
+// The axis first: its size-1 dim joins the next. A 1-D scan's total collapses to rank 0.
+
+// CHECK-LABEL: func.func @cumsum_total_axis_zero
+// CHECK:         %[[TOTAL:[0-9]+]], %{{[0-9]+}} = linalg.generic
+// CHECK:         tensor.collapse_shape %[[TOTAL]] {{\[\[}}0 : i64, 1 : i64]] : tensor<1x4xi64> into tensor<4xi64>
+// CHECK-LABEL: func.func @cumsum_total_one_dim
+// CHECK:         %[[TOTAL:[0-9]+]], %{{[0-9]+}} = linalg.generic
+// CHECK:         tensor.collapse_shape %[[TOTAL]] [] : tensor<1xi64> into tensor<i64>
+func.func @cumsum_total_axis_zero(%x: tensor<3x4xi64>) -> (tensor<3x4xi64>, tensor<4xi64>) {
+  %0 = ml.cumsum %x {axis = 0 : i64} : (tensor<3x4xi64>) -> tensor<3x4xi64>
+  %1 = ml.reduce_sum %x {axes = array<i64: 0>, keepdims = false} : (tensor<3x4xi64>) -> tensor<4xi64>
+  func.return %0, %1 : tensor<3x4xi64>, tensor<4xi64>
+}
+func.func @cumsum_total_one_dim(%x: tensor<?xi64>) -> (tensor<?xi64>, tensor<i64>) {
+  %0 = ml.cumsum %x {axis = 0 : i64, reverse = true} : (tensor<?xi64>) -> tensor<?xi64>
+  %1 = ml.reduce_sum %x {axes = array<i64: 0>, keepdims = false} : (tensor<?xi64>) -> tensor<i64>
+  func.return %0, %1 : tensor<?xi64>, tensor<i64>
+}
+
+// -----
+
+// Sums the scan does not give stay reductions: over another axis, before the cumsum,
+// and of floats (a scan's total rounds in another order than a reduction's).
+
+// CHECK-LABEL: func.func @sums_kept
+// CHECK-COUNT-2: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]}
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK-LABEL: func.func @float_sum_kept
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<3x4xf32>) outs(%{{.+}}, %{{.+}} :
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<3x4xf32>) outs(%{{.+}} :
+// CHECK-NOT:     tensor.collapse_shape
+func.func @sums_kept(%x: tensor<3x4xi64>) -> (tensor<4xi64>, tensor<3x4xi64>, tensor<4xi64>) {
+  %0 = ml.reduce_sum %x {axes = array<i64: 0>, keepdims = false} : (tensor<3x4xi64>) -> tensor<4xi64>
+  %1 = ml.cumsum %x {axis = 1 : i64} : (tensor<3x4xi64>) -> tensor<3x4xi64>
+  %2 = ml.reduce_sum %x {axes = array<i64: 0>, keepdims = false} : (tensor<3x4xi64>) -> tensor<4xi64>
+  func.return %0, %1, %2 : tensor<4xi64>, tensor<3x4xi64>, tensor<4xi64>
+}
+func.func @float_sum_kept(%x: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3xf32>) {
+  %0 = ml.cumsum %x {axis = 1 : i64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %1 = ml.reduce_sum %x {axes = array<i64: 1>, keepdims = false} : (tensor<3x4xf32>) -> tensor<3xf32>
+  func.return %0, %1 : tensor<3x4xf32>, tensor<3xf32>
+}
+
+// -----
+
 // A cumsum of a broadcast integer constant is a count, no scan: element i of an
 // exclusive reverse cumsum of 3s is 3 * (n - 1 - i).
 

@@ -307,11 +307,19 @@ func.func @reads_beside_what_it_writes(%x: memref<8x64xf32>) {
 
 // -----
 
-// Not fused: an f64 reduction, which a warp does not share (its shuffles are f32), so
-// the consumer keeps its own kernel and its threads.
+// An f64 reduction, which a warp shares too (its shuffles move two 32-bit halves):
+// the consumer joins the row as a loop over its columns, reading the total itself, and
+// the statistics' buffer goes.
 
 // CHECK-LABEL: func.func @f64_rows
-// CHECK-COUNT-2: "scf.parallel"
+// CHECK:         "scf.parallel"
+// CHECK:           %[[S:.+]] = scf.for
+// CHECK:           scf.for %[[J:.+]] = %c0 to %c64 step %c1 {
+// CHECK-NEXT:        %[[V:.+]] = memref.load %x[%i, %[[J]]] : memref<8x64xf64>
+// CHECK-NEXT:        %[[D:.+]] = arith.subf %[[V]], %[[S]] : f64
+// CHECK-NEXT:        memref.store %[[D]], %y[%i, %[[J]]] : memref<8x64xf64>
+// CHECK-NOT:     "scf.parallel"
+// CHECK-NOT:     memref.alloc
 func.func @f64_rows(%x: memref<8x64xf64>, %y: memref<8x64xf64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
