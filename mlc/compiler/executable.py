@@ -6,8 +6,11 @@ check their arguments against the program's signatures and call the backend's co
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from mlc.backend import cpu
 from mlc.backend.compiled import CompiledObject
+from mlc.backend.cuda import is_device_array, upload
 from mlc.backend.jit import JITModule
 from mlc.compiler.signature import Signature, buffer_types
 from mlc.ir import type_text
@@ -28,12 +31,74 @@ class CompiledFunction:
         return self.signature.name
 
     def __call__(self, *args: Any) -> Any:
-        return self._native(*self.signature.check(args, self._device_arrays))
+        checked = self.signature.check(args, self._device_arrays)
+        if self.signature.aliases:
+            return self._call_donating(checked)
+        return self._native(*checked)
+
+    def _call_donating(self, checked: list[Any]) -> Any:
+        """
+        A call whose aliased results are written into their donated arguments: the
+        native function returns the other results, and each aliased one is the
+        argument's own array (a copy of it where it could not be written, see
+        `donated_buffers`).
+        """
+        aliases = self.signature.aliases
+        on_host = not any(is_device_array(a) for a in checked)
+        donated = [a for _, a in aliases]
+        buffers, write_back = donated_buffers(checked, donated, self._device_arrays)
+        out = self._native(*buffers)
+        for staged, array in write_back:
+            staged.get(ary=array)  # a host array donated to a GPU program: copied back
+        kept = len(self.signature.outputs) - len(aliases)
+        returned = [] if kept == 0 else [out] if kept == 1 else list(out)
+        if write_back and on_host:  # the staged arrays made the other results device ones
+            returned = [r.get() if is_device_array(r) else r for r in returned]
+        returned = iter(returned)
+        by_result = {result: buffers[arg] for result, arg in aliases}
+        for staged, array in write_back:
+            by_result = {r: array if b is staged else b for r, b in by_result.items()}
+        results = [
+            by_result[i] if i in by_result else next(returned)
+            for i in range(len(self.signature.outputs))
+        ]
+        return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self) -> str:
         inputs = ", ".join(type_text(t) for t in self.signature.inputs)
         outputs = ", ".join(type_text(t) for t in self.signature.outputs)
         return f"<mlc function @{self.name}({inputs}) -> ({outputs})>"
+
+
+def donated_buffers(
+    args: Sequence[Any], donated: Sequence[int], on_gpu: bool
+) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """
+    The arguments a donating call writes into, and the host arrays to copy back.
+
+    A donated array is written in place unless that is unsafe or impossible: read-only,
+    sharing memory with another argument (the program would read its own writes), or a
+    host array given to a GPU program (`on_gpu`), staged on the device and copied back.
+    The first two are copied, so the result is a new array; the arguments then are
+    never changed.
+    """
+    buffers = list(args)
+    write_back: list[tuple[Any, Any]] = []
+    for i in donated:
+        array = buffers[i]
+        others = [b for j, b in enumerate(buffers) if j != i]
+        if is_device_array(array):
+            if any(is_device_array(b) and int(b.gpudata) == int(array.gpudata) for b in others):
+                buffers[i] = array.copy()
+            continue
+        if not array.flags.writeable or any(
+            isinstance(b, np.ndarray) and np.may_share_memory(array, b) for b in others
+        ):
+            buffers[i] = array = array.copy()
+        if on_gpu:
+            buffers[i] = staged = upload(array)
+            write_back.append((staged, array))
+    return buffers, write_back
 
 
 class Executable:

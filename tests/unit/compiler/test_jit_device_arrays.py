@@ -111,3 +111,26 @@ def test_trace_takes_device_arrays_for_their_types():
     module = mlc.trace(lambda a, b: a @ b, GPUArray(np.zeros((2, 3), np.float32)), np.zeros(3))
     text = str(module)
     assert "tensor<2x3xf32>" in text and "tensor<3xf64>" in text
+
+
+def test_donated_device_arrays_come_back_as_themselves(monkeypatch):
+    FakeDevice().install(monkeypatch, jit_module)
+    opt = mlc.optim.SGD(lr=0.1, momentum=0.9)
+    w, b, x, y = data(np.random.default_rng())
+
+    def step(w, b, s, mw, mb, x, y):
+        value, grads = mlc.value_and_grad(loss, argnums=(0, 1))(w, b, x, y)
+        params, state = opt.update((w, b), grads, (s, mw, mb))
+        return (*params, *state, value)
+
+    want = [w, b, *opt.init((w, b))]
+    mine = [GPUArray(a.copy()) for a in want]
+    in_place = mlc.jit(step, donate_argnums=(0, 1, 2, 3, 4))
+    on_host = mlc.jit(step)
+    for _ in range(3):
+        *want, _ = on_host(*want, x, y)
+        *got, value = in_place(*mine, GPUArray(x), GPUArray(y))
+        assert all(g is m for g, m in zip(got, mine, strict=True))
+        assert isinstance(value, GPUArray)
+        for g, w_ in zip(got, want, strict=True):
+            np.testing.assert_allclose(g.array, w_, rtol=1e-5, atol=1e-6)
