@@ -6,13 +6,11 @@ check their arguments against the program's signatures and call the backend's co
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from mlc.backend import cpu
 from mlc.backend.compiled import CompiledObject
-from mlc.backend.cuda import is_device_array, upload
+from mlc.backend.cuda import is_device_array
 from mlc.backend.jit import JITModule
-from mlc.backend.runtime import array_address
+from mlc.compiler.donation import donated_buffers
 from mlc.compiler.signature import Signature, buffer_types
 from mlc.ir import type_text
 from mlc.profiler import Peaks, Profile, kernel_table, profile_call
@@ -69,60 +67,6 @@ class CompiledFunction:
         inputs = ", ".join(type_text(t) for t in self.signature.inputs)
         outputs = ", ".join(type_text(t) for t in self.signature.outputs)
         return f"<mlc function @{self.name}({inputs}) -> ({outputs})>"
-
-
-def donated_buffers(
-    args: Sequence[Any], donated: Sequence[int], on_gpu: bool
-) -> tuple[list[Any], list[tuple[Any, Any]]]:
-    """
-    The arguments a donating call writes into, and the host arrays to copy back.
-
-    A donated array is written in place unless that is unsafe or impossible: read-only,
-    sharing memory with another argument (the program would read its own writes), or a
-    host array given to a GPU program (`on_gpu`), staged on the device and copied back.
-    The first two are copied, so the result is a new array; the arguments then are
-    never changed.
-    """
-    buffers = list(args)
-    write_back: list[tuple[Any, Any]] = []
-    shared = _sharing_memory(buffers)
-    for i in donated:
-        array = buffers[i]
-        if is_device_array(array):
-            if i in shared:
-                buffers[i] = array.copy()
-            continue
-        if i in shared or not array.flags.writeable:
-            buffers[i] = array = array.copy()
-        if on_gpu:
-            buffers[i] = staged = upload(array)
-            write_back.append((staged, array))
-    return buffers, write_back
-
-
-def _sharing_memory(arrays: Sequence[Any]) -> set[int]:
-    """
-    The positions of arrays whose memory overlaps another argument's, host or device:
-    one sort of their address ranges (the arrays are contiguous once checked), cheap
-    enough for every call (`np.may_share_memory` pairwise costs ~100 us for 15).
-    """
-    spans: list[tuple[int, int, int, int]] = []  # kind (host 0, device 1), start, end, position
-    for i, a in enumerate(arrays):
-        if isinstance(a, np.ndarray) and a.nbytes:
-            start = array_address(a)
-            spans.append((0, start, start + a.nbytes, i))
-        elif is_device_array(a) and a.nbytes:
-            start = int(a.gpudata)
-            spans.append((1, start, start + a.nbytes, i))
-    spans.sort()
-    shared: set[int] = set()
-    reach: tuple[int, int, int] = (-1, 0, -1)  # kind, end and position of the farthest span
-    for kind, start, end, i in spans:
-        if kind == reach[0] and start < reach[1]:  # it overlaps the span reaching farthest
-            shared.update((i, reach[2]))
-        if kind != reach[0] or end > reach[1]:
-            reach = (kind, end, i)
-    return shared
 
 
 class Executable:

@@ -27,7 +27,7 @@ break (reading a traced value in Python would copy it out): the break is an erro
 the user's line; `dynamic="bucket"` does not pad device arrays.
 
 Donation: `donate_argnums` gives array arguments' buffers to results of the same type
-(marked `ml.result_alias`, see `mlc.lowering.support.result_aliases`), so a step that
+(`mlc.compiler.donation`, marked `ml.result_alias` for `bufferize`), so a step that
 returns updated parameters writes them where the old ones were and returns the
 caller's own arrays.
 
@@ -46,22 +46,13 @@ from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 import numpy as np
-from xdsl.dialects import func
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    ArrayAttr,
-    DictionaryAttr,
-    IntegerAttr,
-    ModuleOp,
-    TensorType,
-    i64,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
 from xdsl.ir import Attribute
 
 from mlc.backend.cuda import is_device_array
 from mlc.compiler.compile_path import compile as compile_module
+from mlc.compiler.donation import check_argnums, donate_arguments
 from mlc.compiler.options import CompileOptions
-from mlc.dialects.ml.base import RESULT_ALIAS
 from mlc.frontends.trace.bucketing import DimClass, bucketable_dims
 from mlc.frontends.trace.pieces import (
     GraphBreak,
@@ -151,38 +142,6 @@ def device_target(target: str) -> str:
     return target if target in ("cuda", "gpu") else "cuda"
 
 
-def _argnums(argnums: int | Sequence[int]) -> tuple[int, ...]:
-    if isinstance(argnums, int):
-        return (argnums,)
-    if all(type(i) is int and i >= 0 for i in argnums) and len(set(argnums)) == len(argnums):
-        return tuple(argnums)
-    raise TypeError(f"donate_argnums must be an int or distinct ints >= 0, got {argnums!r}")
-
-
-def mark_donated(function: func.FuncOp, arguments: Sequence[int]) -> list[int]:
-    """
-    Give each donated argument (block argument index) the first result of its type not
-    yet given to another, as JAX pairs donated buffers with outputs; mark the pair with
-    `ml.result_alias`. Returns the arguments no result matched.
-    """
-    inputs, outputs = function.function_type.inputs.data, function.function_type.outputs.data
-    attrs = [dict(a.data) for a in function.arg_attrs.data] if function.arg_attrs else None
-    attrs = attrs or [{} for _ in inputs]
-    taken: set[int] = set()
-    unused: list[int] = []
-    for arg in arguments:
-        result = next(
-            (r for r, t in enumerate(outputs) if r not in taken and t == inputs[arg]), None
-        )
-        if result is None:
-            unused.append(arg)
-            continue
-        taken.add(result)
-        attrs[arg][RESULT_ALIAS] = IntegerAttr(result, i64)
-    function.arg_attrs = ArrayAttr([DictionaryAttr(a) for a in attrs])
-    return unused
-
-
 def _check_containers(args: Sequence[Any]) -> None:
     """Arrays inside lists, tuples or dicts could change unseen: they must be arguments."""
     for i, arg in enumerate(args):
@@ -238,7 +197,7 @@ class JitFunction:
         self.fn = fn
         self.target = target
         self.precision = precision
-        self.donate_argnums = _argnums(donate_argnums)
+        self.donate_argnums = check_argnums(donate_argnums)
         self.dynamic = dynamic
         self.max_variants = max_variants
         self._variants: dict[Any, Variant] = {}
@@ -350,7 +309,7 @@ class JitFunction:
                 output = self.fn(*bound)
                 function, outputs = finish(tracer, function_name(self.fn), output, False)
                 if self.donate_argnums:
-                    self._donate(function, args)
+                    donate_arguments(function, args, self.donate_argnums, function_name(self.fn))
         finally:
             self._graph_breaks += len(tracer.breaks)
             for b in tracer.breaks:
@@ -365,25 +324,6 @@ class JitFunction:
         node.done = True
         values = node.call(padded, tracer.carried)
         return outputs.rebuild(variant.unpad(values, arrays))
-
-    def _donate(self, function: func.FuncOp, args: Sequence[Any]) -> None:
-        """Mark the donated arguments (`donate_argnums`) with the results they hold."""
-        positions = [sum(map(is_array_arg, args[:i])) for i in self.donate_argnums]
-        for i in self.donate_argnums:
-            if i >= len(args) or not is_array_arg(args[i]):
-                raise TypeError(
-                    f"mlc.jit: donate_argnums names argument {i}, which is not an array"
-                )
-        unused = mark_donated(function, positions)
-        if unused:
-            import warnings
-
-            named = ", ".join(str(self.donate_argnums[positions.index(p)]) for p in unused)
-            warnings.warn(
-                f"mlc.jit: {function_name(self.fn)}: donated argument(s) {named} match no "
-                "result of the same shape and dtype; they are not written",
-                stacklevel=5,
-            )
 
     # -- guards -------------------------------------------------------------------
 

@@ -32,7 +32,8 @@ from typing import Any
 from mlc.autodiff import device
 from mlc.autodiff.api import value_and_grad
 from mlc.compiler.compile_path import compile as compile_module
-from mlc.compiler.jit import JitFunction, jit, mark_donated
+from mlc.compiler.donation import mark_donated
+from mlc.compiler.jit import JitFunction, jit
 from mlc.frontends.trace.program import trace
 from mlc.optim.optimizers import Optimizer
 
