@@ -379,9 +379,7 @@ class GenericRule(BufferizableOp):
         candidates = [
             i
             for i, old in enumerate(op.inputs)
-            if isinstance(old.type, TensorType)
-            and maps[i] == out_map
-            and old not in state.deferred_empty
+            if isinstance(old.type, TensorType) and maps[i] == out_map
         ]
         wanted = state.returned_in(result)
         donated = set(state.donated.values())
@@ -391,7 +389,7 @@ class GenericRule(BufferizableOp):
             root = state.root.get(state.lookup(op.inputs[i]))
             return 0 if root is not None and root is wanted else 2 if root in donated else 1
 
-        for i in sorted(candidates, key=preference):
+        for i in sorted(candidates, key=preference) if state.donated else candidates:
             new = state.lookup(op.inputs[i])
             if returned_as_is and preference(i) == 2:
                 continue
