@@ -6,6 +6,9 @@ eager and JAX jit, where installed, and a numpy MLP step written by hand:
 2. the small CNN of examples/train_cnn.py (conv 1->8 3x3, relu, 2x2 max pooling, linear),
    batch 32 of 8x8 images.
 
+mlc runs twice: the step returning new parameters and state, and the same step with
+`donate=True`, which writes them into the arrays it was given.
+
 Systems are timed alternately (one step each per round, `bench/cpu.py`'s loop), medians;
 ratios are the other system's time over mlc's (above 1: mlc is faster). Compile times are
 the first step's. `--compile` instead compares the compile of a step with that of its
@@ -89,9 +92,12 @@ def cnn_case(rng):
     return params, (x, labels)
 
 
-def mlc_step(loss: Callable, params, batch) -> tuple[Callable[[], object], float]:
-    step = mlc.optim.training_step(loss, mlc.optim.SGD(lr=LR, momentum=MOMENTUM))
-    state = {"params": tuple(params), "opt": step.optimizer.init(params)}
+def mlc_step(
+    loss: Callable, params, batch, donate: bool = False
+) -> tuple[Callable[[], object], float]:
+    optimizer = mlc.optim.SGD(lr=LR, momentum=MOMENTUM)
+    step = mlc.optim.training_step(loss, optimizer, donate=donate)
+    state = {"params": tuple(p.copy() for p in params), "opt": step.optimizer.init(params)}
     start = time.perf_counter()
     step(state["params"], state["opt"], *batch)
     compile_s = time.perf_counter() - start
@@ -103,14 +109,17 @@ def mlc_step(loss: Callable, params, batch) -> tuple[Callable[[], object], float
     return run, compile_s
 
 
-def mlc_gpu_step(loss: Callable, params, batch) -> tuple[Callable[[], object], float]:
+def mlc_gpu_step(
+    loss: Callable, params, batch, donate: bool = False
+) -> tuple[Callable[[], object], float]:
     """mlc's step on device arrays, synchronised after each step (as torch's below)."""
     from pycuda import gpuarray  # pyright: ignore
 
     from mlc.backend.cuda import device
 
     synchronize = device().pycuda.Context.synchronize
-    step = mlc.optim.training_step(loss, mlc.optim.SGD(lr=LR, momentum=MOMENTUM))
+    optimizer = mlc.optim.SGD(lr=LR, momentum=MOMENTUM)
+    step = mlc.optim.training_step(loss, optimizer, donate=donate)
     state = {
         "params": tuple(gpuarray.to_gpu(a) for a in params),
         "opt": tuple(gpuarray.to_gpu(a) for a in step.optimizer.init(params)),
@@ -233,15 +242,17 @@ def workload(
     params, batch = case(np.random.default_rng(0))
     if target == "cuda":
         mine, compile_s = mlc_gpu_step(loss, params, batch)
+        in_place, _ = mlc_gpu_step(loss, params, batch, donate=True)
         others = {"torch eager": torch_step(kind, params, batch, "cuda")}
     else:
         mine, compile_s = mlc_step(loss, params, batch)
+        in_place, _ = mlc_step(loss, params, batch, donate=True)
         others = {
             "numpy (by hand)": numpy_mlp_step(params, batch) if kind == "mlp" else None,
             "torch eager": torch_step(kind, params, batch),
             "JAX jit": jax_step(loss, params, batch),
         }
-    systems: dict[str, Callable[[], object]] = {"mlc": mine}
+    systems: dict[str, Callable[[], object]] = {"mlc": mine, "mlc, donated (in place)": in_place}
     missing = [n for n, run in others.items() if run is None and not n.startswith("numpy")]
     systems.update({n: run for n, run in others.items() if run is not None})
     for run in systems.values():  # warm-up (JAX compiles here)

@@ -41,6 +41,7 @@ class FakeDevice:
     def __init__(self) -> None:
         self.calls: list[tuple[str, list[str]]] = []  # function, kind of each argument
         self.copies_in = 0
+        self.targets: list[str] = []  # the target of each compile
 
     def to_device(self, value: Any) -> GPUArray:
         if isinstance(value, GPUArray):
@@ -48,10 +49,11 @@ class FakeDevice:
         self.copies_in += 1
         return GPUArray(value)
 
-    def compile(self, module: Any, target: str) -> Any:
+    def compile(self, module: Any, target: str, **options: Any) -> Any:
         """A CPU program; behind the device wrapper for `cuda`."""
-        executable = mlc.compile(module)
-        return FakeExecutable(executable, self) if target == "cuda" else executable
+        self.targets.append(target)
+        executable = mlc.compile(module, **options)
+        return FakeExecutable(executable, self) if target in ("cuda", "gpu") else executable
 
     def install(self, monkeypatch: Any, *modules: Any) -> "FakeDevice":
         FakeDevice.copies_out = 0
@@ -82,6 +84,11 @@ class FakeExecutable:
         kinds = ["device" if isinstance(a, GPUArray) else "host" for a in args]
         self.fake.calls.append((name, kinds))
         result = function(*(a.array if isinstance(a, GPUArray) else a for a in args))
+        inputs = {id(a.array): a for a in args if isinstance(a, GPUArray)}
+
+        def on_device(r: Any) -> GPUArray:  # a donated argument comes back as itself
+            return inputs.get(id(r)) or GPUArray(r)
+
         if isinstance(result, tuple):
-            return tuple(GPUArray(r) for r in result)
-        return GPUArray(result)
+            return tuple(on_device(r) for r in result)
+        return on_device(result)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from mlc.backend.cuda import device, is_device_array
+from mlc.backend.cuda import device, is_device_array, upload
 
 
 def on_device(target: str) -> bool:
@@ -21,12 +21,7 @@ def on_device(target: str) -> bool:
 
 def to_device(value: Any) -> Any:
     """`value` as a `GPUArray` (copied in unless it is one)."""
-    if is_device_array(value):
-        return value
-    device()  # the primary context, made current, before pycuda allocates in it
-    from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
-
-    return gpuarray.to_gpu(np.require(value, requirements="C"))  # rank 0 kept
+    return value if is_device_array(value) else upload(value)
 
 
 def to_host(value: Any) -> Any:

@@ -303,6 +303,14 @@ def is_device_array(value: Any) -> bool:
     return type(value).__name__ == "GPUArray" and hasattr(value, "gpudata")
 
 
+def upload(array: Any) -> Any:
+    """A `GPUArray` holding a copy of host `array` (in the primary context)."""
+    device()  # the primary context, made current, before pycuda allocates in it
+    from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
+
+    return gpuarray.to_gpu(np.require(array, requirements="C"))  # rank 0 kept
+
+
 def _device_key(values: Sequence[Any]) -> tuple[Any, ...] | None:
     """Each argument's pointer, shape and strides when there are arguments and all are
     `GPUArray`s, else None (a call with none takes and gives numpy arrays)."""

@@ -140,7 +140,7 @@ def _check_array(spec: ArgSpec, array: Any, position: int) -> NDArray[Any]:
     return np.require(array, requirements="C")
 
 
-def _address(array: NDArray[Any]) -> int:
+def array_address(array: NDArray[Any]) -> int:
     """
     The address of a C-contiguous array's first element. Through a ctypes view where
     the array is writable and not empty: about 4x cheaper than `array.ctypes.data`.
@@ -271,7 +271,7 @@ class CompiledFunction:
             if spec.rank is None:
                 frame.scalars[i][0] = value
                 continue
-            words[at] = words[at + 1] = _address(value)
+            words[at] = words[at + 1] = array_address(value)
             layout = (value.shape, value.strides)
             if layout != frame.layouts[i]:
                 frame.layouts[i] = layout

@@ -8,7 +8,9 @@ from typing import Any
 
 from mlc.backend import cpu
 from mlc.backend.compiled import CompiledObject
+from mlc.backend.cuda import is_device_array
 from mlc.backend.jit import JITModule
+from mlc.compiler.donation import donated_buffers
 from mlc.compiler.signature import Signature, buffer_types
 from mlc.ir import type_text
 from mlc.profiler import Peaks, Profile, kernel_table, profile_call
@@ -28,7 +30,38 @@ class CompiledFunction:
         return self.signature.name
 
     def __call__(self, *args: Any) -> Any:
-        return self._native(*self.signature.check(args, self._device_arrays))
+        checked = self.signature.check(args, self._device_arrays)
+        if self.signature.aliases:
+            return self._call_donating(checked)
+        return self._native(*checked)
+
+    def _call_donating(self, checked: list[Any]) -> Any:
+        """
+        A call whose aliased results are written into their donated arguments: the
+        native function returns the other results, and each aliased one is the
+        argument's own array (a copy of it where it could not be written, see
+        `donated_buffers`).
+        """
+        aliases = self.signature.aliases
+        on_host = not any(is_device_array(a) for a in checked)
+        donated = [a for _, a in aliases]
+        buffers, write_back = donated_buffers(checked, donated, self._device_arrays)
+        out = self._native(*buffers)
+        for staged, array in write_back:
+            staged.get(ary=array)  # a host array donated to a GPU program: copied back
+        kept = len(self.signature.outputs) - len(aliases)
+        returned = [] if kept == 0 else [out] if kept == 1 else list(out)
+        if write_back and on_host:  # the staged arrays made the other results device ones
+            returned = [r.get() if is_device_array(r) else r for r in returned]
+        returned = iter(returned)
+        by_result = {result: buffers[arg] for result, arg in aliases}
+        for staged, array in write_back:
+            by_result = {r: array if b is staged else b for r, b in by_result.items()}
+        results = [
+            by_result[i] if i in by_result else next(returned)
+            for i in range(len(self.signature.outputs))
+        ]
+        return results[0] if len(results) == 1 else tuple(results)
 
     def __repr__(self) -> str:
         inputs = ", ".join(type_text(t) for t in self.signature.inputs)

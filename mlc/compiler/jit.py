@@ -16,6 +16,21 @@ they stay out of the IR and are read afresh at each call.
 
 Graph breaks split the function into compiled pieces (`mlc.frontends.trace.pieces`).
 
+Device arrays: called with pycuda `GPUArray`s, the function is traced from their shapes
+and dtypes and compiled for `cuda` (or for `target` when that is a GPU target), runs on
+them and returns `GPUArray`s; nothing is copied to the host. Where the arrays live is
+part of the guard key, so the same function called on numpy arrays has its own (CPU)
+variant. One call takes its arrays from one side: numpy and device arrays mixed is a
+`TypeError` (copy with `gpuarray.to_gpu(x)` or `x.get()` first), since a silent
+transfer per call would cost more than the step it feeds. A device call cannot graph
+break (reading a traced value in Python would copy it out): the break is an error at
+the user's line; `dynamic="bucket"` does not pad device arrays.
+
+Donation: `donate_argnums` gives array arguments' buffers to results of the same type
+(`mlc.compiler.donation`, marked `ml.result_alias` for `bufferize`), so a step that
+returns updated parameters writes them where the old ones were and returns the
+caller's own arrays.
+
 Dynamic shapes: `dynamic=False` compiles one variant per shape, up to
 `max_variants`, then warns once and compiles dims as dynamic; `dynamic=True` makes
 a dim dynamic once it changes between calls; `dynamic="bucket"` pads the dims that
@@ -34,7 +49,9 @@ import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp, TensorType
 from xdsl.ir import Attribute
 
-from mlc.compiler import compile_path
+from mlc.backend.cuda import is_device_array
+from mlc.compiler.compile_path import compile as compile_module
+from mlc.compiler.donation import check_argnums, donate_arguments
 from mlc.compiler.options import CompileOptions
 from mlc.frontends.trace.bucketing import DimClass, bucketable_dims
 from mlc.frontends.trace.pieces import (
@@ -102,6 +119,29 @@ def _referenced(fn: Any) -> tuple[list[tuple[dict[str, Any], str]], list[Any]]:
     return names, cells
 
 
+def on_device_call(args: Sequence[Any]) -> bool:
+    """
+    Whether a call's arrays are device arrays (`GPUArray`s); a `TypeError` naming the
+    first numpy array when both kinds are given.
+    """
+    device = [i for i, a in enumerate(args) if is_device_array(a)]
+    if not device:
+        return False
+    host = [i for i, a in enumerate(args) if isinstance(a, np.ndarray | np.generic)]
+    if host:
+        raise TypeError(
+            f"mlc.jit: argument {host[0]} is a numpy {type(args[host[0]]).__name__} but "
+            f"argument {device[0]} is a GPUArray; pass every array on the device "
+            "(gpuarray.to_gpu) or every array on the host (.get())"
+        )
+    return True
+
+
+def device_target(target: str) -> str:
+    """The target a call on device arrays compiles for: `target` if it is a GPU one."""
+    return target if target in ("cuda", "gpu") else "cuda"
+
+
 def _check_containers(args: Sequence[Any]) -> None:
     """Arrays inside lists, tuples or dicts could change unseen: they must be arguments."""
     for i, arg in enumerate(args):
@@ -149,6 +189,7 @@ class JitFunction:
         dynamic: bool | str = False,
         max_variants: int = 8,
         precision: str = "f32",
+        donate_argnums: int | Sequence[int] = (),
     ):
         if dynamic not in (False, True, "bucket"):
             raise ValueError(f'dynamic must be False, True or "bucket", got {dynamic!r}')
@@ -156,6 +197,7 @@ class JitFunction:
         self.fn = fn
         self.target = target
         self.precision = precision
+        self.donate_argnums = check_argnums(donate_argnums)
         self.dynamic = dynamic
         self.max_variants = max_variants
         self._variants: dict[Any, Variant] = {}
@@ -195,8 +237,10 @@ class JitFunction:
         lines += [f"{b} (seen {n} time(s))" for b, n in self._breaks.items()]
         return "\n".join(lines)
 
-    def compile(self, module: ModuleOp) -> Any:
-        return compile_path.compile(module, target=self.target, precision=self.precision)
+    def compile(self, module: ModuleOp, on_gpu: bool = False) -> Any:
+        """`module` compiled for this function's target, or its GPU target for device calls."""
+        target = device_target(self.target) if on_gpu else self.target
+        return compile_module(module, target=target, precision=self.precision)
 
     # -- calls --------------------------------------------------------------------
 
@@ -204,11 +248,12 @@ class JitFunction:
         if kwargs:
             args = self._positional(args, kwargs)
         _check_containers(args)
-        arrays = [np.asarray(a) for a in args if is_array_arg(a)]
+        on_gpu = on_device_call(args)
+        arrays = [a if on_gpu else np.asarray(a) for a in args if is_array_arg(a)]
         self._note_shapes(arrays)
-        plan = self._bucket_plan(args, arrays)
+        plan = {} if on_gpu else self._bucket_plan(args, arrays)
         seen: list[Any] = []
-        key = self._key(args, arrays, plan, seen)
+        key = (on_gpu, self._key(args, arrays, plan, seen))
         if (variant := self._variants.get(key)) is not None:
             if (found := self._run(variant, arrays, plan)) is not None:
                 self._hits += 1
@@ -255,13 +300,16 @@ class JitFunction:
         self, variant: Variant, args: Sequence[Any], arrays: list[np.ndarray], plan: dict[Any, int]
     ) -> Any:
         padded = self._pad(arrays, plan)
-        tracer = PieceTracer(self.fn, self.compile, variant, padded)
-        tracer.allow_breaks = not plan
+        compile_piece = functools.partial(self.compile, on_gpu=variant.on_device)
+        tracer = PieceTracer(self.fn, compile_piece, variant, padded)
+        tracer.allow_breaks = not plan and not variant.on_device
         try:
             with tracing(tracer):
                 bound = bind_inputs(tracer, self.fn, args, variant.types)
                 output = self.fn(*bound)
                 function, outputs = finish(tracer, function_name(self.fn), output, False)
+                if self.donate_argnums:
+                    donate_arguments(function, args, self.donate_argnums, function_name(self.fn))
         finally:
             self._graph_breaks += len(tracer.breaks)
             for b in tracer.breaks:
@@ -270,7 +318,7 @@ class JitFunction:
             variant.slices = self._check_buckets(function, tracer, plan)
         node = tracer.node
         results = len(function.function_type.outputs)
-        node.executable = self.compile(ModuleOp([function])) if results else None
+        node.executable = compile_piece(ModuleOp([function])) if results else None
         node.results, node.outputs = results, outputs
         node.params = tuple(tracer.params)
         node.done = True
@@ -316,7 +364,7 @@ class JitFunction:
             return
         for i, a in enumerate(arrays):
             first = self._first_shapes.setdefault(i, a.shape)
-            if len(first) == a.ndim:
+            if len(first) == len(a.shape):
                 self._dynamic_dims |= {(i, d) for d, n in enumerate(a.shape) if n != first[d]}
 
     def _over_limit(self) -> bool:
@@ -339,12 +387,12 @@ class JitFunction:
         return True
 
     def _new_variant(self, key: Any, arrays: list[np.ndarray], seen: list[Any]) -> Variant:
-        dims = key[0]
+        on_device, (dims, *_) = key
         types: list[Attribute] = [
             TensorType(element_type(a.dtype), [DYNAMIC_INDEX if n is None else n for n in shape])
             for a, (_, shape) in zip(arrays, dims, strict=True)
         ]
-        variant = Variant(types, kept=seen)
+        variant = Variant(types, kept=seen, on_device=on_device)
         self._variants[key] = variant
         return variant
 
@@ -407,6 +455,7 @@ def jit(
     dynamic: bool | str = False,
     max_variants: int = 8,
     precision: str = "f32",
+    donate_argnums: int | Sequence[int] = (),
 ) -> Any:
     """
     Compile `fn` on its first call and cache compiled variants by guards.
@@ -414,8 +463,12 @@ def jit(
     Use as `mlc.jit(fn)`, `@mlc.jit` or `@mlc.jit(target=..., dynamic=...)`;
     `dynamic` is False (one variant per shape), True (dims that change become
     dynamic) or "bucket" (pad safe dims to powers of two); `precision` as
-    `mlc.compile`'s.
+    `mlc.compile`'s. `donate_argnums` names array arguments the caller gives away:
+    each is paired with the first result of its shape and dtype, which the compiled
+    program writes into the argument's buffer (in place where safe) and the call
+    returns as that same array, so no result buffer is allocated for it. The
+    argument's old values are gone after the call.
     """
     if fn is None:
-        return lambda f: JitFunction(f, target, dynamic, max_variants, precision)  # pyright: ignore[reportUnknownLambdaType]
-    return JitFunction(fn, target, dynamic, max_variants, precision)
+        return lambda f: JitFunction(f, target, dynamic, max_variants, precision, donate_argnums)  # pyright: ignore[reportUnknownLambdaType]
+    return JitFunction(fn, target, dynamic, max_variants, precision, donate_argnums)

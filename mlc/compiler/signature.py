@@ -31,6 +31,7 @@ from xdsl.parser import Parser
 from mlc.backend.runtime import dtype_of
 from mlc.ir import type_text
 from mlc.lowering.graph.shape_inference import ArgumentDims, argument_constraints
+from mlc.lowering.support.result_aliases import result_aliases
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Signature:
     outputs: tuple[Attribute, ...]
     arg_names: tuple[str, ...]
     constraints: tuple[ArgumentDims, ...] = ()
+    aliases: tuple[tuple[int, int], ...] = ()  # (result, donated argument holding it)
 
     @staticmethod
     def of(function: func.FuncOp) -> "Signature":
@@ -54,6 +56,7 @@ class Signature:
             tuple(function.function_type.outputs),
             names,
             tuple(argument_constraints(function)),
+            tuple(sorted(result_aliases(function).items())),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -64,6 +67,7 @@ class Signature:
             "outputs": [type_text(t) for t in self.outputs],
             "arg_names": list(self.arg_names),
             "constraints": [[[list(d) for d in c.dims], c.size] for c in self.constraints],
+            "aliases": [list(pair) for pair in self.aliases],
         }
 
     @staticmethod
@@ -80,6 +84,7 @@ class Signature:
                 ArgumentDims(tuple((int(i), int(d)) for i, d in dims), int(size))
                 for dims, size in data["constraints"]
             ),
+            tuple((int(r), int(a)) for r, a in data.get("aliases", [])),
         )
 
     def check(self, args: Sequence[Any], device_arrays: bool = False) -> list[Any]:
@@ -228,10 +233,13 @@ def buffer_type(type_: Attribute) -> Attribute:
 
 
 def buffer_types(signatures: Sequence[Signature]) -> dict[str, FunctionType]:
-    """Each function's type once bufferized, by name: what the backends call."""
-    return {
-        sig.name: FunctionType.from_lists(
-            [buffer_type(t) for t in sig.inputs], [buffer_type(t) for t in sig.outputs]
-        )
-        for sig in signatures
-    }
+    """
+    Each function's type once bufferized, by name: what the backends call (the results
+    left in donated arguments are not returned).
+    """
+    types: dict[str, FunctionType] = {}
+    for sig in signatures:
+        aliased = {result for result, _ in sig.aliases}
+        outputs = [buffer_type(t) for i, t in enumerate(sig.outputs) if i not in aliased]
+        types[sig.name] = FunctionType.from_lists([buffer_type(t) for t in sig.inputs], outputs)
+    return types

@@ -14,7 +14,9 @@ the results back: one compile per parameter count, shapes and dtypes, as `mlc.ji
 caches. Buffers: the new parameters and state are new arrays; rebinding the names to
 them (as above) drops the old ones, whose memory the caching allocator hands to the
 next step's results (`mlc.backend.buffers`), so steady-state steps reuse the same
-buffers. Writing results into their argument buffers (donation) is not done yet.
+buffers. With `donate=True` the parameters and state are donated (`mlc.jit`'s
+`donate_argnums`): the step writes them in place, in the arrays it was given, and
+returns those same arrays; the old values are gone.
 
 On the GPU: given pycuda `GPUArray`s (any parameter, state or batch array), the step is
 traced once per shapes and dtypes and compiled for `cuda` (`target=` names another GPU
@@ -30,6 +32,7 @@ from typing import Any
 from mlc.autodiff import device
 from mlc.autodiff.api import value_and_grad
 from mlc.compiler.compile_path import compile as compile_module
+from mlc.compiler.donation import mark_donated
 from mlc.compiler.jit import JitFunction, jit
 from mlc.frontends.trace.program import trace
 from mlc.optim.optimizers import Optimizer
@@ -40,7 +43,7 @@ def _flat_step(loss: Callable[..., Any], optimizer: Optimizer, n: int, k: int):
         params, state, batch = arrays[:n], arrays[n : n + k], arrays[n + k :]
         value, grads = value_and_grad(loss, argnums=tuple(range(n)))(*params, *batch)
         new_params, new_state = optimizer.update(params, grads, state)
-        return (value, *new_params, *new_state)
+        return (*new_params, *new_state, value)  # argument i donates to result i
 
     flat_step.__name__ = f"{getattr(loss, '__name__', 'loss')}_training_step"
     return flat_step
@@ -54,10 +57,12 @@ class TrainingStep:
         loss: Callable[..., Any],
         optimizer: Optimizer,
         compile_with: Callable[[Callable[..., Any]], Any] | None = None,
+        donate: bool = False,
         **jit_options: Any,
     ):
         self.loss = loss
         self.optimizer = optimizer
+        self.donate = donate
         self.compile_with = compile_with or (lambda fn: jit(fn, **jit_options))
         self.compiled: dict[tuple[int, int], JitFunction] = {}
         self.gpu_target = jit_options.get("target", "cuda")
@@ -70,9 +75,18 @@ class TrainingStep:
         key = (len(params), len(state))
         if key not in self.compiled:
             fn = _flat_step(self.loss, self.optimizer, *key)
-            self.compiled[key] = self.compile_with(fn)
-        value, *rest = self.compiled[key](*params, *state, *batch)
+            self.compiled[key] = self._donating(self.compile_with(fn), sum(key))
+        *rest, value = self.compiled[key](*params, *state, *batch)
         return value, tuple(rest[: key[0]]), tuple(rest[key[0] :])
+
+    def _donating(self, compiled: Any, count: int) -> Any:
+        """The compiled step, donating its first `count` arguments when asked to."""
+        if not self.donate:
+            return compiled
+        if not isinstance(compiled, JitFunction):
+            raise TypeError("training_step: donate=True needs compile_with to give an mlc.jit")
+        compiled.donate_argnums = tuple(range(count))
+        return compiled
 
     def _device_call(self, params: Sequence[Any], state: Sequence[Any], batch: Sequence[Any]):
         """The step on device arrays, compiled for the GPU once per shapes and dtypes."""
@@ -89,8 +103,10 @@ class TrainingStep:
         if function is None:
             flat = _flat_step(self.loss, self.optimizer, n, k)
             module = trace(flat, *(device.host_like(a) for a in arrays))
+            if self.donate:
+                mark_donated(next(iter(module.ops)), range(n + k))  # pyright: ignore[reportArgumentType]
             function = self.on_gpu[key] = compile_module(module, self.gpu_target)
-        value, *rest = function(*(device.to_device(a) for a in arrays))
+        *rest, value = function(*(device.to_device(a) for a in arrays))
         return value, tuple(rest[:n]), tuple(rest[n:])
 
 
@@ -98,11 +114,13 @@ def training_step(
     loss: Callable[..., Any],
     optimizer: Optimizer,
     compile_with: Callable[[Callable[..., Any]], Any] | None = None,
+    donate: bool = False,
     **jit_options: Any,
 ) -> TrainingStep:
     """
     A compiled training step of `loss` under `optimizer`. `mlc.jit`'s options
     (`target=...`, `dynamic=...`) pass on, or `compile_with` (a decorator such as
-    `mlc.jit(target="cuda")`) compiles the flat step instead.
+    `mlc.jit(target="cuda")`) compiles the flat step instead. `donate=True` updates
+    the parameters and state in place: the step returns the arrays it was given.
     """
-    return TrainingStep(loss, optimizer, compile_with, **jit_options)
+    return TrainingStep(loss, optimizer, compile_with, donate, **jit_options)

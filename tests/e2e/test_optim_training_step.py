@@ -53,6 +53,45 @@ def test_training_step(target, opt):
     assert len(step.compiled) == 1
 
 
+@pytest.mark.parametrize("opt", OPTIMISERS, ids=lambda o: type(o).__name__)
+def test_donated_training_step(target, opt):
+    """`donate=True`: the same values as the step returning new arrays, written into the
+    arrays it was given (same objects and memory) step after step."""
+    rng = np.random.default_rng()
+    w = rng.standard_normal((13, 5)).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    x = rng.standard_normal((21, 13)).astype(np.float32)
+    y = rng.standard_normal((21, 5)).astype(np.float32)
+    fresh = mlc.optim.training_step(loss, opt, compile_with=jit_for(target))
+    in_place = mlc.optim.training_step(loss, opt, compile_with=jit_for(target), donate=True)
+    want_params, want_state = (w, b), opt.init((w, b))
+    params = tuple(a.copy() for a in want_params)
+    state = tuple(a.copy() for a in want_state)
+    mine = (*params, *state)
+    addresses = [a.ctypes.data for a in mine]
+    for _ in range(4):
+        want_value, want_params, want_state = fresh(want_params, want_state, x, y)
+        value, params, state = in_place(params, state, x, y)
+        assert all(n is o for n, o in zip((*params, *state), mine, strict=True))
+        for got, want in zip(mine, (*want_params, *want_state), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(value, want_value, rtol=1e-6)
+    assert [a.ctypes.data for a in mine] == addresses
+    assert in_place.compiled[(2, len(mine) - 2)].cache_info() == (3, 1, 0, 1)
+
+
+def test_donation_needs_an_mlc_jit():
+    step = mlc.optim.training_step(loss, mlc.optim.SGD(), compile_with=lambda fn: fn, donate=True)
+    w, b = np.ones((3, 2), np.float32), np.ones(2, np.float32)
+    with pytest.raises(TypeError, match=r"donate=True needs compile_with to give an mlc\.jit"):
+        step(
+            (w, b),
+            (np.zeros((), np.float32),),
+            np.ones((4, 3), np.float32),
+            np.ones((4, 2), np.float32),
+        )
+
+
 def mlp_loss(w1, b1, w2, b2, x, y):
     h = ops.relu(x @ w1 + b1)
     return ops.sum((h @ w2 + b2 - y) ** 2) / x.shape[0]
@@ -115,3 +154,34 @@ def test_training_step_on_device_arrays(monkeypatch):
             assert type(got).__name__ == "GPUArray"
             np.testing.assert_allclose(got.get(), want, rtol=2e-4, atol=2e-5)
     assert len(step.on_gpu) == 1
+
+
+@pytest.mark.gpu
+def test_donated_training_step_on_device_arrays(monkeypatch):
+    """`donate=True` on `GPUArray`s: parameters and state updated in their own device
+    memory (same objects, same pointers) (without a GPU, the PTX is assembled, then it
+    skips)."""
+    monkeypatch.setattr(step_module, "compile_module", compile_for)
+    if gpu_unavailable_reason() is None:
+        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
+
+        upload = gpuarray.to_gpu
+    else:
+        upload = GPUArray  # only its shape is read before compile_for skips
+    rng = np.random.default_rng()
+    params = (rng.standard_normal((13, 5)).astype(np.float32), np.zeros(5, np.float32))
+    x = rng.standard_normal((21, 13)).astype(np.float32)
+    y = rng.standard_normal((21, 5)).astype(np.float32)
+    opt = mlc.optim.SGD(lr=0.3, momentum=0.9, weight_decay=1e-2)
+    step = mlc.optim.training_step(loss, opt, donate=True)
+    state = opt.init(params)
+    mine = tuple(upload(a) for a in (*params, *state))
+    pointers = [int(a.gpudata) for a in mine]
+    batch = upload(x), upload(y)
+    for _ in range(3):
+        _, new_params, new_state = step(mine[:2], mine[2:], *batch)
+        assert all(n is o for n, o in zip((*new_params, *new_state), mine, strict=True))
+        params, state = opt.update(params, grads_by_hand(*params, x, y), state)
+        for got, want in zip(mine, (*params, *state), strict=True):
+            np.testing.assert_allclose(got.get(), want, rtol=2e-4, atol=2e-5)
+    assert [int(a.gpudata) for a in mine] == pointers

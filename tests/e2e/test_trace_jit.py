@@ -363,3 +363,35 @@ def test_methods_bind_their_instance_and_guard_its_attributes():
     other = Dense(4, 3)
     np.testing.assert_allclose(other(x), np.maximum(x @ other.w + other.b, 0), **close)
     assert info(Dense.__call__) == (1, 3, 0, 3)
+
+
+@pytest.mark.gpu
+def test_jit_on_device_arrays(monkeypatch):
+    """`mlc.jit(mlc.value_and_grad(...))` on `GPUArray`s compiles for cuda once and returns
+    `GPUArray`s (without a GPU, its PTX is assembled, then it skips)."""
+    from mlc.compiler import jit as jit_module
+    from tests.fake_device import GPUArray
+    from tests.gpu.targets import compile_for, gpu_unavailable_reason
+
+    monkeypatch.setattr(jit_module, "compile_module", compile_for)
+    if gpu_unavailable_reason() is None:
+        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
+
+        upload = gpuarray.to_gpu
+    else:
+        upload = GPUArray  # only its shape is read before compile_for skips
+
+    def loss(w, x):
+        return ops.mean(ops.tanh(x @ w) ** 2)
+
+    step = mlc.jit(mlc.value_and_grad(loss))
+    for _ in range(3):
+        w, x = f32(13, 5), f32(21, 13)
+        value, dw = step(upload(w), upload(x))
+        t = np.tanh(x @ w)
+        assert type(value).__name__ == "GPUArray" and type(dw).__name__ == "GPUArray"
+        np.testing.assert_allclose(value.get(), np.mean(t**2), rtol=1e-4)
+        np.testing.assert_allclose(
+            dw.get(), x.T @ (2 * t * (1 - t * t) / t.size), rtol=2e-4, atol=1e-6
+        )
+    assert info(step) == (2, 1, 0, 1)

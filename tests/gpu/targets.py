@@ -143,7 +143,9 @@ def jit_for(target: str, **options: Any) -> Callable[[Callable[..., Any]], Any]:
     def wrap(fn: Callable[..., Any]) -> Any:
         jitted = mlc.jit(fn, target=target, **options)
         if target != "cpu":
-            jitted.compile = lambda module: compile_for(module, target, precision=jitted.precision)
+            jitted.compile = lambda module, on_gpu=False: compile_for(  # on_gpu: target is one
+                module, target, precision=jitted.precision
+            )
         return jitted
 
     return wrap

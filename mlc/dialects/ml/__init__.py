@@ -11,7 +11,7 @@ reference with examples is `docs/dialects/ml.md`.
 from xdsl.ir import Dialect
 
 from mlc.dialects.ml.attention import AttentionOp
-from mlc.dialects.ml.base import DIM_NAMES, ElementKind, MLOp, is_element_type
+from mlc.dialects.ml.base import DIM_NAMES, RESULT_ALIAS, ElementKind, MLOp, is_element_type
 from mlc.dialects.ml.elementwise import (
     AbsOp,
     AddOp,
@@ -163,6 +163,7 @@ ML = Dialect(
 __all__ = [
     "DIM_NAMES",
     "ML",
+    "RESULT_ALIAS",
     "AbsOp",
     "AcosOp",
     "AcoshOp",

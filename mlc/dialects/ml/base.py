@@ -38,6 +38,11 @@ from mlc import shapes
 # broadcast checks of the linalg lowering rely on.
 DIM_NAMES = "ml.dim_names"
 
+# The function-argument attribute donating the argument's buffer to a result:
+# `{ml.result_alias = 0 : i64}` says the caller gives the buffer away, `bufferize` writes
+# result 0 into it (in place where that is safe) and the function no longer returns it.
+RESULT_ALIAS = "ml.result_alias"
+
 FLOAT_TYPES = (Float16Type, BFloat16Type, Float32Type, Float64Type)
 INTEGER_WIDTHS = (1, 8, 16, 32, 64)
 

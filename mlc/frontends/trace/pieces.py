@@ -89,6 +89,7 @@ class Variant:
         default_factory=list[tuple[int, int, tuple[int, int]]]
     )
     kept: list[Any] = field(default_factory=list[Any])  # the objects the key names by id
+    on_device: bool = False  # called on device arrays: its programs are compiled for the GPU
 
     def run(self, arrays: Sequence[np.ndarray]) -> tuple[Outputs, list[Any]] | None:
         """The results, or None when a guard meets a value no piece was traced for."""
@@ -132,6 +133,7 @@ class PieceTracer(Tracer):
         self.arrays_made: list[weakref.ref[TracedArray]] = []
         self.breaks: list[GraphBreak] = []
         self.allow_breaks = True
+        self.on_device = variant.on_device
         self.params: list[np.ndarray] = []
 
     def constant(self, array: np.ndarray) -> SSAValue:
@@ -153,6 +155,11 @@ class PieceTracer(Tracer):
         raise NeedsStatic
 
     def concretize(self, array: Any, why: str) -> Any:
+        if self.on_device:
+            trace_error(
+                f"{why} on GPUArrays: a function called on device arrays is compiled "
+                "whole, without graph breaks (use ops.where or ops.cond)"
+            )
         if not self.allow_breaks:
             raise NotBucketable
         if self.region_depth:

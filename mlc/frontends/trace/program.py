@@ -19,6 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from mlc import diagnostics
+from mlc.backend.cuda import is_device_array
 from mlc.frontends.trace.array import TracedArray, is_traced
 from mlc.frontends.trace.recording import lift
 from mlc.frontends.trace.tracer import TraceError, Tracer, tensor_type, trace_error, tracing
@@ -62,7 +63,15 @@ def _unflatten(tree: Any, leaves: Any) -> Any:
 
 
 def is_array_arg(value: Any) -> bool:
-    return isinstance(value, np.ndarray | np.generic)
+    """A numpy array or scalar, or a device array (traced from its shape and dtype alone)."""
+    return isinstance(value, np.ndarray | np.generic) or is_device_array(value)
+
+
+def array_type(value: Any) -> Attribute:
+    """The tensor type of an array argument, read without copying a device array out."""
+    if is_device_array(value):
+        return tensor_type(tuple(value.shape), np.dtype(value.dtype))
+    return tensor_type(np.shape(value), np.asarray(value).dtype)
 
 
 def function_name(fn: Callable[..., Any]) -> str:
@@ -143,12 +152,12 @@ def trace(fn: Callable[..., Any], *example_args: Any) -> ModuleOp:
     """
     The `ml` program `fn` computes, recorded by running it once on traced arrays.
 
-    Array arguments (numpy arrays and scalars) fix the argument types; other
+    Array arguments (numpy arrays and scalars, or `GPUArray`s) fix the argument types; other
     arguments are passed through and the program is specialised to them. Returned
     numbers and numpy arrays become constant results.
     """
     tracer = Tracer(fn)
-    types = [tensor_type(np.shape(a), np.asarray(a).dtype) for a in example_args if is_array_arg(a)]
+    types = [array_type(a) for a in example_args if is_array_arg(a)]
     with tracing(tracer):
         bound = bind_inputs(tracer, fn, example_args, types)
         output = fn(*bound)

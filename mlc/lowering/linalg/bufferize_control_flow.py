@@ -9,8 +9,9 @@ results of loops, branches and calls are fresh buffers the enclosing block owns.
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import MemRefType, TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 
+from mlc.diagnostics import op_remark
 from mlc.lowering.linalg.bufferize_state import BufferizableOp, BufferState, convert_type
 
 
@@ -114,10 +115,46 @@ class ConditionRule(BufferizableOp):
 
 
 class ReturnRule(BufferizableOp):
-    """`func.return` hands its buffers to the caller."""
+    """
+    `func.return` hands its buffers to the caller; a result aliased with a donated
+    argument is left in the argument's buffer instead and not returned.
+    """
 
     def bufferize(self, state: BufferState, op: Operation) -> None:
-        state.emit(func.ReturnOp(*state.handed_over(op.operands)))
+        if not state.donated:
+            state.emit(func.ReturnOp(*state.handed_over(op.operands)))
+            return
+        kept = [v for i, v in enumerate(op.operands) if i not in state.donated]
+        returned = state.handed_over(kept)  # copies out of donated buffers, made first
+        self.fill_donated(state, op)
+        state.emit(func.ReturnOp(*returned))
+
+    @staticmethod
+    def fill_donated(state: BufferState, op: Operation) -> None:
+        """
+        Copy each aliased result into its argument's buffer, unless it was computed
+        there in place. A value in another donated buffer is saved to a temporary
+        first, since that buffer is overwritten too (a swap of two arguments).
+        """
+        moves: list[tuple[SSAValue, SSAValue]] = []
+        donated_buffers = set(state.donated.values())
+        for result, buffer in state.donated.items():
+            value = op.operands[result]
+            new = state.lookup(value)
+            if state.root.get(new) is buffer and new.type == buffer.type:
+                continue  # computed in place: the whole buffer, as it is laid out
+            index = buffer.index if isinstance(buffer, BlockArgument) else "?"
+            op_remark(
+                op,
+                f"result {result} is copied into donated argument {index}: it was not "
+                "computed in that buffer (the argument is read after the result is "
+                "written, or the result is not an elementwise update of it)",
+            )
+            if state.root.get(new) in donated_buffers:
+                new = state.copy(new, value.type)
+            moves.append((new, buffer))
+        for source, buffer in moves:
+            state.emit_copy(source, buffer)
 
 
 class CallRule(BufferizableOp):

@@ -40,6 +40,7 @@ from mlc.lowering.linalg.bufferize_state import (
     BufferizableOp,
     BufferState,
     ancestor_in,
+    convert_type,
     is_contiguous,
     memref_type,
 )
@@ -340,7 +341,7 @@ class GenericRule(BufferizableOp):
         out_map = op.indexing_maps.data[index]
         target: SSAValue | None = None
         if out in state.deferred_empty and not out_is_read:
-            target = self.steal_input(state, op, out_map, memref_type(result.type), taken)
+            target = self.steal_input(state, op, result, out_map, taken)
             if target is not None:
                 del state.deferred_empty[out]
         if target is None:
@@ -363,16 +364,35 @@ class GenericRule(BufferizableOp):
     def steal_input(
         state: BufferState,
         op: GenericOp,
+        result: SSAValue,
         out_map: AffineMapAttr,
-        out_type: MemRefType,
         taken: set[SSAValue],
     ) -> SSAValue | None:
-        """An input buffer the generic can write its output into, element for element."""
+        """
+        An input buffer the generic can write its output into, element for element:
+        the donated argument the result is returned in first, then a temporary, then
+        another donated argument (which then needs a copy at the return; never for a
+        result the function returns itself, which would be copied out of it).
+        """
         maps = op.indexing_maps.data
-        for i, old in enumerate(op.inputs):
-            if not isinstance(old.type, TensorType) or maps[i] != out_map:
+        out_type = convert_type(result.type)
+        candidates = [
+            i
+            for i, old in enumerate(op.inputs)
+            if isinstance(old.type, TensorType) and maps[i] == out_map
+        ]
+        wanted = state.returned_in(result)
+        donated = set(state.donated.values())
+        returned_as_is = state.returned_as_is(result)  # a donated buffer would be copied out
+
+        def preference(i: int) -> int:
+            root = state.root.get(state.lookup(op.inputs[i]))
+            return 0 if root is not None and root is wanted else 2 if root in donated else 1
+
+        for i in sorted(candidates, key=preference) if state.donated else candidates:
+            new = state.lookup(op.inputs[i])
+            if returned_as_is and preference(i) == 2:
                 continue
-            new = state.lookup(old)
             if new.type != out_type or new in taken or not state.may_overwrite(op, i):
                 continue
             if not reads_elsewhere(state, op, state.root[new], out_map):

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, memref, tensor
+from xdsl.dialects import arith, func, memref, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -199,6 +199,7 @@ class BufferState:
         self.values: dict[SSAValue, SSAValue] = {}  # tensor-level value -> new value
         self.root: dict[SSAValue, SSAValue] = {}  # memref -> the buffer it lives in
         self.writable: set[SSAValue] = set()  # buffers this function may overwrite
+        self.donated: dict[int, SSAValue] = {}  # result -> the argument buffer it is left in
         self.tensors_in: defaultdict[SSAValue, list[SSAValue]] = defaultdict(list)
         self.aliases: defaultdict[SSAValue, list[SSAValue]] = defaultdict(list)
         self.origin: dict[SSAValue, Attribute] = {}  # buffer -> where it was made
@@ -277,9 +278,33 @@ class BufferState:
         buffer = self.root.get(new)
         if buffer is None or buffer not in self.writable:
             return False
-        if buffer not in self.scope.owned:
+        if buffer not in self.scope.owned and not self._donated_here(buffer):
             return False
         return all(not_used_after(t, at) for t in self.tensors_in[buffer])
+
+    def donate(self, buffers: Mapping[int, SSAValue]) -> None:
+        """The function's donated argument buffers, by the result each is to hold."""
+        self.donated = dict(buffers)
+        self.writable.update(buffers.values())
+
+    def returned_in(self, value: SSAValue) -> SSAValue | None:
+        """The donated argument buffer tensor `value` is returned in, if any."""
+        for use in value.uses:
+            if isinstance(use.operation, func.ReturnOp) and use.index in self.donated:
+                return self.donated[use.index]
+        return None
+
+    def returned_as_is(self, value: SSAValue) -> bool:
+        """Whether tensor `value` is a result the function returns (not a donated one)."""
+        return any(
+            isinstance(use.operation, func.ReturnOp) and use.index not in self.donated
+            for use in value.uses
+        )
+
+    def _donated_here(self, buffer: SSAValue) -> bool:
+        """A donated argument, overwritten only at the function's own level (a loop body
+        runs again, and reads what the first run wrote)."""
+        return len(self.scopes) == 1 and buffer in self.donated.values()
 
     def may_overwrite(self, op: Operation, index: int) -> bool:
         """May `op` run in place on operand `index`: its rule writes it, and it dies here."""
@@ -353,7 +378,12 @@ class BufferState:
         """A buffer for operand `index` that `op` (a loop) takes ownership of."""
         old = op.operands[index]
         new = self.lookup(old)
-        if self.root.get(new) is new and self.may_overwrite(op, index) and is_contiguous(new.type):
+        if (
+            self.root.get(new) is new
+            and new in self.scope.owned  # not a donated argument: the caller keeps it
+            and self.may_overwrite(op, index)
+            and is_contiguous(new.type)
+        ):
             self.scope.owned.remove(new)
             return new
         copied = self.copy(new, old.type)
