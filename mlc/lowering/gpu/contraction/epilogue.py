@@ -1,9 +1,16 @@
 """
 Where the GPU's contraction kernels (`tiled_kernel`, `wgmma_kernel`) start their f32
 accumulators and how they finish them: a fill's constant, a convolution's bias or the
-output's own values to start from; each finished accumulator rounded to the output's
-type, through the epilogue `linalg-fuse-elementwise` fused into the generic (its other
-inputs read at the output element), and stored.
+output's own values to start from; each finished accumulator through the epilogue
+`linalg-fuse-elementwise` fused into the generic (its other inputs read at the output
+element), rounded to the output's type and stored.
+
+The epilogue of a 16-bit output computes in f32 on the f32 accumulator (`in_f32`) and
+is rounded once, at the store, not once per op: its 16-bit inputs are widened as
+loaded, its 16-bit constants become f32 ones (their values exact), and its casts
+between f32 and 16 bits vanish (autocast's `extf`, ..., `truncf` around f32 math too).
+One rounding is also the more accurate (docs/precision.md). An epilogue with no f32
+form (a bitcast reads bits) runs as written on the rounded accumulator.
 
 An epilogue input that reads neither the rows nor the columns (a rank-0 constant, as
 exporters write GELU's) is loaded once, ahead of the elements (`shared_inputs`), not
@@ -13,13 +20,13 @@ at once, and the wgmma kernel's erf GELU then spilled (255 registers against 213
 """
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import MemRefType, f32
+from xdsl.dialects.builtin import FloatAttr, MemRefType, f32
 from xdsl.dialects.linalg.ops import IndexOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.lowering.gpu.contraction.emitter import Emitter
-from mlc.lowering.gpu.contraction.match import Contraction
+from mlc.lowering.gpu.contraction.match import HALF_TYPES, Contraction
 from mlc.lowering.gpu.fills import filled_with
 
 
@@ -46,36 +53,96 @@ def initial_values(emit: Emitter, c: Contraction, places: list[list[SSAValue]]) 
 
 def shared_inputs(e: Emitter, c: Contraction, ivs: list[SSAValue]) -> dict[int, SSAValue]:
     """The epilogue's inputs that read no loop but a matmul's batch loops (fixed in a
-    block), loaded at `e` at loop indices `ivs`, to be given to every element's
-    `finished` (module docstring)."""
+    block), loaded at `e` at loop indices `ivs` (widened when the epilogue computes in
+    f32), to be given to every element's `computed` (module docstring)."""
     if c.epilogue is None:
         return {}
     args = c.op.body.block.args
     maps = c.op.get_indexing_maps().data
     fixed = set(c.batch) if c.conv is None else set()  # a convolution's vary per element
+    wide = in_f32(c)
     return {
-        i: e.load(c.op, i, ivs)
+        i: _as_computed(e, e.load(c.op, i, ivs), wide)
         for i in range(len(c.op.inputs))
         if i not in (c.a, c.b) and args[i].uses and maps[i].data.used_dims() <= fixed
     }
 
 
-def finished(
+def _output_element(c: Contraction) -> Attribute:
+    output = c.op.outputs[0].type
+    assert isinstance(output, MemRefType)
+    return output.element_type
+
+
+def in_f32(c: Contraction) -> bool:
+    """
+    Whether the epilogue of a 16-bit output computes in f32 on the f32 accumulator,
+    rounded once at the store: every op of it arith or math (or `linalg.index`) with no
+    region, no bitcast (a bit pattern has no f32 form).
+    """
+    if c.epilogue is None or not isinstance(_output_element(c), HALF_TYPES):
+        return False
+    for inner in c.epilogue.true_region.block.ops:
+        if inner.regions or isinstance(inner, arith.BitcastOp):
+            return False
+        if not isinstance(inner, IndexOp | scf.YieldOp) and inner.dialect_name() not in (
+            "arith",
+            "math",
+        ):
+            return False
+    return True
+
+
+def _wide(type_: Attribute) -> Attribute:
+    return f32 if isinstance(type_, HALF_TYPES) else type_
+
+
+def _as_computed(e: Emitter, value: SSAValue, wide: bool) -> SSAValue:
+    """An epilogue input as the epilogue computes on it: 16-bit widened once if `wide`."""
+    if wide and isinstance(value.type, HALF_TYPES):
+        return e(arith.ExtFOp(value, f32))
+    return value
+
+
+def _clone_in_f32(e: Emitter, op: Operation, mapping: dict[SSAValue, SSAValue]) -> None:
+    """Epilogue op `op` at `e` on f32 where it was 16-bit (`in_f32`): a 16-bit constant
+    as an f32 one (its value exact), a cast to or from 16 bits no op at all."""
+    operands = [mapping.get(v, v) for v in op.operands]
+    if isinstance(op, arith.ExtFOp | arith.TruncFOp) and operands[0].type == _wide(op.result.type):
+        mapping[op.result] = operands[0]
+        return
+    if isinstance(op, arith.ConstantOp) and isinstance(value := op.value, FloatAttr):
+        new = arith.ConstantOp(FloatAttr(value.value.data, _wide(value.type)))
+    else:
+        new = op.create(
+            operands=operands,
+            result_types=[_wide(r.type) for r in op.results],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )
+    new.location = op.location
+    e.keep(new)
+    mapping.update(zip(op.results, new.results, strict=True))
+
+
+def computed(
     e: Emitter,
     c: Contraction,
     value: SSAValue,
     ivs: list[SSAValue],
     given: dict[int, SSAValue] | None = None,
 ) -> SSAValue:
-    """Finished accumulator `value` of the output element at loop indices `ivs`: rounded
-    to the output's type, then through the fused epilogue (its other inputs read at
-    `ivs`, but for those `given`: input -> its value there)."""
-    output = c.op.outputs[0].type
-    assert isinstance(output, MemRefType)
-    if output.element_type != f32:  # f32 accumulators of a 16-bit contraction
-        value = e(arith.TruncFOp(value, output.element_type))
+    """
+    Finished accumulator `value` (f32) of the output element at loop indices `ivs`
+    through the fused epilogue (its other inputs read at `ivs`, but for those `given`:
+    input -> its value there): in f32 when `in_f32` (to be rounded by the store), else
+    rounded to the output's type first and computed in it.
+    """
     if c.epilogue is None:
         return value
+    wide = in_f32(c)
+    if not wide:
+        value = rounded(e, c, value)
     block = c.op.body.block
     accumulated = c.accumulate[-1].results[0]
     mapping: dict[SSAValue, SSAValue] = {accumulated: value}
@@ -83,16 +150,23 @@ def finished(
         if given is not None and i in given:
             mapping[arg] = given[i]
         elif i not in (c.a, c.b) and arg.uses:
-            mapping[arg] = e.load(c.op, i, ivs)
+            mapping[arg] = _as_computed(e, e.load(c.op, i, ivs), wide)
     for inner in c.epilogue.true_region.block.ops:
         if isinstance(inner, scf.YieldOp):
             return mapping.get(inner.operands[0], inner.operands[0])
         if isinstance(inner, IndexOp):
             mapping[inner.result] = ivs[inner.dim.value.data]
-            continue
-        clone = inner.clone(value_mapper=mapping)
-        e.rewriter.insert(clone, e.point)
+        elif wide:
+            _clone_in_f32(e, inner, mapping)
+        else:
+            e.keep(inner.clone(value_mapper=mapping))
     raise AssertionError("an epilogue ends with scf.yield")
+
+
+def rounded(e: Emitter, c: Contraction, value: SSAValue) -> SSAValue:
+    """`value` (f32, or already the output's type) in the output's type."""
+    element = _output_element(c)
+    return value if value.type == element else e(arith.TruncFOp(value, element))
 
 
 def store_output(
@@ -103,8 +177,8 @@ def store_output(
     given: dict[int, SSAValue] | None = None,
 ) -> None:
     """Finished accumulator `value` of the output element at loop indices `ivs`, stored
-    (`finished`'s `given`)."""
-    value = finished(e, c, value, ivs, given)
+    (`computed`'s `given`), rounded once."""
+    value = rounded(e, c, computed(e, c, value, ivs, given))
     out = len(c.op.inputs)
     affine_map = c.op.get_indexing_maps().data[out].data
     indices = indices_for_map(e.rewriter, e.point, affine_map, ivs)

@@ -28,9 +28,10 @@ LLVM keeps every use of them between an MMA and its wait in order.
 
 The accumulators of warp `w` of a warpgroup, lane `4 g + t`: `d[4 i + 2 h + j]` is row
 `16 w + g + 8 h`, column `8 i + 2 t + j` of the warpgroup's 64 x cols (PTX's m64nNk16
-D fragment). Without a fused epilogue, columns `j = 0, 1` are rounded together and
-stored as one 32-bit word. Shared memory is dynamic (`mlc.dynamic_shared`): `stages` slices of A and
-B and 1024 bytes to align the first to an atom.
+D fragment). Columns `j = 0, 1` are rounded together and stored as one 32-bit word;
+a fused epilogue computes each in f32 first (`epilogue.in_f32`). Shared memory is
+dynamic (`mlc.dynamic_shared`): `stages` slices of A and B and 1024 bytes to align the
+first to an atom.
 """
 
 from dataclasses import dataclass
@@ -56,7 +57,7 @@ from mlc.lowering.gpu.contraction import wgmma_layout as layout
 from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.epilogue import (
-    finished,
+    computed,
     initial_values,
     shared_inputs,
     store_output,
@@ -271,8 +272,8 @@ class _Wgmma:
 
     def _pairs_stored(self) -> bool:
         """
-        Whether a lane's two adjacent columns are stored as one word (without a fused
-        epilogue, rounded together by `cvt.rn.{f16,bf16}x2.f32`): an output with the
+        Whether a lane's two adjacent columns are stored as one word (rounded together
+        by `cvt.rn.{f16,bf16}x2.f32`, after an epilogue in f32): an output with the
         identity layout whose last dim is the columns. One-element stores would halve
         the kernel's rate (bench/gpu_epilogue.py).
         """
@@ -299,17 +300,16 @@ class _Wgmma:
         indices = e.indices(c.op, out, places[0])
         address = element_address(e, c.op.outputs[0], indices, self.staging.element_bytes)
         address = e(arith.IndexCastOp(address, i64))
-        if c.epilogue is not None:  # each through the epilogue, in the output's type
-            values = [finished(e, c, v, ivs, given) for v, ivs in zip(values, places, strict=True)]
+        values = [computed(e, c, v, ivs, given) for v, ivs in zip(values, places, strict=True)]
         if self.kind == "tf32":  # two f32 (N a multiple of 4: 8-byte aligned)
             store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.v2.f32 [ga], {$1, $2}; }"
             operands = [address, *values]
             e(llvm.InlineAsmOp(store, "l,f,f,~{memory}", operands, has_side_effects=True))
             return
-        if c.epilogue is None:
+        if values[0].type == f32:  # rounded together, once
             convert = f"cvt.rn.{self.kind}x2.f32 $0, $1, $2;"  # $1 to the high half
             packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
-        else:  # two rounded 16-bit values, the first in the low half
+        else:  # an epilogue computed in 16 bits: two values, the first in the low half
             halves = [e(arith.BitcastOp(v, i16)) for v in values]
             packed = e(llvm.InlineAsmOp("mov.b32 $0, {$1, $2};", "=r,h,h", halves, [i32]))
         store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"

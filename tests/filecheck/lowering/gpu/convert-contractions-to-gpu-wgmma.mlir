@@ -88,20 +88,22 @@ func.func @at_b(%a: memref<64x128xbf16>, %b: memref<64x256xbf16>, %c: memref<128
 
 // -----
 
-// With a fused epilogue (a bias), each of a lane's two adjacent outputs is rounded,
-// finished through the epilogue in the output's type, and both are stored as one word.
+// With a fused epilogue (a bias), each of a lane's two adjacent outputs goes through
+// the epilogue in f32 on its accumulator (no rounding before it; the bf16 bias widened
+// as loaded), and the pair is rounded once, together, and stored as one word.
 // CHECK-LABEL: func.func @matmul_bias_bf16
 // CHECK:         wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
-// CHECK:         arith.truncf {{.*}} : f32 to bf16
-// CHECK:         memref.load %bias
-// CHECK:         arith.addf {{.*}} : bf16
-// CHECK:         arith.truncf {{.*}} : f32 to bf16
-// CHECK:         memref.load %bias
-// CHECK:         arith.addf {{.*}} : bf16
-// CHECK:         arith.bitcast {{.*}} : bf16 to i16
-// CHECK:         arith.bitcast {{.*}} : bf16 to i16
-// CHECK:         "mov.b32 $0, {$1, $2};"
-// CHECK:         st.global.b32 [ga], $1; }"
+// CHECK-NOT:     arith.truncf
+// CHECK:         %[[B0:.+]] = memref.load %bias
+// CHECK-NEXT:    %[[W0:.+]] = arith.extf %[[B0]] : bf16 to f32
+// CHECK-NEXT:    %[[E0:.+]] = arith.addf %{{.+}}, %[[W0]] : f32
+// CHECK:         %[[B1:.+]] = memref.load %bias
+// CHECK-NEXT:    %[[W1:.+]] = arith.extf %[[B1]] : bf16 to f32
+// CHECK-NEXT:    %[[E1:.+]] = arith.addf %{{.+}}, %[[W1]] : f32
+// CHECK-NEXT:    %[[P:.+]] = llvm.inline_asm "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,f,f" %[[E1]], %[[E0]]
+// CHECK-NEXT:    "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }", "l,r,~{memory}" %{{.+}}, %[[P]]
+// CHECK-NOT:     arith.truncf
+// CHECK-NOT:     mov.b32
 // CHECK-NOT:     memref.store
 func.func @matmul_bias_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %bias: memref<512xbf16>, %c: memref<256x512xbf16>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %bias : memref<256x200xbf16>, memref<200x512xbf16>, memref<512xbf16>) outs(%c : memref<256x512xbf16>) {
@@ -132,9 +134,11 @@ func.func @matmul_bias_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, 
 // CHECK-LABEL: func.func @matmul_scale_bf16
 // CHECK:         "cp.async.wait_group 0;"
 // CHECK-NEXT:    %[[S:.+]] = memref.load %scale[] : memref<bf16>
+// CHECK-NEXT:    %[[SW:.+]] = arith.extf %[[S]] : bf16 to f32
 // CHECK-NOT:     scf.if
 // CHECK:         memref.load %bias
-// CHECK-NEXT:    arith.mulf {{.*}}, %[[S]] : bf16
+// CHECK-NEXT:    arith.extf
+// CHECK-NEXT:    arith.mulf {{.*}}, %[[SW]] : f32
 // CHECK-NOT:     scf.if
 // CHECK-NOT:     memref.load %scale
 // CHECK:         func.return
@@ -179,6 +183,91 @@ func.func @matmul_scale_partial_bf16(%a: memref<192x200xbf16>, %b: memref<200x51
     %r = scf.if %done -> (bf16) {
       %e = arith.mulf %s, %z : bf16
       %f = arith.addf %e, %w : bf16
+      scf.yield %f : bf16
+    } else {
+      scf.yield %s : bf16
+    }
+    linalg.yield %r : bf16
+  }
+  func.return
+}
+
+// -----
+
+// An epilogue as autocast leaves it (the bf16 result widened, f32 bias and math,
+// rounded back) computes on the f32 accumulator: no rounding before it, its casts
+// gone, its bf16 constant (0.5) an f32 one, and the pair rounded once at the store;
+// the mma.sync kernel rounds each element once too.
+// CHECK-LABEL: func.func @matmul_autocast_epilogue
+// CHECK:         wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK-NOT:     arith.truncf
+// CHECK-NOT:     arith.extf
+// CHECK:         %[[B:.+]] = memref.load %bias{{.+}} : memref<512xf32>
+// CHECK-NEXT:    %[[S:.+]] = arith.addf %{{.+}}, %[[B]] : f32
+// CHECK-NEXT:    %[[H:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:    %[[G:.+]] = math.erf %[[S]] : f32
+// CHECK-NEXT:    arith.mulf %[[G]], %[[H]] : f32
+// CHECK:         cvt.rn.bf16x2.f32
+// CHECK-NOT:     arith.truncf
+// CHECK-NOT:     arith.extf
+// CHECK:         func.return
+// OFF-LABEL: func.func @matmul_autocast_epilogue
+// OFF:         mma.sync.aligned.m16n8k16
+// OFF-NOT:     arith.extf
+// OFF:         arith.constant 5.000000e-01 : f32
+// OFF-NEXT:    math.erf %{{.+}} : f32
+// OFF-NEXT:    %[[Y:.+]] = arith.mulf %{{.+}}, %{{.+}} : f32
+// OFF-NEXT:    %[[R:.+]] = arith.truncf %[[Y]] : f32 to bf16
+// OFF:         memref.store %[[R]]
+func.func @matmul_autocast_epilogue(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %bias: memref<512xf32>, %c: memref<256x512xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %bias : memref<256x200xbf16>, memref<200x512xbf16>, memref<512xf32>) outs(%c : memref<256x512xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %z: f32, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    %last = arith.constant 199 : index
+    %k = linalg.index 1 : index
+    %done = arith.cmpi eq, %k, %last : index
+    %r = scf.if %done -> (bf16) {
+      %w = arith.extf %s : bf16 to f32
+      %e = arith.addf %w, %z : f32
+      %h = arith.constant 5.000000e-01 : bf16
+      %g = math.erf %e : f32
+      %hw = arith.extf %h : bf16 to f32
+      %m = arith.mulf %g, %hw : f32
+      %n = arith.truncf %m : f32 to bf16
+      scf.yield %n : bf16
+    } else {
+      scf.yield %s : bf16
+    }
+    linalg.yield %r : bf16
+  }
+  func.return
+}
+
+// -----
+
+// An epilogue that reads bits (a bitcast) has no f32 form: each element is rounded
+// first and the epilogue runs in bf16, the pair packed as it is.
+// CHECK-LABEL: func.func @matmul_bitcast_epilogue
+// CHECK:         wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK:         arith.truncf {{.*}} : f32 to bf16
+// CHECK-NEXT:    arith.bitcast {{.*}} : bf16 to i16
+// CHECK:         "mov.b32 $0, {$1, $2};"
+// CHECK-NOT:     cvt.rn.bf16x2.f32
+// CHECK:         func.return
+func.func @matmul_bitcast_epilogue(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %c: memref<256x512xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<256x200xbf16>, memref<200x512xbf16>) outs(%c : memref<256x512xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    %last = arith.constant 199 : index
+    %k = linalg.index 1 : index
+    %done = arith.cmpi eq, %k, %last : index
+    %r = scf.if %done -> (bf16) {
+      %i = arith.bitcast %s : bf16 to i16
+      %mask = arith.constant 32767 : i16
+      %a2 = arith.andi %i, %mask : i16
+      %f = arith.bitcast %a2 : i16 to bf16
       scf.yield %f : bf16
     } else {
       scf.yield %s : bf16
