@@ -14,20 +14,24 @@ form (a bitcast reads bits) runs as written on the rounded accumulator.
 
 An epilogue input that reads neither the rows nor the columns (a rank-0 constant, as
 exporters write GELU's) is loaded once, ahead of the elements (`shared_inputs`), not
-once an element. A bias per column is still loaded with its element, after the
-previous element's store: loaded ahead too, it let ptxas start many elements' epilogues
-at once, and the wgmma kernel's erf GELU then spilled (255 registers against 213).
+once an element; a splat constant of any shape (GELU's 0.5, 1/sqrt(2), 1.0 as some
+exporters write them, full size) is no load at all but an immediate. A bias per
+column is still loaded with its element, after the previous element's store: loaded
+ahead too, it let ptxas start many elements' epilogues at once, and the wgmma kernel's
+erf GELU then spilled (255 registers against 213).
 """
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import FloatAttr, MemRefType, f32
+from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, FloatAttr, MemRefType, f32
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.kmajor_operand import constant_global
 from mlc.lowering.gpu.contraction.match import HALF_TYPES, Contraction
 from mlc.lowering.gpu.fills import filled_with
+from mlc.lowering.graph.patterns.ml import dense_splat
 
 
 def widened(e: Emitter, value: SSAValue) -> SSAValue:
@@ -52,20 +56,37 @@ def initial_values(emit: Emitter, c: Contraction, places: list[list[SSAValue]]) 
 
 
 def shared_inputs(e: Emitter, c: Contraction, ivs: list[SSAValue]) -> dict[int, SSAValue]:
-    """The epilogue's inputs that read no loop but a matmul's batch loops (fixed in a
-    block), loaded at `e` at loop indices `ivs` (widened when the epilogue computes in
-    f32), to be given to every element's `computed` (module docstring)."""
+    """The epilogue's inputs that every element of a block reads alike, at `e`, to be
+    given to every element's `computed`: a splat constant as an immediate, and those
+    that read no loop but a matmul's batch loops (fixed in a block) loaded at loop
+    indices `ivs`; widened when the epilogue computes in f32 (module docstring)."""
     if c.epilogue is None:
         return {}
     args = c.op.body.block.args
     maps = c.op.get_indexing_maps().data
     fixed = set(c.batch) if c.conv is None else set()  # a convolution's vary per element
     wide = in_f32(c)
-    return {
-        i: _as_computed(e, e.load(c.op, i, ivs), wide)
-        for i in range(len(c.op.inputs))
-        if i not in (c.a, c.b) and args[i].uses and maps[i].data.used_dims() <= fixed
-    }
+    given: dict[int, SSAValue] = {}
+    for i in range(len(c.op.inputs)):
+        if i in (c.a, c.b) or not args[i].uses:
+            continue
+        if (immediate := _splat_constant(e, c.op.inputs[i], wide)) is not None:
+            given[i] = immediate
+        elif maps[i].data.used_dims() <= fixed:
+            given[i] = _as_computed(e, e.load(c.op, i, ivs), wide)
+    return given
+
+
+def _splat_constant(e: Emitter, source: SSAValue, wide: bool) -> SSAValue | None:
+    """An `arith.constant` of the one float a splat constant memref `source` holds (in
+    f32 if `wide`), or None."""
+    found = constant_global(source)
+    if found is None or not isinstance(dense := found.initial_value, DenseIntOrFPElementsAttr):
+        return None
+    element = dense.get_element_type()
+    if not isinstance(element, AnyFloat) or (value := dense_splat(dense)) is None:
+        return None
+    return e(arith.ConstantOp(FloatAttr(float(value), _wide(element) if wide else element)))
 
 
 def _output_element(c: Contraction) -> Attribute:

@@ -246,6 +246,58 @@ func.func @matmul_autocast_epilogue(%a: memref<256x200xbf16>, %b: memref<200x512
 
 // -----
 
+// Splat constant inputs (GELU's 0.5 and 1/sqrt(2), full size and per column, as some
+// exporters write them) are immediates in f32, made once, never loaded; a constant
+// that is not a splat is loaded (here once: it reads no loop).
+// CHECK-LABEL: func.func @matmul_splat_constants
+// CHECK:         "cp.async.wait_group 0;"
+// CHECK-NEXT:    %[[H:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT:    %[[R:.+]] = arith.constant 0.70703125 : f32
+// CHECK:         memref.load %steps
+// CHECK-NOT:     memref.load %half
+// CHECK-NOT:     memref.load %root
+// CHECK:         arith.mulf %{{.+}}, %[[H]] : f32
+// CHECK-NEXT:    arith.mulf %{{.+}}, %[[R]] : f32
+// CHECK-NOT:     memref.load
+// CHECK-NOT:     arith.constant 5.000000e-01
+// CHECK:         func.return
+// OFF-LABEL: func.func @matmul_splat_constants
+// OFF-NOT:     memref.load %half
+// OFF-NOT:     memref.load %root
+// OFF:         memref.load %steps
+// OFF-NOT:     memref.load %half
+// OFF-NOT:     memref.load %root
+// OFF:         func.return
+"memref.global"() <{sym_name = "half", type = memref<256x512xbf16>, initial_value = dense<5.000000e-01> : tensor<256x512xbf16>, sym_visibility = "private", constant}> : () -> ()
+"memref.global"() <{sym_name = "root", type = memref<512xbf16>, initial_value = dense<7.070310e-01> : tensor<512xbf16>, sym_visibility = "private", constant}> : () -> ()
+"memref.global"() <{sym_name = "ramp", type = memref<2xbf16>, initial_value = dense<[1.0, 2.0]> : tensor<2xbf16>, sym_visibility = "private", constant}> : () -> ()
+func.func @matmul_splat_constants(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %c: memref<256x512xbf16>) {
+  %half = memref.get_global @half : memref<256x512xbf16>
+  %root = memref.get_global @root : memref<512xbf16>
+  %ramp = memref.get_global @ramp : memref<2xbf16>
+  %steps = memref.expand_shape %ramp [[0, 1]] output_shape [1, 2] : memref<2xbf16> into memref<1x2xbf16>
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (0, 1)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %half, %root, %steps : memref<256x200xbf16>, memref<200x512xbf16>, memref<256x512xbf16>, memref<512xbf16>, memref<1x2xbf16>) outs(%c : memref<256x512xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %h: bf16, %r: bf16, %t: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    %last = arith.constant 199 : index
+    %k = linalg.index 1 : index
+    %done = arith.cmpi eq, %k, %last : index
+    %o = scf.if %done -> (bf16) {
+      %e = arith.mulf %s, %h : bf16
+      %f = arith.mulf %e, %r : bf16
+      %g = arith.addf %f, %t : bf16
+      scf.yield %g : bf16
+    } else {
+      scf.yield %s : bf16
+    }
+    linalg.yield %o : bf16
+  }
+  func.return
+}
+
+// -----
+
 // An epilogue that reads bits (a bitcast) has no f32 form: each element is rounded
 // first and the epilogue runs in bf16, the pair packed as it is.
 // CHECK-LABEL: func.func @matmul_bitcast_epilogue
