@@ -16,9 +16,10 @@ An epilogue input that reads neither the rows nor the columns (a rank-0 constant
 exporters write GELU's) is loaded once, ahead of the elements (`shared_inputs`), not
 once an element; a splat constant of any shape (GELU's 0.5, 1/sqrt(2), 1.0 as some
 exporters write them, full size) is no load at all but an immediate. A bias per
-column is still loaded with its element, after the previous element's store: loaded
-ahead too, it let ptxas start many elements' epilogues at once, and the wgmma kernel's
-erf GELU then spilled (255 registers against 213).
+column is loaded once a column a thread owns (`column_inputs`), at its column kept
+inside N, not once an element. (Done with the epilogue in 16 bits, its software
+roundings made ptxas spill the wgmma kernel's erf GELU, 255 registers; in f32 the
+fc1 kernel keeps its 212.)
 """
 
 from xdsl.dialects import arith, memref, scf
@@ -75,6 +76,27 @@ def shared_inputs(e: Emitter, c: Contraction, ivs: list[SSAValue]) -> dict[int, 
         elif maps[i].data.used_dims() <= fixed:
             given[i] = _as_computed(e, e.load(c.op, i, ivs), wide)
     return given
+
+
+def column_inputs(
+    e: Emitter, c: Contraction, ivs: list[SSAValue], given: dict[int, SSAValue]
+) -> dict[int, SSAValue]:
+    """
+    The epilogue's inputs that read the column loop alone (a bias), but for those
+    `given`, loaded at `e` at loop indices `ivs` (a column kept inside N, so a partial
+    tile reads nothing out of bounds; widened as `shared_inputs`): loaded once a column
+    a thread owns and given to each of its elements, not once an element.
+    """
+    if c.epilogue is None or c.conv is not None:  # a convolution's columns are pixels
+        return {}
+    args = c.op.body.block.args
+    maps = c.op.get_indexing_maps().data
+    wide = in_f32(c)
+    return {
+        i: _as_computed(e, e.load(c.op, i, ivs), wide)
+        for i in range(len(c.op.inputs))
+        if i not in (c.a, c.b, *given) and args[i].uses and maps[i].data.used_dims() == {c.cols}
+    }
 
 
 def _splat_constant(e: Emitter, source: SSAValue, wide: bool) -> SSAValue | None:

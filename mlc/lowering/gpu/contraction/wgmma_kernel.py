@@ -57,6 +57,7 @@ from mlc.lowering.gpu.contraction import wgmma_layout as layout
 from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.epilogue import (
+    column_inputs,
     computed,
     initial_values,
     shared_inputs,
@@ -253,9 +254,14 @@ class _Wgmma:
         given = shared_inputs(e, c, places[0])  # before any element's check
         sizes = [size for _, _, size in c.op.get_loop_bound_sources()]
         whole = sizes[c.rows] % shape.rows == 0 and sizes[c.cols] % shape.cols == 0
+        columns: dict[int, dict[int, SSAValue]] = {}  # a column's bias: `column_inputs`
         for slot in range(0, len(slots), step):
             (q, h), values = slots[slot], accs[slot : slot + step]
             row, col = rows[h], cols[q]
+            for x in range(q, q + step):  # loaded at the column's first row
+                if x not in columns:  # (inside N: clamped, but for whole tiles)
+                    at = self.ivs(rows[0], cols[x] if whole else clamped_cols[x], zero)
+                    columns[x] = {**given, **column_inputs(e, c, at, given)}
             s = e
             if not whole:  # every tile whole: no element to leave out, no branch
                 inside = e(arith.AndIOp(e.less(row, m), e.less(col, n)))
@@ -264,9 +270,9 @@ class _Wgmma:
                 s = e.region(store)
             if pairs:  # columns 2 t + 8 i, + 1: both inside (N is a multiple of 8)
                 places = [self.ivs(row, x, zero) for x in (col, cols[q + 1])]
-                self._store_pair(s, values, places, given)
+                self._store_pair(s, values, places, [columns[q], columns[q + 1]])
             else:
-                store_output(s, c, values[0], self.ivs(row, col, zero), given)
+                store_output(s, c, values[0], self.ivs(row, col, zero), columns[q])
             if not whole:
                 s(scf.YieldOp())
 
@@ -292,15 +298,18 @@ class _Wgmma:
         e: Emitter,
         values: list[SSAValue],
         places: list[list[SSAValue]],
-        given: dict[int, SSAValue],
+        given: list[dict[int, SSAValue]],
     ) -> None:
-        """Columns `col`, `col + 1` of a row (`places`: their loop indices; `given`: the
-        epilogue inputs shared by every element), finished and stored at once."""
+        """Columns `col`, `col + 1` of a row (`places`: their loop indices; `given`: each
+        one's epilogue inputs loaded ahead), finished and stored at once."""
         c, out = self.c, len(self.c.op.inputs)
         indices = e.indices(c.op, out, places[0])
         address = element_address(e, c.op.outputs[0], indices, self.staging.element_bytes)
         address = e(arith.IndexCastOp(address, i64))
-        values = [computed(e, c, v, ivs, given) for v, ivs in zip(values, places, strict=True)]
+        values = [
+            computed(e, c, v, ivs, inputs)
+            for v, ivs, inputs in zip(values, places, given, strict=True)
+        ]
         if self.kind == "tf32":  # two f32 (N a multiple of 4: 8-byte aligned)
             store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.v2.f32 [ga], {$1, $2}; }"
             operands = [address, *values]

@@ -89,19 +89,24 @@ func.func @at_b(%a: memref<64x128xbf16>, %b: memref<64x256xbf16>, %c: memref<128
 // -----
 
 // With a fused epilogue (a bias), each of a lane's two adjacent outputs goes through
-// the epilogue in f32 on its accumulator (no rounding before it; the bf16 bias widened
-// as loaded), and the pair is rounded once, together, and stored as one word.
+// the epilogue in f32 on its accumulator (no rounding before it; the bf16 bias loaded
+// once a column, at the column's first row, widened as loaded, and given to both rows),
+// and the pair is rounded once, together, and stored as one word.
 // CHECK-LABEL: func.func @matmul_bias_bf16
 // CHECK:         wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CHECK-NOT:     arith.truncf
 // CHECK:         %[[B0:.+]] = memref.load %bias
 // CHECK-NEXT:    %[[W0:.+]] = arith.extf %[[B0]] : bf16 to f32
-// CHECK-NEXT:    %[[E0:.+]] = arith.addf %{{.+}}, %[[W0]] : f32
-// CHECK:         %[[B1:.+]] = memref.load %bias
+// CHECK-NEXT:    %[[B1:.+]] = memref.load %bias
 // CHECK-NEXT:    %[[W1:.+]] = arith.extf %[[B1]] : bf16 to f32
+// CHECK:         %[[E0:.+]] = arith.addf %{{.+}}, %[[W0]] : f32
 // CHECK-NEXT:    %[[E1:.+]] = arith.addf %{{.+}}, %[[W1]] : f32
 // CHECK-NEXT:    %[[P:.+]] = llvm.inline_asm "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,f,f" %[[E1]], %[[E0]]
 // CHECK-NEXT:    "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }", "l,r,~{memory}" %{{.+}}, %[[P]]
+// CHECK-NOT:     memref.load %bias
+// CHECK:         arith.addf %{{.+}}, %[[W0]] : f32
+// CHECK-NEXT:    arith.addf %{{.+}}, %[[W1]] : f32
+// CHECK-NEXT:    cvt.rn.bf16x2.f32
 // CHECK-NOT:     arith.truncf
 // CHECK-NOT:     mov.b32
 // CHECK-NOT:     memref.store
@@ -128,9 +133,10 @@ func.func @matmul_bias_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, 
 
 // An epilogue input that reads neither the rows nor the columns (a rank-0 scale, as
 // exporters write GELU's constants) is loaded once, after the main loop, not once an
-// element; the bias per column is loaded with each element. With M and N multiples of
+// element; the bias per column once a column. With M and N multiples of
 // the tile (256x512 in 128x256 tiles) no element lies outside: the stores have no bounds
-// check. At M = 192 the second row of tiles is half outside, and each pair is checked.
+// check. At M = 192 the second row of tiles is half outside, and each pair is checked
+// (the bias loads, at columns clamped inside N, are not).
 // CHECK-LABEL: func.func @matmul_scale_bf16
 // CHECK:         "cp.async.wait_group 0;"
 // CHECK-NEXT:    %[[S:.+]] = memref.load %scale[] : memref<bf16>
@@ -138,7 +144,9 @@ func.func @matmul_bias_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, 
 // CHECK-NOT:     scf.if
 // CHECK:         memref.load %bias
 // CHECK-NEXT:    arith.extf
-// CHECK-NEXT:    arith.mulf {{.*}}, %[[SW]] : f32
+// CHECK:         memref.load %bias
+// CHECK-NEXT:    arith.extf
+// CHECK:         arith.mulf {{.*}}, %[[SW]] : f32
 // CHECK-NOT:     scf.if
 // CHECK-NOT:     memref.load %scale
 // CHECK:         func.return
@@ -167,8 +175,13 @@ func.func @matmul_scale_bf16(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>,
 // CHECK-LABEL: func.func @matmul_scale_partial_bf16
 // CHECK:         "cp.async.wait_group 0;"
 // CHECK-NEXT:    memref.load %scale[] : memref<bf16>
+// CHECK-NOT:     scf.if
+// CHECK:         memref.load %bias
+// CHECK-NOT:     scf.if
+// CHECK:         memref.load %bias
+// CHECK-NOT:     memref.load %bias
 // CHECK:         scf.if
-// CHECK:           memref.load %bias
+// CHECK-NOT:       memref.load %bias
 // CHECK:           st.global.b32
 // CHECK-NOT:     memref.load %scale
 // CHECK:         func.return
@@ -203,7 +216,7 @@ func.func @matmul_scale_partial_bf16(%a: memref<192x200xbf16>, %b: memref<200x51
 // CHECK-NOT:     arith.truncf
 // CHECK-NOT:     arith.extf
 // CHECK:         %[[B:.+]] = memref.load %bias{{.+}} : memref<512xf32>
-// CHECK-NEXT:    %[[S:.+]] = arith.addf %{{.+}}, %[[B]] : f32
+// CHECK:         %[[S:.+]] = arith.addf %{{.+}}, %[[B]] : f32
 // CHECK-NEXT:    %[[H:.+]] = arith.constant 5.000000e-01 : f32
 // CHECK-NEXT:    %[[G:.+]] = math.erf %[[S]] : f32
 // CHECK-NEXT:    arith.mulf %[[G]], %[[H]] : f32
