@@ -22,13 +22,26 @@ roundings made ptxas spill the wgmma kernel's erf GELU, 255 registers; in f32 th
 fc1 kernel keeps its 212.)
 """
 
-from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, FloatAttr, MemRefType, f32
+from xdsl.dialects import arith, llvm, memref, scf
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BFloat16Type,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    MemRefType,
+    NoneAttr,
+    f32,
+    i16,
+    i32,
+    i64,
+)
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 from xdsl.transforms.loop_nest_lowering_utils import indices_for_map
 
 from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.lowering.gpu.contraction.half_staging import element_address
 from mlc.lowering.gpu.contraction.kmajor_operand import constant_global
 from mlc.lowering.gpu.contraction.match import HALF_TYPES, Contraction
 from mlc.lowering.gpu.fills import filled_with
@@ -226,3 +239,55 @@ def store_output(
     affine_map = c.op.get_indexing_maps().data[out].data
     indices = indices_for_map(e.rewriter, e.point, affine_map, ivs)
     e(memref.StoreOp.get(value, c.op.outputs[0], indices))
+
+
+def pairs_stored(c: Contraction) -> bool:
+    """
+    Whether a lane's two adjacent columns can be stored as one word (rounded together
+    by `cvt.rn.{f16,bf16}x2.f32`, after an epilogue in f32; f32 as one 8-byte store):
+    an output with the identity layout whose last dim is the columns. One-element
+    stores halved the wgmma kernel's rate (bench/gpu_epilogue.py). The caller knows
+    that a pair's first column is even and N too (alignment).
+    """
+    output = c.op.outputs[0].type
+    assert isinstance(output, MemRefType)
+    last = c.op.get_indexing_maps().data[len(c.op.inputs)].data.results[-1]
+    return (
+        isinstance(output.layout, NoneAttr)
+        and isinstance(last, AffineDimExpr)
+        and last.position == c.cols
+    )
+
+
+def store_pair(
+    e: Emitter,
+    c: Contraction,
+    values: list[SSAValue],
+    places: list[list[SSAValue]],
+    given: list[dict[int, SSAValue]],
+) -> None:
+    """Finished accumulators `values` of columns `col`, `col + 1` of a row (`places`:
+    their loop indices; `given`: each one's epilogue inputs loaded ahead, `computed`),
+    through the epilogue, rounded and stored at once (`pairs_stored`)."""
+    out = len(c.op.inputs)
+    element = _output_element(c)
+    indices = e.indices(c.op, out, places[0])
+    size = 4 if element == f32 else 2
+    address = e(arith.IndexCastOp(element_address(e, c.op.outputs[0], indices, size), i64))
+    values = [
+        computed(e, c, v, ivs, inputs) for v, ivs, inputs in zip(values, places, given, strict=True)
+    ]
+    if element == f32:  # two f32 (8-byte aligned)
+        store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.v2.f32 [ga], {$1, $2}; }"
+        operands = [address, *values]
+        e(llvm.InlineAsmOp(store, "l,f,f,~{memory}", operands, has_side_effects=True))
+        return
+    if values[0].type == f32:  # rounded together, once
+        kind = "bf16" if isinstance(element, BFloat16Type) else "f16"
+        convert = f"cvt.rn.{kind}x2.f32 $0, $1, $2;"  # $1 to the high half
+        packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
+    else:  # an epilogue computed in 16 bits: two values, the first in the low half
+        halves = [e(arith.BitcastOp(v, i16)) for v in values]
+        packed = e(llvm.InlineAsmOp("mov.b32 $0, {$1, $2};", "=r,h,h", halves, [i32]))
+    store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
+    e(llvm.InlineAsmOp(store, "l,r,~{memory}", [address, packed], has_side_effects=True))

@@ -20,7 +20,9 @@ accumulators in registers:
 - out-of-range rows and columns are clamped for loads and skipped at the store;
   K's tail is zero-filled, which leaves `acc + a * b` unchanged;
 - a fused epilogue runs on each finished accumulator before its store, its other
-  inputs read at the output element; a fill's constant is the accumulators' start.
+  inputs read at the output element; a fill's constant is the accumulators' start;
+  on the tensor cores, with N static and even, a lane's two adjacent columns are
+  rounded together and stored as one word (`epilogue.store_pair`).
 """
 
 from dataclasses import dataclass
@@ -38,8 +40,10 @@ from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.epilogue import (
     column_inputs,
     initial_values,
+    pairs_stored,
     shared_inputs,
     store_output,
+    store_pair,
 )
 from mlc.lowering.gpu.contraction.half_staging import CHUNK, half_stagings
 from mlc.lowering.gpu.contraction.match import Contraction
@@ -279,15 +283,30 @@ class _Kernel:
             for j, col in enumerate(inside_n):
                 at = self.ivs(rows[0], col, zero_index)
                 columns[j] = {**given, **column_inputs(emit, c, at, given)}
+        step = 2 if self._pairs() else 1
         for i, row in enumerate(rows):
-            for j, col in enumerate(cols):
-                inside = emit(arith.AndIOp(emit.less(row, m), emit.less(col, n)))
-                ivs = self.ivs(row, col, zero_index, emit)
+            for j in range(0, len(cols), step):
+                inside = emit(arith.AndIOp(emit.less(row, m), emit.less(cols[j], n)))
                 store = Block()
                 emit(scf.IfOp(inside, [], [store]))
                 s = emit.region(store)
-                store_output(s, c, results[len(cols) * i + j], ivs, columns[j])
+                values = results[len(cols) * i + j : len(cols) * i + j + step]
+                places = [self.ivs(row, col, zero_index, emit) for col in cols[j : j + step]]
+                if step == 2:  # column 2 t + 8 n, + 1: both inside (N even)
+                    store_pair(s, c, values, places, columns[j : j + 2])
+                else:
+                    store_output(s, c, values[0], places[0], columns[j])
                 s(scf.YieldOp())
+
+    def _pairs(self) -> bool:
+        """Whether a lane's columns 2 t + 8 n, + 1 (the tensor cores' fragment) are stored
+        together (`epilogue.pairs_stored`): N static and even, so a pair inside N is
+        whole and its first column's address 4-byte (f32: 8-byte) aligned."""
+        c = self.c
+        if not self.shape.tensor_cores or c.conv is not None:  # a convolution's: pixels
+            return False
+        n = [size for _, _, size in c.op.get_loop_bound_sources()][c.cols]
+        return n > 0 and n % 2 == 0 and pairs_stored(c)
 
     def _initial(
         self, rows: list[SSAValue], cols: list[SSAValue], zero: SSAValue

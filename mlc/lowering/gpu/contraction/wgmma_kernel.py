@@ -45,12 +45,10 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     UnitAttr,
     f32,
-    i16,
     i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.gpu.contraction import async_copy
 from mlc.lowering.gpu.contraction import wgmma_layout as layout
@@ -58,12 +56,13 @@ from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.epilogue import (
     column_inputs,
-    computed,
     initial_values,
+    pairs_stored,
     shared_inputs,
     store_output,
+    store_pair,
 )
-from mlc.lowering.gpu.contraction.half_staging import element_address, shared_address
+from mlc.lowering.gpu.contraction.half_staging import shared_address
 from mlc.lowering.gpu.contraction.kmajor_operand import transposable
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.tile_staging import WORKGROUP
@@ -249,7 +248,7 @@ class _Wgmma:
         slots = self._slots(len(cols))
         places = [self.ivs(clamped_rows[h], clamped_cols[q], zero) for q, h in slots]
         accs = self._loop(e, initial_values(e, c, places), tid)
-        pairs = self._pairs_stored()
+        pairs = pairs_stored(c)
         step = 2 if pairs else 1
         given = shared_inputs(e, c, places[0])  # before any element's check
         sizes = [size for _, _, size in c.op.get_loop_bound_sources()]
@@ -270,59 +269,11 @@ class _Wgmma:
                 s = e.region(store)
             if pairs:  # columns 2 t + 8 i, + 1: both inside (N is a multiple of 8)
                 places = [self.ivs(row, x, zero) for x in (col, cols[q + 1])]
-                self._store_pair(s, values, places, [columns[q], columns[q + 1]])
+                store_pair(s, c, values, places, [columns[q], columns[q + 1]])
             else:
                 store_output(s, c, values[0], self.ivs(row, col, zero), columns[q])
             if not whole:
                 s(scf.YieldOp())
-
-    def _pairs_stored(self) -> bool:
-        """
-        Whether a lane's two adjacent columns are stored as one word (rounded together
-        by `cvt.rn.{f16,bf16}x2.f32`, after an epilogue in f32): an output with the
-        identity layout whose last dim is the columns. One-element stores would halve
-        the kernel's rate (bench/gpu_epilogue.py).
-        """
-        c = self.c
-        output = c.op.outputs[0].type
-        assert isinstance(output, MemRefType)
-        last = c.op.get_indexing_maps().data[len(c.op.inputs)].data.results[-1]
-        return (
-            isinstance(output.layout, NoneAttr)
-            and isinstance(last, AffineDimExpr)
-            and last.position == c.cols
-        )
-
-    def _store_pair(
-        self,
-        e: Emitter,
-        values: list[SSAValue],
-        places: list[list[SSAValue]],
-        given: list[dict[int, SSAValue]],
-    ) -> None:
-        """Columns `col`, `col + 1` of a row (`places`: their loop indices; `given`: each
-        one's epilogue inputs loaded ahead), finished and stored at once."""
-        c, out = self.c, len(self.c.op.inputs)
-        indices = e.indices(c.op, out, places[0])
-        address = element_address(e, c.op.outputs[0], indices, self.staging.element_bytes)
-        address = e(arith.IndexCastOp(address, i64))
-        values = [
-            computed(e, c, v, ivs, inputs)
-            for v, ivs, inputs in zip(values, places, given, strict=True)
-        ]
-        if self.kind == "tf32":  # two f32 (N a multiple of 4: 8-byte aligned)
-            store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.v2.f32 [ga], {$1, $2}; }"
-            operands = [address, *values]
-            e(llvm.InlineAsmOp(store, "l,f,f,~{memory}", operands, has_side_effects=True))
-            return
-        if values[0].type == f32:  # rounded together, once
-            convert = f"cvt.rn.{self.kind}x2.f32 $0, $1, $2;"  # $1 to the high half
-            packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
-        else:  # an epilogue computed in 16 bits: two values, the first in the low half
-            halves = [e(arith.BitcastOp(v, i16)) for v in values]
-            packed = e(llvm.InlineAsmOp("mov.b32 $0, {$1, $2};", "=r,h,h", halves, [i32]))
-        store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
-        e(llvm.InlineAsmOp(store, "l,r,~{memory}", [address, packed], has_side_effects=True))
 
     @staticmethod
     def _slots(columns: int) -> list[tuple[int, int]]:

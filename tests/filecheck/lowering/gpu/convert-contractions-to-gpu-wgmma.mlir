@@ -210,7 +210,7 @@ func.func @matmul_scale_partial_bf16(%a: memref<192x200xbf16>, %b: memref<200x51
 // An epilogue as autocast leaves it (the bf16 result widened, f32 bias and math,
 // rounded back) computes on the f32 accumulator: no rounding before it, its casts
 // gone, its bf16 constant (0.5) an f32 one, and the pair rounded once at the store;
-// the mma.sync kernel rounds each element once too.
+// the mma.sync kernel stores its pairs alike.
 // CHECK-LABEL: func.func @matmul_autocast_epilogue
 // CHECK:         wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
 // CHECK-NOT:     arith.truncf
@@ -229,9 +229,15 @@ func.func @matmul_scale_partial_bf16(%a: memref<192x200xbf16>, %b: memref<200x51
 // OFF-NOT:     arith.extf
 // OFF:         arith.constant 5.000000e-01 : f32
 // OFF-NEXT:    math.erf %{{.+}} : f32
-// OFF-NEXT:    %[[Y:.+]] = arith.mulf %{{.+}}, %{{.+}} : f32
-// OFF-NEXT:    %[[R:.+]] = arith.truncf %[[Y]] : f32 to bf16
-// OFF:         memref.store %[[R]]
+// OFF-NEXT:    %[[Y0:.+]] = arith.mulf %{{.+}}, %{{.+}} : f32
+// OFF:         arith.constant 5.000000e-01 : f32
+// OFF-NEXT:    math.erf %{{.+}} : f32
+// OFF-NEXT:    %[[Y1:.+]] = arith.mulf %{{.+}}, %{{.+}} : f32
+// OFF-NEXT:    %[[P:.+]] = llvm.inline_asm "cvt.rn.bf16x2.f32 $0, $1, $2;", "=r,f,f" %[[Y1]], %[[Y0]]
+// OFF-NEXT:    st.global.b32 [ga], $1; }", "l,r,~{memory}" %{{.+}}, %[[P]]
+// OFF-NOT:     arith.truncf
+// OFF-NOT:     memref.store
+// OFF:         func.return
 func.func @matmul_autocast_epilogue(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %bias: memref<512xf32>, %c: memref<256x512xbf16>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %bias : memref<256x200xbf16>, memref<200x512xbf16>, memref<512xf32>) outs(%c : memref<256x512xbf16>) {
   ^bb0(%x: bf16, %y: bf16, %z: f32, %acc: bf16):
@@ -305,6 +311,55 @@ func.func @matmul_splat_constants(%a: memref<256x200xbf16>, %b: memref<200x512xb
       scf.yield %s : bf16
     }
     linalg.yield %o : bf16
+  }
+  func.return
+}
+
+// -----
+
+// N even but not a multiple of 8 (wgmma declines it): the mma.sync kernel still stores
+// its column pairs as one word, after one check of the pair's first column (N even: the
+// second is inside too). N odd: one element at a time, each rounded once.
+// CHECK-LABEL: func.func @matmul_even_n
+// CHECK-NOT:     wgmma
+// CHECK:         mma.sync.aligned.m16n8k16
+// CHECK:         scf.if
+// CHECK:           cvt.rn.f16x2.f32 $0, $1, $2;
+// CHECK-NEXT:      st.global.b32
+// CHECK-NOT:       memref.store
+// CHECK-LABEL: func.func @matmul_odd_n
+// CHECK:         mma.sync.aligned.m16n8k16
+// CHECK:         scf.if
+// CHECK:           arith.maximumf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT:      arith.truncf %{{.+}} : f32 to f16
+// CHECK-NEXT:      memref.store
+// CHECK-NOT:     cvt.rn.f16x2.f32
+// CHECK:         func.return
+func.func @matmul_even_n(%a: memref<256x64xf16>, %b: memref<64x130xf16>, %c: memref<256x130xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<256x64xf16>, memref<64x130xf16>) outs(%c : memref<256x130xf16>) {
+  ^bb0(%x: f16, %y: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %acc, %p : f16
+    linalg.yield %s : f16
+  }
+  func.return
+}
+func.func @matmul_odd_n(%a: memref<256x64xf16>, %b: memref<64x129xf16>, %c: memref<256x129xf16>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<256x64xf16>, memref<64x129xf16>) outs(%c : memref<256x129xf16>) {
+  ^bb0(%x: f16, %y: f16, %acc: f16):
+    %p = arith.mulf %x, %y : f16
+    %s = arith.addf %acc, %p : f16
+    %last = arith.constant 63 : index
+    %k = linalg.index 1 : index
+    %done = arith.cmpi eq, %k, %last : index
+    %r = scf.if %done -> (f16) {
+      %zero = arith.constant 0.0 : f16
+      %m = arith.maximumf %s, %zero : f16
+      scf.yield %m : f16
+    } else {
+      scf.yield %s : f16
+    }
+    linalg.yield %r : f16
   }
   func.return
 }
