@@ -287,11 +287,11 @@ class _Kernel:
         for i, row in enumerate(rows):
             for j in range(0, len(cols), step):
                 inside = emit(arith.AndIOp(emit.less(row, m), emit.less(cols[j], n)))
+                places = [self.ivs(row, col, zero_index, emit) for col in cols[j : j + step]]
                 store = Block()
                 emit(scf.IfOp(inside, [], [store]))
                 s = emit.region(store)
                 values = results[len(cols) * i + j : len(cols) * i + j + step]
-                places = [self.ivs(row, col, zero_index, emit) for col in cols[j : j + step]]
                 if step == 2:  # column 2 t + 8 n, + 1: both inside (N even)
                     store_pair(s, c, values, places, columns[j : j + 2])
                 else:
