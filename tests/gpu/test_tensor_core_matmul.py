@@ -7,10 +7,10 @@ dims. bf16 skips while convert-to-llvm has no type for it. Without a GPU each
 program's PTX is assembled with ptxas for sm_80 and sm_90a (where ptxas is installed)
 and the numerics skip with the reason.
 
-Tolerance (`_close`): the products and sums are f32, so what remains is the rounding of
-the result to the output type, plus that of each epilogue op done in it: 2 units in the
-last place of the largest output, 2^-10 relative for f16 and 2^-7 for bf16, and as
-much relative to each element.
+Tolerance (`_close`): the products, sums and fused epilogue are f32, so what remains is
+the one rounding of the result to the output type, well within 2 units in the last
+place of the largest output, 2^-10 relative for f16 and 2^-7 for bf16, and as much
+relative to each element.
 """
 
 import numpy as np

@@ -92,7 +92,8 @@ def make_k_major(host: Emitter, op: GenericOp, operand: int) -> list[Operation]:
     return frees
 
 
-def _global(source: SSAValue) -> memref.GlobalOp | None:
+def constant_global(source: SSAValue) -> memref.GlobalOp | None:
+    """The constant `memref.global` whose `memref.get_global` `source` is, or None."""
     getter = source.owner
     if not isinstance(getter, memref.GetGlobalOp):
         return None
@@ -105,7 +106,7 @@ def _global(source: SSAValue) -> memref.GlobalOp | None:
 
 def _constant(source: SSAValue) -> np.ndarray | None:
     """The data of a constant operand known here (a held resource, a dense f32 value)."""
-    if (found := _global(source)) is None:
+    if (found := constant_global(source)) is None:
         return None
     type_ = source.type
     assert isinstance(type_, MemRefType)
@@ -125,7 +126,7 @@ def _constant_copy(
     host: Emitter, source: SSAValue, data: np.ndarray, type_: MemRefType
 ) -> SSAValue:
     """A `memref.get_global` of a new global holding `data`, defined before the function."""
-    found = _global(source)
+    found = constant_global(source)
     assert found is not None
     data = np.ascontiguousarray(data, dtype=np.float32)
     stem = found.sym_name.data.removeprefix(resources.PREFIX)

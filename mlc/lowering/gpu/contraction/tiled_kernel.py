@@ -20,7 +20,9 @@ accumulators in registers:
 - out-of-range rows and columns are clamped for loads and skipped at the store;
   K's tail is zero-filled, which leaves `acc + a * b` unchanged;
 - a fused epilogue runs on each finished accumulator before its store, its other
-  inputs read at the output element; a fill's constant is the accumulators' start.
+  inputs read at the output element; a fill's constant is the accumulators' start;
+  on the tensor cores, with N static and even, a lane's two adjacent columns are
+  rounded together and stored as one word (`epilogue.store_pair`).
 """
 
 from dataclasses import dataclass
@@ -35,7 +37,14 @@ from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.conv_half_staging import conv_half_stagings as conv_half
 from mlc.lowering.gpu.contraction.conv_staging import conv_staging
 from mlc.lowering.gpu.contraction.emitter import Emitter
-from mlc.lowering.gpu.contraction.epilogue import initial_values, shared_inputs, store_output
+from mlc.lowering.gpu.contraction.epilogue import (
+    column_inputs,
+    initial_values,
+    pairs_stored,
+    shared_inputs,
+    store_output,
+    store_pair,
+)
 from mlc.lowering.gpu.contraction.half_staging import CHUNK, half_stagings
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.mma import Lanes, lane_rows_cols, mma_step
@@ -124,7 +133,7 @@ class _Kernel:
                 else:
                     inner(scf.YieldOp(*loop.build(inner, init, vectors)))
         if shape.groups == 1:
-            self._stores(accs, rows, cols)
+            self._stores(accs, rows, cols, clamped_cols)
             return
         sums, first = self._leave(accs, group, local)
         stores = Block()
@@ -136,7 +145,7 @@ class _Kernel:
                 indices = [self.emit.index(other), self.emit.index(slot), local]
                 value = self.emit(arith.AddfOp(value, self.emit(memref.LoadOp.get(sums, indices))))
             totals.append(value)
-        self._stores(totals, rows, cols)
+        self._stores(totals, rows, cols, clamped_cols)
         self.emit(scf.YieldOp())
         self.emit = emit
 
@@ -254,23 +263,50 @@ class _Kernel:
             steps.append([v for r in offsets[::QUAD] for v in quad_at(staging.at(buffer, k, r))])
         return steps
 
-    def _stores(self, results: list[SSAValue], rows: list[SSAValue], cols: list[SSAValue]) -> None:
-        """Each finished accumulator through the epilogue to the output, inside the bounds."""
+    def _stores(
+        self,
+        results: list[SSAValue],
+        rows: list[SSAValue],
+        cols: list[SSAValue],
+        inside_n: list[SSAValue],
+    ) -> None:
+        """Each finished accumulator through the epilogue to the output, inside the bounds;
+        the epilogue inputs every element reads alike loaded first, then a bias once a
+        column (`epilogue.column_inputs`, at `inside_n`: the columns clamped inside N)."""
         emit, c = self.emit, self.c
         m, n = self.bounds[c.rows], self.bounds[c.cols]
         zero_index = emit.index(0)
-        given: dict[int, SSAValue] | None = None  # inputs every element reads alike
+        first = self.ivs(rows[0], cols[0], zero_index, emit)
+        given = shared_inputs(emit, c, first)  # before any element's check
+        columns = [given] * len(cols)
+        if c.conv is None:  # (a convolution's columns are pixels: `column_inputs`)
+            for j, col in enumerate(inside_n):
+                at = self.ivs(rows[0], col, zero_index)
+                columns[j] = {**given, **column_inputs(emit, c, at, given)}
+        step = 2 if self._pairs() else 1
         for i, row in enumerate(rows):
-            for j, col in enumerate(cols):
-                inside = emit(arith.AndIOp(emit.less(row, m), emit.less(col, n)))
-                ivs = self.ivs(row, col, zero_index, emit)
-                if given is None:  # loaded once, before the first element's check
-                    given = shared_inputs(emit, c, ivs)
+            for j in range(0, len(cols), step):
+                inside = emit(arith.AndIOp(emit.less(row, m), emit.less(cols[j], n)))
+                places = [self.ivs(row, col, zero_index, emit) for col in cols[j : j + step]]
                 store = Block()
                 emit(scf.IfOp(inside, [], [store]))
                 s = emit.region(store)
-                store_output(s, c, results[len(cols) * i + j], ivs, given)
+                values = results[len(cols) * i + j : len(cols) * i + j + step]
+                if step == 2:  # column 2 t + 8 n, + 1: both inside (N even)
+                    store_pair(s, c, values, places, columns[j : j + 2])
+                else:
+                    store_output(s, c, values[0], places[0], columns[j])
                 s(scf.YieldOp())
+
+    def _pairs(self) -> bool:
+        """Whether a lane's columns 2 t + 8 n, + 1 (the tensor cores' fragment) are stored
+        together (`epilogue.pairs_stored`): N static and even, so a pair inside N is
+        whole and its first column's address 4-byte (f32: 8-byte) aligned."""
+        c = self.c
+        if not self.shape.tensor_cores or c.conv is not None:  # a convolution's: pixels
+            return False
+        n = [size for _, _, size in c.op.get_loop_bound_sources()][c.cols]
+        return n > 0 and n % 2 == 0 and pairs_stored(c)
 
     def _initial(
         self, rows: list[SSAValue], cols: list[SSAValue], zero: SSAValue

@@ -28,9 +28,10 @@ LLVM keeps every use of them between an MMA and its wait in order.
 
 The accumulators of warp `w` of a warpgroup, lane `4 g + t`: `d[4 i + 2 h + j]` is row
 `16 w + g + 8 h`, column `8 i + 2 t + j` of the warpgroup's 64 x cols (PTX's m64nNk16
-D fragment). Without a fused epilogue, columns `j = 0, 1` are rounded together and
-stored as one 32-bit word. Shared memory is dynamic (`mlc.dynamic_shared`): `stages` slices of A and
-B and 1024 bytes to align the first to an atom.
+D fragment). Columns `j = 0, 1` are rounded together and stored as one 32-bit word;
+a fused epilogue computes each in f32 first (`epilogue.in_f32`). Shared memory is
+dynamic (`mlc.dynamic_shared`): `stages` slices of A and B and 1024 bytes to align the
+first to an atom.
 """
 
 from dataclasses import dataclass
@@ -44,24 +45,24 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     UnitAttr,
     f32,
-    i16,
     i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.gpu.contraction import async_copy
 from mlc.lowering.gpu.contraction import wgmma_layout as layout
 from mlc.lowering.gpu.contraction.block_order import grouped
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.epilogue import (
-    finished,
+    column_inputs,
     initial_values,
+    pairs_stored,
     shared_inputs,
     store_output,
+    store_pair,
 )
-from mlc.lowering.gpu.contraction.half_staging import element_address, shared_address
+from mlc.lowering.gpu.contraction.half_staging import shared_address
 from mlc.lowering.gpu.contraction.kmajor_operand import transposable
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.tile_staging import WORKGROUP
@@ -247,14 +248,19 @@ class _Wgmma:
         slots = self._slots(len(cols))
         places = [self.ivs(clamped_rows[h], clamped_cols[q], zero) for q, h in slots]
         accs = self._loop(e, initial_values(e, c, places), tid)
-        pairs = self._pairs_stored()
+        pairs = pairs_stored(c)
         step = 2 if pairs else 1
         given = shared_inputs(e, c, places[0])  # before any element's check
         sizes = [size for _, _, size in c.op.get_loop_bound_sources()]
         whole = sizes[c.rows] % shape.rows == 0 and sizes[c.cols] % shape.cols == 0
+        columns: dict[int, dict[int, SSAValue]] = {}  # a column's bias: `column_inputs`
         for slot in range(0, len(slots), step):
             (q, h), values = slots[slot], accs[slot : slot + step]
             row, col = rows[h], cols[q]
+            for x in range(q, q + step):  # loaded at the column's first row
+                if x not in columns:  # (inside N: clamped, but for whole tiles)
+                    at = self.ivs(rows[0], cols[x] if whole else clamped_cols[x], zero)
+                    columns[x] = {**given, **column_inputs(e, c, at, given)}
             s = e
             if not whole:  # every tile whole: no element to leave out, no branch
                 inside = e(arith.AndIOp(e.less(row, m), e.less(col, n)))
@@ -263,57 +269,11 @@ class _Wgmma:
                 s = e.region(store)
             if pairs:  # columns 2 t + 8 i, + 1: both inside (N is a multiple of 8)
                 places = [self.ivs(row, x, zero) for x in (col, cols[q + 1])]
-                self._store_pair(s, values, places, given)
+                store_pair(s, c, values, places, [columns[q], columns[q + 1]])
             else:
-                store_output(s, c, values[0], self.ivs(row, col, zero), given)
+                store_output(s, c, values[0], self.ivs(row, col, zero), columns[q])
             if not whole:
                 s(scf.YieldOp())
-
-    def _pairs_stored(self) -> bool:
-        """
-        Whether a lane's two adjacent columns are stored as one word (without a fused
-        epilogue, rounded together by `cvt.rn.{f16,bf16}x2.f32`): an output with the
-        identity layout whose last dim is the columns. One-element stores would halve
-        the kernel's rate (bench/gpu_epilogue.py).
-        """
-        c = self.c
-        output = c.op.outputs[0].type
-        assert isinstance(output, MemRefType)
-        last = c.op.get_indexing_maps().data[len(c.op.inputs)].data.results[-1]
-        return (
-            isinstance(output.layout, NoneAttr)
-            and isinstance(last, AffineDimExpr)
-            and last.position == c.cols
-        )
-
-    def _store_pair(
-        self,
-        e: Emitter,
-        values: list[SSAValue],
-        places: list[list[SSAValue]],
-        given: dict[int, SSAValue],
-    ) -> None:
-        """Columns `col`, `col + 1` of a row (`places`: their loop indices; `given`: the
-        epilogue inputs shared by every element), finished and stored at once."""
-        c, out = self.c, len(self.c.op.inputs)
-        indices = e.indices(c.op, out, places[0])
-        address = element_address(e, c.op.outputs[0], indices, self.staging.element_bytes)
-        address = e(arith.IndexCastOp(address, i64))
-        if c.epilogue is not None:  # each through the epilogue, in the output's type
-            values = [finished(e, c, v, ivs, given) for v, ivs in zip(values, places, strict=True)]
-        if self.kind == "tf32":  # two f32 (N a multiple of 4: 8-byte aligned)
-            store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.v2.f32 [ga], {$1, $2}; }"
-            operands = [address, *values]
-            e(llvm.InlineAsmOp(store, "l,f,f,~{memory}", operands, has_side_effects=True))
-            return
-        if c.epilogue is None:
-            convert = f"cvt.rn.{self.kind}x2.f32 $0, $1, $2;"  # $1 to the high half
-            packed = e(llvm.InlineAsmOp(convert, "=r,f,f", [values[1], values[0]], [i32]))
-        else:  # two rounded 16-bit values, the first in the low half
-            halves = [e(arith.BitcastOp(v, i16)) for v in values]
-            packed = e(llvm.InlineAsmOp("mov.b32 $0, {$1, $2};", "=r,h,h", halves, [i32]))
-        store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
-        e(llvm.InlineAsmOp(store, "l,r,~{memory}", [address, packed], has_side_effects=True))
 
     @staticmethod
     def _slots(columns: int) -> list[tuple[int, int]]:

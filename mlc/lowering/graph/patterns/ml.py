@@ -93,8 +93,13 @@ def splat_value(value: SSAValue) -> float | int | None:
     op = value.owner
     if not isinstance(op, ConstantOp) or not isinstance(op.value, DenseIntOrFPElementsAttr):
         return None
-    element = op.value.get_element_type()
-    raw, size = op.value.data.data, element.size
+    return dense_splat(op.value)
+
+
+def dense_splat(dense: DenseIntOrFPElementsAttr) -> float | int | None:
+    """The one value of a splat dense attribute, or None (compared on the raw bytes)."""
+    element = dense.get_element_type()
+    raw, size = dense.data.data, element.size
     if not raw or raw != raw[:size] * (len(raw) // size):
         return None
     return element.unpack(raw[:size], 1)[0]

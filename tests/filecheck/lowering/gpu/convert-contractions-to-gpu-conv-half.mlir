@@ -9,8 +9,9 @@
 // [f, c*kh*kw] view, the image gathered from the unpadded
 // image into B's tile (zero outside it, in the element type) with no im2col buffer,
 // `ldmatrix` fragments (`.trans` for the [k, pixels] tile), `mma.sync.m16n8k16` into
-// f32 accumulators that start at the bias (widened), each result rounded to the
-// element type at the store, then the fused epilogue (a relu) in that type.
+// f32 accumulators that start at the bias (widened), the fused epilogue (a relu) in
+// f32 on each accumulator (its constant an f32 one), rounded to the element type once,
+// at the store.
 // A padded 3x3 stride-2 convolution gathers its image through registers: no cp.async.
 
 // CHECK-LABEL: func.func @conv3x3_bf16
@@ -35,9 +36,9 @@
 // CHECK:             ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK:             ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // CHECK:             mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32{{.*}} loc("cnn.py":5:6)
-// CHECK:           arith.truncf %{{.+}} : f32 to bf16
-// CHECK-NEXT:      arith.constant 0.000000e+00 : bf16
-// CHECK-NEXT:      arith.maximumf %{{.+}}, %{{.+}} : bf16
+// CHECK:           arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      arith.maximumf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT:      arith.truncf %{{.+}} : f32 to bf16
 // CHECK-NEXT:      memref.store %{{.+}}, %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : memref<?x8x4x5xbf16>
 // CHECK-NOT:     cp.async
 // CHECK:         "gpu.launch"

@@ -132,17 +132,25 @@ func.func @batched(%a: memref<?x?x?xf32>, %b: memref<?x?x?xf32>, %c: memref<?x?x
 // -----
 
 // An epilogue fused by linalg-fuse-elementwise (bias + relu on the last K iteration)
-// runs once per output, after the K loop and before its store, with the bias read at
-// the output's column; the per-iteration condition is gone.
+// runs once per output, after the K loop and before its store; the bias is read once
+// a column of the thread's (8 here), at the column clamped inside N, before the
+// stores' checks; the per-iteration condition is gone.
 
 // CHECK-LABEL: func.func @epilogue
+// CHECK-COUNT-8: arith.minui
+// CHECK-NEXT:    %[[COL:.+]] = arith.minui %{{.+}}, %{{.+}} : index
 // CHECK:         scf.for
 // CHECK-NOT:       linalg.index
-// CHECK:         scf.if %{{[0-9]+}} {
-// CHECK-NEXT:      %[[BIAS:.+]] = memref.load %bias[%{{.+}}] : memref<?xf32>
-// CHECK:           %[[SUM:.+]] = arith.addf %{{.+}}, %[[BIAS]] : f32
-// CHECK-NEXT:      %[[R:.+]] = arith.maximumf %[[SUM]], %{{.+}} : f32
-// CHECK-NEXT:      memref.store %[[R]], %c[%{{.+}}, %{{.+}}] : memref<?x?xf32>
+// CHECK:           %[[BIAS:.+]] = memref.load %bias[%[[COL]]] : memref<?xf32>
+// CHECK-COUNT-7:   memref.load %bias
+// CHECK-NOT:       memref.load %bias
+// CHECK:           scf.if %{{[0-9]+}} {
+// CHECK-NEXT:        arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:        %[[SUM:.+]] = arith.addf %{{.+}}, %[[BIAS]] : f32
+// CHECK-NEXT:        %[[R:.+]] = arith.maximumf %[[SUM]], %{{.+}} : f32
+// CHECK-NEXT:        memref.store %[[R]], %c[%{{.+}}, %{{.+}}] : memref<?x?xf32>
+// CHECK-NOT:         memref.load %bias
+// CHECK:             memref.store
 func.func @epilogue(%a: memref<?x?xf32>, %b: memref<?x64xf32>, %bias: memref<?xf32>, %c: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b, %bias : memref<?x?xf32>, memref<?x64xf32>, memref<?xf32>) outs(%c : memref<?x?xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32, %acc: f32):
