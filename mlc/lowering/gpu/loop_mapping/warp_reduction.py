@@ -6,7 +6,8 @@ A loop body qualifies when it is setup ops, one `scf.for` whose `iter_args` are 
 reductions the lanes can split, then what uses the row's results: straight-line ops,
 stores, and loops over the row's columns (`fuse-row-epilogues` puts a reduction's
 consumers there) that do not read what the row stores. A reduction is either one value
-that accumulates with `addf`, `maximumf` or `minimumf` (a float of 16 to 64 bits), or
+that accumulates with `addf` (f32, f64), `maximumf` or `minimumf` (a float of 16 to 64
+bits), or
 `addi`, `maxsi`, `minsi`, `maxui` or `minui` (an integer of 8 to 64 bits), as its only
 use, the online softmax pair (max, sum, f32) that
 `mlc.lowering.support.online_softmax.step` carries, or a select by key (an index
@@ -64,6 +65,8 @@ def identity(kind: type[Operation], element: Attribute) -> Attribute | None:
     if not shuffles(element):
         return None
     if isinstance(element, AnyFloat) and kind in FLOAT_COMBINERS:
+        if kind is arith.AddfOp and element.bitwidth < 32:
+            return None  # 16-bit partial sums would round at every step: a thread sums in f32
         return FloatAttr(FLOAT_COMBINERS[kind], element)
     if isinstance(element, IntegerType) and kind in INTEGER_COMBINERS:
         width = element.width.data

@@ -121,6 +121,8 @@ def _scans(loop: scf.ForOp) -> tuple[type[arith.AddfOp | arith.AddiOp], ...] | N
     args, values = list(block.args[1:]), list(yielded.operands)
     if not all(shuffles(arg.type) for arg in args):
         return None
+    if any(isinstance(arg.type, AnyFloat) and arg.type.bitwidth < 32 for arg in args):
+        return None  # 16-bit partial sums would round at every step (as warp_reduction's)
     adds: dict[Operation, SSAValue] = {}  # each add and the running total it takes
     for arg, value in zip(args, values, strict=True):
         owner = value.owner

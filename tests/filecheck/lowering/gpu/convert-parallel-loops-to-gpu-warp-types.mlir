@@ -222,3 +222,53 @@ func.func @key_stored(%ids: memref<?xi64>, %out: memref<i64>, %keys: memref<?xi6
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A bf16 sum stays on a thread a row (its carry is widened to f32 when lowered): shared
+// by a warp, as a reduction or as a scan, its partial sums would be rounded to bf16 at
+// every step. A bf16 max is exact, and is shared.
+
+// CHECK-LABEL: func.func @sum_bf16
+// CHECK:         "gpu.launch"
+// CHECK-NOT:       llvm.call_intrinsic
+// CHECK:           scf.for {{.*}} -> (bf16)
+// CHECK-NOT:       llvm.call_intrinsic
+// CHECK:         func.return
+// CHECK-LABEL: func.func @max_bf16
+// CHECK:         "gpu.launch"
+// CHECK-COUNT-5:   llvm.call_intrinsic "llvm.nvvm.shfl.sync.bfly.i32"
+func.func @sum_bf16(%x: memref<?x300xbf16>, %out: memref<?xbf16>, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c300 = arith.constant 300 : index
+  "scf.parallel"(%c0, %m, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %zero = arith.constant 0.000000e+00 : bf16
+    %s = scf.for %j = %c0 to %c300 step %c1 iter_args(%a = %zero) -> (bf16) {
+      %v = memref.load %x[%i, %j] : memref<?x300xbf16>
+      %n = arith.addf %a, %v : bf16
+      scf.yield %n : bf16
+    }
+    memref.store %s, %out[%i] : memref<?xbf16>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+func.func @max_bf16(%x: memref<?x300xbf16>, %out: memref<?xbf16>, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c300 = arith.constant 300 : index
+  "scf.parallel"(%c0, %m, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    %lowest = arith.constant 0xFF80 : bf16
+    %s = scf.for %j = %c0 to %c300 step %c1 iter_args(%a = %lowest) -> (bf16) {
+      %v = memref.load %x[%i, %j] : memref<?x300xbf16>
+      %n = arith.maximumf %a, %v : bf16
+      scf.yield %n : bf16
+    }
+    memref.store %s, %out[%i] : memref<?xbf16>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
