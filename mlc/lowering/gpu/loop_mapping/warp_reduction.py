@@ -117,6 +117,18 @@ def row_width(loop: scf.ForOp) -> int:
     return 1 << max(0, (trips - 1).bit_length())
 
 
+def ops_after(loop: scf.ForOp) -> tuple[list[Operation], list[tuple[Operation, int]]]:
+    """The ops after the row's `loop` in the loop body around it (to its yield), and
+    every use of `loop`'s results (op, operand index), before anything moves."""
+    after: list[Operation] = []
+    following = loop.next_op
+    while following is not None and not isinstance(following, scf.YieldOp):
+        after.append(following)
+        following = following.next_op
+    uses = [(use.operation, use.index) for result in loop.results for use in result.uses]
+    return after, uses
+
+
 def static_trips(loop: scf.ForOp) -> int | None:
     """`loop`'s trip count when its bounds and step are constants."""
     lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
@@ -229,12 +241,7 @@ def share_with_warp(
         return located_builder(point, location)
 
     loop = reduction.loop
-    after: list[Operation] = []
-    following = loop.next_op
-    while following is not None and not isinstance(following, scf.YieldOp):
-        after.append(following)
-        following = following.next_op
-    uses = [(use.operation, use.index) for result in loop.results for use in result.uses]
+    after, uses = ops_after(loop)
     with ImplicitBuilder(builder(InsertPoint.before(loop))):
         is_first = arith.CmpiOp(lane, implicit_index(0), "eq").result
         _lanes(loop, lane, _lane_starts(reduction, is_first), reduction.width)

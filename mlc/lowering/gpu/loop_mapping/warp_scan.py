@@ -44,7 +44,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.loop_mapping.shuffles import i32_constant, shuffle, shuffles
 from mlc.lowering.gpu.loop_mapping.vector_lanes import is_pure_scalar
-from mlc.lowering.gpu.loop_mapping.warp_reduction import static_trips
+from mlc.lowering.gpu.loop_mapping.warp_reduction import ops_after, static_trips
 from mlc.lowering.gpu.loop_mapping.warp_vectors import in_place
 from mlc.lowering.support.locations import located_builder
 from mlc.lowering.support.loop_builder import constant_index, implicit_index
@@ -181,12 +181,7 @@ def scan_with_warp(scan: WarpScan, lane: SSAValue, location: object) -> None:
         return located_builder(point, location)
 
     loop = scan.loop
-    after: list[Operation] = []
-    following = loop.next_op
-    while following is not None and not isinstance(following, scf.YieldOp):
-        after.append(following)
-        following = following.next_op
-    uses = [(use.operation, use.index) for result in loop.results for use in result.uses]
+    after, uses = ops_after(loop)
     types = [value.type for value in loop.iter_args]
     with ImplicitBuilder(builder(InsertPoint.before(loop))):
         is_first = arith.CmpiOp(lane, implicit_index(0), "eq").result
