@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mlc.backend.launch_timers import LaunchRecording
 from mlc.lowering.support.kernel_sources import KERNELS_SYMBOL, KernelInfo, decode_kernels
-from mlc.profiler.costs import layer_costs
+from mlc.profiler.costs import at_call_shapes, layer_costs
 from mlc.profiler.measure import Layer, Peaks, layers_of, measure
 from mlc.profiler.report import SCHEMA, Profile
 
@@ -65,7 +65,8 @@ def profile_call(
     ran = [k for k in kernels if measured.kernel_runs[k.id]]  # those `call` reached
     layers = layers_of(ran, measured)
     if graph is not None:
-        costs = layer_costs(graph, [layer.sources for layer in layers], target)
+        priced = at_call_shapes(graph, function, args)
+        costs = layer_costs(priced, [layer.sources for layer in layers], target)
         for layer, cost in zip(layers, costs, strict=True):
             layer.cost = cost
     layers.sort(key=lambda layer: -layer.seconds)

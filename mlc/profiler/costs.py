@@ -25,13 +25,25 @@ own.
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FusedLoc, ModuleOp, NameLoc, NoneAttr, StringAttr, UnknownLoc
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    FunctionType,
+    FusedLoc,
+    ModuleOp,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+    UnknownLoc,
+)
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Operation
+from xdsl.rewriter import Rewriter
 
 from mlc import cost_model, pipeline
 from mlc.diagnostics import DiagnosticError
 from mlc.dialects.ml import MLOp
+from mlc.lowering.graph.shape_inference import refine_functions
 from mlc.lowering.support.kernel_sources import source_names
 
 TAG = "mlc.profiler.op#"  # prefix of the location naming the n-th `ml` op in the copy
@@ -132,6 +144,39 @@ def kernel_layers(
             for tag in tags:
                 found[tag].add(layer)
     return found
+
+
+def at_call_shapes(module: ModuleOp, function: str, args: Sequence[object]) -> ModuleOp:
+    """
+    A copy of `module` whose `function` takes tensors of `args`' shapes, its dims refined
+    through every op (`refine_functions`), so that a program compiled with dynamic dims
+    (a model's batch) is priced at the sizes it ran with. `module` where nothing is
+    dynamic or the arguments do not fit the signature.
+    """
+    copy = module.clone()
+    entry = next(
+        (f for f in copy.walk() if isinstance(f, func.FuncOp) and f.sym_name.data == function),
+        None,
+    )
+    if entry is None or len(entry.args) != len(args):
+        return module
+    changed = False
+    for arg, value in zip(entry.args, args, strict=True):
+        shape = tuple(getattr(value, "shape", ()))
+        type_ = arg.type
+        if not isinstance(type_, TensorType) or type_.get_shape() == shape:
+            continue
+        declared = type_.get_shape()
+        if len(declared) != len(shape) or any(d >= 0 and d != s for d, s in zip(declared, shape)):
+            return module  # not a call this signature takes
+        Rewriter.replace_value_with_new_type(arg, TensorType(type_.element_type, shape))
+        changed = True
+    if not changed:
+        return module
+    outputs = entry.function_type.outputs.data
+    entry.function_type = FunctionType.from_lists([a.type for a in entry.args], list(outputs))
+    refine_functions(copy)
+    return copy
 
 
 def layer_costs(

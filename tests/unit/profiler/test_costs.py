@@ -78,3 +78,30 @@ def test_kernels_fused_after_the_linalg_stage_go_to_the_layer_that_includes_them
     # include each generic's, and every op is priced there.
     (other,) = layer_costs(_step(), [("net.py:1", "opt.py:2", "elsewhere.py:3")])
     assert other.ops.count("ml.matmul") == 3
+
+
+DYNAMIC = """
+func.func @net(%x: tensor<?x16xf32>, %w: tensor<16x32xf32>) -> tensor<?x32xf32> {
+  %y = ml.matmul %x, %w : (tensor<?x16xf32>, tensor<16x32xf32>) -> tensor<?x32xf32>
+      loc("net.py":1:4)
+  %r = ml.relu %y : (tensor<?x32xf32>) -> tensor<?x32xf32> loc("net.py":1:4)
+  func.return %r : tensor<?x32xf32>
+}
+"""
+
+
+def test_a_dynamic_program_is_priced_at_the_call_shapes():
+    import numpy as np
+
+    from mlc.profiler.costs import at_call_shapes
+
+    module = parse_module(DYNAMIC)
+    (unknown,) = layer_costs(module, [NET])
+    assert unknown.flops is None  # the batch is not known until a call
+    args = [np.zeros((8, 16), np.float32), np.zeros((16, 32), np.float32)]
+    (known,) = layer_costs(at_call_shapes(module, "net", args), [NET])
+    assert known.flops == MATMUL + 8 * 32
+    assert "?" in str(module)  # the program itself is left as it was
+    wrong = [np.zeros((8, 15), np.float32), args[1]]  # a call the signature refuses
+    assert at_call_shapes(module, "net", wrong) is module
+    assert at_call_shapes(module, "other", args) is module
