@@ -100,7 +100,9 @@ class _Kernel:
         last_row, last_col = emit.sub(m, 1), emit.sub(n, 1)
         clamped_rows = [emit(arith.MinUIOp(r, last_row)) for r in rows]
         clamped_cols = [emit(arith.MinUIOp(x, last_col)) for x in cols]
-        init = self._initial(clamped_rows, clamped_cols, zero_index)
+        # the accumulators' start (`epilogue.initial_values`) at each row and column
+        places = [self.ivs(r, x, zero_index) for r in clamped_rows for x in clamped_cols]
+        init = initial_values(emit, self.c, places)
         k_base = None
         if shape.groups > 1:  # the other groups' sums start at zero
             first_group = emit(arith.CmpiOp(group, zero_index, "eq"))
@@ -307,13 +309,6 @@ class _Kernel:
             return False
         n = [size for _, _, size in c.op.get_loop_bound_sources()][c.cols]
         return n > 0 and n % 2 == 0 and pairs_stored(c)
-
-    def _initial(
-        self, rows: list[SSAValue], cols: list[SSAValue], zero: SSAValue
-    ) -> list[SSAValue]:
-        """The accumulators' start (`epilogue.initial_values`) at each row and column."""
-        places = [self.ivs(r, x, zero) for r in rows for x in cols]
-        return initial_values(self.emit, self.c, places)
 
     def _mine(
         self, e: Emitter, staging: Staging, lane: SSAValue, per_thread: int
