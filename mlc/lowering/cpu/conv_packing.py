@@ -191,8 +191,8 @@ def _row_pieces(
                 else:
                     second = [*index[:-1], kb.add(index[-1], vl)]
                     even, odd = (
-                        kb(vector.MaskedLoadOp(image.source, start, lanes, nothing))
-                        for start, lanes in ((index, spread[0]), (second, spread[1]))
+                        kb(vector.MaskedLoadOp(image.source, where, lanes, nothing))
+                        for where, lanes in ((index, spread[0]), (second, spread[1]))
                     )
                     value = kb(every_other(even, odd))
                 value = as_float(kb, value, kept)
