@@ -129,6 +129,21 @@ def ops_after(loop: scf.ForOp) -> tuple[list[Operation], list[tuple[Operation, i
     return after, uses
 
 
+def stored_by_lane_zero(after: list[Operation], is_first: SSAValue, location: object) -> None:
+    """The row's stores among `after` moved under `scf.if is_first`: every lane holds the
+    row's results, lane 0 alone writes them."""
+    stores = [store for store in after if isinstance(store, memref.StoreOp)]
+    if not stores:
+        return
+    then = Block()
+    with ImplicitBuilder(located_builder(InsertPoint.after(after[-1]), location)):
+        scf.IfOp(is_first, [], Region(then))
+    for store in stores:
+        store.detach()
+        then.add_op(store)
+    Rewriter.insert_op(scf.YieldOp(), InsertPoint.at_end(then))
+
+
 def static_trips(loop: scf.ForOp) -> int | None:
     """`loop`'s trip count when its bounds and step are constants."""
     lb, ub, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
@@ -253,15 +268,7 @@ def share_with_warp(
         if isinstance(epilogue, scf.ForOp):
             with ImplicitBuilder(builder(InsertPoint.before(epilogue))):
                 _lanes(epilogue, lane, [], reduction.width)
-    stores = [store for store in after if isinstance(store, memref.StoreOp)]
-    if stores:
-        then = Block()
-        with ImplicitBuilder(builder(InsertPoint.after(after[-1]))):
-            scf.IfOp(is_first, [], Region(then))
-        for store in stores:
-            store.detach()
-            then.add_op(store)
-        Rewriter.insert_op(scf.YieldOp(), InsertPoint.at_end(then))
+    stored_by_lane_zero(after, is_first, location)
 
 
 def _lane_starts(reduction: WarpReduction, is_first: SSAValue) -> list[SSAValue]:

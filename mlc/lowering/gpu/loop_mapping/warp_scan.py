@@ -44,7 +44,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.loop_mapping.shuffles import i32_constant, shuffle, shuffles
 from mlc.lowering.gpu.loop_mapping.vector_lanes import is_pure_scalar
-from mlc.lowering.gpu.loop_mapping.warp_reduction import ops_after, static_trips
+from mlc.lowering.gpu.loop_mapping.warp_reduction import (
+    ops_after,
+    static_trips,
+    stored_by_lane_zero,
+)
 from mlc.lowering.gpu.loop_mapping.warp_vectors import in_place
 from mlc.lowering.support.locations import located_builder
 from mlc.lowering.support.loop_builder import constant_index, implicit_index
@@ -213,15 +217,7 @@ def scan_with_warp(scan: WarpScan, lane: SSAValue, location: object) -> None:
         scf.YieldOp(*totals)
     for user, index in uses:
         user.operands[index] = passes.results[list(loop.results).index(user.operands[index])]
-    stores = [store for store in after if isinstance(store, memref.StoreOp)]
-    if stores:
-        then = Block()
-        with ImplicitBuilder(builder(InsertPoint.after(after[-1]))):
-            scf.IfOp(is_first, [], Region(then))
-        for store in stores:
-            store.detach()
-            then.add_op(store)
-        Rewriter.insert_op(scf.YieldOp(), InsertPoint.at_end(then))
+    stored_by_lane_zero(after, is_first, location)
 
 
 def _chunk(loop: scf.ForOp) -> SSAValue:
