@@ -127,21 +127,29 @@ def test_mlp_step_backward_matmuls(target):
             np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5)
 
 
-@pytest.mark.gpu
-def test_training_step_on_device_arrays(monkeypatch):
-    """Parameters, state and loss stay `GPUArray`s from step to step (without a GPU, the
-    step's PTX is assembled, then it skips)."""
+def _device_case(monkeypatch):
+    """How to put an array on the device (pycuda's, or without a GPU a stand-in whose
+    shape alone is read before `compile_for` skips), and a dense layer's parameters and
+    batch on the host."""
     monkeypatch.setattr(step_module, "compile_module", compile_for)
     if gpu_unavailable_reason() is None:
         from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
 
         upload = gpuarray.to_gpu
     else:
-        upload = GPUArray  # only its shape is read before compile_for skips
+        upload = GPUArray
     rng = np.random.default_rng()
     params = (rng.standard_normal((13, 5)).astype(np.float32), np.zeros(5, np.float32))
     x = rng.standard_normal((21, 13)).astype(np.float32)
     y = rng.standard_normal((21, 5)).astype(np.float32)
+    return upload, params, x, y
+
+
+@pytest.mark.gpu
+def test_training_step_on_device_arrays(monkeypatch):
+    """Parameters, state and loss stay `GPUArray`s from step to step (without a GPU, the
+    step's PTX is assembled, then it skips)."""
+    upload, params, x, y = _device_case(monkeypatch)
     opt = mlc.optim.AdamW(lr=0.05)
     step = mlc.optim.training_step(loss, opt)
     state = opt.init(params)
@@ -161,17 +169,7 @@ def test_donated_training_step_on_device_arrays(monkeypatch):
     """`donate=True` on `GPUArray`s: parameters and state updated in their own device
     memory (same objects, same pointers) (without a GPU, the PTX is assembled, then it
     skips)."""
-    monkeypatch.setattr(step_module, "compile_module", compile_for)
-    if gpu_unavailable_reason() is None:
-        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
-
-        upload = gpuarray.to_gpu
-    else:
-        upload = GPUArray  # only its shape is read before compile_for skips
-    rng = np.random.default_rng()
-    params = (rng.standard_normal((13, 5)).astype(np.float32), np.zeros(5, np.float32))
-    x = rng.standard_normal((21, 13)).astype(np.float32)
-    y = rng.standard_normal((21, 5)).astype(np.float32)
+    upload, params, x, y = _device_case(monkeypatch)
     opt = mlc.optim.SGD(lr=0.3, momentum=0.9, weight_decay=1e-2)
     step = mlc.optim.training_step(loss, opt, donate=True)
     state = opt.init(params)

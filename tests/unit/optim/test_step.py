@@ -16,12 +16,18 @@ def loss(w, b, x, y):
     return ops.mean((ops.tanh(x @ w + b) - y) ** 2)
 
 
-def test_device_arrays_stay_on_the_device(monkeypatch):
-    fake = FakeDevice().install(monkeypatch, step_module)
+def _case() -> tuple[np.ndarray, ...]:
+    """A dense layer's weight and bias and a batch, fresh random."""
     rng = np.random.default_rng()
     w, b = rng.standard_normal((7, 3)).astype(np.float32), np.zeros(3, np.float32)
     x = rng.standard_normal((11, 7)).astype(np.float32)
     y = rng.standard_normal((11, 3)).astype(np.float32)
+    return w, b, x, y
+
+
+def test_device_arrays_stay_on_the_device(monkeypatch):
+    fake = FakeDevice().install(monkeypatch, step_module)
+    w, b, x, y = _case()
     opt = mlc.optim.Adam(lr=0.05)
     on_host = mlc.optim.training_step(loss, opt)
     on_device = mlc.optim.training_step(loss, opt)
@@ -44,10 +50,7 @@ def test_device_arrays_stay_on_the_device(monkeypatch):
 
 def test_donated_device_arrays_are_updated_where_they_are(monkeypatch):
     fake = FakeDevice().install(monkeypatch, step_module)
-    rng = np.random.default_rng()
-    w, b = rng.standard_normal((7, 3)).astype(np.float32), np.zeros(3, np.float32)
-    x = rng.standard_normal((11, 7)).astype(np.float32)
-    y = rng.standard_normal((11, 3)).astype(np.float32)
+    w, b, x, y = _case()
     opt = mlc.optim.AdamW(lr=0.05)
     on_host = mlc.optim.training_step(loss, opt)
     in_place = mlc.optim.training_step(loss, opt, donate=True)
