@@ -150,16 +150,10 @@ def test_donated_gpu_arrays_are_updated_in_place(monkeypatch):
     memory and returns the same objects (without a GPU, the PTX is assembled, then it
     skips)."""
     from mlc.compiler import jit as jit_module
-    from tests.fake_device import GPUArray
-    from tests.gpu.targets import compile_for, gpu_unavailable_reason
+    from tests.gpu.targets import compile_for, device_upload
 
     monkeypatch.setattr(jit_module, "compile_module", compile_for)
-    if gpu_unavailable_reason() is None:
-        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
-
-        upload = gpuarray.to_gpu
-    else:
-        upload = GPUArray  # only its shape is read before compile_for skips
+    upload = device_upload()
     opt = mlc.optim.Adam(lr=0.05)
     w = rng.standard_normal((13, 5)).astype(np.float32)
     b = rng.standard_normal(5).astype(np.float32)

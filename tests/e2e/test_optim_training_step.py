@@ -7,8 +7,7 @@ import pytest
 import mlc
 from mlc import ops
 from mlc.optim import step as step_module
-from tests.fake_device import GPUArray
-from tests.gpu.targets import compile_for, gpu_unavailable_reason, jit_for
+from tests.gpu.targets import compile_for, device_upload, jit_for
 
 
 def loss(w, b, x, y):
@@ -128,16 +127,10 @@ def test_mlp_step_backward_matmuls(target):
 
 
 def _device_case(monkeypatch):
-    """How to put an array on the device (pycuda's, or without a GPU a stand-in whose
-    shape alone is read before `compile_for` skips), and a dense layer's parameters and
-    batch on the host."""
+    """How to put an array on the device (`device_upload`), and a dense layer's
+    parameters and batch on the host."""
     monkeypatch.setattr(step_module, "compile_module", compile_for)
-    if gpu_unavailable_reason() is None:
-        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
-
-        upload = gpuarray.to_gpu
-    else:
-        upload = GPUArray
+    upload = device_upload()
     rng = np.random.default_rng()
     params = (rng.standard_normal((13, 5)).astype(np.float32), np.zeros(5, np.float32))
     x = rng.standard_normal((21, 13)).astype(np.float32)

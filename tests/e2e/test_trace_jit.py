@@ -370,16 +370,10 @@ def test_jit_on_device_arrays(monkeypatch):
     """`mlc.jit(mlc.value_and_grad(...))` on `GPUArray`s compiles for cuda once and returns
     `GPUArray`s (without a GPU, its PTX is assembled, then it skips)."""
     from mlc.compiler import jit as jit_module
-    from tests.fake_device import GPUArray
-    from tests.gpu.targets import compile_for, gpu_unavailable_reason
+    from tests.gpu.targets import compile_for, device_upload
 
     monkeypatch.setattr(jit_module, "compile_module", compile_for)
-    if gpu_unavailable_reason() is None:
-        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
-
-        upload = gpuarray.to_gpu
-    else:
-        upload = GPUArray  # only its shape is read before compile_for skips
+    upload = device_upload()
 
     def loss(w, x):
         return ops.mean(ops.tanh(x @ w) ** 2)

@@ -51,6 +51,19 @@ def gpu_unavailable_reason() -> str | None:
     return None
 
 
+def device_upload() -> Callable[[Any], Any]:
+    """How a cuda test puts an array on the device: pycuda's `to_gpu`, or without a GPU
+    the stand-in `GPUArray` (tests/fake_device.py), whose shape and dtype alone are read
+    before `compile_for` assembles the PTX and skips."""
+    if gpu_unavailable_reason() is None:
+        from pycuda import gpuarray  # pyright: ignore[reportMissingImports]
+
+        return gpuarray.to_gpu
+    from tests.fake_device import GPUArray
+
+    return GPUArray
+
+
 def assemble(ptx: str, sm: str = "sm_90") -> None:
     """Assemble PTX with ptxas (skip when it is not on PATH); fail with its message."""
     ptxas = shutil.which("ptxas")
