@@ -65,13 +65,20 @@ def identity(kind: type[Operation], element: Attribute) -> Attribute | None:
     if not shuffles(element):
         return None
     if isinstance(element, AnyFloat) and kind in FLOAT_COMBINERS:
-        if kind is arith.AddfOp and element.bitwidth < 32:
-            return None  # 16-bit partial sums would round at every step: a thread sums in f32
+        if kind is arith.AddfOp and not lanes_may_sum(element):
+            return None
         return FloatAttr(FLOAT_COMBINERS[kind], element)
     if isinstance(element, IntegerType) and kind in INTEGER_COMBINERS:
         width = element.width.data
         return IntegerAttr(INTEGER_COMBINERS[kind](width), element) if width >= 8 else None
     return None
+
+
+def lanes_may_sum(element: Attribute) -> bool:
+    """Whether lanes may add partial sums of `element` (the warp reduction's and the warp
+    scan's rule): not 16-bit floats, whose partial sums would be rounded at every step;
+    a thread's running sum of them is widened to f32 when lowered."""
+    return not (isinstance(element, AnyFloat) and element.bitwidth < 32)
 
 
 Merge = Callable[[Sequence[SSAValue], Sequence[SSAValue]], list[SSAValue]]

@@ -45,6 +45,7 @@ from mlc.gpu_architectures import WARP
 from mlc.lowering.gpu.loop_mapping.shuffles import i32_constant, shuffle, shuffles
 from mlc.lowering.gpu.loop_mapping.vector_lanes import is_pure_scalar
 from mlc.lowering.gpu.loop_mapping.warp_reduction import (
+    lanes_may_sum,
     ops_after,
     static_trips,
     stored_by_lane_zero,
@@ -125,8 +126,8 @@ def _scans(loop: scf.ForOp) -> tuple[type[arith.AddfOp | arith.AddiOp], ...] | N
     args, values = list(block.args[1:]), list(yielded.operands)
     if not all(shuffles(arg.type) for arg in args):
         return None
-    if any(isinstance(arg.type, AnyFloat) and arg.type.bitwidth < 32 for arg in args):
-        return None  # 16-bit partial sums would round at every step (as warp_reduction's)
+    if not all(lanes_may_sum(arg.type) for arg in args):
+        return None
     adds: dict[Operation, SSAValue] = {}  # each add and the running total it takes
     for arg, value in zip(args, values, strict=True):
         owner = value.owner
