@@ -21,6 +21,8 @@ unchanged (the `gpu.module`s are set aside meanwhile), with these differences:
 - constants: `memref.global` data stays in the host module, and each use of its
   address reads `@__mlc_device_<name>` instead, the device copy the runtime makes
   at load time;
+- tensor maps of TMA kernels: `@__mlc_tensor_map` (`tensor_map_host`) encodes one with
+  `cuTensorMapEncodeTiled` and copies it to its device buffer (`cuMemcpyHtoDAsync_v2`);
 - element accesses on the host (a `memref.load` feeding a loop condition, ...) copy
   the element with `cuMemcpyDtoH_v2`/`cuMemcpyHtoD_v2` through `@__mlc_read_<n>` and
   `@__mlc_write_<n>` stubs.
@@ -43,6 +45,7 @@ from mlc.backend.cuda_abi import DEVICE_GLOBAL_PREFIX, DRIVER, KERNEL_HANDLE_PRE
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 from mlc.lowering.convert_to_llvm.assertions import MESSAGE_PREFIX
 from mlc.lowering.convert_to_llvm.common import PTR, Builder, element_size, llvm_type
+from mlc.lowering.gpu import tensor_map_host
 
 LAUNCH_PREFIX = "__mlc_launch_"
 READ_PREFIX = "__mlc_read_"
@@ -233,6 +236,17 @@ def _free_body(b: Builder, args: Sequence[SSAValue]) -> SSAValue | None:
     return None
 
 
+def _stub_body(name: str, stubs: _Stubs) -> BodyBuilder | None:
+    """The body of stub `name`, or None for a function that is no stub."""
+    if name.startswith(LAUNCH_PREFIX):
+        return _launch_body(name[len(LAUNCH_PREFIX) :])
+    if name in stubs.accesses:
+        return _access_body(*stubs.accesses[name])
+    if name == tensor_map_host.STUB:
+        return lambda b, args: tensor_map_host.define(b, args, _record)
+    return None
+
+
 def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:
     """Define the stubs and the runtime's globals; point allocation and constants at them."""
     functions = {op.sym_name.data: op for op in module.ops if isinstance(op, llvm.FuncOp)}
@@ -257,11 +271,9 @@ def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:
         add_global(DEVICE_GLOBAL_PREFIX + name, i64)
     for name, declaration in functions.items():
         if name.startswith(LAUNCH_PREFIX):
-            kernel = name[len(LAUNCH_PREFIX) :]
-            add_global(KERNEL_HANDLE_PREFIX + kernel, i64)
-            _define(declaration, _launch_body(kernel))
-        elif name in stubs.accesses:
-            _define(declaration, _access_body(*stubs.accesses[name]))
+            add_global(KERNEL_HANDLE_PREFIX + name[len(LAUNCH_PREFIX) :], i64)
+        if (build := _stub_body(name, stubs)) is not None:
+            _define(declaration, build)
     for name, type_ in DRIVER.items():
         body.add_op(llvm.FuncOp(name, type_, linkage=llvm.LinkageAttr("external")))
     _redirect_memory(module, data_globals)
