@@ -20,8 +20,8 @@ the tensor). The other warpgroups consume, each on its 64 rows as before. A ring
 
 full[s] counts the producer's one arrival (and the copies' bytes), empty[s] every
 consumer thread's. The barriers are set up by thread 0 before a block-wide barrier,
-the last the block takes. `setmaxnreg` then moves registers from the producer
-warpgroup (`PRODUCER_REGISTERS`) to the consumers, which hold the accumulators.
+the last the block takes. With 2 consumer warpgroups, `setmaxnreg` then moves
+registers from the producer warpgroup to the consumers, which hold the accumulators.
 
 The operands' addresses are in their maps, which the host makes before the launch and
 frees after it; both must be 2-D (no batch dims) and 16-bit.
@@ -52,18 +52,15 @@ from mlc.lowering.gpu.contraction.wgmma_kernel import (
 )
 from mlc.lowering.gpu.contraction.wgmma_staging import Operand, k_major
 
-PRODUCER_REGISTERS = 40  # the producer warpgroup's after `setmaxnreg.dec` (CUTLASS's)
-REGISTER_FILE = 65536  # 32-bit registers of an SM, which one block of this kernel takes
-MAX_REGISTERS = 256  # what `setmaxnreg` may ask for
+# Registers a thread after `setmaxnreg`, with 2 consumer warpgroups (CUTLASS's split):
+# 384 threads launch with 168 each (65536 / 384, as ptxas gives these kernels), and
+# 40 x 128 + 232 x 256 = 168 x 384. `setmaxnreg.inc` waits until the block has released
+# what it asks for, so the split must match the launch count exactly; other shapes,
+# whose count ptxas sets by their use, keep it (no `setmaxnreg`).
+PRODUCER_REGISTERS = 40
+CONSUMER_REGISTERS = 232
+REGISTER_SPLIT_WARPGROUPS = 2
 BARRIER_BYTES = 8
-
-
-def consumer_registers(shape: WgmmaShape) -> int:
-    """What each consumer asks for: its launch share, plus the producer's released
-    registers spread over the consumers (multiples of 8, as `setmaxnreg` takes)."""
-    launched = min(REGISTER_FILE // shape.threads // 8 * 8, 248)
-    released = (launched - PRODUCER_REGISTERS) // shape.warpgroups
-    return min(MAX_REGISTERS, (launched + released) // 8 * 8)
 
 
 def tma_declined(c: Contraction) -> str | None:
@@ -132,11 +129,14 @@ class _TmaWgmma(_Wgmma):
         producer, consumer = Block(), Block()
         e(scf.IfOp(e.less(tid, e.index(consumers)), [], [consumer], [producer]))
         self.e = e.region(consumer)
-        _bare(self.e, f"setmaxnreg.inc.sync.aligned.u32 {consumer_registers(shape)};")
+        split = shape.warpgroups == REGISTER_SPLIT_WARPGROUPS
+        if split:
+            _bare(self.e, f"setmaxnreg.inc.sync.aligned.u32 {CONSUMER_REGISTERS};")
         self._tile(bx, by, tid)
         self.e(scf.YieldOp())
         p = e.region(producer)
-        _bare(p, f"setmaxnreg.dec.sync.aligned.u32 {PRODUCER_REGISTERS};")
+        if split:
+            _bare(p, f"setmaxnreg.dec.sync.aligned.u32 {PRODUCER_REGISTERS};")
         one = Block()
         p(scf.IfOp(p(arith.CmpiOp(tid, p.index(consumers), "eq")), [], [one]))
         self._produce(p.region(one), bx, by, tid)
