@@ -142,7 +142,8 @@ def test_driver_encodes_the_checked_maps():
     if (reason := gpu_unavailable_reason()) is not None:
         pytest.skip(reason)
     from mlc.backend import cuda
-    from mlc.backend.tensor_map import MAP_BYTES, encode, matrix
+    from mlc.backend.tensor_map import encode
+    from mlc.tensor_maps import MAP_BYTES, matrix
 
     device = cuda.device()
     pointer = device.malloc(200 * 264 * 2)

@@ -1,5 +1,5 @@
 """
-The host side of a TMA kernel's tensor maps (`mlc.backend.tensor_map`): where a map is
+The host side of a TMA kernel's tensor maps (`mlc.tensor_maps`): where a map is
 made, and how the kernel finds it.
 
 A map is passed in global memory, by its device address: the kernel takes it as one
@@ -29,9 +29,9 @@ from xdsl.dialects import arith, func, llvm, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32, i64
 from xdsl.ir import SSAValue
 
-from mlc.backend.tensor_map import MAP_ALIGNMENT, MAP_BYTES, TiledMap
 from mlc.lowering.convert_to_llvm.common import PTR, Builder
 from mlc.lowering.gpu.contraction.emitter import Emitter
+from mlc.tensor_maps import MAP_ALIGNMENT, MAP_BYTES, TiledMap
 
 STUB = "__mlc_tensor_map"
 # (map, tensor) addresses, then i32 data type, interleave, swizzle, L2 promotion, OOB

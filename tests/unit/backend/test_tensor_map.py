@@ -1,11 +1,13 @@
-"""mlc.backend.tensor_map: a map's fields, the driver's limits as one-line errors, and the
-ctypes call's arguments (a recording stand-in for libcuda; the driver itself on a GPU)."""
+"""mlc.tensor_maps and mlc.backend.tensor_map: a map's fields, the driver's limits as
+one-line errors, and the ctypes call's arguments (a recording stand-in for libcuda; the
+driver itself in tests/gpu/test_wgmma_tma.py)."""
 
 import ctypes
 
 import pytest
 
-from mlc.backend.tensor_map import MAP_BYTES, TiledMap, encode, matrix
+from mlc.backend.tensor_map import encode
+from mlc.tensor_maps import MAP_BYTES, TiledMap, matrix
 
 
 def test_matrix_fields():

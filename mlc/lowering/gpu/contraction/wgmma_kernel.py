@@ -165,10 +165,10 @@ def launch(
     bounds: list[SSAValue],
     batch: SSAValue,
     shape: WgmmaShape,
-    block: Callable[..., "_Wgmma"] | None = None,
+    block: Callable[..., "WgmmaBlock"] | None = None,
 ) -> None:
     """The contraction's `gpu.launch` at `host`: one block a `rows x cols` output tile,
-    built by `block` (given `_Wgmma`'s arguments; None: the cp.async kernel)."""
+    built by `block` (given `WgmmaBlock`'s arguments; None: the cp.async kernel)."""
     one = host.index(1)
     blocks = grid(host, c, bounds, batch, shape.rows, shape.cols)
     body = Block(arg_types=[IndexType()] * 12)
@@ -186,7 +186,7 @@ def launch(
     batch_ivs = batch_position(inner, c, bounds, bz)
     if shape.block_group > 1:
         bx, by = grouped(inner, bx, by, shape.block_group)
-    (block or _Wgmma)(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)
+    (block or WgmmaBlock)(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)
     inner(scf.YieldOp())
 
 
@@ -198,7 +198,7 @@ def _i64(e: Emitter, value: int) -> SSAValue:
     return e(arith.ConstantOp.from_int_and_width(value, i64))
 
 
-def _tied(
+def tied(
     e: Emitter, text: str, accs: list[SSAValue], extra: str = "", operands=()
 ) -> list[SSAValue]:
     """Inline PTX `text` that takes and gives back the accumulators (tied operands)."""
@@ -212,11 +212,11 @@ def _tied(
     ]
 
 
-def _bare(e: Emitter, text: str) -> None:
+def bare(e: Emitter, text: str) -> None:
     e(llvm.InlineAsmOp(text, "~{memory}", [], has_side_effects=True))
 
 
-class _Wgmma:
+class WgmmaBlock:
     """The kernel of one block (module docstring)."""
 
     def __init__(
@@ -228,7 +228,7 @@ class _Wgmma:
         shape: WgmmaShape,
     ):
         self.c, self.e, self.bounds, self.batch_ivs, self.shape = c, e, bounds, batch_ivs, shape
-        element = _element(c)
+        element = element_type(c)
         self.kind = "bf16" if isinstance(element, BFloat16Type) else "f16" if c.half else "tf32"
         self.staging = Staging(c, bounds, batch_ivs, shape.threads, _element_bytes(c))
 
@@ -248,7 +248,7 @@ class _Wgmma:
         """The first stage's shared address (i32): the dynamic window aligned to an atom."""
         size = self.staging.element_bytes
         alloca = memref.AllocaOp.get(
-            _element(self.c), shape=[self.shape.shared_bytes // size], memory_space=WORKGROUP
+            element_type(self.c), shape=[self.shape.shared_bytes // size], memory_space=WORKGROUP
         )
         alloca.attributes[DYNAMIC_SHARED_ATTR] = UnitAttr()
         window = shared_address(e, e(alloca), [e.index(0)])
@@ -362,7 +362,7 @@ class _Wgmma:
                 self._descriptor(e, a_stage, a, kk, 0),
                 self._descriptor(e, stage_at, b, kk, 0),
             ]
-            accs = _tied(e, text, accs, ",l,l,r", [*descriptors, one])
+            accs = tied(e, text, accs, ",l,l,r", [*descriptors, one])
         return accs
 
     def _stage_at(self, e: Emitter, t: SSAValue) -> SSAValue:
@@ -387,21 +387,21 @@ class _Wgmma:
         e = emit.region(body)
         t, accs = body.args[0], list(body.args[1:])
         async_copy.wait_group(e, shape.stages - 3)
-        _bare(e, "fence.proxy.async.shared::cta;")
+        bare(e, "fence.proxy.async.shared::cta;")
         e(gpu.BarrierOp())
         self._issue(e, e.add(t, shape.stages - 2), slices)
         stage_at = self._stage_at(e, t)
-        accs = _tied(e, "wgmma.fence.sync.aligned;", accs)
+        accs = tied(e, "wgmma.fence.sync.aligned;", accs)
         accs = self._mma(e, stage_at, warpgroup, accs)
-        _bare(e, "wgmma.commit_group.sync.aligned;")
-        accs = _tied(e, "wgmma.wait_group.sync.aligned 1;", accs)
+        bare(e, "wgmma.commit_group.sync.aligned;")
+        accs = tied(e, "wgmma.wait_group.sync.aligned 1;", accs)
         e(scf.YieldOp(*accs))
-        done = _tied(emit, "wgmma.wait_group.sync.aligned 0;", list(loop.results))
+        done = tied(emit, "wgmma.wait_group.sync.aligned 0;", list(loop.results))
         async_copy.wait_group(emit, 0)
         return done
 
 
-def _element(c: Contraction) -> Attribute:
+def element_type(c: Contraction) -> Attribute:
     """The type of the operands: f16, bf16, or f32 (multiplied in tf32)."""
     type_ = c.op.operands[c.a].type
     assert isinstance(type_, MemRefType)

@@ -33,24 +33,23 @@ from xdsl.dialects import arith, gpu, llvm, memref, scf
 from xdsl.dialects.builtin import BFloat16Type, IndexType, MemRefType, i32, i64
 from xdsl.ir import Block, Region, SSAValue
 
-from mlc.backend.tensor_map import TiledMap
 from mlc.lowering.gpu import tensor_map_host
 from mlc.lowering.gpu.contraction import wgmma_layout as layout
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.wgmma_kernel import (
     WARPGROUP,
+    WgmmaBlock,
     WgmmaShape,
-    _bare,
-    _element,
-    _i32,
-    _tied,
-    _Wgmma,
+    bare,
+    element_type,
+    tied,
 )
 from mlc.lowering.gpu.contraction.wgmma_kernel import (
     launch as wgmma_launch,
 )
 from mlc.lowering.gpu.contraction.wgmma_staging import Operand, k_major
+from mlc.tensor_maps import TiledMap
 
 # Registers a thread after `setmaxnreg`, with 2 consumer warpgroups (CUTLASS's split):
 # 384 threads launch with 168 each (65536 / 384, as ptxas gives these kernels), and
@@ -85,7 +84,7 @@ def _map_of(c: Contraction, operand: int, extent_dim: int, extent: int) -> Tiled
     outer, inner = type_.get_shape()
     major = k_major(c.op, operand, c.k, extent_dim)
     box = (layout.DEPTH, extent) if major else (layout.DEPTH, layout.DEPTH)
-    element = "bf16" if isinstance(_element(c), BFloat16Type) else "f16"
+    element = "bf16" if isinstance(element_type(c), BFloat16Type) else "f16"
     size = layout.ELEMENT_BYTES
     return TiledMap(element, (inner, outer), (inner * size,), box)
 
@@ -104,7 +103,7 @@ def launch(
         host(memref.DeallocOp.get(buffer))
 
 
-class _TmaWgmma(_Wgmma):
+class _TmaWgmma(WgmmaBlock):
     """The kernel of one block (module docstring)."""
 
     def __init__(self, *args, maps: list[SSAValue]):
@@ -123,7 +122,7 @@ class _TmaWgmma(_Wgmma):
         for s in range(shape.stages):
             _init(f, self._barrier(f, self.full, _i32(f, s)), 1)
             _init(f, self._barrier(f, self.empty, _i32(f, s)), consumers)
-        _bare(f, "fence.mbarrier_init.release.cluster;")
+        bare(f, "fence.mbarrier_init.release.cluster;")
         f(scf.YieldOp())
         e(gpu.BarrierOp())
         producer, consumer = Block(), Block()
@@ -131,12 +130,12 @@ class _TmaWgmma(_Wgmma):
         self.e = e.region(consumer)
         split = shape.warpgroups == REGISTER_SPLIT_WARPGROUPS
         if split:
-            _bare(self.e, f"setmaxnreg.inc.sync.aligned.u32 {CONSUMER_REGISTERS};")
+            bare(self.e, f"setmaxnreg.inc.sync.aligned.u32 {CONSUMER_REGISTERS};")
         self._tile(bx, by, tid)
         self.e(scf.YieldOp())
         p = e.region(producer)
         if split:
-            _bare(p, f"setmaxnreg.dec.sync.aligned.u32 {PRODUCER_REGISTERS};")
+            bare(p, f"setmaxnreg.dec.sync.aligned.u32 {PRODUCER_REGISTERS};")
         one = Block()
         p(scf.IfOp(p(arith.CmpiOp(tid, p.index(consumers), "eq")), [], [one]))
         self._produce(p.region(one), bx, by, tid)
@@ -212,10 +211,10 @@ class _TmaWgmma(_Wgmma):
         stage, parity = self._round(e, t)
         _wait(e, self._barrier(e, self.full, stage), parity)
         stage_at = self._stage_at(e, t)
-        accs = _tied(e, "wgmma.fence.sync.aligned;", accs)
+        accs = tied(e, "wgmma.fence.sync.aligned;", accs)
         accs = self._mma(e, stage_at, warpgroup, accs)
-        _bare(e, "wgmma.commit_group.sync.aligned;")
-        accs = _tied(e, "wgmma.wait_group.sync.aligned 1;", accs)
+        bare(e, "wgmma.commit_group.sync.aligned;")
+        accs = tied(e, "wgmma.wait_group.sync.aligned 1;", accs)
         after = Block()  # slice t - 1's wgmmas are done: its stage may be refilled
         e(scf.IfOp(e(arith.CmpiOp(t, e.index(0), "ne")), [], [after]))
         a = e.region(after)
@@ -228,7 +227,11 @@ class _TmaWgmma(_Wgmma):
         )
         a(scf.YieldOp())
         e(scf.YieldOp(*accs))
-        return _tied(emit, "wgmma.wait_group.sync.aligned 0;", list(loop.results))
+        return tied(emit, "wgmma.wait_group.sync.aligned 0;", list(loop.results))
+
+
+def _i32(e: Emitter, value: int) -> SSAValue:
+    return e(arith.ConstantOp.from_int_and_width(value, i32))
 
 
 def _asm(e: Emitter, text: str, constraints: str, operands: list[SSAValue]) -> None:
