@@ -3,7 +3,8 @@
 kernel's tile shapes side by side, against cuBLAS (torch), in one process.
 
 Each variant compiles with `MLC_WGMMA=off` (mma.sync) or `MLC_WGMMA=ROWS,COLS,STAGES`
-(the wgmma kernel with that tile). tf32 rows are f32 matmuls compiled with
+(the wgmma kernel with that tile; `ROWS,COLS,STAGES,tma`: its operands copied by TMA
+from a producer warpgroup, `wgmma_tma`). tf32 rows are f32 matmuls compiled with
 `allow_tf32=True` against torch with `torch.backends.cuda.matmul.allow_tf32 = True`.
 First the numerics: every variant on odd static shapes (edge tiles in M, N and K; a
 transposed B) against float64 of the same inputs, relative L2 error and whether every
@@ -66,13 +67,17 @@ def compile_variant(text: str, variant: str, sm: str, element: str):
     finally:
         del os.environ[pipeline.WGMMA_VARIABLE]
     kernel = "wgmma" if "wgmma.mma_async" in ptx else "mma.sync" if "mma.sync" in ptx else "?"
+    if kernel == "wgmma" and "cp.async.bulk.tensor" in ptx:
+        kernel = "wgmma+tma"
     return exe, kernel
 
 
 def label(variant: str) -> str:
-    return "mma.sync 128x128/4" if variant == "off" else "wgmma " + "x".join(
-        variant.split(",")[:2]
-    ) + "/" + variant.split(",")[2]  # fmt: skip
+    """`off`, or `ROWS,COLS,STAGES[,tma]` as the table names it."""
+    if variant == "off":
+        return "mma.sync 128x128/4"
+    rows, cols, stages, *feed = variant.split(",")
+    return f"wgmma {rows}x{cols}/{stages}" + ("/tma" if feed else "")
 
 
 def check(variant: str, element: str, dtype, sm: str) -> tuple[bool, str]:
@@ -103,7 +108,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
     parser.add_argument("--calls", type=int, default=10, help="profiled calls a time")
     parser.add_argument(
-        "--variant", action="append", metavar="off|ROWS,COLS,STAGES",
+        "--variant", action="append", metavar="off|ROWS,COLS,STAGES[,tma]",
         help="a variant instead of the built-in list (repeatable)",
     )  # fmt: skip
     parser.add_argument(
