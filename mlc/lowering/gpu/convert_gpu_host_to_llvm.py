@@ -21,8 +21,9 @@ unchanged (the `gpu.module`s are set aside meanwhile), with these differences:
 - constants: `memref.global` data stays in the host module, and each use of its
   address reads `@__mlc_device_<name>` instead, the device copy the runtime makes
   at load time;
-- tensor maps of TMA kernels: `@__mlc_tensor_map` (`tensor_map_host`) encodes one with
-  `cuTensorMapEncodeTiled` and copies it to its device buffer (`cuMemcpyHtoDAsync_v2`);
+- tensor maps of TMA kernels: each call of `@__mlc_tensor_map` (`tensor_map_host`)
+  calls a stub of its own, which keeps its map in a device buffer and encodes it again
+  (`cuTensorMapEncodeTiled`, `cuMemcpyHtoDAsync_v2`) only for another tensor address;
 - element accesses on the host (a `memref.load` feeding a loop condition, ...) copy
   the element with `cuMemcpyDtoH_v2`/`cuMemcpyHtoD_v2` through `@__mlc_read_<n>` and
   `@__mlc_write_<n>` stubs.
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, llvm, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i32, i64
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, SymbolRefAttr, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -62,6 +63,7 @@ class _Stubs:
         self.module = module
         self.declared: dict[str, func.FuncOp] = {}
         self.accesses: dict[str, tuple[str, MemRefType]] = {}  # stub -> (read|write, type)
+        self.tensor_maps: list[str] = []  # a stub per call site of `tensor_map_host.STUB`
 
     def declare(self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute]):
         if name not in self.declared:
@@ -99,6 +101,11 @@ def rewrite_host_ops(module: ModuleOp, stubs: _Stubs) -> None:
             name = stubs.declare(LAUNCH_PREFIX + kernel, [a.type for a in args], [])
             _call(op, name, args, [])
             Rewriter.erase_op(op)
+        elif isinstance(op, func.CallOp) and op.callee.string_value() == tensor_map_host.STUB:
+            name = f"{tensor_map_host.SITE_PREFIX}{len(stubs.tensor_maps)}"
+            stubs.tensor_maps.append(name)
+            stubs.declare(name, [a.type for a in op.arguments], [r.type for r in op.res])
+            op.callee = SymbolRefAttr(name)
         elif isinstance(op, memref.LoadOp):
             type_ = op.memref.type
             assert isinstance(type_, MemRefType)
@@ -242,9 +249,19 @@ def _stub_body(name: str, stubs: _Stubs) -> BodyBuilder | None:
         return _launch_body(name[len(LAUNCH_PREFIX) :])
     if name in stubs.accesses:
         return _access_body(*stubs.accesses[name])
-    if name == tensor_map_host.STUB:
-        return lambda b, args: tensor_map_host.define(b, args, _record)
     return None
+
+
+def _define_tensor_maps(
+    functions: dict[str, llvm.FuncOp], stubs: _Stubs, add_global: Callable[[str, Attribute], None]
+) -> None:
+    """Each tensor-map site's stub and globals; the declaration every call had before."""
+    for name in stubs.tensor_maps:
+        for slot in tensor_map_host.globals_of(name):
+            add_global(slot, i64)
+        tensor_map_host.define(functions[name], _record)
+    if tensor_map_host.STUB in functions:
+        Rewriter.erase_op(functions[tensor_map_host.STUB])
 
 
 def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:
@@ -274,6 +291,7 @@ def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:
             add_global(KERNEL_HANDLE_PREFIX + name[len(LAUNCH_PREFIX) :], i64)
         if (build := _stub_body(name, stubs)) is not None:
             _define(declaration, build)
+    _define_tensor_maps(functions, stubs, add_global)
     for name, type_ in DRIVER.items():
         body.add_op(llvm.FuncOp(name, type_, linkage=llvm.LinkageAttr("external")))
     _redirect_memory(module, data_globals)

@@ -23,13 +23,13 @@ consumer thread's. The barriers are set up by thread 0 before a block-wide barri
 the last the block takes. With 2 consumer warpgroups, `setmaxnreg` then moves
 registers from the producer warpgroup to the consumers, which hold the accumulators.
 
-The operands' addresses are in their maps, which the host makes before the launch and
-frees after it; both must be 2-D (no batch dims) and 16-bit.
+The operands' addresses are in their maps, which the host makes before the launch
+(`tensor_map_host`); both must be 2-D (no batch dims) and 16-bit.
 """
 
 from functools import partial
 
-from xdsl.dialects import arith, gpu, llvm, memref, scf
+from xdsl.dialects import arith, gpu, llvm, scf
 from xdsl.dialects.builtin import BFloat16Type, IndexType, MemRefType, i32, i64
 from xdsl.ir import Block, Region, SSAValue
 
@@ -92,15 +92,12 @@ def _map_of(c: Contraction, operand: int, extent_dim: int, extent: int) -> Tiled
 def launch(
     host: Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue, shape: WgmmaShape
 ) -> None:
-    """The contraction's maps, its `gpu.launch` (`wgmma_kernel.launch`), the maps freed."""
-    made = [
+    """The contraction's maps, then its `gpu.launch` (`wgmma_kernel.launch`)."""
+    maps = [
         tensor_map_host.made(host, c.op.operands[operand], _map_of(c, operand, dim, extent))
         for operand, dim, extent in ((c.a, c.rows, shape.rows), (c.b, c.cols, shape.cols))
     ]
-    maps = [at for _, at in made]
     wgmma_launch(host, c, bounds, batch, shape, partial(_TmaWgmma, maps=maps))
-    for buffer, _ in made:
-        host(memref.DeallocOp.get(buffer))
 
 
 class _TmaWgmma(WgmmaBlock):

@@ -5,10 +5,10 @@
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{sm=90 wgmma-tile=256,256,4 wgmma-tma=true}' 2>&1 | filecheck %s --check-prefix=BIG
 
 // With `wgmma-tma=true`, a 16-bit 2-D matmul's wgmma kernel is fed by TMA. Before the
-// launch, the host makes each operand's tensor map in a 128-byte device buffer
+// launch, the host gets each operand's tensor map, by its device address
 // (@__mlc_tensor_map: bf16 = 9, no interleave, the 128-byte swizzle = 3, L2 promotion
-// 128B = 2, zero fill; dims innermost first, the row stride in bytes, the box), and
-// frees both after it. The block has a producer warpgroup after the 2 consumer ones
+// 128B = 2, zero fill; dims innermost first, the row stride in bytes, the box), which
+// the kernel takes as a parameter. The block has a producer warpgroup after the 2 consumer ones
 // (384 threads); shared memory holds 4 stages and 8 mbarriers (+ 64 bytes). Thread 0
 // sets the full barriers up for 1 arrival and the empty ones for the 256 consumer
 // threads; then a block barrier, and the roles split: the consumers take registers,
@@ -20,8 +20,6 @@
 // cp.async copies. One consumer warpgroup (`wgmma-tile=64,128,3`) keeps its registers.
 
 // CHECK-LABEL: func.func @matmul_bf16
-// CHECK:         %[[MAPA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xi64>
-// CHECK:         %[[ATA:.*]] = "memref.extract_aligned_pointer_as_index"(%[[MAPA]])
 // CHECK:         %[[A:.*]] = "memref.extract_aligned_pointer_as_index"(%a)
 // CHECK-DAG:     %[[BF16:.*]] = arith.constant 9 : i32
 // CHECK-DAG:     %[[SWIZZLE:.*]] = arith.constant 3 : i32
@@ -30,9 +28,9 @@
 // CHECK-DAG:     %[[STRIDE:.*]] = arith.constant 400 : i64
 // CHECK-DAG:     %[[DEEP:.*]] = arith.constant 64 : i32
 // CHECK-DAG:     %[[ROWS:.*]] = arith.constant 128 : i32
-// CHECK:         func.call @__mlc_tensor_map(%[[ATA]], %[[A]], %[[BF16]], %{{.*}}, %[[SWIZZLE]], %{{.*}}, %{{.*}}, %[[K]], %[[M]], %[[STRIDE]], %[[DEEP]], %[[ROWS]])
-// CHECK:         %[[MAPB:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16xi64>
-// CHECK:         func.call @__mlc_tensor_map(
+// CHECK:         %[[MAPA:.*]] = func.call @__mlc_tensor_map(%[[A]], %[[BF16]], %{{.*}}, %[[SWIZZLE]], %{{.*}}, %{{.*}}, %[[K]], %[[M]], %[[STRIDE]], %[[DEEP]], %[[ROWS]]) : (index, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> index
+// CHECK:         %[[B:.*]] = "memref.extract_aligned_pointer_as_index"(%b)
+// CHECK:         %[[MAPB:.*]] = func.call @__mlc_tensor_map(%[[B]],
 // CHECK:         arith.constant 197696 : i32
 // CHECK:         arith.constant 384 : index
 // CHECK:         gpu.launch
@@ -54,6 +52,8 @@
 // CHECK:         st.global.b32
 // CHECK:       } else {
 // CHECK:         setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK:         arith.index_cast %[[MAPA]] : index to i64
+// CHECK:         arith.index_cast %[[MAPB]] : index to i64
 // CHECK:         prefetch.tensormap [$0];
 // CHECK:         scf.for
 // CHECK:         mbarrier.try_wait.parity.shared::cta.b64
@@ -62,8 +62,6 @@
 // CHECK-COUNT-5: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3}], [$4];
 // CHECK-NOT:     cp.async.bulk.tensor
 // CHECK:         gpu.terminator
-// CHECK:         memref.dealloc %[[MAPA]]
-// CHECK:         memref.dealloc %[[MAPB]]
 // CHECK-NOT:     cp.async.cg
 
 // SMALL-LABEL: func.func @matmul_bf16
