@@ -330,7 +330,7 @@ def tensor_core_rows(gpu: Device, repeats: int) -> list[str]:
 def wgmma_feed_rows(gpu: Device, repeats: int) -> list[str]:
     """bf16 matmuls at 4096 and 8192 by the wgmma kernel with cp.async copies (the
     default) and with TMA from a producer warpgroup (`MLC_WGMMA=tma`), against cuBLAS,
-    the three alternating; a map's host encoding and copy count in the TMA times."""
+    the three alternating (a site's maps are encoded at its first call, in the warm-up)."""
     import ml_dtypes
     import numpy as np
     from pycuda.gpuarray import GPUArray
