@@ -18,7 +18,7 @@ buffer (two host globals). A call with the same address returns that buffer at o
 with another, the map is encoded on the host stack (`cuTensorMapEncodeTiled`, host work
 alone) and copied over the old one with `cuMemcpyHtoDAsync_v2`, ordered on the default
 stream after the launches that read the old map. The buffer (from the stream-ordered
-pool, at the site's first call) lives as long as the process: 128 bytes a site. The
+pool, at the site's first call) is never freed: 128 bytes a site and loaded program. The
 shapes in a map are static (the site's), so the address is all that can change.
 
 The contraction pass emits `%map = func.call @__mlc_tensor_map(tensor, fields...)` with
