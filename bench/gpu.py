@@ -328,8 +328,8 @@ def tensor_core_rows(gpu: Device, repeats: int) -> list[str]:
 
 
 def wgmma_feed_rows(gpu: Device, repeats: int) -> list[str]:
-    """bf16 matmuls at 4096 and 8192 by the wgmma kernel with cp.async copies (the
-    default) and with TMA from a producer warpgroup (`MLC_WGMMA=tma`), against cuBLAS,
+    """bf16 matmuls at 4096 and 8192 by the wgmma kernel with cp.async copies
+    (`MLC_WGMMA=cp.async`) and with TMA from a producer warpgroup (the default), against cuBLAS,
     the three alternating (a site's maps are encoded at its first call, in the warm-up)."""
     import ml_dtypes
     import numpy as np
@@ -341,7 +341,7 @@ def wgmma_feed_rows(gpu: Device, repeats: int) -> list[str]:
         a, b = (gpu.randn(size, size).to(torch.bfloat16) for _ in range(2))
         program = SQUARE.replace("N", str(size)).replace("T>", "bf16>")
         feeds = {}
-        for feed, choice in (("cp.async", "auto"), ("TMA", "tma")):
+        for feed, choice in (("cp.async", "cp.async"), ("TMA", "tma")):
             os.environ[pipeline.WGMMA_VARIABLE] = choice
             try:
                 feeds[feed] = mlc.compile(program, target="cuda")

@@ -41,7 +41,7 @@ default; `wgmma=off` keeps mma.sync. With `wgmma-tma=true`, 16-bit operands of 2
 matmuls are copied by TMA from a producer warpgroup instead of by every thread's
 cp.async (`mlc.lowering.gpu.contraction.wgmma_tma`: tensor maps made by the host before
 the launch, mbarriers between producer and consumers, `setmaxnreg`); what it declines
-(tf32, batches) keeps cp.async, with a remark. It is off by default until measured.
+(tf32, batches) keeps cp.async, with a remark. It is the default.
 
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
@@ -367,7 +367,7 @@ class ConvertContractionsToGPUPass(ModulePass):
     sm: int = DEFAULT_SM
     wgmma: str = "auto"
     wgmma_tile: tuple[int, ...] = (WGMMA_TILE.rows, WGMMA_TILE.cols, WGMMA_TILE.stages)
-    wgmma_tma: bool = False
+    wgmma_tma: bool = True
 
     def __post_init__(self) -> None:
         if self.sm not in COMPUTE_CAPABILITIES:

@@ -129,6 +129,14 @@ def test_wgmma_choice_from_the_environment(monkeypatch):
     assert 'wgmma="auto" wgmma-tma=true' in CompileOptions("cuda", threads=1).stage_text(
         "parallel-loops"
     )
+    monkeypatch.setenv("MLC_WGMMA", "cp.async")  # every thread's cp.async copies
+    assert 'wgmma="auto" wgmma-tma=false' in CompileOptions("cuda", threads=1).stage_text(
+        "parallel-loops"
+    )
+    monkeypatch.setenv("MLC_WGMMA", "128,128,4,cp.async")
+    assert "wgmma-tile=128,128,4 wgmma-tma=false" in CompileOptions(
+        "cuda", threads=1
+    ).stage_text("parallel-loops")
     monkeypatch.setenv("MLC_WGMMA", "off,tma")
     with pytest.raises(ValueError, match="MLC_WGMMA must be"):
         CompileOptions("cuda", threads=1)

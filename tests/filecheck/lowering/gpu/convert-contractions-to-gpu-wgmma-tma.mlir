@@ -1,7 +1,7 @@
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto wgmma-tma=true}' --remarks 2> %t.remarks | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto}' --remarks 2> %t.remarks | filecheck %s
 // RUN: filecheck %s --check-prefix=REMARK < %t.remarks
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto wgmma-tile=64,128,3 wgmma-tma=true}' | filecheck %s --check-prefix=SMALL
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto}' | filecheck %s --check-prefix=CPASYNC
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto wgmma-tma=false}' | filecheck %s --check-prefix=CPASYNC
 // RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{sm=90 wgmma-tile=256,256,4 wgmma-tma=true}' 2>&1 | filecheck %s --check-prefix=BIG
 
 // With `wgmma-tma=true`, a 16-bit 2-D matmul's wgmma kernel is fed by TMA. Before the
