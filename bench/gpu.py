@@ -9,6 +9,8 @@ The GPU backend against the device's own ceilings and torch eager, in one proces
    both sides (mlc's tensor-core kernel against cuBLAS's; error against float64);
    the tensor-core kernels at 4096 and 8192 in f16, bf16 and tf32 against cuBLAS in
    the same precision (`--only tensor-cores`; error against float64 of the same inputs);
+   bf16 at 4096 and 8192 with the wgmma kernel's operands copied by cp.async and by
+   TMA (`--only wgmma-feed`);
 3. `examples/mlp.mlir` (batch 8192) and `examples/transformer_block.mlir` end to end
    against the same model in torch eager;
 4. one convolution (64 -> 64 channels, 3x3, padding 1, 56x56, batch 32) against
@@ -36,6 +38,7 @@ Without one of them it stops with a one-line error that names the extra.
 """
 
 import argparse
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -43,6 +46,7 @@ from pathlib import Path
 from gpu_setup import ROOT, Device, publish
 
 import mlc
+from mlc import pipeline
 from mlc.backend.cuda import CudaUnavailableError
 from mlc.extras import MissingDependencyError
 
@@ -323,6 +327,46 @@ def tensor_core_rows(gpu: Device, repeats: int) -> list[str]:
     return rows
 
 
+def wgmma_feed_rows(gpu: Device, repeats: int) -> list[str]:
+    """bf16 matmuls at 4096 and 8192 by the wgmma kernel with cp.async copies
+    (`MLC_WGMMA=cp.async`) and with TMA from a producer warpgroup (the default), against cuBLAS,
+    the three alternating (a site's maps are encoded at its first call, in the warm-up)."""
+    import ml_dtypes
+    import numpy as np
+    from pycuda.gpuarray import GPUArray
+
+    torch = gpu.torch
+    rows: list[str] = []
+    for size in (4096, 8192):
+        a, b = (gpu.randn(size, size).to(torch.bfloat16) for _ in range(2))
+        program = SQUARE.replace("N", str(size)).replace("T>", "bf16>")
+        feeds = {}
+        for feed, choice in (("cp.async", "cp.async"), ("TMA", "tma")):
+            os.environ[pipeline.WGMMA_VARIABLE] = choice
+            try:
+                feeds[feed] = mlc.compile(program, target="cuda")
+            finally:
+                del os.environ[pipeline.WGMMA_VARIABLE]
+        va, vb = (GPUArray((size, size), ml_dtypes.bfloat16, gpudata=t.data_ptr()) for t in (a, b))
+        reference = a.double() @ b.double()
+        errors = {}
+        for feed, mm in feeds.items():
+            got = torch.as_tensor(np.asarray(mm(va, vb).get()).astype(np.float64))
+            got = got.to(reference.device)
+            errors[feed] = float(torch.linalg.norm(got - reference) / torch.linalg.norm(reference))
+        contenders = {feed: (lambda mm=mm: mm(va, vb)) for feed, mm in feeds.items()}
+        ms = compare(torch, {**contenders, "torch": lambda: a @ b}, 5, warmup=1)
+        flops = 2 * size**3 / 1e9
+        for feed in feeds:
+            rows.append(
+                f"| matmul {size} bf16 wgmma, {feed} copies | {ms[feed]:.2f} | "
+                f"{ms['torch']:.2f} | {ms['torch'] / ms[feed]:.2f} | | "
+                f"{flops / ms[feed]:.1f} TFLOP/s vs {flops / ms['torch']:.1f} (cuBLAS); "
+                f"cp.async / {feed} {ms['cp.async'] / ms[feed]:.2f} | {errors[feed]:.1e} |"
+            )
+    return rows
+
+
 def model_rows(gpu: Device, repeats: int) -> list[str]:
     """The MLP and the transformer block against torch eager."""
     torch, randn, view = gpu.torch, gpu.randn, gpu.view
@@ -490,6 +534,7 @@ SECTIONS = {
     "rows": row_rows,
     "matmul": matmul_rows,
     "tensor-cores": tensor_core_rows,
+    "wgmma-feed": wgmma_feed_rows,
     "models": model_rows,
     "conv": conv_rows,
     "attention": attention_rows,

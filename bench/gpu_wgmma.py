@@ -3,7 +3,8 @@
 kernel's tile shapes side by side, against cuBLAS (torch), in one process.
 
 Each variant compiles with `MLC_WGMMA=off` (mma.sync) or `MLC_WGMMA=ROWS,COLS,STAGES`
-(the wgmma kernel with that tile). tf32 rows are f32 matmuls compiled with
+(the wgmma kernel with that tile, its 16-bit operands copied by TMA from a producer
+warpgroup, `wgmma_tma`; `ROWS,COLS,STAGES,cp.async`: by every thread's cp.async). tf32 rows are f32 matmuls compiled with
 `allow_tf32=True` against torch with `torch.backends.cuda.matmul.allow_tf32 = True`.
 First the numerics: every variant on odd static shapes (edge tiles in M, N and K; a
 transposed B) against float64 of the same inputs, relative L2 error and whether every
@@ -30,7 +31,7 @@ from mlc import pipeline
 from mlc.backend.ptx import to_ptx
 
 # "off": the mma.sync kernel; else the wgmma kernel's rows, cols, stages
-VARIANTS = ["off", "128,256,4", "128,256,3", "128,128,4", "192,192,3", "64,256,4"]
+VARIANTS = ["off", "128,256,4", "128,256,4,cp.async", "128,256,3", "128,128,4", "192,192,3", "64,256,4"]
 ULP = {"f16": 2.0**-10, "bf16": 2.0**-7, "tf32": 2.0**-10}
 TF32_VARIANTS = ["off", "128,256,4", "128,128,4"]  # f32 with allow_tf32: mma.sync or wgmma
 
@@ -66,13 +67,17 @@ def compile_variant(text: str, variant: str, sm: str, element: str):
     finally:
         del os.environ[pipeline.WGMMA_VARIABLE]
     kernel = "wgmma" if "wgmma.mma_async" in ptx else "mma.sync" if "mma.sync" in ptx else "?"
+    if kernel == "wgmma" and "cp.async.bulk.tensor" in ptx:
+        kernel = "wgmma+tma"
     return exe, kernel
 
 
 def label(variant: str) -> str:
-    return "mma.sync 128x128/4" if variant == "off" else "wgmma " + "x".join(
-        variant.split(",")[:2]
-    ) + "/" + variant.split(",")[2]  # fmt: skip
+    """`off`, or `ROWS,COLS,STAGES[,tma|,cp.async]` as the table names it."""
+    if variant == "off":
+        return "mma.sync 128x128/4"
+    rows, cols, stages, *feed = variant.split(",")
+    return f"wgmma {rows}x{cols}/{stages}" + "".join(f"/{f}" for f in feed)
 
 
 def check(variant: str, element: str, dtype, sm: str) -> tuple[bool, str]:
@@ -103,7 +108,7 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 8192])
     parser.add_argument("--calls", type=int, default=10, help="profiled calls a time")
     parser.add_argument(
-        "--variant", action="append", metavar="off|ROWS,COLS,STAGES",
+        "--variant", action="append", metavar="off|ROWS,COLS,STAGES[,tma|,cp.async]",
         help="a variant instead of the built-in list (repeatable)",
     )  # fmt: skip
     parser.add_argument(

@@ -138,24 +138,38 @@ def wgmma_choice() -> str | None:
     """
     `MLC_WGMMA`, the choice of the sm_90a wgmma kernel for contractions: `off` (the
     mma.sync kernels), `auto` (wgmma where it applies: the pass's default) or
-    `ROWS,COLS,STAGES` (`auto` with that tile); None when unset. A bad value is a
-    one-line `ValueError`; a tile the pass cannot build is its own one-line error.
+    `ROWS,COLS,STAGES` (`auto` with that tile), either of the last two followed by
+    `,tma` (operands copied by TMA, `wgmma-tma`: the pass's default) or `,cp.async`
+    (copied by every thread's cp.async); `tma` or `cp.async` alone is `auto` with that
+    feed; None when unset. A bad value is a one-line `ValueError`; a tile the pass cannot build is
+    its own one-line error.
     """
     text = os.environ.get(WGMMA_VARIABLE, "").strip().lower()
     if not text:
         return None
-    if text in ("auto", "off") or re.fullmatch(r"\d+,\d+,\d+", text):
+    if re.fullmatch(r"auto|off|(auto,)?(tma|cp\.async)|\d+,\d+,\d+(,(tma|cp\.async))?", text):
         return text
-    raise ValueError(f"{WGMMA_VARIABLE} must be auto, off or ROWS,COLS,STAGES, got '{text}'")
+    raise ValueError(
+        f"{WGMMA_VARIABLE} must be auto, off or ROWS,COLS,STAGES (the last two may end in "
+        f",tma or ,cp.async), got '{text}'"
+    )
 
 
-def wgmma_options(choice: str | None) -> dict[str, tuple[str | int, ...]]:
+def wgmma_options(choice: str | None) -> dict[str, tuple[bool | int | str, ...]]:
     """The contraction pass's options for a `wgmma_choice`."""
     if choice is None:
         return {}
-    if choice in ("auto", "off"):
-        return {"wgmma": (choice,)}
-    return {"wgmma": ("auto",), "wgmma-tile": tuple(int(n) for n in choice.split(","))}
+    fields = choice.split(",")
+    feeds = {"tma": True, "cp.async": False}
+    tma: dict[str, tuple[bool | int | str, ...]] = {
+        "wgmma-tma": (feeds[f],) for f in fields if f in feeds
+    }
+    sizes = [f for f in fields if f not in ("auto", *feeds)]
+    if sizes == ["off"]:
+        return {"wgmma": ("off",)}
+    if not sizes:
+        return {"wgmma": ("auto",), **tma}
+    return {"wgmma": ("auto",), "wgmma-tile": tuple(int(n) for n in sizes), **tma}
 
 
 def contraction_options(

@@ -144,9 +144,9 @@ def device() -> Device:
         raise CudaUnavailableError(f"target 'cuda' cannot use the GPU: {error}") from None
     _declare_driver(libcuda)
     _keep_pool_memory(libcuda)
-    for name in DRIVER:  # compiled host code calls these directly
+    for name in [n for n in DRIVER if hasattr(libcuda, n)]:  # host code calls these;
         address = ctypes.cast(getattr(libcuda, name), ctypes.c_void_p).value
-        llvm_binding.add_symbol(name, address)
+        llvm_binding.add_symbol(name, address)  # no tensor maps (TMA) before CUDA 12
     sm = architecture(handle.compute_capability())
     return Device(driver, context, libcuda, handle.name(), sm)
 

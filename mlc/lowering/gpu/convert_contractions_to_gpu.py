@@ -37,7 +37,11 @@ with a remark: 0.91x cuBLAS at 8192 on an H200, against mma.sync's 0.38x
 operands K-major, so a row-major B (a transposed A) is transposed first
 (`mlc.lowering.gpu.contraction.kmajor_operand`: at compile time for a constant, else
 by a tiled transpose kernel into a temporary freed after the matmul). `auto` is the
-default; `wgmma=off` keeps mma.sync.
+default; `wgmma=off` keeps mma.sync. With `wgmma-tma=true`, 16-bit operands of 2-D
+matmuls are copied by TMA from a producer warpgroup instead of by every thread's
+cp.async (`mlc.lowering.gpu.contraction.wgmma_tma`: tensor maps made by the host before
+the launch, mbarriers between producer and consumers, `setmaxnreg`); what it declines
+(tf32, batches) keeps cp.async, with a remark. It is the default.
 
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
@@ -95,6 +99,8 @@ from mlc.lowering.gpu.contraction.tiled_kernel import grid, kernel_body
 from mlc.lowering.gpu.contraction.wgmma_kernel import WGMMA_SM, WgmmaShape, declined
 from mlc.lowering.gpu.contraction.wgmma_kernel import launch as wgmma_launch
 from mlc.lowering.gpu.contraction.wgmma_staging import k_major
+from mlc.lowering.gpu.contraction.wgmma_tma import launch as tma_launch
+from mlc.lowering.gpu.contraction.wgmma_tma import tma_declined
 
 BIG_TILE = TileShape(128, 128, 8, 8, 8)
 # A 3-deep cp.async pipeline: the MLP's first layer 50 against 56 us on an H100. The
@@ -231,12 +237,16 @@ class ContractionToTiledLaunch(RewritePattern):
         if (why := declined(c, self.wgmma, tf32)) is not None:
             op_remark(c.op, f"wgmma declined: {why}; mma.sync")
             return False
+        shape = self.wgmma
+        if shape.tma and (why := tma_declined(c)) is not None:
+            op_remark(c.op, f"wgmma TMA declined: {why}; cp.async copies")
+            shape = replace(shape, tma=False)
         frees = []
         if not c.half:  # tf32 reads both operands K-major: one not is transposed first
             for operand, extent in ((c.a, c.rows), (c.b, c.cols)):
                 if not k_major(c.op, operand, c.k, extent):
                     frees += make_k_major(host, c.op, operand)
-        wgmma_launch(host, c, bounds, batch, self.wgmma)
+        (tma_launch if shape.tma else wgmma_launch)(host, c, bounds, batch, shape)
         for free in frees:  # the K-major copy, once the kernel is done
             host(free)
         return True
@@ -326,12 +336,13 @@ def _shape(option: str, sizes: tuple[int, ...]) -> TileShape:
     return shape
 
 
-def _wgmma_shape(sizes: tuple[int, ...]) -> WgmmaShape:
+def _wgmma_shape(sizes: tuple[int, ...], tma: bool = False) -> WgmmaShape:
     if len(sizes) != 3:
         raise ValueError(f"wgmma-tile takes ROWS,COLS,STAGES, got {list(sizes)}")
-    shape = WgmmaShape(*sizes)
+    shape = WgmmaShape(*sizes, tma=tma)
     if (problem := shape.problem()) is not None:
-        raise ValueError(f"wgmma-tile={','.join(map(str, sizes))}: {problem}")
+        feed = " with wgmma-tma" if tma else ""
+        raise ValueError(f"wgmma-tile={','.join(map(str, sizes))}{feed}: {problem}")
     return shape
 
 
@@ -356,6 +367,7 @@ class ConvertContractionsToGPUPass(ModulePass):
     sm: int = DEFAULT_SM
     wgmma: str = "auto"
     wgmma_tile: tuple[int, ...] = (WGMMA_TILE.rows, WGMMA_TILE.cols, WGMMA_TILE.stages)
+    wgmma_tma: bool = True
 
     def __post_init__(self) -> None:
         if self.sm not in COMPUTE_CAPABILITIES:
@@ -363,7 +375,7 @@ class ConvertContractionsToGPUPass(ModulePass):
             raise ValueError(f"sm={self.sm}: not a compute capability mlc targets ({known})")
         if self.wgmma not in ("auto", "off"):
             raise ValueError(f"wgmma={self.wgmma}: auto or off")
-        _wgmma_shape(self.wgmma_tile)
+        _wgmma_shape(self.wgmma_tile, self.wgmma_tma)
         _shape("tile", self.tile)
         _shape("small-tile", self.small_tile)
         if self.few_blocks < 0 or not 1 <= self.blocks_per_sm <= 32:
@@ -381,6 +393,6 @@ class ConvertContractionsToGPUPass(ModulePass):
         wgmma = self.wgmma == "auto" and self.sm == WGMMA_SM  # sm_90a alone has wgmma
         pattern = ContractionToTiledLaunch(
             big, small, self.few_blocks, self.blocks_per_sm, self.sm, self.tf32 and not tf32,
-            _wgmma_shape(self.wgmma_tile) if wgmma else None,
+            _wgmma_shape(self.wgmma_tile, self.wgmma_tma) if wgmma else None,
         )  # fmt: skip
         PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)

@@ -21,6 +21,9 @@ unchanged (the `gpu.module`s are set aside meanwhile), with these differences:
 - constants: `memref.global` data stays in the host module, and each use of its
   address reads `@__mlc_device_<name>` instead, the device copy the runtime makes
   at load time;
+- tensor maps of TMA kernels: each call of `@__mlc_tensor_map` (`tensor_map_host`)
+  calls a stub of its own, which keeps its map in a device buffer and encodes it again
+  (`cuTensorMapEncodeTiled`, `cuMemcpyHtoDAsync_v2`) only for another tensor address;
 - element accesses on the host (a `memref.load` feeding a loop condition, ...) copy
   the element with `cuMemcpyDtoH_v2`/`cuMemcpyHtoD_v2` through `@__mlc_read_<n>` and
   `@__mlc_write_<n>` stubs.
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, gpu, llvm, memref
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, i32, i64
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, SymbolRefAttr, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -43,6 +46,7 @@ from mlc.backend.cuda_abi import DEVICE_GLOBAL_PREFIX, DRIVER, KERNEL_HANDLE_PRE
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
 from mlc.lowering.convert_to_llvm.assertions import MESSAGE_PREFIX
 from mlc.lowering.convert_to_llvm.common import PTR, Builder, element_size, llvm_type
+from mlc.lowering.gpu import tensor_map_host
 
 LAUNCH_PREFIX = "__mlc_launch_"
 READ_PREFIX = "__mlc_read_"
@@ -59,6 +63,7 @@ class _Stubs:
         self.module = module
         self.declared: dict[str, func.FuncOp] = {}
         self.accesses: dict[str, tuple[str, MemRefType]] = {}  # stub -> (read|write, type)
+        self.tensor_maps: list[str] = []  # a stub per call site of `tensor_map_host.STUB`
 
     def declare(self, name: str, inputs: Sequence[Attribute], outputs: Sequence[Attribute]):
         if name not in self.declared:
@@ -96,6 +101,11 @@ def rewrite_host_ops(module: ModuleOp, stubs: _Stubs) -> None:
             name = stubs.declare(LAUNCH_PREFIX + kernel, [a.type for a in args], [])
             _call(op, name, args, [])
             Rewriter.erase_op(op)
+        elif isinstance(op, func.CallOp) and op.callee.string_value() == tensor_map_host.STUB:
+            name = f"{tensor_map_host.SITE_PREFIX}{len(stubs.tensor_maps)}"
+            stubs.tensor_maps.append(name)
+            stubs.declare(name, [a.type for a in op.arguments], [r.type for r in op.res])
+            op.callee = SymbolRefAttr(name)
         elif isinstance(op, memref.LoadOp):
             type_ = op.memref.type
             assert isinstance(type_, MemRefType)
@@ -233,6 +243,27 @@ def _free_body(b: Builder, args: Sequence[SSAValue]) -> SSAValue | None:
     return None
 
 
+def _stub_body(name: str, stubs: _Stubs) -> BodyBuilder | None:
+    """The body of stub `name`, or None for a function that is no stub."""
+    if name.startswith(LAUNCH_PREFIX):
+        return _launch_body(name[len(LAUNCH_PREFIX) :])
+    if name in stubs.accesses:
+        return _access_body(*stubs.accesses[name])
+    return None
+
+
+def _define_tensor_maps(
+    functions: dict[str, llvm.FuncOp], stubs: _Stubs, add_global: Callable[[str, Attribute], None]
+) -> None:
+    """Each tensor-map site's stub and globals; the declaration every call had before."""
+    for name in stubs.tensor_maps:
+        for slot in tensor_map_host.globals_of(name):
+            add_global(slot, i64)
+        tensor_map_host.define(functions[name], _record)
+    if tensor_map_host.STUB in functions:
+        Rewriter.erase_op(functions[tensor_map_host.STUB])
+
+
 def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:
     """Define the stubs and the runtime's globals; point allocation and constants at them."""
     functions = {op.sym_name.data: op for op in module.ops if isinstance(op, llvm.FuncOp)}
@@ -257,11 +288,10 @@ def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:
         add_global(DEVICE_GLOBAL_PREFIX + name, i64)
     for name, declaration in functions.items():
         if name.startswith(LAUNCH_PREFIX):
-            kernel = name[len(LAUNCH_PREFIX) :]
-            add_global(KERNEL_HANDLE_PREFIX + kernel, i64)
-            _define(declaration, _launch_body(kernel))
-        elif name in stubs.accesses:
-            _define(declaration, _access_body(*stubs.accesses[name]))
+            add_global(KERNEL_HANDLE_PREFIX + name[len(LAUNCH_PREFIX) :], i64)
+        if (build := _stub_body(name, stubs)) is not None:
+            _define(declaration, build)
+    _define_tensor_maps(functions, stubs, add_global)
     for name, type_ in DRIVER.items():
         body.add_op(llvm.FuncOp(name, type_, linkage=llvm.LinkageAttr("external")))
     _redirect_memory(module, data_globals)

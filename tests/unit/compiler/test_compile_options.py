@@ -122,6 +122,24 @@ def test_wgmma_choice_from_the_environment(monkeypatch):
     tile = CompileOptions("cuda", threads=1)
     assert 'wgmma="auto" wgmma-tile=128,128,4' in tile.stage_text("parallel-loops")
     assert len({default.pipeline_text(), off.pipeline_text(), tile.pipeline_text()}) == 3
+    monkeypatch.setenv("MLC_WGMMA", "128,256,4,tma")  # operands copied by TMA
+    tma_tile = CompileOptions("cuda", threads=1).stage_text("parallel-loops")
+    assert 'wgmma="auto" wgmma-tile=128,256,4 wgmma-tma=true' in tma_tile
+    monkeypatch.setenv("MLC_WGMMA", "tma")
+    assert 'wgmma="auto" wgmma-tma=true' in CompileOptions("cuda", threads=1).stage_text(
+        "parallel-loops"
+    )
+    monkeypatch.setenv("MLC_WGMMA", "cp.async")  # every thread's cp.async copies
+    assert 'wgmma="auto" wgmma-tma=false' in CompileOptions("cuda", threads=1).stage_text(
+        "parallel-loops"
+    )
+    monkeypatch.setenv("MLC_WGMMA", "128,128,4,cp.async")
+    assert "wgmma-tile=128,128,4 wgmma-tma=false" in CompileOptions(
+        "cuda", threads=1
+    ).stage_text("parallel-loops")
+    monkeypatch.setenv("MLC_WGMMA", "off,tma")
+    with pytest.raises(ValueError, match="MLC_WGMMA must be"):
+        CompileOptions("cuda", threads=1)
     monkeypatch.setenv("MLC_WGMMA", "fast")
     with pytest.raises(ValueError, match="MLC_WGMMA must be auto, off or ROWS,COLS,STAGES"):
         CompileOptions("cuda", threads=1)

@@ -34,6 +34,7 @@ dynamic (`mlc.dynamic_shared`): `stages` slices of A and B and 1024 bytes to ali
 first to an atom.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, gpu, llvm, memref, scf
@@ -85,14 +86,21 @@ class WgmmaShape:
     cols: int = 256
     stages: int = 4
     block_group: int = 8  # `block_order.grouped`
+    tma: bool = False  # slices copied by TMA from a producer warpgroup (`wgmma_tma`)
 
     @property
     def warpgroups(self) -> int:
+        """The warpgroups that multiply (the consumers, with TMA)."""
         return self.rows // WARPGROUP_ROWS
 
     @property
     def threads(self) -> int:
-        return self.warpgroups * WARPGROUP
+        return (self.warpgroups + self.tma) * WARPGROUP
+
+    @property
+    def barrier_bytes(self) -> int:
+        """With TMA: a full and an empty mbarrier (8 bytes each) per stage."""
+        return 2 * 8 * self.stages if self.tma else 0
 
     @property
     def slice_bytes(self) -> int:
@@ -100,7 +108,8 @@ class WgmmaShape:
 
     @property
     def shared_bytes(self) -> int:
-        return self.stages * self.slice_bytes + layout.ATOM_BYTES  # + alignment slack
+        # + alignment slack
+        return self.stages * self.slice_bytes + self.barrier_bytes + layout.ATOM_BYTES
 
     def problem(self) -> str | None:
         """Why this shape cannot be built, or None."""
@@ -110,14 +119,16 @@ class WgmmaShape:
             return "cols must be 64, 128, 192 or 256 (one wgmma's N, 64-wide panels)"
         if self.stages < 3:
             return "a wgmma pipeline takes 3 stages or more"
-        if any(extent * layout.DEPTH // UNIT % self.threads for extent in (self.rows, self.cols)):
+        copies = (self.rows, self.cols)  # by every thread, without TMA
+        if not self.tma and any(extent * layout.DEPTH // UNIT % self.threads for extent in copies):
             return "the threads cannot share a slice's 16-byte copies evenly"
         if self.shared_bytes > MAX_SHARED_BYTES:
             return f"{self.shared_bytes} bytes of shared memory ({MAX_SHARED_BYTES} allowed)"
         return None
 
     def __str__(self) -> str:
-        return f"wgmma {self.rows}x{self.cols}/{self.stages}/g{self.block_group}"
+        feed = "/tma" if self.tma else ""
+        return f"wgmma {self.rows}x{self.cols}/{self.stages}/g{self.block_group}{feed}"
 
 
 def declined(c: Contraction, shape: WgmmaShape, tf32: bool = False) -> str | None:
@@ -149,9 +160,15 @@ def declined(c: Contraction, shape: WgmmaShape, tf32: bool = False) -> str | Non
 
 
 def launch(
-    host: Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue, shape: WgmmaShape
+    host: Emitter,
+    c: Contraction,
+    bounds: list[SSAValue],
+    batch: SSAValue,
+    shape: WgmmaShape,
+    block: Callable[..., "WgmmaBlock"] | None = None,
 ) -> None:
-    """The contraction's `gpu.launch` at `host`: one block a `rows x cols` output tile."""
+    """The contraction's `gpu.launch` at `host`: one block a `rows x cols` output tile,
+    built by `block` (given `WgmmaBlock`'s arguments; None: the cp.async kernel)."""
     one = host.index(1)
     blocks = grid(host, c, bounds, batch, shape.rows, shape.cols)
     body = Block(arg_types=[IndexType()] * 12)
@@ -169,7 +186,7 @@ def launch(
     batch_ivs = batch_position(inner, c, bounds, bz)
     if shape.block_group > 1:
         bx, by = grouped(inner, bx, by, shape.block_group)
-    _Wgmma(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)
+    (block or WgmmaBlock)(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)
     inner(scf.YieldOp())
 
 
@@ -181,7 +198,7 @@ def _i64(e: Emitter, value: int) -> SSAValue:
     return e(arith.ConstantOp.from_int_and_width(value, i64))
 
 
-def _tied(
+def tied(
     e: Emitter, text: str, accs: list[SSAValue], extra: str = "", operands=()
 ) -> list[SSAValue]:
     """Inline PTX `text` that takes and gives back the accumulators (tied operands)."""
@@ -195,11 +212,11 @@ def _tied(
     ]
 
 
-def _bare(e: Emitter, text: str) -> None:
+def bare(e: Emitter, text: str) -> None:
     e(llvm.InlineAsmOp(text, "~{memory}", [], has_side_effects=True))
 
 
-class _Wgmma:
+class WgmmaBlock:
     """The kernel of one block (module docstring)."""
 
     def __init__(
@@ -211,7 +228,7 @@ class _Wgmma:
         shape: WgmmaShape,
     ):
         self.c, self.e, self.bounds, self.batch_ivs, self.shape = c, e, bounds, batch_ivs, shape
-        element = _element(c)
+        element = element_type(c)
         self.kind = "bf16" if isinstance(element, BFloat16Type) else "f16" if c.half else "tf32"
         self.staging = Staging(c, bounds, batch_ivs, shape.threads, _element_bytes(c))
 
@@ -224,21 +241,34 @@ class _Wgmma:
         return values
 
     def build(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
-        e, c, shape = self.e, self.c, self.shape
-        row0, col0 = e.mul(by, shape.rows), e.mul(bx, shape.cols)
+        self.base = self._shared_base(self.e)
+        self._tile(bx, by, tid)
+
+    def _shared_base(self, e: Emitter) -> SSAValue:
+        """The first stage's shared address (i32): the dynamic window aligned to an atom."""
         size = self.staging.element_bytes
         alloca = memref.AllocaOp.get(
-            _element(c), shape=[shape.shared_bytes // size], memory_space=WORKGROUP
+            element_type(self.c), shape=[self.shape.shared_bytes // size], memory_space=WORKGROUP
         )
         alloca.attributes[DYNAMIC_SHARED_ATTR] = UnitAttr()
         window = shared_address(e, e(alloca), [e.index(0)])
         mask = _i32(e, -layout.ATOM_BYTES)
-        self.base = e(arith.AndIOp(e(arith.AddiOp(window, _i32(e, layout.ATOM_BYTES - 1))), mask))
+        return e(arith.AndIOp(e(arith.AddiOp(window, _i32(e, layout.ATOM_BYTES - 1))), mask))
+
+    def _operands(self, e: Emitter, tid: SSAValue) -> list[Operand]:
+        """A and B in a stage (A first, B after its rows), with this thread's copies."""
+        c, shape = self.c, self.shape
         a_bytes = shape.rows * layout.ROW_BYTES  # a 128-byte row of K a row of A
-        self.operands = [
+        return [
             self.staging.operand(e, c.a, c.rows, shape.rows, 0, tid),
             self.staging.operand(e, c.b, c.cols, shape.cols, a_bytes, tid),
         ]
+
+    def _tile(self, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
+        """The block's output tile: its slices multiplied (`_loop`), then stored."""
+        e, c, shape = self.e, self.c, self.shape
+        row0, col0 = e.mul(by, shape.rows), e.mul(bx, shape.cols)
+        self.operands = self._operands(e, tid)
         self.origins = {c.rows: row0, c.cols: col0}
         rows, cols = self._lane_places(tid, row0, col0)
         m, n = self.bounds[c.rows], self.bounds[c.cols]
@@ -332,7 +362,7 @@ class _Wgmma:
                 self._descriptor(e, a_stage, a, kk, 0),
                 self._descriptor(e, stage_at, b, kk, 0),
             ]
-            accs = _tied(e, text, accs, ",l,l,r", [*descriptors, one])
+            accs = tied(e, text, accs, ",l,l,r", [*descriptors, one])
         return accs
 
     def _stage_at(self, e: Emitter, t: SSAValue) -> SSAValue:
@@ -357,21 +387,21 @@ class _Wgmma:
         e = emit.region(body)
         t, accs = body.args[0], list(body.args[1:])
         async_copy.wait_group(e, shape.stages - 3)
-        _bare(e, "fence.proxy.async.shared::cta;")
+        bare(e, "fence.proxy.async.shared::cta;")
         e(gpu.BarrierOp())
         self._issue(e, e.add(t, shape.stages - 2), slices)
         stage_at = self._stage_at(e, t)
-        accs = _tied(e, "wgmma.fence.sync.aligned;", accs)
+        accs = tied(e, "wgmma.fence.sync.aligned;", accs)
         accs = self._mma(e, stage_at, warpgroup, accs)
-        _bare(e, "wgmma.commit_group.sync.aligned;")
-        accs = _tied(e, "wgmma.wait_group.sync.aligned 1;", accs)
+        bare(e, "wgmma.commit_group.sync.aligned;")
+        accs = tied(e, "wgmma.wait_group.sync.aligned 1;", accs)
         e(scf.YieldOp(*accs))
-        done = _tied(emit, "wgmma.wait_group.sync.aligned 0;", list(loop.results))
+        done = tied(emit, "wgmma.wait_group.sync.aligned 0;", list(loop.results))
         async_copy.wait_group(emit, 0)
         return done
 
 
-def _element(c: Contraction) -> Attribute:
+def element_type(c: Contraction) -> Attribute:
     """The type of the operands: f16, bf16, or f32 (multiplied in tf32)."""
     type_ = c.op.operands[c.a].type
     assert isinstance(type_, MemRefType)

@@ -1,5 +1,5 @@
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto}' | filecheck %s
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto wgmma-tile=64,128,3}' | filecheck %s --check-prefix=SMALL
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto wgmma-tma=false}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=auto wgmma-tile=64,128,3 wgmma-tma=false}' | filecheck %s --check-prefix=SMALL
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 wgmma=off}' | filecheck %s --check-prefix=OFF
 
 // With `wgmma=auto` on sm_90, a 16-bit matmul of static sizes, multiples of 8, becomes
@@ -399,13 +399,13 @@ func.func @matmul_bitcast_epilogue(%a: memref<256x200xbf16>, %b: memref<200x512x
 
 // -----
 
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma=on}' 2>&1 | filecheck %s --check-prefix=BAD-MODE
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tma=false wgmma=on}' 2>&1 | filecheck %s --check-prefix=BAD-MODE
 // BAD-MODE: error: pass 'convert-contractions-to-gpu': wgmma=on: auto or off
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=96,256,4}' 2>&1 | filecheck %s --check-prefix=BAD-ROWS
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tma=false wgmma-tile=96,256,4}' 2>&1 | filecheck %s --check-prefix=BAD-ROWS
 // BAD-ROWS: error: pass 'convert-contractions-to-gpu': wgmma-tile=96,256,4: rows must be 64, 128, 192 or 256 (64 a warpgroup)
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=128,256,2}' 2>&1 | filecheck %s --check-prefix=BAD-STAGES
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tma=false wgmma-tile=128,256,2}' 2>&1 | filecheck %s --check-prefix=BAD-STAGES
 // BAD-STAGES: error: pass 'convert-contractions-to-gpu': wgmma-tile=128,256,2: a wgmma pipeline takes 3 stages or more
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=256,256,4}' 2>&1 | filecheck %s --check-prefix=BAD-SHARED
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tma=false wgmma-tile=256,256,4}' 2>&1 | filecheck %s --check-prefix=BAD-SHARED
 // BAD-SHARED: error: pass 'convert-contractions-to-gpu': wgmma-tile=256,256,4: 263168 bytes of shared memory (232448 allowed)
-// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tile=128,256}' 2>&1 | filecheck %s --check-prefix=BAD-FIELDS
+// RUN: not mlc-opt %s -p 'convert-contractions-to-gpu{wgmma-tma=false wgmma-tile=128,256}' 2>&1 | filecheck %s --check-prefix=BAD-FIELDS
 // BAD-FIELDS: error: pass 'convert-contractions-to-gpu': wgmma-tile takes ROWS,COLS,STAGES, got [128, 256]

@@ -1,0 +1,84 @@
+// RUN: mlc-opt %s -p convert-gpu-host-to-llvm | filecheck %s
+// RUN: mlc-opt %s -p convert-gpu-host-to-llvm | mlc-opt --verify-roundtrip > /dev/null
+
+// A TMA kernel's tensor maps (`tensor_map_host`): each call the contraction pass emits
+// before a launch calls a stub of its own, with two globals: the tensor address it
+// last encoded a map for, and the map's device buffer. The same address returns the
+// buffer at once; another encodes the map on the host stack (128 bytes, 64-aligned,
+// as CUtensorMap is; rank 2, unit element strides) with cuTensorMapEncodeTiled and
+// copies it with cuMemcpyHtoDAsync_v2 on the default stream into the buffer, made at
+// the first call (cuMemAllocAsync). Each driver call's status is kept; a refused map
+// is not taken as made. The shared declaration goes.
+
+// CHECK-LABEL: llvm.func @f(
+// CHECK:         %[[MAPA:.+]] = llvm.call @__mlc_tensor_map_0(%{{.+}}) : (i64, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> i64
+// CHECK:         %[[MAPB:.+]] = llvm.call @__mlc_tensor_map_1(%{{.+}}) : (i64, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> i64
+// CHECK:         llvm.return %[[MAPA]]
+// CHECK-NOT:   @__mlc_tensor_map(
+// CHECK:       llvm.func internal @__mlc_tensor_map_0(%[[TENSOR:.+]]: i64, %[[TYPE:.+]]: i32, %[[INTERLEAVE:.+]]: i32, %[[SWIZZLE:.+]]: i32, %[[L2:.+]]: i32, %[[FILL:.+]]: i32, %[[INNER:.+]]: i64, %[[OUTER:.+]]: i64, %[[STRIDE:.+]]: i64, %[[BOXI:.+]]: i32, %[[BOXO:.+]]: i32) -> i64
+// CHECK:         %[[LAST_SLOT:.+]] = llvm.mlir.addressof @__mlc_tensor_map_0_tensor
+// CHECK:         %[[MAP_SLOT:.+]] = llvm.mlir.addressof @__mlc_tensor_map_0_map
+// CHECK:         %[[CACHED:.+]] = llvm.load %[[MAP_SLOT]] : !llvm.ptr -> i64
+// CHECK:         %[[HAVE:.+]] = llvm.icmp "ne" %[[CACHED]]
+// CHECK:         %[[LAST:.+]] = llvm.load %[[LAST_SLOT]] : !llvm.ptr -> i64
+// CHECK:         %[[SAME:.+]] = llvm.icmp "eq" %[[LAST]], %[[TENSOR]]
+// CHECK:         %[[HIT:.+]] = llvm.and %[[HAVE]], %[[SAME]]
+// CHECK:         llvm.cond_br %[[HIT]], ^[[DONE:.+]](%[[CACHED]] : i64), ^[[MISS:.+]]
+// CHECK:       ^[[MISS]]:
+// CHECK:         llvm.cond_br %[[HAVE]], ^[[WRITE:.+]](%[[CACHED]] : i64), ^[[ALLOCATE:.+]]
+// CHECK:       ^[[ALLOCATE]]:
+// CHECK:         llvm.call @cuMemAllocAsync(
+// CHECK:         llvm.br ^[[WRITE]](
+// CHECK:       ^[[WRITE]](%[[BUFFER:.+]]: i64):
+// CHECK:         %[[HOST:.+]] = llvm.alloca %{{.+}} x i64 {alignment = 64 : i64}
+// CHECK:         %[[RANK:.+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK:         %[[DIMS:.+]] = llvm.alloca
+// CHECK:         llvm.store %[[INNER]]
+// CHECK:         llvm.store %[[OUTER]]
+// CHECK:         %[[STRIDES:.+]] = llvm.alloca
+// CHECK:         llvm.store %[[STRIDE]]
+// CHECK:         %[[BOX:.+]] = llvm.alloca
+// CHECK:         llvm.store %[[BOXI]]
+// CHECK:         llvm.store %[[BOXO]]
+// CHECK:         %[[STEPS:.+]] = llvm.alloca
+// CHECK:         %[[GLOBAL:.+]] = llvm.inttoptr %[[TENSOR]] : i64 to !llvm.ptr
+// CHECK:         %[[RC:.+]] = llvm.call @cuTensorMapEncodeTiled(%[[HOST]], %[[TYPE]], %[[RANK]], %[[GLOBAL]], %[[DIMS]], %[[STRIDES]], %[[BOX]], %[[STEPS]], %[[INTERLEAVE]], %[[SWIZZLE]], %[[L2]], %[[FILL]])
+// CHECK:         llvm.mlir.addressof @__mlc_cuda_status
+// CHECK:         %[[DEVICE:.+]] = llvm.inttoptr %[[BUFFER]] : i64 to !llvm.ptr
+// CHECK:         %[[STREAM:.+]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         %[[BYTES:.+]] = llvm.mlir.constant(128) : i64
+// CHECK:         llvm.call @cuMemcpyHtoDAsync_v2(%[[DEVICE]], %[[HOST]], %[[BYTES]], %[[STREAM]])
+// CHECK:         %[[OK:.+]] = llvm.icmp "eq" %[[RC]]
+// CHECK:         %[[MADE_FOR:.+]] = llvm.select %[[OK]], %[[TENSOR]]
+// CHECK:         llvm.store %[[MADE_FOR]], %{{.+}} : i64, !llvm.ptr
+// CHECK:         llvm.store %[[BUFFER]], %{{.+}} : i64, !llvm.ptr
+// CHECK:         llvm.br ^[[DONE]](%[[BUFFER]] : i64)
+// CHECK:       ^[[DONE]](%[[MAP:.+]]: i64):
+// CHECK-NEXT:    llvm.return %[[MAP]] : i64
+// CHECK:       llvm.func internal @__mlc_tensor_map_1(
+// CHECK-DAG:   llvm.mlir.global external @__mlc_tensor_map_0_tensor(0 : i64)
+// CHECK-DAG:   llvm.mlir.global external @__mlc_tensor_map_0_map(0 : i64)
+// CHECK-DAG:   llvm.mlir.global external @__mlc_tensor_map_1_map(0 : i64)
+// CHECK-DAG:   llvm.func @cuTensorMapEncodeTiled(!llvm.ptr, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32) -> i32
+// CHECK-DAG:   llvm.func @cuMemcpyHtoDAsync_v2(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
+builtin.module attributes {gpu.container_module} {
+  func.func @f(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>) -> index {
+    %ta = "memref.extract_aligned_pointer_as_index"(%a) : (memref<256x200xbf16>) -> index
+    %tb = "memref.extract_aligned_pointer_as_index"(%b) : (memref<200x512xbf16>) -> index
+    %bf16 = arith.constant 9 : i32
+    %none = arith.constant 0 : i32
+    %swizzle = arith.constant 3 : i32
+    %l2 = arith.constant 2 : i32
+    %k = arith.constant 200 : i64
+    %m = arith.constant 256 : i64
+    %n = arith.constant 512 : i64
+    %stride_a = arith.constant 400 : i64
+    %stride_b = arith.constant 1024 : i64
+    %deep = arith.constant 64 : i32
+    %rows = arith.constant 128 : i32
+    %ma = func.call @__mlc_tensor_map(%ta, %bf16, %none, %swizzle, %l2, %none, %k, %m, %stride_a, %deep, %rows) : (index, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> index
+    %mb = func.call @__mlc_tensor_map(%tb, %bf16, %none, %swizzle, %l2, %none, %n, %k, %stride_b, %deep, %deep) : (index, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> index
+    func.return %ma : index
+  }
+  func.func private @__mlc_tensor_map(index, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> index
+}
