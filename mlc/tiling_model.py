@@ -35,6 +35,14 @@ CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 # about 20 us of code, the cost of waking the thread pool and joining it.
 PARALLEL_THRESHOLD = 50_000
 
+# What a parallel loop's round trip through the thread pool costs (ns): publishing the
+# job, the workers noticing it and the join. The runtime (`mlc.backend.parallel`) times
+# each loop's work and runs it on the pool again only while the time the other threads
+# would take off it exceeds this. Measured by `bench/parallel_dispatch.py` (2-core VM:
+# 0.1-0.4 us with the workers spinning and a core free each, several us when the host is
+# shared, as a worker then waits for a core): the shared figure, as our hosts are shared.
+DISPATCH_ROUND_TRIP_NS = 5_000
+
 # What one op costs in the work counts above, by name, where it is not about one
 # instruction: the inline f32 exp and tanh (`convert_to_llvm.math`) are 15-30 vector
 # instructions, a vector division about as slow as 8 adds. An LSTM step's gates (8 x 256,

@@ -26,7 +26,7 @@ by: the (expanded) arguments stored in 8-byte slots on the stack (each is a poin
 integer or a float; the slots are allocated in the entry block, so a loop around the
 call does not grow the stack), and
 
-    llvm.call @mlc_parallel_for(@f_parallel0_chunk, %lo, %hi, %struct)
+    llvm.call @mlc_parallel_for(@f_parallel0_chunk, %lo, %hi, %struct, @f_parallel0_work0)
 
 where `@f_parallel0_chunk(%lo, %hi, %ctx)` loads the arguments back and calls
 `@f_parallel0`. Only the arguments the outlined body reads travel: once memrefs are
@@ -34,7 +34,10 @@ expanded, the descriptor fields it never reads (static sizes and strides, the
 allocated pointer) are dropped from `@f_parallel0` and its calls, which cut the
 transformer block's `llvm`-level IR by a third. `mlc.backend.parallel` defines
 `mlc_parallel_for`: it splits `[lo, hi)` into one contiguous range per thread and runs
-the chunks on its pool.
+the chunks on its pool. `@f_parallel0_work<k>`, an internal i64 global per call site,
+is where the runtime keeps the loop's measured work between calls: the compile-time
+test above cannot weigh inner loops whose bounds are computed in the body, and the
+runtime runs a loop on the caller alone once it has seen that it is too small to share.
 Loops with reductions (`scf.parallel` with results) are rejected before any rewrite.
 """
 
@@ -62,6 +65,7 @@ from mlc.tiling_model import PARALLEL_THRESHOLD
 RUNTIME_ENTRY = "mlc_parallel_for"
 DISPATCH_SUFFIX = "_dispatch"
 CHUNK_SUFFIX = "_chunk"
+WORK_SUFFIX = "_work"
 
 
 def unsupported_parallel_reason(op: Operation) -> str | None:
@@ -284,9 +288,12 @@ def _entry_alloca(call: llvm.CallOp, slots: int) -> SSAValue:
     return slot.res
 
 
-def _link_call(operands: list[SSAValue], call: llvm.CallOp, target: str) -> list[Operation]:
+def _link_call(
+    operands: list[SSAValue], call: llvm.CallOp, target: str, site: str
+) -> list[Operation]:
     """The struct stores and the runtime call replacing one call to a dispatch stub,
-    passing `operands` (the call's, less those the outlined body does not read)."""
+    passing `operands` (the call's, less those the outlined body does not read) and the
+    address of the global `site`, the loop's measured work."""
     lo, hi, *rest = operands
     slot = _entry_alloca(call, len(rest))
     ops: list[Operation] = []
@@ -301,7 +308,8 @@ def _link_call(operands: list[SSAValue], call: llvm.CallOp, target: str) -> list
             address = llvm_ops.field_address(field.results[0], 0, value.type)
             ops += [field, address, llvm_ops.store(value, address.results[0])]
     chunk = llvm.AddressOfOp(target + CHUNK_SUFFIX, PTR)
-    ops += [chunk, llvm.CallOp(RUNTIME_ENTRY, chunk, lo, hi, slot)]
+    work = llvm.AddressOfOp(site, PTR)
+    ops += [chunk, work, llvm.CallOp(RUNTIME_ENTRY, chunk, lo, hi, slot, work)]
     for new in ops:
         new.location = call.location
     return ops
@@ -387,9 +395,14 @@ def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
         chunk = _chunk_function(target, [inputs[k] for k in kept[2:]])
         chunk.location = stub.location
         Rewriter.replace_op(stub, chunk)
-        for call in calls.get(name, []):
-            operands = list(call.operands)
-            Rewriter.replace_op(call, _link_call([operands[k] for k in kept], call, target), [])
-    runtime_type = llvm.LLVMFunctionType([PTR, i64, i64, PTR], llvm.LLVMVoidType())
+        for n, call in enumerate(calls.get(name, [])):
+            site = f"{target}{WORK_SUFFIX}{n}"
+            zero = IntegerAttr(0, i64)
+            Rewriter.insert_op(
+                llvm.GlobalOp(i64, site, "internal", value=zero), InsertPoint.after(chunk)
+            )
+            operands = [list(call.operands)[k] for k in kept]
+            Rewriter.replace_op(call, _link_call(operands, call, target, site), [])
+    runtime_type = llvm.LLVMFunctionType([PTR, i64, i64, PTR, PTR], llvm.LLVMVoidType())
     declaration = llvm.FuncOp(RUNTIME_ENTRY, runtime_type, linkage=llvm.LinkageAttr("external"))
     Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))
