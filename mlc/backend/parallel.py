@@ -21,15 +21,10 @@ parts through one atomic work index until none is left, and the caller returns w
 all parts are done. The work index carries the generation in its high 32 bits, so a
 worker still busy with an old job can never claim a part of the next one.
 
-Which loops are shared: the compiled call site tests the loop's work as the compiler
-weighed it, but it cannot weigh inner loops whose bounds the body computes (a packing
-loop of a convolution), and a round trip through the pool costs microseconds on a
-shared host. So each call site passes an i64 counter where the runtime keeps the loop's
-measured work (ns per iteration, times 256): every part is timed (`clock_gettime`, two
-reads per part), and a loop whose other threads would save less than
-`tiling_model.DISPATCH_ROUND_TRIP_NS` runs on the caller alone, timed, so a loop that
-grows (a larger batch) is shared again at its next call. A counter of 0 (not yet run)
-or a null counter shares the loop.
+Which loops are shared: the compiler cannot weigh loops whose bounds the body computes.
+So each call site passes a counter of its loop's measured work (ns per iteration x 256;
+0 before its first run, or null: shared); parts are timed, and a loop whose other threads
+would save less than `DISPATCH_ROUND_TRIP_NS` (`tiling_model`) runs alone, timed.
 
 Threads: `MLC_NUM_THREADS` if it holds a positive integer, else the cores this process
 may run on (`sched_getaffinity`), read at every loop as `mlc.tiling_model.
@@ -147,8 +142,7 @@ counted:
 }
 declare i64 @llvm.umax.i64(i64, i64)
 
-; Nanoseconds on the monotonic clock (CLOCK_MONOTONIC is 1 on Linux).
-define internal i64 @now_ns() {
+define internal i64 @now_ns() { ; CLOCK_MONOTONIC (1 on Linux), in ns
 entry:
   %time = alloca [2 x i64], align 8
   %failed = call i32 @clock_gettime(i32 1, ptr %time)
@@ -280,9 +274,7 @@ done:
 }
 
 ; Runs chunk(a, b, context) over a split of [lo, hi) into one part per thread, or on the
-; caller alone where %site (the loop's measured ns per iteration, times 256; 0 before
-; its first run; null: not measured) says the other threads would save less than a
-; round trip through the pool costs.
+; caller alone where the measured work at %site says sharing saves less than it costs.
 define void @mlc_parallel_for(ptr %chunk, i64 %lo, i64 %hi, ptr %context, ptr %site) {
 entry:
   %count = sub i64 %hi, %lo
@@ -384,8 +376,7 @@ return:
   ret void
 }
 
-; Stores a loop's work, %ns over %count iterations, as ns per iteration times 256 (at
-; least 1: measured).
+; Stores %ns of work over %count iterations at %site: ns per iteration times 256, >= 1.
 define internal void @record(ptr %site, i64 %ns, i64 %count) {
 entry:
   %scaled = shl i64 %ns, 8
