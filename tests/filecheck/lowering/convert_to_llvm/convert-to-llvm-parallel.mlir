@@ -57,13 +57,16 @@ func.func @scale(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %s: f32) {
 
 // -----
 
-// A parallel loop inside another runs as plain loops inside the outer one's body.
+// A parallel loop inside another runs as plain loops inside the outer one's body, and
+// only the outer loop's call site has a counter of measured work.
 
 // CHECK-LABEL: llvm.func @nested
 // CHECK:         llvm.call @mlc_parallel_for
 // CHECK-LABEL: llvm.func internal @nested_parallel0(
 // CHECK-NOT:     mlc_parallel_for
 // CHECK-LABEL: llvm.func internal @nested_parallel0_chunk
+// CHECK:       llvm.mlir.global internal @nested_parallel0_work0(0 : i64)
+// CHECK-NOT:   llvm.mlir.global
 func.func @nested(%a: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
