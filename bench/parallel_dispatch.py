@@ -24,7 +24,7 @@ LOOPS, ROUNDS, TRIP_COUNT = 2000, 15, 1024
 HERE = Path(__file__).parent
 
 IR = """
-declare void @mlc_parallel_for(ptr, i64, i64, ptr)
+declare void @mlc_parallel_for(ptr, i64, i64, ptr, ptr)
 
 define internal void @empty(i64 %lo, i64 %hi, ptr %ctx) {
   ret void
@@ -35,7 +35,7 @@ entry:
   br label %loop
 loop:
   %i = phi i64 [0, %entry], [%next, %loop]
-  call void @mlc_parallel_for(ptr @empty, i64 0, i64 TRIP, ptr null)
+  call void @mlc_parallel_for(ptr @empty, i64 0, i64 TRIP, ptr null, ptr null)
   %next = add i64 %i, 1
   %more = icmp ult i64 %next, %n
   br i1 %more, label %loop, label %done

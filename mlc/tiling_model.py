@@ -35,6 +35,14 @@ CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 # about 20 us of code, the cost of waking the thread pool and joining it.
 PARALLEL_THRESHOLD = 50_000
 
+# What sharing a loop with the thread pool costs (ns). The runtime (`mlc.backend.parallel`)
+# times each loop's work and shares it again only while the time the other threads would
+# take off it exceeds this. An empty loop's round trip is 0.1 us (`bench/parallel_dispatch.py`),
+# but a loop with work waits for its slowest part, on a worker whose core and caches were
+# elsewhere: on the 2-core VM, densenet's 6 small loops at batch 1 (2-8 iterations of
+# 0.1-1 us) cost 30 us more on two threads than on one (bench/results/cpu-models.md).
+DISPATCH_ROUND_TRIP_NS = 5_000
+
 # What one op costs in the work counts above, by name, where it is not about one
 # instruction: the inline f32 exp and tanh (`convert_to_llvm.math`) are 15-30 vector
 # instructions, a vector division about as slow as 8 adds. An LSTM step's gates (8 x 256,

@@ -21,6 +21,11 @@ parts through one atomic work index until none is left, and the caller returns w
 all parts are done. The work index carries the generation in its high 32 bits, so a
 worker still busy with an old job can never claim a part of the next one.
 
+Which loops are shared: the compiler cannot weigh loops whose bounds the body computes.
+So each call site passes a counter of its loop's measured work (ns per iteration x 256;
+0 before its first run, or null: shared); parts are timed, and a loop whose other threads
+would save less than `DISPATCH_ROUND_TRIP_NS` (`tiling_model`) runs alone, timed.
+
 Threads: `MLC_NUM_THREADS` if it holds a positive integer, else the cores this process
 may run on (`sched_getaffinity`), read at every loop as `mlc.tiling_model.
 thread_count()` reads them at compile time (a malformed value falls back to all cores:
@@ -44,6 +49,7 @@ from functools import cache
 import llvmlite.binding as llvm
 
 from mlc.backend.native import compile_runtime, function_address
+from mlc.tiling_model import DISPATCH_ROUND_TRIP_NS
 
 SYMBOL = "mlc_parallel_for"  # as mlc.lowering.convert_to_llvm.parallel calls it
 MAX_WORKERS = 255  # threads besides the caller
@@ -61,6 +67,7 @@ RUNTIME_IR = r"""
 @generation = internal global i64 0, align 64
 @work_index = internal global i64 0, align 64
 @parts_done = internal global i64 0, align 64
+@job_ns = internal global i64 0, align 64
 @job_chunk = internal global ptr null, align 64
 @job_context = internal global ptr null
 @job_lo = internal global i64 0
@@ -82,6 +89,7 @@ declare i32 @pthread_mutex_unlock(ptr)
 declare i32 @pthread_cond_wait(ptr, ptr)
 declare i32 @pthread_cond_broadcast(ptr)
 declare i32 @sched_yield()
+declare i32 @clock_gettime(i32, ptr)
 declare i32 @sched_getaffinity(i32, i64, ptr)
 declare ptr @getenv(ptr)
 declare i64 @strtol(ptr, ptr, i32)
@@ -134,6 +142,18 @@ counted:
 }
 declare i64 @llvm.umax.i64(i64, i64)
 
+define internal i64 @now_ns() { ; CLOCK_MONOTONIC (1 on Linux), in ns
+entry:
+  %time = alloca [2 x i64], align 8
+  %failed = call i32 @clock_gettime(i32 1, ptr %time)
+  %seconds = load i64, ptr %time
+  %nanoseconds_at = getelementptr [2 x i64], ptr %time, i64 0, i64 1
+  %nanoseconds = load i64, ptr %nanoseconds_at
+  %scaled = mul i64 %seconds, 1000000000
+  %now = add i64 %scaled, %nanoseconds
+  ret i64 %now
+}
+
 ; Claims and runs parts of the job of generation %gen until none is left.
 define internal void @run_parts(i64 %gen) {
 entry:
@@ -171,7 +191,11 @@ run:
   %bonus = zext i1 %long to i64
   %length = add i64 %base, %bonus
   %end = add i64 %begin, %length
+  %start = call i64 @now_ns()
   call void %chunk(i64 %begin, i64 %end, ptr %context)
+  %stop = call i64 @now_ns()
+  %took = sub i64 %stop, %start
+  %timed = atomicrmw add ptr @job_ns, i64 %took monotonic
   %done_before = atomicrmw add ptr @parts_done, i64 1 release
   %next = load atomic i64, ptr @work_index monotonic, align 8
   br label %claim
@@ -249,8 +273,9 @@ done:
   ret void
 }
 
-; Runs chunk(a, b, context) over a split of [lo, hi) into one part per thread.
-define void @mlc_parallel_for(ptr %chunk, i64 %lo, i64 %hi, ptr %context) {
+; Runs chunk(a, b, context) over a split of [lo, hi) into one part per thread, or on the
+; caller alone where the measured work at %site says sharing saves less than it costs.
+define void @mlc_parallel_for(ptr %chunk, i64 %lo, i64 %hi, ptr %context, ptr %site) {
 entry:
   %count = sub i64 %hi, %lo
   %nothing = icmp sle i64 %count, 0
@@ -260,7 +285,30 @@ size:
   %capped = call i64 @llvm.umin.i64(i64 %threads, i64 MAX_THREADS)
   %parts = call i64 @llvm.umin.i64(i64 %capped, i64 %count)
   %alone = icmp ule i64 %parts, 1
-  br i1 %alone, label %serial, label %acquire
+  br i1 %alone, label %serial, label %weigh
+weigh:
+  %measured = icmp ne ptr %site, null
+  br i1 %measured, label %estimate, label %acquire
+estimate:
+  %per_iteration = load atomic i64, ptr %site monotonic, align 8
+  %unknown = icmp eq i64 %per_iteration, 0
+  %bounded = call i64 @llvm.umin.i64(i64 %per_iteration, i64 274877906944)
+  %iterations = call i64 @llvm.umin.i64(i64 %count, i64 16777216)
+  %work_256 = mul i64 %bounded, %iterations
+  %work = lshr i64 %work_256, 8
+  %others = sub i64 %parts, 1
+  %saved_parts = mul i64 %work, %others
+  %round_trips = mul i64 %parts, ROUND_TRIP_NS
+  %worth = icmp uge i64 %saved_parts, %round_trips
+  %share_it = or i1 %unknown, %worth
+  br i1 %share_it, label %acquire, label %timed_serial
+timed_serial:
+  %serial_start = call i64 @now_ns()
+  call void %chunk(i64 %lo, i64 %hi, ptr %context)
+  %serial_stop = call i64 @now_ns()
+  %serial_ns = sub i64 %serial_stop, %serial_start
+  call void @record(ptr %site, i64 %serial_ns, i64 %count)
+  br label %return
 acquire:
   %pair = cmpxchg ptr @busy, i32 0, i32 1 acquire monotonic
   %free = extractvalue { i32, i1 } %pair, 1
@@ -286,6 +334,7 @@ publish:
   store atomic i64 %hi, ptr @job_hi release, align 8
   store atomic i64 %parts, ptr @job_parts release, align 8
   store atomic i64 0, ptr @parts_done release, align 8
+  store atomic i64 0, ptr @job_ns release, align 8
   store atomic i64 %gen, ptr @generation seq_cst, align 8
   %sleeping = load atomic i64, ptr @sleepers seq_cst, align 8
   %asleep = icmp ne i64 %sleeping, 0
@@ -314,12 +363,26 @@ yield:
   %yielded = call i32 @sched_yield()
   br label %join
 finish:
+  %job_work = load atomic i64, ptr @job_ns acquire, align 8
   store atomic i32 0, ptr @busy release, align 4
+  br i1 %measured, label %remember, label %return
+remember:
+  call void @record(ptr %site, i64 %job_work, i64 %count)
   br label %return
 serial:
   call void %chunk(i64 %lo, i64 %hi, ptr %context)
   br label %return
 return:
+  ret void
+}
+
+; Stores %ns of work over %count iterations at %site: ns per iteration times 256, >= 1.
+define internal void @record(ptr %site, i64 %ns, i64 %count) {
+entry:
+  %scaled = shl i64 %ns, 8
+  %each = udiv i64 %scaled, %count
+  %known = call i64 @llvm.umax.i64(i64 %each, i64 1)
+  store atomic i64 %known, ptr %site monotonic, align 8
   ret void
 }
 
@@ -386,11 +449,14 @@ def runtime_ir(machine: str | None = None) -> str:
         .replace("MAX_THREADS", str(MAX_WORKERS + 1))
         .replace("WORKER_SPINS", str(WORKER_SPINS))
         .replace("CALLER_SPINS", str(CALLER_SPINS))
+        .replace("ROUND_TRIP_NS", str(DISPATCH_ROUND_TRIP_NS))
     )
 
 
 _CHUNK = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
-_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+_ENTRY = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p
+)
 _COUNT = ctypes.CFUNCTYPE(ctypes.c_int64)
 _ACTION = ctypes.CFUNCTYPE(None)
 
@@ -422,9 +488,10 @@ def install() -> None:
     llvm.add_symbol(SYMBOL, runtime().parallel_for)
 
 
-def parallel_for(chunk: int, lo: int, hi: int, context: int) -> None:
-    """Run the chunk function at address `chunk` over `[lo, hi)` on the pool (for tests)."""
-    runtime().call(chunk, lo, hi, context)
+def parallel_for(chunk: int, lo: int, hi: int, context: int, site: int | None = None) -> None:
+    """Run the chunk function at address `chunk` over `[lo, hi)` on the pool (for tests);
+    `site`, the address of an int64, holds the loop's measured work (None: unmeasured)."""
+    runtime().call(chunk, lo, hi, context, site)
 
 
 def thread_count() -> int:

@@ -19,18 +19,14 @@ Its first dimension is split among threads by iteration number `t` in `[0, n)`, 
       func.call @f_parallel0(0, %n, %lb, %s, captured...)           // serial, no overhead
     }
 
-An iteration's work is its ops (`tiling_model.op_weight`), loops counted by their trip
-counts (`weigh`): constant bounds, bounds read through `arith.minsi` and the sizes of
-`memref.subview`s (a block of a split generic runs `min(block, n - start)` rows), and a
-bound that is the loop's own step, the block size, counted per unit of the step
-(`per_step`) and read when the loop runs; others count `UNKNOWN_TRIP_COUNT` iterations.
+An iteration's work is weighed by `parallel_work.weigh`.
 `captured` are the values the body uses from outside. Once everything is in the
 `llvm` dialect, `link_dispatch_calls` replaces each call to a `_dispatch` declaration
 by: the (expanded) arguments stored in 8-byte slots on the stack (each is a pointer, an
 integer or a float; the slots are allocated in the entry block, so a loop around the
 call does not grow the stack), and
 
-    llvm.call @mlc_parallel_for(@f_parallel0_chunk, %lo, %hi, %struct)
+    llvm.call @mlc_parallel_for(@f_parallel0_chunk, %lo, %hi, %struct, @f_parallel0_work0)
 
 where `@f_parallel0_chunk(%lo, %hi, %ctx)` loads the arguments back and calls
 `@f_parallel0`. Only the arguments the outlined body reads travel: once memrefs are
@@ -38,18 +34,19 @@ expanded, the descriptor fields it never reads (static sizes and strides, the
 allocated pointer) are dropped from `@f_parallel0` and its calls, which cut the
 transformer block's `llvm`-level IR by a third. `mlc.backend.parallel` defines
 `mlc_parallel_for`: it splits `[lo, hi)` into one contiguous range per thread and runs
-the chunks on its pool.
+the chunks on its pool. `@f_parallel0_work<k>`, an internal i64 global per call site,
+is where the runtime keeps the loop's measured work between calls: the compile-time
+test above cannot weigh inner loops whose bounds are computed in the body, and the
+runtime runs a loop on the caller alone once it has seen that it is too small to share.
 Loops with reductions (`scf.parallel` with results) are rejected before any rewrite.
 """
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, func, llvm, memref, scf
+from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
     IndexType,
     IntegerAttr,
-    MemRefType,
     ModuleOp,
     UnknownLoc,
     i64,
@@ -60,119 +57,21 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, constant
+from mlc.lowering.convert_to_llvm.parallel_work import Work, weigh
 from mlc.lowering.support.loop_builder import constant_index
 from mlc.lowering.support.op_walk import walk_ops
-from mlc.tiling_model import PARALLEL_THRESHOLD, op_weight
+from mlc.tiling_model import PARALLEL_THRESHOLD
 
 RUNTIME_ENTRY = "mlc_parallel_for"
 DISPATCH_SUFFIX = "_dispatch"
 CHUNK_SUFFIX = "_chunk"
-UNKNOWN_TRIP_COUNT = 1024  # loops with dynamic bounds are assumed long: parallel
+WORK_SUFFIX = "_work"
 
 
 def unsupported_parallel_reason(op: Operation) -> str | None:
     if isinstance(op, scf.ParallelOp) and op.initVals:
         return "with reductions is not supported by convert-to-llvm"
     return None
-
-
-STEP = "step"
-"""The bound of an inner loop that is the outer parallel loop's step: its block size."""
-
-Bound = int | str | None
-
-
-def _bound(value: SSAValue, step: SSAValue | None) -> Bound:
-    """
-    An upper bound of an index value: a constant, `STEP` (the parallel loop's step, a
-    block's size), or None. Read through `arith.minsi` (the smaller known bound) and
-    `memref.dim` of a `memref.subview` (its size) or of a static shape: how a block of
-    a split generic bounds its loops, `min(block, extent - start)`.
-    """
-    if (constant := constant_index(value)) is not None:
-        return constant
-    if value is step:
-        return STEP
-    owner = value.owner
-    if isinstance(owner, arith.MinSIOp):
-        bounds = [_bound(v, step) for v in owner.operands]
-        known = [b for b in bounds if isinstance(b, int)]
-        return min(known) if known else (STEP if STEP in bounds else None)
-    if isinstance(owner, memref.DimOp) and (d := constant_index(owner.index)) is not None:
-        return _dim_bound(owner.source, d, step)
-    return None
-
-
-def _dim_bound(source: SSAValue, d: int, step: SSAValue | None) -> Bound:
-    """The bound of dim `d` of a memref: static, or a subview's size."""
-    type_ = source.type
-    if isinstance(type_, MemRefType) and 0 <= d < type_.get_num_dims():
-        if (size := type_.get_shape()[d]) != DYNAMIC_INDEX:
-            return size
-    view = source.owner
-    if not isinstance(view, memref.SubviewOp):
-        return None
-    sizes = view.static_sizes.get_values()
-    if not 0 <= d < len(sizes):
-        return None
-    if sizes[d] != DYNAMIC_INDEX:
-        return sizes[d]
-    dynamic = sum(1 for size in sizes[:d] if size == DYNAMIC_INDEX)
-    return _bound(view.sizes[dynamic], step)
-
-
-def _trip_count(lb: SSAValue, ub: SSAValue, step: SSAValue, outer: SSAValue | None) -> Bound:
-    """The iterations of a loop: a number, `STEP` (a block of the outer loop), or None."""
-    low, stride, high = constant_index(lb), constant_index(step), _bound(ub, outer)
-    if low is None or not stride:
-        return None
-    if high == STEP:
-        return STEP if low == 0 and stride == 1 else None
-    if high is None:
-        return None
-    assert isinstance(high, int)
-    return max(0, -(-(high - low) // stride))
-
-
-Work = tuple[int, int]
-"""Ops executed as `fixed + per_step * step` of the outer parallel loop."""
-
-
-def _times(work: Work, count: Bound) -> Work:
-    fixed, per_step = work
-    if isinstance(count, int):
-        return fixed * count, per_step * count
-    if count == STEP and per_step == 0:
-        return 0, fixed
-    return fixed * UNKNOWN_TRIP_COUNT, per_step * UNKNOWN_TRIP_COUNT
-
-
-def weigh(block: Block, step: SSAValue | None = None) -> Work:
-    """
-    The ops one run of `block` executes, loops counted by their trip count: known, a
-    block of the parallel loop whose step is `step` (counted per unit of the step), or
-    else estimated as `UNKNOWN_TRIP_COUNT`.
-    """
-    fixed, per_step = 0, 0
-    for op in block.ops:
-        inner: Work = (0, 0)
-        for region in op.regions:
-            for b in region.blocks:
-                f, p = weigh(b, step)
-                inner = (inner[0] + f, inner[1] + p)
-        if isinstance(op, scf.ForOp):
-            inner = _times(inner, _trip_count(op.lb, op.ub, op.step, step))
-        elif isinstance(op, scf.ParallelOp):
-            for bounds in zip(op.lowerBound, op.upperBound, op.step, strict=True):
-                inner = _times(inner, _trip_count(*bounds, step))
-        fixed, per_step = fixed + op_weight(op.name) + inner[0], per_step + inner[1]
-    return fixed, per_step
-
-
-def work(block: Block) -> int:
-    """The ops one run of `block` executes, loops counted by their (estimated) trip count."""
-    fixed, per_step = weigh(block)
-    return fixed + per_step
 
 
 def captured_values(op: Operation) -> list[SSAValue]:
@@ -389,9 +288,12 @@ def _entry_alloca(call: llvm.CallOp, slots: int) -> SSAValue:
     return slot.res
 
 
-def _link_call(operands: list[SSAValue], call: llvm.CallOp, target: str) -> list[Operation]:
+def _link_call(
+    operands: list[SSAValue], call: llvm.CallOp, target: str, site: str
+) -> list[Operation]:
     """The struct stores and the runtime call replacing one call to a dispatch stub,
-    passing `operands` (the call's, less those the outlined body does not read)."""
+    passing `operands` (the call's, less those the outlined body does not read) and the
+    address of the global `site`, the loop's measured work."""
     lo, hi, *rest = operands
     slot = _entry_alloca(call, len(rest))
     ops: list[Operation] = []
@@ -406,7 +308,8 @@ def _link_call(operands: list[SSAValue], call: llvm.CallOp, target: str) -> list
             address = llvm_ops.field_address(field.results[0], 0, value.type)
             ops += [field, address, llvm_ops.store(value, address.results[0])]
     chunk = llvm.AddressOfOp(target + CHUNK_SUFFIX, PTR)
-    ops += [chunk, llvm.CallOp(RUNTIME_ENTRY, chunk, lo, hi, slot)]
+    work = llvm.AddressOfOp(site, PTR)
+    ops += [chunk, work, llvm.CallOp(RUNTIME_ENTRY, chunk, lo, hi, slot, work)]
     for new in ops:
         new.location = call.location
     return ops
@@ -492,9 +395,14 @@ def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
         chunk = _chunk_function(target, [inputs[k] for k in kept[2:]])
         chunk.location = stub.location
         Rewriter.replace_op(stub, chunk)
-        for call in calls.get(name, []):
-            operands = list(call.operands)
-            Rewriter.replace_op(call, _link_call([operands[k] for k in kept], call, target), [])
-    runtime_type = llvm.LLVMFunctionType([PTR, i64, i64, PTR], llvm.LLVMVoidType())
+        for n, call in enumerate(calls.get(name, [])):
+            site = f"{target}{WORK_SUFFIX}{n}"
+            zero = IntegerAttr(0, i64)
+            Rewriter.insert_op(
+                llvm.GlobalOp(i64, site, "internal", value=zero), InsertPoint.after(chunk)
+            )
+            operands = [list(call.operands)[k] for k in kept]
+            Rewriter.replace_op(call, _link_call(operands, call, target, site), [])
+    runtime_type = llvm.LLVMFunctionType([PTR, i64, i64, PTR, PTR], llvm.LLVMVoidType())
     declaration = llvm.FuncOp(RUNTIME_ENTRY, runtime_type, linkage=llvm.LinkageAttr("external"))
     Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))

@@ -174,7 +174,10 @@ def row_position(op: GenericOp, k: int, d: int) -> int | bool | None:
 
 
 def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
-    """The `scf.parallel` over blocks of loop `d` (module docstring); `op` is moved into it."""
+    """The `scf.parallel` over blocks of loop `d` (module docstring); `op` is moved into it.
+    Where `d`'s extent is dynamic, the blocks run only if there are several: one block
+    (a batch of 1) is `op` unsplit, whose views keep their static shapes."""
+    whole = op.clone() if loop_extents(op).get(d, -1) < 0 else None
     b = Ops()
     extent = loop_extent(b, op, d)
     zero, one = b.index(0), b.index(1)
@@ -195,8 +198,11 @@ def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
         size = inner.min(block_size, inner(arith.SubiOp(extent, start)))
     blocked = block_of(inner, op, d, start, size)
     body.add_ops([*inner.ops, blocked, scf.ReduceOp()])
-    b.ops.append(scf.ParallelOp([zero], [extent], [block_size], Region(body)))
-    return b.ops
+    split = scf.ParallelOp([zero], [extent], [block_size], Region(body))
+    if whole is None:
+        return [*b.ops, split]
+    several = b(arith.CmpiOp(extent, block_size, "sgt"))
+    return [*b.ops, scf.IfOp(several, [], [split, scf.YieldOp()], [whole, scf.YieldOp()])]
 
 
 def total_iterations(op: GenericOp) -> int | None:

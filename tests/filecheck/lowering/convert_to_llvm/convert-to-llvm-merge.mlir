@@ -3,18 +3,23 @@
 
 // Two parallel loops that differ only in the buffers they read and write are one
 // kernel: a single outlined function (and chunk) serves both call sites, each of
-// which keeps its own location.
+// which keeps its own location and its own counter of measured work (the two loops
+// may run over different sizes).
 
 // CHECK-LABEL: llvm.func @twice
 // CHECK:         %[[C1:.+]] = llvm.mlir.addressof @twice_parallel1_chunk : !llvm.ptr
-// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[C1]],
+// CHECK-NEXT:    %[[W1:.+]] = llvm.mlir.addressof @twice_parallel1_work0 : !llvm.ptr
+// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[C1]], {{.*}}, %[[W1]])
 // CHECK:         llvm.call @twice_parallel1(
 // CHECK:         %[[C2:.+]] = llvm.mlir.addressof @twice_parallel1_chunk : !llvm.ptr
-// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[C2]],
+// CHECK-NEXT:    %[[W2:.+]] = llvm.mlir.addressof @twice_parallel1_work1 : !llvm.ptr
+// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[C2]], {{.*}}, %[[W2]])
 // CHECK:         llvm.call @twice_parallel1(
 // CHECK-NOT:     twice_parallel0
 // CHECK-LABEL: llvm.func internal @twice_parallel1(
 // CHECK-LABEL: llvm.func internal @twice_parallel1_chunk(
+// CHECK-DAG:   llvm.mlir.global internal @twice_parallel1_work0(0 : i64)
+// CHECK-DAG:   llvm.mlir.global internal @twice_parallel1_work1(0 : i64)
 // CHECK-NOT:     twice_parallel0
 
 // LOC-LABEL:   llvm.func @twice

@@ -9,8 +9,10 @@
 // Only the descriptor fields the body reads are passed: of each memref<?x?xf32> its
 // aligned pointer and its row stride (the allocated pointer, the offset, the sizes and
 // the unit stride are not read), so 8 slots: lb, step, %m, 2 x 2 fields and %s.
+// The last argument is the address of the call site's i64 counter, zero at first,
+// where the runtime keeps the loop's measured work between calls.
 
-// CHECK:       llvm.func @mlc_parallel_for(!llvm.ptr, i64, i64, !llvm.ptr)
+// CHECK:       llvm.func @mlc_parallel_for(!llvm.ptr, i64, i64, !llvm.ptr, !llvm.ptr)
 // CHECK-LABEL: llvm.func @scale
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: f32)
 // CHECK-NEXT:    %[[ONE:.+]] = llvm.mlir.constant(1) : i64
@@ -19,7 +21,8 @@
 // CHECK:       ^[[PAR]]:
 // CHECK:         llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
 // CHECK:         %[[CHUNK:.+]] = llvm.mlir.addressof @scale_parallel0_chunk : !llvm.ptr
-// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[CHUNK]], %{{.*}}, %{{.*}}, %[[SLOTS]])
+// CHECK-NEXT:    %[[WORK:.+]] = llvm.mlir.addressof @scale_parallel0_work0 : !llvm.ptr
+// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[CHUNK]], %{{.*}}, %{{.*}}, %[[SLOTS]], %[[WORK]])
 // CHECK:       ^[[SER]]:
 // CHECK:         llvm.call @scale_parallel0({{.*}}) : (i64, i64, i64, i64, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> ()
 // CHECK-NOT:     scf.parallel
@@ -33,6 +36,7 @@
 // CHECK-SAME:    (%[[LO:.+]]: i64, %[[HI:.+]]: i64, %[[CTX:.+]]: !llvm.ptr)
 // CHECK:         llvm.inttoptr
 // CHECK:         llvm.call @scale_parallel0(%[[LO]], %[[HI]],
+// CHECK:       llvm.mlir.global internal @scale_parallel0_work0(0 : i64)
 
 // LOC-LABEL:   llvm.func @scale
 // LOC:           llvm.call @mlc_parallel_for({{.*}} loc("loops.py":4:2)
@@ -53,13 +57,16 @@ func.func @scale(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %s: f32) {
 
 // -----
 
-// A parallel loop inside another runs as plain loops inside the outer one's body.
+// A parallel loop inside another runs as plain loops inside the outer one's body, and
+// only the outer loop's call site has a counter of measured work.
 
 // CHECK-LABEL: llvm.func @nested
 // CHECK:         llvm.call @mlc_parallel_for
 // CHECK-LABEL: llvm.func internal @nested_parallel0(
 // CHECK-NOT:     mlc_parallel_for
 // CHECK-LABEL: llvm.func internal @nested_parallel0_chunk
+// CHECK:       llvm.mlir.global internal @nested_parallel0_work0(0 : i64)
+// CHECK-NOT:   llvm.mlir.global
 func.func @nested(%a: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -12,7 +12,7 @@ import pytest
 from xdsl.dialects import arith, scf
 
 from mlc.ir import parse_module
-from mlc.lowering.convert_to_llvm.parallel import weigh, work
+from mlc.lowering.convert_to_llvm.parallel_work import weigh, work
 from mlc.pipeline import run_pipeline
 from mlc.tiling_model import PARALLEL_THRESHOLD
 
