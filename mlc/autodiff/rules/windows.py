@@ -10,8 +10,15 @@ For `y = conv(x, w) + b` (stride s, dilation d, pads p along each spatial dim):
   before and what makes the result `x`'s size after, convolved at stride 1 and dilation
   `d` with the weights flipped along each spatial dim and their in and out channels
   swapped within each group.
-- `dw`: a matmul over the batch: for each kernel position, the strided slice of the
-  padded `x` it read (`N, C, out...`), stacked into patches `(G, N*L, I*K)`; then
+- `dw`: a convolution too, with the batch as the channels it sums over:
+  `dw[o, i, k] = sum over n, l of x[n, i, l*s + k*d] ct[n, o, l]` is `x` with its batch
+  and channel dims swapped (`I, G*N, spatial`) convolved with `ct` as the weights
+  (`O, N, out...`), in `G` groups, at stride `d` and dilation `s` (swapped), with `x`'s
+  pads; its `I, O, K'` result (`K' >= K`, cropped) is swapped back. One convolution,
+  which the targets' convolution kernels run, where slicing out each kernel position's
+  patches would be a copy each. With a dynamic batch (a dynamic channel count then) it
+  is a matmul over the batch instead: for each kernel position, the strided slice of
+  the padded `x` it read, stacked into patches `(G, N*L, I*K)`; then
   `dw = ct(G, O/G, N*L) @ patches`, `L` the output positions, `K` the kernel positions.
 
 Pooling: each kernel position reads a strided slice of `x`; its cotangent is put back
@@ -192,6 +199,37 @@ def _conv_input(em, op, ct, x_shape, w_shape, out) -> SSAValue:
 
 
 def _conv_weight(em, op, ct, x_shape, w_shape, out) -> SSAValue:
+    """The weights' cotangent: a convolution over the batch (a matmul if it is dynamic)."""
+    if not shapes.is_static(x_shape[0]):
+        return _conv_weight_patches(em, op, ct, x_shape, w_shape, out)
+    strides, dilations, begins, ends = _attrs(op)
+    groups = op.groups.value.data
+    n = x_shape[0]
+    o, i_, kernel = w_shape[0], w_shape[1], list(w_shape[2:])
+    rank = op.SPATIAL
+    rest = list(range(3, 3 + rank))
+    images = em.reshape(op.x, [n, groups, i_, *x_shape[2:]])
+    images = em.transpose(images, [2, 1, 0, *rest])  # (I, G, N, spatial)
+    images = em.reshape(images, [i_, groups * n, *x_shape[2:]])
+    weights = em.transpose(ct, [1, 0, *range(2, 2 + rank)])  # (O, N, out...)
+    conv_type = type(op)
+    product = em(
+        conv_type(
+            images,
+            weights,
+            None,
+            strides=dilations,
+            dilations=strides,
+            pads=[*begins, *ends],
+            groups=groups,
+        )
+    )  # (I, O, K'...)
+    if list(shape_of(product)[2:]) != kernel:
+        product = em(ml.SliceOp(product, [0] * (2 + rank), [END, END, *kernel], [1] * (2 + rank)))
+    return em.transpose(product, [1, 0, *range(2, 2 + rank)])
+
+
+def _conv_weight_patches(em, op, ct, x_shape, w_shape, out) -> SSAValue:
     strides, dilations, begins, ends = _attrs(op)
     groups = op.groups.value.data
     n, c = x_shape[0], x_shape[1]

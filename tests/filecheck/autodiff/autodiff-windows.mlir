@@ -4,25 +4,44 @@
 
 // A convolution's input cotangent is a convolution of the spread, padded cotangent
 // with the flipped weights (in and out channels swapped per group); the weights' is a
-// matmul with the input's patches, one strided slice per kernel position; the bias's
-// a sum. Every backward op is at the convolution's location.
+// convolution too: the input with its batch and channels swapped (per group) convolved
+// with the cotangent as weights, stride and dilation swapped, the input's pads kept;
+// the bias's a sum. Every backward op is at the convolution's location.
 
 // CHECK-LABEL: func.func @conv_vjp
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x2x6xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x1x3xf32>, %{{.+}}: tensor<4xf32>, %[[CT:[a-zA-Z0-9_]+]]: tensor<1x4x3xf32>)
 // CHECK:         %[[FLIP:.+]] = ml.slice %{{.+}} {starts = array<i64: 0, 0, 2>, ends = array<i64: 9223372036854775807, 9223372036854775807, -4>, steps = array<i64: 1, 1, -1>} : (tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
 // CHECK-NEXT:    %[[GX:.+]] = ml.conv1d %{{.+}}, %[[FLIP]] {groups = 2 : i64} : (tensor<1x4x8xf32>, tensor<2x2x3xf32>) -> tensor<1x2x6xf32>
-// CHECK-COUNT-3: ml.slice %{{.+}} {{.*}}steps = array<i64: 1, 1, 2>}
-// CHECK:         %[[PATCHES:.+]] = ml.concat {{.*}} {axis = 2 : i64} : {{.*}} -> tensor<1x2x3x3xf32>
-// CHECK:         %[[GW:.+]] = ml.matmul %{{.+}}, %{{.+}} : (tensor<2x2x3xf32>, tensor<2x3x3xf32>) -> tensor<2x2x3xf32>
-// CHECK:         %[[GB:.+]] = ml.reduce_sum %[[CT]] {axes = array<i64: 0, 2>, keepdims = false}
-// CHECK-NEXT:    func.return %[[GX]], %{{.+}}, %[[GB]]
+// CHECK-NEXT:    %[[XG:.+]] = ml.reshape %[[X]] : (tensor<1x2x6xf32>) -> tensor<1x2x1x6xf32>
+// CHECK-NEXT:    %[[XT:.+]] = ml.transpose %[[XG]] {perm = array<i64: 2, 1, 0, 3>}
+// CHECK-NEXT:    %[[IMAGES:.+]] = ml.reshape %[[XT]] : (tensor<1x2x1x6xf32>) -> tensor<1x2x6xf32>
+// CHECK-NEXT:    %[[CTT:.+]] = ml.transpose %[[CT]] {perm = array<i64: 1, 0, 2>} : (tensor<1x4x3xf32>) -> tensor<4x1x3xf32>
+// CHECK-NEXT:    %[[P:.+]] = ml.conv1d %[[IMAGES]], %[[CTT]] {dilations = array<i64: 2>, pads = array<i64: 1, 0>, groups = 2 : i64} : (tensor<1x2x6xf32>, tensor<4x1x3xf32>) -> tensor<1x4x3xf32>
+// CHECK-NEXT:    %[[GW:.+]] = ml.transpose %[[P]] {perm = array<i64: 1, 0, 2>} : (tensor<1x4x3xf32>) -> tensor<4x1x3xf32>
+// CHECK-NEXT:    %[[GB:.+]] = ml.reduce_sum %[[CT]] {axes = array<i64: 0, 2>, keepdims = false}
+// CHECK-NEXT:    func.return %[[GX]], %[[GW]], %[[GB]]
 
 // LOC-LABEL:   func.func @conv_vjp
 // LOC:           ml.conv1d {{.*}} loc("net.py":4:8)
-// LOC:           ml.matmul {{.*}} loc("net.py":4:8)
+// LOC:           ml.conv1d %{{.+}}, %{{.+}} {dilations = {{.*}} loc("net.py":4:8)
 func.func @conv(%x: tensor<1x2x6xf32>, %w: tensor<4x1x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x3xf32> {
   %y = ml.conv1d %x, %w, %b {strides = array<i64: 2>, pads = array<i64: 1, 0>, groups = 2 : i64} : (tensor<1x2x6xf32>, tensor<4x1x3xf32>, tensor<4xf32>) -> tensor<1x4x3xf32> loc("net.py":4:8)
   func.return %y : tensor<1x4x3xf32>
+}
+
+// -----
+
+// A stride that leaves input elements past the last window: the weights' convolution
+// reaches further than the kernel (3x3 here) and is cropped to it (2x2).
+
+// CHECK-LABEL: func.func @conv_strided_weight_vjp
+// CHECK:         %[[P:.+]] = ml.conv2d %{{.+}}, %{{.+}} {dilations = array<i64: 3, 3>} : (tensor<1x1x6x6xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32>
+// CHECK-NEXT:    %[[K:.+]] = ml.slice %[[P]] {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 9223372036854775807, 9223372036854775807, 2, 2>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32>
+// CHECK-NEXT:    %[[GW:.+]] = ml.transpose %[[K]] {perm = array<i64: 1, 0, 2, 3>}
+// CHECK-NEXT:    func.return %{{.+}}, %[[GW]]
+func.func @conv_strided_weight(%x: tensor<1x1x6x6xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
+  %y = ml.conv2d %x, %w {strides = array<i64: 3, 3>} : (tensor<1x1x6x6xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  func.return %y : tensor<1x1x2x2xf32>
 }
 
 // -----
