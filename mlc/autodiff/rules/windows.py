@@ -30,7 +30,11 @@ is a few ops where placing each part is a dozen. Average pooling divides by the 
 of elements each window covers (padding not counted, as the op does). Max pooling routes
 each window's cotangent to one element: the first (in row-major order over the window)
 equal to the maximum, as torch's max_pool2d does (its index is the first maximum);
-elements that tie elsewhere in the window get nothing.
+elements that tie elsewhere in the window get nothing. Where the windows tile `x` that
+element is the window's `ml.argmax` (`_tiled_max_pool`): `x` viewed as windows
+(`N, C, out..., kernel...`, one transpose), one argmax over each window, and the
+cotangent selected where a window position equals it, in `x`'s layout: two kernels
+where a mask per kernel position and their interleaving are a dozen.
 
 The rules need static channel, spatial and kernel dims (they build zero blocks and
 constant counts); the batch dim may be dynamic (`?`): zero blocks then take it from the
@@ -356,6 +360,8 @@ def max_pool(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) 
     if not needs[0]:
         return [None]
     x_shape, out, kernel, spatial = _pool_setup(op, ct, "the gradient of a max pooling")
+    if _tiles(op, kernel):
+        return [_tiled_max_pool(em, op.x, ct, kernel, x_shape)]
     strides, dilations, begins, ends = _attrs(op)
     x = op.x
     for i, d in enumerate(spatial):
@@ -371,8 +377,39 @@ def max_pool(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) 
         first = hit if left is None else em.mul(hit, left)
         left = em.sub(one, hit) if left is None else em.sub(left, first)
         routed.append(em.mul(ct, first))
-    if _tiles(op, kernel):
-        return [_interleave(em, routed, kernel, x_shape)]
     positions = itertools.product(*(range(k) for k in kernel))
     parts = [_scatter_back(em, g, where, op, x_shape) for g, where in zip(routed, positions)]
     return [_total(em, parts, op.x)]
+
+
+def _tiled_max_pool(
+    em: Emitter, x: SSAValue, ct: SSAValue, kernel: Sequence[int], x_shape: Sequence[int]
+) -> SSAValue:
+    """
+    The cotangent of a max pooling whose windows tile `x`: each window's cotangent at
+    its first maximum (`ml.argmax` over the window, row-major), zero elsewhere and in
+    the rows and columns past the last whole window.
+    """
+    out = shape_of(ct)
+    rank = len(kernel)
+    covered = [o * k for o, k in zip(out[2:], kernel, strict=True)]
+    for i, size in enumerate(covered):
+        if x_shape[2 + i] > size:
+            x = _slice(em, x, 2 + i, 0, size)
+    # (N, C, o0, k0, o1, k1, ...): each window's elements on the `k` dims
+    unit = [*out[:2], *(n for o, k in zip(out[2:], kernel, strict=True) for n in (o, k))]
+    windows = em.reshape(x, unit)
+    windows = em.transpose(windows, [0, 1, *range(2, 2 + 2 * rank, 2), *range(3, 3 + 2 * rank, 2)])
+    windows = em.reshape(windows, [*out, int(np.prod(kernel))])
+    first = em(ml.ArgMaxOp(windows, len(out), keepdims=False))  # (N, C, out...)
+    spread_out = [*out[:2], *(n for o in out[2:] for n in (o, 1))]
+    first = em.reshape(first, spread_out)
+    positions_shape = [1, 1, *(n for k in kernel for n in (1, k))]
+    positions = em.array(list(range(int(np.prod(kernel)))), TensorType(i64, positions_shape))
+    hit = em.cmp("eq", first, positions)
+    g = em.select(hit, em.reshape(ct, spread_out), em.scalar(0.0, ct))
+    g = em.reshape(g, [*out[:2], *covered])
+    for i, size in enumerate(covered):
+        if (rest := x_shape[2 + i] - size) > 0:
+            g = adjust(em, g, 2 + i, 0, rest)
+    return g
