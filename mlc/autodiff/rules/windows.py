@@ -209,7 +209,7 @@ def _conv_weight(em, op, ct, x_shape, w_shape, out) -> SSAValue:
     strides, dilations, begins, ends = _attrs(op)
     groups = op.groups.value.data
     n = x_shape[0]
-    o, i_, kernel = w_shape[0], w_shape[1], list(w_shape[2:])
+    i_, kernel = w_shape[1], list(w_shape[2:])
     rank = op.SPATIAL
     rest = list(range(3, 3 + rank))
     images = em.reshape(op.x, [n, groups, i_, *x_shape[2:]])
