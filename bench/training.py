@@ -28,6 +28,7 @@ or `--threads N` (torch's `set_num_threads`, XLA's intra-op threads).
 """
 
 import argparse
+import functools
 import importlib.util
 import itertools
 import os
@@ -309,7 +310,10 @@ def compile_rows(name: str, loss: Callable, case, rounds: int) -> list[str]:
     rows = {
         "forward (`mlc.jit(loss)`)": lambda: mlc.jit(loss),
         "value and gradients (joint)": lambda: mlc.jit(mlc.value_and_grad(loss, argnums)),
-        "value and gradients (split)": lambda: mlc.value_and_grad(loss, argnums, split=True),
+        # a new function each time: `mlc.vjp` keeps its halves per function
+        "value and gradients (split)": lambda: mlc.value_and_grad(
+            functools.wraps(loss)(lambda *a: loss(*a)), argnums, split=True
+        ),
         "training step (SGD, momentum)": whole_step,
     }
     args = (*params, *batch)
