@@ -31,6 +31,21 @@ def cnn_loss(w, b, gamma, beta, v, c, x, labels):
     return cross_entropy(logits, labels)
 
 
+def pooled_loss(x, weights):
+    return ops.sum(ops.max_pool2d(x, 2) * weights)
+
+
+def first_maximum_routing(x: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The gradient of `pooled_loss` in x: each 2x2 window's weight at its first maximum."""
+    grad = np.zeros_like(x)
+    n, c, h, w = weights.shape
+    for index in np.ndindex(n, c, h, w):
+        window = x[index[0], index[1], 2 * index[2] : 2 * index[2] + 2, 2 * index[3] :][:, :2]
+        i, j = np.unravel_index(np.argmax(window), window.shape)
+        grad[index[0], index[1], 2 * index[2] + i, 2 * index[3] + j] = weights[index]
+    return grad
+
+
 def embedding_loss(table, x, ids):
     rows = ops.take(table, ids, axis=0)  # (B, T, D)
     running = ops.cumsum(rows, axis=1)
@@ -68,6 +83,17 @@ def test_small_cnn(target):
     dtype = np.float64 if target == "cpu" else np.float32
     args = cnn_case(np.random.default_rng(), dtype)
     check(cnn_loss, args, tuple(range(6)), target, 1e-5 if dtype == np.float64 else 2e-3)
+
+
+def test_tiled_max_pool_routes_ties_to_the_first_maximum(target):
+    """Windows that tile the input, many of them with tied maxima (small integers), and
+    a row and a column past the last window: each window's cotangent goes to its first
+    maximum in row-major order, as torch routes it."""
+    rng = np.random.default_rng()
+    x = rng.integers(0, 3, (2, 3, 7, 9)).astype(np.float32)
+    weights = rng.standard_normal((2, 3, 3, 4)).astype(np.float32)
+    got = jit_for(target)(mlc.grad(pooled_loss))(x, weights)
+    np.testing.assert_array_equal(got, first_maximum_routing(x, weights))
 
 
 def padded_conv_loss(x, w):

@@ -10,8 +10,15 @@ For `y = conv(x, w) + b` (stride s, dilation d, pads p along each spatial dim):
   before and what makes the result `x`'s size after, convolved at stride 1 and dilation
   `d` with the weights flipped along each spatial dim and their in and out channels
   swapped within each group.
-- `dw`: a matmul over the batch: for each kernel position, the strided slice of the
-  padded `x` it read (`N, C, out...`), stacked into patches `(G, N*L, I*K)`; then
+- `dw`: a convolution too, with the batch as the channels it sums over:
+  `dw[o, i, k] = sum over n, l of x[n, i, l*s + k*d] ct[n, o, l]` is `x` with its batch
+  and channel dims swapped (`I, G*N, spatial`) convolved with `ct` as the weights
+  (`O, N, out...`), in `G` groups, at stride `d` and dilation `s` (swapped), with `x`'s
+  pads; its `I, O, K'` result (`K' >= K`, cropped) is swapped back. One convolution,
+  which the targets' convolution kernels run, where slicing out each kernel position's
+  patches would be a copy each. With a dynamic batch (a dynamic channel count then) it
+  is a matmul over the batch instead: for each kernel position, the strided slice of
+  the padded `x` it read, stacked into patches `(G, N*L, I*K)`; then
   `dw = ct(G, O/G, N*L) @ patches`, `L` the output positions, `K` the kernel positions.
 
 Pooling: each kernel position reads a strided slice of `x`; its cotangent is put back
@@ -23,7 +30,11 @@ is a few ops where placing each part is a dozen. Average pooling divides by the 
 of elements each window covers (padding not counted, as the op does). Max pooling routes
 each window's cotangent to one element: the first (in row-major order over the window)
 equal to the maximum, as torch's max_pool2d does (its index is the first maximum);
-elements that tie elsewhere in the window get nothing.
+elements that tie elsewhere in the window get nothing. Where the windows tile `x` that
+element is the window's `ml.argmax` (`_tiled_max_pool`): `x` viewed as windows
+(`N, C, out..., kernel...`, one transpose), one argmax over each window, and the
+cotangent selected where a window position equals it, in `x`'s layout: two kernels
+where a mask per kernel position and their interleaving are a dozen.
 
 The rules need static channel, spatial and kernel dims (they build zero blocks and
 constant counts); the batch dim may be dynamic (`?`): zero blocks then take it from the
@@ -192,6 +203,37 @@ def _conv_input(em, op, ct, x_shape, w_shape, out) -> SSAValue:
 
 
 def _conv_weight(em, op, ct, x_shape, w_shape, out) -> SSAValue:
+    """The weights' cotangent: a convolution over the batch (a matmul if it is dynamic)."""
+    if not shapes.is_static(x_shape[0]):
+        return _conv_weight_patches(em, op, ct, x_shape, w_shape, out)
+    strides, dilations, begins, ends = _attrs(op)
+    groups = op.groups.value.data
+    n = x_shape[0]
+    i_, kernel = w_shape[1], list(w_shape[2:])
+    rank = op.SPATIAL
+    rest = list(range(3, 3 + rank))
+    images = em.reshape(op.x, [n, groups, i_, *x_shape[2:]])
+    images = em.transpose(images, [2, 1, 0, *rest])  # (I, G, N, spatial)
+    images = em.reshape(images, [i_, groups * n, *x_shape[2:]])
+    weights = em.transpose(ct, [1, 0, *range(2, 2 + rank)])  # (O, N, out...)
+    conv_type = type(op)
+    product = em(
+        conv_type(
+            images,
+            weights,
+            None,
+            strides=dilations,
+            dilations=strides,
+            pads=[*begins, *ends],
+            groups=groups,
+        )
+    )  # (I, O, K'...)
+    if list(shape_of(product)[2:]) != kernel:
+        product = em(ml.SliceOp(product, [0] * (2 + rank), [END, END, *kernel], [1] * (2 + rank)))
+    return em.transpose(product, [1, 0, *range(2, 2 + rank)])
+
+
+def _conv_weight_patches(em, op, ct, x_shape, w_shape, out) -> SSAValue:
     strides, dilations, begins, ends = _attrs(op)
     groups = op.groups.value.data
     n, c = x_shape[0], x_shape[1]
@@ -318,6 +360,8 @@ def max_pool(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) 
     if not needs[0]:
         return [None]
     x_shape, out, kernel, spatial = _pool_setup(op, ct, "the gradient of a max pooling")
+    if _tiles(op, kernel):
+        return [_tiled_max_pool(em, op.x, ct, kernel, x_shape)]
     strides, dilations, begins, ends = _attrs(op)
     x = op.x
     for i, d in enumerate(spatial):
@@ -333,8 +377,39 @@ def max_pool(em: Emitter, op: Operation, ct: SSAValue, needs: tuple[bool, ...]) 
         first = hit if left is None else em.mul(hit, left)
         left = em.sub(one, hit) if left is None else em.sub(left, first)
         routed.append(em.mul(ct, first))
-    if _tiles(op, kernel):
-        return [_interleave(em, routed, kernel, x_shape)]
     positions = itertools.product(*(range(k) for k in kernel))
     parts = [_scatter_back(em, g, where, op, x_shape) for g, where in zip(routed, positions)]
     return [_total(em, parts, op.x)]
+
+
+def _tiled_max_pool(
+    em: Emitter, x: SSAValue, ct: SSAValue, kernel: Sequence[int], x_shape: Sequence[int]
+) -> SSAValue:
+    """
+    The cotangent of a max pooling whose windows tile `x`: each window's cotangent at
+    its first maximum (`ml.argmax` over the window, row-major), zero elsewhere and in
+    the rows and columns past the last whole window.
+    """
+    out = shape_of(ct)
+    rank = len(kernel)
+    covered = [o * k for o, k in zip(out[2:], kernel, strict=True)]
+    for i, size in enumerate(covered):
+        if x_shape[2 + i] > size:
+            x = _slice(em, x, 2 + i, 0, size)
+    # (N, C, o0, k0, o1, k1, ...): each window's elements on the `k` dims
+    unit = [*out[:2], *(n for o, k in zip(out[2:], kernel, strict=True) for n in (o, k))]
+    windows = em.reshape(x, unit)
+    windows = em.transpose(windows, [0, 1, *range(2, 2 + 2 * rank, 2), *range(3, 3 + 2 * rank, 2)])
+    windows = em.reshape(windows, [*out, int(np.prod(kernel))])
+    first = em(ml.ArgMaxOp(windows, len(out), keepdims=False))  # (N, C, out...)
+    spread_out = [*out[:2], *(n for o in out[2:] for n in (o, 1))]
+    first = em.reshape(first, spread_out)
+    positions_shape = [1, 1, *(n for k in kernel for n in (1, k))]
+    positions = em.array(list(range(int(np.prod(kernel)))), TensorType(i64, positions_shape))
+    hit = em.cmp("eq", first, positions)
+    g = em.select(hit, em.reshape(ct, spread_out), em.scalar(0.0, ct))
+    g = em.reshape(g, [*out[:2], *covered])
+    for i, size in enumerate(covered):
+        if (rest := x_shape[2 + i] - size) > 0:
+            g = adjust(em, g, 2 + i, 0, rest)
+    return g

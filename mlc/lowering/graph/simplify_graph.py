@@ -28,13 +28,15 @@ def simplify_graph(ctx: Context, module: ModuleOp) -> int:
     """Run shape inference and canonicalization to a common fixpoint; the rounds taken."""
     rounds = 0
     refined: dict[func.FuncOp, int] = {}
+    after = str(module)
     while True:
-        before = str(module)
+        before = after  # one print a round: this round's end is the next one's start
         for function, count in refine_functions(module).items():
             refined[function] = refined.get(function, 0) + count
         canonicalize(ctx, module)
         rounds += 1
-        if str(module) == before:
+        after = str(module)
+        if after == before:
             break
     remark_refined({f: n for f, n in refined.items() if f.parent is not None})
     explain_unfolded(module)

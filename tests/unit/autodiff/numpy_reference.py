@@ -124,6 +124,17 @@ def cumsum(op: ml.CumSumOp, x: np.ndarray) -> np.ndarray:
     return np.flip(y, axis) if op.reverse.value.data else y
 
 
+def arg_reduce(op: ml.ArgReduceOp, x: np.ndarray) -> np.ndarray:
+    axis = op.axis.value.data
+    pick = np.argmax if isinstance(op, ml.ArgMaxOp) else np.argmin
+    if op.select_last_index.value.data:
+        index = x.shape[axis] - 1 - pick(np.flip(x, axis), axis=axis, keepdims=True)
+    else:
+        index = pick(x, axis=axis, keepdims=True)
+    index = index.astype(np.int64)
+    return index if op.keepdims.value.data else np.squeeze(index, axis)
+
+
 def batch_norm(op: ml.BatchNormOp, x, scale, bias, mean, var) -> np.ndarray:
     shape = (-1, *[1] * (x.ndim - 2))
     r = 1.0 / np.sqrt(var + op.epsilon.value.data)
@@ -150,6 +161,8 @@ def reference(op: Operation, args: Sequence[np.ndarray]):  # noqa: C901 (one cas
             return top_k(op, args[0])
         case ml.CumSumOp():
             return cumsum(op, args[0])
+        case ml.ArgReduceOp():
+            return arg_reduce(op, args[0])
         case ml.BatchNormOp():
             return batch_norm(op, *args)
         case ml.RemOp():

@@ -7,6 +7,8 @@ the ops; xDSL's own `canonicalize` pass then applies the patterns unchanged.
 
     %t = ml.transpose %x {perm = array<i64: 1, 0>}   ->  %x  (when the perms compose
     %u = ml.transpose %t {perm = array<i64: 1, 0>}          to the identity)
+    %t = ml.transpose %x {perm = array<i64: 1, 0, 2>} : (tensor<1x8x9xf32>) -> tensor<8x1x9xf32>
+                                                     ->  ml.reshape %x (only size-1 dims move)
     %n = ml.neg %x ; %m = ml.neg %n                  ->  %x
     %m = ml.mul %x, %one (dense<1.0>)                ->  %x
 
@@ -121,8 +123,19 @@ def replace_by_new(op: Operation, rewriter: PatternRewriter, new: Operation) -> 
 # ---------------------------------------------------------------------------
 
 
+def moves_unit_dims_only(perm: Sequence[int], shape: Sequence[int]) -> bool:
+    """Whether `perm` keeps the dims of `shape` larger than 1 in their order (it only
+    moves size-1 dims): the elements stay in the same order, as with a reshape."""
+    kept = [d for d in perm if shape[d] != 1]
+    return kept == sorted(kept)
+
+
 class FoldTranspose(RewritePattern):
-    """transpose(transpose(x, p), q) -> transpose(x, p∘q); an identity perm -> x."""
+    """
+    transpose(transpose(x, p), q) -> transpose(x, p∘q); an identity perm -> x; a static
+    transpose that only moves size-1 dims -> a reshape (no copy, and it folds into the
+    reshapes around it).
+    """
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TransposeOp, rewriter: PatternRewriter, /):
@@ -130,6 +143,15 @@ class FoldTranspose(RewritePattern):
         if is_identity_perm(perm):
             if op.x.type == op.result.type:
                 forward(op, rewriter, op.x)
+            return
+        x_type = op.x.type
+        if (
+            isinstance(x_type, TensorType)
+            and is_static_type(x_type)
+            and is_static_type(op.result.type)
+            and moves_unit_dims_only(perm, x_type.get_shape())
+        ):
+            replace_by_new(op, rewriter, ReshapeOp(op.x, result_type=op.result.type))
             return
         inner = op.x.owner
         if not isinstance(inner, TransposeOp):

@@ -45,6 +45,40 @@ func.func @transpose_identity_refined(%x: tensor<?x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// A transpose that only moves size-1 dims keeps the elements in order: it becomes a
+// reshape (at its location), which folds into the reshape before it.
+
+// CHECK-LABEL: func.func @transpose_unit_dims
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<8x9xf32>, %[[Y:[a-zA-Z0-9_]+]]: tensor<1x8x3x3xf32>)
+// CHECK-NEXT:    %[[A:[a-zA-Z0-9_]+]] = ml.reshape %[[X]] : (tensor<8x9xf32>) -> tensor<8x1x9xf32>
+// CHECK-NEXT:    %[[B:[a-zA-Z0-9_]+]] = ml.reshape %[[Y]] : (tensor<1x8x3x3xf32>) -> tensor<8x1x3x3xf32>
+// CHECK-NEXT:    func.return %[[A]], %[[B]]
+
+// LOC-LABEL: func.func @transpose_unit_dims
+// LOC:         ml.reshape %{{.*}} loc("swap.py":3:1)
+func.func @transpose_unit_dims(%x: tensor<8x9xf32>, %y: tensor<1x8x3x3xf32>) -> (tensor<8x1x9xf32>, tensor<8x1x3x3xf32>) {
+  %0 = ml.reshape %x : (tensor<8x9xf32>) -> tensor<1x8x9xf32>
+  %1 = ml.transpose %0 {perm = array<i64: 1, 0, 2>} : (tensor<1x8x9xf32>) -> tensor<8x1x9xf32>
+  %2 = ml.transpose %y {perm = array<i64: 1, 0, 2, 3>} : (tensor<1x8x3x3xf32>) -> tensor<8x1x3x3xf32> loc("swap.py":3:1)
+  func.return %1, %2 : tensor<8x1x9xf32>, tensor<8x1x3x3xf32>
+}
+
+// -----
+
+// A transpose that reorders dims larger than 1 (even with size-1 dims about) stays,
+// as does one with a dynamic dim (it might not be 1).
+
+// CHECK-LABEL: func.func @transpose_moves_data
+// CHECK:         ml.transpose %{{.*}} {perm = array<i64: 2, 1, 0>} : (tensor<2x1x3xf32>) -> tensor<3x1x2xf32>
+// CHECK:         ml.transpose %{{.*}} {perm = array<i64: 1, 0>} : (tensor<1x?xf32>) -> tensor<?x1xf32>
+func.func @transpose_moves_data(%x: tensor<2x1x3xf32>, %y: tensor<1x?xf32>) -> (tensor<3x1x2xf32>, tensor<?x1xf32>) {
+  %0 = ml.transpose %x {perm = array<i64: 2, 1, 0>} : (tensor<2x1x3xf32>) -> tensor<3x1x2xf32>
+  %1 = ml.transpose %y {perm = array<i64: 1, 0>} : (tensor<1x?xf32>) -> tensor<?x1xf32>
+  func.return %0, %1 : tensor<3x1x2xf32>, tensor<?x1xf32>
+}
+
+// -----
+
 // Two static reshapes become one; a reshape to x's own static type folds to x.
 
 // CHECK-LABEL: func.func @reshape_reshape
