@@ -17,7 +17,8 @@ and builtin scalar types. `index` becomes `i64`; a memref becomes MLIR's descrip
 
 Structure: one pattern module per source dialect (`arith`, `math`, `memref`, `func`
 with `cf`), shared types and helpers in `common`; `llvm_ops` builds the most frequent
-`llvm` ops without xDSL's generic constructor (several times faster). Preconditions,
+`llvm` ops without xDSL's generic constructor (several times faster); `constants`
+keeps one scalar constant per value and type in each function's entry block. Preconditions,
 decided here so that `-p convert-to-llvm` takes level 4 as is: the pass first runs
 xDSL's `lower-affine` and `convert-scf-to-cf` itself (both do nothing on IR without
 affine/scf ops; `lower-affine` and mlc's expansions run only if their ops are there),
@@ -270,7 +271,7 @@ class ConvertToLLVMPass(ModulePass):
             func_patterns.ConvertFunc(),
             func_patterns.ConvertReturnAndCall(record),
             func_patterns.ConvertBranch(),
-            arith_patterns.ConvertConstant(),
+            arith_patterns.ConvertConstant(record),
             arith_patterns.ConvertBinary(),
             arith_patterns.ConvertCompareAndSelect(),
             arith_patterns.ConvertCast(),
@@ -281,7 +282,7 @@ class ConvertToLLVMPass(ModulePass):
             memref_patterns.ConvertDim(record),
             memref_patterns.ConvertCopy(record),
             memref_patterns.ConvertGlobal(),
-            memref_patterns.ConvertGetGlobal(),
+            memref_patterns.ConvertGetGlobal(record),
             memref_patterns.ConvertView(record),
             memref_patterns.ConvertCast(),
             memref_patterns.ConvertExtractAlignedPointer(record),

@@ -15,12 +15,18 @@ NaN-propagating `llvm.maximum`/`llvm.minimum`; `maxnumf`/`minnumf` are `llvm.max
 from collections.abc import Callable
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from mlc.lowering.convert_to_llvm import bf16, llvm_ops
-from mlc.lowering.convert_to_llvm.common import Builder, constant, llvm_type, replace
+from mlc.lowering.convert_to_llvm.common import (
+    Builder,
+    TypeRecord,
+    constant,
+    llvm_type,
+    replace,
+)
 from mlc.lowering.convert_to_llvm.half import needs_inline_truncation, truncate_f64_to_f16
 
 BINARY_OPS: dict[type[Operation], Callable[[SSAValue, SSAValue], Operation]] = {
@@ -146,7 +152,11 @@ def unsigned_to_float(
 
 
 class ConvertConstant(RewritePattern):
-    """`arith.constant` -> `llvm.mlir.constant` (index constants become i64)."""
+    """`arith.constant` -> `llvm.mlir.constant` (index constants become i64); a scalar
+    one becomes its function's shared constant (`constants`)."""
+
+    def __init__(self, record: TypeRecord):
+        self.record = record
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.ConstantOp, rewriter: PatternRewriter, /) -> None:
@@ -155,7 +165,13 @@ class ConvertConstant(RewritePattern):
         if bf16.is_bf16(op.result.type):
             value = bf16.constant_bits(value, op.result.type)
         elif isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
-            value = IntegerAttr(value.value.data, i64)
+            value = llvm_ops.integer_attr(value.value.data, i64)
+        if (
+            isinstance(value, IntegerAttr | FloatAttr)
+            and (shared := self.record.constants.of(op)) is not None
+        ):
+            rewriter.replace(op, [], [shared.get(value, type_)])
+            return
         new = llvm.ConstantOp.create(result_types=[type_], properties={"value": value})
         replace(rewriter, op, [new])  # `create`: see llvm_ops
 

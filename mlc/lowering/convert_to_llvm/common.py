@@ -32,7 +32,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 from mlc.lowering.convert_to_llvm import llvm_ops
-from mlc.lowering.convert_to_llvm.llvm_ops import constant
+from mlc.lowering.convert_to_llvm.constants import ConstantPool, FunctionConstants
+from mlc.lowering.convert_to_llvm.llvm_ops import constant, integer_attr
 
 PTR = llvm.LLVMPointerType()
 
@@ -142,16 +143,24 @@ class Builder:
     `value(x)` makes an i64 constant for an int and passes an SSA value through, so
     index arithmetic can mix static and dynamic quantities; `add`/`mul` fold the
     trivial cases (x + 0, x * 1, constants) so static layouts give LLVM plain constants.
+    With `constants`, the function's shared constants are used instead of new ones.
     """
 
     ops: list[Operation] = field(default_factory=list[Operation])
+    constants: FunctionConstants | None = None
 
     def emit(self, op: Operation) -> SSAValue:
         self.ops.append(op)
         return op.results[0]
 
     def value(self, x: int | SSAValue) -> SSAValue:
-        return self.emit(constant(x)) if isinstance(x, int) else x
+        return self.constant(x) if isinstance(x, int) else x
+
+    def constant(self, value: int, type_: Attribute = i64) -> SSAValue:
+        """An integer constant: the function's shared one where there is a table."""
+        if self.constants is None:
+            return self.emit(constant(value, type_))
+        return self.constants.get(integer_attr(value, type_), type_)
 
     def add(self, a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
         if isinstance(a, int) and isinstance(b, int):
@@ -279,7 +288,8 @@ class TypeRecord:
     Patterns run in no fixed order, so a memref operand may already have been replaced
     by its descriptor struct; the static shape and layout are read from here instead.
     `declarations` gathers the C functions (malloc, free, libm) the patterns call, which
-    the pass declares once at the end.
+    the pass declares once at the end; `constants` holds each function's shared
+    constants, which `builder` hands to a pattern's `Builder`.
     """
 
     operand_types: dict[Operation, tuple[Attribute, ...]] = field(
@@ -288,6 +298,11 @@ class TypeRecord:
     declarations: dict[str, llvm.LLVMFunctionType] = field(
         default_factory=dict[str, llvm.LLVMFunctionType]
     )
+    constants: ConstantPool = field(default_factory=ConstantPool)
+
+    def builder(self, op: Operation) -> Builder:
+        """A `Builder` for the ops replacing `op`, using its function's constants."""
+        return Builder(constants=self.constants.of(op))
 
     def memref(self, op: Operation, index: int) -> MemRefType:
         type_ = self.operand_types[op][index]

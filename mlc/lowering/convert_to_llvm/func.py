@@ -196,7 +196,7 @@ class ConvertReturnAndCall(RewritePattern):
         self.record = record
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        b = Builder()
+        b = self.record.builder(op)
         if isinstance(op, func.ReturnOp):
             types = self.record.operand_types[op]
             if len(op.arguments) > 1:

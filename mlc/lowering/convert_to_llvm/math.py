@@ -245,7 +245,7 @@ class ConvertMath(RewritePattern):
         if op.dialect_name() != "math" or not op.results:
             return  # not a math op
         type_ = op.results[0].type
-        b = Builder()
+        b = self.record.builder(op)
         if not self._intrinsic(b, op, type_):
             self._other(b, op, type_)
         replace(rewriter, op, b.ops)

@@ -38,9 +38,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from mlc.lowering.convert_to_llvm import bf16, llvm_ops
 from mlc.lowering.convert_to_llvm.common import (
     PTR,
-    Builder,
     TypeRecord,
-    constant,
     element_size,
     llvm_type,
     pack_descriptor,
@@ -190,7 +188,7 @@ class ConvertAlloc(RewritePattern):
         if not isinstance(op, memref.AllocOp | memref.AllocaOp):
             return
         type_ = op.memref.type
-        b = Builder()
+        b = self.record.builder(op)
         sizes = _mixed(type_.get_shape(), op.dynamic_sizes)
         count: int | SSAValue = 1
         for size in sizes:
@@ -223,7 +221,7 @@ class ConvertDealloc(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.DeallocOp, rewriter: PatternRewriter, /) -> None:
-        b = Builder()
+        b = self.record.builder(op)
         allocated = self.record.descriptor(op, 0).allocated(b)
         self.record.declare("free", [PTR], None)
         b.call("free", [allocated], None)
@@ -237,7 +235,7 @@ class ConvertLoadStore(RewritePattern):
         self.record = record
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        b = Builder()
+        b = self.record.builder(op)
         if isinstance(op, memref.LoadOp):
             pointer = self.record.descriptor(op, 0).element_pointer(b, op.indices)
             b.emit(llvm_ops.load(pointer, llvm_type(op.res.type)))
@@ -258,11 +256,9 @@ class ConvertDim(RewritePattern):
     def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter, /) -> None:
         dim = constant_index(op.index)
         assert dim is not None, "checked before rewriting"
-        b = Builder()
+        b = self.record.builder(op)
         size = self.record.descriptor(op, 0).size(b, dim)
-        if isinstance(size, int):
-            b.value(size)
-        replace(rewriter, op, b.ops, [b.ops[-1].results[0]])
+        replace(rewriter, op, b.ops, [b.value(size)])
 
 
 class ConvertCopy(RewritePattern):
@@ -273,7 +269,7 @@ class ConvertCopy(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.CopyOp, rewriter: PatternRewriter, /) -> None:
-        b = Builder()
+        b = self.record.builder(op)
         source = self.record.descriptor(op, 0)
         destination = self.record.descriptor(op, 1)
         count: int | SSAValue = 1
@@ -282,7 +278,7 @@ class ConvertCopy(RewritePattern):
         nbytes = b.mul(count, element_size(source.type_.element_type))
         to = destination.element_pointer(b, [])
         from_ = source.element_pointer(b, [])
-        is_volatile = b.emit(constant(0, i1))
+        is_volatile = b.constant(0, i1)
         b.ops.append(
             llvm.CallIntrinsicOp(
                 "llvm.memcpy.p0.p0.i64", [to, from_, b.value(nbytes), is_volatile], []
@@ -321,10 +317,13 @@ class ConvertGlobal(RewritePattern):
 class ConvertGetGlobal(RewritePattern):
     """`memref.get_global` -> `llvm.mlir.addressof` in a static descriptor (never freed)."""
 
+    def __init__(self, record: TypeRecord):
+        self.record = record
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.GetGlobalOp, rewriter: PatternRewriter, /) -> None:
         type_ = op.memref.type
-        b = Builder()
+        b = self.record.builder(op)
         address = b.emit(llvm.AddressOfOp(op.name_.string_value(), PTR))
         sizes: list[int | SSAValue] = list(type_.get_shape())
         pack_descriptor(b, len(sizes), address, address, 0, sizes, row_major_strides(b, sizes))
@@ -341,7 +340,7 @@ class ConvertExtractAlignedPointer(RewritePattern):
     def match_and_rewrite(
         self, op: memref.ExtractAlignedPointerAsIndexOp, rewriter: PatternRewriter, /
     ) -> None:
-        b = Builder()
+        b = self.record.builder(op)
         pointer = self.record.descriptor(op, 0).aligned(b)
         b.emit(llvm.PtrToIntOp(pointer, i64))
         replace(rewriter, op, b.ops)
@@ -381,7 +380,7 @@ class ConvertView(RewritePattern):
         replace(rewriter, op, b.ops)
 
     def _subview(self, op: memref.SubviewOp):
-        b = Builder()
+        b = self.record.builder(op)
         source = self.record.descriptor(op, 0)
         result = op.result.type
         offsets = _mixed(op.static_offsets.get_values(), op.offsets)
@@ -404,14 +403,14 @@ class ConvertView(RewritePattern):
         return b, offset, [sizes[dim] for dim in kept], strides
 
     def _reinterpret_cast(self, op: memref.ReinterpretCastOp):
-        b = Builder()
+        b = self.record.builder(op)
         (offset,) = _mixed(op.static_offsets.get_values(), op.offsets)
         sizes = _mixed(op.static_sizes.get_values(), op.sizes)
         strides = _mixed(op.static_strides.get_values(), op.strides)
         return b, offset, sizes, strides
 
     def _reshape(self, op: memref.CollapseShapeOp | memref.ExpandShapeOp):
-        b = Builder()
+        b = self.record.builder(op)
         source = self.record.descriptor(op, 0)
         result = op.result.type
         groups = [[dim.value.data for dim in group] for group in op.reassociation.data]

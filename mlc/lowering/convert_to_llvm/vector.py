@@ -47,7 +47,6 @@ from mlc.lowering.convert_to_llvm.common import (
     Builder,
     Descriptor,
     TypeRecord,
-    constant,
     converted_type,
     replace,
 )
@@ -116,7 +115,7 @@ def _create_mask(b: Builder, op: vector.CreateMaskOp) -> None:
     lanes = type_.get_shape()[0]
     wide = VectorType(i64, [lanes])
     undef = b.emit(llvm.UndefOp(wide))
-    first = b.emit(llvm.InsertElementOp(undef, op.mask_dim_sizes[0], b.emit(constant(0, i32))))
+    first = b.emit(llvm.InsertElementOp(undef, op.mask_dim_sizes[0], b.constant(0, i32)))
     mask = DenseArrayBase.from_list(i32, [0] * lanes)
     splat = b.emit(llvm.ShuffleVectorOp(first, undef, mask, wide))
     numbers = DenseIntOrFPElementsAttr.from_list(wide, list(range(lanes)))
@@ -150,14 +149,14 @@ def _masked_access(
     if isinstance(op, vector.MaskedLoadOp):
         type_ = op.result.type
         assert isinstance(type_, VectorType)
-        align = b.emit(constant(_alignment(op, type_), i32))
+        align = b.constant(_alignment(op, type_), i32)
         arguments = [pointer, align, op.mask, op.pass_thru]
         result = converted_type(type_)
         b.emit(llvm_ops.call_intrinsic(_masked_name("load", type_), arguments, result))
         return
     type_ = op.value_to_store.type
     assert isinstance(type_, VectorType)
-    align = b.emit(constant(_alignment(op, type_), i32))
+    align = b.constant(_alignment(op, type_), i32)
     arguments = [op.value_to_store, pointer, align, op.mask]
     b.ops.append(llvm_ops.call_intrinsic(_masked_name("store", type_), arguments, None))
 
@@ -177,7 +176,7 @@ class ConvertVector(RewritePattern):
         self.record = record
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        b = Builder()
+        b = self.record.builder(op)
         if isinstance(op, vector.LoadOp):
             type_ = op.result.type
             assert isinstance(type_, VectorType)
@@ -196,7 +195,7 @@ class ConvertVector(RewritePattern):
             assert isinstance(type_, VectorType)
             lanes = type_.get_shape()[0]
             undef = b.emit(llvm.UndefOp(type_))
-            first = b.emit(llvm.InsertElementOp(undef, op.source, b.emit(constant(0, i32))))
+            first = b.emit(llvm.InsertElementOp(undef, op.source, b.constant(0, i32)))
             mask = DenseArrayBase.from_list(i32, [0] * lanes)
             b.emit(llvm.ShuffleVectorOp(first, undef, mask, type_))
         elif isinstance(op, vector.FMAOp):
@@ -205,7 +204,7 @@ class ConvertVector(RewritePattern):
             _shuffled(b, op)
         elif isinstance(op, vector.InsertOp):
             (position,) = op.static_position.get_values()
-            b.emit(llvm.InsertElementOp(op.dest, op.source, b.emit(constant(position, i32))))
+            b.emit(llvm.InsertElementOp(op.dest, op.source, b.constant(position, i32)))
         elif isinstance(op, vector.CreateMaskOp):
             _create_mask(b, op)
         elif isinstance(op, vector.MaskedLoadOp | vector.MaskedStoreOp):

@@ -3,9 +3,12 @@
 // RUN: mlc-opt %s --split-input-file -p convert-to-llvm --print-debuginfo | filecheck %s --check-prefix=LOC
 
 // A memref argument is passed as its descriptor's fields (MLIR's convention) and
-// packed into the struct at the top of the entry block.
+// packed into the struct at the top of the entry block, after the function's
+// constants (one per value and type: the index 0 used twice is one constant).
 
 // CHECK-LABEL: llvm.func @expanded(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %k: f32) -> f32
+// CHECK-NEXT:    %[[C0:.*]] = llvm.mlir.constant(0) : i64
+// CHECK-NEXT:    %[[C4:.*]] = llvm.mlir.constant(4) : i64
 // CHECK-NEXT:    %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<2 x i64>, !llvm.array<2 x i64>)>
 // CHECK-NEXT:    llvm.insertvalue %{{.*}}, %[[U]][0]
 // LOC-LABEL:   llvm.func @expanded

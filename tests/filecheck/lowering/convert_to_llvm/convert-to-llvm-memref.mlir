@@ -2,11 +2,12 @@
 // RUN: mlc-opt %s --split-input-file -p convert-to-llvm | mlc-opt --split-input-file --verify-roundtrip > /dev/null
 // RUN: mlc-opt %s --split-input-file -p convert-to-llvm --print-debuginfo | filecheck %s --check-prefix=LOC
 
-// A load from a static identity layout: strides are constants, the offset is 0.
+// A load from a static identity layout: strides are constants (at the top of the
+// entry block), the offset is 0.
 
 // CHECK-LABEL: llvm.func @load_static
-// CHECK:         %[[C:.*]] = llvm.mlir.constant(8) : i64
-// CHECK-NEXT:    %[[A:.*]] = llvm.mul %i, %[[C]] : i64
+// CHECK-NEXT:    %[[C:.*]] = llvm.mlir.constant(8) : i64
+// CHECK:         %[[A:.*]] = llvm.mul %i, %[[C]] : i64
 // CHECK-NEXT:    %[[L:.*]] = llvm.add %[[A]], %j : i64
 // CHECK-NEXT:    %[[P:.*]] = llvm.extractvalue %{{.*}}[1]
 // CHECK-NEXT:    %[[E:.*]] = llvm.getelementptr inbounds %[[P]][%[[L]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
@@ -37,15 +38,16 @@ func.func @store_dynamic(%m: memref<?x?xf64, strided<[?, 1], offset: ?>>, %i: in
 // -----
 
 // alloc: malloc(count * 4 + 63), pointer rounded up to 64 bytes; dealloc frees field 0.
+// The 63 of the size and of the mask is one constant.
 
 // CHECK-DAG:   llvm.func @free(!llvm.ptr)
 // CHECK-DAG:   llvm.func @malloc(i64) -> !llvm.ptr
 // CHECK-LABEL: llvm.func @alloc_dealloc(%n: i64)
 // CHECK:         %[[PAD63:.*]] = llvm.mlir.constant(63) : i64
-// CHECK-NEXT:    %[[SIZE:.*]] = llvm.add %{{.*}}, %[[PAD63]] : i64
+// CHECK:         %[[SIZE:.*]] = llvm.add %{{.*}}, %[[PAD63]] : i64
 // CHECK-NEXT:    %[[RAW:.*]] = llvm.call @malloc(%[[SIZE]]) : (i64) -> !llvm.ptr
 // CHECK-NEXT:    %[[ADDR:.*]] = llvm.ptrtoint %[[RAW]] : !llvm.ptr to i64
-// CHECK:         %[[PAD:.*]] = llvm.and
+// CHECK:         %[[PAD:.*]] = llvm.and %{{.*}}, %[[PAD63]] : i64
 // CHECK-NEXT:    %[[ALIGNED:.*]] = llvm.getelementptr inbounds %[[RAW]][%[[PAD]]] : (!llvm.ptr, i64) -> !llvm.ptr, i8
 // CHECK:         llvm.insertvalue %[[RAW]], %{{.*}}[0]
 // CHECK-NEXT:    llvm.insertvalue %[[ALIGNED]], %{{.*}}[1]
@@ -62,8 +64,8 @@ func.func @alloc_dealloc(%n: index) {
 // dim of a static size is a constant; of a dynamic one, the descriptor's size field.
 
 // CHECK-LABEL: llvm.func @dims
-// CHECK:         %[[D:.*]] = llvm.extractvalue %{{.*}}[3, 0]
 // CHECK:         %[[S:.*]] = llvm.mlir.constant(5) : i64
+// CHECK:         %[[D:.*]] = llvm.extractvalue %{{.*}}[3, 0]
 // CHECK:         llvm.add %[[D]], %[[S]] : i64
 func.func @dims(%m: memref<?x5xf32>) -> index {
   %c0 = arith.constant 0 : index
@@ -96,9 +98,9 @@ func.func @subview(%m: memref<8x16xf32>, %i: index, %j: index) -> f32 {
 // A rank-reducing subview drops the unit dim; static offset and strides are constants.
 
 // CHECK-LABEL: llvm.func @subview_rank_reducing
-// CHECK:         llvm.mlir.undef : !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<1 x i64>, !llvm.array<1 x i64>)>
 // CHECK:         %[[OFF:.*]] = llvm.mlir.constant(32) : i64
-// CHECK-NEXT:    llvm.insertvalue %[[OFF]], %{{.*}}[2]
+// CHECK:         llvm.mlir.undef : !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<1 x i64>, !llvm.array<1 x i64>)>
+// CHECK:         llvm.insertvalue %[[OFF]], %{{.*}}[2]
 func.func @subview_rank_reducing(%m: memref<8x16xf32>) -> memref<16xf32, strided<[1], offset: 32>> {
   %v = memref.subview %m[2, 0] [1, 16] [1, 1] : memref<8x16xf32> to memref<16xf32, strided<[1], offset: 32>>
   func.return %v : memref<16xf32, strided<[1], offset: 32>>

@@ -93,18 +93,20 @@ func.func @nested(%a: memref<?x?xf32>) {
 // reading the block size (the loop's step, capped) when it runs, instead of guessing
 // 1024 rows for a block of any size.
 
+// The constants are the function's, at the top of its entry block: the cap on the
+// rows and the threshold (both 50000) are one.
+
 // CHECK-LABEL: llvm.func @dynamic_blocks
+// CHECK-DAG:     %[[FIXED:.+]] = llvm.mlir.constant(6) : i64
+// CHECK-DAG:     %[[CAP:.+]] = llvm.mlir.constant(50000) : i64
+// CHECK-DAG:     %[[PER_ROW:.+]] = llvm.mlir.constant(34) : i64
 // CHECK:         %[[BLOCK:.+]] = llvm.call_intrinsic "llvm.smax.i64"
 // CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
-// CHECK-NEXT:    %[[FIXED:.+]] = llvm.mlir.constant(6) : i64
-// CHECK-NEXT:    %[[CAP:.+]] = llvm.mlir.constant(50000) : i64
 // CHECK-NEXT:    %[[ROWS:.+]] = llvm.call_intrinsic "llvm.smin.i64"(%[[BLOCK]], %[[CAP]])
-// CHECK-NEXT:    %[[PER_ROW:.+]] = llvm.mlir.constant(34) : i64
 // CHECK-NEXT:    %[[ROWS_WORK:.+]] = llvm.mul %[[ROWS]], %[[PER_ROW]] : i64
 // CHECK-NEXT:    %[[EACH:.+]] = llvm.add %[[FIXED]], %[[ROWS_WORK]] : i64
 // CHECK-NEXT:    %[[TOTAL:.+]] = llvm.mul %[[COUNT]], %[[EACH]] : i64
-// CHECK-NEXT:    %[[THRESHOLD:.+]] = llvm.mlir.constant(50000) : i64
-// CHECK-NEXT:    llvm.icmp "sge" %[[TOTAL]], %[[THRESHOLD]] : i64
+// CHECK-NEXT:    llvm.icmp "sge" %[[TOTAL]], %[[CAP]] : i64
 func.func @dynamic_blocks(%a: memref<?x16xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -137,10 +139,10 @@ func.func @dynamic_blocks(%a: memref<?x16xf32>) {
 // weighs 6 + 501 * 34 ops, a constant.
 
 // CHECK-LABEL: llvm.func @odd_blocks
+// CHECK-DAG:     %[[EACH:.+]] = llvm.mlir.constant(17040) : i64
+// CHECK-DAG:     %[[THRESHOLD:.+]] = llvm.mlir.constant(50000) : i64
 // CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
-// CHECK-NEXT:    %[[EACH:.+]] = llvm.mlir.constant(17040) : i64
 // CHECK-NEXT:    %[[TOTAL:.+]] = llvm.mul %[[COUNT]], %[[EACH]] : i64
-// CHECK-NEXT:    %[[THRESHOLD:.+]] = llvm.mlir.constant(50000) : i64
 // CHECK-NEXT:    llvm.icmp "sge" %[[TOTAL]], %[[THRESHOLD]] : i64
 func.func @odd_blocks(%a: memref<1001x16xf32>) {
   %c0 = arith.constant 0 : index
@@ -172,8 +174,9 @@ func.func @odd_blocks(%a: memref<1001x16xf32>) {
 // 3 + 1024 * 3 ops per iteration of the parallel loop.
 
 // CHECK-LABEL: llvm.func @unknown_rows
+// CHECK:         %[[EACH:.+]] = llvm.mlir.constant(3075) : i64
 // CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
-// CHECK-NEXT:    llvm.mlir.constant(3075) : i64
+// CHECK-NEXT:    llvm.mul %[[COUNT]], %[[EACH]] : i64
 func.func @unknown_rows(%a: memref<?xf32>, %sizes: memref<?xindex>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -4,6 +4,7 @@
 
 // math.ipowi: a squaring loop on the exponent (negative exponents counted as 0),
 // then the result for negative exponents: 1 for base 1, +-1 for base -1, else 0.
+// Its constants are made once, in the entry block, and used in the loop's body too.
 
 // CHECK-LABEL: llvm.func @ipowi(%x: i32, %e: i32) -> i32
 // CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
@@ -16,13 +17,12 @@
 // CHECK:         %[[MORE:.*]] = llvm.icmp "ne" %[[E]], %{{.*}} : i32
 // CHECK-NEXT:    llvm.cond_br %[[MORE]], ^[[BODY:.*]](%[[R]], %[[B]], %[[E]] : i32, i32, i32), ^[[EXIT:.*]](%[[R]], %[[B]], %[[E]] : i32, i32, i32)
 // CHECK-NEXT:  ^[[BODY]](%[[R2:.*]]: i32, %[[B2:.*]]: i32, %[[E2:.*]]: i32):
-// CHECK-NEXT:    %[[BIT1:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[LOW:.*]] = llvm.and %[[E2]], %[[BIT1]] : i32
-// CHECK-NEXT:    %[[SET:.*]] = llvm.icmp "eq" %[[LOW]], %[[BIT1]] : i32
+// CHECK-NEXT:    %[[LOW:.*]] = llvm.and %[[E2]], %[[ONE]] : i32
+// CHECK-NEXT:    %[[SET:.*]] = llvm.icmp "eq" %[[LOW]], %[[ONE]] : i32
 // CHECK-NEXT:    %[[P:.*]] = llvm.mul %[[R2]], %[[B2]] : i32
 // CHECK-NEXT:    %[[R3:.*]] = llvm.select %[[SET]], %[[P]], %[[R2]] : i1, i32
 // CHECK-NEXT:    %[[SQ:.*]] = llvm.mul %[[B2]], %[[B2]] : i32
-// CHECK-NEXT:    %[[E3:.*]] = llvm.lshr %[[E2]], %[[BIT1]] : i32
+// CHECK-NEXT:    %[[E3:.*]] = llvm.lshr %[[E2]], %[[ONE]] : i32
 // CHECK-NEXT:    llvm.br ^[[HEAD]](%[[R3]], %[[SQ]], %[[E3]] : i32, i32, i32)
 // CHECK-NEXT:  ^[[EXIT]](%[[POW:.*]]: i32, %{{.*}}: i32, %{{.*}}: i32):
 // CHECK:         %[[RES:.*]] = llvm.select %[[NEG]], %{{.*}}, %[[POW]] : i1, i32
@@ -58,10 +58,11 @@ func.func @ipowi_widths(%x: i8, %e: i8, %y: i64, %f: i64) -> (i8, i64) {
 
 // CHECK-LABEL: llvm.func @fpowi(%x: f64, %e: i32) -> f64
 // CHECK-NEXT:    %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f64) : f64
+// CHECK-NEXT:    %{{.*}} = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    %[[NEG:.*]] = llvm.icmp "slt" %e, %[[ZERO]] : i32
 // CHECK-NEXT:    %[[MINUS:.*]] = llvm.sub %[[ZERO]], %e : i32
 // CHECK-NEXT:    %[[MAG:.*]] = llvm.select %[[NEG]], %[[MINUS]], %e : i1, i32
-// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f64) : f64
 // CHECK-NEXT:    llvm.br ^{{.*}}(%[[ONE]], %x, %[[MAG]] : f64, f64, i32)
 // CHECK:         llvm.fmul
 // CHECK:         llvm.fmul

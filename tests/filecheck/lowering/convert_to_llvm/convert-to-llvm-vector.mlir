@@ -7,10 +7,10 @@
 
 // CHECK-LABEL: llvm.func @vector_ops
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: f32) -> f32
+// CHECK-NEXT:    %[[Z:.+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK:         %[[P:.+]] = llvm.getelementptr inbounds {{.*}} -> !llvm.ptr, f32
 // CHECK-NEXT:    %[[V:.+]] = llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
 // CHECK-NEXT:    %[[U:.+]] = llvm.mlir.undef : vector<8xf32>
-// CHECK-NEXT:    %[[Z:.+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[E:.+]] = llvm.insertelement %[[S]], %[[U]][%[[Z]] : i32] : vector<8xf32>
 // CHECK-NEXT:    %[[B:.+]] = llvm.shufflevector %[[E]], %[[U]] [0, 0, 0, 0, 0, 0, 0, 0] : vector<8xf32>
 // CHECK-NEXT:    %[[F:.+]] = llvm.intr.fma(%[[B]], %[[V]], %[[V]])
@@ -49,10 +49,12 @@ func.func @carried(%n: index) -> vector<4xf64> {
 
 // The lanes below %n of a row (the matmul kernel's last column panel): the mask
 // compares the lane numbers with a splat of %n, and the masked load and store are
-// LLVM's intrinsics for the vector type, aligned as one element; their addresses are
-// plain GEPs, not `inbounds` (a masked row may start before its buffer).
+// LLVM's intrinsics for the vector type, aligned as one element (one alignment
+// constant for both); their addresses are plain GEPs, not `inbounds` (a masked row may
+// start before its buffer).
 
 // CHECK-LABEL: llvm.func @masked
+// CHECK:         %[[ALIGN:.+]] = llvm.mlir.constant(4 : i32) : i32
 // CHECK:         %[[FIRST:.+]] = llvm.insertelement %{{.+}}, %{{.+}}[%{{.+}} : i32] : vector<8xi64>
 // CHECK:         %[[SPLAT:.+]] = llvm.shufflevector %[[FIRST]], %{{.+}} [0, 0, 0, 0, 0, 0, 0, 0] : vector<8xi64>
 // CHECK:         %[[LANES:.+]] = llvm.mlir.constant(dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xi64>) : vector<8xi64>
@@ -60,10 +62,9 @@ func.func @carried(%n: index) -> vector<4xf64> {
 // CHECK-NOT:     inbounds
 // CHECK:         %[[P:.+]] = llvm.getelementptr %{{.+}}[%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NOT:     inbounds
-// CHECK:         %[[ALIGN:.+]] = llvm.mlir.constant(4 : i32) : i32
 // CHECK:         %[[V:.+]] = llvm.call_intrinsic "llvm.masked.load.v8f32.p0"(%[[P]], %[[ALIGN]], %[[MASK]], %{{.+}}) : (!llvm.ptr, i32, vector<8xi1>, vector<8xf32>) -> vector<8xf32>
 // CHECK:         %[[S:.+]] = llvm.fadd %[[V]], %[[V]]
-// CHECK:         llvm.call_intrinsic "llvm.masked.store.v8f32.p0"(%[[S]], %{{.+}}, %{{.+}}, %[[MASK]]) : (vector<8xf32>, !llvm.ptr, i32, vector<8xi1>) -> ()
+// CHECK:         llvm.call_intrinsic "llvm.masked.store.v8f32.p0"(%[[S]], %{{.+}}, %[[ALIGN]], %[[MASK]]) : (vector<8xf32>, !llvm.ptr, i32, vector<8xi1>) -> ()
 // CHECK-NOT:     llvm.call_intrinsic
 
 // LOC-LABEL: llvm.func @masked
