@@ -57,7 +57,7 @@ STAGES: dict[str, str] = {
     ),
     "gpu": (
         "fuse-row-epilogues,convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse,"
-        "merge-identical-kernels"
+        "merge-identical-kernels,defer-device-checks"
     ),
     "nvvm": "convert-gpu-to-nvvm,convert-gpu-host-to-llvm",
 }
