@@ -1,0 +1,407 @@
+"""
+bound-device-sizes: a size the device computes, with a static upper bound, sizes buffers
+and launches at its bound; the kernels read the size itself from device memory.
+
+A size known only at run time (the count of a `NonZero`, which slices its result) is
+computed by a kernel; the host read it back (`cuMemcpyDtoH`) to size the buffers and
+the grids of the launches after it. The read waits for every kernel launched so far,
+so a sparse MoE layer drained the GPU once an expert. When the value is the size of a
+slice of a static dim (`memref.subview %b[0, 0] [2, %n]` of a `memref<2x65xi64>`), it
+is at most that dim: *bounded*, as XLA's bounded dynamic shapes are. Then
+
+- the host uses the bound in its place: buffers are allocated at the bound, grids
+  cover it, views are that large (the rows past the size are never read as data);
+- each launch whose body uses the size, or a value computed from it, loads it from
+  the device buffer at the kernel's start (clamped into `[0, bound]`) and recomputes
+  what it uses from it: its loops and guards then cover the true size, and the threads
+  past it do nothing;
+- checks of it (`cf.assert`) read it once at the end of the function, after every
+  launch (then `defer-device-checks` keeps them there);
+- the buffer it is read from is freed at the end.
+
+    %n = memref.load %count[] : memref<i64>          // waits for the GPU
+    %s = arith.index_cast %n : i64 to index
+    %v = memref.subview %cols[0, 0] [2, %s] [1, 1] : memref<2x65xi64> to ...
+    %r = memref.alloc(%s) : memref<?x2xi64>
+    "gpu.launch"(%grid(%s), ...) ({ ... arith.cmpi ult, %i, %s ... })
+==>
+    %v = memref.subview %cols[0, 0] [2, 65] [1, 1] ...
+    %r = memref.alloc(%c65) : memref<?x2xi64>
+    "gpu.launch"(%grid(65), ...) ({
+      %k = memref.load %count[] ; clamped, cast: %s' ... arith.cmpi ult, %i, %s' ...
+    })
+
+A size is bounded only where every use on the host is one of these (arithmetic on it,
+a size of an alloc, a subview or an expand_shape, a launch's grid, a check, a use in a
+launch's body) and the function returns no buffer with a dynamic dim; the size read
+back for a returned buffer is left to the host as before. Runs before
+`gpu-kernel-outlining`, so the values a body now needs become kernel arguments as any.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, cf, func, gpu, memref, scf
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import is_side_effect_free
+
+from mlc.lowering.gpu.defer_device_checks import VIEWS, buffer_root, untouched_after
+
+SIZED = (memref.AllocOp, memref.SubviewOp, memref.ExpandShapeOp)
+
+
+def bound_sizes(function: func.FuncOp) -> int:
+    """Bound the device-computed sizes of `function` (module docstring); how many."""
+    returns = [op for op in function.walk() if isinstance(op, func.ReturnOp)]
+    if len(returns) != 1 or any(dynamic(v.type) for v in returns[0].operands):
+        return 0
+    block = returns[0].parent_block()
+    assert block is not None
+    resolve_dims(block)
+    done = 0
+    for load in [op for op in block.ops if isinstance(op, memref.LoadOp)]:
+        if bound_load(load, block, returns[0]):
+            done += 1
+    return done
+
+
+def dynamic(type_) -> bool:
+    return isinstance(type_, MemRefType) and any(d < 0 for d in type_.get_shape())
+
+
+def resolve_dims(block: Block) -> None:
+    """
+    `memref.dim` of a dynamic dim of an alloc, subview or expand_shape: its size
+    operand; of a collapse_shape: that of the one dynamic dim of its group, times the
+    group's static dims.
+    """
+    for op in list(block.walk()):
+        if not isinstance(op, memref.DimOp):
+            continue
+        axis = constant_of(op.index)
+        size = size_operand(op.source, axis, op) if axis is not None else None
+        if size is not None:
+            op.result.replace_all_uses_with(size)
+            op.detach()
+            op.erase()
+
+
+def size_operand(value: SSAValue, axis: int, at: Operation) -> SSAValue | None:
+    """
+    The value of dynamic dim `axis` of `value`, where an op of `SIZED` or a
+    collapse_shape of one made it (the product computed before `at`).
+    """
+    owner = value.owner
+    type_ = value.type
+    if not isinstance(type_, MemRefType):
+        return None
+    shape = type_.get_shape()
+    if not 0 <= axis < len(shape) or shape[axis] >= 0:
+        return None
+    if isinstance(owner, memref.CollapseShapeOp):
+        group = [a.value.data for a in owner.reassociation.data[axis].data]
+        source = owner.src.type
+        assert isinstance(source, MemRefType)
+        dims = [source.get_shape()[d] for d in group]
+        unknown = [d for d, size in zip(group, dims, strict=True) if size < 0]
+        if len(unknown) != 1:
+            return None
+        inner = size_operand(owner.src, unknown[0], at)
+        scale = 1
+        for size in dims:
+            scale *= size if size >= 0 else 1
+        if inner is None or scale == 1:
+            return inner
+        factor = arith.ConstantOp(IntegerAttr(scale, IndexType()))
+        product = arith.MuliOp(inner, factor.result)
+        block = at.parent_block()
+        assert block is not None
+        block.insert_ops_before([factor, product], at)
+        return product.result
+    if not isinstance(owner, SIZED):
+        return None
+    if isinstance(owner, memref.AllocOp):
+        operands, static = owner.dynamic_sizes, shape
+    elif isinstance(owner, memref.SubviewOp):
+        operands, static = owner.sizes, owner.static_sizes.get_values()
+    else:
+        operands, static = owner.output_shape, owner.static_output_shape.get_values()
+    dynamic_before = sum(1 for d in static[:axis] if d < 0)
+    return operands[dynamic_before] if len(operands) > dynamic_before else None
+
+
+def constant_of(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def bound_load(load: memref.LoadOp, block: Block, ret: func.ReturnOp) -> bool:
+    """Bound the size `load` reads, if it is one (module docstring); whether it was."""
+    if not isinstance(load.res.type, IntegerType | IndexType):
+        return False
+    if any(constant_of(i) is None for i in load.indices):
+        return False
+    root = buffer_root(load.memref)
+    order = {op: i for i, op in enumerate(block.ops)}
+    if root is None or root.parent_block() is not block:
+        return False
+    dealloc = untouched_after(root, load, order)
+    if dealloc is False:
+        return False
+    found = size_uses(load.res, block)
+    if found is None:
+        return False
+    values, inside, asserts, bound = found
+    if bound is None:
+        return False
+    for launch, uses in inside.items():
+        recompute_in_body(launch, uses, load, values, bound, order)
+    if asserts:
+        check_at_end(asserts, load, values, order, ret)
+    replacement = arith.ConstantOp(IntegerAttr(bound, load.res.type))
+    block.insert_op_before(replacement, load)
+    load.res.replace_all_uses_with(replacement.result)
+    load.detach()
+    load.erase()
+    if isinstance(dealloc, Operation):
+        dealloc.detach()
+        block.insert_op_before(dealloc, ret)
+    return True
+
+
+def size_uses(value: SSAValue, block: Block):
+    """
+    What is computed from `value` in `block`, where every use is one the module
+    docstring allows: the values (ops in block order), the uses inside each launch's
+    body, the checks, and the bound (the least static extent of a subview it sizes,
+    through `index_cast`s); None where a use is not allowed.
+    """
+    values: dict[SSAValue, None] = {value: None}
+    inside: dict[gpu.LaunchOp, list[tuple[Operation, int]]] = {}
+    asserts: list[cf.AssertOp] = []
+    bound: int | None = None
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        for use in list(current.uses):
+            user = use.operation
+            launch = enclosing_launch(user, block)
+            if launch is not None:
+                inside.setdefault(launch, []).append((user, use.index))
+            elif isinstance(user, gpu.LaunchOp) and in_choice(user, block):
+                continue  # the grid of one of the kernels an `scf.if` chooses from
+            elif user.parent_block() is not block:
+                return None
+            elif isinstance(user, cf.AssertOp):
+                asserts.append(user)
+            elif isinstance(user, gpu.LaunchOp | scf.IfOp):
+                continue  # a grid, or a choice of kernels: made for the bound
+            elif isinstance(user, SIZED):
+                offsets = user.offsets if isinstance(user, memref.SubviewOp) else ()
+                strides = user.strides if isinstance(user, memref.SubviewOp) else ()
+                if current in (*offsets, *strides):
+                    return None  # a view the size places, not sizes
+                if not buffer_uses_allowed(user.results[0], block):
+                    return None
+                if isinstance(user, memref.SubviewOp):
+                    extent = subview_extent(user, current)
+                    if extent is not None and is_size(current, value):
+                        bound = extent if bound is None else min(bound, extent)
+            elif user.dialect_name() == "arith" and is_side_effect_free(user):
+                for result in user.results:
+                    if result not in values:
+                        values[result] = None
+                        pending.append(result)
+            else:
+                return None
+    return values, inside, asserts, bound
+
+
+def buffer_uses_allowed(buffer: SSAValue, block: Block) -> bool:
+    """
+    Whether a buffer sized at the bound is only viewed, freed, and read or written in
+    launches' bodies: none of these takes its (now larger) size for the true one.
+    """
+    pending = [buffer]
+    while pending:
+        current = pending.pop()
+        if not layout_ignores_sizes(current.type):
+            return False
+        for use in current.uses:
+            user = use.operation
+            if isinstance(user, memref.DimOp):
+                return False
+            if isinstance(user, VIEWS):
+                pending.extend(user.results)
+            elif not isinstance(user, memref.DeallocOp) and enclosing_launch(user, block) is None:
+                return False
+    return True
+
+
+def layout_ignores_sizes(type_: Attribute) -> bool:
+    """
+    Whether no element's address in a buffer of `type_` depends on its dynamic sizes:
+    static strides, or a row-major layout whose dynamic dims follow only dims of 1. A
+    buffer allocated at the bound then holds the true size's elements where a buffer of
+    that size would, and a kernel that reads the first rows reads them.
+    """
+    if not isinstance(type_, MemRefType):
+        return False
+    layout = type_.layout
+    if isinstance(layout, StridedLayoutAttr):
+        return all(isinstance(s, int) for s in layout.get_strides())
+    if not isinstance(layout, NoneAttr):
+        return False
+    shape = type_.get_shape()
+    first = next((k for k, d in enumerate(shape) if d < 0), len(shape))
+    return all(d == 1 for d in shape[:first])
+
+
+def is_size(current: SSAValue, value: SSAValue) -> bool:
+    """Whether `current` is `value` itself, or `value` through `arith.index_cast`s."""
+    while current is not value:
+        owner = current.owner
+        if not isinstance(owner, arith.IndexCastOp):
+            return False
+        current = owner.input
+    return True
+
+
+def subview_extent(view: memref.SubviewOp, size: SSAValue) -> int | None:
+    """The static room for `size` in `view`'s source: its dim less a static offset."""
+    source = view.source.type
+    if not isinstance(source, MemRefType):
+        return None
+    static_sizes = view.static_sizes.get_values()
+    dynamic_at = [axis for axis, d in enumerate(static_sizes) if d < 0]
+    offsets = view.static_offsets.get_values()
+    for axis, operand in zip(dynamic_at, view.sizes, strict=False):
+        dim = source.get_shape()[axis]
+        if operand is size and dim >= 0 and offsets[axis] >= 0:
+            return dim - offsets[axis]
+    return None
+
+
+def in_choice(op: Operation, block: Block) -> bool:
+    """Whether `op` is in `block`, or in `scf.if`s of `block` (and no other op)."""
+    outer = op
+    while outer.parent_block() is not block:
+        outer = outer.parent_op()
+        if not isinstance(outer, scf.IfOp):
+            return False
+    return True
+
+
+def enclosing_launch(op: Operation, block: Block) -> gpu.LaunchOp | None:
+    """
+    The `gpu.launch` whose body holds `op`, where it is an op of `block` or of the
+    `scf.if`s of `block` that choose between launches (a contraction's kernels).
+    """
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, gpu.LaunchOp):
+        parent = parent.parent_op()
+    return parent if parent is not None and in_choice(parent, block) else None
+
+
+def recompute_in_body(
+    launch: gpu.LaunchOp,
+    uses: list[tuple[Operation, int]],
+    load: memref.LoadOp,
+    values: dict[SSAValue, None],
+    bound: int,
+    order: dict[Operation, int],
+) -> None:
+    """The body of `launch` loads the size itself and recomputes the values it uses."""
+    body = launch.body.block
+    first = body.first_op
+    assert first is not None
+    read = load.clone()
+    low = arith.ConstantOp(IntegerAttr(0, load.res.type))
+    high = arith.ConstantOp(IntegerAttr(bound, load.res.type))
+    above = arith.MaxSIOp(read.res, low.result)
+    clamped = arith.MinSIOp(above.result, high.result)
+    for op in (read, low, high, above, clamped):
+        body.insert_op_before(op, first)
+    mapping = {load.res: clamped.result}
+    for user, index in uses:
+        user.operands[index] = clone_cone(user.operands[index], mapping, values, order, body, first)
+
+
+def clone_cone(
+    value: SSAValue,
+    mapping: dict[SSAValue, SSAValue],
+    values: dict[SSAValue, None],
+    order: dict[Operation, int],
+    block: Block,
+    before: Operation | None,
+) -> SSAValue:
+    """`value` recomputed before `before` (at the end of `block` if None) from `mapping`."""
+    if value in mapping:
+        return mapping[value]
+    cone: list[Operation] = []
+    pending = [value]
+    while pending:
+        current = pending.pop()
+        owner = current.owner
+        if current in mapping or current not in values or not isinstance(owner, Operation):
+            continue
+        if owner not in cone:
+            cone.append(owner)
+            pending.extend(owner.operands)
+    for op in sorted(cone, key=order.__getitem__):
+        clone = op.clone(value_mapper=dict(mapping))
+        if before is None:
+            block.add_op(clone)
+        else:
+            block.insert_op_before(clone, before)
+        for old, new in zip(op.results, clone.results, strict=True):
+            mapping[old] = new
+    return mapping[value]
+
+
+def check_at_end(
+    asserts: list[cf.AssertOp],
+    load: memref.LoadOp,
+    values: dict[SSAValue, None],
+    order: dict[Operation, int],
+    ret: func.ReturnOp,
+) -> None:
+    """The checks of the size read it once more, after every launch, before `ret`."""
+    block = ret.parent_block()
+    assert block is not None
+    read = load.clone()
+    block.insert_op_before(read, ret)
+    mapping = {load.res: read.res}
+    tail = Block()
+    for check in sorted(asserts, key=order.__getitem__):
+        condition = clone_cone(check.arg, mapping, values, order, tail, None)
+        check.detach()
+        check.operands[0] = condition
+        tail.add_op(check)
+    for op in list(tail.ops):
+        op.detach()
+        block.insert_op_before(op, ret)
+
+
+@dataclass(frozen=True)
+class BoundDeviceSizesPass(ModulePass):
+    """Size buffers and launches at the static bound of a device-computed size."""
+
+    name = "bound-device-sizes"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in op.body.block.ops:
+            if isinstance(function, func.FuncOp):
+                bound_sizes(function)
