@@ -38,7 +38,7 @@ back for a returned buffer is left to the host as before. Runs before
 `gpu-kernel-outlining`, so the values a body now needs become kernel arguments as any.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func, gpu, memref, scf
@@ -160,12 +160,10 @@ def bound_load(load: memref.LoadOp, block: Block, ret: func.ReturnOp) -> bool:
     dealloc = untouched_after(root, load, order)
     if dealloc is False:
         return False
-    found = size_uses(load.res, block)
-    if found is None:
+    found = SizeUses(load.res, block)
+    if not found.collect() or found.bound is None:
         return False
-    values, inside, asserts, bound = found
-    if bound is None:
-        return False
+    values, inside, asserts, bound = found.values, found.inside, found.asserts, found.bound
     for launch, uses in inside.items():
         recompute_in_body(launch, uses, load, values, bound, order)
     if asserts:
@@ -181,52 +179,73 @@ def bound_load(load: memref.LoadOp, block: Block, ret: func.ReturnOp) -> bool:
     return True
 
 
-def size_uses(value: SSAValue, block: Block):
+@dataclass
+class SizeUses:
     """
-    What is computed from `value` in `block`, where every use is one the module
+    What is computed from a size in a block, where every use is one the module
     docstring allows: the values (ops in block order), the uses inside each launch's
     body, the checks, and the bound (the least static extent of a subview it sizes,
-    through `index_cast`s); None where a use is not allowed.
+    through `index_cast`s).
     """
-    values: dict[SSAValue, None] = {value: None}
-    inside: dict[gpu.LaunchOp, list[tuple[Operation, int]]] = {}
-    asserts: list[cf.AssertOp] = []
+
+    value: SSAValue
+    block: Block
+    values: dict[SSAValue, None] = field(default_factory=dict)
+    inside: dict[gpu.LaunchOp, list[tuple[Operation, int]]] = field(default_factory=dict)
+    asserts: list[cf.AssertOp] = field(default_factory=list)
     bound: int | None = None
-    pending = [value]
-    while pending:
-        current = pending.pop()
-        for use in list(current.uses):
-            user = use.operation
-            launch = enclosing_launch(user, block)
-            if launch is not None:
-                inside.setdefault(launch, []).append((user, use.index))
-            elif isinstance(user, gpu.LaunchOp) and in_choice(user, block):
-                continue  # the grid of one of the kernels an `scf.if` chooses from
-            elif user.parent_block() is not block:
-                return None
-            elif isinstance(user, cf.AssertOp):
-                asserts.append(user)
-            elif isinstance(user, gpu.LaunchOp | scf.IfOp):
-                continue  # a grid, or a choice of kernels: made for the bound
-            elif isinstance(user, SIZED):
-                offsets = user.offsets if isinstance(user, memref.SubviewOp) else ()
-                strides = user.strides if isinstance(user, memref.SubviewOp) else ()
-                if current in (*offsets, *strides):
-                    return None  # a view the size places, not sizes
-                if not buffer_uses_allowed(user.results[0], block):
-                    return None
-                if isinstance(user, memref.SubviewOp):
-                    extent = subview_extent(user, current)
-                    if extent is not None and is_size(current, value):
-                        bound = extent if bound is None else min(bound, extent)
-            elif user.dialect_name() == "arith" and is_side_effect_free(user):
-                for result in user.results:
-                    if result not in values:
-                        values[result] = None
-                        pending.append(result)
-            else:
-                return None
-    return values, inside, asserts, bound
+
+    def collect(self) -> bool:
+        """Follow every use; whether all are allowed."""
+        self.values[self.value] = None
+        pending = [self.value]
+        while pending:
+            current = pending.pop()
+            for use in list(current.uses):
+                if not self.take(use.operation, use.index, current, pending):
+                    return False
+        return True
+
+    def take(self, user: Operation, index: int, current: SSAValue, pending: list) -> bool:
+        """Record one use of `current`; whether it is allowed."""
+        launch = enclosing_launch(user, self.block)
+        if launch is not None:
+            self.inside.setdefault(launch, []).append((user, index))
+        elif isinstance(user, gpu.LaunchOp) and in_choice(user, self.block):
+            pass  # a grid (of one of the kernels an `scf.if` chooses from): the bound's
+        elif user.parent_block() is not self.block:
+            return False
+        elif isinstance(user, cf.AssertOp):
+            self.asserts.append(user)
+        elif isinstance(user, SIZED):
+            allowed, extent = sized_by(user, current, self.value, self.block)
+            if extent is not None:
+                self.bound = extent if self.bound is None else min(self.bound, extent)
+            return allowed
+        elif user.dialect_name() == "arith" and is_side_effect_free(user):
+            for result in user.results:
+                if result not in self.values:
+                    self.values[result] = None
+                    pending.append(result)
+        else:
+            return isinstance(user, scf.IfOp)  # a choice of kernels: made for the bound
+        return True
+
+
+def sized_by(
+    user: Operation, current: SSAValue, value: SSAValue, block: Block
+) -> tuple[bool, int | None]:
+    """
+    Whether `user` (of `SIZED`) takes `current` as a size of a buffer whose uses allow
+    a larger one, and the static room it has for `value`, where it is a subview's.
+    """
+    if isinstance(user, memref.SubviewOp) and current in (*user.offsets, *user.strides):
+        return False, None  # a view the size places, not sizes
+    if not buffer_uses_allowed(user.results[0], block):
+        return False, None
+    if isinstance(user, memref.SubviewOp) and is_size(current, value):
+        return True, subview_extent(user, current)
+    return True, None
 
 
 def buffer_uses_allowed(buffer: SSAValue, block: Block) -> bool:

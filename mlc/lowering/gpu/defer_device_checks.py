@@ -114,7 +114,7 @@ def buffer_root(value: SSAValue) -> memref.AllocOp | None:
 
 def untouched_after(
     root: memref.AllocOp, load: memref.LoadOp, order: dict[Operation, int]
-) -> Operation | None | bool:
+) -> Operation | bool | None:
     """
     Whether nothing but loads and its dealloc uses the buffer of `root` after `load`:
     its `memref.dealloc` (None if it has none) if so, False otherwise.
