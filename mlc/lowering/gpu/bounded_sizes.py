@@ -31,11 +31,15 @@ is at most that dim: *bounded*, as XLA's bounded dynamic shapes are. Then
       %k = memref.load %count[] ; clamped, cast: %s' ... arith.cmpi ult, %i, %s' ...
     })
 
-A size is bounded only where every use on the host is one of these (arithmetic on it,
-a size of an alloc, a subview or an expand_shape, a launch's grid, a check, a use in a
-launch's body) and the function returns no buffer with a dynamic dim; the size read
-back for a returned buffer is left to the host as before. Runs before
-`gpu-kernel-outlining`, so the values a body now needs become kernel arguments as any.
+The bound is the static room in the sliced dim, or, where that dim is dynamic, the
+size its buffer was made with (the count of a `NonZero` of a dynamic input is at most
+its element count plus one), computed before the read. A size is bounded only where
+every use on the host is one of these (arithmetic on it, a size of an alloc, a subview
+or an expand_shape, a launch's grid, an `scf.if` choosing between launches, a check, a
+use in a launch's body) and the buffers it sizes are only viewed, freed or used in
+launches, with elements placed independently of their sizes: a buffer sized by it that
+the function returns keeps the host read, as its caller needs the true size. Runs
+before `gpu-kernel-outlining`, so the values a body now needs become kernel arguments.
 """
 
 from dataclasses import dataclass, field
@@ -63,7 +67,7 @@ SIZED = (memref.AllocOp, memref.SubviewOp, memref.ExpandShapeOp)
 def bound_sizes(function: func.FuncOp) -> int:
     """Bound the device-computed sizes of `function` (module docstring); how many."""
     returns = [op for op in function.walk() if isinstance(op, func.ReturnOp)]
-    if len(returns) != 1 or any(dynamic(v.type) for v in returns[0].operands):
+    if len(returns) != 1:
         return 0
     block = returns[0].parent_block()
     assert block is not None
@@ -73,10 +77,6 @@ def bound_sizes(function: func.FuncOp) -> int:
         if bound_load(load, block, returns[0]):
             done += 1
     return done
-
-
-def dynamic(type_) -> bool:
-    return isinstance(type_, MemRefType) and any(d < 0 for d in type_.get_shape())
 
 
 def resolve_dims(block: Block) -> None:
@@ -161,16 +161,17 @@ def bound_load(load: memref.LoadOp, block: Block, ret: func.ReturnOp) -> bool:
     if dealloc is False:
         return False
     found = SizeUses(load.res, block)
-    if not found.collect() or found.bound is None:
+    if not found.collect():
         return False
-    values, inside, asserts, bound = found.values, found.inside, found.asserts, found.bound
+    bound = bound_before(load, found)
+    if bound is None:
+        return False
+    values, inside, asserts = found.values, found.inside, found.asserts
     for launch, uses in inside.items():
         recompute_in_body(launch, uses, load, values, bound, order)
     if asserts:
         check_at_end(asserts, load, values, order, ret)
-    replacement = arith.ConstantOp(IntegerAttr(bound, load.res.type))
-    block.insert_op_before(replacement, load)
-    load.res.replace_all_uses_with(replacement.result)
+    load.res.replace_all_uses_with(bound)
     load.detach()
     load.erase()
     if isinstance(dealloc, Operation):
@@ -194,6 +195,7 @@ class SizeUses:
     inside: dict[gpu.LaunchOp, list[tuple[Operation, int]]] = field(default_factory=dict)
     asserts: list[cf.AssertOp] = field(default_factory=list)
     bound: int | None = None
+    rooms: list[SSAValue] = field(default_factory=list)  # dynamic bounds, host-known
 
     def collect(self) -> bool:
         """Follow every use; whether all are allowed."""
@@ -205,6 +207,15 @@ class SizeUses:
                 if not self.take(use.operation, use.index, current, pending):
                     return False
         return True
+
+    def take_size(self, user: Operation, current: SSAValue) -> bool:
+        """Record a use of `current` as a size of a buffer; whether it is allowed."""
+        allowed, extent = sized_by(user, current, self.value, self.block)
+        if isinstance(extent, int):
+            self.bound = extent if self.bound is None else min(self.bound, extent)
+        elif extent is not None:
+            self.rooms.append(extent)
+        return allowed
 
     def take(self, user: Operation, index: int, current: SSAValue, pending: list) -> bool:
         """Record one use of `current`; whether it is allowed."""
@@ -218,10 +229,7 @@ class SizeUses:
         elif isinstance(user, cf.AssertOp):
             self.asserts.append(user)
         elif isinstance(user, SIZED):
-            allowed, extent = sized_by(user, current, self.value, self.block)
-            if extent is not None:
-                self.bound = extent if self.bound is None else min(self.bound, extent)
-            return allowed
+            return self.take_size(user, current)
         elif user.dialect_name() == "arith" and is_side_effect_free(user):
             for result in user.results:
                 if result not in self.values:
@@ -234,7 +242,7 @@ class SizeUses:
 
 def sized_by(
     user: Operation, current: SSAValue, value: SSAValue, block: Block
-) -> tuple[bool, int | None]:
+) -> tuple[bool, int | SSAValue | None]:
     """
     Whether `user` (of `SIZED`) takes `current` as a size of a buffer whose uses allow
     a larger one, and the static room it has for `value`, where it is a subview's.
@@ -256,8 +264,10 @@ def buffer_uses_allowed(buffer: SSAValue, block: Block) -> bool:
     pending = [buffer]
     while pending:
         current = pending.pop()
-        if not layout_ignores_sizes(current.type):
-            return False
+        if not isinstance(current.owner, memref.SubviewOp) and not layout_ignores_sizes(
+            current.type
+        ):
+            return False  # a subview's elements lie where its source's strides put them
         for use in current.uses:
             user = use.operation
             if isinstance(user, memref.DimOp):
@@ -298,8 +308,11 @@ def is_size(current: SSAValue, value: SSAValue) -> bool:
     return True
 
 
-def subview_extent(view: memref.SubviewOp, size: SSAValue) -> int | None:
-    """The static room for `size` in `view`'s source: its dim less a static offset."""
+def subview_extent(view: memref.SubviewOp, size: SSAValue) -> int | SSAValue | None:
+    """
+    The room for `size` in `view`'s source: its dim less a static offset, or the
+    dynamic size its source was made with (at offset 0).
+    """
     source = view.source.type
     if not isinstance(source, MemRefType):
         return None
@@ -308,9 +321,58 @@ def subview_extent(view: memref.SubviewOp, size: SSAValue) -> int | None:
     offsets = view.static_offsets.get_values()
     for axis, operand in zip(dynamic_at, view.sizes, strict=False):
         dim = source.get_shape()[axis]
-        if operand is size and dim >= 0 and offsets[axis] >= 0:
+        if operand is not size or offsets[axis] < 0:
+            continue
+        if dim >= 0:
             return dim - offsets[axis]
+        if offsets[axis] == 0:
+            return size_operand(view.source, axis, view)
     return None
+
+
+def materialize(value: SSAValue, load: memref.LoadOp, found: "SizeUses") -> SSAValue | None:
+    """
+    `value` available before `load`: itself where it is defined before it, else its
+    side-effect-free `arith` ops cloned before it (none computed from the size).
+    """
+    if value in found.values:
+        return None
+    owner = value.owner
+    if not isinstance(owner, Operation):
+        return value  # a block's argument: the function's, or one around it
+    anchor = owner
+    while anchor.parent_block() is not found.block:
+        anchor = anchor.parent_op()
+        if anchor is None:
+            return value  # defined around the function body
+    if found.block.get_operation_index(anchor) < found.block.get_operation_index(load):
+        return value
+    if anchor is not owner or owner.dialect_name() != "arith" or not is_side_effect_free(owner):
+        return None
+    operands = [materialize(operand, load, found) for operand in owner.operands]
+    if any(o is None for o in operands):
+        return None
+    clone = owner.clone(value_mapper=dict(zip(owner.operands, operands, strict=True)))
+    found.block.insert_op_before(clone, load)
+    return clone.results[owner.results.index(value)]
+
+
+def bound_before(load: memref.LoadOp, found: "SizeUses") -> SSAValue | None:
+    """The bound of what `load` reads, of its type, computed before it: static if known."""
+    if found.bound is not None:
+        made: list[Operation] = [arith.ConstantOp(IntegerAttr(found.bound, IndexType()))]
+        found.block.insert_ops_before(made, load)
+        bound = made[0].results[0]
+    else:
+        rooms = (materialize(room, load, found) for room in found.rooms)
+        bound = next((room for room in rooms if room is not None), None)
+        if bound is None:
+            return None
+    if isinstance(load.res.type, IndexType):
+        return bound
+    cast = arith.IndexCastOp(bound, load.res.type)
+    found.block.insert_op_before(cast, load)
+    return cast.result
 
 
 def in_choice(op: Operation, block: Block) -> bool:
@@ -339,7 +401,7 @@ def recompute_in_body(
     uses: list[tuple[Operation, int]],
     load: memref.LoadOp,
     values: dict[SSAValue, None],
-    bound: int,
+    bound: SSAValue,
     order: dict[Operation, int],
 ) -> None:
     """The body of `launch` loads the size itself and recomputes the values it uses."""
@@ -348,10 +410,9 @@ def recompute_in_body(
     assert first is not None
     read = load.clone()
     low = arith.ConstantOp(IntegerAttr(0, load.res.type))
-    high = arith.ConstantOp(IntegerAttr(bound, load.res.type))
     above = arith.MaxSIOp(read.res, low.result)
-    clamped = arith.MinSIOp(above.result, high.result)
-    for op in (read, low, high, above, clamped):
+    clamped = arith.MinSIOp(above.result, bound)
+    for op in (read, low, above, clamped):
         body.insert_op_before(op, first)
     mapping = {load.res: clamped.result}
     for user, index in uses:

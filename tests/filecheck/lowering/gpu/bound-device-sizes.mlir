@@ -8,7 +8,8 @@
 
 // CHECK-LABEL: func.func @count
 // CHECK-NOT:     memref.load
-// CHECK:         %[[B:.+]] = arith.constant 65 : i64
+// CHECK:         %[[B0:.+]] = arith.constant 65 : index
+// CHECK-NEXT:    %[[B:.+]] = arith.index_cast %[[B0]] : index to i64
 // CHECK-NEXT:    %[[S:.+]] = arith.index_cast %[[B]] : i64 to index
 // CHECK-NEXT:    %[[V:.+]] = memref.subview %{{.+}}[0, 0] [2, %[[S]]] [1, 1]
 // CHECK-NEXT:    %[[R:.+]] = memref.alloc(%[[S]]) : memref<?x2xi64>
@@ -18,9 +19,8 @@
 // CHECK-NEXT:    ^{{.+}}(
 // CHECK-NEXT:      %[[K:.+]] = memref.load %[[N:.+]][] : memref<i64>
 // CHECK-NEXT:      %[[LOW:.+]] = arith.constant 0 : i64
-// CHECK-NEXT:      %[[HIGH:.+]] = arith.constant 65 : i64
 // CHECK-NEXT:      %[[A:.+]] = arith.maxsi %[[K]], %[[LOW]] : i64
-// CHECK-NEXT:      %[[C:.+]] = arith.minsi %[[A]], %[[HIGH]] : i64
+// CHECK-NEXT:      %[[C:.+]] = arith.minsi %[[A]], %[[B]] : i64
 // CHECK-NEXT:      %[[KS:.+]] = arith.index_cast %[[C]] : i64 to index
 // CHECK-NEXT:      %[[KT:.+]] = arith.muli %[[KS]], %{{.+}} : index
 // CHECK-NEXT:      %{{.+}} = arith.addi
@@ -63,6 +63,37 @@ func.func @count(%cols: memref<2x65xi64>) {
   %pos = arith.cmpi sge, %n, %z : i64
   cf.assert %pos, "count below 0"
   memref.dealloc %w : memref<1xi64>
+  func.return
+}
+
+// -----
+
+// The room in a buffer of a dynamic size (NonZero's columns on a dynamic input: its
+// element count plus one) bounds the count as well: the size the buffer was made with,
+// computed again before the count is read where it was computed after.
+
+// CHECK-LABEL: func.func @dynamic_room
+// CHECK-SAME:    (%[[M:.+]]: index)
+// CHECK-NOT:     memref.load
+// CHECK:         %[[ONE:.+]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[ROOM:.+]] = arith.addi %[[M]], %[[ONE]] : index
+// CHECK-NEXT:    %[[B:.+]] = arith.index_cast %[[ROOM]] : index to i64
+// CHECK-NEXT:    %[[S:.+]] = arith.index_cast %[[B]] : i64 to index
+// CHECK:         memref.alloc(%{{.+}}) : memref<2x?xi64>
+// CHECK-NEXT:    memref.subview %{{.+}}[0, 0] [2, %[[S]]] [1, 1] : memref<2x?xi64> to memref<2x?xi64, strided<[?, 1]>>
+// CHECK-NEXT:    memref.alloc(%[[S]]) : memref<?xf32>
+func.func @dynamic_room(%m: index) {
+  %w = memref.alloc() : memref<i64>
+  %n = memref.load %w[] : memref<i64>
+  %s = arith.index_cast %n : i64 to index
+  %one = arith.constant 1 : index
+  %room = arith.addi %m, %one : index
+  %cols = memref.alloc(%room) : memref<2x?xi64>
+  %v = memref.subview %cols[0, 0] [2, %s] [1, 1] : memref<2x?xi64> to memref<2x?xi64, strided<[?, 1]>>
+  %r = memref.alloc(%s) : memref<?xf32>
+  memref.dealloc %r : memref<?xf32>
+  memref.dealloc %cols : memref<2x?xi64>
+  memref.dealloc %w : memref<i64>
   func.return
 }
 
