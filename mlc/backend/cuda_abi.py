@@ -22,7 +22,7 @@ DRIVER: dict[str, llvm.LLVMFunctionType] = {
     "cuMemAllocAsync": llvm.LLVMFunctionType([_PTR, i64, _PTR], i32),
     "cuMemFreeAsync": llvm.LLVMFunctionType([_PTR, _PTR], i32),
     "cuMemcpyDtoH_v2": llvm.LLVMFunctionType([_PTR, _PTR, i64], i32),
-    "cuMemcpyHtoD_v2": llvm.LLVMFunctionType([_PTR, _PTR, i64], i32),
+    "cuMemcpyHtoDAsync_v2": llvm.LLVMFunctionType([_PTR, _PTR, i64, _PTR], i32),
 }
 # On a kernel's `llvm.func` (`convert-gpu-to-nvvm`): its dynamic shared memory in bytes,
 # which the runtime allows the kernel at load time.
