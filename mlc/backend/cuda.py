@@ -165,7 +165,6 @@ def _declare_driver(libcuda: ctypes.CDLL) -> None:
         "cuMemFreeAsync": [void_p, void_p],
         "cuMemcpyHtoD_v2": [void_p, void_p, size],
         "cuMemcpyDtoH_v2": [void_p, void_p, size],
-        "cuMemcpyHtoDAsync_v2": [void_p, void_p, size, void_p],
         "cuModuleLoadData": [ctypes.POINTER(void_p), ctypes.c_char_p],
         "cuModuleGetFunction": [ctypes.POINTER(void_p), void_p, ctypes.c_char_p],
         "cuGetErrorName": [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)],
