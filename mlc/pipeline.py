@@ -56,8 +56,8 @@ STAGES: dict[str, str] = {
         "convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
     ),
     "gpu": (
-        "fuse-row-epilogues,convert-parallel-loops-to-gpu,gpu-kernel-outlining,canonicalize,cse,"
-        "merge-identical-kernels"
+        "fuse-row-epilogues,convert-parallel-loops-to-gpu,bound-device-sizes,gpu-kernel-outlining,"
+        "canonicalize,cse,merge-identical-kernels,defer-device-checks"
     ),
     "nvvm": "convert-gpu-to-nvvm,convert-gpu-host-to-llvm",
 }

@@ -169,6 +169,18 @@ def _convert_gpu_to_nvvm() -> type[ModulePass]:
     return ConvertGPUToNVVMPass
 
 
+def _bound_device_sizes() -> type[ModulePass]:
+    from mlc.lowering.gpu.bounded_sizes import BoundDeviceSizesPass
+
+    return BoundDeviceSizesPass
+
+
+def _defer_device_checks() -> type[ModulePass]:
+    from mlc.lowering.gpu.defer_device_checks import DeferDeviceChecksPass
+
+    return DeferDeviceChecksPass
+
+
 def _merge_identical_kernels() -> type[ModulePass]:
     from mlc.lowering.gpu.merge_identical_kernels import MergeIdenticalKernelsPass
 
@@ -240,6 +252,8 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-contractions-to-gpu": _convert_contractions_to_gpu,
     "gpu-kernel-outlining": _gpu_kernel_outlining,
     "merge-identical-kernels": _merge_identical_kernels,
+    "defer-device-checks": _defer_device_checks,
+    "bound-device-sizes": _bound_device_sizes,
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
     "autodiff": _autodiff,

@@ -22,7 +22,6 @@ DRIVER: dict[str, llvm.LLVMFunctionType] = {
     "cuMemAllocAsync": llvm.LLVMFunctionType([_PTR, i64, _PTR], i32),
     "cuMemFreeAsync": llvm.LLVMFunctionType([_PTR, _PTR], i32),
     "cuMemcpyDtoH_v2": llvm.LLVMFunctionType([_PTR, _PTR, i64], i32),
-    "cuMemcpyHtoD_v2": llvm.LLVMFunctionType([_PTR, _PTR, i64], i32),
     "cuMemcpyHtoDAsync_v2": llvm.LLVMFunctionType([_PTR, _PTR, i64, _PTR], i32),
     # a TMA kernel's tensor maps (`mlc.lowering.gpu.tensor_map_host`)
     "cuTensorMapEncodeTiled": llvm.LLVMFunctionType(

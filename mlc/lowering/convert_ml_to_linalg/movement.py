@@ -124,7 +124,14 @@ def copy_generic(
 
 
 def shape_entry(rewriter: PatternRewriter, shape: SSAValue, i: int) -> SSAValue:
-    """Entry `i` of a `tensor<Nxi64>` shape operand, as an index."""
+    """
+    Entry `i` of a `tensor<Nxi64>` shape operand, as an index. A shape built from
+    scalars (`tensor.from_elements`) gives its scalar: read through the tensor, it
+    would be a buffer written and read back by the host (on the GPU, a copy each way).
+    """
+    owner = shape.owner
+    if isinstance(owner, tensor.FromElementsOp) and owner.elements[i].type == i64:
+        return rewriter.insert(arith.IndexCastOp(owner.elements[i], IndexType())).result
     position = index_constant(rewriter, i)
     entry = rewriter.insert(tensor.ExtractOp(shape, [position], i64)).result
     return rewriter.insert(arith.IndexCastOp(entry, IndexType())).result

@@ -25,8 +25,9 @@ unchanged (the `gpu.module`s are set aside meanwhile), with these differences:
   calls a stub of its own, which keeps its map in a device buffer and encodes it again
   (`cuTensorMapEncodeTiled`, `cuMemcpyHtoDAsync_v2`) only for another tensor address;
 - element accesses on the host (a `memref.load` feeding a loop condition, ...) copy
-  the element with `cuMemcpyDtoH_v2`/`cuMemcpyHtoD_v2` through `@__mlc_read_<n>` and
-  `@__mlc_write_<n>` stubs.
+  the element with `cuMemcpyDtoH_v2`/`cuMemcpyHtoDAsync_v2` through `@__mlc_read_<n>`
+  and `@__mlc_write_<n>` stubs. A read waits for the kernels launched before it; a
+  write, on the default stream from pageable memory, is staged at once and does not.
 
 The first failing driver call's status is kept in `@__mlc_cuda_status` (0 while all
 is well), which the runtime checks after each call of a compiled function.
@@ -219,7 +220,9 @@ def _access_body(kind: str, type_: MemRefType) -> BodyBuilder:
         else:
             b.ops.append(llvm.StoreOp(args[0], host))
             device = _element_address(b, type_, args[1:])
-            rc = b.call("cuMemcpyHtoD_v2", [device, host, b.value(size)], i32)
+            # Async on the default stream: ordered with the launches, and from pageable
+            # memory staged at once, so it does not wait for the kernels queued before.
+            rc = b.call("cuMemcpyHtoDAsync_v2", [device, host, b.value(size), _null(b)], i32)
             assert rc is not None
             _record(b, rc)
             return None

@@ -103,6 +103,23 @@ func.func @reshape_shape_operand(%y: tensor<?x4xf32>, %s: tensor<2xi64>) -> tens
 
 // -----
 
+// A shape built from scalars gives its entries from them, not read back from the
+// tensor (on the GPU a buffer the host would write and read through device memory).
+// CHECK-LABEL: func.func @reshape_shape_of_scalars
+// CHECK-SAME:    (%[[Y:[a-zA-Z0-9_]+]]: tensor<?x4xf32>, %[[N:[a-zA-Z0-9_]+]]: i64)
+// CHECK-NOT:     tensor.extract
+// CHECK:         %[[N0:.+]] = arith.index_cast %[[N]] : i64 to index
+// CHECK-NOT:     tensor.extract
+// CHECK:         tensor.expand_shape {{.*}} output_shape [%{{.+}}, 2] : tensor<?xf32> into tensor<?x2xf32>
+func.func @reshape_shape_of_scalars(%y: tensor<?x4xf32>, %n: i64) -> tensor<?x2xf32> {
+  %two = arith.constant 2 : i64
+  %s = tensor.from_elements %n, %two : tensor<2xi64>
+  %0 = ml.reshape %y, %s : (tensor<?x4xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+  func.return %0 : tensor<?x2xf32>
+}
+
+// -----
+
 // expand_shape wants a static 1-D source exactly when its result is static, so a
 // dynamic source reshaped to a static result is copied into the static 1-D type.
 

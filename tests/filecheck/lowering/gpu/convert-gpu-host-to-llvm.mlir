@@ -13,6 +13,7 @@
 // CHECK-NEXT:    %[[W:.+]] = llvm.load %[[SLOT]] : !llvm.ptr -> !llvm.ptr
 // CHECK:         llvm.call @__mlc_launch_k(%{{.+}}) : (i64, i64, i64, i64, i64, i64, i32, !llvm.ptr, !llvm.ptr, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64) -> ()
 // CHECK:         %[[V:.+]] = llvm.call @__mlc_read_0(%{{.+}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i64, i64) -> f32
+// CHECK:         llvm.call @__mlc_write_1(%[[V]], %{{.+}}) : (f32, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64) -> ()
 // CHECK:         llvm.call @__mlc_cuda_free(%{{.+}}) : (!llvm.ptr) -> ()
 // CHECK-NEXT:    llvm.return %[[V]] : f32
 // CHECK-NOT:     @malloc
@@ -25,6 +26,10 @@
 // CHECK:         llvm.mlir.addressof @__mlc_cuda_status
 // CHECK:       llvm.func internal @__mlc_read_0(
 // CHECK:         llvm.call @cuMemcpyDtoH_v2(
+// A write is an async copy on the default stream (null): it does not wait for the GPU.
+// CHECK:       llvm.func internal @__mlc_write_1(
+// CHECK:         %[[STREAM:.+]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    llvm.call @cuMemcpyHtoDAsync_v2(%{{.+}}, %{{.+}}, %{{.+}}, %[[STREAM]]) : (!llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
 // CHECK:       "gpu.module"() <{sym_name = "kernels"}> ({
 // CHECK-NEXT:    llvm.func @k() attributes {nvvm.kernel} {
 // CHECK-DAG:   llvm.mlir.global external @__mlc_cuda_status(0 : i32)
@@ -46,6 +51,7 @@ builtin.module attributes {gpu.container_module} {
     %w = memref.get_global @weights : memref<2xf32>
     "gpu.launch_func"(%c1, %c1, %c1, %c64, %c1, %c1, %m, %w) <{kernel = @kernels::@k, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0>}> : (index, index, index, index, index, index, memref<?xf32>, memref<2xf32>) -> () loc("h.py":5:1)
     %v = memref.load %m[%c0] : memref<?xf32>
+    memref.store %v, %m[%c1] : memref<?xf32>
     memref.dealloc %m : memref<?xf32>
     func.return %v : f32
   }
