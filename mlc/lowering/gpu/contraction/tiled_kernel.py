@@ -479,19 +479,20 @@ def batch_position(
 def kernel_body(
     kernel: Emitter, c: Contraction, bounds: list[SSAValue], batch: SSAValue, shape: TileShape
 ) -> None:
-    """The launch body: ids, the guard against empty outputs, then the tiled kernel."""
+    """The launch body: ids, the guard, the tiled kernel. A block whose tile starts past
+    the output leaves: a grid launched at a bound (`bound-device-sizes`) has such blocks."""
     x, y, z = (gpu.DimensionAttr(d) for d in gpu.DimensionEnum)
     bx, by, bz = (kernel(gpu.BlockIdOp(d)) for d in (x, y, z))
     tid = kernel(gpu.ThreadIdOp(x))
-    zero = kernel.index(0)
-    rows, cols = kernel.less(zero, bounds[c.rows]), kernel.less(zero, bounds[c.cols])
+    if shape.block_group > 1:
+        bx, by = grouped(kernel, bx, by, shape.block_group)
+    rows = kernel.less(kernel.mul(by, shape.rows), bounds[c.rows])
+    cols = kernel.less(kernel.mul(bx, shape.cols), bounds[c.cols])
     work = kernel(arith.AndIOp(kernel(arith.AndIOp(rows, cols)), kernel.less(bz, batch)))
     then = Block()
     kernel(scf.IfOp(work, [], [then]))
     kernel(gpu.TerminatorOp())
     inner = kernel.region(then)
     batch_ivs = batch_position(inner, c, bounds, bz)
-    if shape.block_group > 1:
-        bx, by = grouped(inner, bx, by, shape.block_group)
     _Kernel(c, inner, bounds, batch_ivs, shape).build(bx, by, tid)
     inner(scf.YieldOp())

@@ -331,3 +331,31 @@ func.func @seventeen_columns(%h: memref<?x128xf32>, %v: memref<128x17xf32>, %o: 
   }
   func.return
 }
+
+// -----
+
+// A block works only when its tile starts inside the output (row and column of its
+// first element against M and N): a grid launched at a bound (bound-device-sizes)
+// has blocks past the rows the device counted, which leave without multiplying.
+
+// CHECK-LABEL: func.func @guard
+// CHECK:         %[[M:.+]] = memref.dim %a, %{{.+}} : memref<?x64xf32>
+// CHECK:         "gpu.launch"
+// CHECK:           %[[BX:.+]] = "gpu.block_id"() <{dimension = #gpu<dim x>}>
+// CHECK-NEXT:      %[[BY:.+]] = "gpu.block_id"() <{dimension = #gpu<dim y>}>
+// CHECK:           %[[ROW0:.+]] = arith.muli %[[BY]], %{{.+}} : index
+// CHECK-NEXT:      %[[IN_M:.+]] = arith.cmpi ult, %[[ROW0]], %[[M]] : index
+// CHECK:           %[[COL0:.+]] = arith.muli %[[BX]], %{{.+}} : index
+// CHECK-NEXT:      %[[IN_N:.+]] = arith.cmpi ult, %[[COL0]], %{{.+}} : index
+// CHECK-NEXT:      %[[BOTH:.+]] = arith.andi %[[IN_M]], %[[IN_N]] : i1
+// CHECK:           %[[WORK:.+]] = arith.andi %[[BOTH]], %{{.+}} : i1
+// CHECK-NEXT:      scf.if %[[WORK]] {
+func.func @guard(%a: memref<?x64xf32>, %b: memref<64x128xf32>, %c: memref<?x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x64xf32>, memref<64x128xf32>) outs(%c : memref<?x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
