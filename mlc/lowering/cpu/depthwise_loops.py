@@ -12,7 +12,7 @@ from xdsl.dialects import arith, memref
 from xdsl.ir import Operation, SSAValue
 
 from mlc.lowering.cpu.depthwise_conv import Depthwise, Tap, taps_of
-from mlc.lowering.cpu.depthwise_vectors import vector_lanes, vector_rows
+from mlc.lowering.cpu.depthwise_vectors import vector_channel, vector_lanes
 from mlc.lowering.linalg.absorbed_padding import frees_between
 from mlc.lowering.linalg.contraction import indices
 from mlc.lowering.support import quick_ops
@@ -195,7 +195,8 @@ def depthwise_nest(dw: Depthwise) -> list[Operation]:
             for_loop(nb, zero_i, extents[len(at)], one, inner)
 
         if lanes is not None:
-            vector_rows(cb, dw, extents, (n, f), list(zip(positions, weights, strict=True)), start)
+            taps = list(zip(positions, weights, strict=True))
+            vector_channel(cb, dw, extents, (n, f), taps, start)
         else:
             nest(cb, [n, f])
 

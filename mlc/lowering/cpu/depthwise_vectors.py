@@ -23,7 +23,7 @@ the finished row in scalar loops (its body is the generic's scalar ops).
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, memref, vector
-from xdsl.dialects.builtin import AnyFloat, MemRefType, VectorType, i1
+from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, MemRefType, VectorType, i1
 from xdsl.ir import SSAValue
 
 from mlc.lowering.cpu.depthwise_conv import Depthwise, Tap
@@ -217,3 +217,109 @@ def _finish(b: Ops, dw: Depthwise, extents: Sequence[SSAValue], nf: list[SSAValu
         eb.ops.append(memref.StoreOp.get(value, y, at))
 
     _nested(b, extents, nf, finish)
+
+
+# ---------------------------------------------------------------------------
+# Whole small images
+# ---------------------------------------------------------------------------
+
+# The most output pixels per channel swept as one flat image (`image_lanes`): a few
+# vectors; beyond, rows of a vector or more use the lanes as well.
+MAX_IMAGE = 64
+
+
+def image_lanes(dw: Depthwise) -> int | None:
+    """
+    The lanes of a block when `dw`'s channel is swept as one flat image, or None.
+
+    A 2-D window at stride 1 whose output rows are as wide as the image's reads tap t
+    at flat pixel `p + r_t * W + c_t` for output pixel p (`r_t`, `c_t` its row and column
+    offsets): consecutive output pixels, across rows, read consecutive pixels. So the
+    image's 2x2 to 8x8 pixels fill whole vectors (rows of 2 filled 2 lanes of 4), each
+    tap one masked load whose mask (the lanes whose pixel exists: inside the image, in
+    the right row) is a constant, since the shapes are static.
+    """
+    if vector_lanes(dw) is None or len(dw.output_loops) != 4:
+        return None
+    if any(w.stride != 1 for w in dw.windows or ()):
+        return None
+    source, y = _source(dw)[0], dw.op.outputs[0]
+    image = source.type.get_shape()[2:]  # pyright: ignore[reportAttributeAccessIssue]
+    out = y.type.get_shape()[2:]  # pyright: ignore[reportAttributeAccessIssue]
+    if min(*image, *out) < 1 or out[1] != image[1] or out[0] * out[1] > MAX_IMAGE:
+        return None
+    element = source.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    lanes = vector_length(element.bitwidth // 8)
+    while lanes > 4 and lanes // 2 >= out[0] * out[1]:
+        lanes //= 2
+    return lanes
+
+
+def _row_offset(dw: Depthwise, tap: Sequence[int]) -> int:
+    """Where a tap reads the image's rows at output row 0 (as `_column_offset`)."""
+    x_map = dw.op.indexing_maps.data[0].data
+    point = [0] * x_map.num_dims
+    for d, k in zip(dw.kernel, tap, strict=True):
+        point[d] = k
+    return x_map.results[-2].eval(point, []) - _source(dw)[1][-2]
+
+
+def _mask(b: Ops, bits: Sequence[bool]) -> SSAValue:
+    type_ = VectorType(i1, [len(bits)])
+    attr = DenseIntOrFPElementsAttr.from_list(type_, [int(bit) for bit in bits])
+    return b(arith.ConstantOp(attr, type_))
+
+
+def vector_images(
+    b: Ops,
+    dw: Depthwise,
+    extents: Sequence[SSAValue],
+    nf: tuple[SSAValue, SSAValue],
+    taps: Sequence[Tap],
+    start: SSAValue | None,
+) -> None:
+    """Channel `f` of batch `n` (`nf`) as one flat image in blocks of `image_lanes`
+    pixels, the accumulators starting at `start` (the bias) if given, else at y."""
+    lanes = image_lanes(dw)
+    assert lanes is not None
+    source, y = _source(dw)[0], dw.op.outputs[0]
+    height, width = source.type.get_shape()[2:]  # pyright: ignore[reportAttributeAccessIssue]
+    rows, columns = y.type.get_shape()[2:]  # pyright: ignore[reportAttributeAccessIssue]
+    element = source.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    values = VectorType(element, [lanes])
+    empty = _outside(b, dw, values)
+    first = b(vector.BroadcastOp(start, values)) if start is not None else None
+    weights = [b(vector.BroadcastOp(weight, values)) if weight else None for _, weight in taps]
+    offsets = [(_row_offset(dw, tap), _column_offset(dw, tap)) for tap, _ in taps]
+    total = rows * columns
+    n, f, zero_i = *nf, b.index(0)
+    for p0 in range(0, total, lanes):
+        pixels = [divmod(p, columns) if p < total else None for p in range(p0, p0 + lanes)]
+        stored = _mask(b, [p is not None for p in pixels])
+        y_at = [n, f, zero_i, b.index(p0)]
+        acc = first if first is not None else b(vector.MaskedLoadOp(y, y_at, stored, empty))
+        for splat, (r, c) in zip(weights, offsets, strict=True):
+            bits = [
+                p is not None and 0 <= p[0] + r < height and 0 <= p[1] + c < width for p in pixels
+            ]
+            if not any(bits):
+                continue  # every pixel of the block reads padding here: it adds nothing
+            at = [n, f, zero_i, b.index(p0 + r * width + c)]
+            value = b(vector.MaskedLoadOp(source, at, _mask(b, bits), empty))
+            acc = b(_combined(dw, value, splat, acc))
+        b.ops.append(vector.MaskedStoreOp(y, y_at, stored, acc))
+    _finish(b, dw, extents, list(nf))
+
+
+def vector_channel(
+    b: Ops,
+    dw: Depthwise,
+    extents: Sequence[SSAValue],
+    nf: tuple[SSAValue, SSAValue],
+    taps: Sequence[Tap],
+    start: SSAValue | None,
+) -> None:
+    """Channel `f` of batch `n` in vectors: one flat image where `image_lanes` applies,
+    else row by row (`vector_rows`)."""
+    kernel = vector_images if image_lanes(dw) is not None else vector_rows
+    kernel(b, dw, extents, nf, taps, start)

@@ -163,7 +163,8 @@ func.func @not_depthwise(%x: memref<1x4x9x9xf32>, %wd: memref<4x?x3xf32>, %yd: m
 
 // -----
 
-// A padded depthwise convolution with a bias (stride 1, pads 1): the zero-filled
+// A padded depthwise convolution with a bias (stride 1, pads 1, 72 output pixels: more
+// than one flat image of `MAX_IMAGE`, below): the zero-filled
 // copy of the image and the bias broadcast go. The image's last dim is read at unit
 // stride, so each channel runs in vector blocks of columns: the accumulators start
 // at the bias splat, each tap's read is a masked load of %x itself (the lanes inside
@@ -171,7 +172,7 @@ func.func @not_depthwise(%x: memref<1x4x9x9xf32>, %wd: memref<4x?x3xf32>, %yd: m
 // stored masked to the row.
 
 // CHECK-LABEL: func.func @padded_bias
-// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x4x6x7xf32>, %{{.+}}: memref<4x3x3xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x4x6x7xf32>)
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x4x9x8xf32>, %{{.+}}: memref<4x3x3xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x4x9x8xf32>)
 // CHECK-NOT:     memref.alloc
 // CHECK-NOT:     memref.subview
 // CHECK-NOT:     linalg.generic
@@ -192,29 +193,79 @@ func.func @not_depthwise(%x: memref<1x4x9x9xf32>, %wd: memref<4x?x3xf32>, %yd: m
 
 // LOC-LABEL:   func.func @padded_bias
 // LOC:           vector.maskedstore {{.*}} loc("model.py":7:2)
-func.func @padded_bias(%x: memref<1x4x6x7xf32>, %w: memref<4x3x3xf32>, %b: memref<4xf32>, %y: memref<1x4x6x7xf32>) {
-  %p = memref.alloc() {alignment = 64 : i64} : memref<1x4x8x9xf32>
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x4x8x9xf32>) {
+func.func @padded_bias(%x: memref<1x4x9x8xf32>, %w: memref<4x3x3xf32>, %b: memref<4xf32>, %y: memref<1x4x9x8xf32>) {
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x4x11x10xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x4x11x10xf32>) {
   ^bb0(%o: f32):
     %z = arith.constant 0.000000e+00 : f32
     linalg.yield %z : f32
   }
-  %v = memref.subview %p[0, 0, 1, 1] [1, 4, 6, 7] [1, 1, 1, 1] : memref<1x4x8x9xf32> to memref<1x4x6x7xf32, strided<[288, 72, 9, 1], offset: 10>>
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x4x6x7xf32>) outs(%v : memref<1x4x6x7xf32, strided<[288, 72, 9, 1], offset: 10>>) {
+  %v = memref.subview %p[0, 0, 1, 1] [1, 4, 9, 8] [1, 1, 1, 1] : memref<1x4x11x10xf32> to memref<1x4x9x8xf32, strided<[440, 110, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x4x9x8xf32>) outs(%v : memref<1x4x9x8xf32, strided<[440, 110, 10, 1], offset: 11>>) {
   ^bb0(%i: f32, %o: f32):
     linalg.yield %i : f32
   }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<4xf32>) outs(%y : memref<1x4x6x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<4xf32>) outs(%y : memref<1x4x9x8xf32>) {
   ^bb0(%i: f32, %o: f32):
     linalg.yield %i : f32
   }
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x4x8x9xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x6x7xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x4x11x10xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x9x8xf32>) {
   ^bb0(%a: f32, %c: f32, %d: f32):
     %m = arith.mulf %a, %c : f32
     %s = arith.addf %d, %m : f32
     linalg.yield %s : f32
   } loc("model.py":7:2)
-  memref.dealloc %p : memref<1x4x8x9xf32>
+  memref.dealloc %p : memref<1x4x11x10xf32>
+  func.return
+}
+
+// -----
+
+// The same on a 2x3 image (6 pixels): the channel is one flat image in one 8-lane
+// block. Each tap is one masked load at the flat offset `row * 3 + column` of its
+// window (-4 for the top-left tap), its mask a constant: the pixels whose tap lies
+// inside the image (for the top-left one, the second row's last two); the store masks
+// the 6 pixels.
+
+// CHECK-LABEL: func.func @padded_image
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x4x2x3xf32>, %{{.+}}: memref<4x3x3xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x4x2x3xf32>)
+// CHECK-NOT:     memref.alloc
+// CHECK:         "scf.parallel"
+// CHECK:           %[[BIAS:.+]] = memref.load %[[B]]
+// CHECK:           %[[ACC:.+]] = vector.broadcast %[[BIAS]] : f32 to vector<8xf32>
+// CHECK-NOT:       scf.for
+// CHECK:           %[[STORED:.+]] = arith.constant dense<[true, true, true, true, true, true, false, false]> : vector<8xi1>
+// CHECK:           %[[AT:.+]] = arith.constant -4 : index
+// CHECK-NEXT:      %[[MASK:.+]] = arith.constant dense<[false, false, false, false, true, true, false, false]> : vector<8xi1>
+// CHECK-NEXT:      %[[V:.+]] = vector.maskedload %[[X]][%{{.+}}, %{{.+}}, %{{.+}}, %[[AT]]], %[[MASK]]
+// CHECK-NEXT:      vector.fma %[[V]], %{{.+}}, %[[ACC]]
+// CHECK-COUNT-8:   vector.fma
+// CHECK-NEXT:      vector.maskedstore %[[Y]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}], %[[STORED]]
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
+func.func @padded_image(%x: memref<1x4x2x3xf32>, %w: memref<4x3x3xf32>, %b: memref<4xf32>, %y: memref<1x4x2x3xf32>) {
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x4x4x5xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x4x4x5xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.000000e+00 : f32
+    linalg.yield %z : f32
+  }
+  %v = memref.subview %p[0, 0, 1, 1] [1, 4, 2, 3] [1, 1, 1, 1] : memref<1x4x4x5xf32> to memref<1x4x2x3xf32, strided<[80, 20, 5, 1], offset: 6>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x4x2x3xf32>) outs(%v : memref<1x4x2x3xf32, strided<[80, 20, 5, 1], offset: 6>>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<4xf32>) outs(%y : memref<1x4x2x3xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, (d2 + d3), (d5 + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x4x4x5xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x2x3xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %d, %m : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %p : memref<1x4x4x5xf32>
   func.return
 }
 
