@@ -2,7 +2,8 @@
 Single CNN layers of the shapes real models have, each compiled alone, mlc against
 onnxruntime in one process, alternating in bursts (`cpu.bursts`), medians: the rows the
 zoo's per-layer profiles pointed at (narrow output rows, a 7x7 stride-2 stem, 2x2
-outputs, a stride-2 max pool, a padded depthwise convolution with bias and ReLU).
+outputs, a stride-2 max pool, padded depthwise convolutions with bias and ReLU on large
+and small images, convolutions with one output pixel).
 
     PYTHONPATH=. .venv/bin/python bench/cnn_layers.py [--threads 1] [--budget 2]
 
@@ -54,6 +55,11 @@ LAYERS = [
     ("3x3 conv, 2x2 output", (8, 32, 2, 2), _conv((8, 32, 2, 2), 32, 3, 1, 1)),
     ("3x3 stride-2 max pool", (8, 64, 16, 16), _max_pool(3, 2, 1)),
     ("3x3 depthwise, bias, relu", (1, 96, 28, 28), _conv((1, 96, 28, 28), 96, 3, 1, 1, 96)),
+    ("3x3 depthwise 8x8, bias, relu", (8, 48, 8, 8), _conv((8, 48, 8, 8), 48, 3, 1, 1, 48)),
+    ("3x3 depthwise 4x4, bias, relu", (8, 48, 4, 4), _conv((8, 48, 4, 4), 48, 3, 1, 1, 48)),
+    ("3x3 depthwise 2x2, bias, relu", (8, 144, 2, 2), _conv((8, 144, 2, 2), 144, 3, 1, 1, 144)),
+    ("1x1 conv of a 1x1 image (80 -> 1280)", (8, 80, 1, 1), _conv((8, 80, 1, 1), 1280, 1, 1, 0)),
+    ("3x3 conv of a 1x1 image (64 -> 64)", (8, 64, 1, 1), _conv((8, 64, 1, 1), 64, 3, 1, 1)),
 ]
 
 
