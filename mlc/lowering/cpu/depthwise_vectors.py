@@ -21,6 +21,7 @@ the finished row in scalar loops (its body is the generic's scalar ops).
 """
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import AnyFloat, DenseIntOrFPElementsAttr, MemRefType, VectorType, i1
@@ -238,18 +239,27 @@ def image_lanes(dw: Depthwise) -> int | None:
     image's 2x2 to 8x8 pixels fill whole vectors (rows of 2 filled 2 lanes of 4), each
     tap one masked load whose mask (the lanes whose pixel exists: inside the image, in
     the right row) is a constant, since the shapes are static.
+
+    At stride 2 a block is two output rows of OW pixels (OW a power of two, 2 * OW lanes
+    up to a vector):
+    each tap reads 2 * OW pixels of each of the two image rows under it, and the even
+    lanes of the two reads are the block (`every_other`).
     """
-    if vector_lanes(dw) is None or len(dw.output_loops) != 4:
-        return None
-    if any(w.stride != 1 for w in dw.windows or ()):
+    if vector_lanes(dw) is None or len(dw.output_loops) != 4 or dw.windows is None:
         return None
     source, y = _source(dw)[0], dw.op.outputs[0]
     image = source.type.get_shape()[2:]  # pyright: ignore[reportAttributeAccessIssue]
     out = y.type.get_shape()[2:]  # pyright: ignore[reportAttributeAccessIssue]
-    if min(*image, *out) < 1 or out[1] != image[1] or out[0] * out[1] > MAX_IMAGE:
+    if min(*image, *out) < 1 or out[0] * out[1] > MAX_IMAGE:
         return None
     element = source.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
     lanes = vector_length(element.bitwidth // 8)
+    strides = {w.stride for w in dw.windows}
+    if strides == {2}:
+        power_of_two = out[1] & (out[1] - 1) == 0
+        return 2 * out[1] if 2 <= out[1] and 2 * out[1] <= lanes and power_of_two else None
+    if strides != {1} or out[1] != image[1]:
+        return None
     while lanes > 4 and lanes // 2 >= out[0] * out[1]:
         lanes //= 2
     return lanes
@@ -281,34 +291,73 @@ def vector_images(
     """Channel `f` of batch `n` (`nf`) as one flat image in blocks of `image_lanes`
     pixels, the accumulators starting at `start` (the bias) if given, else at y."""
     lanes = image_lanes(dw)
-    assert lanes is not None
+    assert lanes is not None and dw.windows is not None
     source, y = _source(dw)[0], dw.op.outputs[0]
-    height, width = source.type.get_shape()[2:]  # pyright: ignore[reportAttributeAccessIssue]
-    rows, columns = y.type.get_shape()[2:]  # pyright: ignore[reportAttributeAccessIssue]
-    element = source.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
-    values = VectorType(element, [lanes])
+    image = Image(*source.type.get_shape()[2:], *y.type.get_shape()[2:])  # pyright: ignore[reportAttributeAccessIssue]
+    values = VectorType(source.type.element_type, [lanes])  # pyright: ignore[reportAttributeAccessIssue]
     empty = _outside(b, dw, values)
     first = b(vector.BroadcastOp(start, values)) if start is not None else None
     weights = [b(vector.BroadcastOp(weight, values)) if weight else None for _, weight in taps]
     offsets = [(_row_offset(dw, tap), _column_offset(dw, tap)) for tap, _ in taps]
-    total = rows * columns
+    strided = dw.windows[0].stride == 2
     n, f, zero_i = *nf, b.index(0)
+
+    def read(start: int, bits: Sequence[bool]) -> SSAValue:
+        at = [n, f, zero_i, b.index(start)]
+        return b(vector.MaskedLoadOp(source, at, _mask(b, bits), empty))
+
+    total = image.rows * image.columns
     for p0 in range(0, total, lanes):
-        pixels = [divmod(p, columns) if p < total else None for p in range(p0, p0 + lanes)]
+        pixels = [divmod(p, image.columns) if p < total else None for p in range(p0, p0 + lanes)]
         stored = _mask(b, [p is not None for p in pixels])
         y_at = [n, f, zero_i, b.index(p0)]
         acc = first if first is not None else b(vector.MaskedLoadOp(y, y_at, stored, empty))
         for splat, (r, c) in zip(weights, offsets, strict=True):
-            bits = [
-                p is not None and 0 <= p[0] + r < height and 0 <= p[1] + c < width for p in pixels
-            ]
-            if not any(bits):
-                continue  # every pixel of the block reads padding here: it adds nothing
-            at = [n, f, zero_i, b.index(p0 + r * width + c)]
-            value = b(vector.MaskedLoadOp(source, at, _mask(b, bits), empty))
-            acc = b(_combined(dw, value, splat, acc))
+            if strided:
+                value = _strided_tap(b, image, p0 // image.columns, r, c, lanes, read, empty)
+            else:
+                bits = [p is not None and image.inside(p[0] + r, p[1] + c) for p in pixels]
+                value = read(p0 + r * image.width + c, bits) if any(bits) else None
+            if value is not None:  # else every pixel of the block reads padding: nothing
+                acc = b(_combined(dw, value, splat, acc))
         b.ops.append(vector.MaskedStoreOp(y, y_at, stored, acc))
     _finish(b, dw, extents, list(nf))
+
+
+@dataclass(frozen=True)
+class Image:
+    """The static sizes `vector_images` works with: the image's and the output's."""
+
+    height: int
+    width: int
+    rows: int
+    columns: int
+
+    def inside(self, row: int, column: int) -> bool:
+        return 0 <= row < self.height and 0 <= column < self.width
+
+
+def _strided_tap(
+    b: Ops,
+    image: Image,
+    top: int,
+    r: int,
+    c: int,
+    lanes: int,
+    read: Callable[[int, Sequence[bool]], SSAValue],
+    empty: SSAValue,
+) -> SSAValue | None:
+    """One tap of a stride-2 block of output rows `top` and `top + 1`: the even lanes of
+    the two image rows it reads (`image_lanes`), or None where both lie in padding."""
+    halves: list[SSAValue | None] = []
+    for o in (top, top + 1):
+        row = 2 * o + r
+        bits = [o < image.rows and image.inside(row, c + e) for e in range(lanes)]
+        halves.append(read(row * image.width + c, bits) if any(bits) else None)
+    if halves == [None, None]:
+        return None
+    even, odd = (h if h is not None else empty for h in halves)
+    return b(every_other(even, odd))
 
 
 def vector_channel(

@@ -36,8 +36,9 @@ QUICK = [
     (3, 16, 8, 8, 1, (0, 1, 1, 0)),
 ]
 
-# Output rows as wide as the image at stride 1, 64 pixels or fewer: swept as flat images
-# (`depthwise_vectors.vector_images`), the pixels of a block spanning several rows.
+# Output rows as wide as the image at stride 1, or of 2, 4 or 8 pixels at stride 2, 64
+# pixels or fewer: swept as flat images (`depthwise_vectors.vector_images`), the pixels
+# of a block spanning several rows.
 IMAGES = [
     (3, 13, 4, 4, 1, (1, 1, 1, 1)),  # one vector (16 lanes) per channel
     (3, 7, 2, 2, 1, (1, 1, 1, 1)),  # 4 pixels: a 4-lane vector
@@ -45,6 +46,11 @@ IMAGES = [
     (3, 5, 3, 5, 1, (0, 1, 2, 1)),  # padding below only, rows of 5 across vectors
     (3, 11, 1, 1, 1, (1, 1, 1, 1)),  # one pixel: the centre tap only
     (7, 3, 7, 9, 1, (3, 3, 3, 3)),  # 63 pixels, taps past whole rows
+    (3, 13, 16, 16, 2, (1, 1, 1, 1)),  # stride 2: blocks of two 8-wide rows, 16 lanes
+    (5, 9, 8, 8, 2, (2, 2, 2, 2)),  # EfficientNet's 5x5 at stride 2: 4x4 out, 8 lanes
+    (3, 7, 7, 7, 2, (1, 1, 1, 1)),  # an odd image: 4x4 out
+    (3, 5, 4, 4, 2, (0, 0, 1, 1)),  # padding after only: 2x2 out, 4 lanes
+    (3, 3, 5, 8, 2, (1, 1, 1, 1)),  # 3 output rows: the last block's second row is empty
 ]
 
 
