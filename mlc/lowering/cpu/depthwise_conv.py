@@ -57,7 +57,7 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
-from mlc.lowering.linalg.absorbed_padding import Padding, bias_before, unpadded
+from mlc.lowering.linalg.absorbed_padding import Padding, bias_before, fill_before, unpadded
 from mlc.lowering.linalg.contraction import (
     Epilogue,
     epilogue_of,
@@ -99,6 +99,9 @@ class Depthwise:
 
     bias: GenericOp | None = None
     """The broadcast of a per-channel bias into y that the accumulators start at."""
+
+    fill: GenericOp | None = None
+    """The constant fill of y that the accumulators start at, where there is no bias."""
 
     combine: Operation | None = None
     """Pooling's `maximumf` / `addf` of y and x (module docstring); None: `y += x * w`."""
@@ -186,6 +189,8 @@ def _absorbing(dw: Depthwise) -> Depthwise:
     bias = bias_before(op) if dw.combine is None else None
     if bias is not None and bias.get_indexing_maps().data[0].data.used_dims() <= {1}:
         dw.bias = bias
+    else:
+        dw.fill = fill_before(op)
     return dw
 
 
