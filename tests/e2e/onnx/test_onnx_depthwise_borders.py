@@ -5,7 +5,7 @@ onnxruntime on fresh random inputs, the image computed by an op before the convo
 (so that its buffer is freed after the padded copy, as in every real CNN), the bias a
 constant or computed too: kernels of 3, 5 and 7 at strides 1 and 2, pads 0 to k // 2
 on each side independently, images of 1 to 17 rows and columns, channel counts that are
-not a multiple of the vector width, with a relu, hard-swish or sigmoid after or none,
+not a multiple of the vector width, with a relu, hard-swish, sigmoid or clip after or none,
 batches 1 and 3.
 
 Each model holds several convolutions side by side, one compile for all of them. The
@@ -24,7 +24,7 @@ import mlc
 
 ort = pytest.importorskip("onnxruntime")
 
-ACTS = (None, "Relu", "HardSwish", "Sigmoid")
+ACTS = (None, "Relu", "HardSwish", "Sigmoid", "Clip")
 PRES = ("HardSwish", "Relu", "Sigmoid")
 BIASES = ("constant", None, "computed")
 
@@ -97,7 +97,15 @@ def side_by_side(convs: list[tuple], dtype=np.float32):
         attrs = dict(kernel_shape=[kernel, kernel], strides=[stride, stride], pads=list(pads))
         nodes.append(helper.make_node("Conv", conv_in, [f"c{i}"], group=channels, **attrs))
         out, act = f"c{i}", ACTS[i % len(ACTS)]
-        if act is not None:
+        if act == "Clip":  # its bounds are inputs of the fused epilogue
+            bounds = [
+                numpy_helper.from_array(np.array(v, dtype), f"{k}{i}")
+                for k, v in (("lo", 0), ("hi", 1))
+            ]
+            inits += bounds
+            nodes.append(helper.make_node(act, [f"c{i}", f"lo{i}", f"hi{i}"], [f"y{i}"]))
+            out = f"y{i}"
+        elif act is not None:
             nodes.append(helper.make_node(act, [f"c{i}"], [f"y{i}"]))
             out = f"y{i}"
         rows = (height + pads[0] + pads[2] - kernel) // stride + 1

@@ -594,3 +594,41 @@ func.func @max_pool_fill_read(%x: memref<1x2x7x7xf32>, %y: memref<1x2x3x3xf32>, 
   memref.dealloc %window : memref<3x3xf32>
   func.return
 }
+
+// -----
+
+// An epilogue reading a value that is the same for the whole channel (a Clip's upper
+// bound): it is loaded once per channel, before the epilogue's loops, not next to each
+// store into y (which kept LLVM from vectorising them).
+
+// CHECK-LABEL: func.func @clip_bound_hoisted
+// CHECK-SAME:    (%{{.+}}: memref<1x4x7x11xf32>, %{{.+}}: memref<4x3x3xf32>, %[[HI:[a-zA-Z0-9_]+]]: memref<f32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x4x3x5xf32>)
+// CHECK:         "scf.parallel"
+// CHECK:           vector.maskedstore %[[Y]]
+// CHECK:           %[[BOUND:.+]] = memref.load %[[HI]][] : memref<f32>
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK-NOT:           memref.load %[[HI]]
+// CHECK:               arith.minimumf %{{.+}}, %[[BOUND]] : f32
+func.func @clip_bound_hoisted(%x: memref<1x4x7x11xf32>, %w: memref<4x3x3xf32>, %hi: memref<f32>, %y: memref<1x4x3x5xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d5 * 2) + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> ()>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%x, %w, %hi : memref<1x4x7x11xf32>, memref<4x3x3xf32>, memref<f32>) outs(%y : memref<1x4x3x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %h: f32, %c: f32):
+    %m = arith.mulf %a, %b fastmath<reassoc,contract> : f32
+    %s = arith.addf %c, %m fastmath<reassoc,contract> : f32
+    %two = arith.constant 2 : index
+    %i3 = linalg.index 3 : index
+    %l3 = arith.cmpi eq, %i3, %two : index
+    %two2 = arith.constant 2 : index
+    %i4 = linalg.index 4 : index
+    %l4 = arith.cmpi eq, %i4, %two2 : index
+    %last = arith.andi %l3, %l4 : i1
+    %r = scf.if %last -> (f32) {
+      %clip = arith.minimumf %s, %h : f32
+      scf.yield %clip : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  func.return
+}
