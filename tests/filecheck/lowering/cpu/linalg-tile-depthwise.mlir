@@ -62,7 +62,8 @@ func.func @depthwise_relu(%x: memref<1x4x7x11xf32>, %w: memref<4x3x3xf32>, %y: m
 // two output rows (8 lanes). Each tap reads 8 pixels of each of the two image rows
 // under the block (a masked load each, the first at the tap's flat offset) and takes
 // their even lanes; the last block's second output row does not exist, so its half is
-// the zero splat.
+// the zero splat. The relu applies to each block's vector before its store: no scalar
+// pass over the channel after.
 
 // CHECK-LABEL: func.func @depthwise_image_stride2
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x4x7x9xf32>, %{{.+}}: memref<4x3x3xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<1x4x3x4xf32>)
@@ -76,15 +77,18 @@ func.func @depthwise_relu(%x: memref<1x4x7x11xf32>, %w: memref<4x3x3xf32>, %y: m
 // CHECK-NEXT:      %[[V:.+]] = vector.shuffle %[[E]], %[[O]] [0, 2, 4, 6, 8, 10, 12, 14]
 // CHECK-NEXT:      vector.fma %[[V]], %{{.+}}, %[[ACC]]
 // CHECK-COUNT-8:   vector.fma
-// CHECK-NEXT:      vector.maskedstore %[[Y]][{{.*}}], %[[ALL]]
+// CHECK-NEXT:      %[[Z:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[ZV:.+]] = vector.broadcast %[[Z]] : f32 to vector<8xf32>
+// CHECK-NEXT:      %[[R:.+]] = arith.maximumf %{{.+}}, %[[ZV]] : vector<8xf32>
+// CHECK-NEXT:      vector.maskedstore %[[Y]][{{.*}}], %[[ALL]], %[[R]]
 // CHECK:           %[[HALF:.+]] = arith.constant dense<[true, true, true, true, false, false, false, false]> : vector<8xi1>
 // CHECK:           %[[E2:.+]] = vector.maskedload %[[X]]
 // CHECK-NEXT:      vector.shuffle %[[E2]], %[[ZERO]] [0, 2, 4, 6, 8, 10, 12, 14]
 // CHECK-COUNT-9:   vector.fma
-// CHECK-NEXT:      vector.maskedstore %[[Y]][{{.*}}], %[[HALF]]
-// CHECK:           scf.for
-// CHECK:             scf.for
-// CHECK:               arith.maximumf
+// CHECK:           %[[R2:.+]] = arith.maximumf %{{.+}} : vector<8xf32>
+// CHECK-NEXT:      vector.maskedstore %[[Y]][{{.*}}], %[[HALF]], %[[R2]]
+// CHECK-NOT:       scf.for
+// CHECK:         func.return
 func.func @depthwise_image_stride2(%x: memref<1x4x7x9xf32>, %w: memref<4x3x3xf32>, %y: memref<1x4x3x4xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, ((d2 * 2) + d3), ((d5 * 2) + d4))>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d3, d4)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x4x7x9xf32>, memref<4x3x3xf32>) outs(%y : memref<1x4x3x4xf32>) {
   ^bb0(%a: f32, %b: f32, %c: f32):
