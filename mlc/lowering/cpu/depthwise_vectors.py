@@ -18,6 +18,11 @@ no copy, the borders need no code of their own, and a row of any width runs in
 vectors. Lanes past the image's row are never read; lanes of the last block past the
 output row read inside the image and are not stored. A fused epilogue then runs over
 the finished row in scalar loops (its body is the generic's scalar ops).
+
+Images of 64 output pixels or fewer whose rows are as wide as the image (stride 1) or
+2, 4 or 8 wide (stride 2) are swept whole instead, the pixels of a block spanning rows
+and every mask a constant (`image_lanes`, `vector_images`); there an epilogue of `arith`
+ops runs on each block's vector before its store.
 """
 
 from collections.abc import Callable, Sequence
