@@ -2,9 +2,10 @@
 Single CNN layers of the shapes real models have, each compiled alone, mlc against
 onnxruntime in one process, alternating in bursts (`cpu.bursts`), medians: the rows the
 zoo's per-layer profiles pointed at (narrow output rows, a 7x7 stride-2 stem, 2x2
-outputs, a stride-2 max pool, a padded depthwise convolution with bias and ReLU).
+outputs, a stride-2 max pool, padded depthwise convolutions with bias and ReLU on large
+and small images, convolutions with one output pixel).
 
-    PYTHONPATH=. .venv/bin/python bench/cnn_layers.py [--threads 1] [--budget 2]
+    PYTHONPATH=. .venv/bin/python bench/cnn_layers.py [--threads 1] [--budget 2] [--only TEXT]
 
 Run it once per tree to compare (`PYTHONPATH=<tree>`): the machine's load moves absolute
 times more than the ratio. Prints one line per layer: mlc and onnxruntime medians (us)
@@ -54,6 +55,17 @@ LAYERS = [
     ("3x3 conv, 2x2 output", (8, 32, 2, 2), _conv((8, 32, 2, 2), 32, 3, 1, 1)),
     ("3x3 stride-2 max pool", (8, 64, 16, 16), _max_pool(3, 2, 1)),
     ("3x3 depthwise, bias, relu", (1, 96, 28, 28), _conv((1, 96, 28, 28), 96, 3, 1, 1, 96)),
+    ("3x3 depthwise 8x8, bias, relu", (8, 48, 8, 8), _conv((8, 48, 8, 8), 48, 3, 1, 1, 48)),
+    ("3x3 depthwise 4x4, bias, relu", (8, 48, 4, 4), _conv((8, 48, 4, 4), 48, 3, 1, 1, 48)),
+    ("3x3 depthwise 2x2, bias, relu", (8, 144, 2, 2), _conv((8, 144, 2, 2), 144, 3, 1, 1, 144)),
+    (
+        "3x3 depthwise stride 2, bias, relu",
+        (8, 48, 16, 16),
+        _conv((8, 48, 16, 16), 48, 3, 2, 1, 48),
+    ),
+    ("5x5 depthwise stride 2, bias, relu", (8, 48, 8, 8), _conv((8, 48, 8, 8), 48, 5, 2, 2, 48)),
+    ("1x1 conv of a 1x1 image (80 -> 1280)", (8, 80, 1, 1), _conv((8, 80, 1, 1), 1280, 1, 1, 0)),
+    ("3x3 conv of a 1x1 image (64 -> 64)", (8, 64, 1, 1), _conv((8, 64, 1, 1), 64, 3, 1, 1)),
 ]
 
 
@@ -70,6 +82,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=1, help="threads of both systems")
     parser.add_argument("--budget", type=float, default=2.0, help="seconds per layer")
+    parser.add_argument("--only", default="", help="the layers whose name holds this text")
     args = parser.parse_args()
     os.environ["MLC_NUM_THREADS"] = str(args.threads)
     import onnxruntime  # a benchmark dependency, not mlc's
@@ -81,6 +94,8 @@ def main() -> None:
     rng = np.random.default_rng()
     with tempfile.TemporaryDirectory() as folder:
         for name, shape, (nodes, weights) in LAYERS:
+            if args.only not in name:
+                continue
             path = Path(folder) / "layer.onnx"
             _model(path, shape, nodes, weights)
             x = rng.standard_normal(shape).astype(np.float32)

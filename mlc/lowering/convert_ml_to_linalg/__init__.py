@@ -39,6 +39,7 @@ from mlc.diagnostics import op_error
 from mlc.lowering.convert_ml_to_linalg import (
     contraction,
     conv,
+    conv_pixel,
     elementwise,
     indexing,
     movement,
@@ -63,6 +64,7 @@ def patterns(
         *normalization.patterns(online_softmax),
         *movement.PATTERNS,
         *indexing.PATTERNS,
+        *conv_pixel.PATTERNS,
         *conv.PATTERNS,
         *scan.PATTERNS,
         *scatter.patterns(scatter_group_pairs, scatter_atomic),

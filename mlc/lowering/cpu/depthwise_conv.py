@@ -36,10 +36,11 @@ padding value (the lowest value, or zero) what a read outside the image gives. I
 static rows otherwise went to LLVM fully unrolled, and LLVM vectorised the channel loop
 with gathers (8 x 64 x 16 x 16, 3x3 stride 2: 0.12x onnxruntime).
 
-The padded copy of the image and the bias broadcast into y before the convolution
+The padded copy of the image and the bias broadcast into y before the convolution, or
+the constant y is filled with (a max pooling's lowest value, zeros)
 (`mlc.lowering.linalg.absorbed_padding`) are absorbed: the kernel reads the image
-itself and each output element starts at its channel's bias, so a padded convolution
-with a bias is one kernel, not four (fill, copy, bias, conv). Each spatial dim's
+itself and each output element starts at its channel's bias (or the constant), so a
+padded convolution with a bias is one kernel, not four (fill, copy, bias, conv). Each spatial dim's
 output positions split into an interior, whose taps all read inside the image, and
 the borders around it (`Window`). A row of interior rows runs three column loops:
 the left border, the interior without any check (the loop above, vectorised), the
@@ -57,7 +58,7 @@ from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
-from mlc.lowering.linalg.absorbed_padding import Padding, bias_before, unpadded
+from mlc.lowering.linalg.absorbed_padding import Padding, bias_before, fill_before, unpadded
 from mlc.lowering.linalg.contraction import (
     Epilogue,
     epilogue_of,
@@ -99,6 +100,9 @@ class Depthwise:
 
     bias: GenericOp | None = None
     """The broadcast of a per-channel bias into y that the accumulators start at."""
+
+    fill: GenericOp | None = None
+    """The constant fill of y that the accumulators start at, where there is no bias."""
 
     combine: Operation | None = None
     """Pooling's `maximumf` / `addf` of y and x (module docstring); None: `y += x * w`."""
@@ -186,6 +190,8 @@ def _absorbing(dw: Depthwise) -> Depthwise:
     bias = bias_before(op) if dw.combine is None else None
     if bias is not None and bias.get_indexing_maps().data[0].data.used_dims() <= {1}:
         dw.bias = bias
+    else:
+        dw.fill = fill_before(op)
     return dw
 
 

@@ -12,8 +12,8 @@ from xdsl.dialects import arith, memref
 from xdsl.ir import Operation, SSAValue
 
 from mlc.lowering.cpu.depthwise_conv import Depthwise, Tap, taps_of
-from mlc.lowering.cpu.depthwise_vectors import vector_lanes, vector_rows
-from mlc.lowering.linalg.absorbed_padding import frees_between
+from mlc.lowering.cpu.depthwise_vectors import vector_channel, vector_lanes
+from mlc.lowering.linalg.absorbed_padding import fill_constant, frees_between
 from mlc.lowering.linalg.contraction import indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -143,7 +143,10 @@ def _row(
 
 
 def _bias(b: Ops, dw: Depthwise, n: SSAValue, f: SSAValue) -> SSAValue | None:
-    """The bias of channel `f` where it was absorbed, else None."""
+    """The bias of channel `f` or the constant y was filled with, where it was
+    absorbed, else None."""
+    if dw.fill is not None:
+        return b(arith.ConstantOp(fill_constant(dw.fill)))  # pyright: ignore[reportArgumentType]
     if dw.bias is None:
         return None
     zeros = [b.index(0)] * (len(dw.output_loops) - 2)
@@ -195,7 +198,8 @@ def depthwise_nest(dw: Depthwise) -> list[Operation]:
             for_loop(nb, zero_i, extents[len(at)], one, inner)
 
         if lanes is not None:
-            vector_rows(cb, dw, extents, (n, f), list(zip(positions, weights, strict=True)), start)
+            taps = list(zip(positions, weights, strict=True))
+            vector_channel(cb, dw, extents, (n, f), taps, start)
         else:
             nest(cb, [n, f])
 
@@ -227,4 +231,5 @@ def _kept_alive(dw: Depthwise) -> list[Operation]:
 
 def absorbed(dw: Depthwise) -> list[Operation]:
     """The ops `depthwise_nest` made redundant, in the order to erase them after it."""
-    return ([dw.bias] if dw.bias is not None else []) + (dw.padding.ops if dw.padding else [])
+    starts = [start for start in (dw.bias, dw.fill) if start is not None]
+    return starts + (dw.padding.ops if dw.padding else [])

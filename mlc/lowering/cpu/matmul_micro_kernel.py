@@ -15,12 +15,12 @@ block, the matmul's epilogue runs on it in place, while it is in L1 (`finish_til
 
 from collections.abc import Callable, Sequence
 
-from xdsl.dialects import arith, vector
+from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import VectorType, i1
 from xdsl.ir import SSAValue
 
 from mlc.lowering.cpu.matmul_packing import AAt, element_of
-from mlc.lowering.linalg.contraction import Epilogue
+from mlc.lowering.linalg.contraction import Epilogue, indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import Ops, as_float, for_loop, if_then, less, zero
 from mlc.tiling_model import MatmulTiles
@@ -218,15 +218,24 @@ def finish_tile(
     sizes: tuple[SSAValue, SSAValue],
     tiles: MatmulTiles,
 ) -> None:
-    """Apply the epilogue to the finished tile of C, in place, while it is in L1."""
+    """Apply the epilogue to the finished tile of C, in place, while it is in L1. The
+    inputs read at the same place for the whole tile (a Clip's bounds) are loaded once,
+    before its loops: loaded next to the stores into C, LLVM could not show they are not
+    written, and left the loops scalar."""
     target, c_at = c
     i, j0 = tile
+    outer = [*batch_ivs, b.index(0), b.index(0), b.index(0)]
+    loaded = {
+        arg: b(memref.LoadOp.get(source, indices(b, map_, outer)))
+        for arg, (source, map_) in epilogue.inputs.items()
+        if map_.used_dims() <= set(range(len(batch_ivs)))
+    }
 
     def element_at(eb: Ops, r: SSAValue, jj: SSAValue) -> None:
         row, column = eb.add(i, r), eb.add(j0, jj)
         at = c_at(eb, row, column)
         value = eb(quick_ops.load(target, at))
         loops = [*batch_ivs, row, eb.index(0), column]
-        eb.ops.append(quick_ops.store(epilogue.apply(eb, loops, value), target, at))
+        eb.ops.append(quick_ops.store(epilogue.apply(eb, loops, value, loaded), target, at))
 
     _over_tile(b, tile, sizes, tiles, element_at)

@@ -7,8 +7,9 @@ can absorb, each then erased with it:
   padding offsets); when only the window generic reads that buffer and nothing writes
   the image between the copy and the window generic, the kernel can read the image
   itself and stand in the constant outside it (`unpadded`);
-- the bias of `ml.conv*d`, broadcast into the output by a generic just before: the
-  accumulators can start at it (`bias_before`).
+- the bias of `ml.conv*d`, broadcast into the output by a generic just before, or the
+  constant the output is filled with (a max pooling's lowest value, zeros): the
+  accumulators can start at it (`bias_before`, `fill_before`).
 
 Any spatial rank; the padding's offsets must be static (they are the op's pads).
 
@@ -149,6 +150,22 @@ def unpadded(op: GenericOp, image: SSAValue) -> Padding | None:
     return Padding(source, list(subview.static_offsets.get_values()), value, ops)
 
 
+def _last_writer(op: GenericOp) -> GenericOp | None:
+    """The generic that writes `op`'s output (alone) last before it, if nothing else
+    reads or writes the output in between."""
+    buffer = op.outputs[0]
+    previous = op.prev_op
+    while previous is not None:
+        if isinstance(previous, GenericOp) and list(previous.outputs) == [buffer]:
+            return previous
+        if not isinstance(previous, memref.DimOp) and any(
+            buffer in inner.operands for inner in previous.walk()
+        ):
+            return None
+        previous = previous.prev_op
+    return None
+
+
 def bias_before(op: GenericOp) -> GenericOp | None:
     """
     The generic that writes `op`'s output last before it, if it copies its one input
@@ -156,20 +173,23 @@ def bias_before(op: GenericOp) -> GenericOp | None:
     writes the output, or uses the bias but to free it, in between: the accumulators
     can start at the bias instead.
     """
-    buffer = op.outputs[0]
-    previous = op.prev_op
-    while previous is not None:
-        if isinstance(previous, GenericOp) and list(previous.outputs) == [buffer]:
-            if not _is_broadcast(previous):
-                return None
-            # the bias is read later, by the kernel: nothing may write it in between
-            return previous if _unused_between(previous.inputs[0], previous, op) else None
-        if not isinstance(previous, memref.DimOp) and any(
-            buffer in inner.operands for inner in previous.walk()
-        ):
-            return None
-        previous = previous.prev_op
-    return None
+    previous = _last_writer(op)
+    if previous is None or not _is_broadcast(previous):
+        return None
+    # the bias is read later, by the kernel: nothing may write it in between
+    return previous if _unused_between(previous.inputs[0], previous, op) else None
+
+
+def fill_before(op: GenericOp) -> GenericOp | None:
+    """
+    The generic that writes `op`'s output last before it, if it fills it with a float
+    constant (a max pooling's lowest value, a convolution's zeros without a bias) and
+    nothing reads or writes the output in between: the accumulators can start at it.
+    """
+    previous = _last_writer(op)
+    if previous is None or not isinstance(fill_constant(previous), FloatAttr):
+        return None
+    return previous
 
 
 def _is_broadcast(op: GenericOp) -> bool:

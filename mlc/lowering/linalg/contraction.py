@@ -112,11 +112,19 @@ class Epilogue:
             inputs[arg] = (collapse_trailing(b, source, keep), map_)
         return Epilogue(self.body, self.accumulated, inputs, self.last)
 
-    def apply(self, b: Ops, loops: Sequence[SSAValue], value: SSAValue) -> SSAValue:
-        """The epilogue's scalar ops on `value` at `loops` (the k loop is ignored)."""
-        mapping: dict[SSAValue, SSAValue] = {self.accumulated: value}
+    def apply(
+        self,
+        b: Ops,
+        loops: Sequence[SSAValue],
+        value: SSAValue,
+        loaded: dict[SSAValue, SSAValue] | None = None,
+    ) -> SSAValue:
+        """The epilogue's scalar ops on `value` at `loops` (the k loop is ignored); the
+        inputs in `loaded` (block argument -> its value) are read there already."""
+        mapping: dict[SSAValue, SSAValue] = {self.accumulated: value, **(loaded or {})}
         for arg, (source, map_) in self.inputs.items():
-            mapping[arg] = b(memref.LoadOp.get(source, indices(b, map_, loops)))
+            if arg not in mapping:
+                mapping[arg] = b(memref.LoadOp.get(source, indices(b, map_, loops)))
         result: SSAValue | None = None
         for op in self.body.ops:
             if isinstance(op, scf.YieldOp):

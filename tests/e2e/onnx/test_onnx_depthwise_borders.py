@@ -5,7 +5,7 @@ onnxruntime on fresh random inputs, the image computed by an op before the convo
 (so that its buffer is freed after the padded copy, as in every real CNN), the bias a
 constant or computed too: kernels of 3, 5 and 7 at strides 1 and 2, pads 0 to k // 2
 on each side independently, images of 1 to 17 rows and columns, channel counts that are
-not a multiple of the vector width, with a relu, hard-swish or sigmoid after or none,
+not a multiple of the vector width, with a relu, hard-swish, sigmoid or clip after or none,
 batches 1 and 3.
 
 Each model holds several convolutions side by side, one compile for all of them. The
@@ -16,6 +16,7 @@ convolutions per kernel size (about 4 s each).
 import os
 
 import numpy as np
+import onnx
 import pytest
 from onnx import helper, numpy_helper
 
@@ -23,7 +24,7 @@ import mlc
 
 ort = pytest.importorskip("onnxruntime")
 
-ACTS = (None, "Relu", "HardSwish", "Sigmoid")
+ACTS = (None, "Relu", "HardSwish", "Sigmoid", "Clip")
 PRES = ("HardSwish", "Relu", "Sigmoid")
 BIASES = ("constant", None, "computed")
 
@@ -33,6 +34,23 @@ QUICK = [
     (5, 9, 17, 9, 2, (2, 2, 2, 2)),  # MobileNetV3's 5x5 at stride 2
     (7, 5, 6, 16, 1, (3, 1, 2, 3)),  # wider than the image is high
     (3, 16, 8, 8, 1, (0, 1, 1, 0)),
+]
+
+# Output rows as wide as the image at stride 1, or of 2, 4 or 8 pixels at stride 2, 64
+# pixels or fewer: swept as flat images (`depthwise_vectors.vector_images`), the pixels
+# of a block spanning several rows.
+IMAGES = [
+    (3, 13, 4, 4, 1, (1, 1, 1, 1)),  # one vector (16 lanes) per channel
+    (3, 7, 2, 2, 1, (1, 1, 1, 1)),  # 4 pixels: a 4-lane vector
+    (5, 9, 8, 8, 1, (2, 2, 2, 2)),  # four vectors, two rows of taps off each edge
+    (3, 5, 3, 5, 1, (0, 1, 2, 1)),  # padding below only, rows of 5 across vectors
+    (3, 11, 1, 1, 1, (1, 1, 1, 1)),  # one pixel: the centre tap only
+    (7, 3, 7, 9, 1, (3, 3, 3, 3)),  # 63 pixels, taps past whole rows
+    (3, 13, 16, 16, 2, (1, 1, 1, 1)),  # stride 2: blocks of two 8-wide rows, 16 lanes
+    (5, 9, 8, 8, 2, (2, 2, 2, 2)),  # EfficientNet's 5x5 at stride 2: 4x4 out, 8 lanes
+    (3, 7, 7, 7, 2, (1, 1, 1, 1)),  # an odd image: 4x4 out
+    (3, 5, 4, 4, 2, (0, 0, 1, 1)),  # padding after only: 2x2 out, 4 lanes
+    (3, 3, 5, 8, 2, (1, 1, 1, 1)),  # 3 output rows: the last block's second row is empty
 ]
 
 
@@ -79,7 +97,15 @@ def side_by_side(convs: list[tuple], dtype=np.float32):
         attrs = dict(kernel_shape=[kernel, kernel], strides=[stride, stride], pads=list(pads))
         nodes.append(helper.make_node("Conv", conv_in, [f"c{i}"], group=channels, **attrs))
         out, act = f"c{i}", ACTS[i % len(ACTS)]
-        if act is not None:
+        if act == "Clip":  # its bounds are inputs of the fused epilogue
+            bounds = [
+                numpy_helper.from_array(np.array(v, dtype), f"{k}{i}")
+                for k, v in (("lo", 0), ("hi", 1))
+            ]
+            inits += bounds
+            nodes.append(helper.make_node(act, [f"c{i}", f"lo{i}", f"hi{i}"], [f"y{i}"]))
+            out = f"y{i}"
+        elif act is not None:
             nodes.append(helper.make_node(act, [f"c{i}"], [f"y{i}"]))
             out = f"y{i}"
         rows = (height + pads[0] + pads[2] - kernel) // stride + 1
@@ -91,11 +117,11 @@ def side_by_side(convs: list[tuple], dtype=np.float32):
     )  # onnxruntime reads IR 8
 
 
-def check(model, dtype=np.float32):
+def check(model, dtype=np.float32, batches=(1, 3)):
     exe = mlc.compile(model)
     session = ort.InferenceSession(model.SerializeToString())
     rng = np.random.default_rng()
-    for batch in (1, 3):
+    for batch in batches:
         feeds = {}
         for value in model.graph.input:
             dims = [d.dim_value or batch for d in value.type.tensor_type.shape.dim]
@@ -110,6 +136,38 @@ def check(model, dtype=np.float32):
 
 def test_depthwise_borders_match_onnxruntime():
     check(side_by_side(QUICK))
+
+
+def as_float32(model):
+    """`model` (float64) with its weights and values float32, for onnxruntime."""
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    for init in copy.graph.initializer:
+        init.CopyFrom(
+            numpy_helper.from_array(numpy_helper.to_array(init).astype(np.float32), init.name)
+        )
+    for value in [*copy.graph.input, *copy.graph.output]:
+        value.type.tensor_type.elem_type = onnx.TensorProto.FLOAT
+    return copy
+
+
+def test_depthwise_images_match_onnxruntime():
+    check(side_by_side(IMAGES), batches=(1, 8))
+
+
+def test_depthwise_images_float64():
+    """8 lanes a vector, so other blocks: against onnxruntime on the float32 model."""
+    model = side_by_side(IMAGES, np.float64)
+    exe = mlc.compile(model)
+    session = ort.InferenceSession(as_float32(model).SerializeToString())
+    rng = np.random.default_rng()
+    feeds = {}
+    for value in model.graph.input:
+        dims = [d.dim_value or 8 for d in value.type.tensor_type.shape.dim]
+        feeds[value.name] = rng.standard_normal(dims)
+    want = session.run(None, {k: v.astype(np.float32) for k, v in feeds.items()})
+    for got, expected in zip(exe(*feeds.values()), want, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-3, atol=1e-3)
 
 
 @pytest.mark.skipif(
