@@ -4,8 +4,9 @@ kernel's tile shapes side by side, against cuBLAS (torch), in one process.
 
 Each variant compiles with `MLC_WGMMA=off` (mma.sync) or `MLC_WGMMA=ROWS,COLS,STAGES`
 (the wgmma kernel with that tile, its 16-bit operands copied by TMA from a producer
-warpgroup, `wgmma_tma`; `ROWS,COLS,STAGES,cp.async`: by every thread's cp.async). tf32 rows are f32 matmuls compiled with
-`allow_tf32=True` against torch with `torch.backends.cuda.matmul.allow_tf32 = True`.
+warpgroup, `wgmma_tma`; `ROWS,COLS,STAGES,cp.async`: by every thread's cp.async).
+tf32 rows are f32 matmuls compiled with `allow_tf32=True` against torch with
+`torch.backends.cuda.matmul.allow_tf32 = True`.
 First the numerics: every variant on odd static shapes (edge tiles in M, N and K; a
 transposed B) against float64 of the same inputs, relative L2 error and whether every
 element is within 2 units in the last place of the output type (of the largest
@@ -31,7 +32,9 @@ from mlc import pipeline
 from mlc.backend.ptx import to_ptx
 
 # "off": the mma.sync kernel; else the wgmma kernel's rows, cols, stages
-VARIANTS = ["off", "128,256,4", "128,256,4,cp.async", "128,256,3", "128,128,4", "192,192,3", "64,256,4"]
+VARIANTS = [
+    "off", "128,256,4", "128,256,4,cp.async", "128,256,3", "128,128,4", "192,192,3", "64,256,4"
+]  # fmt: skip
 ULP = {"f16": 2.0**-10, "bf16": 2.0**-7, "tf32": 2.0**-10}
 TF32_VARIANTS = ["off", "128,256,4", "128,128,4"]  # f32 with allow_tf32: mma.sync or wgmma
 
