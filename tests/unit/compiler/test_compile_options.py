@@ -134,9 +134,9 @@ def test_wgmma_choice_from_the_environment(monkeypatch):
         "parallel-loops"
     )
     monkeypatch.setenv("MLC_WGMMA", "128,128,4,cp.async")
-    assert "wgmma-tile=128,128,4 wgmma-tma=false" in CompileOptions(
-        "cuda", threads=1
-    ).stage_text("parallel-loops")
+    assert "wgmma-tile=128,128,4 wgmma-tma=false" in CompileOptions("cuda", threads=1).stage_text(
+        "parallel-loops"
+    )
     monkeypatch.setenv("MLC_WGMMA", "off,tma")
     with pytest.raises(ValueError, match="MLC_WGMMA must be"):
         CompileOptions("cuda", threads=1)
