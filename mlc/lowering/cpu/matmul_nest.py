@@ -65,9 +65,18 @@ from mlc.lowering.cpu.matmul_micro_kernel import a_reader, finish_tile, micro_ke
 from mlc.lowering.cpu.matmul_packing import (
     a_block_buffer,
     batch_indices,
+    element_of,
     ends_inside_panel,
     pack_a_block,
     pack_b,
+)
+from mlc.lowering.cpu.shared_micro_kernel import (
+    MicroKernel,
+    SharedKernels,
+    call,
+    flat_view,
+    linear,
+    shareable,
 )
 from mlc.lowering.linalg.contraction import Matmul, indices
 from mlc.lowering.support import quick_ops
@@ -97,6 +106,7 @@ def matmul_nest(
     panels: memref.GlobalOp | SSAValue | None = None,
     pack_a: bool = False,
     one_task: bool = False,
+    kernels: SharedKernels | None = None,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
@@ -106,7 +116,10 @@ def matmul_nest(
     (`mlc.lowering.cpu.constant_panels`, a global), or before a loop around the kernel
     (`mlc.lowering.cpu.hoisted_panels`, a buffer freed after that loop). With `pack_a`,
     each task packs its block of A for each K block (`pack_a_block`). With `one_task`
-    (the kernel runs as a single task), B is packed on the calling thread.
+    (the kernel runs as a single task), B is packed on the calling thread. With
+    `kernels`, each register tile is a call of the program's shared micro-kernel
+    function of its kind (`mlc.lowering.cpu.shared_micro_kernel`) where the operands
+    allow it.
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -122,6 +135,7 @@ def matmul_nest(
     blocking = (tiles, split.threads)
     packed, free = _packed(b, mm, (k, n), packed_batches, blocking, panels, not one_task)
     zero_i, one = b.index(0), b.index(1)
+    share = _sharing(b, mm, (a, c, packed)) if kernels is not None else None
     # Narrow elements are summed over all of K in one block: rounded once (module docstring).
     depth = b(arith.MaxSIOp(k, one)) if mm.narrow else b.index(tiles.kc)
     panels = b.ceildiv(n, b.index(tiles.nr))
@@ -155,14 +169,46 @@ def matmul_nest(
                 j0 = pb.mul(p, pb.index(tiles.nr))
 
                 def block(bb: Ops, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                    reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
-                    panel_at = (packed, packed_t, p)
-                    acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
-
-                    def write(accumulate: bool) -> Callable[[Ops], None]:
-                        return lambda wb: write_back(
-                            wb, (c, c_at), acc, (i, j0), (m, n), tiles, accumulate, ragged
+                    write: Callable[[bool], Callable[[Ops], None]]
+                    if share is not None and kernels is not None:
+                        a_flat, c_flat, panels_flat, a_row, a_k, c_row = share
+                        rows_left = bb.sub(m, i)
+                        if a_block is not None and a_block_flat is not None:
+                            q = bb(quick_ops.binary(arith.DivSIOp, bb.sub(i, i0), bb.index(tiles.mr)))
+                            at = linear(bb, a_block, [q, zero_i, zero_i])
+                            a_args = (a_block_flat, at, one, one, rows_left)
+                        else:
+                            at = linear(bb, a, a_at(bb, i, k0))
+                            a_args = (a_flat, at, a_row, a_k, rows_left)
+                        at = linear(bb, packed, [packed_t, p, k0, zero_i])
+                        panel_args = (panels_flat, at, bb.sub(k_end, k0))
+                        at = linear(bb, c, c_at(bb, i, j0))
+                        c_args = (c_flat, at, c_row, bb.sub(n, j0))
+                        kind = partial(
+                            MicroKernel,
+                            element_of(a_args[0]),
+                            mm.accumulator,
+                            element_of(c),
+                            tiles.mr,
+                            tiles.nr,
+                            tiles.vector,
+                            edge=ragged,
+                            packed=a_block is not None,
                         )
+
+                        def write(accumulate: bool) -> Callable[[Ops], None]:
+                            kernel = kind(accumulate=accumulate)
+                            return lambda wb: call(wb, kernels, kernel, a_args, panel_args, c_args)
+
+                    else:
+                        reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
+                        panel_at = (packed, lambda kb, kk, o: [packed_t, p, kk, o])
+                        acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
+
+                        def write(accumulate: bool) -> Callable[[Ops], None]:
+                            return lambda wb: write_back(
+                                wb, (c, c_at), acc, (i, j0), (m, n), tiles, accumulate, ragged
+                            )
 
                     if overwrite:  # C holds no zeros: the first K block stores
                         if_then(bb, bb(quick_ops.cmpi(k0, zero_i, "eq")), write(False), write(True))
@@ -184,12 +230,37 @@ def matmul_nest(
 
         rows = tiles.mc if split.rows is None else split.rows
         a_buffer, free_a = a_block_buffer(tb, mm.accumulator, rows, tiles, pack_a and not mm.narrow)
+        a_block_flat = flat_view(tb, a_buffer) if share is not None and a_buffer is not None else None
         for_loop(tb, zero_i, k, depth, block_of_k)
         tb.ops += free_a
 
     parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)
     b.ops += free
     return b.ops
+
+
+def _sharing(
+    b: Ops, mm: Matmul, operands: tuple[SSAValue, SSAValue, SSAValue]
+) -> tuple[SSAValue, ...] | None:
+    """
+    For tiles that call a shared micro-kernel: A, C and the panels as flat buffers, and
+    the strides of A's rows and k and of C's rows (from their maps, at batch 0); None if
+    the operands are not flat buffers with contiguous rows of C (`shareable`).
+    """
+    if not shareable(mm, operands):
+        return None
+    a, c, packed = operands
+    zero_i, one = b.index(0), b.index(1)
+    batch = [zero_i] * mm.batch
+
+    def at(value: SSAValue, map_index: int, loops: list[SSAValue]) -> SSAValue:
+        return linear(b, value, indices(b, mm.maps[map_index], [*batch, *loops]))
+
+    a_origin, c_origin = at(a, 0, [zero_i] * 3), at(c, 2, [zero_i] * 3)
+    a_row = b.sub(at(a, 0, [one, zero_i, zero_i]), a_origin)
+    a_k = b.sub(at(a, 0, [zero_i, one, zero_i]), a_origin)
+    c_row = b.sub(at(c, 2, [one, zero_i, zero_i]), c_origin)
+    return flat_view(b, a), flat_view(b, c), flat_view(b, packed), a_row, a_k, c_row
 
 
 def _rows_per_task(b: Ops, m: SSAValue, split: TaskSplit, tiles: MatmulTiles) -> SSAValue:
