@@ -67,10 +67,10 @@ from mlc.lowering.cpu.depthwise_conv import depthwise_of
 from mlc.lowering.cpu.depthwise_loops import absorbed, depthwise_nest
 from mlc.lowering.cpu.hoisted_panels import invariant_loop, packed_before
 from mlc.lowering.cpu.matmul_nest import b_is_batched, matmul_nest
-from mlc.lowering.cpu.shared_micro_kernel import SharedKernels
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
+from mlc.lowering.cpu.shared_micro_kernel import SharedKernels
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.support.locations import keep_location
 from mlc.lowering.support.op_walk import walk_ops

@@ -61,23 +61,21 @@ from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.cpu.constant_panels import get_panels
 from mlc.lowering.cpu.conv_packing import pack_image
-from mlc.lowering.cpu.matmul_micro_kernel import a_reader, finish_tile, micro_kernel, write_back
+from mlc.lowering.cpu.matmul_micro_kernel import (
+    CAt,
+    a_reader,
+    finish_tile,
+    micro_kernel,
+    write_back,
+)
 from mlc.lowering.cpu.matmul_packing import (
     a_block_buffer,
     batch_indices,
-    element_of,
     ends_inside_panel,
     pack_a_block,
     pack_b,
 )
-from mlc.lowering.cpu.shared_micro_kernel import (
-    MicroKernel,
-    SharedKernels,
-    call,
-    flat_view,
-    linear,
-    shareable,
-)
+from mlc.lowering.cpu.shared_micro_kernel import SharedKernels, TileCalls
 from mlc.lowering.linalg.contraction import Matmul, indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -135,7 +133,7 @@ def matmul_nest(
     blocking = (tiles, split.threads)
     packed, free = _packed(b, mm, (k, n), packed_batches, blocking, panels, not one_task)
     zero_i, one = b.index(0), b.index(1)
-    share = _sharing(b, mm, (a, c, packed)) if kernels is not None else None
+    shared = TileCalls.of(b, kernels, mm, tiles, (a, c, packed)) if kernels else None
     # Narrow elements are summed over all of K in one block: rounded once (module docstring).
     depth = b(arith.MaxSIOp(k, one)) if mm.narrow else b.index(tiles.kc)
     panels = b.ceildiv(n, b.index(tiles.nr))
@@ -168,52 +166,24 @@ def matmul_nest(
             def panel(pb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 j0 = pb.mul(p, pb.index(tiles.nr))
 
+                def inline_tile(bb: Ops, i: SSAValue) -> None:
+                    reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
+                    panel_at = (packed, lambda kb, kk, o: [packed_t, p, kk, o])
+                    acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
+
+                    tile = ((i, j0), (m, n), k0)
+                    _write_tile(bb, (c, c_at), acc, tile, tiles, (overwrite, ragged))
+
                 def block(bb: Ops, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                    write: Callable[[bool], Callable[[Ops], None]]
-                    if share is not None and kernels is not None:
-                        a_flat, c_flat, panels_flat, a_row, a_k, c_row = share
-                        rows_left = bb.sub(m, i)
-                        if a_block is not None and a_block_flat is not None:
-                            q = bb(quick_ops.binary(arith.DivSIOp, bb.sub(i, i0), bb.index(tiles.mr)))
-                            at = linear(bb, a_block, [q, zero_i, zero_i])
-                            a_args = (a_block_flat, at, one, one, rows_left)
-                        else:
-                            at = linear(bb, a, a_at(bb, i, k0))
-                            a_args = (a_flat, at, a_row, a_k, rows_left)
-                        at = linear(bb, packed, [packed_t, p, k0, zero_i])
-                        panel_args = (panels_flat, at, bb.sub(k_end, k0))
-                        at = linear(bb, c, c_at(bb, i, j0))
-                        c_args = (c_flat, at, c_row, bb.sub(n, j0))
-                        kind = partial(
-                            MicroKernel,
-                            element_of(a_args[0]),
-                            mm.accumulator,
-                            element_of(c),
-                            tiles.mr,
-                            tiles.nr,
-                            tiles.vector,
-                            edge=ragged,
-                            packed=a_block is not None,
+                    if shared is None:
+                        inline_tile(bb, i)
+                    else:
+                        a_read = (a_at, a_block)
+                        tile = (i, j0, i0)
+                        panel_at = (packed_t, p)
+                        shared.call(
+                            bb, a_read, tile, (k0, k_end), c_at, panel_at, (m, n), overwrite
                         )
-
-                        def write(accumulate: bool) -> Callable[[Ops], None]:
-                            kernel = kind(accumulate=accumulate)
-                            return lambda wb: call(wb, kernels, kernel, a_args, panel_args, c_args)
-
-                    else:
-                        reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
-                        panel_at = (packed, lambda kb, kk, o: [packed_t, p, kk, o])
-                        acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
-
-                        def write(accumulate: bool) -> Callable[[Ops], None]:
-                            return lambda wb: write_back(
-                                wb, (c, c_at), acc, (i, j0), (m, n), tiles, accumulate, ragged
-                            )
-
-                    if overwrite:  # C holds no zeros: the first K block stores
-                        if_then(bb, bb(quick_ops.cmpi(k0, zero_i, "eq")), write(False), write(True))
-                    else:
-                        write(True)(bb)
                     if epilogue is not None:
                         finish = partial(finish_tile, epilogue, c=(c, c_at), batch_ivs=batch_ivs)
                         last = bb(quick_ops.cmpi(k_end, k, "eq"))
@@ -230,7 +200,6 @@ def matmul_nest(
 
         rows = tiles.mc if split.rows is None else split.rows
         a_buffer, free_a = a_block_buffer(tb, mm.accumulator, rows, tiles, pack_a and not mm.narrow)
-        a_block_flat = flat_view(tb, a_buffer) if share is not None and a_buffer is not None else None
         for_loop(tb, zero_i, k, depth, block_of_k)
         tb.ops += free_a
 
@@ -239,28 +208,26 @@ def matmul_nest(
     return b.ops
 
 
-def _sharing(
-    b: Ops, mm: Matmul, operands: tuple[SSAValue, SSAValue, SSAValue]
-) -> tuple[SSAValue, ...] | None:
-    """
-    For tiles that call a shared micro-kernel: A, C and the panels as flat buffers, and
-    the strides of A's rows and k and of C's rows (from their maps, at batch 0); None if
-    the operands are not flat buffers with contiguous rows of C (`shareable`).
-    """
-    if not shareable(mm, operands):
-        return None
-    a, c, packed = operands
-    zero_i, one = b.index(0), b.index(1)
-    batch = [zero_i] * mm.batch
+def _write_tile(
+    b: Ops,
+    c: tuple[SSAValue, CAt],
+    acc: Sequence[SSAValue],
+    tile: tuple[tuple[SSAValue, SSAValue], tuple[SSAValue, SSAValue], SSAValue],
+    tiles: MatmulTiles,
+    modes: tuple[bool, bool],
+) -> None:
+    """The accumulators added to the tile of C at `tile` (its row and column, M and N,
+    the K block's start); stored on the first K block if `overwrite` (C held no zeros),
+    the columns past N masked if `ragged`."""
+    (at, sizes, k0), (overwrite, ragged) = tile, modes
 
-    def at(value: SSAValue, map_index: int, loops: list[SSAValue]) -> SSAValue:
-        return linear(b, value, indices(b, mm.maps[map_index], [*batch, *loops]))
+    def write(accumulate: bool) -> Callable[[Ops], None]:
+        return lambda wb: write_back(wb, c, acc, at, sizes, tiles, accumulate, ragged)
 
-    a_origin, c_origin = at(a, 0, [zero_i] * 3), at(c, 2, [zero_i] * 3)
-    a_row = b.sub(at(a, 0, [one, zero_i, zero_i]), a_origin)
-    a_k = b.sub(at(a, 0, [zero_i, one, zero_i]), a_origin)
-    c_row = b.sub(at(c, 2, [one, zero_i, zero_i]), c_origin)
-    return flat_view(b, a), flat_view(b, c), flat_view(b, packed), a_row, a_k, c_row
+    if overwrite:  # C holds no zeros: the first K block stores
+        if_then(b, b(quick_ops.cmpi(k0, b.index(0), "eq")), write(False), write(True))
+    else:
+        write(True)(b)
 
 
 def _rows_per_task(b: Ops, m: SSAValue, split: TaskSplit, tiles: MatmulTiles) -> SSAValue:

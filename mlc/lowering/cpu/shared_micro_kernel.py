@@ -5,25 +5,28 @@ accumulate over a K block and its write-back (`mlc.lowering.cpu.matmul_micro_ker
 are built, lowered and optimised by LLVM once, not once per GEMM. A training step's
 GEMMs or ResNet-50's twenty convolution shapes then share two or three functions.
 
-    func.func private @mlc_micro_kernel_f32_6x16v8_acc_edge(
+    func.func private @mlc_micro_kernel_f32_6x16v8(
         %a: memref<?xf32>, %a_off, %a_row, %a_k, %rows,     A: row r at k is
                                                             a[a_off + min(r, rows-1)*a_row + k*a_k]
         %bp: memref<?xf32>, %b_off, %depth,                 panel: bp[b_off + k*NR + jj]
-        %c: memref<?xf32>, %c_off, %c_row, %columns)        C: c[c_off + r*c_row + jj]
+        %c: memref<?xf32>, %c_off, %c_row, %columns,        C: c[c_off + r*c_row + jj]
+        %accumulate: i1)                                    C += tile, else C = tile
 
-A kind is the element types of A, the panels and C, MR, NR, the vector length, whether
-the tile is stored or added to C (`acc`), whether N may end inside it (`edge`: the
-masked stores) and whether A comes from its packed block (`packed`: MR-row
-micro-panels, contiguous along k, so its strides are constants of the function). Each
-operand is passed as a flat view of its buffer, with offsets and strides computed by
-the caller, which needs identity layouts and C's columns contiguous (`shareable`).
-The caller keeps the loops, the packing and the epilogue.
+A kind is the element types of A, the panels and C, MR, NR, the vector length and
+whether A comes from its packed block (`packed`: MR-row micro-panels, contiguous along
+k, so its strides are constants of the function). Everything else is an argument, so
+that a program has one or two kinds per element type: whether the tile is added to C
+or stored (the first K block of a kernel whose C held zeros), and where N ends (the
+tile's columns past N are masked; a full tile takes the plain stores). Each operand is
+passed as a flat view of its buffer, with offsets and strides computed by the caller,
+which needs identity layouts and C's columns contiguous (`shareable`). The caller
+keeps the loops, the packing and the epilogue.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     IndexType,
@@ -31,14 +34,16 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     VectorType,
+    i1,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 from xdsl.traits import SymbolTable
 
-from mlc.lowering.cpu.matmul_micro_kernel import micro_kernel, write_back
-from mlc.lowering.linalg.contraction import Matmul
-from mlc.lowering.support.loop_builder import Ops, collapse_trailing
+from mlc.lowering.cpu.matmul_micro_kernel import CAt, RowAt, micro_kernel, write_back
+from mlc.lowering.cpu.matmul_packing import element_of
+from mlc.lowering.linalg.contraction import Matmul, indices
+from mlc.lowering.support.loop_builder import Ops, collapse_trailing, if_then
 from mlc.tiling_model import MatmulTiles
 
 
@@ -52,17 +57,13 @@ class MicroKernel:
     mr: int
     nr: int
     vector: int
-    accumulate: bool
-    edge: bool
     packed: bool
 
     @property
     def name(self) -> str:
         types = "_".join(dict.fromkeys(str(t) for t in (self.a, self.accumulator, self.c)))
-        mode = "acc" if self.accumulate else "store"
-        edge = "_edge" if self.edge else ""
         packed = "_packed" if self.packed else ""
-        return f"mlc_micro_kernel_{types}_{self.mr}x{self.nr}v{self.vector}_{mode}{edge}{packed}"
+        return f"mlc_micro_kernel_{types}_{self.mr}x{self.nr}v{self.vector}{packed}"
 
 
 def shareable(mm: Matmul, operands: Sequence[SSAValue]) -> bool:
@@ -96,17 +97,81 @@ def linear(b: Ops, value: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
     return position
 
 
-def call(
-    b: Ops,
-    kernels: "SharedKernels",
-    kind: MicroKernel,
-    a: tuple[SSAValue, SSAValue, SSAValue, SSAValue, SSAValue],
-    panel: tuple[SSAValue, SSAValue, SSAValue],
-    c: tuple[SSAValue, SSAValue, SSAValue, SSAValue],
-) -> None:
-    """`func.call` of `kind`'s function: `a` is (A, offset, row stride, k stride, rows
-    left), `panel` (panels, offset, depth), `c` (C, offset, row stride, columns left)."""
-    b.ops.append(func.CallOp(kernels.symbol(kind), [*a, *panel, *c], []))
+@dataclass(frozen=True)
+class TileCalls:
+    """A kernel's operands as the shared micro-kernels take them: A, C and the panels as
+    flat buffers, and the strides of A's rows and k and of C's rows (from their maps,
+    at batch 0: a batch moves the offsets only)."""
+
+    kernels: "SharedKernels"
+    mm: Matmul
+    tiles: MatmulTiles
+    operands: tuple[SSAValue, SSAValue, SSAValue]  # A, C, panels
+    flat: tuple[SSAValue, SSAValue, SSAValue]
+    strides: tuple[SSAValue, SSAValue, SSAValue]  # A's row and k, C's row
+
+    @staticmethod
+    def of(
+        b: Ops,
+        kernels: "SharedKernels",
+        mm: Matmul,
+        tiles: MatmulTiles,
+        operands: tuple[SSAValue, SSAValue, SSAValue],
+    ) -> "TileCalls | None":
+        """The calls for `mm`'s tiles; None if its operands do not allow them."""
+        if not shareable(mm, operands):
+            return None
+        a, c, _ = operands
+        zero_i, one = b.index(0), b.index(1)
+        batch = [zero_i] * mm.batch
+
+        def at(value: SSAValue, map_index: int, loops: list[SSAValue]) -> SSAValue:
+            return linear(b, value, indices(b, mm.maps[map_index], [*batch, *loops]))
+
+        a_origin, c_origin = at(a, 0, [zero_i] * 3), at(c, 2, [zero_i] * 3)
+        a_row = b.sub(at(a, 0, [one, zero_i, zero_i]), a_origin)
+        a_k = b.sub(at(a, 0, [zero_i, one, zero_i]), a_origin)
+        c_row = b.sub(at(c, 2, [one, zero_i, zero_i]), c_origin)
+        a_flat, c_flat, panels_flat = (flat_view(b, value) for value in operands)
+        flat = (a_flat, c_flat, panels_flat)
+        return TileCalls(kernels, mm, tiles, operands, flat, (a_row, a_k, c_row))
+
+    def call(
+        self,
+        b: Ops,
+        a: tuple[RowAt, SSAValue | None],
+        tile: tuple[SSAValue, SSAValue, SSAValue],
+        k_range: tuple[SSAValue, SSAValue],
+        c_at: CAt,
+        panel: tuple[SSAValue, SSAValue],
+        sizes: tuple[SSAValue, SSAValue],
+        overwrite: bool,
+    ) -> None:
+        """
+        The call for the MR x NR tile at `tile` (row, column, the task's first row) over
+        `k_range`: A read through `a` (its indices, or the task's packed block), the
+        panel `panel` (batch, number). With `overwrite`, the first K block stores into C
+        (which held no zeros).
+        """
+        (a_at, block), (i, j0, i0), (k0, k_end) = a, tile, k_range
+        (a, c, packed), (a_flat, c_flat, panels_flat) = self.operands, self.flat
+        (a_row, a_k, c_row), (m, n), zero_i = self.strides, sizes, b.index(0)
+        rows_left = b.sub(m, i)
+        if block is not None:
+            q = b(arith.DivSIOp(b.sub(i, i0), b.index(self.tiles.mr)))
+            at = linear(b, block, [q, zero_i, zero_i])
+            a_args = (flat_view(b, block), at, a_row, a_k, rows_left)
+        else:
+            a_args = (a_flat, linear(b, a, a_at(b, i, k0)), a_row, a_k, rows_left)
+        at = linear(b, packed, [*panel, k0, zero_i])
+        panel_args = (panels_flat, at, b.sub(k_end, k0))
+        c_args = (c_flat, linear(b, c, c_at(b, i, j0)), c_row, b.sub(n, j0))
+        types = (element_of(a_args[0]), self.mm.accumulator, element_of(c))
+        blocking = (self.tiles.mr, self.tiles.nr, self.tiles.vector)
+        kind = MicroKernel(*types, *blocking, packed=block is not None)
+        adds = b(arith.CmpiOp(k0, zero_i, "ne" if overwrite else "sge"))
+        name = self.kernels.symbol(kind)
+        b.ops.append(func.CallOp(name, [*a_args, *panel_args, *c_args, adds], []))
 
 
 class SharedKernels:
@@ -134,9 +199,9 @@ def kernel_function(kind: MicroKernel) -> func.FuncOp:
     index = IndexType()
     inputs: list[Attribute] = [MemRefType(kind.a, [DYNAMIC_INDEX]), *[index] * 4]
     inputs += [MemRefType(kind.accumulator, [DYNAMIC_INDEX]), index, index]
-    inputs += [MemRefType(kind.c, [DYNAMIC_INDEX]), index, index, index]
+    inputs += [MemRefType(kind.c, [DYNAMIC_INDEX]), index, index, index, i1]
     block = Block(arg_types=inputs)
-    a, a_off, a_row, a_k, rows, panels, b_off, depth, c, c_off, c_row, columns = block.args
+    a, a_off, a_row, a_k, rows, panels, b_off, depth, c, c_off, c_row, columns, adds = block.args
     b = Ops()
     tiles = MatmulTiles(kind.mr, kind.nr, 1, kind.mr, kind.vector)
     if kind.packed:  # micro-panel rows are adjacent, its k steps MR apart
@@ -159,9 +224,12 @@ def kernel_function(kind: MicroKernel) -> func.FuncOp:
     vector_type = VectorType(kind.accumulator, [kind.vector])
     zero_i = b.index(0)
     acc = micro_kernel(b, (a, a_at), (panels, panel_at), (zero_i, depth), tiles, vector_type)
-    write_back(
-        b, (c, c_at), acc, (zero_i, zero_i), (rows, columns), tiles, kind.accumulate, kind.edge
-    )
+
+    def write(accumulate: bool) -> Callable[[Ops], None]:
+        tile, sizes = (zero_i, zero_i), (rows, columns)
+        return lambda wb: write_back(wb, (c, c_at), acc, tile, sizes, tiles, accumulate)
+
+    if_then(b, adds, write(True), write(False))
     b.ops.append(func.ReturnOp())
     block.add_ops(b.ops)
     return func.FuncOp(kind.name, (inputs, []), Region(block), "private")
