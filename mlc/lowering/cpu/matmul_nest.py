@@ -47,8 +47,10 @@ epilogue runs on each MR x NR tile right after its last K block, while it is in 
 
 The packing of A and B is `mlc.lowering.cpu.matmul_packing` (B from a convolution's
 image: `mlc.lowering.cpu.conv_packing`), the register tile and its write-back
-`mlc.lowering.cpu.matmul_micro_kernel`. It is a pure IR builder: it returns the ops,
-and the pattern inserts them.
+`mlc.lowering.cpu.matmul_micro_kernel`, which every kernel of a program calls as one
+function per kind (`mlc.lowering.cpu.shared_micro_kernel`) where its operands allow.
+It is a pure IR builder: it returns the ops (the shared functions go into the module as
+first needed), and the pattern inserts them.
 """
 
 from collections.abc import Callable, Sequence
