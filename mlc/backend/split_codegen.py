@@ -6,8 +6,10 @@ are loaded together into one engine (`mlc.backend.jit.JITModule`).
 
 The split (`split`) follows the references between functions: internal functions that
 reference one another (an outlined loop and its `_chunk` body) stay together, and each
-such group becomes a module; the public functions, with the groups too small to be worth
-a module of their own, form the entry module, which comes first. A function called from
+such group becomes a module; a function that several internal ones call (a shared
+micro-kernel) is a group of its own, not the join of its callers'. The public
+functions, with the groups too small to be worth a module of their own, form the entry
+module, which comes first. A function called from
 another module gets external linkage there and a declaration here; a global stays where
 it is used, is copied into each user if it is an internal constant, and is otherwise
 defined in one module (external) and declared in the others. Names are the program's
@@ -81,8 +83,14 @@ def references(op: Operation) -> set[str]:
 
 
 def _groups(functions: dict[str, llvm.FuncOp], uses: dict[str, set[str]]) -> list[list[str]]:
-    """The internal functions, grouped by the references between them (union-find)."""
+    """The internal functions, grouped by the references between them (union-find); a
+    function that several internal ones call (a shared micro-kernel) joins none of their
+    groups, which would otherwise all become one."""
     parent = {name: name for name, op in functions.items() if _linkage(op) in _LOCAL}
+    callers: dict[str, int] = {}  # internal ones
+    for caller in parent:
+        for name in uses[caller]:
+            callers[name] = callers.get(name, 0) + 1
 
     def root(name: str) -> str:
         while parent[name] != name:
@@ -92,7 +100,7 @@ def _groups(functions: dict[str, llvm.FuncOp], uses: dict[str, set[str]]) -> lis
 
     for name in parent:
         for used in uses[name]:
-            if used in parent:
+            if used in parent and callers[used] == 1:
                 parent[root(used)] = root(name)
     groups: dict[str, list[str]] = {}
     for name in functions:  # program order, so the split is deterministic

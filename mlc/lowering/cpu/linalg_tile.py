@@ -70,6 +70,7 @@ from mlc.lowering.cpu.matmul_nest import b_is_batched, matmul_nest
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
+from mlc.lowering.cpu.shared_micro_kernel import SharedKernels
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.support.locations import keep_location
 from mlc.lowering.support.op_walk import walk_ops
@@ -94,8 +95,9 @@ PANELS_ATTR = "mlc.panels"
 class TileMatmul(RewritePattern):
     """A matmul generic -> the packed micro-kernel nest, or dot products when N = 1."""
 
-    def __init__(self, tiles: MatmulTiles | None):
+    def __init__(self, tiles: MatmulTiles | None, share: bool = True):
         self.tiles = tiles
+        self.share = share
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: GenericOp, rewriter: PatternRewriter, /) -> None:
@@ -119,8 +121,9 @@ class TileMatmul(RewritePattern):
             if panels is None and not b_is_batched(mm):
                 panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
+            kernels = SharedKernels(op) if self.share else None
             nest = matmul_nest(
-                mm, tiles, split, fill is not None, panels, pack_a=pack_a, one_task=one_task
+                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
@@ -256,6 +259,9 @@ class LinalgTilePass(ModulePass):
     row_blocks: bool = True
     """Fuse runs of generics over the same rows into blocks of rows (`row_blocks`)."""
 
+    shared_micro_kernels: bool = True
+    """Register tiles call one function per kind of micro-kernel (`shared_micro_kernel`)."""
+
     def __post_init__(self) -> None:
         # A bad option is a one-line error when the pipeline is built, never at apply.
         if self.tile_sizes and len(self.tile_sizes) != 4:
@@ -288,7 +294,7 @@ class LinalgTilePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         threads = self.threads or thread_count()
         # Matmuls first, so that a split does not hide the zero fill before one of them.
-        rewrite_generics(op, TileMatmul(self.tiles()))
+        rewrite_generics(op, TileMatmul(self.tiles(), self.shared_micro_kernels))
         rewrite_generics(op, TileDepthwise())
         if self.row_blocks:
             fuse_row_blocks(op, threads)

@@ -26,12 +26,14 @@ from mlc.lowering.support.loop_builder import Ops, as_float, for_loop, if_then, 
 from mlc.tiling_model import MatmulTiles
 
 RowAt = Callable[[Ops, int, SSAValue], list[SSAValue]]
+PanelAt = Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]
+"""The indices of the packed panel's element at `k` and column offset `o` in its row."""
 
 
 def micro_kernel(
     b: Ops,
     a: tuple[SSAValue, RowAt],
-    panel: tuple[SSAValue, SSAValue, SSAValue],
+    panel: tuple[SSAValue, PanelAt],
     k_range: tuple[SSAValue, SSAValue],
     tiles: MatmulTiles,
     vector_type: VectorType,
@@ -39,13 +41,15 @@ def micro_kernel(
     """MR x NR/VL vector accumulators over `k` in `k_range`: the FMA loop. `a` is A (or
     its packed block) and the indices of row `r` (0 <= r < MR) of the tile at `k`."""
     source, a_at = a
-    packed, t, p = panel
+    packed, panel_at = panel
     lanes = tiles.nr // tiles.vector
     start = zero(b, vector_type)
     offsets = [b.index(v * tiles.vector) for v in range(lanes)]
 
     def step(kb: Ops, k: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        loaded = [kb(quick_ops.vector_load(packed, [t, p, k, o], vector_type)) for o in offsets]
+        loaded = [
+            kb(quick_ops.vector_load(packed, panel_at(kb, k, o), vector_type)) for o in offsets
+        ]
         out: list[SSAValue] = []
         for r in range(tiles.mr):
             value = kb(quick_ops.load(source, a_at(kb, r, k)))

@@ -47,8 +47,10 @@ epilogue runs on each MR x NR tile right after its last K block, while it is in 
 
 The packing of A and B is `mlc.lowering.cpu.matmul_packing` (B from a convolution's
 image: `mlc.lowering.cpu.conv_packing`), the register tile and its write-back
-`mlc.lowering.cpu.matmul_micro_kernel`. It is a pure IR builder: it returns the ops,
-and the pattern inserts them.
+`mlc.lowering.cpu.matmul_micro_kernel`, which every kernel of a program calls as one
+function per kind (`mlc.lowering.cpu.shared_micro_kernel`) where its operands allow.
+It is a pure IR builder: it returns the ops (the shared functions go into the module as
+first needed), and the pattern inserts them.
 """
 
 from collections.abc import Callable, Sequence
@@ -61,7 +63,13 @@ from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.cpu.constant_panels import get_panels
 from mlc.lowering.cpu.conv_packing import pack_image
-from mlc.lowering.cpu.matmul_micro_kernel import a_reader, finish_tile, micro_kernel, write_back
+from mlc.lowering.cpu.matmul_micro_kernel import (
+    CAt,
+    a_reader,
+    finish_tile,
+    micro_kernel,
+    write_back,
+)
 from mlc.lowering.cpu.matmul_packing import (
     a_block_buffer,
     batch_indices,
@@ -69,6 +77,7 @@ from mlc.lowering.cpu.matmul_packing import (
     pack_a_block,
     pack_b,
 )
+from mlc.lowering.cpu.shared_micro_kernel import SharedKernels, TileCalls
 from mlc.lowering.linalg.contraction import Matmul, indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -97,6 +106,7 @@ def matmul_nest(
     panels: memref.GlobalOp | SSAValue | None = None,
     pack_a: bool = False,
     one_task: bool = False,
+    kernels: SharedKernels | None = None,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
@@ -106,7 +116,10 @@ def matmul_nest(
     (`mlc.lowering.cpu.constant_panels`, a global), or before a loop around the kernel
     (`mlc.lowering.cpu.hoisted_panels`, a buffer freed after that loop). With `pack_a`,
     each task packs its block of A for each K block (`pack_a_block`). With `one_task`
-    (the kernel runs as a single task), B is packed on the calling thread.
+    (the kernel runs as a single task), B is packed on the calling thread. With
+    `kernels`, each register tile is a call of the program's shared micro-kernel
+    function of its kind (`mlc.lowering.cpu.shared_micro_kernel`) where the operands
+    allow it.
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -122,6 +135,7 @@ def matmul_nest(
     blocking = (tiles, split.threads)
     packed, free = _packed(b, mm, (k, n), packed_batches, blocking, panels, not one_task)
     zero_i, one = b.index(0), b.index(1)
+    shared = TileCalls.of(b, kernels, mm, tiles, (a, c, packed)) if kernels else None
     # Narrow elements are summed over all of K in one block: rounded once (module docstring).
     depth = b(arith.MaxSIOp(k, one)) if mm.narrow else b.index(tiles.kc)
     panels = b.ceildiv(n, b.index(tiles.nr))
@@ -154,20 +168,24 @@ def matmul_nest(
             def panel(pb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 j0 = pb.mul(p, pb.index(tiles.nr))
 
-                def block(bb: Ops, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                def inline_tile(bb: Ops, i: SSAValue) -> None:
                     reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
-                    panel_at = (packed, packed_t, p)
+                    panel_at = (packed, lambda kb, kk, o: [packed_t, p, kk, o])
                     acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
 
-                    def write(accumulate: bool) -> Callable[[Ops], None]:
-                        return lambda wb: write_back(
-                            wb, (c, c_at), acc, (i, j0), (m, n), tiles, accumulate, ragged
-                        )
+                    tile = ((i, j0), (m, n), k0)
+                    _write_tile(bb, (c, c_at), acc, tile, tiles, (overwrite, ragged))
 
-                    if overwrite:  # C holds no zeros: the first K block stores
-                        if_then(bb, bb(quick_ops.cmpi(k0, zero_i, "eq")), write(False), write(True))
+                def block(bb: Ops, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                    if shared is None:
+                        inline_tile(bb, i)
                     else:
-                        write(True)(bb)
+                        a_read = (a_at, a_block)
+                        tile = (i, j0, i0)
+                        panel_at = (packed_t, p)
+                        shared.call(
+                            bb, a_read, tile, (k0, k_end), c_at, panel_at, (m, n), overwrite
+                        )
                     if epilogue is not None:
                         finish = partial(finish_tile, epilogue, c=(c, c_at), batch_ivs=batch_ivs)
                         last = bb(quick_ops.cmpi(k_end, k, "eq"))
@@ -190,6 +208,28 @@ def matmul_nest(
     parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)
     b.ops += free
     return b.ops
+
+
+def _write_tile(
+    b: Ops,
+    c: tuple[SSAValue, CAt],
+    acc: Sequence[SSAValue],
+    tile: tuple[tuple[SSAValue, SSAValue], tuple[SSAValue, SSAValue], SSAValue],
+    tiles: MatmulTiles,
+    modes: tuple[bool, bool],
+) -> None:
+    """The accumulators added to the tile of C at `tile` (its row and column, M and N,
+    the K block's start); stored on the first K block if `overwrite` (C held no zeros),
+    the columns past N masked if `ragged`."""
+    (at, sizes, k0), (overwrite, ragged) = tile, modes
+
+    def write(accumulate: bool) -> Callable[[Ops], None]:
+        return lambda wb: write_back(wb, c, acc, at, sizes, tiles, accumulate, ragged)
+
+    if overwrite:  # C holds no zeros: the first K block stores
+        if_then(b, b(quick_ops.cmpi(k0, b.index(0), "eq")), write(False), write(True))
+    else:
+        write(True)(b)
 
 
 def _rows_per_task(b: Ops, m: SSAValue, split: TaskSplit, tiles: MatmulTiles) -> SSAValue:

@@ -90,6 +90,18 @@ def test_each_function_is_defined_in_one_part_and_declared_where_called():
     assert exported  # the parts call each other
 
 
+@pytest.mark.usefixtures("split_everything")
+def test_a_shared_micro_kernel_is_a_part_of_its_own_not_the_join_of_its_callers():
+    module = _lowered()
+    texts = split_codegen.ir_texts(module, split_codegen.split(module))
+    defined = [_defined(text) for text in texts]
+    kernels = [names for names in defined if any(n.startswith("mlc_micro_kernel") for n in names)]
+    assert kernels and all(len(names) == 1 for names in kernels)
+    # both matmuls call the kernels; their loops still compile in parts of their own
+    loops = [names for names in defined if any(n.startswith("main_parallel") for n in names)]
+    assert len(loops) == 2
+
+
 def test_a_small_program_is_not_split():
     module = _lowered()
     assert len(split_codegen.split(module)) == 1

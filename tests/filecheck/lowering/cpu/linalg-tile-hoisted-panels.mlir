@@ -1,5 +1,5 @@
-// RUN: mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=2}' | filecheck %s
-// RUN: mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=2}' --print-debuginfo \
+// RUN: mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=2 shared-micro-kernels=false}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=2 shared-micro-kernels=false}' --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
 
 // A matmul in a loop whose B (an argument, as an LSTM's recurrent weights given at run

@@ -39,7 +39,7 @@
 // NO-VALUE: mlc-opt: error: pass 'linalg-tile': option 'threads' takes an integer, got no value
 // CLOSE: mlc-opt: error: pass 'linalg-tile': unknown option 'tile-size' (did you mean 'tile-sizes'?)
 // AS-TYPED: mlc-opt: error: pass 'linalg-tile': unknown option 'tile_size' (did you mean 'tile-sizes'?)
-// UNKNOWN: mlc-opt: error: pass 'linalg-tile': unknown option 'blocking' (options: tile-sizes, vector-length, threads, row-blocks)
+// UNKNOWN: mlc-opt: error: pass 'linalg-tile': unknown option 'blocking' (options: tile-sizes, vector-length, threads, row-blocks, shared-micro-kernels)
 // VALID: func.func @f
 func.func @f() {
   func.return

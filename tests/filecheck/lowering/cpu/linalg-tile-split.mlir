@@ -1,5 +1,5 @@
-// RUN: env MLC_NUM_THREADS=2 mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,16,12 vector-length=4}' | filecheck %s
-// RUN: env MLC_NUM_THREADS=2 mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,16,12 vector-length=4}' --print-debuginfo \
+// RUN: env MLC_NUM_THREADS=2 mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,16,12 vector-length=4 shared-micro-kernels=false}' | filecheck %s
+// RUN: env MLC_NUM_THREADS=2 mlc-opt %s --split-input-file -p 'linalg-tile{tile-sizes=2,8,16,12 vector-length=4 shared-micro-kernels=false}' --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
 
 // How a matmul's parallel loop cuts its work into tasks on two threads (MR = 2, NR = 8,

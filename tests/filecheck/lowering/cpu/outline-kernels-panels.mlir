@@ -1,5 +1,5 @@
 // RUN: mlc-opt %s -p 'convert-ml-to-linalg,bufferize,outline-kernels{tile-sizes=2,8,4,4 vector-length=4}' | filecheck %s
-// RUN: mlc-opt %s -p 'convert-ml-to-linalg,bufferize,outline-kernels{tile-sizes=2,8,4,4 vector-length=4},linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=1}' \
+// RUN: mlc-opt %s -p 'convert-ml-to-linalg,bufferize,outline-kernels{tile-sizes=2,8,4,4 vector-length=4},linalg-tile{tile-sizes=2,8,4,4 vector-length=4 threads=1 shared-micro-kernels=false}' \
 // RUN:   | filecheck %s --check-prefix=TILED
 // RUN: not mlc-opt %s -p 'outline-kernels{tile-sizes=2,8,4}' 2>&1 | filecheck %s --check-prefix=COUNT
 // RUN: not mlc-opt %s -p 'outline-kernels{tile-sizes=2,6,4,4 vector-length=4}' 2>&1 | filecheck %s --check-prefix=LANES
