@@ -188,7 +188,8 @@ def exp_f32(b: Builder, x: SSAValue) -> SSAValue:
     half = b.emit(llvm.AShrOp(k, b.emit(llvm.ConstantOp(IntegerAttr(1, i32), i32))))
     rest = b.emit(llvm.SubOp(k, half))
     scaled = b.emit(llvm.FMulOp(e_r, _power_of_two(b, half)))
-    return b.emit(llvm.SelectOp(vanishes, zero, b.emit(llvm.FMulOp(scaled, _power_of_two(b, rest)))))
+    result = b.emit(llvm.FMulOp(scaled, _power_of_two(b, rest)))
+    return b.emit(llvm.SelectOp(vanishes, zero, result))
 
 
 # tanh on f32 (Cephes' tanhf): below |x| = 0.625 the odd series x + x^3 P(x^2), above it
