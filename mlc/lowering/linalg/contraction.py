@@ -359,10 +359,10 @@ def epilogue_of(
     checked = _last_iteration(branch.cond, sizes)
     if checked is None or not checked <= set(condition) or len(checked) < 3 * len(sizes):
         return None
-    reads = [o for o in condition if o not in checked]  # loop indices made before the if
-    if not all(isinstance(o, IndexOp) for o in reads):
+    reads = [o for o in condition if isinstance(o, IndexOp) and o not in checked]
+    if len(checked) + len(reads) != len(condition):  # loop indices made before the if only
         return None
-    loop_reads = {o.result: o.dim.value.data for o in reads}  # pyright: ignore
+    loop_reads = {o.result: o.dim.value.data for o in reads}
     otherwise = list(branch.false_region.block.ops)
     if len(otherwise) != 1 or list(otherwise[0].operands) != [total]:
         return None
