@@ -48,3 +48,14 @@ def test_exp_of_specials(target):
     got = exe(x)
     assert got[0] == np.inf and got[1] == 0.0 and np.isnan(got[2])
     assert got[3] == 1.0 and got[4] == np.inf and got[5] == 0.0
+
+
+def test_exp_below_the_underflow_is_positive_zero(target):
+    """What masked scores are (-inf, float32's lowest, -1e9 added to a score): exactly
+    +0, in every lane of a vector and in the scalar tail (odd length)."""
+    exe = compile_for(PROGRAM, target)
+    lowest = np.finfo(np.float32).min
+    x = np.array([lowest, -1e9, -104.01, -3e4, -np.inf] * 7 + [-1.0], dtype=np.float32)
+    got = exe(x)
+    assert (got[:-1] == 0.0).all() and not np.signbit(got[:-1]).any()
+    np.testing.assert_allclose(got[-1], np.exp(-1.0), rtol=3 * 2.0**-23)

@@ -127,6 +127,7 @@ class PowOp(BinaryOp):
     """
 
     name = "ml.pow"
+    traits = canonicalized_by("BinaryCanonicalization")
 
 
 @irdl_op_definition

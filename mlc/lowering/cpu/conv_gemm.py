@@ -149,7 +149,7 @@ def _translated(
             inputs[arg] = (source, gemm)
         else:
             return None
-    return Epilogue(epilogue.body, epilogue.accumulated, inputs, {}, merged)
+    return Epilogue(epilogue.body, epilogue.accumulated, inputs, {}, merged, epilogue.loop_reads)
 
 
 def _product(values: Sequence[int]) -> int:

@@ -22,10 +22,10 @@ epilogue applied on the last iteration of every reduction loop (`k`; a convoluti
     %r = scf.if %last { <epilogue ops on %s and the extra inputs> } else { %s }
     linalg.yield %r
 
-The kernel accumulates `C += A @ B` as usual, and once a tile of C is final (after its
-last K block) replays the epilogue's scalar ops on it (`Epilogue.apply`), reading the
-extra inputs through their maps; LLVM vectorises that loop over the tile's columns.
-
+The kernel accumulates `C += A @ B`, and once a tile of C is final replays the
+epilogue's scalar ops on it (`Epilogue.apply`, vectorised by LLVM over the tile's
+columns), reading its inputs through their maps, loop indices made before the `scf.if`,
+values made before the generic and buffers other than C (BERT's fused residual add).
 A convolution that `mlc.lowering.cpu.conv_gemm` takes as a batched matmul carries an
 `Image`: where the kernel reads its B operand, X', from the convolution's image.
 """
@@ -104,20 +104,19 @@ class Epilogue:
     merged: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
     """Inputs read through a view of their dims from this one on merged into one."""
 
+    loop_reads: dict[SSAValue, int] = field(default_factory=dict[SSAValue, int])
+    """`linalg.index` results made before the `scf.if` that `body` reads -> their loop."""
+
     def viewed(self, b: Ops) -> "Epilogue":
         """This epilogue reading its `merged` inputs through their merged views."""
         inputs = dict(self.inputs)
         for arg, keep in self.merged.items():
             source, map_ = inputs[arg]
             inputs[arg] = (collapse_trailing(b, source, keep), map_)
-        return Epilogue(self.body, self.accumulated, inputs, self.last)
+        return Epilogue(self.body, self.accumulated, inputs, self.last, {}, self.loop_reads)
 
     def apply(
-        self,
-        b: Ops,
-        loops: Sequence[SSAValue],
-        value: SSAValue,
-        loaded: dict[SSAValue, SSAValue] | None = None,
+        self, b: Ops, loops: Sequence[SSAValue], value: SSAValue, loaded: dict | None = None
     ) -> SSAValue:
         """The epilogue's scalar ops on `value` at `loops` (the k loop is ignored); the
         inputs in `loaded` (block argument -> its value) are read there already."""
@@ -125,14 +124,14 @@ class Epilogue:
         for arg, (source, map_) in self.inputs.items():
             if arg not in mapping:
                 mapping[arg] = b(memref.LoadOp.get(source, indices(b, map_, loops)))
+        inner = {op.result: op.dim.value.data for op in self.body.ops if isinstance(op, IndexOp)}
+        for read, d in {**self.loop_reads, **inner}.items():
+            mapping[read] = b.index(self.last[d]) if d in self.last else loops[d]
         result: SSAValue | None = None
         for op in self.body.ops:
             if isinstance(op, scf.YieldOp):
                 result = mapping[op.operands[0]]
-            elif isinstance(op, IndexOp):
-                d = op.dim.value.data
-                mapping[op.result] = b.index(self.last[d]) if d in self.last else loops[d]
-            else:
+            elif not isinstance(op, IndexOp):
                 b.ops.append(op.clone(value_mapper=mapping))
                 for old, new in zip(op.results, b.ops[-1].results):
                     mapping[old] = new
@@ -312,16 +311,36 @@ def _last_iteration(condition: SSAValue, sizes: dict[int, int]) -> set[Operation
     return {op, index, last}
 
 
-def _self_contained(body: Block, given: set[SSAValue]) -> bool:
-    """Whether `body` reads only its own values and `given`, and `linalg.index` only at
-    its top level (where the replay can give it the loop's value)."""
+def _outside(value: SSAValue, op: Operation) -> bool:
+    owner = value.owner
+    parent = owner if isinstance(owner, Operation) else owner.parent_op()
+    return parent is None or not op.is_ancestor(parent)
+
+
+def _buffer(value: SSAValue) -> SSAValue:
+    """The buffer a memref value views (itself if it is not a view)."""
+    while isinstance(value.owner, memref.SubviewOp | memref.CastOp | memref.CollapseShapeOp):
+        value = value.owner.operands[0]
+    return value
+
+
+def _self_contained(op: GenericOp, body: Block, given: set[SSAValue]) -> bool:
+    """Whether `body` reads only its own values, `given` and values made before `op`,
+    `linalg.index` only at its top level (where the replay can give it the loop's value),
+    and memory only by loads not from C (a fused runtime broadcast's `tensor.extract`)."""
     if any(isinstance(o, IndexOp) and o.parent_block() is not body for o in body.walk()):
         return False
+    c = _buffer(op.outputs[0])
+    for inner in body.walk():
+        if is_side_effect_free(inner):
+            continue
+        if not isinstance(inner, memref.LoadOp) or _buffer(inner.memref) is c:
+            return False
     inside = set(given)
     for inner in body.walk():
         inside.update(inner.results)
         inside.update(a for region in inner.regions for bb in region.blocks for a in bb.args)
-    return all(v in inside for inner in body.walk() for v in inner.operands)
+    return all(v in inside or _outside(v, op) for inner in body.walk() for v in inner.operands)
 
 
 def epilogue_of(
@@ -339,8 +358,12 @@ def epilogue_of(
     ):
         return None
     checked = _last_iteration(branch.cond, sizes)
-    if checked is None or checked != set(condition) or len(checked) < 3 * len(sizes):
+    if checked is None or not checked <= set(condition) or len(checked) < 3 * len(sizes):
         return None
+    reads = [o for o in condition if isinstance(o, IndexOp) and o not in checked]
+    if len(checked) + len(reads) != len(condition):  # loop indices made before the if only
+        return None
+    loop_reads = {o.result: o.dim.value.data for o in reads}
     otherwise = list(branch.false_region.block.ops)
     if len(otherwise) != 1 or list(otherwise[0].operands) != [total]:
         return None
@@ -351,13 +374,13 @@ def epilogue_of(
         for n, value in enumerate(op.inputs)
         if n >= 2
     }
-    if not _self_contained(body, {total, *extra}):
+    if not _self_contained(op, body, {total, *extra, *loop_reads}):
         return None  # reads something the replay cannot provide
     if not all(_plain(map_) for _, map_ in extra.values()):
         return None
     if any(source is op.outputs[0] for source, _ in extra.values()):
         return None  # reads C itself, which the kernel has overwritten by then
-    return Epilogue(body, total, extra, {d: size - 1 for d, size in sizes.items()})
+    return Epilogue(body, total, extra, {d: n - 1 for d, n in sizes.items()}, {}, loop_reads)
 
 
 def float_buffers(op: GenericOp, operands: Sequence[SSAValue]) -> bool:

@@ -11,6 +11,7 @@ the ops; xDSL's own `canonicalize` pass then applies the patterns unchanged.
                                                      ->  ml.reshape %x (only size-1 dims move)
     %n = ml.neg %x ; %m = ml.neg %n                  ->  %x
     %m = ml.mul %x, %one (dense<1.0>)                ->  %x
+    %p = ml.pow %x, %three (dense<3.0>)              ->  ml.mul (ml.mul %x, %x), %x
 
 Every rewrite keeps the type of the value it replaces: an identity that would change
 a type (a broadcasting `x * 1`, a result more static than `x`) is left alone. Float
@@ -38,6 +39,7 @@ from mlc.dialects.ml.elementwise import (
     DivOp,
     MulOp,
     NegOp,
+    PowOp,
     ReluOp,
     SelectOp,
     SubOp,
@@ -332,6 +334,36 @@ class FoldIdentityElement(RewritePattern):
         forward(op, rewriter, x)
 
 
+# Exponents worth spelling out as products: one rounding per product, no libm call.
+SMALL_POWERS = (2, 3)
+
+
+class ExpandSmallPower(RewritePattern):
+    """
+    x ** 2 -> x * x and x ** 3 -> (x * x) * x, for a splat constant exponent.
+
+    `llvm.pow` is a libm call that keeps the loop around it scalar (GPT-2's tanh GELU
+    cubes every activation): the products vectorise and fuse like any elementwise op.
+    x * x is exact to the rounding pow would do; the cube rounds twice (within 1.5 ulp
+    of pow), and NaN, inf and signed zeros come out as pow gives them. Integer powers
+    wrap the same way either way. Only where the result keeps x's type (the exponent
+    does not broadcast x).
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PowOp, rewriter: PatternRewriter, /):
+        x = op.lhs
+        if splat_value(op.rhs) not in SMALL_POWERS or x.type != op.result.type:
+            return
+        square = MulOp(x, x)
+        new: list[Operation] = [square]
+        if splat_value(op.rhs) == 3:
+            new.append(MulOp(square.result, x))
+        for each in new:
+            each.location = op.location
+        rewriter.replace(op, new, [new[-1].results[0]])
+
+
 # ---------------------------------------------------------------------------
 # Traits, one per op family, attached by the dialect modules
 # ---------------------------------------------------------------------------
@@ -356,4 +388,4 @@ class UnaryCanonicalization(HasCanonicalizationPatternsTrait):
 class BinaryCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        return (FoldIdentityElement(), FoldSelfSubtract())
+        return (FoldIdentityElement(), FoldSelfSubtract(), ExpandSmallPower())

@@ -246,3 +246,51 @@ func.func @cast(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xi32>) {
   %1 = ml.cast %x : (tensor<4xf32>) -> tensor<4xi32>
   func.return %0, %1 : tensor<4xf32>, tensor<4xi32>
 }
+
+// -----
+
+// Squares and cubes by a splat constant become products at the pow's location (no
+// libm call in the loop); on a dynamic shape too, and for integers.
+
+// CHECK-LABEL: func.func @small_powers
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<?x5xf32>, %[[I:[a-zA-Z0-9_]+]]: tensor<3xi32>)
+// CHECK-NOT:     ml.pow
+// CHECK:         %[[S:[a-zA-Z0-9_]+]] = ml.mul %[[X]], %[[X]] : (tensor<?x5xf32>, tensor<?x5xf32>) -> tensor<?x5xf32>
+// CHECK-NEXT:    %[[C:[a-zA-Z0-9_]+]] = ml.mul %[[S]], %[[X]] : (tensor<?x5xf32>, tensor<?x5xf32>) -> tensor<?x5xf32>
+// CHECK-NEXT:    %[[Q:[a-zA-Z0-9_]+]] = ml.mul %[[X]], %[[X]] : (tensor<?x5xf32>, tensor<?x5xf32>) -> tensor<?x5xf32>
+// CHECK-NEXT:    %[[J:[a-zA-Z0-9_]+]] = ml.mul %[[I]], %[[I]] : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+// CHECK-NOT:     ml.pow
+// CHECK:         func.return %[[C]], %[[Q]], %[[J]]
+
+// LOC-LABEL: func.func @small_powers
+// LOC-COUNT-2: ml.mul {{.*}} loc("gelu.py":4:2)
+func.func @small_powers(%x: tensor<?x5xf32>, %i: tensor<3xi32>) -> (tensor<?x5xf32>, tensor<?x5xf32>, tensor<3xi32>) {
+  %three = arith.constant dense<3.0> : tensor<f32>
+  %two = arith.constant dense<2.0> : tensor<1xf32>
+  %itwo = arith.constant dense<2> : tensor<i32>
+  %0 = ml.pow %x, %three : (tensor<?x5xf32>, tensor<f32>) -> tensor<?x5xf32> loc("gelu.py":4:2)
+  %1 = ml.pow %x, %two : (tensor<?x5xf32>, tensor<1xf32>) -> tensor<?x5xf32>
+  %2 = ml.pow %i, %itwo : (tensor<3xi32>, tensor<i32>) -> tensor<3xi32>
+  func.return %0, %1, %2 : tensor<?x5xf32>, tensor<?x5xf32>, tensor<3xi32>
+}
+
+// -----
+
+// Left alone: other exponents (a half, four, a non-splat), a variable exponent, and
+// an exponent that broadcasts x to a larger shape.
+
+// CHECK-LABEL: func.func @powers_kept
+// CHECK-COUNT-5: ml.pow
+// CHECK-NOT:     ml.mul
+func.func @powers_kept(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>) {
+  %half = arith.constant dense<0.5> : tensor<f32>
+  %four = arith.constant dense<4.0> : tensor<f32>
+  %mixed = arith.constant dense<[2.0, 3.0, 2.0]> : tensor<3xf32>
+  %wide = arith.constant dense<2.0> : tensor<2x3xf32>
+  %0 = ml.pow %x, %half : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %1 = ml.pow %x, %four : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+  %2 = ml.pow %x, %mixed : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %3 = ml.pow %x, %y : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %4 = ml.pow %x, %wide : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0, %1, %2, %3, %4 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>
+}

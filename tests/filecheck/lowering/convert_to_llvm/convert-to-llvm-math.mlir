@@ -81,6 +81,7 @@ func.func @rsqrt(%x: f64) -> f64 {
 // CHECK-NOT:     "llvm.exp.f32"
 // CHECK:         llvm.call_intrinsic "llvm.roundeven.f32"
 // CHECK:         llvm.select
+// CHECK:         llvm.select
 // CHECK-NEXT:    llvm.return
 // CHECK-LABEL: llvm.func @erf64(%{{.*}}: f64) -> f64
 // CHECK-NEXT:    %[[R:.*]] = llvm.call @erf(%{{.*}}) : (f64) -> f64
@@ -122,11 +123,19 @@ func.func @casts(%x: f32, %b: i1, %n: i64) -> (i32, f32, f64, i32, i1) {
 // reduced argument with ln 2 in two parts, a polynomial, and 2^n as two exponent
 // bit patterns. n becomes an i32 through the bits of n + 1.5 * 2^23 (0x4B400000),
 // not a saturating conversion, which x86 without AVX-512 runs lane by lane.
-// f16 goes through it in f32; f64 keeps the intrinsic.
+// Below -104 (under half the least subnormal) the lane computes exp(0) and 0 is
+// selected after: no underflow through subnormals. f16 goes through it in f32; f64
+// keeps the intrinsic.
 
 // CHECK-LABEL: llvm.func @exp32(%x: f32) -> f32
 // CHECK-NOT:     llvm.call @
-// CHECK:         llvm.call_intrinsic "llvm.minimum.f32"(%x, %{{.*}})
+// CHECK:         %[[MIN:.+]] = llvm.mlir.constant(-1.040000e+02 : f32) : f32
+// CHECK-NEXT:    %[[LOW:.+]] = llvm.fcmp "olt" %x, %[[MIN]] : f32
+// CHECK-NEXT:    %[[ZERO:.+]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK-NEXT:    %[[SAFE:.+]] = llvm.select %[[LOW]], %[[ZERO]], %x : i1, f32
+// CHECK-NEXT:    %{{.+}} = llvm.mlir.constant(8.900000e+01 : f32) : f32
+// CHECK-NEXT:    llvm.call_intrinsic "llvm.minimum.f32"(%[[SAFE]], %{{.*}})
+// CHECK-NOT:     llvm.call_intrinsic "llvm.maximum.f32"
 // CHECK:         %[[N:.+]] = llvm.call_intrinsic "llvm.roundeven.f32"
 // CHECK-NOT:     fptosi
 // CHECK:         %[[MAGIC:.+]] = llvm.mlir.constant(0x4B400000 : f32) : f32
@@ -136,7 +145,8 @@ func.func @casts(%x: f32, %b: i1, %n: i64) -> (i32, f32, f64, i32, i1) {
 // CHECK-NEXT:    llvm.sub %[[BITS]], %[[OFFSET]] : i32
 // CHECK:         llvm.shl
 // CHECK:         llvm.bitcast %{{.*}} : i32 to f32
-// CHECK:         llvm.return
+// CHECK:         %[[R:.+]] = llvm.select %[[LOW]], %[[ZERO]], %{{.+}} : i1, f32
+// CHECK-NEXT:    llvm.return %[[R]]
 // CHECK-LABEL: llvm.func @exp16(%{{.*}}: f16) -> f16
 // CHECK-NEXT:    llvm.fpext %{{.*}} : f16 to f32
 // CHECK:         llvm.fptrunc %{{.*}} : f32 to f16

@@ -375,6 +375,94 @@ func.func @epilogue(%a: memref<5x12xf32>, %b: memref<12x9xf32>, %bias: memref<9x
 
 // -----
 
+// An epilogue as a fused runtime broadcast leaves it (BERT's residual add of two
+// buffers whose dims may be 1 when it runs): loop indices made before the `scf.if`,
+// loads at indices computed from them and from values made before the generic. The
+// micro-kernel runs it, replaying the loads with the tile's row and column.
+
+// CHECK-LABEL: func.func @epilogue_reads_buffers
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<?x12xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<12x9xf32>, %[[R:[a-zA-Z0-9_]+]]: memref<?x9xf32>, %[[S:[a-zA-Z0-9_]+]]: index, %[[C:[a-zA-Z0-9_]+]]: memref<?x9xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         vector.fma
+// CHECK:         scf.if
+// CHECK:           scf.for %[[I:[a-zA-Z0-9_]+]] =
+// CHECK:             scf.for %[[J:[a-zA-Z0-9_]+]] =
+// CHECK:               memref.load %[[C]]
+// CHECK:               %[[ROW:.+]] = arith.muli %{{.+}}, %[[S]] : index
+// CHECK-NEXT:          memref.load %[[R]][%[[ROW]], %{{.+}}] : memref<?x9xf32>
+// CHECK:               memref.store {{.*}}, %[[C]]
+// CHECK-NOT:     linalg.generic
+func.func @epilogue_reads_buffers(%a: memref<?x12xf32>, %b: memref<12x9xf32>, %res: memref<?x9xf32>, %stride: index, %c: memref<?x9xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x12xf32>, memref<12x9xf32>) outs(%c : memref<?x9xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    %last = arith.constant 11 : index
+    %k = linalg.index 1 : index
+    %is_last = arith.cmpi eq, %k, %last : index
+    %i = linalg.index 0 : index
+    %j = linalg.index 2 : index
+    %r = scf.if %is_last -> (f32) {
+      %row = arith.muli %i, %stride : index
+      %v = memref.load %res[%row, %j] : memref<?x9xf32>
+      %t = arith.addf %s, %v : f32
+      scf.yield %t : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
+// Left to the loops: such an epilogue loading from C (a view of it), and one that
+// stores to memory.
+
+// CHECK-LABEL: func.func @epilogue_touches_c
+// CHECK-COUNT-2: linalg.generic
+// CHECK-NOT:     vector.fma
+func.func @epilogue_touches_c(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>, %other: memref<8x8xf32>) {
+  %view = memref.subview %c[0, 0] [8, 8] [1, 1] : memref<8x8xf32> to memref<8x8xf32, strided<[8, 1]>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    %last = arith.constant 7 : index
+    %k = linalg.index 1 : index
+    %is_last = arith.cmpi eq, %k, %last : index
+    %i = linalg.index 0 : index
+    %r = scf.if %is_last -> (f32) {
+      %v = memref.load %view[%i, %i] : memref<8x8xf32, strided<[8, 1]>>
+      %t = arith.addf %s, %v : f32
+      scf.yield %t : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    %last = arith.constant 7 : index
+    %k = linalg.index 1 : index
+    %is_last = arith.cmpi eq, %k, %last : index
+    %i = linalg.index 0 : index
+    %r = scf.if %is_last -> (f32) {
+      memref.store %s, %other[%i, %i] : memref<8x8xf32>
+      scf.yield %s : f32
+    } else {
+      scf.yield %s : f32
+    }
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
 // A batched matmul whose B is shared by every batch: B is packed once (one batch of
 // panels), and one flat parallel loop runs every (batch, row block) task.
 
