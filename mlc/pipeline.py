@@ -52,7 +52,8 @@ STAGES: dict[str, str] = {
     ),
     "llvm": "convert-to-llvm",
     "parallel-loops": (
-        "linalg-fuse-elementwise,bufferize,convert-attention-to-gpu,convert-contractions-to-gpu,"
+        "linalg-fuse-elementwise,bufferize,convert-attention-to-gpu,outline-contractions,"
+        "convert-contractions-to-gpu,"
         "convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
     ),
     "gpu": (

@@ -169,6 +169,12 @@ def _convert_gpu_to_nvvm() -> type[ModulePass]:
     return ConvertGPUToNVVMPass
 
 
+def _outline_contractions() -> type[ModulePass]:
+    from mlc.lowering.gpu.outline_contractions import OutlineContractionsPass
+
+    return OutlineContractionsPass
+
+
 def _merge_identical_kernels() -> type[ModulePass]:
     from mlc.lowering.gpu.merge_identical_kernels import MergeIdenticalKernelsPass
 
@@ -240,6 +246,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-contractions-to-gpu": _convert_contractions_to_gpu,
     "gpu-kernel-outlining": _gpu_kernel_outlining,
     "merge-identical-kernels": _merge_identical_kernels,
+    "outline-contractions": _outline_contractions,
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
     "autodiff": _autodiff,
