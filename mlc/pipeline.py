@@ -128,6 +128,7 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
 
 # The pass that chooses the GPU's contraction kernels, which takes the options below.
 CONTRACTIONS = "convert-contractions-to-gpu"
+OUTLINE_CONTRACTIONS = "outline-contractions"  # takes `tf32` too
 ATTENTION = "convert-attention-to-gpu"  # takes `sm` too (tensor cores from sm_80)
 
 
@@ -180,9 +181,9 @@ def contraction_options(
     `text` with `CONTRACTIONS` given the options: with `allow_tf32`, contractions
     multiply on the tensor cores in tf32; `sm` (an architecture such as `sm_75`) is the
     one kernels are built for, else the pass's default (sm_80 and later), given to the
-    attention kernels' pass (`ATTENTION`) too; `wgmma` a `wgmma_choice` (None: the
-    pass's default). Options the text already gives the pass (a tile shape, say) stay,
-    and win over these.
+    attention kernels' pass (`ATTENTION`) too (and `allow_tf32` to
+    `OUTLINE_CONTRACTIONS`); `wgmma` a `wgmma_choice` (None: the pass's default).
+    Options the text already gives the pass (a tile shape, say) stay, and win over these.
     """
     added: dict[str, tuple[bool | int | str, ...]] = {"tf32": (True,)} if allow_tf32 else {}
     if sm is not None:
@@ -194,6 +195,7 @@ def contraction_options(
     wanted: dict[str, dict[str, tuple[bool | int | str, ...]]] = {
         CONTRACTIONS: added,
         ATTENTION: attention,
+        OUTLINE_CONTRACTIONS: {k: v for k, v in added.items() if k == "tf32"},
     }
     specs = [
         ArgSpec(

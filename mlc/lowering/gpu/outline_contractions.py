@@ -23,7 +23,13 @@ The functions are then merged (`function_merging.merge`). A contraction no other
 repeats stays where it is, as do the other generics: the loops they become are small,
 and `fuse-row-epilogues` and the loop fusion join neighbouring ones, which a call
 between would keep apart. The host code of an outlined function launches its kernels
-when called; `instrument-launches` times each call as one kernel.
+when called; `instrument-launches` times each call as one kernel. A remark of
+`convert-contractions-to-gpu` on an outlined kind (a tf32 declined) is made once, at
+the first copy's location.
+
+With `tf32=true` (given with `convert-contractions-to-gpu`'s), an f32 matmul reading a
+constant weight stays where it is: the wgmma kernel may need that operand K-major, and
+transposes a constant it sees at compile time, an argument only by a kernel at run time.
 """
 
 from collections import Counter
@@ -38,6 +44,7 @@ from xdsl.passes import ModulePass
 
 from mlc import diagnostics
 from mlc.lowering.gpu.contraction.conv_match import match_conv
+from mlc.lowering.gpu.contraction.kmajor_operand import constant_global
 from mlc.lowering.gpu.contraction.match import match
 from mlc.lowering.linalg.absorbed_padding import frees_between
 from mlc.lowering.support.function_merging import merge
@@ -61,13 +68,17 @@ class Contraction:
     frees: list[Operation]
 
 
-def contraction_of(op: GenericOp) -> Contraction | None:
+def contraction_of(op: GenericOp, tf32: bool = False) -> Contraction | None:
     """What of `op` (and around it) `convert-contractions-to-gpu` makes one kernel of,
-    or None; its remarks are left to that pass."""
+    or None (with `tf32`, for a matmul that reads a constant too: module docstring); its
+    remarks are left to that pass."""
     with diagnostics.capture():
         found = match(op) or match_conv(op)
     if found is None:
         return None
+    if tf32 and found.conv is None and not found.half:
+        if any(constant_global(op.operands[i]) is not None for i in (found.a, found.b)):
+            return None
     absorbed: list[Operation] = [found.fill] if found.fill is not None else []
     frees: list[Operation] = []
     if (conv := found.conv) is not None:
@@ -96,6 +107,9 @@ class OutlineContractionsPass(ModulePass):
 
     name = "outline-contractions"
 
+    tf32: bool = False
+    """Whether `convert-contractions-to-gpu` multiplies f32 in tf32 (module docstring)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         names = {f.sym_name.data for f in op.ops if isinstance(f, func.FuncOp)}
         functions = [
@@ -107,14 +121,17 @@ class OutlineContractionsPass(ModulePass):
             c.anchor: ops_key(c.ops)
             for f in functions
             for g in _generics(f)
-            if (c := contraction_of(g)) is not None
+            if (c := contraction_of(g, self.tf32)) is not None
         }
         kinds = Counter(keys.values())
         outlined: set[Operation] = set()
         for function in functions:
             after: Operation = function
             for generic in _generics(function):
-                if kinds[keys.get(generic)] < 2 or (c := contraction_of(generic)) is None:
+                if (
+                    kinds[keys.get(generic)] < 2
+                    or (c := contraction_of(generic, self.tf32)) is None
+                ):
                     continue  # alone of its kind: as cheap where it is
                 values = read_from_outside(c.ops)
                 name = fresh_name(function.sym_name.data, names)

@@ -3,6 +3,10 @@
 // RUN:   | filecheck %s --check-prefix=LAUNCH
 // RUN: mlc-opt %s --split-input-file -p 'convert-ml-to-linalg,linalg-fuse-elementwise,bufferize,outline-contractions' --print-debuginfo \
 // RUN:   | filecheck %s --check-prefix=LOC
+// RUN: mlc-opt %s --split-input-file -p 'convert-ml-to-linalg,bufferize,outline-contractions{tf32=true}' \
+// RUN:   | filecheck %s --check-prefix=TF32
+// RUN: mlc-opt %s --split-input-file --verify-diagnostics --remarks > /dev/null \
+// RUN:   -p 'convert-ml-to-linalg,linalg-fuse-elementwise,bufferize,outline-contractions,convert-contractions-to-gpu'
 
 // Two matmuls of one shape with their relu epilogues (different weights) are one
 // function, which takes the zero fill of the output along and is called at each; the
@@ -90,9 +94,10 @@ func.func @two_convs(%x: tensor<1x16x32x32xf32>, %w1: tensor<32x16x3x3xf32>, %b1
 
 // -----
 
-// Repeated matmuls that `convert-contractions-to-gpu` leaves to the loop mapping (too
-// few outputs) are not contractions here either, and repeated elementwise ops stay:
-// the loops they become fuse with their neighbours. Nothing moves.
+// Repeated matmuls and convolutions that `convert-contractions-to-gpu` leaves to the
+// loop mapping (too few outputs) are not contractions here either, and repeated
+// elementwise ops stay: the loops they become fuse with their neighbours. Nothing
+// moves, and the remark of each declined convolution is made once, by that pass.
 
 // CHECK-LABEL: func.func @small_and_elementwise
 // CHECK-NOT:     func.call
@@ -106,4 +111,44 @@ func.func @small_and_elementwise(%x: tensor<16x64xf32>, %w1: tensor<64x64xf32>, 
   %r = ml.relu %a : (tensor<16x64xf32>) -> tensor<16x64xf32>
   %q = ml.relu %b : (tensor<16x64xf32>) -> tensor<16x64xf32>
   func.return %r, %q : tensor<16x64xf32>, tensor<16x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @small_convs
+// CHECK-NOT:     func.call
+// CHECK:         func.return
+// CHECK-NOT:   func.func private
+
+func.func @small_convs(%x: tensor<1x8x8x8xf32>, %w1: tensor<8x8x3x3xf32>, %w2: tensor<8x8x3x3xf32>)
+    -> (tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>) {
+  // expected-remark @+1 {{convolution left to the loop mapping: 288 outputs (fewer than 32768: a warp each)}}
+  %a = ml.conv2d %x, %w1 : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32>
+  // expected-remark @+1 {{convolution left to the loop mapping: 288 outputs (fewer than 32768: a warp each)}}
+  %b = ml.conv2d %x, %w2 : (tensor<1x8x8x8xf32>, tensor<8x8x3x3xf32>) -> tensor<1x8x6x6xf32>
+  func.return %a, %b : tensor<1x8x6x6xf32>, tensor<1x8x6x6xf32>
+}
+
+// -----
+
+// Two matmuls by one constant weight are one function; with `tf32=true` they stay,
+// where `convert-contractions-to-gpu` can still see the weight to transpose it at
+// compile time for the tf32 wgmma kernel.
+
+// CHECK-LABEL: func.func @constant_weight
+// CHECK:         %[[W:.+]] = memref.get_global @__constant_0
+// CHECK:         func.call @constant_weight_kernel0(%{{.+}}, %x, %[[W]])
+// CHECK:         func.call @constant_weight_kernel0(%{{.+}}, %y, %[[W]])
+// CHECK:       func.func private @constant_weight_kernel0
+
+// TF32-LABEL: func.func @constant_weight
+// TF32-NOT:     func.call
+// TF32:         func.return
+// TF32-NOT:   func.func private
+
+func.func @constant_weight(%x: tensor<256x64xf32>, %y: tensor<256x64xf32>) -> (tensor<256x128xf32>, tensor<256x128xf32>) {
+  %w = arith.constant dense<0.5> : tensor<64x128xf32>
+  %a = ml.matmul %x, %w : (tensor<256x64xf32>, tensor<64x128xf32>) -> tensor<256x128xf32>
+  %b = ml.matmul %y, %w : (tensor<256x64xf32>, tensor<64x128xf32>) -> tensor<256x128xf32>
+  func.return %a, %b : tensor<256x128xf32>, tensor<256x128xf32>
 }
