@@ -13,7 +13,8 @@ them, as Toy's `--emit` does.
 
 The `gpu` target (alias `cuda`) shares the first two stages, then:
 
-    parallel-loops  tensors become buffers, generics become `scf.parallel` over `scf.for`
+    parallel-loops  tensors become buffers, generics become `scf.parallel` over `scf.for`,
+                    contractions tiled `gpu.launch`es, built once for each repeated kind
     gpu             each outermost parallel loop becomes a kernel in `gpu.module @kernels`,
                     one kernel for each kind of identical ones
     nvvm            kernels and host code become the `llvm` dialect: kernels with NVVM
