@@ -5,7 +5,7 @@ tiled kernel once and every later pass (canonicalize, lower-affine, cse, verify,
 kernel outlining, NVVM) lowers it once.
 
 A tiled contraction kernel is thousands of ops, and a network repeats them: ResNet-50's
-48 GPU contractions are 21 kinds. `merge-identical-kernels` keeps one `gpu.func` of each
+48 GPU contractions are 26 kinds. `merge-identical-kernels` keeps one `gpu.func` of each
 kind, but only at the end of the `gpu` stage, after every copy has been built and
 processed. Runs after `bufferize`, before `convert-contractions-to-gpu`, on the
 generics at the top of a function body that that pass takes (`match`, `match_conv`),
