@@ -13,7 +13,8 @@ them, as Toy's `--emit` does.
 
 The `gpu` target (alias `cuda`) shares the first two stages, then:
 
-    parallel-loops  tensors become buffers, generics become `scf.parallel` over `scf.for`
+    parallel-loops  tensors become buffers, generics become `scf.parallel` over `scf.for`,
+                    contractions tiled `gpu.launch`es, built once for each repeated kind
     gpu             each outermost parallel loop becomes a kernel in `gpu.module @kernels`,
                     one kernel for each kind of identical ones
     nvvm            kernels and host code become the `llvm` dialect: kernels with NVVM
@@ -52,7 +53,8 @@ STAGES: dict[str, str] = {
     ),
     "llvm": "convert-to-llvm",
     "parallel-loops": (
-        "linalg-fuse-elementwise,bufferize,convert-attention-to-gpu,convert-contractions-to-gpu,"
+        "linalg-fuse-elementwise,bufferize,convert-attention-to-gpu,outline-contractions,"
+        "convert-contractions-to-gpu,"
         "convert-linalg-to-parallel-loops,lower-affine,canonicalize,cse"
     ),
     "gpu": (
@@ -127,6 +129,7 @@ def stages_for(target: str, emit: str | None = None) -> tuple[str, ...]:
 
 # The pass that chooses the GPU's contraction kernels, which takes the options below.
 CONTRACTIONS = "convert-contractions-to-gpu"
+OUTLINE_CONTRACTIONS = "outline-contractions"  # takes `tf32` too
 ATTENTION = "convert-attention-to-gpu"  # takes `sm` too (tensor cores from sm_80)
 
 
@@ -179,9 +182,9 @@ def contraction_options(
     `text` with `CONTRACTIONS` given the options: with `allow_tf32`, contractions
     multiply on the tensor cores in tf32; `sm` (an architecture such as `sm_75`) is the
     one kernels are built for, else the pass's default (sm_80 and later), given to the
-    attention kernels' pass (`ATTENTION`) too; `wgmma` a `wgmma_choice` (None: the
-    pass's default). Options the text already gives the pass (a tile shape, say) stay,
-    and win over these.
+    attention kernels' pass (`ATTENTION`) too (and `allow_tf32` to
+    `OUTLINE_CONTRACTIONS`); `wgmma` a `wgmma_choice` (None: the pass's default).
+    Options the text already gives the pass (a tile shape, say) stay, and win over these.
     """
     added: dict[str, tuple[bool | int | str, ...]] = {"tf32": (True,)} if allow_tf32 else {}
     if sm is not None:
@@ -193,6 +196,7 @@ def contraction_options(
     wanted: dict[str, dict[str, tuple[bool | int | str, ...]]] = {
         CONTRACTIONS: added,
         ATTENTION: attention,
+        OUTLINE_CONTRACTIONS: {k: v for k, v in added.items() if k == "tf32"},
     }
     specs = [
         ArgSpec(

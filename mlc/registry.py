@@ -181,6 +181,12 @@ def _defer_device_checks() -> type[ModulePass]:
     return DeferDeviceChecksPass
 
 
+def _outline_contractions() -> type[ModulePass]:
+    from mlc.lowering.gpu.outline_contractions import OutlineContractionsPass
+
+    return OutlineContractionsPass
+
+
 def _merge_identical_kernels() -> type[ModulePass]:
     from mlc.lowering.gpu.merge_identical_kernels import MergeIdenticalKernelsPass
 
@@ -254,6 +260,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "merge-identical-kernels": _merge_identical_kernels,
     "defer-device-checks": _defer_device_checks,
     "bound-device-sizes": _bound_device_sizes,
+    "outline-contractions": _outline_contractions,
     "convert-gpu-to-nvvm": _convert_gpu_to_nvvm,
     "convert-gpu-host-to-llvm": _convert_gpu_host_to_llvm,
     "autodiff": _autodiff,

@@ -1,14 +1,16 @@
 """
 A program of repeated blocks (`relu(x @ w_i + b_i) + x`, four times, each block with
 its own weights) compiles each distinct kernel once (`merge_identical_functions` on the
-CPU, `merge-identical-kernels` on the GPU) and still computes what numpy does.
+CPU, `merge-identical-kernels` on the GPU, where `outline-contractions` builds each kind
+of contraction kernel once) and still computes what numpy does.
 """
 
 import numpy as np
 import pytest
-from xdsl.dialects import gpu, llvm
+from xdsl.dialects import func, gpu, llvm
 
 import mlc
+from mlc.lowering.support.kernel_outlining import KERNEL_ATTR
 from tests.gpu.targets import compile_for
 
 BLOCKS = 4
@@ -88,3 +90,32 @@ def test_cuda_repeated_blocks_match_numpy():
     exe = compile_for(_program(5, 24, "f32"), "cuda")
     got = np.asarray(exe(x, *weights))
     np.testing.assert_allclose(got, _reference(x, weights), rtol=1e-4, atol=1e-4)
+
+
+# Large enough for `convert-contractions-to-gpu`'s tiled kernel (>= 32768 outputs).
+CONTRACTION_ROWS, CONTRACTION_WIDTH = 256, 128
+
+
+def test_gpu_builds_each_block_contraction_once():
+    """Lowering only: the four blocks' matmuls (with their fused epilogues) are one
+    function called four times, so the tiled kernel is built once (`outline-contractions`)."""
+    program = _program(CONTRACTION_ROWS, CONTRACTION_WIDTH, "f32")
+    lowered = mlc.compile(program, target="gpu", emit="parallel-loops")
+    outlined = [
+        op for op in lowered.ops if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes
+    ]
+    assert len(outlined) == 1
+    name = outlined[0].sym_name.data
+    calls = [op for op in lowered.walk() if isinstance(op, func.CallOp)]
+    assert [call.callee.root_reference.data for call in calls].count(name) == BLOCKS
+    assert any(isinstance(op, gpu.LaunchOp) for op in outlined[0].walk())  # built there
+    main = next(op for op in lowered.ops if isinstance(op, func.FuncOp) and op not in outlined)
+    assert not any(isinstance(op, gpu.LaunchOp) for op in main.walk())
+
+
+@pytest.mark.gpu
+def test_cuda_repeated_contractions_match_numpy():
+    x, weights = _inputs(CONTRACTION_ROWS, CONTRACTION_WIDTH, np.float32)
+    exe = compile_for(_program(CONTRACTION_ROWS, CONTRACTION_WIDTH, "f32"), "cuda")
+    got = np.asarray(exe(x, *weights))
+    np.testing.assert_allclose(got, _reference(x, weights), rtol=1e-3, atol=1e-3)

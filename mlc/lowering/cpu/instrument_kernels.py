@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
-from mlc.lowering.cpu.outline_kernels import KERNEL_ATTR
+from mlc.lowering.support.kernel_outlining import KERNEL_ATTR
 from mlc.lowering.support.kernel_sources import instrument
 
 

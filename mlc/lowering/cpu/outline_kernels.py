@@ -49,9 +49,9 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, UnitAttr, i64
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, i64
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -61,12 +61,16 @@ from mlc.lowering.cpu.depthwise_conv import Depthwise, depthwise_of
 from mlc.lowering.cpu.depthwise_loops import absorbed, absorbed_frees
 from mlc.lowering.cpu.linalg_tile import PANELS_ATTR, LinalgTilePass, kernel_choice, module_global
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
-from mlc.lowering.support.function_merging import merge, structure
-from mlc.lowering.support.op_walk import walk_ops
+from mlc.lowering.support.function_merging import merge
+from mlc.lowering.support.kernel_outlining import (
+    KERNEL_ATTR,
+    fresh_name,
+    insert_after,
+    move_into_function,
+    ops_key,
+    read_from_outside,
+)
 from mlc.tiling_model import MatmulTiles
-
-KERNEL_ATTR = "mlc.kernel"
-"""On a function outlined here: its calls are the kernels (`instrument-kernels`)."""
 
 
 @dataclass
@@ -105,21 +109,12 @@ def kernel_of(op: GenericOp, pinned: MatmulTiles | None) -> Kernel | None:
 
 def kernel_key(kernel: Kernel) -> tuple[object, ...]:
     """
-    Equal for two kernels exactly when their outlined functions would merge: the types
-    of the values read from outside (the arguments), which of them is B when its panels
-    are passed in, and the ops' structure over those arguments (`structure`, on a copy
-    of the ops in a block of their own, so that nothing in the IR moves).
+    Equal for two kernels exactly when their outlined functions would merge: their ops'
+    key (`ops_key`) and which value read from outside is B when its panels are passed in.
     """
     values = read_from_outside(kernel.ops)
-    block = Block(arg_types=[value.type for value in values])
-    mapping: dict[SSAValue, SSAValue] = dict(zip(values, block.args))
-    for op in kernel.ops:
-        block.add_op(op.clone(value_mapper=mapping))
-    region = Region(block)
-    key = structure(region)
-    region.detach_block(block).erase()
     b = kernel.mm.b if kernel.mm is not None and kernel.packs_b else None
-    return (key, values.index(b) if b in values else None)
+    return (ops_key(kernel.ops), values.index(b) if b in values else None)
 
 
 def _window_kernel(dw: Depthwise) -> Kernel:
@@ -128,19 +123,6 @@ def _window_kernel(dw: Depthwise) -> Kernel:
     order = {op: i for i, op in enumerate(dw.op.parent_block().ops)}  # pyright: ignore[reportOptionalMemberAccess]
     ops = sorted([dw.op, *absorbed(dw)], key=order.__getitem__)
     return Kernel(ops, anchor=dw.op, frees=tuple(absorbed_frees(dw)))
-
-
-def read_from_outside(ops: list[Operation]) -> list[SSAValue]:
-    """The values `ops` (and the ops nested in them) read and do not define, in order."""
-    inside = {nested for op in ops for nested in walk_ops(op)}
-    found: dict[SSAValue, None] = {}
-    for op in ops:
-        for nested in walk_ops(op):
-            for operand in nested.operands:
-                owner = operand.owner
-                if (owner.parent_op() if isinstance(owner, Block) else owner) not in inside:
-                    found.setdefault(operand, None)
-    return list(found)
 
 
 def outline(kernel: Kernel, name: str, module: ModuleOp, after: Operation) -> func.FuncOp:
@@ -162,25 +144,8 @@ def outline(kernel: Kernel, name: str, module: ModuleOp, after: Operation) -> fu
         )
         values.append(panels.results[0])
         arg_attrs.append(DictionaryAttr({}))
-    block = Block(arg_types=[value.type for value in values])
-    mapping: dict[SSAValue, SSAValue] = dict(zip(values, block.args))
-    for op in kernel.ops:
-        block.add_op(op.clone(value_mapper=mapping))
-    block.add_op(func.ReturnOp())
-    types = ([value.type for value in values], [])
-    function = func.FuncOp(name, types, Region(block), "private", arg_attrs=ArrayAttr(arg_attrs))
-    function.attributes[KERNEL_ATTR] = UnitAttr()
-    function.location = last.location
-    call = func.CallOp(name, values, [])
-    call.location = last.location
-    Rewriter.insert_op(call, caller_point)
-    for free in kernel.frees:
-        free.detach()
-        Rewriter.insert_op(free, InsertPoint.after(call))
-    for op in reversed(kernel.ops):
-        Rewriter.erase_op(op)
-    module.body.block.insert_op_after(function, after)
-    return function
+    function = move_into_function(kernel.ops, values, name, last, arg_attrs, kernel.frees)
+    return insert_after(module, function, after)
 
 
 def kernels(function: func.FuncOp, pinned: MatmulTiles | None) -> list[Kernel]:
@@ -228,16 +193,14 @@ class OutlineKernelsPass(ModulePass):
         )
         outlined: set[Operation] = set()
         for function in functions:
-            count, after = 0, function
+            after = function
             for block in function.body.blocks:
                 for generic in [g for g in block.ops if isinstance(g, GenericOp)]:
                     if (kernel := kernel_of(generic, pinned)) is None:
                         continue
                     if self.repeated_only and kinds[kernel_key(kernel)] < 2:
                         continue  # called once: as cheap where it is
-                    while (name := f"{function.sym_name.data}_kernel{count}") in names:
-                        count += 1
-                    names.add(name)
+                    name = fresh_name(function.sym_name.data, names)
                     after = outline(kernel, name, op, after)
                     outlined.add(after)
         if outlined:

@@ -33,7 +33,7 @@ The first failing driver call's status is kept in `@__mlc_cuda_status` (0 while 
 is well), which the runtime checks after each call of a compiled function.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -83,9 +83,7 @@ def _call(op: Operation, name: str, args: Sequence[SSAValue], results: Sequence[
 
 def rewrite_host_ops(module: ModuleOp, stubs: _Stubs) -> None:
     """Launches and host element accesses to calls of stubs (module docstring)."""
-    for op in list(module.walk()):
-        if _inside_kernels(op):
-            continue
+    for op in list(_host_ops(module)):
         if isinstance(op, gpu.LaunchFuncOp):
             kernel = op.kernel.nested_references.data[-1].data
             sizes = [
@@ -128,13 +126,12 @@ def rewrite_host_ops(module: ModuleOp, stubs: _Stubs) -> None:
             Rewriter.erase_op(op)
 
 
-def _inside_kernels(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, gpu.ModuleOp):
-            return True
-        parent = parent.parent_op()
-    return isinstance(op, gpu.ModuleOp)
+def _host_ops(module: ModuleOp) -> Iterator[Operation]:
+    """The ops of `module` outside its `gpu.module`s (the kernels are not walked: a
+    model's are most of its ops)."""
+    for top in module.ops:
+        if not isinstance(top, gpu.ModuleOp):
+            yield from top.walk()
 
 
 # ---------------------------------------------------------------------------

@@ -18,16 +18,20 @@ model's control flow (`scf.for`, `scf.if`, `scf.while`) are timed each time they
 Every launch gets an id, in program order, and the module the global
 `__mlc_profile_kernels` listing them with their source ops, as `instrument-kernels` does
 for the CPU (`mlc.lowering.support.kernel_sources`). The inserted ops take the launch's
-location.
+location. A function that `outline-contractions` made (`mlc.kernel`) serves several
+layers: each call of it is timed as one kernel, with the call's location (its layer),
+and its own launches are not.
 """
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import gpu
+from xdsl.dialects import func, gpu
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from mlc.lowering.support.kernel_outlining import KERNEL_ATTR
 from mlc.lowering.support.kernel_sources import LAUNCH_BEGIN, LAUNCH_END, instrument
 
 TIMED_BY = (LAUNCH_BEGIN, LAUNCH_END)
@@ -40,9 +44,26 @@ class InstrumentLaunchesPass(ModulePass):
     name = "instrument-launches"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        instrument(
-            op,
-            lambda function: [o for o in function.walk() if isinstance(o, gpu.LaunchFuncOp)],
-            lambda launch: f"gpu.launch_func {launch.kernel}",  # pyright: ignore
-            TIMED_BY,
+        outlined = frozenset(
+            f.sym_name.data
+            for f in op.ops
+            if isinstance(f, func.FuncOp) and KERNEL_ATTR in f.attributes
         )
+
+        def timed(o: Operation) -> bool:
+            if isinstance(o, func.CallOp):
+                return o.callee.root_reference.data in outlined
+            return isinstance(o, gpu.LaunchFuncOp)
+
+        def launches(function: func.FuncOp) -> list[Operation]:
+            if function.sym_name.data in outlined:
+                return []  # timed at its calls
+            return [o for o in function.walk() if timed(o)]
+
+        instrument(op, launches, _kind, TIMED_BY)
+
+
+def _kind(op: Operation) -> str:
+    if isinstance(op, func.CallOp):
+        return f"func.call {op.callee}"
+    return f"gpu.launch_func {op.kernel}"  # pyright: ignore[reportAttributeAccessIssue]

@@ -5,7 +5,9 @@ everywhere; the timings need a GPU (`-m gpu`).
 """
 
 import numpy as np
+import onnx
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 import mlc
 from mlc.backend.launch_timers import BEGIN, END
@@ -68,3 +70,48 @@ def test_a_call_launching_more_kernels_than_the_pool_grows_it(on_gpu):
     with recording.active():
         profiled(x)
     assert recording.counts().sum() > 1
+
+
+SHAPE = [1, 32, 32, 32]  # each convolution's output: enough for the tiled kernel
+
+
+def _repeated_convs() -> onnx.ModelProto:
+    """Two convolutions of one shape (one outlined kernel, `outline-contractions`)."""
+    w1, w2 = (RNG.standard_normal((32, 16, 3, 3)).astype(np.float32) for _ in range(2))
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["x", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "repeated",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 32, 32])],
+        [
+            helper.make_tensor_value_info(c, TensorProto.FLOAT, [1, 32, 32, 32])
+            for c in ("c1", "c2")
+        ],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_each_call_of_an_outlined_contraction_is_timed_as_its_layer():
+    exe = mlc.compile(_repeated_convs())
+    profiled = str(exe.variant(target="gpu", emit="nvvm", profile=True))  # pyright: ignore
+    table = next(line for line in profiled.splitlines() if KERNELS_SYMBOL in line)
+    call = "\\22kind\\22:\\22func.call @main_kernel0\\22"
+    for node in ("conv1", "conv2"):
+        assert f"{call},\\22sources\\22:[\\22{node}\\22]" in table
+
+
+@pytest.mark.gpu
+def test_repeated_convolutions_are_profiled_as_their_nodes():
+    if reason := gpu_unavailable_reason():
+        pytest.skip(reason)
+    exe = mlc.compile(_repeated_convs(), target="cuda")
+    x = RNG.standard_normal((1, 16, 32, 32)).astype(np.float32)
+    profile = exe.profile(x, repeat=3)
+    named = {source for layer in profile.layers for source in layer.sources}
+    assert {"conv1", "conv2"} <= named
+    for got, want in zip(profile.outputs, exe(x), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -87,3 +87,51 @@ func.func @scalars(%x: index) -> index {
   %y = arith.addi %x, %x : index
   func.return %y : index
 }
+
+// -----
+
+// A function that `outline-contractions` made (`mlc.kernel`) launches one layer's
+// kernel for each of its callers: each call is timed, with the call's location, so that
+// the two layers keep their own times and names; the launch inside it is not.
+
+// CHECK-LABEL: llvm.mlir.global external constant @__mlc_profile_kernels
+// CHECK-SAME:    \22id\22:0,\22function\22:\22f\22,\22kind\22:\22func.call @f_kernel0\22,\22sources\22:[\22conv1\22]
+// CHECK-SAME:    \22id\22:1,\22function\22:\22f\22,\22kind\22:\22func.call @f_kernel0\22,\22sources\22:[\22conv2\22]
+// CHECK-NOT:     \22id\22:2
+// CHECK-LABEL: func.func @f
+// CHECK:         %[[ID0:.+]] = arith.constant 0 : i64
+// CHECK-NEXT:    func.call @mlc_profile_launch_begin(%[[ID0]])
+// CHECK-NEXT:    func.call @f_kernel0(%a)
+// CHECK-NEXT:    func.call @mlc_profile_launch_end(%[[ID0]])
+// CHECK:         %[[ID1:.+]] = arith.constant 1 : i64
+// CHECK-NEXT:    func.call @mlc_profile_launch_begin(%[[ID1]])
+// CHECK-NEXT:    func.call @f_kernel0(%b)
+// CHECK-NEXT:    func.call @mlc_profile_launch_end(%[[ID1]])
+// CHECK-LABEL: func.func private @f_kernel0
+// CHECK-NOT:     mlc_profile
+// CHECK:         "gpu.launch_func"
+// CHECK-NOT:     mlc_profile
+// CHECK:         func.return
+
+// LOC-LABEL: func.func @f
+// LOC:         func.call @mlc_profile_launch_begin(%{{.*}}) : (i64) -> () loc("conv1"("m.onnx":0:0))
+// LOC:         func.call @mlc_profile_launch_begin(%{{.*}}) : (i64) -> () loc("conv2"("m.onnx":0:0))
+builtin.module attributes {gpu.container_module} {
+  func.func @f(%a: memref<64xf32>, %b: memref<64xf32>) {
+    func.call @f_kernel0(%a) : (memref<64xf32>) -> () loc("conv1"("m.onnx":0:0))
+    func.call @f_kernel0(%b) : (memref<64xf32>) -> () loc("conv2"("m.onnx":0:0))
+    func.return
+  }
+  func.func private @f_kernel0(%x: memref<64xf32>) attributes {mlc.kernel} {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    "gpu.launch_func"(%c1, %c1, %c1, %c64, %c1, %c1, %x) <{kernel = @kernels::@k0, operandSegmentSizes = array<i32: 0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 0>}> : (index, index, index, index, index, index, memref<64xf32>) -> () loc("conv1"("m.onnx":0:0))
+    func.return
+  }
+  "gpu.module"() <{sym_name = "kernels"}> ({
+    "gpu.func"() <{function_type = (memref<64xf32>) -> (), kernel}> ({
+    ^bb0(%0: memref<64xf32>):
+      "gpu.return"() : () -> ()
+    }) {sym_name = "k0"} : () -> ()
+  }) : () -> ()
+}

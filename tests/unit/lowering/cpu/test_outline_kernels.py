@@ -11,7 +11,7 @@ from xdsl.dialects import func
 import mlc
 from mlc import resources
 from mlc.lowering.cpu.linalg_tile import PANELS_ATTR
-from mlc.lowering.cpu.outline_kernels import KERNEL_ATTR
+from mlc.lowering.support.kernel_outlining import KERNEL_ATTR
 
 LAYERS = 3
 
