@@ -27,19 +27,24 @@ when called; `instrument-launches` times each call as one kernel. A remark of
 `convert-contractions-to-gpu` on an outlined kind (a tf32 declined) is made once, at
 the first copy's location.
 
+A contraction whose operands are sized by a value the host loads (a NonZero's count,
+computed on the device) stays where it is: `bound-device-sizes` bounds such a size
+where it sees its launches, which a call would hide.
+
 With `tf32=true` (given with `convert-contractions-to-gpu`'s), an f32 matmul reading a
 constant weight stays where it is: the wgmma kernel may need that operand K-major, and
 transposes a constant it sees at compile time, an argument only by a kernel at run time.
 """
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.linalg.ops import GenericOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from mlc import diagnostics
@@ -72,6 +77,8 @@ def contraction_of(op: GenericOp, tf32: bool = False) -> Contraction | None:
     """What of `op` (and around it) `convert-contractions-to-gpu` makes one kernel of,
     or None (with `tf32`, for a matmul that reads a constant too: module docstring); its
     remarks are left to that pass."""
+    if _sized_by_a_load(op.operands):
+        return None
     with diagnostics.capture():
         found = match(op) or match_conv(op)
     if found is None:
@@ -95,6 +102,21 @@ def contraction_of(op: GenericOp, tf32: bool = False) -> Contraction | None:
     order = {o: i for i, o in enumerate(block.ops)}
     ops = sorted([op, *absorbed], key=order.__getitem__)
     return Contraction(ops, op, frees)
+
+
+def _sized_by_a_load(values: Sequence[SSAValue]) -> bool:
+    """Whether a value the host loads from memory reaches `values` (their sizes, views)."""
+    seen: set[SSAValue] = set()
+    stack = list(values)
+    while stack:
+        if (value := stack.pop()) in seen:
+            continue
+        seen.add(value)
+        if isinstance(owner := value.owner, memref.LoadOp):
+            return True
+        if isinstance(owner, Operation):
+            stack.extend(owner.operands)
+    return False
 
 
 def _generics(function: func.FuncOp) -> list[GenericOp]:
