@@ -1,5 +1,6 @@
 """
-16-bit matmuls by the sm_90a wgmma kernel (`convert-contractions-to-gpu{wgmma=auto}`,
+16-bit matmuls by the sm_90a wgmma kernel fed by every thread's cp.async
+(`convert-contractions-to-gpu{wgmma=auto wgmma-tma=false}`,
 `mlc.lowering.gpu.contraction.wgmma_kernel`) against float64 references of the same
 f16 and bf16 inputs, fresh random ones each run: tiles cut by M, N and K (edge tiles,
 K not a multiple of the 64-deep slice), M below the tile's rows, long K,
@@ -100,8 +101,9 @@ def _source(program: str, element: str, **sizes: int) -> str:
 
 
 def _choice(tile: tuple[int, int, int] | None) -> str:
-    """The wgmma kernel's compile choice (`MLC_WGMMA`): `auto`, or a tile."""
-    return ",".join(map(str, tile)) if tile else "auto"
+    """The wgmma kernel's compile choice (`MLC_WGMMA`) with every thread's cp.async
+    copies (the TMA feed, the default, has tests/gpu/test_wgmma_tma.py): a tile or not."""
+    return ",".join(map(str, (*tile, "cp.async"))) if tile else "cp.async"
 
 
 @cache
