@@ -116,13 +116,14 @@ def _nested(
     for_loop(b, b.index(0), extents[len(at)], b.index(1), inner)
 
 
-def _column_offset(dw: Depthwise, tap: Sequence[int]) -> int:
-    """Where a tap reads the image's last dim at output column 0 (static: `Window`)."""
+def _offset(dw: Depthwise, tap: Sequence[int], dim: int = -1) -> int:
+    """Where a tap reads the image's dim `dim` (-1: columns, -2: rows) at output
+    position 0 (static: `Window`)."""
     x_map = dw.op.indexing_maps.data[0].data
     point = [0] * x_map.num_dims
     for d, k in zip(dw.kernel, tap, strict=True):
         point[d] = k
-    return x_map.results[-1].eval(point, []) - _source(dw)[1][-1]
+    return x_map.results[dim].eval(point, []) - _source(dw)[1][dim]
 
 
 def _column_reads(
@@ -162,7 +163,7 @@ def vector_rows(
     empty = _outside(b, dw, values)
     first = b(vector.BroadcastOp(start, values)) if start is not None else None
     weights = [b(vector.BroadcastOp(weight, values)) if weight else None for _, weight in taps]
-    columns = [_column_offset(dw, tap) for tap, _ in taps]
+    columns = [_offset(dw, tap) for tap, _ in taps]
     parts = dw.windows[-1].stride  # pyright: ignore[reportOptionalSubscript]
     step = b.index(parts)
 
@@ -351,15 +352,6 @@ def image_lanes(dw: Depthwise) -> int | None:
     return lanes
 
 
-def _row_offset(dw: Depthwise, tap: Sequence[int]) -> int:
-    """Where a tap reads the image's rows at output row 0 (as `_column_offset`)."""
-    x_map = dw.op.indexing_maps.data[0].data
-    point = [0] * x_map.num_dims
-    for d, k in zip(dw.kernel, tap, strict=True):
-        point[d] = k
-    return x_map.results[-2].eval(point, []) - _source(dw)[1][-2]
-
-
 def _mask(b: Ops, bits: Sequence[bool]) -> SSAValue:
     type_ = VectorType(i1, [len(bits)])
     attr = DenseIntOrFPElementsAttr.from_list(type_, [int(bit) for bit in bits])
@@ -384,7 +376,7 @@ def vector_images(
     empty = _outside(b, dw, values)
     first = b(vector.BroadcastOp(start, values)) if start is not None else None
     weights = [b(vector.BroadcastOp(weight, values)) if weight else None for _, weight in taps]
-    offsets = [(_row_offset(dw, tap), _column_offset(dw, tap)) for tap, _ in taps]
+    offsets = [(_offset(dw, tap, -2), _offset(dw, tap)) for tap, _ in taps]
     strided = dw.windows[0].stride == 2
     n, f, zero_i = *nf, b.index(0)
     epilogue = _vector_epilogue(b, dw, nf, lanes)
