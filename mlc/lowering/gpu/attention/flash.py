@@ -23,7 +23,8 @@ bytes so `ldmatrix` reads them conflict free; Q passes through the second K buff
 before the loop. A row whose every key is masked is NaN (0 / 0), as with the unfused
 softmax; rows past Sq compute on zeros and store nothing. K, V and Q must be row-major
 and 16-byte aligned (cp.async copies 8 elements): identity-layout buffers from the
-allocator are.
+allocator are, in either order of the head and sequence dims (`stand_in`): a head's
+rows are then `H * D` elements apart, each still 8-element aligned.
 """
 
 import math
@@ -169,10 +170,12 @@ class _Flash:
         return e(arith.AddiOp(self.window, _add32(e, at, start)))
 
     def _copy_rows(
-        self, e: Emitter, source: SSAValue, head: SSAValue, first: SSAValue, end: SSAValue,
+        self, e: Emitter, name: str, head: SSAValue, first: SSAValue, end: SSAValue,
         tile: SSAValue, stride: int, width: int,
     ) -> None:  # fmt: skip
-        """Rows `first..first+64` of `source[batch, head]` into `tile`, zero from `end` on."""
+        """Rows `first..first+64` of operand `name` (q, k, v) at `[batch, head]` into
+        `tile`, zero from `end` on."""
+        source = {"q": self.a.q, "k": self.a.k, "v": self.a.v}[name]
         per_row = width // CHUNK
         for n in range(BK * per_row // THREADS):
             chunk = e.add(self.g.tid, n * THREADS)
@@ -180,17 +183,17 @@ class _Flash:
             at = e.add(first, r)
             inside = e.less(at, end)
             clamped = e(arith.SelectOp(inside, at, e.index(0)))
-            address = element_address(e, source, [*self.g.batch, head, clamped, c])
+            address = element_address(e, source, self.a.index(name, self.g.batch, head, clamped, c))
             shared = e(arith.AddiOp(tile, self._offset(e, r, c, stride)))
             async_copy.copy_to(e, shared, address, async_copy.bytes_if(e, inside))
 
     def _issue(self, e: Emitter, block: SSAValue) -> None:
         """Start copying key block `block` (index) to buffers `block % 2` (the caller commits)."""
         first, buffer = e.mul(block, BK), e.rem(block, 2)
-        for operand, (source, width) in enumerate(((self.a.k, self.d), (self.a.v, self.dv))):
+        for operand, (name, width) in enumerate((("k", self.d), ("v", self.dv))):
             tile = self._buffer(e, operand, buffer)
             stride = self.strides[operand]
-            self._copy_rows(e, source, self.kv_head, first, self.sk, tile, stride, width)
+            self._copy_rows(e, name, self.kv_head, first, self.sk, tile, stride, width)
 
     def build(self) -> None:
         e, a = self.e, self.a
@@ -201,7 +204,7 @@ class _Flash:
             end = e(arith.SelectOp(e.less(self.sq, limit), band, e.index(0)))
         blocks = e.ceil_div(end, BK)
         q_tile = self._buffer(e, 0, e.index(1))
-        self._copy_rows(e, a.q, self.g.head, self.g.q0, self.sq, q_tile, self.strides[0], self.d)
+        self._copy_rows(e, "q", self.g.head, self.g.q0, self.sq, q_tile, self.strides[0], self.d)
         async_copy.commit_group(e)
         self._issue(e, e.index(0))
         async_copy.commit_group(e)
@@ -378,6 +381,6 @@ class _Flash:
                     continue
                 column = inner.add(inner.mul(self.t, 2), 8 * tile + slot % 2)
                 result = inner(arith.TruncFOp(inner(arith.DivfOp(value, total)), kind))
-                index = [*self.g.batch, self.g.head, self.rows[half], column]
+                index = self.a.index("out", self.g.batch, self.g.head, self.rows[half], column)
                 inner(memref.StoreOp.get(result, self.a.out, index))
             inner(scf.YieldOp())
