@@ -13,7 +13,8 @@ query rows, 16 a warp; the keys and values go by in blocks of `BK = 64`:
       O += P·V                      P rounded to f16/bf16 in registers (the accumulator
                                     layout of S is the A fragment layout of P·V),
                                     V fragments by ldmatrix.trans
-    out = O / l (l summed over the quad), rounded to the element type
+    out = O / l (l summed over the quad), rounded to the element type, a lane's
+                                    column pairs as one 32-bit store
 
 Fragments are `mma_half`'s (PTX's m16n8k16 layouts): lane `g = lane / 4`,
 `t = lane % 4` of a warp holds rows `g`, `g + 8` of the warp's 16, columns `2t`, `2t + 1`
@@ -40,6 +41,7 @@ from xdsl.dialects.builtin import (
     f32,
     i1,
     i32,
+    i64,
 )
 from xdsl.ir import Block, SSAValue
 
@@ -366,8 +368,10 @@ class _Flash:
         return acc
 
     def _store(self, e: Emitter, l: list[SSAValue], acc: list[SSAValue]) -> None:  # noqa: E741
-        """out = acc / l for the lane's rows below Sq, rounded to the element type."""
-        kind = element(self.a.out)
+        """out = acc / l for the lane's rows below Sq, rounded to the element type: the
+        lane's two adjacent columns (2t, 2t + 1 of each 8-wide tile) rounded together and
+        stored as one 32-bit word (4-byte aligned: the column and Dv are even)."""
+        store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
         for half in range(2):
             total = l[half]
             for lanes in (1, 2):
@@ -375,12 +379,12 @@ class _Flash:
             block = Block()
             e(scf.IfOp(e.less(self.rows[half], self.sq), [], [block]))
             inner = e.region(block)
-            for n, value in enumerate(acc):
-                tile, slot = divmod(n, 4)
-                if slot // 2 != half:
-                    continue
-                column = inner.add(inner.mul(self.t, 2), 8 * tile + slot % 2)
-                result = inner(arith.TruncFOp(inner(arith.DivfOp(value, total)), kind))
+            for tile in range(self.dv // 8):
+                pair = acc[4 * tile + 2 * half : 4 * tile + 2 * half + 2]
+                low, high = (inner(arith.DivfOp(value, total)) for value in pair)
+                column = inner.add(inner.mul(self.t, 2), 8 * tile)
                 index = self.a.index("out", self.g.batch, self.g.head, self.rows[half], column)
-                inner(memref.StoreOp.get(result, self.a.out, index))
+                at = inner(arith.IndexCastOp(element_address(inner, self.a.out, index), i64))
+                packed = _pack(inner, self.kind, low, high)
+                inner(llvm.InlineAsmOp(store, "l,r,~{memory}", [at, packed], has_side_effects=True))
             inner(scf.YieldOp())

@@ -17,9 +17,23 @@
 // KERNEL:       memref.expand_shape {{.*}} into memref<2x70x4x64xbf16>
 // KERNEL-NOT:   linalg.generic
 // KERNEL:       "gpu.launch"
+// KERNEL:       %[[HEAD:.*]] = "gpu.block_id"() <{dimension = #gpu<dim y>}> : () -> index
 // KERNEL:       cp.async.cg.shared.global
 // KERNEL:       mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// KERNEL:       memref.store {{.*}} : memref<2x70x4x64xbf16>
+// The output at ((batch * 70 + row) * 4 + head) * 64 + column, a column pair a word:
+// KERNEL:       arith.divf
+// KERNEL:       arith.constant 70 : index
+// KERNEL-NEXT:  arith.muli
+// KERNEL-NEXT:  arith.addi
+// KERNEL-NEXT:  arith.constant 4 : index
+// KERNEL-NEXT:  arith.muli
+// KERNEL-NEXT:  arith.addi %{{.*}}, %[[HEAD]] : index
+// KERNEL-NEXT:  arith.constant 64 : index
+// KERNEL-NEXT:  arith.muli
+// KERNEL-NEXT:  arith.addi
+// KERNEL-NEXT:  "memref.extract_aligned_pointer_as_index"(%{{.*}}) : (memref<2x70x4x64xbf16>) -> index
+// KERNEL:       cvt.rn.bf16x2.f32
+// KERNEL-NEXT:  st.global.b32
 // KERNEL:       "gpu.terminator"
 // KERNEL:       memref.collapse_shape {{.*}} : memref<2x70x4x64xbf16> into memref<35840xbf16>
 func.func @encoder_heads(%xq: tensor<2x70x256xbf16>, %xk: tensor<2x50x128xbf16>, %xv: tensor<2x50x128xbf16>) -> tensor<2x70x256xbf16> {
