@@ -62,7 +62,7 @@ class AttentionToStandIn(RewritePattern):
         else:
             rewriter.replace_all_uses_with(op.result, result)
         rewriter.erase(op)
-        for transpose in folded.inputs.values():
+        for transpose in dict.fromkeys(folded.inputs.values()):  # q, k, v may share one
             if not transpose.result.uses:
                 rewriter.erase(transpose)
 

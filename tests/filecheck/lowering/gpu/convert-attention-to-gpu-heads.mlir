@@ -120,3 +120,16 @@ func.func @unbatched(%xq: tensor<8x2x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor
   %m = ml.transpose %o {perm = array<i64: 1, 0, 2>} : (tensor<2x8x16xf32>) -> tensor<8x2x16xf32>
   func.return %m : tensor<8x2x16xf32>
 }
+
+// q, k and v one transposed value (its only user the attention): folded once.
+// TENSORS-LABEL: func.func @self_attention
+// TENSORS-NOT:   ml.transpose
+// TENSORS:       %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d1, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d4, d1, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d4, d1, d3)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d2, d1, d3)>]
+// TENSORS-SAME:  ins(%x, %x, %x
+// TENSORS-NOT:   ml.transpose
+func.func @self_attention(%x: tensor<1x8x2x64xf16>) -> tensor<1x8x2x64xf16> {
+  %t = ml.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x64xf16>) -> tensor<1x2x8x64xf16>
+  %o = ml.attention %t, %t, %t {scale = 0.125 : f64} : (tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16>, tensor<1x2x8x64xf16>) -> tensor<1x2x8x64xf16>
+  %m = ml.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x8x64xf16>) -> tensor<1x8x2x64xf16>
+  func.return %m : tensor<1x8x2x64xf16>
+}
