@@ -5,7 +5,8 @@ projections' layout `(B, S, H * D)` in, reshaped to `(B, S, H, D)`, transposed t
 `(B, Sq, H * Dv)`. On cuda the transposes fold into the fused kernel's operand layout
 (`mlc.lowering.gpu.attention.head_layout`): no copy kernels, the kernel reads and
 writes the projections' layout through strides. f32 (the FMA kernel), f16 and bf16
-(the tensor-core kernel at head dims 64 and 128), causal or not, grouped K/V heads.
+(the tensor-core kernel at head dims 64 and 128), causal or not, grouped K/V heads,
+BERT's additive padding mask.
 On the CPU (decompose-attention, the transposes as copies) the same programs check the
 programs and the reference; without a GPU the cuda programs' PTX is assembled, then
 the test skips.
@@ -36,11 +37,13 @@ class Case:
     dim: int
     dtype: str
     causal: bool = False
+    padding: bool = False  # an additive (B, 1, 1, Sk) mask, as BERT's
 
-    def shapes(self) -> list[tuple[int, int, int]]:
+    def shapes(self) -> list[tuple[int, ...]]:
         b, d = self.batch, self.dim
         kv = (b, self.keys, self.kv_heads * d)
-        return [(b, self.queries, self.heads * d), kv, kv]
+        mask = [(b, 1, 1, self.keys)] if self.padding else []
+        return [(b, self.queries, self.heads * d), kv, kv, *mask]
 
 
 CASES = {
@@ -50,6 +53,8 @@ CASES = {
     "f16-d128-causal-fewer-keys": Case(1, 90, 40, 2, 2, 128, "float16", causal=True),
     "bf16-d64-gqa-causal": Case(2, 128, 128, 4, 2, 64, "bfloat16", causal=True),
     "bf16-d128-gqa": Case(1, 65, 200, 4, 2, 128, "bfloat16"),
+    "bf16-d64-padding": Case(3, 128, 128, 4, 4, 64, "bfloat16", padding=True),
+    "f32-d16-padding-causal": Case(2, 20, 33, 2, 1, 16, "float32", causal=True, padding=True),
 }
 
 
@@ -58,7 +63,7 @@ def build(case: Case):
     scale = float(1 / np.sqrt(case.dim))
     types = [tensor(s, case.dtype) for s in case.shapes()]
 
-    def body(xq, xk, xv):
+    def body(xq, xk, xv, *mask):
         ops = []
 
         def heads(x, count: int, length: int):
@@ -69,7 +74,7 @@ def build(case: Case):
 
         q = heads(xq, case.heads, case.queries)
         k, v = heads(xk, case.kv_heads, case.keys), heads(xv, case.kv_heads, case.keys)
-        attention = ml.AttentionOp(q, k, v, scale=scale, causal=case.causal)
+        attention = ml.AttentionOp(q, k, v, *mask, scale=scale, causal=case.causal)
         merge = ml.TransposeOp(attention.result, HEAD_SPLIT)
         flat = ml.ReshapeOp(merge.result, list(case.shapes()[0]))
         return [*ops, attention, merge, flat]
@@ -77,14 +82,14 @@ def build(case: Case):
     return program(types, body), scale
 
 
-def expected(case: Case, xq, xk, xv, scale: float) -> np.ndarray:
+def expected(case: Case, xq, xk, xv, mask, scale: float) -> np.ndarray:
     def heads(x, count: int):
         b, s, _ = x.shape
         return x.reshape(b, s, count, case.dim).transpose(HEAD_SPLIT)
 
     out = reference(
         heads(xq, case.heads), heads(xk, case.kv_heads), heads(xv, case.kv_heads),
-        None, scale, case.causal,
+        mask, scale, case.causal,
     )  # fmt: skip
     return out.transpose(HEAD_SPLIT).reshape(case.shapes()[0])
 
@@ -96,11 +101,17 @@ def test_attention_between_head_transposes(name: str, target: str):
     tensor_cores = ["mma.sync.aligned.m16n8k16"] if case.dtype != "float32" else []
     exe = compile_for(module, target, sm=["sm_80", "sm_90a"], holds=tensor_cores)
     rng = np.random.default_rng()
-    args = [random_array(rng, s, case.dtype, -2, 2) for s in case.shapes()]
+    args = [random_array(rng, s, case.dtype, -2, 2) for s in case.shapes()[:3]]
+    mask = None
+    if case.padding:  # about a fifth of the keys padded out, the first never
+        padded = rng.random(case.shapes()[3]) < 0.2
+        padded[..., 0] = False
+        mask = np.where(padded, -1e4, 0.0).astype(case.dtype)
+        args.append(mask)
     got = np.asarray(exe(*args))
     assert got.dtype == np.dtype(case.dtype)
     tolerance = TOLERANCE[case.dtype]
-    want = expected(case, *args, scale)
+    want = expected(case, *args[:3], mask, scale)
     np.testing.assert_allclose(got.astype(np.float64), want, rtol=tolerance, atol=tolerance)
 
 
