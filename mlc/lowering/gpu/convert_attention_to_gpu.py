@@ -7,7 +7,9 @@ Two phases, one pass run twice by the `gpu` pipeline (docs/design/attention.md):
   `ml.attention` the kernel takes (f32, f16, bf16; static head and value dims from 2 to
   128; static head counts) becomes its stand-in generic
   (`mlc.lowering.gpu.attention.stand_in`), which `bufferize` carries to memrefs; the
-  others stay for `decompose-attention`, with a remark saying why.
+  others stay for `decompose-attention`, with a remark saying why. Head split and
+  merge transposes private to the attention fold into the stand-in's operand layout
+  (`mlc.lowering.gpu.attention.head_layout`): no copy kernels around it.
 - On memrefs (after `bufferize` in the `parallel-loops` stage): each stand-in becomes a
   `gpu.launch` of a fused kernel, one CTA per (batch..., head, 64 query rows), the
   scores never in global memory. f16 and bf16 with head and value dims 64 or 128 on
@@ -38,7 +40,7 @@ from xdsl.rewriter import InsertPoint
 from mlc.diagnostics import op_error, op_remark
 from mlc.dialects import ml
 from mlc.gpu_architectures import ASYNC_COPY_SM, COMPUTE_CAPABILITIES
-from mlc.lowering.gpu.attention import flash, kernel, stand_in
+from mlc.lowering.gpu.attention import flash, head_layout, kernel, stand_in
 from mlc.lowering.gpu.attention.stand_in import element
 from mlc.lowering.gpu.contraction.emitter import Emitter
 
@@ -51,9 +53,18 @@ class AttentionToStandIn(RewritePattern):
         if (why := stand_in.declined(op)) is not None:
             op_remark(op, f"attention left to decompose-attention: {why}")
             return
+        folded = head_layout.fold(op)
         emit = Emitter(rewriter, InsertPoint.before(op), op)
-        rewriter.replace_all_uses_with(op.result, stand_in.stand_in(emit, op))
+        result = stand_in.stand_in(emit, op, folded)
+        if folded.output is not None:
+            rewriter.replace_all_uses_with(folded.output.result, result)
+            rewriter.erase(folded.output)
+        else:
+            rewriter.replace_all_uses_with(op.result, result)
         rewriter.erase(op)
+        for transpose in dict.fromkeys(folded.inputs.values()):  # q, k, v may share one
+            if not transpose.result.uses:
+                rewriter.erase(transpose)
 
 
 @dataclass

@@ -13,7 +13,8 @@ query rows, 16 a warp; the keys and values go by in blocks of `BK = 64`:
       O += P·V                      P rounded to f16/bf16 in registers (the accumulator
                                     layout of S is the A fragment layout of P·V),
                                     V fragments by ldmatrix.trans
-    out = O / l (l summed over the quad), rounded to the element type
+    out = O / l (l summed over the quad), rounded to the element type, a lane's
+                                    column pairs as one 32-bit store
 
 Fragments are `mma_half`'s (PTX's m16n8k16 layouts): lane `g = lane / 4`,
 `t = lane % 4` of a warp holds rows `g`, `g + 8` of the warp's 16, columns `2t`, `2t + 1`
@@ -23,7 +24,8 @@ bytes so `ldmatrix` reads them conflict free; Q passes through the second K buff
 before the loop. A row whose every key is masked is NaN (0 / 0), as with the unfused
 softmax; rows past Sq compute on zeros and store nothing. K, V and Q must be row-major
 and 16-byte aligned (cp.async copies 8 elements): identity-layout buffers from the
-allocator are.
+allocator are, in either order of the head and sequence dims (`stand_in`): a head's
+rows are then `H * D` elements apart, each still 8-element aligned.
 """
 
 import math
@@ -39,6 +41,7 @@ from xdsl.dialects.builtin import (
     f32,
     i1,
     i32,
+    i64,
 )
 from xdsl.ir import Block, SSAValue
 
@@ -169,10 +172,12 @@ class _Flash:
         return e(arith.AddiOp(self.window, _add32(e, at, start)))
 
     def _copy_rows(
-        self, e: Emitter, source: SSAValue, head: SSAValue, first: SSAValue, end: SSAValue,
+        self, e: Emitter, name: str, head: SSAValue, first: SSAValue, end: SSAValue,
         tile: SSAValue, stride: int, width: int,
     ) -> None:  # fmt: skip
-        """Rows `first..first+64` of `source[batch, head]` into `tile`, zero from `end` on."""
+        """Rows `first..first+64` of operand `name` (q, k, v) at `[batch, head]` into
+        `tile`, zero from `end` on."""
+        source = {"q": self.a.q, "k": self.a.k, "v": self.a.v}[name]
         per_row = width // CHUNK
         for n in range(BK * per_row // THREADS):
             chunk = e.add(self.g.tid, n * THREADS)
@@ -180,17 +185,17 @@ class _Flash:
             at = e.add(first, r)
             inside = e.less(at, end)
             clamped = e(arith.SelectOp(inside, at, e.index(0)))
-            address = element_address(e, source, [*self.g.batch, head, clamped, c])
+            address = element_address(e, source, self.a.index(name, self.g.batch, head, clamped, c))
             shared = e(arith.AddiOp(tile, self._offset(e, r, c, stride)))
             async_copy.copy_to(e, shared, address, async_copy.bytes_if(e, inside))
 
     def _issue(self, e: Emitter, block: SSAValue) -> None:
         """Start copying key block `block` (index) to buffers `block % 2` (the caller commits)."""
         first, buffer = e.mul(block, BK), e.rem(block, 2)
-        for operand, (source, width) in enumerate(((self.a.k, self.d), (self.a.v, self.dv))):
+        for operand, (name, width) in enumerate((("k", self.d), ("v", self.dv))):
             tile = self._buffer(e, operand, buffer)
             stride = self.strides[operand]
-            self._copy_rows(e, source, self.kv_head, first, self.sk, tile, stride, width)
+            self._copy_rows(e, name, self.kv_head, first, self.sk, tile, stride, width)
 
     def build(self) -> None:
         e, a = self.e, self.a
@@ -201,7 +206,7 @@ class _Flash:
             end = e(arith.SelectOp(e.less(self.sq, limit), band, e.index(0)))
         blocks = e.ceil_div(end, BK)
         q_tile = self._buffer(e, 0, e.index(1))
-        self._copy_rows(e, a.q, self.g.head, self.g.q0, self.sq, q_tile, self.strides[0], self.d)
+        self._copy_rows(e, "q", self.g.head, self.g.q0, self.sq, q_tile, self.strides[0], self.d)
         async_copy.commit_group(e)
         self._issue(e, e.index(0))
         async_copy.commit_group(e)
@@ -363,8 +368,10 @@ class _Flash:
         return acc
 
     def _store(self, e: Emitter, l: list[SSAValue], acc: list[SSAValue]) -> None:  # noqa: E741
-        """out = acc / l for the lane's rows below Sq, rounded to the element type."""
-        kind = element(self.a.out)
+        """out = acc / l for the lane's rows below Sq, rounded to the element type: the
+        lane's two adjacent columns (2t, 2t + 1 of each 8-wide tile) rounded together and
+        stored as one 32-bit word (4-byte aligned: the column and Dv are even)."""
+        store = "{ .reg .u64 ga; cvta.to.global.u64 ga, $0; st.global.b32 [ga], $1; }"
         for half in range(2):
             total = l[half]
             for lanes in (1, 2):
@@ -372,12 +379,12 @@ class _Flash:
             block = Block()
             e(scf.IfOp(e.less(self.rows[half], self.sq), [], [block]))
             inner = e.region(block)
-            for n, value in enumerate(acc):
-                tile, slot = divmod(n, 4)
-                if slot // 2 != half:
-                    continue
-                column = inner.add(inner.mul(self.t, 2), 8 * tile + slot % 2)
-                result = inner(arith.TruncFOp(inner(arith.DivfOp(value, total)), kind))
-                index = [*self.g.batch, self.g.head, self.rows[half], column]
-                inner(memref.StoreOp.get(result, self.a.out, index))
+            for tile in range(self.dv // 8):
+                pair = acc[4 * tile + 2 * half : 4 * tile + 2 * half + 2]
+                low, high = (inner(arith.DivfOp(value, total)) for value in pair)
+                column = inner.add(inner.mul(self.t, 2), 8 * tile)
+                index = self.a.index("out", self.g.batch, self.g.head, self.rows[half], column)
+                at = inner(arith.IndexCastOp(element_address(inner, self.a.out, index), i64))
+                packed = _pack(inner, self.kind, low, high)
+                inner(llvm.InlineAsmOp(store, "l,r,~{memory}", [at, packed], has_side_effects=True))
             inner(scf.YieldOp())

@@ -58,13 +58,13 @@ def open_launch(
     """
     nb = a.batch_rank
     batch = [dim(host, a.q, n) for n in range(nb)]
-    sizes = dim(host, a.q, nb + 1), dim(host, a.k, nb + 1)
+    sizes = dim(host, a.q, a.stored("q", nb + 1)), dim(host, a.k, a.stored("k", nb + 1))
     count = host.index(1)
     for size in batch:
         count = host.mul(count, size)
     one = host.index(1)
     blocks_x = host(arith.MaxUIOp(host.ceil_div(sizes[0], rows), one))
-    grid = [blocks_x, host.index(shape(a.q)[-3]), host(arith.MaxUIOp(count, one))]
+    grid = [blocks_x, host.index(a.size("q", nb)), host(arith.MaxUIOp(count, one))]
     body = Block(arg_types=[IndexType()] * 12)
     shared = host(arith.ConstantOp.from_int_and_width(shared_bytes, i32)) if shared_bytes else None
     block = [host.index(threads), one, one]
@@ -164,21 +164,24 @@ class _Row:
             result = out(arith.DivfOp(value, l))
             if kind != f32:
                 result = out(arith.TruncFOp(result, kind))
-            index = [*self.batch, self.head, row, out.index(n)]
+            index = a.index("out", self.batch, self.head, row, out.index(n))
             out(memref.StoreOp.get(result, a.out, index))
         out(scf.YieldOp())
 
     def _alloca(self, shape_: list[int]) -> SSAValue:
         return self.e(memref.AllocaOp.get(f32, shape=shape_, memory_space=WORKGROUP))
 
-    def _stage(self, e: Emitter, source: SSAValue, tile: SSAValue, width: int, k0: SSAValue):
-        """Rows k0..k0+BK of K or V (this CTA's K/V head) into `tile`, zero past Sk."""
+    def _stage(self, e: Emitter, name: str, tile: SSAValue, width: int, k0: SSAValue):
+        """Rows k0..k0+BK of K or V (`name`; this CTA's K/V head) into `tile`, zero past
+        Sk."""
+        source = self.a.k if name == "k" else self.a.v
         loop, body, args = for_loop(e, self.tid, e.index(BK * width), e.index(BQ), [])
         r, c = body.div(args[0], width), body.rem(args[0], width)
         key = body.add(k0, r)
         inside = body.less(key, self.sk)
         at = body(arith.SelectOp(inside, key, body.index(0)))
-        value = to_f32(body, body(memref.LoadOp.get(source, [*self.batch, self.kv_head, at, c])))
+        index = self.a.index(name, self.batch, self.kv_head, at, c)
+        value = to_f32(body, body(memref.LoadOp.get(source, index)))
         kept = body(arith.SelectOp(inside, value, constant(body, 0.0)))
         body(memref.StoreOp.get(kept, tile, [r, c]))
         body(scf.YieldOp())
@@ -189,8 +192,8 @@ class _Row:
         a = self.a
         m, l, acc = carried[0], carried[1], carried[2:]  # noqa: E741
         e(gpu.BarrierOp())  # every thread is done with the previous block
-        self._stage(e, a.k, self.keys, self.d, k0)
-        self._stage(e, a.v, self.values, self.dv, k0)
+        self._stage(e, "k", self.keys, self.d, k0)
+        self._stage(e, "v", self.values, self.dv, k0)
         e(gpu.BarrierOp())
         scores = self._scores(e)
         scaled = constant(e, a.scale * LOG2E)
@@ -236,7 +239,8 @@ class _Row:
         zero = constant(e, 0.0)
         loop, body, args = for_loop(e, e.index(0), e.index(self.d), e.index(1), [zero] * BK)
         d = args[0]
-        q = to_f32(body, body(memref.LoadOp.get(self.a.q, [*self.batch, self.head, self.row, d])))
+        index = self.a.index("q", self.batch, self.head, self.row, d)
+        q = to_f32(body, body(memref.LoadOp.get(self.a.q, index)))
         sums = []
         for j, s in enumerate(args[1:]):
             k = body(memref.LoadOp.get(self.keys, [body.index(j), d]))

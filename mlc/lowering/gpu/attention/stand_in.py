@@ -15,6 +15,10 @@ j, d)`, v `(batch, h floordiv G, j, e)`, a mask aligned right to `(batch, h, i, 
 leaves it alone: every input is read more than once per element (a contraction's
 operands are not fused into it), its innermost loop reduces (no epilogue is fused), and
 its body is no multiply-add (no transpose is folded).
+
+An operand may be stored `(batch..., S, H, D)` instead, its map's head and sequence
+results swapped: the head split and merge transposes around the attention folded into
+it (`head_layout`); `Attention.index` addresses each operand in its own order.
 """
 
 import re
@@ -36,6 +40,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 
 from mlc.dialects import ml
+from mlc.lowering.gpu.attention.head_layout import OPERANDS, Folded, stored_dim
 from mlc.lowering.support.locations import LocatedEmitter
 
 LIBRARY_CALL = "mlc.attention"
@@ -56,6 +61,7 @@ class Attention:
     out: SSAValue
     scale: float
     causal: bool
+    sequence_major: frozenset[str] = frozenset()  # of OPERANDS: stored (batch..., S, H, D)
 
     @property
     def batch_rank(self) -> int:
@@ -64,7 +70,25 @@ class Attention:
     @property
     def groups(self) -> int:
         """Query heads per K/V head (static)."""
-        return shape(self.q)[-3] // shape(self.k)[-3]
+        return self.size("q", self.batch_rank) // self.size("k", self.batch_rank)
+
+    def stored(self, name: str, position: int) -> int:
+        """The dim of operand `name` (of OPERANDS) holding logical dim `position` of
+        `(batch..., H, S, D)`."""
+        return stored_dim(position, self.batch_rank + 3, name in self.sequence_major)
+
+    def size(self, name: str, position: int) -> int:
+        """Operand `name`'s static size of logical dim `position` (-1: dynamic)."""
+        value = dict(zip(OPERANDS, (self.q, self.k, self.v, self.out), strict=True))[name]
+        return shape(value)[self.stored(name, position)]
+
+    def index(
+        self, name: str, batch: list[SSAValue], head: SSAValue, row: SSAValue, column: SSAValue
+    ) -> list[SSAValue]:
+        """The indices of (batch..., head, row, column) into operand `name`."""
+        if name in self.sequence_major:
+            return [*batch, row, head, column]
+        return [*batch, head, row, column]
 
 
 def shape(value: SSAValue) -> tuple[int, ...]:
@@ -96,8 +120,19 @@ def _map(dims: int, results: list[AffineExpr]) -> AffineMapAttr:
     return AffineMapAttr(AffineMap(dims, 0, tuple(results)))
 
 
-def stand_in(e: LocatedEmitter, op: ml.AttentionOp) -> SSAValue:
-    """Build the stand-in generic of `op` at `e`; its result replaces `op`'s."""
+def _ordered(results: list[AffineExpr], sequence_major: bool) -> list[AffineExpr]:
+    """`(batch..., head, row, column)` results in an operand's stored order."""
+    if not sequence_major:
+        return results
+    return [*results[:-3], results[-2], results[-3], results[-1]]
+
+
+def stand_in(e: LocatedEmitter, op: ml.AttentionOp, folded: Folded) -> SSAValue:
+    """
+    Build the stand-in generic of `op` at `e`, reading and writing through the
+    transposes `folded` names; its result replaces `op`'s, or the folded output
+    transpose's.
+    """
     q_shape, k_shape = shape(op.q), shape(op.k)
     nb = len(q_shape) - 3
     groups = q_shape[-3] // k_shape[-3]
@@ -105,12 +140,13 @@ def stand_in(e: LocatedEmitter, op: ml.AttentionOp) -> SSAValue:
     d = [AffineDimExpr(i) for i in range(dims)]
     batch, h, i, ev, j, dd = d[:nb], d[nb], d[nb + 1], d[nb + 2], d[nb + 3], d[nb + 4]
     kv_head = h if groups == 1 else h // groups
+    major = folded.sequence_major
     maps = [
-        _map(dims, [*batch, h, i, dd]),
-        _map(dims, [*batch, kv_head, j, dd]),
-        _map(dims, [*batch, kv_head, j, ev]),
+        _map(dims, _ordered([*batch, h, i, dd], "q" in major)),
+        _map(dims, _ordered([*batch, kv_head, j, dd], "k" in major)),
+        _map(dims, _ordered([*batch, kv_head, j, ev], "v" in major)),
     ]
-    inputs = [op.q, op.k, op.v]
+    inputs = [folded.source(name, x) for name, x in zip(OPERANDS, (op.q, op.k, op.v), strict=False)]
     if op.mask is not None:
         full = [*batch, h, i, j]
         mask_shape = shape(op.mask)
@@ -125,15 +161,20 @@ def stand_in(e: LocatedEmitter, op: ml.AttentionOp) -> SSAValue:
             )
         )
         inputs.append(op.mask)
-    maps.append(_map(dims, [*batch, h, i, ev]))
-    result = op.result.type
+    maps.append(_map(dims, _ordered([*batch, h, i, ev], "out" in major)))
+    result = (folded.output or op).result.type
     assert isinstance(result, TensorType)
     out_shape = result.get_shape()
-    dynamic = [
-        e(tensor.DimOp(op.q if n < len(out_shape) - 1 else op.v, e.index(n)))
-        for n, size in enumerate(out_shape)
-        if size < 0
-    ]
+    rank = len(out_shape)
+    dynamic = []
+    for n, size in enumerate(out_shape):
+        if size >= 0:
+            continue
+        position = stored_dim(n, rank, "out" in major)
+        name = "q" if position < rank - 1 else "v"
+        source = inputs[OPERANDS.index(name)]
+        at = stored_dim(position, rank, name in major)
+        dynamic.append(e(tensor.DimOp(source, e.index(at))))
     init = e(tensor.EmptyOp(dynamic, result))
     block = Block(arg_types=[element(x) for x in inputs] + [element(op.q)])
     block.add_op(YieldOp(block.args[-1]))
@@ -162,4 +203,19 @@ def read(op: GenericOp) -> Attention | None:
         return None
     mask = op.inputs[3] if len(op.inputs) == 4 else None
     q, k, v = op.inputs[:3]
-    return Attention(op, q, k, v, mask, op.outputs[0], float(found.group(1)), found.group(2) == "1")
+    scale, causal = float(found.group(1)), found.group(2) == "1"
+    return Attention(op, q, k, v, mask, op.outputs[0], scale, causal, _sequence_major(op))
+
+
+def _sequence_major(op: GenericOp) -> frozenset[str]:
+    """The operands whose map puts the sequence loop (`i` for q and out, `j` for k and
+    v) before the head's: stored `(batch..., S, H, D)`."""
+    maps = [m.data for m in op.indexing_maps]
+    nb = maps[0].num_dims - 5
+    sequence = {"q": nb + 1, "k": nb + 3, "v": nb + 3, "out": nb + 1}
+    chosen = [maps[0], maps[1], maps[2], maps[-1]]
+    return frozenset(
+        name
+        for name, map_ in zip(OPERANDS, chosen, strict=True)
+        if map_.results[nb] == AffineDimExpr(sequence[name])
+    )

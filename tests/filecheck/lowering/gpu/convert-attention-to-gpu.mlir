@@ -20,7 +20,8 @@
 // shared memory (two buffers of K and V, rows padded by 8), Q staged by cp.async then
 // kept in registers (4 ldmatrix), then a loop over key blocks: the next block
 // prefetched, S by ldmatrix + mma.sync, the online softmax with quad shuffles, P
-// rounded to f16x2 and P·V with V by ldmatrix.trans.
+// rounded to f16x2 and P·V with V by ldmatrix.trans; the output's column pairs
+// rounded together and stored as one word.
 // KERNEL-LABEL: func.func @gqa_causal_mask
 // KERNEL:       %[[SHARED:.*]] = arith.constant 36864 : i32
 // KERNEL:       "gpu.launch"({{.*}}, %[[SHARED]])
@@ -49,8 +50,9 @@
 // KERNEL:       "gpu.barrier"
 // KERNEL:       scf.yield
 // KERNEL:       arith.divf
-// KERNEL:       arith.truncf {{.*}} : f32 to f16
-// KERNEL:       memref.store {{.*}} : memref<2x8x70x64xf16>
+// KERNEL:       "memref.extract_aligned_pointer_as_index"(%{{.*}}) : (memref<2x8x70x64xf16>) -> index
+// KERNEL:       cvt.rn.f16x2.f32
+// KERNEL-NEXT:  st.global.b32
 // KERNEL:       "gpu.terminator"
 // KERNEL-NOT:   linalg.generic
 // KERNEL:       func.return
