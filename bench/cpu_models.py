@@ -10,7 +10,9 @@ the machine's load moves absolute times far more than it moves the ratio.
 Writes one line per model and batch: each system's first call after compiling (ms) and
 its steady-state median (ms), and onnxruntime / mlc of the steady state (above 1: mlc is
 faster). Batch 8 repeats the zoo's batch-1 input (the models' batch dim is dynamic).
-bench/results/cpu-models.md records the runs.
+`--autotune` adds a third contender: the model with its inputs' shapes fixed, compiled
+with `autotune=True` (`autotune-tiles` times static layers only), and its speed over
+mlc's default build. bench/results/cpu-models.md records the runs.
 """
 
 import argparse
@@ -38,10 +40,13 @@ def inputs(name: str, batch: int = 1) -> dict[str, np.ndarray]:
     return {k: np.concatenate([v] * batch) if batch > 1 else v for k, v in feeds.items()}
 
 
-def measure(name: str, budget: float, batch: int = 1) -> dict[str, float]:
+def measure(name: str, budget: float, batch: int = 1, autotune: bool = False) -> dict[str, float]:
     """First-call and median seconds per call of mlc and onnxruntime on one model at
-    `batch`, and the ratio of the medians."""
+    `batch`, and the ratio of the medians (with `autotune`, of the tuned build too)."""
+    import onnx
     import onnxruntime  # a benchmark dependency, not mlc's
+
+    from mlc.compiler.shape_inputs import fix_dims
 
     path = ZOO / f"{name}.onnx"
     feeds = inputs(name, batch)
@@ -49,6 +54,13 @@ def measure(name: str, budget: float, batch: int = 1) -> dict[str, float]:
     session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     args = list(feeds.values())
     runs = {"mlc": lambda: exe(*args), "onnxruntime": lambda: session.run(None, feeds)}
+    if autotune:
+        shapes = {k: v.shape for k, v in feeds.items()}
+        start = time.perf_counter()
+        tuned = mlc.compile(fix_dims(onnx.load(str(path)), shapes), autotune=True)
+        tuning = time.perf_counter() - start
+        np.testing.assert_allclose(tuned(*args), exe(*args), rtol=1e-3, atol=1e-4)
+        runs["tuned"] = lambda: tuned(*args)
     first = {}
     for key, run in runs.items():
         start = time.perf_counter()
@@ -56,13 +68,17 @@ def measure(name: str, budget: float, batch: int = 1) -> dict[str, float]:
         first[key] = time.perf_counter() - start
     settled, _ = cpu.bursts(runs, budget, min_runs=3, max_runs=1000)
     mlc_s, ort_s = (statistics.median(settled[k]) for k in ("mlc", "onnxruntime"))
-    return {
+    result = {
         "mlc": mlc_s,
         "onnxruntime": ort_s,
         "speed": ort_s / mlc_s,
         "mlc_first": first["mlc"],
         "onnxruntime_first": first["onnxruntime"],
     }
+    if autotune:
+        tuned_s = statistics.median(settled["tuned"])
+        result |= {"tuned": tuned_s, "tuned_speed": mlc_s / tuned_s, "tuning": tuning}
+    return result
 
 
 def main() -> None:
@@ -71,16 +87,23 @@ def main() -> None:
     parser.add_argument("--batch", type=int, nargs="+", default=[1], help="batch sizes")
     parser.add_argument("--budget", type=float, default=3.0, help="seconds per model")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--autotune", action="store_true", help="also a build with autotune=True")
     args = parser.parse_args()
     results = {}
     for name in args.models:
         for batch in args.batch:
-            r = results[f"{name}@{batch}"] = measure(name, args.budget, batch)
-            ms = {k: v * 1e3 for k, v in r.items() if k != "speed"}
+            r = results[f"{name}@{batch}"] = measure(name, args.budget, batch, args.autotune)
+            ms = {k: v * 1e3 for k, v in r.items() if "speed" not in k}
+            tuned = (
+                f"  tuned {ms['tuned']:8.3f} ms, {r['tuned_speed']:.2f}x mlc's "
+                f"(tuning and compile {r['tuning']:.1f} s)"
+                if "tuned" in r
+                else ""
+            )
             print(
                 f"{name:26s} batch {batch}  first: mlc {ms['mlc_first']:8.2f} ms, "
                 f"onnxruntime {ms['onnxruntime_first']:8.2f} ms  steady: mlc {ms['mlc']:8.3f} ms, "
-                f"onnxruntime {ms['onnxruntime']:8.3f} ms  {r['speed']:.2f}x",
+                f"onnxruntime {ms['onnxruntime']:8.3f} ms  {r['speed']:.2f}x{tuned}",
                 flush=True,
             )
     if args.json:

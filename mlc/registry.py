@@ -109,6 +109,12 @@ def _linalg_tile() -> type[ModulePass]:
     return LinalgTilePass
 
 
+def _autotune_tiles() -> type[ModulePass]:
+    from mlc.lowering.cpu.autotune_tiles import AutotuneTilesPass
+
+    return AutotuneTilesPass
+
+
 def _outline_kernels() -> type[ModulePass]:
     from mlc.lowering.cpu.outline_kernels import OutlineKernelsPass
 
@@ -247,6 +253,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-to-llvm": _convert_to_llvm,
     "convert-ml-to-linalg": _convert_ml_to_linalg,
     "linalg-tile": _linalg_tile,
+    "autotune-tiles": _autotune_tiles,
     "outline-kernels": _outline_kernels,
     "linalg-fuse-elementwise": _linalg_fuse_elementwise,
     "promote-accumulators": _promote_accumulators,

@@ -328,3 +328,30 @@ def rows_per_block(row_bytes: int, threads: int, rows: int, machine: Host | None
     if rows > 0:
         block = min(block, max(1, -(-rows // threads)))
     return block
+
+
+def tile_candidates(
+    tiles: MatmulTiles, k: int | None, machine: Host | None = None
+) -> list[MatmulTiles]:
+    """
+    The blockings `autotune-tiles` times for a matmul the model gives `tiles` (first, so
+    that a tie keeps the model's): register blocks of 4, 6 and 8 rows (as many as the
+    registers hold: MR x 2 accumulators plus 3) and K blocks of the model's depth, half
+    and twice it (within K). The choices the model settles by rule of thumb: how many
+    rows amortise a B panel's loads, and how deep a block stays in L1 beside its panel.
+    """
+    machine = machine or host()
+    most_rows = max(1, (machine.vector_registers - 3) * tiles.vector // tiles.nr)
+    rows = sorted({tiles.mr, *(mr for mr in (MIN_MR, 6, 8) if mr <= most_rows)})
+    depths = [tiles.kc, tiles.kc // 2, 2 * tiles.kc]
+    if k is not None:
+        depths = [d for d in depths if d <= max(k, tiles.kc)]
+    found = [tiles]
+    for mr in rows:
+        for kc in depths:
+            if kc >= 16:
+                mc = max(mr, tiles.mc // mr * mr)
+                candidate = MatmulTiles(mr, tiles.nr, kc, mc, tiles.vector)
+                if candidate not in found:
+                    found.append(candidate)
+    return found

@@ -140,6 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="run matmuls and convolutions in this precision (default: f32; see mlc.compile)",
     )
     p.add_argument(
+        "--autotune",
+        action="store_true",
+        help="block matmuls and convolutions as measured on this machine (see mlc.compile)",
+    )
+    p.add_argument(
         "--target",
         choices=("cpu", "cuda"),
         default="cpu",
@@ -255,7 +260,9 @@ def scalars_unwrapped(function: CompiledFunction, values: list[Any]) -> list[Any
 # ---------------------------------------------------------------------------
 
 
-def compile_program(path: str, precision: str = "f32", target: str = "cpu") -> tuple[Any, float]:
+def compile_program(
+    path: str, precision: str = "f32", target: str = "cpu", autotune: bool | None = None
+) -> tuple[Any, float]:
     """The executable for `path` and the seconds it took; reports diagnostics itself."""
     if path.endswith(".onnx"):
         try:
@@ -268,7 +275,7 @@ def compile_program(path: str, precision: str = "f32", target: str = "cpu") -> t
         sources = {path: text}
     start = time.perf_counter()
     try:
-        executable = mlc.compile(Path(path), precision=precision, target=target)
+        executable = mlc.compile(Path(path), precision=precision, target=target, autotune=autotune)
     except mlc.CompileError as error:
         report(error.diagnostics, sources)
         raise Failed from None
@@ -331,7 +338,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give either INPUT.npy files or --random, not both")
     if (problem := profiling.check(args)) is not None:
         raise UsageError(problem)
-    executable, compile_seconds = compile_program(args.program, args.precision, args.target)
+    executable, compile_seconds = compile_program(
+        args.program, args.precision, args.target, args.autotune or None
+    )
     function = entry_function(executable, args.entry)
     if args.random:
         inputs = random_inputs(function, args, known_ranges(args.program, function.name))

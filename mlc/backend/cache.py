@@ -145,13 +145,13 @@ def remembered(name: str, stamps: str, compute: Callable[[], str], newest_ns: in
     value = compute()
     if newest_ns < started - RACY_NS and "\n" not in stamps + value:
         try:
-            _write_atomically(path, f"{stamps}\n{value}".encode())
+            write_atomically(path, f"{stamps}\n{value}".encode())
         except OSError:
             pass  # a cache that cannot be written is skipped
     return value
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """`data` into `path` by a rename (readers see the old file or the new one); errors
     are the caller's."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -176,7 +176,7 @@ def _xdsl_version() -> str:
 
 
 @cache
-def _host() -> str:
+def host_identity() -> str:
     """What the machine code depends on besides the program: compilers and CPU."""
     llvm.initialize_native_target()
     parts = [
@@ -191,7 +191,7 @@ def _host() -> str:
 def key(ir_text: str, target: str, options: str) -> str:
     """The cache key of a program (printed IR) compiled for `target` with `options`."""
     digest = hashlib.sha256()
-    for part in (f"format {FORMAT}", _host(), target, options, ir_text):
+    for part in (f"format {FORMAT}", host_identity(), target, options, ir_text):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()
@@ -364,7 +364,7 @@ def store(cache_key: str, entry: Entry) -> None:
         return
     folder = directory()
     try:
-        _write_atomically(_path(cache_key), encode(entry))
+        write_atomically(_path(cache_key), encode(entry))
         prune(folder, max_bytes())
     except OSError:
         return

@@ -45,6 +45,7 @@ def compile(
     allow_tf32: bool = False,
     sm: str | None = None,
     precision: str = "f32",
+    autotune: bool | None = None,
 ) -> Any:
     """
     Compile `src` for `target`: MLIR text, a .mlir/.onnx path, an ONNX ModelProto or
@@ -62,6 +63,9 @@ def compile(
     An ONNX model whose shape-deciding inputs (Reshape's shape, Slice's starts, ...)
     are graph inputs gives a `ShapeSpecializedModel`, compiled per value set of those
     inputs when called (`mlc.compiler.shape_inputs`).
+    `autotune=True` blocks each static matmul and convolution on the CPU as measured
+    on this machine (`autotune-tiles`; choices kept per machine on disk, so a layer is
+    measured once); default `MLC_AUTOTUNE`, else off (the cost model's blocking).
     """
     options = CompileOptions.of(
         target,
@@ -70,6 +74,7 @@ def compile(
         allow_tf32=allow_tf32,
         sm=sm,
         precision=precision,
+        autotune=autotune,
     )
     source = Source.of(src)
     if options.emit is not None:

@@ -9,6 +9,7 @@ step takes the value, never the flags one by one.
 """
 
 import hashlib
+import os
 from dataclasses import dataclass, field, replace
 
 from mlc import pipeline
@@ -18,6 +19,15 @@ from mlc.gpu_architectures import PTX_FEATURES
 from mlc.tiling_model import thread_count
 
 GPU_TARGETS = ("gpu", "cuda")
+
+AUTOTUNE_ENV = "MLC_AUTOTUNE"  # 1: `autotune=True` unless `mlc.compile` says otherwise
+_ON = ("1", "true", "yes", "on")
+
+
+def autotune_requested() -> bool:
+    """Whether `MLC_AUTOTUNE` asks for measured tile sizes (`autotune-tiles`)."""
+    return os.environ.get(AUTOTUNE_ENV, "").strip().lower() in _ON
+
 
 # `precision=`: the types matmuls and convolutions may run in (docs/precision.md).
 PRECISIONS = ("f32", "tf32", "bf16", "f16")
@@ -34,6 +44,8 @@ class CompileOptions:
     `wgmma` chooses (default: `MLC_WGMMA`, `pipeline.wgmma_choice`; None: the pass's
     `auto`). `precision` "bf16"/"f16" runs
     the `autocast` pass first; "tf32" is `allow_tf32` on the GPU and f32 on the CPU.
+    `autotune` runs `autotune-tiles` before `linalg-tile` on the CPU: each static matmul
+    and convolution blocked as measured on this machine (default: `MLC_AUTOTUNE`).
     """
 
     target: str = "cpu"
@@ -45,6 +57,7 @@ class CompileOptions:
     profile: bool = False
     precision: str = "f32"
     wgmma: str | None = field(default_factory=pipeline.wgmma_choice)
+    autotune: bool = field(default_factory=autotune_requested)
 
     def __post_init__(self) -> None:
         _check_tf32(self.allow_tf32, self.target)
@@ -63,6 +76,7 @@ class CompileOptions:
         allow_tf32: bool = False,
         sm: str | None = None,
         precision: str = "f32",
+        autotune: bool | None = None,
     ) -> "CompileOptions":
         """The options `mlc.compile`'s keyword arguments ask for; `ValueError` for those
         that do not apply (`sm` chooses the architecture of an emitted module only: an
@@ -73,7 +87,10 @@ class CompileOptions:
             raise ValueError("sm chooses the GPU architecture of an `emit`ted module only")
         if precision == "tf32" and target in GPU_TARGETS:
             allow_tf32 = True  # on the CPU, f32 is computed in full: within tf32's tolerance
-        return CompileOptions(target, emit, graph_passes, allow_tf32, sm, precision=precision)
+        tuned = autotune_requested() if autotune is None else autotune
+        return CompileOptions(
+            target, emit, graph_passes, allow_tf32, sm, precision=precision, autotune=tuned
+        )
 
     @property
     def on_gpu(self) -> bool:
@@ -99,6 +116,8 @@ class CompileOptions:
             autocast = f"autocast{{precision={self.precision}}}"
             head, fused, tail = text.partition("fuse-attention,")
             text = f"{head}{fused}{autocast},{tail}" if fused else f"{autocast},{text}"
+        if stage == "loops" and self.autotune:
+            text = text.replace("bufferize,", "bufferize,autotune-tiles,", 1)
         return pipeline.profiled(stage, text) if self.profile else text
 
     def pipeline_text(self) -> str:

@@ -36,7 +36,8 @@ A zero fill of C right before the matmul (ops without memory effects may lie bet
 is dropped: the first K block stores instead of adding.
 
 Tile sizes come from `mlc.tiling_model` (the host's vector width and cache sizes) and
-can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`).
+can be pinned with `tile-sizes=MR,NR,KC,MC` (NR a multiple of `vector-length`), or per
+contraction by its `mlc.tiles` mark (measured by `autotune-tiles`).
 
 Every other generic on memrefs (elementwise, reductions, pooling, integer matmuls and
 convolutions) with enough work is split along its outermost parallel loop that
@@ -52,7 +53,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import memref, scf
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.dialects.func import FuncOp
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
@@ -91,6 +92,26 @@ from mlc.tiling_model import (
 PANELS_ATTR = "mlc.panels"
 """On an outlined kernel's argument B: the number of the argument holding B's panels."""
 
+TILES_ATTR = "mlc.tiles"
+"""On a contraction: its blocking MR, NR, KC, MC, vector length, as `autotune-tiles`
+measured it; taken as given, as `tile-sizes` is."""
+
+
+def tiles_attribute(tiles: MatmulTiles) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, [tiles.mr, tiles.nr, tiles.kc, tiles.mc, tiles.vector])
+
+
+def marked_tiles(op: Operation) -> MatmulTiles | None:
+    """The blocking `op`'s `mlc.tiles` gives, or None (no mark, or not five sizes)."""
+    mark = op.attributes.get(TILES_ATTR)
+    if not isinstance(mark, DenseArrayBase) or len(sizes := mark.get_values()) != 5:
+        return None
+    mr, nr, kc, mc, vector = (int(size) for size in sizes)
+    try:
+        return MatmulTiles(mr, nr, kc, mc, vector)
+    except ValueError:
+        return None
+
 
 class TileMatmul(RewritePattern):
     """A matmul generic -> the packed micro-kernel nest, or dot products when N = 1."""
@@ -104,7 +125,8 @@ class TileMatmul(RewritePattern):
         if (mm := matmul_of(op) or conv_of(op)) is None:
             return  # not a float matmul or conv on buffers: convert-linalg-to-loops does it
         m, n, k = mm.sizes
-        kind, tiles = kernel_choice(mm, self.tiles)
+        pinned = marked_tiles(op) or self.tiles
+        kind, tiles = kernel_choice(mm, pinned)
         if kind == "matvec":
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
         elif kind == "loops":
@@ -114,7 +136,7 @@ class TileMatmul(RewritePattern):
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
             split = matmul_split((m, n, k), tiles, threads)
             pack_a = packs_a(n, k, tiles, m)
-            if k is not None and not self.tiles:
+            if k is not None and not pinned:
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             panels = panels_argument(mm.b) or module_global(op, constant_panels(mm, tiles.nr))

@@ -14,6 +14,7 @@
 // CHECK-NEXT: {{^}}  autocast {{ +}}Run f32 matmuls and convolutions in bf16 or f16, statistics in f32{{$}}
 // CHECK-NEXT: {{^}}  autodiff {{ +}}Add the gradient (or VJP) function of an `ml` function{{$}}
 // CHECK-NEXT: {{^}}  autodiff-partition {{ +}}Split joint forward/backward functions, saving the min-cut set of activations{{$}}
+// CHECK-NEXT: {{^}}  autotune-tiles {{ +}}Mark each static matmul or convolution with its measured blocking{{$}}
 // CHECK-NEXT: {{^}}  bound-device-sizes {{ +}}Size buffers and launches at the static bound of a device-computed size{{$}}
 // CHECK-NEXT: {{^}}  bufferize {{ +}}Tensors to memrefs for every function of the module{{$}}
 // CHECK-NEXT: {{^}}  canonicalize {{ +}}Canonicalize and fold{{$}}

@@ -285,6 +285,21 @@ def test_precision_runs_matmuls_in_it(capsys, tmp_path, precision):
     assert (error < 1e-6) if precision == "f32" else (1e-6 < error < 2e-2)
 
 
+def test_autotune_measures_the_matmul_and_keeps_its_result(capsys, tmp_path, monkeypatch):
+    from mlc import tuning
+
+    monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path / "cache"))
+    a = np.linspace(-1, 1, 120, dtype=np.float32).reshape(3, 40)
+    b = np.linspace(0.3, -0.7, 200, dtype=np.float32).reshape(40, 5)
+    out = tmp_path / "out.npz"
+    argv = [write(tmp_path, MATMUL), npy(tmp_path, "a.npy", a), npy(tmp_path, "b.npy", b)]
+    run = run_tool(capsys, [*argv, "--autotune", "--save", str(out)])
+    assert (run.code, run.err) == (0, "")
+    with np.load(out) as saved:
+        np.testing.assert_allclose(saved["result0"], a @ b, rtol=1e-5, atol=1e-6)
+    assert len(tuning.recorded()) == 1, "the 3x40x5 matmul was measured and recorded"
+
+
 def test_unknown_precision_is_a_usage_error(capsys, tmp_path):
     run = run_tool(capsys, [write(tmp_path), "--random", "--precision", "fp8"])
     assert run.code == 2 and "invalid choice: 'fp8'" in run.err and "Traceback" not in run.err
