@@ -11,14 +11,15 @@ mlc extends xDSL's translator here (never by editing xDSL) where it falls short 
 `convert-to-llvm` emits: `llvm.fcmp` with the `ord`/`uno` predicates (xDSL passes them
 to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref globals
 want 64 bytes, as allocations get), function linkage (xDSL makes every function
-external), and dense global data: xDSL prints each element as a typed constant, 4.5 s
-for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers
-are opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an
-op to its translation; function bodies are translated by `_convert_body`, which tries
-those first and falls back to xDSL's `convert_op`. xDSL has no `llvm.addrspacecast`:
-an `llvm.mlir.addressof` typed `!llvm.ptr` of a global in another address space (GPU
-shared memory) is translated as that global's generic address, an `addrspacecast`;
-such a global with no initial value is defined `undef` (shared memory has none).
+external), `noinline` (xDSL drops it), and dense global data: xDSL prints each element
+as a typed constant, 4.5 s for a million floats, where the raw bytes as one `c"..."`
+string take 0.2 s (pointers are opaque, so the global's LLVM type is free to be a byte
+array). `EXTRA_OPS` maps an op to its translation; function bodies are translated by
+`_convert_body`, which tries those first and falls back to xDSL's `convert_op`. xDSL has
+no `llvm.addrspacecast`: an `llvm.mlir.addressof` typed `!llvm.ptr` of a global in
+another address space (GPU shared memory) is translated as that global's generic
+address, an `addrspacecast`; such a global with no initial value is defined `undef`
+(shared memory has none).
 """
 
 from collections.abc import Callable, Iterable
@@ -144,6 +145,9 @@ def _translate(ops: Iterable[Operation], triple: Attribute | None) -> llvm_ir.Mo
         function = result.get_global(op.sym_name.data)
         assert isinstance(function, llvm_ir.Function)
         function.linkage = op.linkage.linkage.data if op.linkage.linkage.data != "external" else ""
+        # A parsed module has it among the attributes: xDSL prints the property there.
+        if op.no_inline is not None or "no_inline" in op.attributes:
+            function.attributes.add("noinline")
         _convert_body(op, function)
     return result
 

@@ -7,13 +7,15 @@ entry block packs them back into a struct. One result is returned as is, several
 struct. For every public function with a body, `@_mlc_invoke_<name>(%packed: !llvm.ptr)`
 reads argument `i` through the pointer `packed[i]` (to a descriptor struct or a scalar),
 calls the function and writes result `j` through `packed[n_args + j]`: one C signature
-for every function, which the backend calls through ctypes.
+for every function, which the backend calls through ctypes. A function with the unit
+attribute `no_inline` (the shared micro-kernels and packings) becomes an `llvm.func`
+with `no_inline`, which LLVM then keeps out of its callers.
 """
 
 from collections.abc import Sequence
 
 from xdsl.dialects import cf, func, llvm
-from xdsl.dialects.builtin import MemRefType, i64
+from xdsl.dialects.builtin import MemRefType, UnitAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -147,9 +149,15 @@ class ConvertFunc(RewritePattern):
         linkage = "internal" if private and defined else "external"
         body = rewriter.move_region_contents_to_new_regions(op.body)
         name = op.sym_name.data
+        # `no_inline` (a unit attribute, as MLIR's func.func has): kept out of its callers
+        no_inline = {"no_inline": UnitAttr()} if "no_inline" in op.attributes else None
         new_ops: list[Operation] = [
             llvm.FuncOp(
-                name, function_type(inputs, outputs), linkage=llvm.LinkageAttr(linkage), body=body
+                name,
+                function_type(inputs, outputs),
+                linkage=llvm.LinkageAttr(linkage),
+                body=body,
+                other_props=no_inline,
             )
         ]
         if defined and not private:

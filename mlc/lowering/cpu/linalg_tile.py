@@ -282,7 +282,8 @@ class LinalgTilePass(ModulePass):
     """Fuse runs of generics over the same rows into blocks of rows (`row_blocks`)."""
 
     shared_micro_kernels: bool = True
-    """Register tiles call one function per kind of micro-kernel (`shared_micro_kernel`)."""
+    """Register tiles call one function per kind of micro-kernel (`shared_micro_kernel`),
+    and B is packed by one per kind of packing (`shared_packing`)."""
 
     def __post_init__(self) -> None:
         # A bad option is a one-line error when the pipeline is built, never at apply.

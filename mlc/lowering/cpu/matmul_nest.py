@@ -78,6 +78,7 @@ from mlc.lowering.cpu.matmul_packing import (
     pack_b,
 )
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels, TileCalls
+from mlc.lowering.cpu.shared_packing import PanelCalls
 from mlc.lowering.linalg.contraction import Matmul, indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -133,7 +134,8 @@ def matmul_nest(
     batches = _product(b, extents)
     packed_batches = (batches, extents) if b_is_batched(mm) else (b.index(1), [])
     blocking = (tiles, split.threads)
-    packed, free = _packed(b, mm, (k, n), packed_batches, blocking, panels, not one_task)
+    packing = (panels, not one_task, kernels)
+    packed, free = _packed(b, mm, (k, n), packed_batches, blocking, packing)
     zero_i, one = b.index(0), b.index(1)
     shared = TileCalls.of(b, kernels, mm, tiles, (a, c, packed)) if kernels else None
     # Narrow elements are summed over all of K in one block: rounded once (module docstring).
@@ -258,20 +260,23 @@ def _packed(
     sizes: tuple[SSAValue, SSAValue],
     batch: tuple[SSAValue, Sequence[SSAValue]],
     blocking: tuple[MatmulTiles, int],
-    panels: memref.GlobalOp | SSAValue | None,
-    parallel: bool,
+    packing: tuple[memref.GlobalOp | SSAValue | None, bool, SharedKernels | None],
 ) -> tuple[SSAValue, list[Operation]]:
     """
     B's panels: read from the global packed at compile time, else packed now into a
-    buffer; and the ops that free it once the kernel is done.
+    buffer (in parallel or not, by the shared packing functions where `kernels` are
+    given and B allows); and the ops that free it once the kernel is done.
     """
+    panels, parallel, kernels = packing
     if isinstance(panels, SSAValue):
         return panels, []
     if panels is not None:
         return b(get_panels(panels)), []
     tiles, threads = blocking
     if mm.image is None:
-        packed = pack_b(b, mm, sizes, batch, tiles, threads, parallel)
+        calls = PanelCalls.of(b, kernels, mm, tiles) if kernels else None
+        shared = calls.call if calls is not None else None
+        packed = pack_b(b, mm, sizes, batch, tiles, threads, parallel, shared)
     else:
         packed = pack_image(b, mm, sizes, batch, tiles, parallel)
     return packed, [memref.DeallocOp.get(packed)]

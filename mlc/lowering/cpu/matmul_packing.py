@@ -45,6 +45,11 @@ ALIGNMENT = 64
 # row of B at a time.
 PACK_GROUP = 8
 
+Pair = tuple[SSAValue, SSAValue]
+# A call packing panels (first, end) of a batch (B's batch loop values) into the panels'
+# buffer at a batch number, for sizes (K, N): `shared_packing.PanelCalls.call`.
+PackCall = Callable[[Ops, Sequence[SSAValue], Pair, Pair, Pair], None]
+
 
 def batch_indices(b: Ops, flat: SSAValue, extents: Sequence[SSAValue]) -> list[SSAValue]:
     """The batch loop values of a flat batch number (row-major over `extents`)."""
@@ -69,6 +74,7 @@ def pack_b(
     tiles: MatmulTiles,
     threads: int = 1,
     parallel: bool = True,
+    shared: PackCall | None = None,
 ) -> SSAValue:
     """
     `Bp[t, p, k, jj] = B[batch(t), k, p*NR + jj]` (0 past N), a group of up to
@@ -80,6 +86,8 @@ def pack_b(
     most of its time there). The last, partial panel is read with masked loads.
     `batch` is the number of batches packed and their extents.
     Without `parallel`, the panels are packed on the calling thread (`each_panel`).
+    With `shared`, each group is that call instead: of the program's packing function
+    of its kind (`mlc.lowering.cpu.shared_packing`).
     """
     source, map_ = mm.b, mm.maps[1]
     k, n = sizes
@@ -100,6 +108,9 @@ def pack_b(
         batch_ivs = batch_indices(pb, flat, extents) if extents else [zero_i] * mm.batch
         p0 = pb.mul(g, group)
         p_end = pb.min(pb.add(p0, group), panels)
+        if shared is not None:
+            shared(pb, batch_ivs, (packed, flat), (p0, p_end), sizes)
+            return
 
         def source_at(rb: Ops, kk: SSAValue, j: SSAValue) -> list[SSAValue]:
             return indices(rb, map_, [*batch_ivs, zero_i, kk, j])
@@ -109,14 +120,14 @@ def pack_b(
 
             def columns(cb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 at = (cb.mul(p, nr_v), sizes)
-                _pack_columns(cb, reader, (packed, [flat, p]), at, nr)
+                pack_columns(cb, reader, (packed, [flat, p]), at, nr)
                 return []
 
             for_loop(pb, p0, p_end, one, columns)
             return
-        _pack_rows(pb, reader, writer, (p0, pb.min(p_end, full_panels), k), tiles)
+        pack_rows(pb, reader, writer, (p0, pb.min(p_end, full_panels), k), tiles)
         if ends_inside_panel(mm, tiles):
-            partial = _partial_panel(reader, writer, (full_panels, sizes), tiles)
+            partial = partial_panel(reader, writer, (full_panels, sizes), tiles)
             if_then(pb, less(pb, full_panels, p_end), partial)
 
     each_panel(b, b.mul(count, groups), panel_group, parallel)
@@ -126,7 +137,7 @@ def pack_b(
 SourceAt = Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]
 
 
-def _pack_rows(
+def pack_rows(
     b: Ops,
     source: tuple[SSAValue, SourceAt],
     packed: tuple[SSAValue, SSAValue],
@@ -158,7 +169,7 @@ def _pack_rows(
     for_loop(b, b.index(0), k, b.index(1), row)
 
 
-def _partial_panel(
+def partial_panel(
     source: tuple[SSAValue, SourceAt],
     packed: tuple[SSAValue, SSAValue],
     at: tuple[SSAValue, tuple[SSAValue, SSAValue]],
@@ -229,13 +240,13 @@ def each_panel(
     for_loop(b, zero_i, count, one, serial)
 
 
-# Depth of the k blocks `_pack_columns` copies a column at a time: one 64-byte line of
+# Depth of the k blocks `pack_columns` copies a column at a time: one 64-byte line of
 # each row of B read, the NR-wide rows of the panel written (16 x 128 bytes at NR = 32)
 # staying in L1 while every column of the panel fills them.
 COLUMN_BLOCK = 16
 
 
-def _pack_columns(
+def pack_columns(
     b: Ops,
     source: tuple[SSAValue, Callable[[Ops, SSAValue, SSAValue], list[SSAValue]]],
     panel: tuple[SSAValue, list[SSAValue]],

@@ -20,7 +20,10 @@ or stored (the first K block of a kernel whose C held zeros), and where N ends (
 tile's columns past N are masked; a full tile takes the plain stores). Each operand is
 passed as a flat view of its buffer, with offsets and strides computed by the caller,
 which needs identity layouts and C's columns contiguous (`shareable`). The caller
-keeps the loops, the packing and the epilogue.
+keeps the loops and the epilogue; B's packing has shared functions of its own
+(`mlc.lowering.cpu.shared_packing`). The function is `no_inline`: LLVM otherwise
+inlines it back into a program's few callers (a call per tile and K block costs
+nothing next to the block's MR x NR x KC multiply-adds).
 """
 
 from collections.abc import Callable, Sequence
@@ -33,6 +36,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    UnitAttr,
     VectorType,
     i1,
 )
@@ -175,22 +179,25 @@ class TileCalls:
 
 
 class SharedKernels:
-    """The module's micro-kernel functions, each defined once, before the function
-    whose kernel first needs it."""
+    """The module's shared functions (micro-kernels, B packings), each defined once,
+    before the function whose kernel first needs it."""
 
     def __init__(self, op: Operation):
         self.op = op
 
     def symbol(self, kind: MicroKernel) -> str:
+        return self.define(kind.name, lambda: kernel_function(kind))
+
+    def define(self, name: str, build: Callable[[], func.FuncOp]) -> str:
+        """`name`, the function `build` gives defined in the module if it was not yet."""
         module = self.op.get_toplevel_object()
         assert isinstance(module, ModuleOp)
-        name = kind.name
         if SymbolTable.lookup_symbol(module, name) is None:
             function = self.op.parent_op()
             while function is not None and function.parent_op() is not module:
                 function = function.parent_op()
             assert function is not None
-            module.body.block.insert_op_before(kernel_function(kind), function)
+            module.body.block.insert_op_before(build(), function)
         return name
 
 
@@ -232,4 +239,6 @@ def kernel_function(kind: MicroKernel) -> func.FuncOp:
     if_then(b, adds, write(True), write(False))
     b.ops.append(func.ReturnOp())
     block.add_ops(b.ops)
-    return func.FuncOp(kind.name, (inputs, []), Region(block), "private")
+    function = func.FuncOp(kind.name, (inputs, []), Region(block), "private")
+    function.attributes["no_inline"] = UnitAttr()
+    return function

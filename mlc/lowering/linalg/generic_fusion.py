@@ -177,8 +177,11 @@ def replace_generic(
     return new
 
 
-def fuse_producer(producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap) -> None:
-    """Replace `consumer` by a generic that computes `producer` where it read input `index`."""
+def fuse_producer(
+    producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap
+) -> GenericOp:
+    """Replace `consumer` by a generic that computes `producer` where it read input
+    `index`; the new generic."""
     consumer_maps = maps_of(consumer)
     n_in = len(consumer.inputs)
     operands = FusedOperands([], [])
@@ -207,7 +210,7 @@ def fuse_producer(producer: GenericOp, consumer: GenericOp, index: int, seen: Af
     out_maps = consumer_maps[n_in:]
     location = fused_location([consumer, producer])
     iterators = list(consumer.iterator_types.data)
-    replace_generic(consumer, operands, block, out_maps, iterators, location=location)
+    return replace_generic(consumer, operands, block, out_maps, iterators, location=location)
 
 
 def last_iteration(contraction: GenericOp, block: Block) -> SSAValue:

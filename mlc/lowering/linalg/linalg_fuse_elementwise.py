@@ -205,27 +205,54 @@ def decide(producer: GenericOp, uses: list[Use], total_uses: int) -> bool:
     return recompute
 
 
-def fuse_elementwise_once(block: Block, declined: set[GenericOp]) -> bool:
-    """Fuse the first producer of `block` that should be; True if something changed."""
+def fuse_elementwise(block: Block) -> None:
+    """
+    Fuse the producers of `block` into their consumers, always the first one (in block
+    order) that should be, until none should. An op found with nothing to fuse into is
+    `settled` and skipped until a fusion replaces one of its consumers (it then reads
+    into the new generic): each fusion re-examines those few producers, not every op
+    before it, which a rescan of the block after each fusion did (quadratic in the
+    generics of a training step's block).
+    """
+    declined: set[GenericOp] = set()
+    settled: set[Operation] = set()
+    while (op := _first_to_fuse(block, declined, settled)) is not None:
+        _fuse_into_uses(op, settled)
+
+
+def _first_to_fuse(
+    block: Block, declined: set[GenericOp], settled: set[Operation]
+) -> GenericOp | None:
+    """The first producer of `block` to fuse; those with nothing to fuse into settle."""
     for op in block.ops:
-        if not isinstance(op, GenericOp) or op in declined or not is_elementwise(op):
+        if op in settled or op in declined:
+            continue
+        if not isinstance(op, GenericOp) or not is_elementwise(op):
+            settled.add(op)
             continue
         forward_dims(op)
         uses, total = fusable_uses(op)
         if not uses:
-            continue
-        if not decide(op, uses, total):
+            settled.add(op)
+        elif not decide(op, uses, total):
             declined.add(op)
-            continue
-        # One use at a time: a consumer that reads the producer twice is replaced
-        # by the first fusion, and the new generic holds the second read.
-        while uses:
-            fuse_producer(op, uses[0].consumer, uses[0].index, uses[0].seen)
-            uses, _ = fusable_uses(op)
-        if not op.res[0].uses:
-            Rewriter.erase_op(op)
-        return True
-    return False
+        else:
+            return op
+    return None
+
+
+def _fuse_into_uses(op: GenericOp, settled: set[Operation]) -> None:
+    """Fuse `op` into every use it can be, erase it once unread, and unsettle the
+    producers whose consumers were replaced."""
+    # One use at a time: a consumer that reads the producer twice is replaced by the
+    # first fusion, and the new generic holds the second read.
+    uses, _ = fusable_uses(op)
+    while uses:
+        fused = fuse_producer(op, uses[0].consumer, uses[0].index, uses[0].seen)
+        settled.difference_update(value.owner for value in fused.operands)
+        uses, _ = fusable_uses(op)
+    if not op.res[0].uses:
+        Rewriter.erase_op(op)
 
 
 def takes_epilogue(op: Operation) -> bool:
@@ -336,9 +363,7 @@ class LinalgFuseElementwisePass(ModulePass):
             if block is None:
                 continue
             fold_transposes(block)
-            declined: set[GenericOp] = set()
-            while fuse_elementwise_once(block, declined):
-                pass
+            fuse_elementwise(block)
             while self.epilogues and fuse_epilogue_once(block):
                 pass
         # The outputs of the generics fused away, and the sizes that only they needed.

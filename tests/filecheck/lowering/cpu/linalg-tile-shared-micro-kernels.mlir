@@ -5,13 +5,13 @@
 // Two matmuls of different sizes, one reading A transposed, N = 10 ending inside a
 // panel, the second after a zero fill: both call the one micro-kernel function of
 // their kind (f32, MR x NR = 2 x 8, 4 lanes, A read in place), defined once before the
-// function. It takes A, the panels and C as flat buffers with offsets and strides,
-// the rows and columns left, and whether to add to C: the FMA loop, then the store
+// function (`no_inline`: LLVM keeps one copy). It takes A, the panels and C as flat
+// buffers with offsets and strides, the rows and columns left, and whether to add to C: the FMA loop, then the store
 // or add of each row below M, whole vectors for a full tile, masked ones at N's edge.
 // The first matmul always adds (`sge` of k0 and 0); the second stores its first K
 // block (`ne`: its C held zeros, the fill is dropped).
 
-// CHECK:       func.func private @mlc_micro_kernel_f32_2x8v4(%[[A:.+]]: memref<?xf32>, %[[AOFF:.+]]: index, %[[AROW:.+]]: index, %[[AK:.+]]: index, %[[ROWS:.+]]: index, %[[P:.+]]: memref<?xf32>, %[[POFF:.+]]: index, %[[DEPTH:.+]]: index, %[[C:.+]]: memref<?xf32>, %[[COFF:.+]]: index, %[[CROW:.+]]: index, %[[COLUMNS:.+]]: index, %[[ADDS:.+]]: i1) {
+// CHECK:       func.func private @mlc_micro_kernel_f32_2x8v4(%[[A:.+]]: memref<?xf32>, %[[AOFF:.+]]: index, %[[AROW:.+]]: index, %[[AK:.+]]: index, %[[ROWS:.+]]: index, %[[P:.+]]: memref<?xf32>, %[[POFF:.+]]: index, %[[DEPTH:.+]]: index, %[[C:.+]]: memref<?xf32>, %[[COFF:.+]]: index, %[[CROW:.+]]: index, %[[COLUMNS:.+]]: index, %[[ADDS:.+]]: i1) attributes {no_inline} {
 // CHECK:         scf.for %{{.+}} = %{{.+}} to %[[DEPTH]] step %{{.+}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>)
 // CHECK-COUNT-2:   vector.load %[[P]][%{{.+}}] : memref<?xf32>, vector<4xf32>
 // CHECK:           memref.load %[[A]][%{{.+}}] : memref<?xf32>
@@ -99,13 +99,13 @@ func.func @f64(%a: memref<3x5xf64>, %b: memref<5x8xf64>, %c: memref<3x8xf64>) {
 // -----
 
 // C a strided view (a subview of a wider buffer): not one flat buffer of its own
-// rows, so the kernel keeps its micro-kernel inline and defines no function.
+// rows, so the kernel keeps its micro-kernel inline and defines no such function.
 
 // CHECK-NOT:   func.func private @mlc_micro_kernel
 // CHECK-LABEL: func.func @strided_c
-// CHECK-NOT:     func.call
+// CHECK-NOT:     func.call @mlc_micro_kernel
 // CHECK:         vector.fma
-// CHECK-NOT:     func.call
+// CHECK-NOT:     func.call @mlc_micro_kernel
 
 func.func @strided_c(%a: memref<4x6xf32>, %b: memref<6x8xf32>, %wide: memref<4x16xf32>) {
   %c = memref.subview %wide[0, 8] [4, 8] [1, 1] : memref<4x16xf32> to memref<4x8xf32, strided<[16, 1], offset: 8>>
