@@ -6,21 +6,26 @@ run: odd shapes (edge tiles in M, N and K: TMA's zero fill past the tensor, K no
 multiple of the 64-deep slice), whole tiles, long K (many rounds through the mbarrier
 ring), M below the tile's rows, a fused bias + relu + residual, transposed operands
 (K-major B: one box a stage; M-major A: 64-wide panels), other tile shapes, and a
-batched matmul the TMA feed declines (cp.async). On an H100 or H200 the numerics run;
-without one, `MLC_TEST_PTX=1` assembles each program's PTX with ptxas for sm_90a, and
-the default kernel's register report is checked (no spills).
+batched matmul the TMA feed declines (cp.async). Two threads calling one program get
+their own products, and the maps' device buffers go with the program. On an H100 or
+H200 the numerics run; without one, `MLC_TEST_PTX=1` assembles each program's PTX with
+ptxas for sm_90a, and the default kernel's register report is checked (no spills).
 
 Tolerance as tests/gpu/test_wgmma_matmul.py: 2 units in the last place of the output
 type, relative to the largest output and to each.
 """
 
+import ctypes
+import gc
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import BFloat16Type, FunctionType, MemRefType
 
 import mlc
 from mlc.backend.ptx import to_ptx
@@ -154,3 +159,72 @@ def test_driver_encodes_the_checked_maps():
             encode(device.libcuda, matrix("bf16", 200, 264, 128, 64), pointer + 2)
     finally:
         device.free(pointer)
+
+
+def test_two_threads_call_one_program():
+    """Two threads calling one program, each on its own inputs (new device buffers each
+    call: the maps are encoded again), each get their own product: a call's maps are
+    not overwritten by the other's before its launch reads them."""
+    m, k, n = 256, 128, 512
+    exe = compiled(_source(MATMUL, "bf16", M=m, K=k, N=n))
+    from mlc.backend import cuda
+
+    context = cuda.device().context
+    rng = np.random.default_rng()
+    work = [(_random(rng, "bf16", m, k), _random(rng, "bf16", k, n)) for _ in range(2)]
+    wants = [_f64(a) @ _f64(b) for a, b in work]
+    failures: list[BaseException] = []
+
+    def calls(i: int) -> None:
+        context.push()  # the primary context, current in this thread too
+        try:
+            for _ in range(50):
+                _close(exe(*work[i]), wants[i], "bf16")
+        except BaseException as failure:  # reported by the main thread
+            failures.append(failure)
+        finally:
+            context.pop()
+
+    threads = [threading.Thread(target=calls, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[0]
+
+
+def test_map_buffers_freed_with_the_program():
+    """Loading a TMA program and dropping it, 50 times: the memory pool's used bytes
+    come back to where they were (its map buffers freed with it)."""
+    if (reason := gpu_unavailable_reason()) is not None:
+        pytest.skip(reason)
+    from mlc.backend import cuda
+
+    m, k, n = 200, 72, 264
+    with wgmma_choice("tma"):
+        lowered = mlc.compile(
+            _source(MATMUL, "bf16", M=m, K=k, N=n), target="cuda", emit="nvvm", sm="sm_90a"
+        )
+    bf16 = BFloat16Type()
+    types = [MemRefType(bf16, [m, k]), MemRefType(bf16, [k, n])]
+    signature = {"main": FunctionType.from_lists(types, [MemRefType(bf16, [m, n])])}
+    lib = cuda.device().libcuda
+    pool, used = ctypes.c_void_p(), ctypes.c_uint64()
+
+    def used_bytes() -> int:
+        gc.collect()
+        assert lib.cuCtxSynchronize() == 0
+        assert lib.cuDeviceGetDefaultMemPool(ctypes.byref(pool), 0) == 0
+        assert lib.cuMemPoolGetAttribute(pool, 7, ctypes.byref(used)) == 0  # USED_MEM_CURRENT
+        return used.value
+
+    rng = np.random.default_rng()
+    a, b = _random(rng, "bf16", m, k), _random(rng, "bf16", k, n)
+    loaded = cuda.load(lowered, signature)["main"]
+    assert len(list(loaded.program.maps)) == 2
+    _close(loaded(a, b), _f64(a) @ _f64(b), "bf16")
+    del loaded
+    before = used_bytes()
+    for _ in range(50):
+        cuda.load(lowered, signature)["main"](a, b)
+    assert used_bytes() == before
