@@ -25,7 +25,7 @@ program must not encode: the runtime runs the calls of a program with tensor map
 at a time.
 
 The contraction pass emits `%map = func.call @__mlc_tensor_map(tensor, fields...)`
-(`@__mlc_tensor_map3d` for a 3-D map) with the fields of a checked `TiledMap` (so a
+(`@__mlc_tensor_map3d` for a 3-D map, and so on to 5) with the fields of a checked `TiledMap` (so a
 bad one fails at compile time, in one line); `convert-gpu-host-to-llvm` gives each call
 site a stub of its own (`SITE_PREFIX`) and its body (`define`).
 """
@@ -44,7 +44,7 @@ from mlc.tensor_maps import MAP_ALIGNMENT, MAP_BYTES, TiledMap
 
 STUB = "__mlc_tensor_map"  # what the contraction pass calls for a 2-D map
 SITE_PREFIX = TENSOR_MAP_PREFIX  # + a number: one call site's stub and its globals
-RANKS = (2, 3)
+RANKS = (2, 3, 4, 5)  # a matrix, with up to 3 batch dims outside it
 _ENUMS = 5  # i32 data type, interleave, swizzle, L2 promotion, OOB fill
 
 
