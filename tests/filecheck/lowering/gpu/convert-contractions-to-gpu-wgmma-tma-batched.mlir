@@ -6,7 +6,8 @@
 // of its rank (@__mlc_tensor_map3d: dims innermost first, the batch outermost, strides
 // of a row and of a matrix in bytes, a box of 1 along the batch), and its copies take
 // the block's batch index as the outermost coordinate (cp.async.bulk.tensor.3d); an
-// operand broadcast over the batch (2-D) keeps a 2-D map and copies. tf32 operands are
+// operand broadcast over the batch (2-D) keeps a 2-D map and copies; two batch dims
+// [p, q] make 4-D maps, their coordinates innermost first (q, then p). tf32 operands are
 // f32 (data type 7) K-major, copied 32 deep (a 128-byte row): A[m, k] and a transposed
 // B[n, k] as they lie, a row-major B[k, n] from its K-major copy (the transpose kernel
 // first). An operand whose batch dim lies inside its matrix (A[m, n, k]) is left to
@@ -44,6 +45,37 @@
 // CHECK-NOT:     cp.async.cg
 func.func @batched_bf16(%a: memref<2x128x64xbf16>, %b: memref<2x64x256xbf16>, %c: memref<2x128x256xbf16>) {
   linalg.generic {indexing_maps = [affine_map<(n, i, k, j) -> (n, i, k)>, affine_map<(n, i, k, j) -> (n, k, j)>, affine_map<(n, i, k, j) -> (n, i, j)>], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<2x128x64xbf16>, memref<2x64x256xbf16>) outs(%c : memref<2x128x256xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %acc: bf16):
+    %p = arith.mulf %x, %y : bf16
+    %s = arith.addf %acc, %p : bf16
+    linalg.yield %s : bf16
+  }
+  func.return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @two_batch_dims_bf16
+// CHECK-DAG:     %[[Q_SIZE:.*]] = arith.constant 3 : index
+// CHECK-DAG:     %[[INNER:.*]] = arith.constant 3 : i64
+// CHECK-DAG:     %[[OUTER:.*]] = arith.constant 2 : i64
+// CHECK-DAG:     %[[MATRIX:.*]] = arith.constant 16384 : i64
+// CHECK-DAG:     %[[BATCH:.*]] = arith.constant 49152 : i64
+// CHECK:         func.call @__mlc_tensor_map4d(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[INNER]], %[[OUTER]], %{{.*}}, %[[MATRIX]], %[[BATCH]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (index, i32, i32, i32, i32, i32, i64, i64, i64, i64, i64, i64, i64, i32, i32, i32, i32) -> index
+// CHECK:         func.call @__mlc_tensor_map4d(
+// CHECK:         %[[BZ:.*]] = "gpu.block_id"() <{dimension = #gpu<dim z>}>
+// CHECK:         %[[Q:.*]] = arith.remui %[[BZ]], %[[Q_SIZE]]
+// CHECK:         %[[REST:.*]] = arith.divui %[[BZ]], %[[Q_SIZE]]
+// CHECK:         %[[P:.*]] = arith.remui %[[REST]],
+// CHECK:         setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK:         %[[QA:.*]] = arith.index_cast %[[Q]] : index to i32
+// CHECK:         %[[PA:.*]] = arith.index_cast %[[P]] : index to i32
+// CHECK:         cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], [$6];", "r,l,r,r,r,r,r,~{memory}" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[QA]], %[[PA]], %{{.*}}
+// CHECK-COUNT-4: cp.async.bulk.tensor.4d
+// CHECK-NOT:     cp.async.bulk.tensor
+// CHECK:         gpu.terminator
+func.func @two_batch_dims_bf16(%a: memref<2x3x128x64xbf16>, %b: memref<2x3x64x256xbf16>, %c: memref<2x3x128x256xbf16>) {
+  linalg.generic {indexing_maps = [affine_map<(p, q, i, k, j) -> (p, q, i, k)>, affine_map<(p, q, i, k, j) -> (p, q, k, j)>, affine_map<(p, q, i, k, j) -> (p, q, i, j)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%a, %b : memref<2x3x128x64xbf16>, memref<2x3x64x256xbf16>) outs(%c : memref<2x3x128x256xbf16>) {
   ^bb0(%x: bf16, %y: bf16, %acc: bf16):
     %p = arith.mulf %x, %y : bf16
     %s = arith.addf %acc, %p : bf16
