@@ -9,7 +9,9 @@ code's driver calls are ctypes callbacks bound into the JIT), and called.
   after many load + drop cycles;
 - a map is encoded again only for another tensor address;
 - two threads calling one program on their own inputs: every launch reads maps of its
-  own operands (the calls are serialised: `SiteMaps.serial`).
+  own operands (the calls are serialised: `SiteMaps.serial`). The stand-in's encode
+  sleeps, so that without the lock the other thread's call encodes its map in between
+  (the test then fails).
 """
 
 import ctypes
@@ -21,6 +23,7 @@ import llvmlite.binding as llvm_binding
 import ml_dtypes
 import numpy as np
 import pytest
+from xdsl.dialects import llvm
 from xdsl.dialects.builtin import BFloat16Type, FunctionType, MemRefType
 
 import mlc
@@ -163,7 +166,8 @@ def driver(lowered, monkeypatch):
     if address and address != _BOUND.get("cuLaunchKernel"):
         pytest.skip("the real CUDA driver is bound in this process")
     host = cuda.host_module(lowered)
-    launch = next(op for op in host.ops if op.sym_name.data.startswith(LAUNCH_PREFIX))
+    stubs = (op for op in host.ops if isinstance(op, llvm.FuncOp))
+    launch = next(op for op in stubs if op.sym_name.data.startswith(LAUNCH_PREFIX))
     fake = FakeDriver(len(launch.function_type.inputs) - 7)  # grid, block, shared first
     fake.bind()
     _BOUND.update(
