@@ -10,14 +10,14 @@ Division of labour, as in MLIR's GPU runtime but without its wrapper library:
 - a kernel with more than 48 KiB of dynamic shared memory is allowed it at load time
   (`cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)`);
 - this module loads the kernels' PTX (`mlc.backend.ptx`; cached per program and
-  architecture), binds the driver functions into the JIT, fills the kernel handles and
-  the device copies of constants, and moves arguments and results.
+  architecture), binds the driver functions into the JIT, fills the kernel handles, the
+  device copies of constants and TMA's map buffers, and moves arguments and results.
 
-Buffers stay on the device between kernels; only a call's numpy arguments are copied
-in and its results copied out. Given pycuda `GPUArray`s instead (any array argument),
-nothing is copied: results come back as `GPUArray`s owning their device memory, and
-the call returns without waiting for the GPU, like a torch op. Work is ordered on the
-legacy default stream, which pycuda uses too.
+Buffers stay on the device between kernels; only a call's numpy arguments are copied in
+and its results copied out. Given pycuda `GPUArray`s instead (any array argument),
+nothing is copied: results come back as `GPUArray`s owning their device memory, and the
+call returns without waiting for the GPU, like a torch op. Work is ordered on the legacy
+default stream, which pycuda uses too.
 
 With no pycuda or no GPU, `CudaUnavailableError` says so in one line.
 """
@@ -36,7 +36,7 @@ from xdsl.dialects import gpu, llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, IntegerType, ModuleOp
 
 from mlc import resources
-from mlc.backend import launch_timers
+from mlc.backend import launch_timers, tensor_map
 from mlc.backend.assertions import raise_failure
 from mlc.backend.cuda_abi import (
     DEVICE_GLOBAL_PREFIX,
@@ -244,6 +244,7 @@ class Program:
             if isinstance(op, llvm.GlobalOp) and op.sym_name.data.startswith(DEVICE_GLOBAL_PREFIX):
                 self._upload(op.sym_name.data, _constant_data(host, op.sym_name.data))
         self.status = ctypes.c_int32.from_address(engine.get_global_value_address(STATUS))
+        self.maps = tensor_map.SiteMaps(host, self.device.malloc, engine.get_global_value_address)
 
     def _upload(self, slot_name: str, data: bytes) -> None:
         """Copy a constant to the device and point its slot at the copy."""
@@ -263,9 +264,8 @@ class Program:
             self.device.check(status, what)
 
     def __del__(self) -> None:
-        # At interpreter exit the context may be gone and this module's globals cleared
-        # (`CudaError` among them): nothing is left to free then, and nothing to report.
-        for pointer in getattr(self, "constants", []):
+        # At exit the context and this module's globals may be gone: nothing to free then.
+        for pointer in [*getattr(self, "constants", []), *getattr(self, "maps", ())]:
             try:
                 self.device.free(pointer)
             except Exception:
@@ -338,9 +338,8 @@ class CudaFunction:
         self._invoke = prototype(program.jit.address(INVOKE_PREFIX + name))
         self._slots = ctypes.c_void_p * (len(self.args) + len(self.results))
         # The argument slots of calls on `GPUArray`s, by each array's pointer, shape and
-        # strides: a descriptor depends on nothing else, so a call on arrays seen before
-        # (the weights of every call, the same buffers in a loop) copies its slots at
-        # once instead of building a descriptor per array. Bounded: cleared when full.
+        # strides (all a descriptor depends on): a call on arrays seen before (weights,
+        # buffers in a loop) copies its slots at once. Bounded: cleared when full.
         self._packed: dict[tuple[Any, ...], tuple[Any, list[Any]]] = {}  # slots, descriptors
 
     def __call__(self, *values: Any) -> Any:
@@ -363,8 +362,9 @@ class CudaFunction:
             address = out.ctypes.data if spec.rank is None else ctypes.addressof(out)
             pointers[len(self.args) + j] = address
             outputs.append(out)
-        self._invoke(pointers)
-        self.program.check_status(f"running @{self.name}")
+        with self.program.maps.serial:  # calls one at a time with tensor maps (`SiteMaps`)
+            self._invoke(pointers)
+            self.program.check_status(f"running @{self.name}")
         results = self._results(device, outputs, on_device)
         del keep
         raise_failure()  # a failed run-time check, once the results are owned

@@ -13,6 +13,11 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32, i64
 STATUS = "__mlc_cuda_status"  # the first failing driver call's status (0: all is well)
 KERNEL_HANDLE_PREFIX = "__mlc_kernel_"  # + kernel name: its `CUfunction`, set at load
 DEVICE_GLOBAL_PREFIX = "__mlc_device_"  # + global name: its device copy, set at load
+# A TMA launch site's tensor map (`mlc.lowering.gpu.tensor_map_host`): prefix + a number
+# names its stub; + `TENSOR_MAP_BUFFER` its global holding the map's 128-byte device
+# buffer, which the runtime allocates at load and frees with the program.
+TENSOR_MAP_PREFIX = "__mlc_tensor_map_"
+TENSOR_MAP_BUFFER = "_map"
 
 _PTR = llvm.LLVMPointerType()
 

@@ -1,13 +1,52 @@
 """
-`cuTensorMapEncodeTiled` through ctypes: a checked `mlc.tensor_maps.TiledMap` encoded by
-the driver for a device address (pycuda does not wrap the call). Compiled host code
-makes the same call itself (`mlc.lowering.gpu.tensor_map_host`); this one serves Python
-callers, such as a GPU test that the driver takes the maps mlc builds.
+The runtime's part in tensor maps (`mlc.tensor_maps`).
+
+Compiled host code encodes its maps itself (`mlc.lowering.gpu.tensor_map_host`) into
+one device buffer per launch site, which `SiteMaps` allocates when a program is loaded;
+the program frees them when it is dropped, with its constants.
+
+`encode` makes the driver's `cuTensorMapEncodeTiled` call through ctypes (pycuda does
+not wrap it) for Python callers, such as a GPU test that the driver takes the maps mlc
+builds.
 """
 
+import contextlib
 import ctypes
+import threading
+from collections.abc import Callable, Iterator
 
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import ModuleOp
+
+from mlc.backend.cuda_abi import TENSOR_MAP_BUFFER, TENSOR_MAP_PREFIX
 from mlc.tensor_maps import GLOBAL_ALIGNMENT, MAP_ALIGNMENT, MAP_BYTES, TiledMap
+
+
+class SiteMaps:
+    """
+    A loaded program's tensor-map buffers: one of `MAP_BYTES` per launch site of its host
+    code (`malloc`), its address stored in the site's global (at `global_address(name)`).
+
+    A site's host code checks the tensor its map was last encoded for, and the launch
+    after it reads the buffer: a second call of the program in between could encode
+    another tensor's map into it. `serial` runs the calls of a program with sites one at
+    a time (a lock; none without sites). Iterating gives the buffers, for the program to
+    free with its other device memory.
+    """
+
+    def __init__(
+        self, host: ModuleOp, malloc: Callable[[int], int], global_address: Callable[[str], int]
+    ):
+        self.buffers: list[int] = []
+        for op in host.ops:
+            name = op.sym_name.data if isinstance(op, llvm.GlobalOp) else ""
+            if name.startswith(TENSOR_MAP_PREFIX) and name.endswith(TENSOR_MAP_BUFFER):
+                self.buffers.append(malloc(MAP_BYTES))
+                ctypes.c_uint64.from_address(global_address(name)).value = self.buffers[-1]
+        self.serial = threading.Lock() if self.buffers else contextlib.nullcontext()
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.buffers)
 
 
 def encode(libcuda: ctypes.CDLL, spec: TiledMap, address: int) -> bytes:

@@ -1,25 +1,27 @@
 """
-16-bit matmuls by the sm_90a wgmma kernel fed by every thread's cp.async
-(`convert-contractions-to-gpu{wgmma=auto wgmma-tma=false}`,
-`mlc.lowering.gpu.contraction.wgmma_kernel`) against float64 references of the same
-f16 and bf16 inputs, fresh random ones each run: tiles cut by M, N and K (edge tiles,
-K not a multiple of the 64-deep slice), M below the tile's rows, long K,
-batches, a fused bias + relu + residual, transposed operands (K-major B, M-major A),
-and each tile shape the benchmark compares. On an H100 or H200 the numerics run; without
-one, the PTX of the transposed operands' programs and the 8192 kernel (of every
-program with `MLC_TEST_PTX=1`) is assembled with ptxas for sm_90a (which it needs),
-and the numerics skip with the reason.
+16-bit matmuls by the sm_90a wgmma kernel (`convert-contractions-to-gpu{wgmma=auto}`,
+`mlc.lowering.gpu.contraction.wgmma_kernel`), each fed both ways (the `feed` fixture:
+every thread's cp.async, `wgmma-tma=false`, and TMA from a producer warpgroup,
+`wgmma_tma`, the default), against float64 references of the same f16 and bf16 inputs,
+fresh random ones each run: tiles cut by M, N and K (edge tiles, K not a multiple of
+the 64-deep slice: TMA's zero fill past the tensor), M below the tile's rows, long K,
+batches (TMA: 3-D maps), a fused bias + relu + residual, transposed operands (K-major
+B, M-major A), and each tile shape the benchmark compares. On an H100 or H200 the
+numerics run; without one, the PTX of the transposed operands' programs and the 8192
+kernel (of every program with `MLC_TEST_PTX=1`) is assembled with ptxas for sm_90a
+(which it needs), and the numerics skip with the reason. What only the TMA feed has
+(its registers, maps, threads) is in tests/gpu/test_wgmma_tma.py.
 
 Tolerance as tests/gpu/test_tensor_core_matmul.py: products and sums in f32, so 2 units
 in the last place of the output type, relative to the largest output and to each.
 
 f32 matmuls with `allow_tf32=True` take the same kernel in tf32 (`m64nNk8`, a
 row-major B transposed K-major first: by a transpose kernel, or at compile time when it
-is a constant): plain, transposed operands, batched, the fused epilogue, a constant
-weight, sizes that are multiples of 4 but not of 8, against float64 of the f32 inputs. tf32
-keeps 10 bits of each operand's mantissa (the wgmma reads the top 19 bits of each f32),
-so each product is within 2^-9 of its value, relatively: every output within
-3 * 2^-10 * (|a| @ |b|), and a relative L2 error below docs/precision.md's 5e-3.
+is a constant), both feeds: plain, transposed operands, batched, the fused epilogue, a
+constant weight, sizes that are multiples of 4 but not of 8, against float64 of the f32
+inputs. tf32 keeps 10 bits of each operand's mantissa (the wgmma reads the top 19 bits
+of each f32), so each product is within 2^-9 of its value, relatively: every output
+within 3 * 2^-10 * (|a| @ |b|), and a relative L2 error below docs/precision.md's 5e-3.
 """
 
 import re
@@ -40,6 +42,8 @@ pytestmark = pytest.mark.gpu
 
 RELATIVE = {"f16": 2.0**-10, "bf16": 2.0**-7}
 ELEMENTS = ["bf16", "f16"]
+FEEDS = ["cp.async", "tma"]  # `MLC_WGMMA`'s feeds: every thread's copies, or TMA's
+TMA_COPY = "cp.async.bulk.tensor"
 
 MATMUL = """
 func.func @main(%a: tensor<MxKxT>, %b: tensor<KxNxT>) -> tensor<MxNxT> {
@@ -100,15 +104,20 @@ def _source(program: str, element: str, **sizes: int) -> str:
     return program.replace("xT>", f"x{element}>")
 
 
-def _choice(tile: tuple[int, int, int] | None) -> str:
-    """The wgmma kernel's compile choice (`MLC_WGMMA`) with every thread's cp.async
-    copies (the TMA feed, the default, has tests/gpu/test_wgmma_tma.py): a tile or not."""
-    return ",".join(map(str, (*tile, "cp.async"))) if tile else "cp.async"
+def _choice(tile: tuple[int, int, int] | None, feed: str = "cp.async") -> str:
+    """The wgmma kernel's compile choice (`MLC_WGMMA`): a tile or not, and the feed."""
+    return ",".join(map(str, (*tile, feed))) if tile else feed
+
+
+@pytest.fixture(params=FEEDS)
+def feed(request) -> str:
+    """How a test's wgmma kernel is fed (`FEEDS`)."""
+    return request.param
 
 
 @cache
 def lowered(source: str, tile=None, allow_tf32: bool = False):
-    """`source` lowered to NVVM for sm_90a with the wgmma kernel, once."""
+    """`source` lowered to NVVM for sm_90a with the cp.async-fed wgmma kernel, once."""
     with wgmma_choice(_choice(tile)):
         options = {"allow_tf32": True} if allow_tf32 else {}
         return mlc.compile(source, target="cuda", emit="nvvm", sm="sm_90a", **options)
@@ -121,15 +130,16 @@ def wgmma_ptx(source: str, tile=None, allow_tf32: bool = False) -> str:
     return ptx
 
 
-def compiled(source: str, tile=None, allow_tf32: bool = False):
+def compiled(source: str, tile=None, allow_tf32: bool = False, feed: str = "cp.async"):
     """
-    `source` for cuda with the wgmma kernel, once (`compile_once`). Without a GPU the
-    test is skipped before it compiles unless `MLC_TEST_PTX=1` (tests/conftest.py); then
-    its sm_90a PTX is assembled (each program costs seconds), and the numerics skip.
+    `source` for cuda with the wgmma kernel fed by `feed`, once (`compile_once`); its
+    PTX holds that feed's copies. Without a GPU the test is skipped before it compiles
+    unless `MLC_TEST_PTX=1` (tests/conftest.py); then its sm_90a PTX is assembled (each
+    program costs seconds), and the numerics skip.
     """
     options = {"allow_tf32": True} if allow_tf32 else {}
-    holds = ("wgmma.mma_async.sync.aligned",)
-    return compile_once(source, sm="sm_90a", wgmma=_choice(tile), holds=holds, **options)
+    holds = ("wgmma.mma_async.sync.aligned", TMA_COPY if feed == "tma" else "cp.async.cg")
+    return compile_once(source, sm="sm_90a", wgmma=_choice(tile, feed), holds=holds, **options)
 
 
 def _dtype(element: str):
@@ -191,8 +201,8 @@ def test_kernel_registers_without_spills(element):
     [(200, 72, 264), (256, 128, 512), (64, 64, 512), (1000, 520, 1000), (128, 4096, 256),
      (1096, 64, 2056)],
 )  # fmt: skip
-def test_matmul(element, m, k, n):
-    exe = compiled(_source(MATMUL, element, M=m, K=k, N=n))
+def test_matmul(element, m, k, n, feed):
+    exe = compiled(_source(MATMUL, element, M=m, K=k, N=n), feed=feed)
     rng = np.random.default_rng()
     a, b = _random(rng, element, m, k), _random(rng, element, k, n)
     _close(exe(a, b), _f64(a) @ _f64(b), element)
@@ -201,9 +211,9 @@ def test_matmul(element, m, k, n):
 # The tile shapes bench/gpu.py compares: rows (64 a warpgroup), columns, stages.
 @pytest.mark.parametrize("element", ELEMENTS)
 @pytest.mark.parametrize("tile", [(128, 128, 4), (64, 128, 3), (192, 192, 3), (128, 256, 3)])
-def test_tile_shapes(element, tile):
+def test_tile_shapes(element, tile, feed):
     m, k, n = 456, 200, 392
-    exe = compiled(_source(MATMUL, element, M=m, K=k, N=n), tile)
+    exe = compiled(_source(MATMUL, element, M=m, K=k, N=n), tile, feed=feed)
     rng = np.random.default_rng()
     a, b = _random(rng, element, m, k), _random(rng, element, k, n)
     _close(exe(a, b), _f64(a) @ _f64(b), element)
@@ -211,8 +221,8 @@ def test_tile_shapes(element, tile):
 
 @pytest.mark.parametrize("element", ELEMENTS)
 @pytest.mark.parametrize("batch, m, k, n", [(3, 128, 96, 256), (2, 72, 64, 320)])
-def test_batched(element, batch, m, k, n):
-    exe = compiled(_source(BATCHED, element, B=batch, M=m, K=k, N=n))
+def test_batched(element, batch, m, k, n, feed):
+    exe = compiled(_source(BATCHED, element, B=batch, M=m, K=k, N=n), feed=feed)
     rng = np.random.default_rng()
     a, b = _random(rng, element, batch, m, k), _random(rng, element, batch, k, n)
     _close(exe(a, b), _f64(a) @ _f64(b), element)
@@ -220,8 +230,8 @@ def test_batched(element, batch, m, k, n):
 
 @pytest.mark.parametrize("element", ELEMENTS)
 @pytest.mark.parametrize("m, k, n", [(200, 136, 264), (512, 64, 256)])
-def test_bias_relu_residual_epilogue(element, m, k, n):
-    exe = compiled(_source(EPILOGUE, element, M=m, K=k, N=n))
+def test_bias_relu_residual_epilogue(element, m, k, n, feed):
+    exe = compiled(_source(EPILOGUE, element, M=m, K=k, N=n), feed=feed)
     rng = np.random.default_rng()
     a, b = _random(rng, element, m, k), _random(rng, element, k, n)
     bias, r = _random(rng, element, n), _random(rng, element, m, n)
@@ -231,8 +241,8 @@ def test_bias_relu_residual_epilogue(element, m, k, n):
 
 @pytest.mark.parametrize("element", ELEMENTS)
 @pytest.mark.parametrize("m, k, n", [(136, 200, 264), (256, 64, 128)])
-def test_transposed_operands(element, m, k, n):
-    exe = compiled(_source(TRANSPOSED, element, M=m, K=k, N=n))
+def test_transposed_operands(element, m, k, n, feed):
+    exe = compiled(_source(TRANSPOSED, element, M=m, K=k, N=n), feed=feed)
     rng = np.random.default_rng()
     a, b = _random(rng, element, m, k), _random(rng, element, n, k)
     at, b2 = _random(rng, element, k, m), _random(rng, element, k, n)
@@ -259,17 +269,17 @@ def _f32(rng, *shape):
 @pytest.mark.parametrize(
     "m, k, n", [(196, 36, 260), (256, 128, 512), (64, 32, 512), (1004, 520, 1000), (128, 2048, 256)]
 )
-def test_tf32_matmul(m, k, n):
-    exe = compiled(_source(MATMUL, "f32", M=m, K=k, N=n), allow_tf32=True)
+def test_tf32_matmul(m, k, n, feed):
+    exe = compiled(_source(MATMUL, "f32", M=m, K=k, N=n), allow_tf32=True, feed=feed)
     rng = np.random.default_rng()
     a, b = _f32(rng, m, k), _f32(rng, k, n)
     _close_tf32(exe(a, b), _f64(a) @ _f64(b), np.abs(_f64(a)) @ np.abs(_f64(b)))
 
 
 @pytest.mark.parametrize("m, k, n", [(132, 204, 268), (256, 64, 128)])
-def test_tf32_transposed_operands(m, k, n):
+def test_tf32_transposed_operands(m, k, n, feed):
     """K-major B as it lies; M-major A and N-major B transposed K-major first."""
-    exe = compiled(_source(TRANSPOSED, "f32", M=m, K=k, N=n), allow_tf32=True)
+    exe = compiled(_source(TRANSPOSED, "f32", M=m, K=k, N=n), allow_tf32=True, feed=feed)
     rng = np.random.default_rng()
     a, b, at, b2 = _f32(rng, m, k), _f32(rng, n, k), _f32(rng, k, m), _f32(rng, k, n)
     c, d, e = exe(a, b, at, b2)
@@ -278,26 +288,26 @@ def test_tf32_transposed_operands(m, k, n):
 
 
 @pytest.mark.parametrize("batch, m, k, n", [(3, 128, 96, 256), (2, 68, 36, 324)])
-def test_tf32_batched(batch, m, k, n):
-    exe = compiled(_source(BATCHED, "f32", B=batch, M=m, K=k, N=n), allow_tf32=True)
+def test_tf32_batched(batch, m, k, n, feed):
+    exe = compiled(_source(BATCHED, "f32", B=batch, M=m, K=k, N=n), allow_tf32=True, feed=feed)
     rng = np.random.default_rng()
     a, b = _f32(rng, batch, m, k), _f32(rng, batch, k, n)
     _close_tf32(exe(a, b), _f64(a) @ _f64(b), np.abs(_f64(a)) @ np.abs(_f64(b)))
 
 
 @pytest.mark.parametrize("m, k, n", [(256, 68, 132), (132, 128, 260)])
-def test_tf32_constant_weight(m, k, n):
+def test_tf32_constant_weight(m, k, n, feed):
     """A constant B, transposed K-major at compile time (no transpose kernel)."""
     w = _f32(np.random.default_rng(), k, n)
     source = _source(CONSTANT_B, "f32", M=m, K=k, N=n).replace("WEIGHT", _weight_hex(w))
-    exe = compiled(source, allow_tf32=True)
+    exe = compiled(source, allow_tf32=True, feed=feed)
     a = _f32(np.random.default_rng(), m, k)
     _close_tf32(exe(a), _f64(a) @ _f64(w), np.abs(_f64(a)) @ np.abs(_f64(w)))
 
 
 @pytest.mark.parametrize("m, k, n", [(196, 132, 260), (512, 64, 256)])
-def test_tf32_bias_relu_residual_epilogue(m, k, n):
-    exe = compiled(_source(EPILOGUE, "f32", M=m, K=k, N=n), allow_tf32=True)
+def test_tf32_bias_relu_residual_epilogue(m, k, n, feed):
+    exe = compiled(_source(EPILOGUE, "f32", M=m, K=k, N=n), allow_tf32=True, feed=feed)
     rng = np.random.default_rng()
     a, b, bias, r = _f32(rng, m, k), _f32(rng, k, n), _f32(rng, n), _f32(rng, m, n)
     want = np.maximum(_f64(a) @ _f64(b) + _f64(bias), 0.0) + _f64(r)

@@ -37,11 +37,12 @@ with a remark: 0.91x cuBLAS at 8192 on an H200, against mma.sync's 0.38x
 operands K-major, so a row-major B (a transposed A) is transposed first
 (`mlc.lowering.gpu.contraction.kmajor_operand`: at compile time for a constant, else
 by a tiled transpose kernel into a temporary freed after the matmul). `auto` is the
-default; `wgmma=off` keeps mma.sync. With `wgmma-tma=true`, 16-bit operands of 2-D
-matmuls are copied by TMA from a producer warpgroup instead of by every thread's
-cp.async (`mlc.lowering.gpu.contraction.wgmma_tma`: tensor maps made by the host before
-the launch, mbarriers between producer and consumers, `setmaxnreg`); what it declines
-(tf32, batches) keeps cp.async, with a remark. It is the default.
+default; `wgmma=off` keeps mma.sync. With `wgmma-tma=true`, the wgmma kernel's
+operands (16-bit or tf32, batched or not) are copied by TMA from a producer warpgroup
+instead of by every thread's cp.async (`mlc.lowering.gpu.contraction.wgmma_tma`:
+tensor maps made by the host before the launch, mbarriers between producer and
+consumers, `setmaxnreg`); what it declines (batch dims inside an operand's matrix)
+keeps cp.async, with a remark. It is the default.
 
 `sm` is the target's compute capability (default 80: the kernels run on sm_80 and
 later). Below 80 there is no `cp.async` and no tf32 `mma.sync`: every tile is built
@@ -238,7 +239,7 @@ class ContractionToTiledLaunch(RewritePattern):
             op_remark(c.op, f"wgmma declined: {why}; mma.sync")
             return False
         shape = self.wgmma
-        if shape.tma and (why := tma_declined(c)) is not None:
+        if shape.tma and (why := tma_declined(c, shape)) is not None:
             op_remark(c.op, f"wgmma TMA declined: {why}; cp.async copies")
             shape = replace(shape, tma=False)
         frees = []

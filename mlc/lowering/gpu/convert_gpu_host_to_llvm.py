@@ -21,9 +21,10 @@ unchanged (the `gpu.module`s are set aside meanwhile), with these differences:
 - constants: `memref.global` data stays in the host module, and each use of its
   address reads `@__mlc_device_<name>` instead, the device copy the runtime makes
   at load time;
-- tensor maps of TMA kernels: each call of `@__mlc_tensor_map` (`tensor_map_host`)
-  calls a stub of its own, which keeps its map in a device buffer and encodes it again
-  (`cuTensorMapEncodeTiled`, `cuMemcpyHtoDAsync_v2`) only for another tensor address;
+- tensor maps of TMA kernels: each call of `@__mlc_tensor_map` (`@__mlc_tensor_map3d`;
+  `tensor_map_host`) calls a stub of its own, which keeps its map in a device buffer
+  the runtime allocates at load and encodes it again (`cuTensorMapEncodeTiled`,
+  `cuMemcpyHtoDAsync_v2`) only for another tensor address;
 - element accesses on the host (a `memref.load` feeding a loop condition, ...) copy
   the element with `cuMemcpyDtoH_v2`/`cuMemcpyHtoDAsync_v2` through `@__mlc_read_<n>`
   and `@__mlc_write_<n>` stubs. A read waits for the kernels launched before it; a
@@ -53,6 +54,8 @@ LAUNCH_PREFIX = "__mlc_launch_"
 READ_PREFIX = "__mlc_read_"
 WRITE_PREFIX = "__mlc_write_"
 MALLOC, FREE = "__mlc_cuda_malloc", "__mlc_cuda_free"
+
+_TENSOR_MAP_STUBS = {tensor_map_host.stub(rank) for rank in tensor_map_host.RANKS}
 
 BodyBuilder = Callable[[Builder, Sequence[SSAValue]], SSAValue | None]
 
@@ -100,7 +103,7 @@ def rewrite_host_ops(module: ModuleOp, stubs: _Stubs) -> None:
             name = stubs.declare(LAUNCH_PREFIX + kernel, [a.type for a in args], [])
             _call(op, name, args, [])
             Rewriter.erase_op(op)
-        elif isinstance(op, func.CallOp) and op.callee.string_value() == tensor_map_host.STUB:
+        elif isinstance(op, func.CallOp) and op.callee.string_value() in _TENSOR_MAP_STUBS:
             name = f"{tensor_map_host.SITE_PREFIX}{len(stubs.tensor_maps)}"
             stubs.tensor_maps.append(name)
             stubs.declare(name, [a.type for a in op.arguments], [r.type for r in op.res])
@@ -260,8 +263,8 @@ def _define_tensor_maps(
         for slot in tensor_map_host.globals_of(name):
             add_global(slot, i64)
         tensor_map_host.define(functions[name], _record)
-    if tensor_map_host.STUB in functions:
-        Rewriter.erase_op(functions[tensor_map_host.STUB])
+    for name in _TENSOR_MAP_STUBS & functions.keys():
+        Rewriter.erase_op(functions[name])
 
 
 def finish_host_module(module: ModuleOp, stubs: _Stubs) -> None:

@@ -13,18 +13,21 @@ memory too.
 
 A map holds the operand's address, which for a program's intermediate buffers is only
 known when the host code runs, so the host code makes it, once per (buffer, launch
-site): each site keeps the tensor address it last encoded and its 128-byte device
-buffer (two host globals). A call with the same address returns that buffer at once;
-with another, the map is encoded on the host stack (`cuTensorMapEncodeTiled`, host work
-alone) and copied over the old one with `cuMemcpyHtoDAsync_v2`, ordered on the default
-stream after the launches that read the old map. The buffer (from the stream-ordered
-pool, at the site's first call) is never freed: 128 bytes a site and loaded program. The
-shapes in a map are static (the site's), so the address is all that can change.
+site): each site keeps the tensor address it last encoded (a host global) and a 128-byte
+device buffer (its address in another), which the runtime allocates when it loads the
+program and frees with it (`mlc.backend.cuda_abi.TENSOR_MAP_BUFFER`). A call with the
+same address returns that buffer at once; with another, the map is encoded on the host
+stack (`cuTensorMapEncodeTiled`, host work alone) and copied over the old one with
+`cuMemcpyHtoDAsync_v2`, ordered on the default stream after the launches that read the
+old map. The shapes in a map are static (the site's), so the address is all that can
+change. Between the check and the launch that reads the map, another call of the same
+program must not encode: the runtime runs the calls of a program with tensor maps one
+at a time.
 
-The contraction pass emits `%map = func.call @__mlc_tensor_map(tensor, fields...)` with
-the fields of a checked `TiledMap` (so a bad one fails at compile time, in one line);
-`convert-gpu-host-to-llvm` gives each call site a stub of its own (`SITE_PREFIX`) and
-its body (`define`).
+The contraction pass emits `%map = func.call @__mlc_tensor_map(tensor, fields...)`
+(`@__mlc_tensor_map3d` for a 3-D map, and so on to 5) with the fields of a checked `TiledMap` (so a
+bad one fails at compile time, in one line); `convert-gpu-host-to-llvm` gives each call
+site a stub of its own (`SITE_PREFIX`) and its body (`define`).
 """
 
 from collections.abc import Callable, Sequence
@@ -33,22 +36,38 @@ from xdsl.dialects import arith, func, llvm, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32, i64
 from xdsl.ir import Block, SSAValue
 
+from mlc.backend.cuda_abi import TENSOR_MAP_BUFFER, TENSOR_MAP_PREFIX
 from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, Builder
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.tensor_maps import MAP_ALIGNMENT, MAP_BYTES, TiledMap
 
-STUB = "__mlc_tensor_map"  # what the contraction pass calls
-SITE_PREFIX = "__mlc_tensor_map_"  # + a number: one call site's stub and its globals
-# the tensor's address, then i32 data type, interleave, swizzle, L2 promotion, OOB fill,
-# then per dim (2) i64 size, then i64 outer stride, then per dim i32 box size
-_INPUTS = [IndexType(), *[i32] * 5, i64, i64, i64, i32, i32]
+STUB = "__mlc_tensor_map"  # what the contraction pass calls for a 2-D map
+SITE_PREFIX = TENSOR_MAP_PREFIX  # + a number: one call site's stub and its globals
+RANKS = (2, 3, 4, 5)  # a matrix, with up to 3 batch dims outside it
+_ENUMS = 5  # i32 data type, interleave, swizzle, L2 promotion, OOB fill
+
+
+def stub(rank: int) -> str:
+    """The function the contraction pass calls for a map of `rank` dims."""
+    return STUB if rank == 2 else f"{STUB}{rank}d"
+
+
+def _inputs(rank: int) -> list:
+    """The tensor's address, the enums, per dim an i64 size, per outer dim an i64 stride
+    in bytes, per dim an i32 box size (innermost first, as `TiledMap`)."""
+    return [IndexType(), *[i32] * _ENUMS, *[i64] * (2 * rank - 1), *[i32] * rank]
+
+
+def rank_of(inputs: Sequence) -> int:
+    """The rank of a map whose stub takes `inputs` (`_inputs`)."""
+    return (len(inputs) - _ENUMS) // 3  # 1 + _ENUMS + 3 rank - 1
 
 
 def made(host: Emitter, tensor: SSAValue, spec: TiledMap) -> SSAValue:
-    """The device address (index) of `spec`'s map of `tensor` (a 2-D memref)."""
-    assert spec.rank == 2
-    _declare(host)
+    """The device address (index) of `spec`'s map of `tensor` (a memref)."""
+    assert spec.rank in RANKS
+    _declare(host, spec.rank)
     tensor_at = host(memref.ExtractAlignedPointerAsIndexOp.get(tensor))
     data_type, _, interleave, swizzle, promotion, fill = spec.arguments()
     fields = [
@@ -56,69 +75,51 @@ def made(host: Emitter, tensor: SSAValue, spec: TiledMap) -> SSAValue:
         *(_constant(host, v, i64) for v in (*spec.dims, *spec.strides)),
         *(_constant(host, v, i32) for v in spec.box),
     ]
-    return host(func.CallOp(STUB, [tensor_at, *fields], [IndexType()]))
+    return host(func.CallOp(stub(spec.rank), [tensor_at, *fields], [IndexType()]))
 
 
 def _constant(host: Emitter, value: int, type_) -> SSAValue:
     return host(arith.ConstantOp.from_int_and_width(value, type_))
 
 
-def _declare(host: Emitter) -> None:
+def _declare(host: Emitter, rank: int) -> None:
     module = host.op.get_toplevel_object()
     assert isinstance(module, ModuleOp)
-    if not any(isinstance(op, func.FuncOp) and op.sym_name.data == STUB for op in module.ops):
-        module.body.block.add_op(func.FuncOp.external(STUB, _INPUTS, [IndexType()]))
+    name = stub(rank)
+    if not any(isinstance(op, func.FuncOp) and op.sym_name.data == name for op in module.ops):
+        module.body.block.add_op(func.FuncOp.external(name, _inputs(rank), [IndexType()]))
 
 
 def globals_of(site: str) -> tuple[str, str]:
-    """A site's globals: the tensor address its map was made for, the map's buffer."""
-    return site + "_tensor", site + "_map"
+    """A site's globals: the tensor address its map was made for, the map's buffer (the
+    runtime's, set at load)."""
+    return site + "_tensor", site + TENSOR_MAP_BUFFER
 
 
 def define(declaration: llvm.FuncOp, record: Callable[[Builder, SSAValue], None]) -> None:
     """A site stub's body (llvm dialect; `record` keeps a driver call's status): the
-    cached buffer when the tensor is the one last encoded, else a new map in it."""
+    buffer at once when the tensor is the one last encoded, else a new map in it."""
     inputs = declaration.function_type.inputs.data
-    entry, miss, allocate = Block(arg_types=inputs), Block(), Block()
-    write, done = Block(arg_types=[i64]), Block(arg_types=[i64])
+    entry, write, done = Block(arg_types=inputs), Block(), Block()
     tensor_slot, map_slot = globals_of(declaration.sym_name.data)
     tensor_at = entry.args[0]
 
     b = Builder()
-    tensor_global = b.emit(llvm.AddressOfOp(tensor_slot, PTR))
-    map_global = b.emit(llvm.AddressOfOp(map_slot, PTR))
-    cached = b.emit(llvm.LoadOp(map_global, i64))
-    zero = b.value(0)
-    have = b.emit(llvm.ICmpOp(cached, zero, IntegerAttr(1, i64)))  # ne
-    last = b.emit(llvm.LoadOp(tensor_global, i64))
+    buffer = b.emit(llvm.LoadOp(b.emit(llvm.AddressOfOp(map_slot, PTR)), i64))
+    last = b.emit(llvm.LoadOp(b.emit(llvm.AddressOfOp(tensor_slot, PTR)), i64))
     same = b.emit(llvm.ICmpOp(last, tensor_at, IntegerAttr(0, i64)))  # eq
-    hit = b.emit(llvm.AndOp(have, same))
-    b.ops.append(llvm_ops.cond_branch(hit, done, [cached], miss, []))
+    b.ops.append(llvm_ops.cond_branch(same, done, [], write, []))
     entry.add_ops(b.ops)
 
     b = Builder()
-    b.ops.append(llvm_ops.cond_branch(have, write, [cached], allocate, []))
-    miss.add_ops(b.ops)
-
-    b = Builder()
-    slot = b.emit(llvm.AllocaOp(b.value(1), i64))
-    b.ops.append(llvm.StoreOp(b.value(0), slot))
-    null = b.emit(llvm.ZeroOp.build(result_types=[PTR]))
-    record(b, _call(b, "cuMemAllocAsync", [slot, b.value(MAP_BYTES), null]))
-    b.ops.append(llvm_ops.branch(write, [b.emit(llvm.LoadOp(slot, i64))]))
-    allocate.add_ops(b.ops)
-
-    b = Builder()
-    buffer = write.args[0]
     encoded = _encode(b, buffer, entry.args, record)
-    made_for = b.emit(llvm.SelectOp(encoded, tensor_at, zero))  # a refused map: no hit
+    made_for = b.emit(llvm.SelectOp(encoded, tensor_at, b.value(0)))  # a refused map: no hit
     b.ops.append(llvm.StoreOp(made_for, b.emit(llvm.AddressOfOp(tensor_slot, PTR))))
-    b.ops.append(llvm.StoreOp(buffer, b.emit(llvm.AddressOfOp(map_slot, PTR))))
-    b.ops.append(llvm_ops.branch(done, [buffer]))
+    b.ops.append(llvm_ops.branch(done, []))
     write.add_ops(b.ops)
 
-    done.add_op(llvm.ReturnOp(done.args[0]))
-    for block in (entry, miss, allocate, write, done):
+    done.add_op(llvm.ReturnOp(buffer))
+    for block in (entry, write, done):
         for op in block.ops:
             op.location = declaration.location
         declaration.body.add_block(block)
@@ -128,21 +129,24 @@ def define(declaration: llvm.FuncOp, record: Callable[[Builder, SSAValue], None]
 def _encode(b: Builder, buffer: SSAValue, args: Sequence[SSAValue], record) -> SSAValue:
     """Encode the map on the host stack, copy it to the device `buffer` (i64); whether
     the driver encoded it (i1)."""
-    tensor_at, data_type, interleave, swizzle, promotion, fill = args[:6]
-    dims, stride, box = args[6:8], args[8], args[9:11]
+    rank = rank_of(args)
+    tensor_at, data_type, interleave, swizzle, promotion, fill = args[: 1 + _ENUMS]
+    dims = args[1 + _ENUMS : 1 + _ENUMS + rank]
+    strides = args[1 + _ENUMS + rank : 2 * rank + _ENUMS]
+    box = args[2 * rank + _ENUMS :]
     host = b.emit(llvm.AllocaOp(b.value(MAP_BYTES // 8), i64, alignment=MAP_ALIGNMENT))
     one = b.emit(llvm.ConstantOp(IntegerAttr(1, i32), i32))
-    rank = b.emit(llvm.ConstantOp(IntegerAttr(2, i32), i32))
+    rank_value = b.emit(llvm.ConstantOp(IntegerAttr(rank, i32), i32))
     arrays = [
         _array(b, dims, i64),
-        _array(b, [stride], i64),
+        _array(b, strides, i64),
         _array(b, box, i32),
-        _array(b, [one, one], i32),  # element strides
+        _array(b, [one] * rank, i32),  # element strides
     ]
     tensor = b.emit(llvm.IntToPtrOp(tensor_at))
     rc = _call(
         b, "cuTensorMapEncodeTiled",
-        [host, data_type, rank, tensor, *arrays, interleave, swizzle, promotion, fill],
+        [host, data_type, rank_value, tensor, *arrays, interleave, swizzle, promotion, fill],
     )  # fmt: skip
     record(b, rc)
     device = b.emit(llvm.IntToPtrOp(buffer))

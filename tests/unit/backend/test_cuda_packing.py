@@ -5,6 +5,7 @@ descriptors of its own arrays, the cache is bounded and keeps no array alive. Ru
 without a GPU: the compiled function is a ctypes callback that reads the slots.
 """
 
+import contextlib
 import ctypes
 import gc
 import weakref
@@ -56,6 +57,7 @@ def function():
         device=None,
         jit=SimpleNamespace(address=lambda name: address),
         check_status=lambda what: None,
+        maps=SimpleNamespace(serial=contextlib.nullcontext()),  # no tensor maps
     )
     types = [MemRefType(f32, [-1, 3]), MemRefType(f32, [3])]
     fn = cuda.CudaFunction(program, "f", FunctionType.from_lists(types, []))  # pyright: ignore

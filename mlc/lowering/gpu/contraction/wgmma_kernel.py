@@ -136,8 +136,8 @@ def declined(c: Contraction, shape: WgmmaShape, tf32: bool = False) -> str | Non
     contractions are taken in tf32 when `tf32` allows it."""
     if not (c.half or tf32) or c.conv is not None:
         return "not a 16-bit or tf32 matmul"
-    unit = layout.UNIT_BYTES // _element_bytes(c)
-    depth = layout.depth(_element_bytes(c))
+    unit = layout.UNIT_BYTES // element_bytes(c)
+    depth = layout.depth(element_bytes(c))
     sizes = [size for _, _, size in c.op.get_loop_bound_sources()]
     m, n, k = sizes[c.rows], sizes[c.cols], sizes[c.k]
     if min(m, n, k) < 0:
@@ -230,7 +230,7 @@ class WgmmaBlock:
         self.c, self.e, self.bounds, self.batch_ivs, self.shape = c, e, bounds, batch_ivs, shape
         element = element_type(c)
         self.kind = "bf16" if isinstance(element, BFloat16Type) else "f16" if c.half else "tf32"
-        self.staging = Staging(c, bounds, batch_ivs, shape.threads, _element_bytes(c))
+        self.staging = Staging(c, bounds, batch_ivs, shape.threads, element_bytes(c))
 
     def ivs(self, row: SSAValue, col: SSAValue, k: SSAValue) -> list[SSAValue]:
         c = self.c
@@ -408,5 +408,5 @@ def element_type(c: Contraction) -> Attribute:
     return type_.element_type
 
 
-def _element_bytes(c: Contraction) -> int:
+def element_bytes(c: Contraction) -> int:
     return layout.ELEMENT_BYTES if c.half else layout.TF32_BYTES

@@ -24,14 +24,21 @@ the last the block takes. With 2 consumer warpgroups, `setmaxnreg` then moves
 registers from the producer warpgroup to the consumers, which hold the accumulators.
 
 The operands' addresses are in their maps, which the host makes before the launch
-(`tensor_map_host`); both must be 2-D (no batch dims) and 16-bit.
+(`tensor_map_host`), with the operand's dims: a batched operand's batch dims lie
+outside its matrix, with a box of 1 along them (one matrix a copy, at the block's batch
+indices: `cp.async.bulk.tensor.3d` and up), and an operand broadcast over the batch
+(rank 2) is read by every batch's blocks. tf32 operands (f32 made K-major before the
+kernel, `kmajor_operand`) are copied 32 deep, a 128-byte row, as the cp.async kernel
+stages them; the 16-bit ones 64 deep.
 """
 
 from functools import partial
+from math import prod
 
 from xdsl.dialects import arith, gpu, llvm, scf
 from xdsl.dialects.builtin import BFloat16Type, IndexType, MemRefType, i32, i64
 from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.gpu import tensor_map_host
 from mlc.lowering.gpu.contraction import wgmma_layout as layout
@@ -42,6 +49,7 @@ from mlc.lowering.gpu.contraction.wgmma_kernel import (
     WgmmaBlock,
     WgmmaShape,
     bare,
+    element_bytes,
     element_type,
     tied,
 )
@@ -62,31 +70,36 @@ REGISTER_SPLIT_WARPGROUPS = 2
 BARRIER_BYTES = 8
 
 
-def tma_declined(c: Contraction) -> str | None:
+def tma_declined(c: Contraction, shape: WgmmaShape) -> str | None:
     """Why the TMA feed cannot take `c` (beyond `wgmma_kernel.declined`), or None."""
-    if not c.half:
-        return "TMA copies 16-bit operands alone (tf32 takes cp.async)"
-    if c.batch:
-        return "a batched matmul (TMA copies through 2-D tensor maps)"
-    for operand in (c.a, c.b):
-        type_ = c.op.operands[operand].type
-        assert isinstance(type_, MemRefType)
-        if type_.get_num_dims() != 2:
-            return "an operand of rank other than 2 (2-D tensor maps)"
+    maps = c.op.get_indexing_maps().data
+    for operand, extent_dim, extent in ((c.a, c.rows, shape.rows), (c.b, c.cols, shape.cols)):
+        dims = [r.position for r in maps[operand].data.results if isinstance(r, AffineDimExpr)]
+        if set(dims[-2:]) != {c.k, extent_dim} or not set(dims[:-2]) <= set(c.batch):
+            return "an operand whose batch dims are not outside its matrix"
+        if len(dims) not in tensor_map_host.RANKS:
+            return f"an operand of rank {len(dims)} (tensor maps of 2 to 5 dims)"
+        try:
+            _map_of(c, operand, extent_dim, extent)
+        except ValueError as error:  # beyond the driver's limits
+            return str(error)
     return None
 
 
 def _map_of(c: Contraction, operand: int, extent_dim: int, extent: int) -> TiledMap:
-    """The map of a 2-D operand: a K-major one copied whole per slice (64 deep), an
-    MN-major one a 64-wide panel at a time."""
+    """The map of an operand (a row-major memref; batch dims outermost, copied a matrix
+    at a time): a K-major one copied a whole slice deep, an MN-major one (16-bit) a
+    64-wide panel at a time. A tf32 operand is K-major (`kmajor_operand`), 32 f32 deep."""
     type_ = c.op.operands[operand].type
     assert isinstance(type_, MemRefType)
-    outer, inner = type_.get_shape()
-    major = k_major(c.op, operand, c.k, extent_dim)
-    box = (layout.DEPTH, extent) if major else (layout.DEPTH, layout.DEPTH)
-    element = "bf16" if isinstance(element_type(c), BFloat16Type) else "f16"
-    size = layout.ELEMENT_BYTES
-    return TiledMap(element, (inner, outer), (inner * size,), box)
+    size = element_bytes(c)
+    dims = tuple(reversed(type_.get_shape()))  # innermost first
+    strides = tuple(size * prod(dims[:i]) for i in range(1, len(dims)))
+    depth = layout.depth(size)
+    major = k_major(c.op, operand, c.k, extent_dim) or not c.half
+    box = (depth, extent) if major else (layout.DEPTH, depth)
+    element = "bf16" if isinstance(element_type(c), BFloat16Type) else "f16" if c.half else "f32"
+    return TiledMap(element, dims, strides, (*box, *[1] * (len(dims) - 2)))
 
 
 def launch(
@@ -160,7 +173,7 @@ class _TmaWgmma(WgmmaBlock):
 
     def _produce(self, e: Emitter, bx: SSAValue, by: SSAValue, tid: SSAValue) -> None:
         """One thread's TMA copies of every slice, each stage once its buffer is free."""
-        c, shape = self.c, self.shape
+        c, shape, depth = self.c, self.shape, self.staging.depth
         maps = [e(arith.IndexCastOp(at, i64)) for at in self.maps]
         for at in maps:
             _asm(e, "prefetch.tensormap [$0];", "l", [at])
@@ -168,7 +181,8 @@ class _TmaWgmma(WgmmaBlock):
             e(arith.IndexCastOp(e.mul(b, n), i32)) for b, n in ((by, shape.rows), (bx, shape.cols))
         ]
         operands = self._operands(e, tid)
-        slices = e.ceil_div(self.bounds[c.k], layout.DEPTH)
+        outer = [self._batch_coordinates(e, operand.index) for operand in operands]
+        slices = e.ceil_div(self.bounds[c.k], depth)
         body = Block(arg_types=[IndexType()])
         e(scf.ForOp(e.index(0), slices, e.index(1), [], Region(body)))
         b = e.region(body)
@@ -182,23 +196,34 @@ class _TmaWgmma(WgmmaBlock):
             [full, _i32(b, shape.slice_bytes)],
         )  # fmt: skip
         stage_at = self._stage_at(b, t)
-        k0 = b(arith.IndexCastOp(b.mul(t, layout.DEPTH), i32))
-        for operand, at, origin in zip(operands, maps, origins, strict=True):
+        k0 = b(arith.IndexCastOp(b.mul(t, depth), i32))
+        for operand, at, origin, batch in zip(operands, maps, origins, outer, strict=True):
             tile = b(arith.AddiOp(stage_at, _i32(b, operand.start)))
             if operand.k_major:
-                _copy(b, tile, at, k0, origin, full)
+                _copy(b, tile, at, [k0, origin, *batch], full)
                 continue
             for panel in range(operand.extent // layout.DEPTH):
                 x = b(arith.AddiOp(origin, _i32(b, panel * layout.DEPTH)))
                 into = b(arith.AddiOp(tile, _i32(b, panel * layout.panel_bytes())))
-                _copy(b, into, at, x, k0, full)
+                _copy(b, into, at, [x, k0, *batch], full)
         b(scf.YieldOp())
         e(scf.YieldOp())
+
+    def _batch_coordinates(self, e: Emitter, operand: int) -> list[SSAValue]:
+        """The block's batch indices along an operand's batch dims, innermost first (its
+        map's dims past the matrix), as i32."""
+        results = self.c.op.get_indexing_maps().data[operand].data.results[:-2]
+        ivs = dict(zip(self.c.batch, self.batch_ivs, strict=True))
+        return [
+            e(arith.IndexCastOp(ivs[r.position], i32))
+            for r in reversed(results)
+            if isinstance(r, AffineDimExpr)
+        ]
 
     def _loop(self, emit: Emitter, init: list[SSAValue], tid: SSAValue) -> list[SSAValue]:
         """The consumers' slices: each waited for, multiplied, its stage given back."""
         c = self.c
-        slices = emit.ceil_div(self.bounds[c.k], layout.DEPTH)
+        slices = emit.ceil_div(self.bounds[c.k], self.staging.depth)
         warpgroup = emit(arith.IndexCastOp(emit.div(tid, WARPGROUP), i32))
         body = Block(arg_types=[IndexType(), *[acc.type for acc in init]])
         loop = scf.ForOp(emit.index(0), slices, emit.index(1), init, Region(body))
@@ -249,12 +274,13 @@ def _wait(e: Emitter, barrier: SSAValue, parity: SSAValue) -> None:
     _asm(e, text, "r,r", [barrier, parity])
 
 
-def _copy(
-    e: Emitter, into: SSAValue, map_at: SSAValue, x: SSAValue, y: SSAValue, full: SSAValue
-) -> None:
-    """The box at (x innermost, y) of the tensor `map_at` maps, to shared `into`."""
+def _copy(e: Emitter, into: SSAValue, map_at: SSAValue, at: list[SSAValue], full: SSAValue) -> None:
+    """The box at coordinates `at` (i32, innermost first) of the tensor `map_at` maps,
+    to shared `into`, completing on the barrier `full`."""
+    n = len(at)
+    coordinates = ", ".join(f"${2 + i}" for i in range(n))
     text = (
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-        "[$0], [$1, {$2, $3}], [$4];"
+        f"cp.async.bulk.tensor.{n}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+        f"[$0], [$1, {{{coordinates}}}], [${2 + n}];"
     )
-    _asm(e, text, "r,l,r,r,r", [into, map_at, x, y, full])
+    _asm(e, text, "r,l," + "r," * n + "r", [into, map_at, *at, full])

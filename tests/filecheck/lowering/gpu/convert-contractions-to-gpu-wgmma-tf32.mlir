@@ -1,4 +1,4 @@
-// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 tf32=true}' --remarks 2> %t.remarks | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 tf32=true wgmma-tma=false}' --remarks 2> %t.remarks | filecheck %s
 // RUN: filecheck %s --check-prefix=REMARK < %t.remarks
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90 tf32=true wgmma=off}' | filecheck %s --check-prefix=OFF
 // RUN: mlc-opt %s --split-input-file -p 'convert-contractions-to-gpu{sm=90}' | filecheck %s --check-prefix=F32
@@ -9,8 +9,10 @@
 // (tf32 reads K-major operands alone). A is K-major; the row-major B is N-major: a
 // transpose kernel (32 x 32 tiles through a 32 x 33 shared tile, 32 x 8 threads) copies
 // it first into a K-major temporary, freed after the matmul; both operands then move by
-// 16-byte copies. A lane's two adjacent f32 outputs are stored together. With
-// `wgmma=off` the tf32 mma.sync kernel takes it; without `tf32=true`, f32 FMAs.
+// 16-byte copies (every thread's cp.async here, `wgmma-tma=false`; the TMA feed, the
+// default: convert-contractions-to-gpu-wgmma-tma-batched.mlir). A lane's two adjacent
+// f32 outputs are stored together. With `wgmma=off` the tf32 mma.sync kernel takes it;
+// without `tf32=true`, f32 FMAs.
 
 // CHECK-LABEL: func.func @matmul_tf32
 // CHECK:         %[[KMAJOR:.*]] = memref.alloc() : memref<512x200xf32>

@@ -3,33 +3,32 @@
 
 // A TMA kernel's tensor maps (`tensor_map_host`): each call the contraction pass emits
 // before a launch calls a stub of its own, with two globals: the tensor address it
-// last encoded a map for, and the map's device buffer. The same address returns the
-// buffer at once; another encodes the map on the host stack (128 bytes, 64-aligned,
-// as CUtensorMap is; rank 2, unit element strides) with cuTensorMapEncodeTiled and
-// copies it with cuMemcpyHtoDAsync_v2 on the default stream into the buffer, made at
-// the first call (cuMemAllocAsync). Each driver call's status is kept; a refused map
-// is not taken as made. The shared declaration goes.
+// last encoded a map for, and the map's device buffer (set by the runtime when it
+// loads the program: the stub allocates nothing). The same address returns the buffer
+// at once; another encodes the map on the host stack (128 bytes, 64-aligned, as
+// CUtensorMap is; unit element strides) with cuTensorMapEncodeTiled and copies it with
+// cuMemcpyHtoDAsync_v2 on the default stream into the buffer. Each driver call's status
+// is kept; a refused map is not taken as made. A 3-D map (`@__mlc_tensor_map3d`: a
+// batched operand) passes 3 sizes, 2 strides and 3 box sizes, rank 3. The shared
+// declarations go.
 
 // CHECK-LABEL: llvm.func @f(
 // CHECK:         %[[MAPA:.+]] = llvm.call @__mlc_tensor_map_0(%{{.+}}) : (i64, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> i64
 // CHECK:         %[[MAPB:.+]] = llvm.call @__mlc_tensor_map_1(%{{.+}}) : (i64, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> i64
+// CHECK:         %[[MAPC:.+]] = llvm.call @__mlc_tensor_map_2(%{{.+}}) : (i64, i32, i32, i32, i32, i32, i64, i64, i64, i64, i64, i32, i32, i32) -> i64
 // CHECK:         llvm.return %[[MAPA]]
 // CHECK-NOT:   @__mlc_tensor_map(
+// CHECK-NOT:   @__mlc_tensor_map3d(
 // CHECK:       llvm.func internal @__mlc_tensor_map_0(%[[TENSOR:.+]]: i64, %[[TYPE:.+]]: i32, %[[INTERLEAVE:.+]]: i32, %[[SWIZZLE:.+]]: i32, %[[L2:.+]]: i32, %[[FILL:.+]]: i32, %[[INNER:.+]]: i64, %[[OUTER:.+]]: i64, %[[STRIDE:.+]]: i64, %[[BOXI:.+]]: i32, %[[BOXO:.+]]: i32) -> i64
-// CHECK:         %[[LAST_SLOT:.+]] = llvm.mlir.addressof @__mlc_tensor_map_0_tensor
+// CHECK-NOT:     cuMemAllocAsync
 // CHECK:         %[[MAP_SLOT:.+]] = llvm.mlir.addressof @__mlc_tensor_map_0_map
-// CHECK:         %[[CACHED:.+]] = llvm.load %[[MAP_SLOT]] : !llvm.ptr -> i64
-// CHECK:         %[[HAVE:.+]] = llvm.icmp "ne" %[[CACHED]]
+// CHECK:         %[[BUFFER:.+]] = llvm.load %[[MAP_SLOT]] : !llvm.ptr -> i64
+// CHECK:         %[[LAST_SLOT:.+]] = llvm.mlir.addressof @__mlc_tensor_map_0_tensor
 // CHECK:         %[[LAST:.+]] = llvm.load %[[LAST_SLOT]] : !llvm.ptr -> i64
 // CHECK:         %[[SAME:.+]] = llvm.icmp "eq" %[[LAST]], %[[TENSOR]]
-// CHECK:         %[[HIT:.+]] = llvm.and %[[HAVE]], %[[SAME]]
-// CHECK:         llvm.cond_br %[[HIT]], ^[[DONE:.+]](%[[CACHED]] : i64), ^[[MISS:.+]]
-// CHECK:       ^[[MISS]]:
-// CHECK:         llvm.cond_br %[[HAVE]], ^[[WRITE:.+]](%[[CACHED]] : i64), ^[[ALLOCATE:.+]]
-// CHECK:       ^[[ALLOCATE]]:
-// CHECK:         llvm.call @cuMemAllocAsync(
-// CHECK:         llvm.br ^[[WRITE]](
-// CHECK:       ^[[WRITE]](%[[BUFFER:.+]]: i64):
+// CHECK:         llvm.cond_br %[[SAME]], ^[[DONE:.+]], ^[[WRITE:.+]]
+// CHECK:       ^[[WRITE]]:
+// CHECK-NOT:     cuMemAllocAsync
 // CHECK:         %[[HOST:.+]] = llvm.alloca %{{.+}} x i64 {alignment = 64 : i64}
 // CHECK:         %[[RANK:.+]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK:         %[[DIMS:.+]] = llvm.alloca
@@ -51,20 +50,35 @@
 // CHECK:         %[[OK:.+]] = llvm.icmp "eq" %[[RC]]
 // CHECK:         %[[MADE_FOR:.+]] = llvm.select %[[OK]], %[[TENSOR]]
 // CHECK:         llvm.store %[[MADE_FOR]], %{{.+}} : i64, !llvm.ptr
-// CHECK:         llvm.store %[[BUFFER]], %{{.+}} : i64, !llvm.ptr
-// CHECK:         llvm.br ^[[DONE]](%[[BUFFER]] : i64)
-// CHECK:       ^[[DONE]](%[[MAP:.+]]: i64):
-// CHECK-NEXT:    llvm.return %[[MAP]] : i64
+// CHECK:         llvm.br ^[[DONE]]
+// CHECK:       ^[[DONE]]:
+// CHECK-NEXT:    llvm.return %[[BUFFER]] : i64
 // CHECK:       llvm.func internal @__mlc_tensor_map_1(
+// CHECK:       llvm.func internal @__mlc_tensor_map_2(%[[T3:.+]]: i64, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %{{.+}}: i32, %[[D0:.+]]: i64, %[[D1:.+]]: i64, %[[D2:.+]]: i64, %[[S1:.+]]: i64, %[[S2:.+]]: i64, %[[B0:.+]]: i32, %[[B1:.+]]: i32, %[[B2:.+]]: i32) -> i64
+// CHECK:         %[[RANK3:.+]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK:         %[[DIMS3:.+]] = llvm.alloca
+// CHECK:         llvm.store %[[D0]]
+// CHECK:         llvm.store %[[D1]]
+// CHECK:         llvm.store %[[D2]]
+// CHECK:         %[[STRIDES3:.+]] = llvm.alloca
+// CHECK:         llvm.store %[[S1]]
+// CHECK:         llvm.store %[[S2]]
+// CHECK:         %[[BOX3:.+]] = llvm.alloca
+// CHECK:         llvm.store %[[B0]]
+// CHECK:         llvm.store %[[B1]]
+// CHECK:         llvm.store %[[B2]]
+// CHECK:         llvm.call @cuTensorMapEncodeTiled(%{{.+}}, %{{.+}}, %[[RANK3]], %{{.+}}, %[[DIMS3]], %[[STRIDES3]], %[[BOX3]],
 // CHECK-DAG:   llvm.mlir.global external @__mlc_tensor_map_0_tensor(0 : i64)
 // CHECK-DAG:   llvm.mlir.global external @__mlc_tensor_map_0_map(0 : i64)
 // CHECK-DAG:   llvm.mlir.global external @__mlc_tensor_map_1_map(0 : i64)
+// CHECK-DAG:   llvm.mlir.global external @__mlc_tensor_map_2_map(0 : i64)
 // CHECK-DAG:   llvm.func @cuTensorMapEncodeTiled(!llvm.ptr, i32, i32, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, i32, i32) -> i32
 // CHECK-DAG:   llvm.func @cuMemcpyHtoDAsync_v2(!llvm.ptr, !llvm.ptr, i64, !llvm.ptr) -> i32
 builtin.module attributes {gpu.container_module} {
-  func.func @f(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>) -> index {
+  func.func @f(%a: memref<256x200xbf16>, %b: memref<200x512xbf16>, %c: memref<3x200x512xbf16>) -> index {
     %ta = "memref.extract_aligned_pointer_as_index"(%a) : (memref<256x200xbf16>) -> index
     %tb = "memref.extract_aligned_pointer_as_index"(%b) : (memref<200x512xbf16>) -> index
+    %tc = "memref.extract_aligned_pointer_as_index"(%c) : (memref<3x200x512xbf16>) -> index
     %bf16 = arith.constant 9 : i32
     %none = arith.constant 0 : i32
     %swizzle = arith.constant 3 : i32
@@ -72,13 +86,18 @@ builtin.module attributes {gpu.container_module} {
     %k = arith.constant 200 : i64
     %m = arith.constant 256 : i64
     %n = arith.constant 512 : i64
+    %batch = arith.constant 3 : i64
     %stride_a = arith.constant 400 : i64
     %stride_b = arith.constant 1024 : i64
+    %stride_c = arith.constant 204800 : i64
     %deep = arith.constant 64 : i32
     %rows = arith.constant 128 : i32
+    %one = arith.constant 1 : i32
     %ma = func.call @__mlc_tensor_map(%ta, %bf16, %none, %swizzle, %l2, %none, %k, %m, %stride_a, %deep, %rows) : (index, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> index
     %mb = func.call @__mlc_tensor_map(%tb, %bf16, %none, %swizzle, %l2, %none, %n, %k, %stride_b, %deep, %deep) : (index, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> index
+    %mc = func.call @__mlc_tensor_map3d(%tc, %bf16, %none, %swizzle, %l2, %none, %n, %k, %batch, %stride_b, %stride_c, %deep, %deep, %one) : (index, i32, i32, i32, i32, i32, i64, i64, i64, i64, i64, i32, i32, i32) -> index
     func.return %ma : index
   }
   func.func private @__mlc_tensor_map(index, i32, i32, i32, i32, i32, i64, i64, i64, i32, i32) -> index
+  func.func private @__mlc_tensor_map3d(index, i32, i32, i32, i32, i32, i64, i64, i64, i64, i64, i32, i32, i32) -> index
 }

@@ -2,7 +2,8 @@
 The host side of the TMA-fed wgmma kernel without a GPU: a bf16 matmul compiled with
 `MLC_WGMMA=tma` gets a tensor map per operand before its launch, from fields checked
 at compile time, each from a stub of its own that encodes it again only for another
-tensor; the host code translates, verifies and compiles for the CPU.
+tensor, into a buffer the runtime allocates; the host code translates, verifies and
+compiles for the CPU.
 """
 
 import re
@@ -43,13 +44,13 @@ def test_maps_made_before_the_launch_once_per_tensor(host):
     # B: N = 264 innermost, 72 rows, 528-byte rows, 64 x 64 panels
     assert "i32 9, i32 0, i32 3, i32 2, i32 0, i64 72, i64 200, i64 144, i32 64, i32 128" in main
     assert "i32 9, i32 0, i32 3, i32 2, i32 0, i64 264, i64 72, i64 528, i32 64, i32 64" in main
-    # each site's stub: its buffer at once for the tensor it last encoded
+    # each site's stub: its buffer (the runtime's) at once for the tensor it last encoded
     site = ir[ir.index('define internal i64 @"__mlc_tensor_map_0"(') :]
     site = site[: site.index("\n}\n")]
     cached = re.search(r'(%"\.\d+") = load i64, i64\* @"__mlc_tensor_map_0_tensor"', site)
     assert cached and f"icmp eq i64 {cached.group(1)}" in site
     assert site.index("cuTensorMapEncodeTiled") < site.index("cuMemcpyHtoDAsync_v2")
-    assert site.count("cuMemAllocAsync") == 1
+    assert "cuMemAllocAsync" not in site
 
 
 def test_host_code_compiles(host):
