@@ -28,6 +28,8 @@ from xdsl.ir import Attribute, Operation
 from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException
 
+from mlc.op_signatures import SignatureVerifier
+
 
 @dataclass(frozen=True)
 class SourceLoc:
@@ -227,12 +229,16 @@ def one_line(message: str) -> str:
     return text
 
 
-def verify_op(op: Operation) -> Diagnostic | None:
-    """Verify one op, not its nested ops; a diagnostic if it is invalid."""
+def verify_op(op: Operation, verifier: SignatureVerifier | None = None) -> Diagnostic | None:
+    """Verify one op, not its nested ops; a diagnostic if it is invalid. A `verifier`
+    shared by the ops of a module checks each signature against its definition once."""
     if op.has_trait(SymbolTable) and (duplicate := redefined_symbol(op)):
         return duplicate
     try:
-        op.verify(verify_nested_ops=False)
+        if verifier is None:
+            op.verify(verify_nested_ops=False)
+        else:
+            verifier.verify(op)
         for region in op.regions:
             for block in region.blocks:
                 if block.ops or len(region.blocks) != 1 or op.has_trait(NoTerminator):
@@ -270,4 +276,5 @@ def redefined_symbol(table: Operation) -> Diagnostic | None:
 
 def verify_module(module: Operation) -> list[Diagnostic]:
     """Every verification failure in the module, in textual order, one per op."""
-    return [d for op in module.walk() if (d := verify_op(op)) is not None]
+    verifier = SignatureVerifier()
+    return [d for op in module.walk() if (d := verify_op(op, verifier)) is not None]

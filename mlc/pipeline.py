@@ -20,7 +20,8 @@ The `gpu` target (alias `cuda`) shares the first two stages, then:
     nvvm            kernels and host code become the `llvm` dialect: kernels with NVVM
                     intrinsics (for `mlc.backend.ptx`), host code calling the CUDA driver
 
-The module is verified once a stage has run. With `MLC_VERIFY_EACH=1` in the
+`run_stage` and `lower` verify the module once a stage has run (`mlc.compile` only
+after its last stage: `mlc.compiler.targets.lower`). With `MLC_VERIFY_EACH=1` in the
 environment (or `verify_each=True`) it is verified after every pass of every stage,
 the last included, and IR a pass leaves invalid is reported with that pass's name:
 an internal error then says which pass broke the IR (`mlc-opt --verify-each` does the

@@ -38,7 +38,7 @@ from xdsl.dialects import llvm as llvm_dialect
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 
-from mlc import timing
+from mlc import collector, timing
 from mlc.backend import cache as kernel_cache
 from mlc.backend import ptx_parts
 from mlc.backend.compiled import CompiledObject
@@ -243,6 +243,11 @@ def to_ptx(module: ModuleOp, sm: str = "sm_90", processes: int | None = None) ->
     processes (this one and workers; one per CPU if None), each part's PTX kept in the
     disk cache under its LLVM IR, and the parts joined into one PTX module.
     """
+    with collector.paused():
+        return _ptx(module, sm, processes)
+
+
+def _ptx(module: ModuleOp, sm: str, processes: int | None) -> str:
     machine = target_machine(sm)
     kernels = kernel_ops(module)
     entry_points = {op.sym_name.data for op in _kernels(kernels)}

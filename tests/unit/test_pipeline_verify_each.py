@@ -120,3 +120,23 @@ def test_a_valid_program_compiles_and_runs_under_mlc_verify_each(monkeypatch):
     exe = mlc.compile(PROGRAM.replace("ml.neg", "ml.abs"))
     x = np.array([-1.5, 2.0, -3.0, 0.25], np.float32)
     np.testing.assert_array_equal(exe(x), np.abs(x))
+
+
+def test_compile_verifies_the_emitted_module_only(monkeypatch):
+    """Between stages nothing is verified; the module handed back is, once, with the
+    cycle collector still paused (the lowering's IR is one large live graph)."""
+    import gc
+
+    from mlc import diagnostics
+
+    calls = []
+    real = diagnostics.verify_module
+
+    def counted(module):
+        calls.append(gc.isenabled())
+        return real(module)
+
+    monkeypatch.setattr(diagnostics, "verify_module", counted)
+    mlc.compile(PROGRAM, emit="loops")
+    assert len(calls) == 2  # the source as it is loaded, then the emitted module
+    assert calls[1] is False
