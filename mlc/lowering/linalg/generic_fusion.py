@@ -183,10 +183,10 @@ def fuse_producer(
     producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap, keep: bool = False
 ) -> GenericOp:
     """
-    Replace `consumer` by a generic that computes `producer` where it read input `index`
-    (returned). With `keep` (`seen` a permutation: the consumer reads each producer element once), it
-    also writes the producer's result, its last output, and the producer's other users
-    read that one; they must all come after `consumer`.
+    Replace `consumer` by a generic (returned) that computes `producer` where it read
+    input `index`. With `keep` (`seen` a permutation: the consumer reads each producer
+    element once), it also writes the producer's result, as its last output, and the
+    producer's other users read that one; they must all come after `consumer`.
     """
     consumer_maps = maps_of(consumer)
     n_in = len(consumer.inputs)
