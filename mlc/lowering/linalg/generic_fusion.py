@@ -6,6 +6,8 @@ both, its inputs deduplicated and the bodies merged into one block.
 
 - `fuse_producer`: a producer inlined where a consumer read it, its inputs read through
   `map_j o inv(out_map) o consumer_map`, its `linalg.index` renamed to consumer loops;
+  with `keep`, the fused generic also writes the producer's result, as one more output,
+  for its other users (MLIR's multi-result producer-consumer fusion);
 - `fuse_epilogue`: an elementwise epilogue applied, under an `scf.if`, on the last
   iteration of every reduction loop of the contraction it finishes (the loop indices
   it reads are read in the contraction's block: `linalg.index` verifies only there);
@@ -173,15 +175,19 @@ def replace_generic(
     for op in new.walk():
         if op is new or isinstance(op.location, UnknownLoc):
             op.location = location
-    Rewriter.replace_op(old, new)
+    Rewriter.replace_op(old, new, new_results=list(new.res[: len(old.res)]))
     return new
 
 
 def fuse_producer(
-    producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap
+    producer: GenericOp, consumer: GenericOp, index: int, seen: AffineMap, keep: bool = False
 ) -> GenericOp:
-    """Replace `consumer` by a generic that computes `producer` where it read input
-    `index`; the new generic."""
+    """
+    Replace `consumer` by a generic (returned) that computes `producer` where it read
+    input `index`. With `keep` (`seen` a permutation: the consumer reads each producer
+    element once), it also writes the producer's result, as its last output, and the
+    producer's other users read that one; they must all come after `consumer`.
+    """
     consumer_maps = maps_of(consumer)
     n_in = len(consumer.inputs)
     operands = FusedOperands([], [])
@@ -194,8 +200,9 @@ def fuse_producer(
         producer_slots = [
             operands.add(v, m.compose(seen)) for v, m in zip(producer.inputs, maps_of(producer))
         ]
+    outputs = [*consumer.outputs, *(producer.outputs if keep else [])]
     block = Block(arg_types=[*(arg_type(v) for v in operands.values)])
-    for out in consumer.outputs:
+    for out in outputs:
         block.insert_arg(arg_type(out), len(block.args))
     args = list(block.args)
     p_block, c_block = producer.body.block, consumer.body.block
@@ -206,11 +213,14 @@ def fuse_producer(
     for k in range(len(consumer.outputs)):
         c_map[c_block.args[n_in + k]] = args[len(operands.values) + k]
     yielded = clone_body(c_block, block, c_map, None)
-    block.add_op(YieldOp(*yielded))
-    out_maps = consumer_maps[n_in:]
+    block.add_op(YieldOp(*yielded, *([value] if keep else [])))
+    out_maps = consumer_maps[n_in:] + ([maps_of(producer)[-1].compose(seen)] if keep else [])
     location = fused_location([consumer, producer])
     iterators = list(consumer.iterator_types.data)
-    return replace_generic(consumer, operands, block, out_maps, iterators, location=location)
+    fused = replace_generic(consumer, operands, block, out_maps, iterators, outputs, location)
+    if keep:
+        producer.res[0].replace_all_uses_with(fused.res[-1])
+    return fused
 
 
 def last_iteration(contraction: GenericOp, block: Block) -> SSAValue:

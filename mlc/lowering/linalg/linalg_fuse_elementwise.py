@@ -18,7 +18,11 @@ reduction iterators (`sum(exp(x))`). Its output, iterators and loop order are ke
 A producer read by one consumer, element for element, is always fused and erased.
 Otherwise (several users, or a broadcasting read that repeats it) the cost model
 (`mlc.cost_model.recompute_is_cheaper`) weighs recomputing it in every consumer
-against materialising it once, and `--remarks` says which it chose and why.
+against materialising it once, and `--remarks` says which it chose and why. A producer
+left materialised whose one elementwise consumer reads it element for element, its
+other users all after that consumer, is then fused into it as a second result
+(`multi-results`, on by default): one pass writes both, as an LSTM step's new cell
+state (carried to the next step) and its new hidden state.
 
 **Epilogue into a contraction.** An elementwise generic that is the only user of a
 generic with reduction iterators (matmul, conv) becomes a "reduce, then map" body of
@@ -205,6 +209,30 @@ def decide(producer: GenericOp, uses: list[Use], total_uses: int) -> bool:
     return recompute
 
 
+def kept_use(producer: GenericOp, uses: list[Use]) -> Use | None:
+    """
+    The use a producer that stays materialised can be fused into as one more result:
+    its only fusable use, an elementwise consumer reading each element once, with every
+    other use of the producer after that consumer (the fused generic takes its place).
+    """
+    if len(uses) != 1:
+        return None
+    use = uses[0]
+    consumer, seen = use.consumer, use.seen
+    reads = [u for u in producer.res[0].uses if u.operation is consumer]
+    if len(reads) != 1 or not is_elementwise(consumer):
+        return None
+    if seen.num_dims != len(seen.results) or seen.inverse_permutation() is None:
+        return None
+    block = consumer.parent_block()
+    assert block is not None
+    for other in producer.res[0].uses:
+        user = block.find_ancestor_op_in_block(other.operation)
+        if user is not consumer and (user is None or not consumer.is_before_in_block(user)):
+            return None
+    return use
+
+
 def fuse_elementwise(block: Block) -> None:
     """
     Fuse the producers of `block` into their consumers, always the first one (in block
@@ -253,6 +281,27 @@ def _fuse_into_uses(op: GenericOp, settled: set[Operation]) -> None:
         uses, _ = fusable_uses(op)
     if not op.res[0].uses:
         Rewriter.erase_op(op)
+
+
+def fuse_kept_once(block: Block) -> bool:
+    """
+    Fuse the first materialised producer of `block` into its one elementwise consumer
+    as a second result (`kept_use`); True if something changed. Run once the plain
+    fusions are done, so the consumer is final (a second result makes it a generic
+    that no plain fusion takes).
+    """
+    for op in block.ops:
+        if not isinstance(op, GenericOp) or not is_elementwise(op):
+            continue
+        uses, _ = fusable_uses(op)
+        if (use := kept_use(op, uses)) is None:
+            continue
+        forward_dims(op)
+        fused = fuse_producer(op, use.consumer, use.index, use.seen, keep=True)
+        op_remark(fused, "also writes a producer read elsewhere, as its last result")
+        Rewriter.erase_op(op)
+        return True
+    return False
 
 
 def takes_epilogue(op: Operation) -> bool:
@@ -357,6 +406,11 @@ class LinalgFuseElementwisePass(ModulePass):
     # epilogue would run as untiled loops.
     epilogues: bool = True
 
+    # Fuse a producer that stays materialised (read elsewhere too) into its one
+    # elementwise consumer as a second result, so both are one pass: an LSTM step's new
+    # cell state, carried to the next step and read by its new hidden state.
+    multi_results: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         blocks = {g.parent_block(): None for g in op.walk() if isinstance(g, GenericOp)}
         for block in blocks:
@@ -364,6 +418,8 @@ class LinalgFuseElementwisePass(ModulePass):
                 continue
             fold_transposes(block)
             fuse_elementwise(block)
+            while self.multi_results and fuse_kept_once(block):
+                pass
             while self.epilogues and fuse_epilogue_once(block):
                 pass
         # The outputs of the generics fused away, and the sizes that only they needed.

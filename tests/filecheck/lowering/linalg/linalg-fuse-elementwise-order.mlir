@@ -1,8 +1,10 @@
-// RUN: mlc-opt %s --split-input-file -p linalg-fuse-elementwise | filecheck %s
-// RUN: mlc-opt %s --split-input-file --verify-diagnostics -p linalg-fuse-elementwise
+// RUN: mlc-opt %s --split-input-file -p 'linalg-fuse-elementwise{multi-results=false}' | filecheck %s
+// RUN: mlc-opt %s --split-input-file --verify-diagnostics -p 'linalg-fuse-elementwise{multi-results=false}'
 
 // The order of fusions: always the first producer of the block that should be fused,
 // each examined again only when a fusion replaced one of its consumers.
+// (`multi-results=false`: a producer left materialised stays its own generic here;
+// linalg-fuse-elementwise-multi-results.mlir tests it as a second result.)
 
 // A producer read by a later producer and by that producer's consumer: cheap, so it
 // is recomputed in both; the later producer is then fused into the consumer, whose

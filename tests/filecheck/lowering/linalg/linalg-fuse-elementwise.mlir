@@ -108,14 +108,15 @@ func.func @two_consumers(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>
 
 // -----
 
-// A producer the function also returns stays: recomputing exp in its consumer would
-// cost more than reading the stored result.
+// A producer the function also returns stays materialised: recomputing exp in its
+// consumer would cost more than reading the stored result. Its one elementwise
+// consumer writes it, as a second result, in the same pass.
 
 // CHECK-LABEL: func.func @returned_too
-// CHECK:         %[[T:.+]] = linalg.generic
-// CHECK:           math.exp
-// CHECK:         %[[U:.+]] = linalg.generic {{.*}} ins(%[[T]] :
-// CHECK:           arith.negf
+// CHECK:         %[[U:.+]], %[[T:.+]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xf32>)
+// CHECK:           %[[E:.+]] = math.exp
+// CHECK:           %[[N:.+]] = arith.negf %[[E]]
+// CHECK:           linalg.yield %[[N]], %[[E]]
 // CHECK:         func.return %[[T]], %[[U]]
 
 func.func @returned_too(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
@@ -127,6 +128,7 @@ func.func @returned_too(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
     linalg.yield %3 : f32
   } -> tensor<8xf32>
   %4 = tensor.empty() : tensor<8xf32>
+  // expected-remark @+1 {{also writes a producer read elsewhere, as its last result}}
   %u = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%t : tensor<8xf32>) outs(%4 : tensor<8xf32>) {
   ^bb0(%5: f32, %6: f32):
     %7 = arith.negf %5 : f32
