@@ -70,6 +70,7 @@ from xdsl.rewriter import Rewriter
 from mlc import cost_model
 from mlc.diagnostics import op_remark
 from mlc.lowering.linalg.contraction import multiply_add
+from mlc.lowering.linalg.dead_generics import erase_unused
 from mlc.lowering.linalg.generic_fusion import (
     PARALLEL,
     arg_type,
@@ -335,6 +336,7 @@ class LinalgFuseElementwisePass(ModulePass):
         for block in blocks:
             if block is None:
                 continue
+            erase_unused(block)
             fold_transposes(block)
             declined: set[GenericOp] = set()
             while fuse_elementwise_once(block, declined):
@@ -347,3 +349,7 @@ class LinalgFuseElementwisePass(ModulePass):
         ):
             if not dead.results[0].uses:
                 Rewriter.erase_op(dead)
+        # What fusion left unread (a consumer fused away read the last use).
+        for block in blocks:
+            if block is not None:
+                erase_unused(block)
