@@ -15,7 +15,7 @@ is read from the generic's init instead, or from an `expand_shape`'s output shap
 from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
-from xdsl.ir import Block, Operation, OpResult
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 from xdsl.rewriter import Rewriter
 from xdsl.traits import is_side_effect_free
 
@@ -34,12 +34,13 @@ def erase_unused(block: Block) -> int:
 
 
 def forward_dim(dim: tensor.DimOp) -> None:
-    """Read a generic's result's dim from its init, an expand_shape's dynamic dim from
-    its output shape: a size read alone keeps no generic alive."""
+    """Read the dim of a pure generic's result that only dims read from its init, an
+    expand_shape's from its output shape: a size read alone keeps no generic alive."""
     source = dim.source
     owner = source.owner
     if isinstance(owner, GenericOp) and isinstance(source, OpResult):
-        dim.operands = [owner.outputs[source.index], dim.index]
+        if all(only_sized(r) for r in owner.results) and removable(owner):
+            dim.operands = [owner.outputs[source.index], dim.index]
         return
     index = dim.index.owner
     if not isinstance(owner, tensor.ExpandShapeOp) or not isinstance(index, arith.ConstantOp):
@@ -50,6 +51,12 @@ def forward_dim(dim: tensor.DimOp) -> None:
         return
     size = owner.dynamic_output_shape[sum(1 for s in static[:at] if s == DYNAMIC_INDEX)]
     dim.result.replace_all_uses_with(size)
+
+
+def only_sized(value: SSAValue) -> bool:
+    """Whether nothing but `tensor.dim`s reads `value` (a value read otherwise keeps
+    its dims: bufferize would see its init read after the generic wrote it)."""
+    return all(isinstance(use.operation, tensor.DimOp) for use in value.uses)
 
 
 def removable(op: Operation) -> bool:
