@@ -17,7 +17,8 @@ mask is set, so the set elements land on distinct columns below `N`; every other
 element lands on column `N`, where the last of them stays. That last one is known
 without a table: the element `t` with the mask clear whose clear elements before it,
 `t - c[t]`, number all the clear elements but itself, `N - (c[N-1] + m[N-1]) - 1`.
-The only run-time check left is the host's `N < data dim 1`, with no device read.
+The only run-time check left is the host's `N < data dim 1`, with no device read (the
+column is clamped below the dim all the same: a failed check does not stop the call).
 
 Generic GPU scatters with reduction `none` take three kernels and the check two more
 (`scatter_atomic`, `index_checks`); this one is a single kernel whose threads write
@@ -34,7 +35,11 @@ from xdsl.pattern_rewriter import PatternRewriter
 from mlc import shapes
 from mlc.dialects import ml
 from mlc.lowering.convert_ml_to_linalg.common import element_type, size_of, tensor_type
-from mlc.lowering.convert_ml_to_linalg.index_checks import emit_check, range_text
+from mlc.lowering.convert_ml_to_linalg.index_checks import (
+    emit_check,
+    highest_index,
+    range_text,
+)
 from mlc.lowering.convert_ml_to_linalg.scatter_atomic import (
     combined_at,
     coordinates,
@@ -163,13 +168,15 @@ def compaction_scatter(
     calc = IndexCalc(rewriter.insert)
     n = calc.value(size_of(rewriter, found.mask, 0))
     last = rewriter.insert(arith.SubiOp(n, calc.value(1))).result
+    highest = highest_index(rewriter, bound)  # a failed check does not stop the call
     element = element_type(op.data)
 
     def write(t: SSAValue, acc: SSAValue) -> SSAValue:
         row, column = coordinates(t, sizes)
         set_ = tensor.ExtractOp(found.mask, [column], i1).result
         rank = tensor.ExtractOp(found.columns, [column], i64).result
-        at = arith.IndexCastOp(arith.SelectOp(set_, rank, spare).result, IndexType())
+        column_at = arith.IndexCastOp(arith.SelectOp(set_, rank, spare).result, IndexType())
+        at = arith.MinUIOp(column_at.result, highest)
         update = tensor.ExtractOp(op.updates, [row, column], element).result
         kept = stays(column, set_, rank, found, n, last)
         return combined_at(

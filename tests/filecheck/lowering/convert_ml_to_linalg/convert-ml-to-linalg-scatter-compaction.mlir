@@ -18,7 +18,8 @@
 // CHECK:           %[[SET:.+]] = tensor.extract %[[M]][%[[COL]]] : tensor<?xi1>
 // CHECK:           %[[RANK:.+]] = tensor.extract %{{.+}}[%[[COL]]] : tensor<?xi64>
 // CHECK:           %[[AT:.+]] = arith.select %[[SET]], %[[RANK]], %[[N]] : i64
-// CHECK:           %[[ATI:.+]] = arith.index_cast %[[AT]] : i64 to index
+// CHECK:           %[[COLI:.+]] = arith.index_cast %[[AT]] : i64 to index
+// CHECK:           %[[ATI:.+]] = arith.minui %[[COLI]], %{{.+}} : index
 // CHECK:           %[[UPD:.+]] = tensor.extract %[[U]][%[[ROW]], %[[COL]]]
 // CHECK:           %[[LAST:.+]] = arith.cmpi eq
 // CHECK:           %[[STAYS:.+]] = arith.ori %[[SET]], %[[LAST]] : i1
