@@ -14,7 +14,8 @@ made by `tensor.empty` (or, for reductions, by a fill generic):
 - movement ops (transpose, reshape, broadcast_to, concat, slice, gather) and
   conv2d/pooling: `movement` and `conv`; gather_elements, gather_nd and top_k:
   `indexing`; scatter_elements and scatter_nd: `scatter`; their index checks (and
-  gather's): `index_checks`.
+  gather's): `index_checks`; with `scatter-atomic`, NonZero's compacting scatter
+  first, as one loop of writes (`scatter_compaction`).
 
 Dynamic dims are read with `tensor.dim`; where one may be a size-1 broadcast at run
 time, the sizes are checked and the operand read at a run-time stride (`broadcast`);
@@ -99,6 +100,8 @@ class ConvertMLToLinalgPass(ModulePass):
     the GPU runs one thread an update (`scatter_atomic.py`): the GPU pipeline's choice."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.scatter_atomic:
+            PatternRewriteWalker(scatter.LowerCompaction()).rewrite_module(op)
         applier = GreedyRewritePatternApplier(
             patterns(self.online_softmax, self.scatter_group_pairs, self.scatter_atomic)
         )

@@ -85,6 +85,10 @@ from mlc.lowering.convert_ml_to_linalg.scatter_atomic import (
     elements_atomic,
     nd_atomic,
 )
+from mlc.lowering.convert_ml_to_linalg.scatter_compaction import (
+    compaction_of,
+    compaction_scatter,
+)
 from mlc.lowering.convert_ml_to_linalg.scatter_grouped import (
     GROUPED_MIN_PAIRS,
     Combine,
@@ -162,6 +166,48 @@ def loop_bound(rewriter: PatternRewriter, indices: SSAValue, axis: int) -> SSAVa
     return empty_of(rewriter, TensorType(i8, [static]), [m])
 
 
+def check_element_dims(
+    rewriter: PatternRewriter,
+    op: ml.ScatterElementsOp,
+    axis: int,
+    sizes: Sequence[Index] | None = None,
+) -> tuple[list[Index], Index]:
+    """Check the indices' dims (`sizes`, when known without reading the indices) against
+    the data's and the updates'; return them and the size of the data's `axis` (the
+    indices' bound)."""
+    rank = tensor_type(op.data).get_num_dims()
+    if sizes is None:
+        sizes = [size_of(rewriter, op.indices, d) for d in range(rank)]
+    sizes = list(sizes)
+    data_sizes = [size_of(rewriter, op.data, d) for d in range(rank)]
+    update_sizes = [size_of(rewriter, op.updates, d) for d in range(rank)]
+    pairs = [(d, sizes[d], data_sizes[d]) for d in range(rank) if d != axis]
+    check_dims(rewriter, op, pairs, "sle", "must not exceed the data's")
+    same = [(d, update_sizes[d], sizes[d]) for d in range(rank)]
+    check_dims(rewriter, op, same, "eq", "must equal the updates'")
+    return sizes, data_sizes[axis]
+
+
+class LowerCompaction(RewritePattern):
+    """
+    `ml.scatter_elements` compacting a mask's elements (NonZero's) as one loop of writes
+    (`scatter_compaction`). Applied before the other lowerings, while the indices are
+    still the `ml` ops that show them distinct and in range.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ml.ScatterElementsOp, rewriter: PatternRewriter, /) -> None:
+        found = compaction_of(op)
+        if found is None:
+            return
+        with keep_location(rewriter, op):
+            rows = tensor_type(op.indices).get_shape()[0]
+            sizes = [rows, size_of(rewriter, found.mask, 0)]
+            _, bound = check_element_dims(rewriter, op, 1, sizes)
+            result = compaction_scatter(rewriter, op, found, bound)
+        rewriter.replace(op, (), (result,))
+
+
 class LowerScatterElements(RewritePattern):
     """`ml.scatter_elements` to a generic over the result (see the module docstring)."""
 
@@ -178,14 +224,7 @@ class LowerScatterElements(RewritePattern):
         index_shape = tensor_type(op.indices).get_shape()
         data_shape = tensor_type(op.data).get_shape()
         with keep_location(rewriter, op):
-            sizes = [size_of(rewriter, op.indices, d) for d in range(rank)]
-            data_sizes = [size_of(rewriter, op.data, d) for d in range(rank)]
-            update_sizes = [size_of(rewriter, op.updates, d) for d in range(rank)]
-            pairs = [(d, sizes[d], data_sizes[d]) for d in range(rank) if d != axis]
-            check_dims(rewriter, op, pairs, "sle", "must not exceed the data's")
-            same = [(d, update_sizes[d], sizes[d]) for d in range(rank)]
-            check_dims(rewriter, op, same, "eq", "must equal the updates'")
-            bound = data_sizes[axis]
+            sizes, bound = check_element_dims(rewriter, op, axis)
             check_indices(rewriter, op, op.indices, bound, f"data dim {axis}")
             highest = highest_index(rewriter, bound)
             if self.atomic and atomic_reduction(reduction, element):
@@ -194,6 +233,7 @@ class LowerScatterElements(RewritePattern):
                 rewriter.replace(op, (), (result,))
                 return
             if grouped_pays([data_shape[axis]], [index_shape[axis]], self.min_pairs):
+                data_sizes = [size_of(rewriter, op.data, d) for d in range(rank)]
                 result = self.grouped(rewriter, op, axis, bound, highest, sizes, data_sizes)
                 rewriter.replace(op, (), (result,))
                 return

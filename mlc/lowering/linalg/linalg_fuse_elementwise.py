@@ -74,6 +74,7 @@ from xdsl.rewriter import Rewriter
 from mlc import cost_model
 from mlc.diagnostics import op_remark
 from mlc.lowering.linalg.contraction import multiply_add
+from mlc.lowering.linalg.dead_generics import erase_unused
 from mlc.lowering.linalg.generic_fusion import (
     PARALLEL,
     arg_type,
@@ -416,6 +417,7 @@ class LinalgFuseElementwisePass(ModulePass):
         for block in blocks:
             if block is None:
                 continue
+            erase_unused(block)
             fold_transposes(block)
             fuse_elementwise(block)
             while self.multi_results and fuse_kept_once(block):
@@ -428,3 +430,7 @@ class LinalgFuseElementwisePass(ModulePass):
         ):
             if not dead.results[0].uses:
                 Rewriter.erase_op(dead)
+        # What fusion left unread (a consumer fused away read the last use).
+        for block in blocks:
+            if block is not None:
+                erase_unused(block)

@@ -12,6 +12,7 @@ see any dynamic one, so the compiled code sizes its buffers when it runs.
 
 from collections.abc import Sequence
 
+import numpy as np
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType, i1, i64
 from xdsl.ir import SSAValue
@@ -29,7 +30,7 @@ from mlc.frontends.onnx.ops.build import (
     sizes,
 )
 from mlc.frontends.onnx.ops.padding import full, slice_at_run_time
-from mlc.frontends.onnx.ops.structure import arange
+from mlc.frontends.onnx.ops.structure import DYN, arange
 from mlc.frontends.onnx.ops.suppression import full_like, rank0
 from mlc.frontends.onnx.ops.table import converts
 
@@ -59,6 +60,18 @@ def non_zero(node: Node) -> Sequence[Value]:
     return [slice_at_run_time(node, out, 1, 0, total)]
 
 
+def arange_row(node: Node, count: Size) -> SSAValue:
+    """`[[0, 1, ..., count - 1]]` (i64, [1, count]): a constant, or an exclusive cumsum
+    of ones along the row, which lowers to a count that fuses into its reader (a
+    reshape of a 1-D `arange` would stand between them: a kernel of its own)."""
+    if isinstance(count, int):
+        return reshape_to(node, arange(node, count), [1, count])
+    one = node.constant(np.array(1, dtype=np.int64))
+    shape = shape_tensor(node, [1, count])
+    ones = node.emit(ml.BroadcastToOp(one, TensorType(i64, [1, DYN]), shape))
+    return node.emit(ml.CumSumOp(ones, 1, exclusive=True))
+
+
 def coordinates_of(node: Node, dims: Sequence[Size], count: Size) -> SSAValue:
     """`[rank, count]`: each element's index along each axis, in row-major order, as
     `(flat // stride) % dim` of a flat `arange` (one fused elementwise kernel)."""
@@ -67,7 +80,7 @@ def coordinates_of(node: Node, dims: Sequence[Size], count: Size) -> SSAValue:
     for d in reversed(dims[1:]):
         strides.insert(0, calc.mul(strides[0], d))
     rank = len(dims)
-    flat = reshape_to(node, arange(node, count), [1, count])
+    flat = arange_row(node, count)
     stride = reshape_to(node, shape_tensor(node, strides), [rank, 1])
     size = reshape_to(node, shape_tensor(node, dims), [rank, 1])
     return node.emit(ml.RemOp(node.emit(ml.DivOp(flat, stride)), size))
