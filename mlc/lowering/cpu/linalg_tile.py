@@ -184,8 +184,6 @@ def _panel_consumer(
     group_columns = -(-(-(-n // tiles.nr)) // split.column_groups) * tiles.nr
     if found.width < 2 or group_columns % found.width:
         return None
-    if n % group_columns == 0:
-        found.per_task = group_columns // found.width
     return found
 
 

@@ -13,9 +13,7 @@ gates read the step's product once its weight rows are in blocks of hidden units
 Where the matmul's tasks take every row of C and groups of whole column panels whose
 width is a multiple of W, each task runs E on its own blocks right after its panels are
 final (`matmul_nest`'s `tail`, E restricted by `parallel_generic.block_of`): one parallel
-region instead of two, and each thread reads the product from its own cache. Where every
-task has as many blocks, E's views and loops have that static count (dynamic, the
-step's gates ran ~4% slower).
+region instead of two, and each thread reads the product from its own cache.
 
 E must be all-parallel on memrefs without `linalg.index`; every operand indexes `p` at
 most plainly once, every output indexes it; C's views are inputs only, at static offsets
@@ -97,18 +95,12 @@ class PanelConsumer:
     loop: int
     width: int
     moved: list[Operation]
-    per_task: int | None = None
-    """Blocks of every task, where all tasks have as many (static views and loops)."""
 
     def tail(self, b: Ops, first: SSAValue, end: SSAValue) -> None:
         """E on the blocks of columns `[first, end)` (both multiples of W, or end = N)."""
         width = b.index(self.width)
         start = b(arith.DivSIOp(first, width))
-        size: SSAValue | int
-        if self.per_task is not None:
-            size = self.per_task
-        else:
-            size = b(arith.SubiOp(b.ceildiv(end, width), start))
+        size = b(arith.SubiOp(b.ceildiv(end, width), start))
         b.ops.append(block_of(b, self.op, self.loop, start, size))
 
 

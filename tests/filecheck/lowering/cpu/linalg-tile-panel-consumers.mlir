@@ -3,8 +3,8 @@
 // An LSTM-like step: C = A @ B (10 x 256, two tasks of 16 panels of 8 columns: 128
 // columns each), then a generic reading C through blocks of W = 64 columns (four gates
 // of 16 units, `C[i, p * 64 + k * 16 + u]`) and updating a state in place. Each task
-// runs the generic on its own blocks, p in [p0 * 8 / 64, p0 * 8 / 64 + 2) (every task
-// has 2: static views), once its panels are final: one parallel loop. The state's view, made after the
+// runs the generic on its own blocks, p in [p0 * 8 / 64, ceil(min(p_end * 8, 256) / 64)),
+// once its panels are final: one parallel loop. The state's view, made after the
 // matmul, is made before it (as are C's, made there too). The first parallel loop packs B.
 
 // CHECK-LABEL: func.func @gates_in_the_tasks
@@ -17,7 +17,9 @@
 // CHECK:             vector.fma
 // CHECK:           %[[W:.+]] = arith.constant 64 : index
 // CHECK:           %[[FIRST:.+]] = arith.divsi %{{.+}}, %[[W]] : index
-// CHECK:           memref.subview %[[I]][0, %[[FIRST]], 0, 0] [10, 2, 1, 16]
+// CHECK:           %[[LAST:.+]] = arith.ceildivsi %{{.+}}, %[[W]] : index
+// CHECK:           %[[SIZE:.+]] = arith.subi %[[LAST]], %[[FIRST]] : index
+// CHECK:           memref.subview %[[I]][0, %[[FIRST]], 0, 0] [10, %[[SIZE]], 1, 16]
 // CHECK:           linalg.generic
 // CHECK:             arith.mulf
 // CHECK:           scf.reduce
