@@ -17,9 +17,7 @@ initializers; with a batch of one, the recurrent products are matrix-vector prod
 `R @ h`, R as given. Layout 1 (batch first) is transposed to layout 0 around the loops. With
 `sequence_lens`, the steps past a sequence's length keep its state and write zeros to Y,
 as onnxruntime does (the reverse direction thus starts at each sequence's last step), and
-an empty sequence's last states are zeros. An LSTM with constant weights may take its
-gates in blocks of hidden units (`Recurrence.blocks`, `gate_blocks`): W's, R's and B's
-rows permuted at import, and the states carried in the blocked shape.
+an empty sequence's last states are zeros.
 """
 
 from collections.abc import Callable, Sequence
