@@ -48,7 +48,6 @@ from mlc.frontends.onnx.ops.build import (
     size_along,
     sizes,
 )
-from mlc.frontends.onnx.ops.gate_blocks import GateBlocks
 from mlc.frontends.onnx.ops.padding import INT64_MAX, full
 
 
@@ -162,20 +161,9 @@ class Recurrence:
     seq: Size
     batch: Size
     alive: SSAValue | None  # sequence_lens as [batch, 1] i64, or None when all are full
-    # the gates in blocks of hidden units (`gate_blocks`): W's, R's and B's rows in its
-    # order; None: ONNX's order (every gate's rows, gate by gate)
-    blocks: GateBlocks | None = None
-
-    @property
-    def order(self) -> np.ndarray | None:
-        return None if self.blocks is None else self.blocks.order()
-
-    @property
-    def carried(self) -> GateBlocks | None:
-        """The blocks, where the loop carries the states blocked (`[batch, blocks, 1,
-        units]`, as the step's gates write them: no copies between steps); not with
-        sequence lengths, whose `[batch, 1]` mask selects on `[batch, hidden]`."""
-        return self.blocks if self.alive is None else None
+    # the rows of W, R and B in the order the cell reads them (`gate_blocks`), or None:
+    # ONNX's order (every gate's rows, gate by gate)
+    order: np.ndarray | None = None
 
     @classmethod
     def of(cls, node: Node, gates: int) -> "Recurrence":
@@ -239,7 +227,7 @@ class Recurrence:
         width = (last - first) * self.hidden
         rows = slice(first * self.hidden, last * self.hidden)
         if isinstance(r, np.ndarray):
-            r = r[rows] if self.blocks is None else r[self.blocks.order()]
+            r = r[rows] if self.order is None else r[self.order]
         elif (first, last) != (0, self.gates):
             r = node.emit(ml.SliceOp(r, [rows.start, 0], [rows.stop, INT64_MAX], [1, 1]))
         if self.single:
@@ -262,8 +250,8 @@ class Recurrence:
         flat = reshape_to(node, self.x, [rows, shape_of(self.x)[2]])
         width = self.gates * self.hidden
         w = direction_of(node, 1, d)
-        if (order := self.order) is not None:  # both known where there are blocks
-            w, bias = w[order], None if bias is None else bias[order]  # pyright: ignore[reportIndexIssue, reportOptionalSubscript]
+        if self.order is not None:  # both known where an order is chosen (`gate_blocks`)
+            w, bias = w[self.order], None if bias is None else bias[self.order]  # pyright: ignore[reportIndexIssue, reportOptionalSubscript]
         w = transposed(node, w, self.x, [size_along(node, self.x, 2), width])
         result = node.emit(ml.MatmulOp(flat, w))
         if bias is not None:
@@ -286,11 +274,7 @@ class Recurrence:
         for d in range(self.directions):
             xw = self.projection(d, bias_of(d))
             initial = [self.initial(5 + i, d) for i in range(states)]
-            if (carried := self.carried) is not None:
-                initial = [carried.blocked(Builder(node), s) for s in initial]
             last, y = loop(self, d, xw, initial, y, cell_of(d))
-            if carried is not None:
-                last = [carried.merged(Builder(node), s) for s in last]
             finals.append(last)
         results: list[SSAValue | None] = [None if y is None else self.sequence_output(y)]
         for i in range(states):
@@ -367,7 +351,7 @@ def loop(
         )
     )
     new = cell(b, xt, old)
-    out = new[0] if rec.carried is None else rec.carried.merged(b, new[0])
+    out = new[0]
     extra: list[SSAValue] = []
     if rec.alive is not None:
         step = body.args[1 + len(states)]

@@ -155,23 +155,19 @@ def lstm_cell(
 ) -> Cell:
     """
     One LSTM step (gates i, o, f, c): `[h, c] -> [h', c']`. With `blocks`, the weights'
-    rows are in `rec.order` and the gates are computed on blocked views (`gate_blocks`);
-    the states come and go blocked where the loop carries them so (`rec.carried`).
+    rows are in `rec.order` and the gates are computed on blocked views (`gate_blocks`).
     """
     f, g, h = acts
     hidden = rec.hidden
-    carried = rec.carried is not None
 
     def step(b: Builder, xt: SSAValue, states: list[SSAValue]) -> list[SSAValue]:
         h_prev, c_prev = states
-        if blocks is not None and carried:
-            h_prev = blocks.merged(b, h_prev)
         z = b.add(xt, rec.recurrent(b, h_prev, rt))
         if blocks is None:
             i_in, o_in, f_in, c_in = (b.gate(z, k, hidden) for k in range(4))
         else:
             i_in, o_in, f_in, c_in = (blocks.gate(b, z, k) for k in range(4))
-            c_prev = c_prev if carried else blocks.blocked(b, c_prev)
+            c_prev = blocks.blocked(b, c_prev)
         peeps = peepholes
         if peepholes is not None and blocks is not None:
             peeps = [blocks.blocked(b, p) for p in peepholes]
@@ -185,7 +181,7 @@ def lstm_cell(
             o_in = b.add(o_in, b.mul(c, peeps[1]))
         o = f(b, rec.clipped(b, o_in))
         new = [b.mul(o, h(b, c)), c]
-        return new if blocks is None or carried else [blocks.merged(b, v) for v in new]
+        return new if blocks is None else [blocks.merged(b, v) for v in new]
 
     return step
 
@@ -246,7 +242,7 @@ def lstm(node: Node) -> Sequence[Value | None]:
     if known and (not node.has(3) or node.known(3) is not None):
         if GateBlocks.fits(hidden, rec.batch):
             blocks = GateBlocks(4, hidden, rec.batch)  # pyright: ignore[reportArgumentType]
-            rec.blocks = blocks
+            rec.order = blocks.order()
 
     def bias_of(d: int) -> Value | None:
         found = biases(node, d, 4 * hidden)
