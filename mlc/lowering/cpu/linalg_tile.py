@@ -69,7 +69,6 @@ from mlc.lowering.cpu.depthwise_loops import absorbed, depthwise_nest
 from mlc.lowering.cpu.hoisted_panels import invariant_loop, packed_before
 from mlc.lowering.cpu.matmul_nest import b_is_batched, matmul_nest
 from mlc.lowering.cpu.matvec_kernels import matvec_nest
-from mlc.lowering.cpu.panel_consumers import PanelConsumer, panel_consumer
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels
@@ -80,7 +79,6 @@ from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     PLAIN_LOOP_COLUMNS,
     MatmulTiles,
-    TaskSplit,
     balanced_depth,
     fitted_rows,
     matmul_split,
@@ -146,45 +144,13 @@ class TileMatmul(RewritePattern):
                 panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
             kernels = SharedKernels(op) if self.share else None
-            consumer = _panel_consumer(op, mm, tiles, split)
-            if consumer is not None:
-                for moved in consumer.moved:
-                    moved.detach()
-                    rewriter.insert(moved, InsertPoint.before(op))
             nest = matmul_nest(
-                mm,
-                tiles,
-                split,
-                fill is not None,
-                panels,
-                pack_a,
-                one_task,
-                kernels,
-                consumer.tail if consumer is not None else None,
+                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
-            if consumer is not None:
-                rewriter.erase(consumer.op)  # its body moved into the tasks
         with keep_location(rewriter, op):
             rewriter.replace(op, nest, [])
-
-
-def _panel_consumer(
-    op: GenericOp, mm: Matmul, tiles: MatmulTiles, split: TaskSplit
-) -> PanelConsumer | None:
-    """The generic after `op` that its tasks can run on their columns
-    (`mlc.lowering.cpu.panel_consumers`): every task takes all rows of a plain matmul,
-    and each group of panels is whole blocks of the consumer's columns."""
-    m, n, _ = mm.sizes
-    if mm.batch or mm.image is not None or m is None or n is None or split.rows is None:
-        return None
-    if split.rows < m or (found := panel_consumer(op, mm.a, mm.b, mm.c)) is None:
-        return None
-    group_columns = -(-(-(-n // tiles.nr)) // split.column_groups) * tiles.nr
-    if found.width < 2 or group_columns % found.width:
-        return None
-    return found
 
 
 def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTiles]:

@@ -77,7 +77,6 @@ from mlc.lowering.cpu.matmul_packing import (
     pack_a_block,
     pack_b,
 )
-from mlc.lowering.cpu.panel_consumers import Tail
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels, TileCalls
 from mlc.lowering.cpu.shared_packing import PanelCalls
 from mlc.lowering.linalg.contraction import Matmul, indices
@@ -109,7 +108,6 @@ def matmul_nest(
     pack_a: bool = False,
     one_task: bool = False,
     kernels: SharedKernels | None = None,
-    tail: Tail | None = None,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
@@ -122,8 +120,7 @@ def matmul_nest(
     (the kernel runs as a single task), B is packed on the calling thread. With
     `kernels`, each register tile is a call of the program's shared micro-kernel
     function of its kind (`mlc.lowering.cpu.shared_micro_kernel`) where the operands
-    allow it. With `tail` (every task takes all rows), each task ends with `tail` on
-    its columns, once they are final (`mlc.lowering.cpu.panel_consumers`).
+    allow it.
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -209,20 +206,10 @@ def matmul_nest(
         a_buffer, free_a = a_block_buffer(tb, mm.accumulator, rows, tiles, pack_a and not mm.narrow)
         for_loop(tb, zero_i, k, depth, block_of_k)
         tb.ops += free_a
-        _tail(tb, tail, (p0, p_end), n, tiles.nr)
 
     parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)
     b.ops += free
     return b.ops
-
-
-def _tail(
-    b: Ops, tail: Tail | None, panels: tuple[SSAValue, SSAValue], n: SSAValue, nr: int
-) -> None:
-    """`tail` on the columns of the task's panels `[p0, p_end)`, if given."""
-    if tail is not None:
-        width = b.index(nr)
-        tail(b, b.mul(panels[0], width), b.min(b.mul(panels[1], width), n))
 
 
 def _write_tile(

@@ -252,26 +252,6 @@ CASES = {
     "lstm-wide-weights-at-run-time": Case(
         "LSTM", hidden=13, features=7, seq=6, weights_at_run_time=True, initial=True
     ),
-    # hidden units in blocks (`gate_blocks`): the weights' rows permuted at import
-    "lstm-blocks": Case(
-        "LSTM", hidden=32, features=16, seq=5, batch=4, initial=True, peepholes=True
-    ),
-    "lstm-blocks-every-option": Case(
-        "LSTM",
-        "bidirectional",
-        layout=1,
-        hidden=64,
-        features=8,
-        seq=4,
-        batch=3,
-        lengths=True,
-        initial=True,
-        peepholes=True,
-        attrs={"clip": 1.5, "input_forget": 1},
-    ),
-    "lstm-blocks-no-bias": Case("LSTM", "reverse", hidden=32, bias=False, batch=2),
-    # 8 x 256 x 1024 splits its 32 panels between threads: each runs its units' gates
-    "lstm-blocks-split": Case("LSTM", hidden=256, features=8, seq=3, batch=8, initial=True),
 }
 
 

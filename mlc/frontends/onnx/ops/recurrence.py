@@ -161,9 +161,6 @@ class Recurrence:
     seq: Size
     batch: Size
     alive: SSAValue | None  # sequence_lens as [batch, 1] i64, or None when all are full
-    # the rows of W, R and B in the order the cell reads them (`gate_blocks`), or None:
-    # ONNX's order (every gate's rows, gate by gate)
-    order: np.ndarray | None = None
 
     @classmethod
     def of(cls, node: Node, gates: int) -> "Recurrence":
@@ -227,7 +224,7 @@ class Recurrence:
         width = (last - first) * self.hidden
         rows = slice(first * self.hidden, last * self.hidden)
         if isinstance(r, np.ndarray):
-            r = r[rows] if self.order is None else r[self.order]
+            r = r[rows]
         elif (first, last) != (0, self.gates):
             r = node.emit(ml.SliceOp(r, [rows.start, 0], [rows.stop, INT64_MAX], [1, 1]))
         if self.single:
@@ -249,10 +246,7 @@ class Recurrence:
         rows = product(node, [self.seq, self.batch])
         flat = reshape_to(node, self.x, [rows, shape_of(self.x)[2]])
         width = self.gates * self.hidden
-        w = direction_of(node, 1, d)
-        if self.order is not None:  # both known where an order is chosen (`gate_blocks`)
-            w, bias = w[self.order], None if bias is None else bias[self.order]  # pyright: ignore[reportIndexIssue, reportOptionalSubscript]
-        w = transposed(node, w, self.x, [size_along(node, self.x, 2), width])
+        w = transposed(node, direction_of(node, 1, d), self.x, [size_along(node, self.x, 2), width])
         result = node.emit(ml.MatmulOp(flat, w))
         if bias is not None:
             result = node.emit(ml.AddOp(result, as_ssa(node, bias, self.x, [width])))

@@ -15,7 +15,6 @@ from xdsl.ir import SSAValue
 from mlc.dialects import ml
 from mlc.frontends.onnx.node import Node, NodeError, Value
 from mlc.frontends.onnx.ops.build import dtype
-from mlc.frontends.onnx.ops.gate_blocks import GateBlocks
 from mlc.frontends.onnx.ops.recurrence import (
     Builder,
     Cell,
@@ -151,37 +150,25 @@ def lstm_cell(
     rt: SSAValue,  # `Recurrence.recurrent_weight`
     peepholes: list[SSAValue] | None,
     input_forget: bool,
-    blocks: GateBlocks | None = None,
 ) -> Cell:
-    """
-    One LSTM step (gates i, o, f, c): `[h, c] -> [h', c']`. With `blocks`, the weights'
-    rows are in `rec.order` and the gates are computed on blocked views (`gate_blocks`).
-    """
+    """One LSTM step (gates i, o, f, c): `[h, c] -> [h', c']`."""
     f, g, h = acts
     hidden = rec.hidden
 
     def step(b: Builder, xt: SSAValue, states: list[SSAValue]) -> list[SSAValue]:
         h_prev, c_prev = states
         z = b.add(xt, rec.recurrent(b, h_prev, rt))
-        if blocks is None:
-            i_in, o_in, f_in, c_in = (b.gate(z, k, hidden) for k in range(4))
-        else:
-            i_in, o_in, f_in, c_in = (blocks.gate(b, z, k) for k in range(4))
-            c_prev = blocks.blocked(b, c_prev)
-        peeps = peepholes
-        if peepholes is not None and blocks is not None:
-            peeps = [blocks.blocked(b, p) for p in peepholes]
-        if peeps is not None:
-            i_in = b.add(i_in, b.mul(c_prev, peeps[0]))
-            f_in = b.add(f_in, b.mul(c_prev, peeps[2]))
+        i_in, o_in, f_in, c_in = (b.gate(z, k, hidden) for k in range(4))
+        if peepholes is not None:
+            i_in = b.add(i_in, b.mul(c_prev, peepholes[0]))
+            f_in = b.add(f_in, b.mul(c_prev, peepholes[2]))
         i = f(b, rec.clipped(b, i_in))
         forget = b.one_minus(i) if input_forget else f(b, rec.clipped(b, f_in))
         c = b.add(b.mul(forget, c_prev), b.mul(i, g(b, rec.clipped(b, c_in))))
-        if peeps is not None:
-            o_in = b.add(o_in, b.mul(c, peeps[1]))
+        if peepholes is not None:
+            o_in = b.add(o_in, b.mul(c, peepholes[1]))
         o = f(b, rec.clipped(b, o_in))
-        new = [b.mul(o, h(b, c)), c]
-        return new if blocks is None else [blocks.merged(b, v) for v in new]
+        return [b.mul(o, h(b, c)), c]
 
     return step
 
@@ -237,12 +224,6 @@ def lstm(node: Node) -> Sequence[Value | None]:
     rec = Recurrence.of(node, gates=4)
     acts = activations(node, ["Sigmoid", "Tanh", "Tanh"], rec.directions)
     hidden = rec.hidden
-    blocks = None
-    known = node.known(1) is not None and node.known(2) is not None
-    if known and (not node.has(3) or node.known(3) is not None):
-        if GateBlocks.fits(hidden, rec.batch):
-            blocks = GateBlocks(4, hidden, rec.batch)  # pyright: ignore[reportArgumentType]
-            rec.order = blocks.order()
 
     def bias_of(d: int) -> Value | None:
         found = biases(node, d, 4 * hidden)
@@ -257,8 +238,7 @@ def lstm(node: Node) -> Sequence[Value | None]:
                 for k in range(3)
             ]
         forget = bool(node.attr("input_forget", 0))
-        rt = rec.recurrent_weight(d, 0, rec.gates)
-        return lstm_cell(rec, acts[d], rt, peepholes, forget, blocks)
+        return lstm_cell(rec, acts[d], rec.recurrent_weight(d, 0, rec.gates), peepholes, forget)
 
     return rec.run(cell_of, bias_of, states=2)
 
