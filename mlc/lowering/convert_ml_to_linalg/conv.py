@@ -287,13 +287,45 @@ class LowerConv(RewritePattern):
             elif grouped:
                 result = self.grouped(rewriter, op, x, sizes, groups)
             else:
-                init = self.init(rewriter, op, op.result.type, sizes, AffineExpr.dimension(1))
+                after = op.bias is not None and is_float(element_type(op.result))
+                init = (
+                    fill(rewriter, op.result.type, type_dims(rewriter, op.result.type, sizes), 0.0)
+                    if after
+                    else self.init(rewriter, op, op.result.type, sizes, AffineExpr.dimension(1))
+                )
                 maps = conv_maps(strides, dilations, None)
                 iterators = conv_iterators(spatial, grouped=False)
                 (result,) = build_generic(
                     rewriter, [x, op.w], [init], maps, iterators, multiply_add
                 )
+                if after:
+                    result = self.bias_added(rewriter, op, result, sizes)
         rewriter.replace(op, (), (result,))
+
+    @staticmethod
+    def bias_added(
+        rewriter: PatternRewriter, op: ml.ConvOp, conv: SSAValue, sizes: Sequence[Index]
+    ) -> SSAValue:
+        """
+        `conv + bias[channel]` as an elementwise generic after the convolution. Started
+        from the bias, the convolution would first write its whole output with a
+        broadcast (a pass over it that `linalg-tile` keeps: it drops only a zero fill,
+        and its kernel then adds into C instead of storing); as an elementwise consumer
+        the add fuses into the convolution's epilogue (`linalg-fuse-elementwise`).
+        """
+        assert op.bias is not None
+        rank = len(sizes)
+        empty = empty_of(rewriter, op.result.type, sizes)
+        maps = [AffineMap(rank, 0, (AffineExpr.dimension(1),)), *[AffineMap.identity(rank)] * 2]
+        (added,) = build_generic(
+            rewriter,
+            [op.bias, conv],
+            [empty],
+            maps,
+            iterator_types(rank),
+            lambda a: arith.AddfOp(a[1], a[0]).result,
+        )
+        return added
 
     @staticmethod
     def init(
