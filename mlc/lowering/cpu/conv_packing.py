@@ -2,7 +2,10 @@
 B's panels of a convolution run as an implicit GEMM (`mlc.lowering.cpu.conv_gemm`),
 packed straight from the image: X' (im2col) is never built, each NR-wide panel of it
 is read from the image through its map, in the layout `pack_b` gives a matmul's B
-(`mlc.lowering.cpu.matmul_packing`).
+(`mlc.lowering.cpu.matmul_packing`). Stride 1 reads whole vectors where a vector lies
+in one output row, gathers whole rows where rows divide the vector, and copies masked
+row pieces otherwise; stride 2 copies row pieces, their even lanes; the others go an
+element at a time.
 """
 
 from collections.abc import Callable, Sequence
@@ -22,6 +25,7 @@ from mlc.lowering.support.loop_builder import (
     for_loop,
     if_then,
     less,
+    side_by_side,
     zero,
 )
 from mlc.tiling_model import MatmulTiles
@@ -90,6 +94,17 @@ def pack_image(
             _row_pieces(pb, image, (mm, tiles), pieces, (j0, n), loops)
             return
 
+        width = _segment_width(image, tiles)
+        if width is not None:  # rows of 2..VL/2 columns: each vector gathers whole rows
+            below = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
+            if_then(
+                pb,
+                below,
+                lambda vb: _row_segments(vb, image, (mm, tiles), pieces, j0, loops, width),
+                lambda rb: _row_pieces(rb, image, (mm, tiles), pieces, (j0, n), loops),
+            )
+            return
+
         # Each vector of the panel in one output row (the panel may span rows, as
         # with 8-wide rows): each k reads VL contiguous image elements per vector.
         fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
@@ -125,6 +140,67 @@ def _whole_vectors(
             rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, o]))
 
     _over_reductions(b, image, sizes, starts[0][1], piece)
+
+
+def _segment_width(image: Image, tiles: MatmulTiles) -> int | None:
+    """
+    The output rows' width W where a panel's vectors can be gathered from whole rows
+    (`_row_segments`): stride 1, W static, at least 2 and dividing the vector (so that
+    it divides NR too, and every vector starts a row), else None.
+    """
+    width = _shape(image.output)[-1]
+    if image.row_stride() != 1 or width < 2 or width >= tiles.vector or tiles.vector % width:
+        return None
+    return width
+
+
+def _row_segments(
+    b: Ops,
+    image: Image,
+    kind: tuple[Matmul, MatmulTiles],
+    panel: tuple[SSAValue, list[SSAValue]],
+    j0: SSAValue,
+    loops: Sequence[SSAValue],
+    width: int,
+) -> None:
+    """
+    A panel below N of a stride-1 convolution whose output rows are W columns, W
+    dividing the vector: each vector of it is VL / W whole rows, so for each row of X'
+    it is VL / W plain loads of W image elements put side by side, and one store. The
+    panel's rows are written whole, one after the other: cut at row ends
+    (`_row_pieces`), each row of a panel too big for L1 was written a piece at a time
+    in as many passes over it as it has output rows.
+    """
+    mm, tiles = kind
+    packed, at_panel = panel
+    read, kept = VectorType(mm.element, [width]), VectorType(mm.accumulator, [tiles.vector])
+    rank_w, rank_y = _rank(image.weight), _rank(image.output)
+    sizes = [b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)]
+    spatial = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+    vectors = [
+        (
+            b.index(o),
+            [
+                _at_column(b, image, loops, b.add(j0, b.index(o + r)), spatial)
+                for r in range(0, tiles.vector, width)
+            ],
+        )
+        for o in range(0, tiles.nr, tiles.vector)
+    ]
+    first = vectors[0][1][0]
+
+    def row(rb: Ops, kk: SSAValue) -> None:
+        for o, segments in vectors:
+            parts = [
+                rb(quick_ops.vector_load(image.source, _vector_start(rb, image, at, first), read))
+                for at in segments
+            ]
+            while len(parts) > 1:
+                parts = [rb(side_by_side(*parts[i : i + 2])) for i in range(0, len(parts), 2)]
+            value = as_float(rb, parts[0], kept)
+            rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, o]))
+
+    _over_reductions(b, image, sizes, first, row)
 
 
 def _row_pieces(
@@ -277,6 +353,12 @@ def _over_reductions(
         for_loop(rb, rb.index(0), sizes[level], rb.index(1), step)
 
     nest(0, b, b.index(0))
+
+
+def _shape(value: SSAValue) -> Sequence[int]:
+    type_ = value.type
+    assert isinstance(type_, MemRefType)
+    return type_.get_shape()
 
 
 def _rank(value: SSAValue) -> int:
