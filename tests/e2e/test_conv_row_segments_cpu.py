@@ -2,8 +2,9 @@
 Convolutions whose output rows are narrower than a vector, packed by whole rows
 (`mlc.lowering.cpu.conv_packing._row_segments`), against numpy on random inputs: rows
 of 2, 4 and 8 columns, odd channel counts, batch 1, 3 and 8, padding, dilation, groups,
-f32 and f64, with a bias and a relu in the epilogue; and the shapes that must keep the
-masked row pieces (stride 2, rows that do not divide the vector, a panel past N).
+f32 and f64, with a bias and a relu in the epilogue, panels below N and past it (rows
+past N kept zero); and the shapes that must keep the masked row pieces (stride 2, rows
+that do not divide the vector).
 """
 
 import numpy as np
@@ -25,7 +26,7 @@ CASES = [
     ((2, 6, 12, 12), (6, 3, 3, 3), (1, 1), (2, 2), (2, 0, 2, 0), 2, "float32"),  # dilated
     ((8, 9, 8, 8), (5, 9, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1, "float64"),
     ((3, 5, 9, 6), (11, 5, 3, 3), (1, 1), (1, 1), (0, 0, 0, 0), 1, "float64"),  # rows of 4
-    # the masked row pieces: stride 2, rows of 7; panels past N (28, 24 columns)
+    # stride 2 and rows of 7: masked row pieces; then panels past N (28, 24 columns)
     ((3, 5, 16, 16), (7, 5, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1, "float32"),
     ((2, 5, 7, 7), (6, 5, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1, "float32"),
     ((1, 4, 3, 8), (5, 4, 3, 3), (1, 1), (1, 1), (0, 1, 0, 1), 1, "float32"),
@@ -38,8 +39,7 @@ def _output_width(case) -> int:
 
 
 def _gathers_rows(case) -> bool:
-    """Whether this host's kernel for `case` has the whole-row packing (a panel
-    reaching past N still takes the row pieces, at run time)."""
+    """Whether this host's kernel for `case` packs by whole rows."""
     _, _, (_, stride), _, _, _, dtype = case
     vector = matmul_tiles(np.dtype(dtype).itemsize).vector
     width = _output_width(case)

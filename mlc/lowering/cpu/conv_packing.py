@@ -97,11 +97,12 @@ def pack_image(
         width = _segment_width(image, tiles)
         if width is not None:  # rows of 2..VL/2 columns: each vector gathers whole rows
             below = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
+            kind = (mm, tiles)
             if_then(
                 pb,
                 below,
-                lambda vb: _row_segments(vb, image, (mm, tiles), pieces, j0, loops, width),
-                lambda rb: _row_pieces(rb, image, (mm, tiles), pieces, (j0, n), loops),
+                lambda vb: _row_segments(vb, image, kind, pieces, (j0, None), loops, width),
+                lambda rb: _row_segments(rb, image, kind, pieces, (j0, n), loops, width),
             )
             return
 
@@ -159,42 +160,51 @@ def _row_segments(
     image: Image,
     kind: tuple[Matmul, MatmulTiles],
     panel: tuple[SSAValue, list[SSAValue]],
-    j0: SSAValue,
+    columns: tuple[SSAValue, SSAValue | None],
     loops: Sequence[SSAValue],
     width: int,
 ) -> None:
     """
-    A panel below N of a stride-1 convolution whose output rows are W columns, W
-    dividing the vector: each vector of it is VL / W whole rows, so for each row of X'
-    it is VL / W plain loads of W image elements put side by side, and one store. The
-    panel's rows are written whole, one after the other: cut at row ends
-    (`_row_pieces`), each row of a panel too big for L1 was written a piece at a time
-    in as many passes over it as it has output rows.
+    A panel of a stride-1 convolution whose output rows are W columns, W dividing the
+    vector: each vector of it is VL / W whole rows, so for each row of X' it is VL / W
+    plain loads of W image elements put side by side, and one store. The panel's rows
+    are written whole, one after the other: cut at row ends (`_row_pieces`), each row
+    of a panel too big for L1 was written a piece at a time in as many passes over it
+    as it has output rows. With N given (`columns`), the panel may reach past it: N is
+    a whole number of rows, and each row past it reads the last row and keeps zeros.
     """
     mm, tiles = kind
     packed, at_panel = panel
+    j0, n = columns
     read, kept = VectorType(mm.element, [width]), VectorType(mm.accumulator, [tiles.vector])
     rank_w, rank_y = _rank(image.weight), _rank(image.output)
     sizes = [b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)]
     spatial = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+    last = None if n is None else b.sub(n, b.index(width))
+
+    def segment(o: int) -> tuple[list[SSAValue], SSAValue | None]:
+        column = b.add(j0, b.index(o))
+        if last is None:
+            return _at_column(b, image, loops, column, spatial), None
+        inside = less(b, column, n)  # pyright: ignore[reportArgumentType]
+        return _at_column(b, image, loops, b.min(column, last), spatial), inside
+
     vectors = [
-        (
-            b.index(o),
-            [
-                _at_column(b, image, loops, b.add(j0, b.index(o + r)), spatial)
-                for r in range(0, tiles.vector, width)
-            ],
-        )
+        (b.index(o), [segment(o + r) for r in range(0, tiles.vector, width)])
         for o in range(0, tiles.nr, tiles.vector)
     ]
-    first = vectors[0][1][0]
+    first = vectors[0][1][0][0]
+    nothing = zero(b, read)
 
     def row(rb: Ops, kk: SSAValue) -> None:
         for o, segments in vectors:
-            parts = [
-                rb(quick_ops.vector_load(image.source, _vector_start(rb, image, at, first), read))
-                for at in segments
-            ]
+            parts: list[SSAValue] = []
+            for at, inside in segments:
+                start = _vector_start(rb, image, at, first)
+                part = rb(quick_ops.vector_load(image.source, start, read))
+                if inside is not None:
+                    part = rb(arith.SelectOp(inside, part, nothing))
+                parts.append(part)
             while len(parts) > 1:
                 parts = [rb(side_by_side(*parts[i : i + 2])) for i in range(0, len(parts), 2)]
             value = as_float(rb, parts[0], kept)

@@ -3,8 +3,8 @@
 // A stride-1 convolution whose output rows (2 wide) divide the vector (4 lanes):
 // each vector of a panel below N is two whole rows, so each row of X' is packed by
 // plain loads of 2 image elements put side by side and one store per vector, row
-// after row of the panel. The last panel reaches past N = 10 and takes the masked
-// row pieces (zeroed first).
+// after row of the panel. The last panel reaches past N = 10 (5 rows): its rows past
+// N read the last row (in bounds) and keep zeros instead.
 
 // CHECK-LABEL: func.func @conv_rows_of_two
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x2x7x4xf32>
@@ -22,8 +22,18 @@
 // CHECK:                 vector.store %[[V1]], %[[P]][{{.*}}] : memref<?x?x?x8xf32>, vector<4xf32>
 // CHECK-NOT:             vector.maskedstore
 // CHECK:         } else {
-// CHECK:           vector.maskedload %[[X]]
-// CHECK:           vector.maskedstore %[[P]]
+// CHECK:           %[[LAST:.+]] = arith.subi %[[N:.+]], %{{.+}} : index
+// CHECK:           %[[INSIDE:.+]] = arith.cmpi slt, %{{.+}}, %[[N]] : index
+// CHECK:           arith.minsi %{{.+}}, %[[LAST]] : index
+// CHECK:           %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<2xf32>
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 %[[L:.+]] = vector.load %[[X]][{{.*}}] : memref<1x2x7x4xf32>, vector<2xf32>
+// CHECK:                 arith.select %[[INSIDE]], %[[L]], %[[ZERO]] : vector<2xf32>
+// CHECK:                 vector.shuffle
+// CHECK:                 vector.store {{.*}}, %[[P]][{{.*}}] : memref<?x?x?x8xf32>, vector<4xf32>
+// CHECK-NOT:     vector.maskedload
 // CHECK:         "scf.parallel"
 // CHECK:           vector.fma
 func.func @conv_rows_of_two(%x: memref<1x2x7x4xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x5x2xf32>) {
