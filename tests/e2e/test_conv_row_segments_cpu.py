@@ -3,8 +3,9 @@ Convolutions whose output rows are narrower than a vector, packed by whole rows
 (`mlc.lowering.cpu.conv_packing._row_segments`), against numpy on random inputs: rows
 of 2, 4 and 8 columns, odd channel counts, batch 1, 3 and 8, padding, dilation, groups,
 f32 and f64, with a bias and a relu in the epilogue, panels below N and past it (rows
-past N kept zero); and the shapes that must keep the masked row pieces (stride 2, rows
-that do not divide the vector).
+past N kept zero); the shapes that must keep the masked row pieces (stride 2 rows
+narrower than a vector, rows that do not divide it); and stride-2 rows of whole
+vectors, each the even lanes of two loads (`_whole_vectors`).
 """
 
 import numpy as np
@@ -26,10 +27,13 @@ CASES = [
     ((2, 6, 12, 12), (6, 3, 3, 3), (1, 1), (2, 2), (2, 0, 2, 0), 2, "float32"),  # dilated
     ((8, 9, 8, 8), (5, 9, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1, "float64"),
     ((3, 5, 9, 6), (11, 5, 3, 3), (1, 1), (1, 1), (0, 0, 0, 0), 1, "float64"),  # rows of 4
-    # stride 2 and rows of 7: masked row pieces; then panels past N (28, 24 columns)
+    # stride 2 and rows of 7: masked row pieces; then panels past N (8 columns)
     ((3, 5, 16, 16), (7, 5, 3, 3), (2, 2), (1, 1), (1, 1, 1, 1), 1, "float32"),
     ((2, 5, 7, 7), (6, 5, 3, 3), (1, 1), (1, 1), (1, 1, 1, 1), 1, "float32"),
     ((1, 4, 3, 8), (5, 4, 3, 3), (1, 1), (1, 1), (0, 1, 0, 1), 1, "float32"),
+    # stride 2, rows of 20 and (f64) of 8: whole vectors, each the even lanes of two
+    ((3, 3, 40, 40), (5, 3, 7, 7), (2, 2), (1, 1), (3, 3, 3, 3), 1, "float32"),
+    ((8, 3, 16, 15), (7, 3, 3, 3), (2, 2), (1, 1), (1, 1, 1, 2), 1, "float64"),
 ]
 
 

@@ -2,10 +2,10 @@
 B's panels of a convolution run as an implicit GEMM (`mlc.lowering.cpu.conv_gemm`),
 packed straight from the image: X' (im2col) is never built, each NR-wide panel of it
 is read from the image through its map, in the layout `pack_b` gives a matmul's B
-(`mlc.lowering.cpu.matmul_packing`). Stride 1 reads whole vectors where a vector lies
-in one output row, gathers whole rows where rows divide the vector, and copies masked
-row pieces otherwise; stride 2 copies row pieces, their even lanes; the others go an
-element at a time.
+(`mlc.lowering.cpu.matmul_packing`). Stride 1 and 2 read whole vectors where a vector
+lies in one output row (stride 2: two and their even lanes); stride 1 gathers whole
+rows where rows divide the vector; the other panels of both are copied in masked row
+pieces; other strides go an element at a time.
 """
 
 from collections.abc import Callable, Sequence
@@ -90,10 +90,6 @@ def pack_image(
         if stride is None or stride > 2:
             by_columns(pb)
             return
-        if stride == 2:  # no whole vectors: every read is every other element
-            _row_pieces(pb, image, (mm, tiles), pieces, (j0, n), loops)
-            return
-
         width = _segment_width(image, tiles)
         if width is not None:  # rows of 2..VL/2 columns: each vector gathers whole rows
             below = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
@@ -107,7 +103,8 @@ def pack_image(
             return
 
         # Each vector of the panel in one output row (the panel may span rows, as
-        # with 8-wide rows): each k reads VL contiguous image elements per vector.
+        # with 8-wide rows): each k reads VL contiguous image elements per vector
+        # (at stride 2, 2 VL and their even lanes).
         fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
         if_then(
             pb,
@@ -128,16 +125,29 @@ def _whole_vectors(
     starts: list[tuple[SSAValue, list[SSAValue]]],
     sizes: Sequence[SSAValue],
 ) -> None:
-    """A panel whose vectors each lie in one output row (`_row_vectors`): for each row
-    of X', one plain vector load of the image and one store per vector."""
+    """
+    A panel whose vectors each lie in one output row (`_row_vectors`): for each row of
+    X', one plain vector load of the image and one store per vector. At stride 2 a
+    vector is the even lanes of two: the second loads VL - 1 lanes (its last is not
+    read, and may lie past the image).
+    """
     mm, tiles = kind
     packed, at_panel = panel
     read, kept = VectorType(mm.element, [tiles.vector]), VectorType(mm.accumulator, [tiles.vector])
+    vl, nothing, short = b.index(tiles.vector), zero(b, read), None
+    if image.row_stride() == 2:
+        lanes = VectorType(i1, [tiles.vector])
+        short = b(vector.CreateMaskOp([b.index(tiles.vector - 1)], lanes))
 
     def piece(rb: Ops, kk: SSAValue) -> None:
         for o, at in starts:
             start = _vector_start(rb, image, at, starts[0][1])
-            value = as_float(rb, rb(quick_ops.vector_load(image.source, start, read)), kept)
+            value = rb(quick_ops.vector_load(image.source, start, read))
+            if short is not None:
+                second = [*start[:-1], rb.add(start[-1], vl)]
+                odd = rb(vector.MaskedLoadOp(image.source, second, short, nothing))
+                value = rb(every_other(value, odd))
+            value = as_float(rb, value, kept)
             rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, o]))
 
     _over_reductions(b, image, sizes, starts[0][1], piece)
