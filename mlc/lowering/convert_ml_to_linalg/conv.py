@@ -69,6 +69,7 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     scalar_constant,
     tensor_type,
 )
+from mlc.lowering.convert_ml_to_linalg.conv_bias import bias_added, bias_after
 from mlc.lowering.convert_ml_to_linalg.movement import (
     empty_of,
     insert_slice,
@@ -287,45 +288,13 @@ class LowerConv(RewritePattern):
             elif grouped:
                 result = self.grouped(rewriter, op, x, sizes, groups)
             else:
-                after = op.bias is not None and is_float(element_type(op.result))
-                init = (
-                    fill(rewriter, op.result.type, type_dims(rewriter, op.result.type, sizes), 0.0)
-                    if after
-                    else self.init(rewriter, op, op.result.type, sizes, AffineExpr.dimension(1))
-                )
+                channel = None if bias_after(op) else AffineExpr.dimension(1)  # `conv_bias`
+                init = self.init(rewriter, op, op.result.type, sizes, channel)
                 maps = conv_maps(strides, dilations, None)
-                iterators = conv_iterators(spatial, grouped=False)
-                (result,) = build_generic(
-                    rewriter, [x, op.w], [init], maps, iterators, multiply_add
-                )
-                if after:
-                    result = self.bias_added(rewriter, op, result, sizes)
+                its = conv_iterators(spatial, grouped=False)
+                (result,) = build_generic(rewriter, [x, op.w], [init], maps, its, multiply_add)
+                result = result if channel is not None else bias_added(rewriter, op, result, sizes)
         rewriter.replace(op, (), (result,))
-
-    @staticmethod
-    def bias_added(
-        rewriter: PatternRewriter, op: ml.ConvOp, conv: SSAValue, sizes: Sequence[Index]
-    ) -> SSAValue:
-        """
-        `conv + bias[channel]` as an elementwise generic after the convolution. Started
-        from the bias, the convolution would first write its whole output with a
-        broadcast (a pass over it that `linalg-tile` keeps: it drops only a zero fill,
-        and its kernel then adds into C instead of storing); as an elementwise consumer
-        the add fuses into the convolution's epilogue (`linalg-fuse-elementwise`).
-        """
-        assert op.bias is not None
-        rank = len(sizes)
-        empty = empty_of(rewriter, op.result.type, sizes)
-        maps = [AffineMap(rank, 0, (AffineExpr.dimension(1),)), *[AffineMap.identity(rank)] * 2]
-        (added,) = build_generic(
-            rewriter,
-            [op.bias, conv],
-            [empty],
-            maps,
-            iterator_types(rank),
-            lambda a: arith.AddfOp(a[1], a[0]).result,
-        )
-        return added
 
     @staticmethod
     def init(
@@ -333,11 +302,11 @@ class LowerConv(RewritePattern):
         op: ml.ConvOp,
         init_type: Attribute,
         sizes: Sequence[Index],
-        channel: AffineExpr,
+        channel: AffineExpr | None,
     ) -> SSAValue:
         """The output before accumulation: the bias (read at `channel`) or zeros."""
         rank = len(sizes)
-        if op.bias is None:
+        if op.bias is None or channel is None:
             return fill(rewriter, init_type, type_dims(rewriter, init_type, sizes), 0.0)
         empty = empty_of(rewriter, init_type, sizes)
         maps = [AffineMap(rank, 0, (channel,)), AffineMap.identity(rank)]
