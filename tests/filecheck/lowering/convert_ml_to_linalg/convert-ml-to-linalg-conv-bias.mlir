@@ -1,8 +1,9 @@
 // RUN: mlc-opt %s --split-input-file -p convert-ml-to-linalg,linalg-fuse-elementwise,canonicalize,cse | filecheck %s
 
-// A float convolution's bias is added after it, so it fuses into the epilogue with
-// the relu: one generic from a zero start (which `linalg-tile` drops), the bias read
-// per output channel (d1) at the last reduction step, before the relu.
+// A float convolution's bias (with a window wider than 1x1) is added after it, so it
+// fuses into the epilogue with the relu: one generic from a zero start (which
+// `linalg-tile` drops), the bias read per output channel (d1) at the last reduction
+// step, before the relu.
 
 // CHECK-LABEL: func.func @conv_bias_relu
 // CHECK-SAME:    (%{{.+}}: tensor<2x3x8x8xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>, %[[B:.+]]: tensor<4xf32>)
@@ -39,4 +40,21 @@ func.func @conv_bias_relu(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: 
 func.func @grouped_bias(%x: tensor<1x4x6x6xf32>, %w: tensor<4x2x3x3xf32>, %b: tensor<4xf32>) -> tensor<1x4x4x4xf32> {
   %0 = ml.conv2d %x, %w, %b {groups = 2 : i64} : (tensor<1x4x6x6xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
   func.return %0 : tensor<1x4x4x4xf32>
+}
+
+// -----
+
+// A 1x1 convolution keeps the bias as its start too (a plain GEMM, whose fused
+// activation on small images ran slower with the bias read in its epilogue).
+
+// CHECK-LABEL: func.func @pointwise_bias
+// CHECK-SAME:    (%{{.+}}: tensor<1x8x2x2xf32>, %{{.+}}: tensor<16x8x1x1xf32>, %[[B:.+]]: tensor<16xf32>)
+// CHECK:         %[[INIT:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME:      ins(%[[B]] : tensor<16xf32>)
+// CHECK:         linalg.generic {{.*}} outs(%[[INIT]] : tensor<1x16x2x2xf32>)
+// CHECK-NOT:     ins(%[[B]]
+// CHECK:         func.return
+func.func @pointwise_bias(%x: tensor<1x8x2x2xf32>, %w: tensor<16x8x1x1xf32>, %b: tensor<16xf32>) -> tensor<1x16x2x2xf32> {
+  %0 = ml.conv2d %x, %w, %b : (tensor<1x8x2x2xf32>, tensor<16x8x1x1xf32>, tensor<16xf32>) -> tensor<1x16x2x2xf32>
+  func.return %0 : tensor<1x16x2x2xf32>
 }
