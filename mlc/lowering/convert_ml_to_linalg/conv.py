@@ -69,6 +69,7 @@ from mlc.lowering.convert_ml_to_linalg.common import (
     scalar_constant,
     tensor_type,
 )
+from mlc.lowering.convert_ml_to_linalg.conv_bias import bias_added, bias_after
 from mlc.lowering.convert_ml_to_linalg.movement import (
     empty_of,
     insert_slice,
@@ -287,12 +288,12 @@ class LowerConv(RewritePattern):
             elif grouped:
                 result = self.grouped(rewriter, op, x, sizes, groups)
             else:
-                init = self.init(rewriter, op, op.result.type, sizes, AffineExpr.dimension(1))
+                channel = None if bias_after(op) else AffineExpr.dimension(1)  # `conv_bias`
+                init = self.init(rewriter, op, op.result.type, sizes, channel)
                 maps = conv_maps(strides, dilations, None)
-                iterators = conv_iterators(spatial, grouped=False)
-                (result,) = build_generic(
-                    rewriter, [x, op.w], [init], maps, iterators, multiply_add
-                )
+                its = conv_iterators(spatial, grouped=False)
+                (result,) = build_generic(rewriter, [x, op.w], [init], maps, its, multiply_add)
+                result = result if channel is not None else bias_added(rewriter, op, result, sizes)
         rewriter.replace(op, (), (result,))
 
     @staticmethod
@@ -301,11 +302,11 @@ class LowerConv(RewritePattern):
         op: ml.ConvOp,
         init_type: Attribute,
         sizes: Sequence[Index],
-        channel: AffineExpr,
+        channel: AffineExpr | None,
     ) -> SSAValue:
         """The output before accumulation: the bias (read at `channel`) or zeros."""
         rank = len(sizes)
-        if op.bias is None:
+        if op.bias is None or channel is None:
             return fill(rewriter, init_type, type_dims(rewriter, init_type, sizes), 0.0)
         empty = empty_of(rewriter, init_type, sizes)
         maps = [AffineMap(rank, 0, (channel,)), AffineMap.identity(rank)]

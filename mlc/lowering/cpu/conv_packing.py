@@ -2,7 +2,10 @@
 B's panels of a convolution run as an implicit GEMM (`mlc.lowering.cpu.conv_gemm`),
 packed straight from the image: X' (im2col) is never built, each NR-wide panel of it
 is read from the image through its map, in the layout `pack_b` gives a matmul's B
-(`mlc.lowering.cpu.matmul_packing`).
+(`mlc.lowering.cpu.matmul_packing`). Stride 1 and 2 read whole vectors where a vector
+lies in one output row (stride 2: two and their even lanes); stride 1 gathers whole
+rows where rows divide the vector; the other panels of both are copied in masked row
+pieces; other strides go an element at a time.
 """
 
 from collections.abc import Callable, Sequence
@@ -22,6 +25,7 @@ from mlc.lowering.support.loop_builder import (
     for_loop,
     if_then,
     less,
+    side_by_side,
     zero,
 )
 from mlc.tiling_model import MatmulTiles
@@ -86,12 +90,21 @@ def pack_image(
         if stride is None or stride > 2:
             by_columns(pb)
             return
-        if stride == 2:  # no whole vectors: every read is every other element
-            _row_pieces(pb, image, (mm, tiles), pieces, (j0, n), loops)
+        width = _segment_width(image, tiles)
+        if width is not None:  # rows of 2..VL/2 columns: each vector gathers whole rows
+            below = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
+            kind = (mm, tiles)
+            if_then(
+                pb,
+                below,
+                lambda vb: _row_segments(vb, image, kind, pieces, (j0, None), loops, width),
+                lambda rb: _row_segments(rb, image, kind, pieces, (j0, n), loops, width),
+            )
             return
 
         # Each vector of the panel in one output row (the panel may span rows, as
-        # with 8-wide rows): each k reads VL contiguous image elements per vector.
+        # with 8-wide rows): each k reads VL contiguous image elements per vector
+        # (at stride 2, 2 VL and their even lanes).
         fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
         if_then(
             pb,
@@ -112,19 +125,102 @@ def _whole_vectors(
     starts: list[tuple[SSAValue, list[SSAValue]]],
     sizes: Sequence[SSAValue],
 ) -> None:
-    """A panel whose vectors each lie in one output row (`_row_vectors`): for each row
-    of X', one plain vector load of the image and one store per vector."""
+    """
+    A panel whose vectors each lie in one output row (`_row_vectors`): for each row of
+    X', one plain vector load of the image and one store per vector. At stride 2 a
+    vector is the even lanes of two: the second loads VL - 1 lanes (its last is not
+    read, and may lie past the image).
+    """
     mm, tiles = kind
     packed, at_panel = panel
     read, kept = VectorType(mm.element, [tiles.vector]), VectorType(mm.accumulator, [tiles.vector])
+    vl, nothing, short = b.index(tiles.vector), zero(b, read), None
+    if image.row_stride() == 2:
+        lanes = VectorType(i1, [tiles.vector])
+        short = b(vector.CreateMaskOp([b.index(tiles.vector - 1)], lanes))
 
     def piece(rb: Ops, kk: SSAValue) -> None:
         for o, at in starts:
             start = _vector_start(rb, image, at, starts[0][1])
-            value = as_float(rb, rb(quick_ops.vector_load(image.source, start, read)), kept)
+            value = rb(quick_ops.vector_load(image.source, start, read))
+            if short is not None:
+                second = [*start[:-1], rb.add(start[-1], vl)]
+                odd = rb(vector.MaskedLoadOp(image.source, second, short, nothing))
+                value = rb(every_other(value, odd))
+            value = as_float(rb, value, kept)
             rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, o]))
 
     _over_reductions(b, image, sizes, starts[0][1], piece)
+
+
+def _segment_width(image: Image, tiles: MatmulTiles) -> int | None:
+    """
+    The output rows' width W where a panel's vectors can be gathered from whole rows
+    (`_row_segments`): stride 1, W static, at least 2 and dividing the vector (so that
+    it divides NR too, and every vector starts a row), else None.
+    """
+    width = _shape(image.output)[-1]
+    if image.row_stride() != 1 or width < 2 or width >= tiles.vector or tiles.vector % width:
+        return None
+    return width
+
+
+def _row_segments(
+    b: Ops,
+    image: Image,
+    kind: tuple[Matmul, MatmulTiles],
+    panel: tuple[SSAValue, list[SSAValue]],
+    columns: tuple[SSAValue, SSAValue | None],
+    loops: Sequence[SSAValue],
+    width: int,
+) -> None:
+    """
+    A panel of a stride-1 convolution whose output rows are W columns, W dividing the
+    vector: each vector of it is VL / W whole rows, so for each row of X' it is VL / W
+    plain loads of W image elements put side by side, and one store. The panel's rows
+    are written whole, one after the other: cut at row ends (`_row_pieces`), each row
+    of a panel too big for L1 was written a piece at a time in as many passes over it
+    as it has output rows. With N given (`columns`), the panel may reach past it: N is
+    a whole number of rows, and each row past it reads the last row and keeps zeros.
+    """
+    mm, tiles = kind
+    packed, at_panel = panel
+    j0, n = columns
+    read, kept = VectorType(mm.element, [width]), VectorType(mm.accumulator, [tiles.vector])
+    rank_w, rank_y = _rank(image.weight), _rank(image.output)
+    sizes = [b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)]
+    spatial = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+    last = None if n is None else b.sub(n, b.index(width))
+
+    def segment(o: int) -> tuple[list[SSAValue], SSAValue | None]:
+        column = b.add(j0, b.index(o))
+        if last is None:
+            return _at_column(b, image, loops, column, spatial), None
+        inside = less(b, column, n)  # pyright: ignore[reportArgumentType]
+        return _at_column(b, image, loops, b.min(column, last), spatial), inside
+
+    vectors = [
+        (b.index(o), [segment(o + r) for r in range(0, tiles.vector, width)])
+        for o in range(0, tiles.nr, tiles.vector)
+    ]
+    first = vectors[0][1][0][0]
+    nothing = zero(b, read)
+
+    def row(rb: Ops, kk: SSAValue) -> None:
+        for o, segments in vectors:
+            parts: list[SSAValue] = []
+            for at, inside in segments:
+                start = _vector_start(rb, image, at, first)
+                part = rb(quick_ops.vector_load(image.source, start, read))
+                if inside is not None:
+                    part = rb(arith.SelectOp(inside, part, nothing))
+                parts.append(part)
+            while len(parts) > 1:
+                parts = [rb(side_by_side(*parts[i : i + 2])) for i in range(0, len(parts), 2)]
+            value = as_float(rb, parts[0], kept)
+            rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, o]))
+
+    _over_reductions(b, image, sizes, first, row)
 
 
 def _row_pieces(
@@ -277,6 +373,12 @@ def _over_reductions(
         for_loop(rb, rb.index(0), sizes[level], rb.index(1), step)
 
     nest(0, b, b.index(0))
+
+
+def _shape(value: SSAValue) -> Sequence[int]:
+    type_ = value.type
+    assert isinstance(type_, MemRefType)
+    return type_.get_shape()
 
 
 def _rank(value: SSAValue) -> int:

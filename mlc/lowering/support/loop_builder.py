@@ -161,6 +161,16 @@ def every_other(even: SSAValue, odd: SSAValue) -> vector.ShuffleOp:
     return vector.ShuffleOp(even, odd, pick, result_type=even.type)  # pyright: ignore[reportArgumentType]
 
 
+def side_by_side(first: SSAValue, second: SSAValue) -> vector.ShuffleOp:
+    """The lanes of `first` then those of `second`, in one vector twice as long."""
+    type_ = first.type
+    assert isinstance(type_, VectorType) and type_ == second.type
+    lanes = type_.get_shape()[0]
+    pick = DenseArrayBase.from_list(i64, list(range(2 * lanes)))
+    joined = VectorType(type_.element_type, [2 * lanes])
+    return vector.ShuffleOp(first, second, pick, result_type=joined)  # pyright: ignore[reportArgumentType]
+
+
 def as_float(b: Ops, value: SSAValue, type_: Attribute) -> SSAValue:
     """`value` (a float or a vector of them) as `type_`: widened (`extf`), narrowed
     (`truncf`, rounding to nearest) or, of that type already, itself."""

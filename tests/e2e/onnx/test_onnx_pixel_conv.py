@@ -1,10 +1,11 @@
 """
-Convolutions with one output pixel per image (`convert_ml_to_linalg.conv_pixel`: a
-matmul over the batch) against onnxruntime on random inputs: 1x1 images through 1x1
-and 3x3 kernels, 2x2 images through a stride-2 3x3 kernel, a dilated kernel, a window
-that reads part of the image only (zero rows) or too little of it (the implicit GEMM
-instead), odd channel counts, with and without bias, a Clip or Relu after, batch 1, 3
-and 8, a dynamic batch; on the CPU and `cuda`.
+Convolutions with one output pixel per image, or a few each reading most of it
+(`convert_ml_to_linalg.conv_pixel`: a matmul over the batch) against onnxruntime on
+random inputs: 1x1 images through 1x1 and 3x3 kernels, 2x2 images through a stride-2
+3x3 kernel, a dilated kernel, a window that reads part of the image only (zero rows)
+or too little of it (the implicit GEMM instead), 2x2 and 2x3 outputs at strides 1 and
+2, odd channel counts, with and without bias, a Clip or Relu after, batch 1, 3 and 8,
+a dynamic batch; on the CPU and `cuda`.
 """
 
 import numpy as np
@@ -24,6 +25,11 @@ CASES = [
     (5, (3, 2), 6, 3, 2, 1, 1, False, None),  # non-square image, asymmetric reads
     (6, (2, 2), 3, 2, 1, 1, 2, True, None),  # dilated: taps 1 apart read pixels 1 apart
     (4, (3, 3), 9, 2, 3, 0, 1, True, None),  # a 2x2 window on 3x3: 4 of 9 read, not taken
+    # more output pixels than one, each reading most of the image
+    (32, (2, 2), 33, 3, 1, 1, 1, True, "Relu"),  # ResNet's layer3 conv2: a 2x2 output
+    (7, (3, 3), 5, 3, 2, 1, 1, True, None),  # stride 2 to 2x2: 4, 6, 6 and 9 of 9
+    (5, (2, 3), 6, 3, 1, 1, 1, False, "Clip"),  # 2x3, no bias
+    (3, (4, 4), 4, 3, 1, 1, 1, True, None),  # a 4x4 output: 39% read, not taken
 ]
 
 
@@ -72,13 +78,14 @@ def test_pixel_conv_matches_onnxruntime(case, batch, target):
     np.testing.assert_allclose(exe(x), want, rtol=1e-4, atol=1e-4)
 
 
-def test_pixel_conv_dynamic_batch():
-    onnx_model = model(*CASES[2], "batch")
+@pytest.mark.parametrize("case", [CASES[2], CASES[7]], ids=["one-pixel", "2x2"])
+def test_pixel_conv_dynamic_batch(case):
+    onnx_model = model(*case, "batch")
     exe = compile_for(onnx_model, "cpu")
     session = ort.InferenceSession(
         onnx_model.SerializeToString(), providers=["CPUExecutionProvider"]
     )
     rng = np.random.default_rng()
     for batch in (1, 8, 5):
-        x = rng.standard_normal((batch, 32, 2, 2)).astype(np.float32)
+        x = rng.standard_normal((batch, case[0], 2, 2)).astype(np.float32)
         np.testing.assert_allclose(exe(x), session.run(None, {"x": x})[0], rtol=1e-4, atol=1e-4)

@@ -10,11 +10,12 @@
 // CHECK-LABEL: func.func @conv1d
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<2x3x9xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x3x3xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<4xf32>)
 // CHECK:         %[[P:.+]] = tensor.insert_slice %[[X]] into %{{.+}}[0, 0, 1] [2, 3, 9] [1, 1, 1] : tensor<2x3x9xf32> into tensor<2x3x11xf32>
-// CHECK:         %[[INIT:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
-// CHECK-SAME:      ins(%[[B]] : tensor<4xf32>)
+// CHECK:         %[[INIT:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK:         %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, ((d4 * 2) + d3))>, affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4)>], iterator_types = ["parallel", "parallel", "reduction", "reduction", "parallel"]}
 // CHECK-SAME:      ins(%[[P]], %[[W]] : tensor<2x3x11xf32>, tensor<4x3x3xf32>) outs(%[[INIT]] : tensor<2x4x5xf32>)
-// CHECK:         func.return %[[R]]
+// CHECK:         %[[Y:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME:      ins(%[[B]], %[[R]] : tensor<4xf32>, tensor<2x4x5xf32>)
+// CHECK:         func.return %[[Y]]
 
 // LOC-LABEL:   func.func @conv1d
 // LOC:           tensor.insert_slice {{.*}} loc("model.py":3:1)

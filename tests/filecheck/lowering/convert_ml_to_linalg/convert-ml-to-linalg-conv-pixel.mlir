@@ -43,21 +43,47 @@ func.func @pixel_dilated(%x: tensor<3x1x1x1xf32>) -> tensor<3x1x1x1xf32> {
 
 // -----
 
-// Not taken: weights given at run time, a window that reads 4 of 9 pixels, more than one
-// output pixel, groups. Each stays a window generic: no image collapsed to 2-D, no
-// matmul generic.
+// Not taken: weights given at run time, a window that reads 4 of 9 pixels, a 4x4
+// output whose windows read 39% of the 4x4 image, groups. Each stays a window generic:
+// no image collapsed to 2-D, no matmul generic.
 
 // CHECK-LABEL: func.func @not_pixel
 // CHECK-NOT:     into tensor<2x{{[0-9]+}}xf32>
 // CHECK-NOT:     affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK:         func.return
-func.func @not_pixel(%x: tensor<2x4x1x1xf32>, %w: tensor<3x4x1x1xf32>, %z: tensor<2x4x3x3xf32>, %v: tensor<2x4x2x2xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>, tensor<2x3x2x2xf32>, tensor<2x4x1x1xf32>) {
+func.func @not_pixel(%x: tensor<2x4x1x1xf32>, %w: tensor<3x4x1x1xf32>, %z: tensor<2x4x3x3xf32>, %v: tensor<2x4x2x2xf32>, %u: tensor<2x4x4x4xf32>) -> (tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>, tensor<2x3x4x4xf32>, tensor<2x4x1x1xf32>) {
   %c = arith.constant dense<1.0> : tensor<3x4x2x2xf32>
   %d = arith.constant dense<1.0> : tensor<3x4x3x3xf32>
   %g = arith.constant dense<1.0> : tensor<4x2x2x2xf32>
   %0 = ml.conv2d %x, %w : (tensor<2x4x1x1xf32>, tensor<3x4x1x1xf32>) -> tensor<2x3x1x1xf32>
   %1 = ml.conv2d %z, %c {strides = array<i64: 3, 3>} : (tensor<2x4x3x3xf32>, tensor<3x4x2x2xf32>) -> tensor<2x3x1x1xf32>
-  %2 = ml.conv2d %v, %d {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x4x2x2xf32>, tensor<3x4x3x3xf32>) -> tensor<2x3x2x2xf32>
+  %2 = ml.conv2d %u, %d {pads = array<i64: 1, 1, 1, 1>} : (tensor<2x4x4x4xf32>, tensor<3x4x3x3xf32>) -> tensor<2x3x4x4xf32>
   %3 = ml.conv2d %v, %g {groups = 2 : i64} : (tensor<2x4x2x2xf32>, tensor<4x2x2x2xf32>) -> tensor<2x4x1x1xf32>
-  func.return %0, %1, %2, %3 : tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>, tensor<2x3x2x2xf32>, tensor<2x4x1x1xf32>
+  func.return %0, %1, %2, %3 : tensor<2x3x1x1xf32>, tensor<2x3x1x1xf32>, tensor<2x3x4x4xf32>, tensor<2x4x1x1xf32>
+}
+
+// -----
+
+// A 2x2 output of a 3x3 window padded by 1 on a 2x2 image: each output pixel reads
+// the whole image, so it is one matmul X[N, C*4] @ W'[C*4, O*4] over the batch from
+// zeros, its (N, O*P) result y laid out as (N, O, 2, 2), then the bias added there.
+// Output pixel (0, 0) reads pixels (0..1, 0..1) by taps (1..2, 1..2): of weights 1..9,
+// 5, 6, 8, 9; pixel (1, 1) by taps (0..1, 0..1): 1, 2, 4, 5.
+
+// CHECK-LABEL: func.func @pixels_2x2
+// CHECK-SAME:    (%[[X:.+]]: tensor<3x1x2x2xf32>)
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<3x4xf32>
+// CHECK-NEXT:    %[[INIT:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK:         %[[FLAT:.+]] = tensor.collapse_shape %[[X]] {{.*}} : tensor<3x1x2x2xf32> into tensor<3x4xf32>
+// CHECK-NEXT:    %[[WP:.+]] = arith.constant dense<{{\[}}[5.000000e+00, 4.000000e+00, 2.000000e+00, 1.000000e+00], [6.000000e+00, 5.000000e+00, 3.000000e+00, 2.000000e+00], [8.000000e+00, 7.000000e+00, 5.000000e+00, 4.000000e+00], [9.000000e+00, 8.000000e+00, 6.000000e+00, 5.000000e+00]]> : tensor<4x4xf32>
+// CHECK-NEXT:    %[[MM:.+]] = linalg.generic {{.*}} ins(%[[FLAT]], %[[WP]] : tensor<3x4xf32>, tensor<4x4xf32>) outs(%[[INIT]] : tensor<3x4xf32>)
+// CHECK:         %[[Y:.+]] = tensor.expand_shape %[[MM]] {{.*}} output_shape [3, 1, 2, 2] : tensor<3x4xf32> into tensor<3x1x2x2xf32>
+// CHECK:         %[[B:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME:      ins(%{{.+}}, %[[Y]] : tensor<1xf32>, tensor<3x1x2x2xf32>)
+// CHECK:         func.return %[[B]]
+func.func @pixels_2x2(%x: tensor<3x1x2x2xf32>) -> tensor<3x1x2x2xf32> {
+  %w = arith.constant dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x1x3x3xf32>
+  %b = arith.constant dense<[0.5]> : tensor<1xf32>
+  %y = ml.conv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<3x1x2x2xf32>, tensor<1x1x3x3xf32>, tensor<1xf32>) -> tensor<3x1x2x2xf32>
+  func.return %y : tensor<3x1x2x2xf32>
 }

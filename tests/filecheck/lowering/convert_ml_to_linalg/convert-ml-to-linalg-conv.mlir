@@ -3,9 +3,10 @@
 // RUN:   | filecheck %s --check-prefix=LOC
 
 // conv2d with pads, strides and a bias: the input is padded (a zero fill and an
-// insert_slice), the output starts as the bias broadcast along the channel dim, and
-// one generic accumulates with loops (n, f, oh, c, kh, kw, ow): the reductions sit
-// between the output row and column, so the innermost loop walks an output row.
+// insert_slice), the output starts as zeros, and one generic accumulates with loops
+// (n, f, oh, c, kh, kw, ow): the reductions sit between the output row and column,
+// so the innermost loop walks an output row. The bias is an elementwise add after
+// it, read along the channel dim (it fuses into the convolution's epilogue).
 
 // CHECK-LABEL: func.func @conv_pads_strides_bias
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<1x3x8x8xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<4x3x3x3xf32>, %[[B:[a-zA-Z0-9_]+]]: tensor<4xf32>)
@@ -16,15 +17,23 @@
 // CHECK-NEXT:      linalg.yield %[[Z]] : f32
 // CHECK:         %[[P:.+]] = tensor.insert_slice %[[X]] into %[[PF]][0, 0, 1, 1] [1, 3, 8, 8] [1, 1, 1, 1] : tensor<1x3x8x8xf32> into tensor<1x3x11x10xf32>
 // CHECK-NEXT:    %[[OE:.+]] = tensor.empty() : tensor<1x4x5x4xf32>
-// CHECK-NEXT:    %[[INIT:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-// CHECK-SAME:      ins(%[[B]] : tensor<4xf32>) outs(%[[OE]] : tensor<1x4x5x4xf32>)
+// CHECK-NEXT:    %[[INIT:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%[[OE]] : tensor<1x4x5x4xf32>)
+// CHECK-NEXT:    ^bb0(%{{.+}}: f32):
+// CHECK-NEXT:      %[[Z0:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      linalg.yield %[[Z0]] : f32
 // CHECK:         %[[R:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, ((d2 * 2) + d4), ((d6 * 2) + d5))>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]}
 // CHECK-SAME:      ins(%[[P]], %[[W]] : tensor<1x3x11x10xf32>, tensor<4x3x3x3xf32>) outs(%[[INIT]] : tensor<1x4x5x4xf32>)
 // CHECK-NEXT:    ^bb0(%[[XV:.+]]: f32, %[[WV:.+]]: f32, %[[ACC:.+]]: f32):
 // CHECK-NEXT:      %[[M:.+]] = arith.mulf %[[XV]], %[[WV]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:      %[[S:.+]] = arith.addf %[[ACC]], %[[M]] fastmath<reassoc,contract> : f32
 // CHECK-NEXT:      linalg.yield %[[S]] : f32
-// CHECK:         func.return %[[R]]
+// CHECK:         %[[BE:.+]] = tensor.empty() : tensor<1x4x5x4xf32>
+// CHECK-NEXT:    %[[Y:.+]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME:      ins(%[[B]], %[[R]] : tensor<4xf32>, tensor<1x4x5x4xf32>) outs(%[[BE]] : tensor<1x4x5x4xf32>)
+// CHECK-NEXT:    ^bb0(%[[BV:.+]]: f32, %[[RV:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[SUM:.+]] = arith.addf %[[RV]], %[[BV]] : f32
+// CHECK-NEXT:      linalg.yield %[[SUM]] : f32
+// CHECK:         func.return %[[Y]]
 
 // LOC-LABEL:   func.func @conv_pads_strides_bias
 // LOC:           tensor.empty{{.*}} loc("model.py":9:1)

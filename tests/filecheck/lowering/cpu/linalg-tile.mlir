@@ -644,8 +644,10 @@ func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c
 // A convolution (stride 2, as convert-ml-to-linalg builds it) is an implicit GEMM per
 // image: the weight and the output are read as matrices through views that merge
 // their trailing dims, and B's panels are packed straight from the image through its
-// map (no im2col buffer), each row's piece by two masked vector reads of the image
-// row and their even lanes; the per-channel bias epilogue reads the bias by the row.
+// map (no im2col buffer): where each vector lies in one output row, by a plain and a
+// (VL - 1)-lane read of the image row and their even lanes, a plain store; else each
+// row's piece by two masked reads, their even lanes and a masked store. The
+// per-channel bias epilogue reads the bias by the row.
 
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<2x3x9x9xf32>, %[[W:[a-zA-Z0-9_]+]]: memref<4x3x3x3xf32>, %[[BIAS:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<2x4x4x4xf32>)
@@ -653,10 +655,17 @@ func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c
 // CHECK:         %[[C:.+]] = memref.collapse_shape %[[Y]] {{\[}}[0 : i64], [1 : i64], [2 : i64, 3 : i64]] : memref<2x4x4x4xf32> into memref<2x4x16xf32>
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         "scf.parallel"
-// CHECK:           %[[EVEN:.+]] = vector.maskedload %[[X]]
-// CHECK:           %[[ODD:.+]] = vector.maskedload %[[X]]
-// CHECK:           %[[ROW:.+]] = vector.shuffle %[[EVEN]], %[[ODD]] [0, 2, 4, 6]
-// CHECK:           vector.maskedstore %[[P]][{{.*}}], %{{.*}}, %[[ROW]]
+// CHECK:           scf.if
+// CHECK:             %[[SHORT:.+]] = vector.create_mask %{{.+}} : vector<4xi1>
+// CHECK:             %[[E:.+]] = vector.load %[[X]]
+// CHECK:             %[[O:.+]] = vector.maskedload %[[X]][{{.*}}], %[[SHORT]]
+// CHECK:             %[[V:.+]] = vector.shuffle %[[E]], %[[O]] [0, 2, 4, 6]
+// CHECK:             vector.store %[[V]], %[[P]]
+// CHECK:           } else {
+// CHECK:             %[[EVEN:.+]] = vector.maskedload %[[X]]
+// CHECK:             %[[ODD:.+]] = vector.maskedload %[[X]]
+// CHECK:             %[[ROW:.+]] = vector.shuffle %[[EVEN]], %[[ODD]] [0, 2, 4, 6]
+// CHECK:             vector.maskedstore %[[P]][{{.*}}], %{{.*}}, %[[ROW]]
 // CHECK:         "scf.parallel"
 // CHECK:           memref.load %[[A]]
 // CHECK:           vector.fma

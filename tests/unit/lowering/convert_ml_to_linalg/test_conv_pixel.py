@@ -1,5 +1,6 @@
-"""`conv_pixel.pixel_weight` against a convolution of one output pixel written out in
-numpy: random images, weights, pads and dilations, and the windows it refuses."""
+"""`conv_pixel.pixel_weight` against a convolution of one output pixel, and of a few,
+written out in numpy: random images, weights, pads, strides and dilations, and the
+windows it refuses."""
 
 import numpy as np
 import pytest
@@ -45,3 +46,44 @@ def test_pixel_weight_refuses_a_window_that_reads_under_half_the_image():
     w = np.ones((2, 1, 2, 2))
     assert pixel_weight(w, (3, 3), (0, 0), (1, 1)) is None  # 4 of 9 pixels
     assert pixel_weight(w, (2, 3), (0, 0), (1, 1)) is not None  # 4 of 6
+
+
+def few_pixel_conv(x, w, pads, dilations, output):
+    """y[n, o, p...] of a convolution of `output` = (sizes, strides), flattened (n, o * P)."""
+    sizes, strides = output
+    columns = []
+    for pixel in np.ndindex(*sizes):
+        shifted = [p - q * s for p, q, s in zip(pads, pixel, strides, strict=True)]
+        columns.append(one_pixel_conv(x, w, shifted, dilations))
+    return np.stack(columns, axis=-1).reshape(x.shape[0], -1)
+
+
+# (in channels, image, out channels, kernel, pads before, dilations, output sizes, strides)
+FEW = [
+    (4, (2, 2), 6, (3, 3), (1, 1), (1, 1), (2, 2), (1, 1)),  # ResNet's layer3 conv2
+    (3, (3, 2), 5, (3, 3), (1, 1), (1, 1), (2, 1), (2, 2)),
+    (2, (3,), 3, (3,), (2,), (2,), (3,), (1,)),  # dilated: 5 of 9 taps read
+    (5, (3,), 2, (3,), (1,), (1,), (3,), (1,)),
+]
+
+
+@pytest.mark.parametrize("case", FEW, ids=[f"case{i}" for i in range(len(FEW))])
+def test_pixel_weight_of_few_pixels_is_the_convolution(case):
+    c, image, o, kernel, pads, dilations, sizes, strides = case
+    rng = np.random.default_rng(len(image) * 10 + c)
+    x = rng.standard_normal((3, c, *image))
+    w = rng.standard_normal((o, c, *kernel))
+    weight = pixel_weight(w, image, pads, dilations, (sizes, strides))
+    assert weight is not None
+    assert weight.shape == (c * int(np.prod(image)), o * int(np.prod(sizes)))
+    want = few_pixel_conv(x, w, pads, dilations, (sizes, strides))
+    np.testing.assert_allclose(x.reshape(3, -1) @ weight, want)
+
+
+def test_pixel_weight_refuses_outputs_whose_windows_read_under_half():
+    w = np.ones((2, 1, 3, 3))
+    # a 4x4 output of a 4x4 image: 4 to 9 of 16 pixels, 39%
+    assert pixel_weight(w, (4, 4), (1, 1), (1, 1), ((4, 4), (1, 1))) is None
+    # stride 2 to 2x2: 4, 6, 6 and 9 of 16
+    assert pixel_weight(w, (4, 4), (1, 1), (1, 1), ((2, 2), (2, 2))) is None
+    assert pixel_weight(w, (2, 2), (1, 1), (1, 1), ((2, 2), (1, 1))) is not None
