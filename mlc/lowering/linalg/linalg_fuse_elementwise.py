@@ -205,18 +205,28 @@ def decide(producer: GenericOp, uses: list[Use], total_uses: int) -> bool:
     return recompute
 
 
-def fuse_elementwise_once(block: Block, declined: set[GenericOp]) -> bool:
-    """Fuse the first producer of `block` that should be; True if something changed."""
+def fuse_elementwise_once(block: Block, declined: set[GenericOp], settled: set[Operation]) -> bool:
+    """Fuse the first producer of `block` that should be; True if something changed.
+    `settled` holds the ops found with nothing to fuse since their consumers last
+    changed: they are passed over without being weighed again (a model's block of
+    thousands of ops was otherwise rescanned in full after each of its ~100 fusions)."""
     for op in block.ops:
-        if not isinstance(op, GenericOp) or op in declined or not is_elementwise(op):
+        if op in settled or not isinstance(op, GenericOp) or op in declined:
+            continue
+        if not is_elementwise(op):
+            settled.add(op)
             continue
         forward_dims(op)
         uses, total = fusable_uses(op)
         if not uses:
+            settled.add(op)
             continue
         if not decide(op, uses, total):
             declined.add(op)
             continue
+        # The producers whose consumers change: those of the fused generics' operands.
+        for reader in [op, *(use.consumer for use in uses)]:
+            settled.difference_update(value.owner for value in reader.operands)
         # One use at a time: a consumer that reads the producer twice is replaced
         # by the first fusion, and the new generic holds the second read.
         while uses:
@@ -337,7 +347,8 @@ class LinalgFuseElementwisePass(ModulePass):
                 continue
             fold_transposes(block)
             declined: set[GenericOp] = set()
-            while fuse_elementwise_once(block, declined):
+            settled: set[Operation] = set()
+            while fuse_elementwise_once(block, declined, settled):
                 pass
             while self.epilogues and fuse_epilogue_once(block):
                 pass
