@@ -11,15 +11,15 @@ mlc extends xDSL's translator here (never by editing xDSL) where it falls short 
 `convert-to-llvm` emits: `llvm.fcmp` with the `ord`/`uno` predicates (xDSL passes them
 to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref globals
 want 64 bytes, as allocations get), function linkage (xDSL makes every function
-external), `noinline` (xDSL drops it), and dense global data: xDSL prints each element
-as a typed constant, 4.5 s for a million floats, where the raw bytes as one `c"..."`
-string take 0.2 s (pointers are opaque, so the global's LLVM type is free to be a byte
-array). `EXTRA_OPS` maps an op to its translation; function bodies are translated by
-`_convert_body`, which tries those first and falls back to xDSL's `convert_op`. xDSL has
-no `llvm.addrspacecast`: an `llvm.mlir.addressof` typed `!llvm.ptr` of a global in
-another address space (GPU shared memory) is translated as that global's generic
-address, an `addrspacecast`; such a global with no initial value is defined `undef`
-(shared memory has none).
+external), `noinline` (xDSL drops it), `llvm.noalias` arguments (xDSL drops argument
+attributes), and dense global data: xDSL prints each element as a typed constant, 4.5 s
+for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers are
+opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an op to
+its translation; function bodies are translated by `_convert_body`, which tries those
+first and falls back to xDSL's `convert_op`. xDSL has no `llvm.addrspacecast`: an
+`llvm.mlir.addressof` typed `!llvm.ptr` of a global in another address space (GPU shared
+memory) is translated as that global's generic address, an `addrspacecast`; such a
+global with no initial value is defined `undef` (shared memory has none).
 """
 
 from collections.abc import Callable, Iterable
@@ -35,6 +35,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
 ValueMap = dict[SSAValue, llvm_ir.Value]
+NOALIAS = "llvm.noalias"
 
 
 def _convert_fcmp(op: llvm.FCmpOp, builder: llvm_ir.IRBuilder, values: ValueMap) -> bool:
@@ -118,6 +119,15 @@ def _fix_global(op: llvm.GlobalOp, result: llvm_ir.Module) -> None:
         variable.initializer = llvm_ir.Constant(variable.value_type, llvm_ir.Undefined)
 
 
+def _add_noalias(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
+    """LLVM's `noalias` on the arguments marked `llvm.noalias`, the one argument
+    attribute mlc sets (`convert_to_llvm.distinct_buffers`)."""
+    if op.arg_attrs is not None:
+        for arg, attrs in zip(function.args, op.arg_attrs.data, strict=True):
+            if NOALIAS in attrs.data:
+                arg.add_attribute("noalias")
+
+
 def _translate(ops: Iterable[Operation], triple: Attribute | None) -> llvm_ir.Module:
     """xDSL's `convert_module` for declarations and globals; bodies via `_convert_body`."""
     declarations = ModuleOp([])
@@ -148,6 +158,7 @@ def _translate(ops: Iterable[Operation], triple: Attribute | None) -> llvm_ir.Mo
         # A parsed module has it among the attributes: xDSL prints the property there.
         if op.no_inline is not None or "no_inline" in op.attributes:
             function.attributes.add("noinline")
+        _add_noalias(op, function)
         _convert_body(op, function)
     return result
 

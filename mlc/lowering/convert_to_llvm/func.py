@@ -4,7 +4,8 @@
 A memref argument is passed as its descriptor's fields (allocated pointer, aligned
 pointer, offset, sizes..., strides...), as MLIR's `convert-func-to-llvm` does, and the
 entry block packs them back into a struct. One result is returned as is, several as a
-struct. For every public function with a body, `@_mlc_invoke_<name>(%packed: !llvm.ptr)`
+struct. A memref argument marked `llvm.noalias` (`distinct_buffers`) has its aligned
+pointer marked. For every public function with a body, `@_mlc_invoke_<name>(%packed: !llvm.ptr)`
 reads argument `i` through the pointer `packed[i]` (to a descriptor struct or a scalar),
 calls the function and writes result `j` through `packed[n_args + j]`: one C signature
 for every function, which the backend calls through ctypes. A function with the unit
@@ -15,7 +16,7 @@ with `no_inline`, which LLVM then keeps out of its callers.
 from collections.abc import Sequence
 
 from xdsl.dialects import cf, func, llvm
-from xdsl.dialects.builtin import MemRefType, UnitAttr, i64
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, MemRefType, UnitAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -34,6 +35,7 @@ from mlc.lowering.convert_to_llvm.common import (
     pack_descriptor,
     replace,
 )
+from mlc.lowering.convert_to_llvm.distinct_buffers import NOALIAS, is_noalias
 
 SUPPORTED: tuple[type[Operation], ...] = (
     func.FuncOp,
@@ -58,6 +60,24 @@ def expanded_types(type_: Attribute) -> list[Attribute]:
         rank = type_.get_num_dims()
         return [PTR, PTR, i64, *[i64] * (2 * rank)]
     return [_converted(type_)]
+
+
+def expanded_attributes(
+    attrs: ArrayAttr[DictionaryAttr] | None, inputs: Sequence[Attribute]
+) -> ArrayAttr[DictionaryAttr] | None:
+    """The `arg_attrs` of the expanded arguments: a memref's `llvm.noalias` goes to its
+    aligned pointer, the one accesses go through (`distinct_buffers`); other attributes
+    are not carried."""
+    if attrs is None or not any(is_noalias(attrs, k) for k in range(len(inputs))):
+        return None
+    empty: dict[str, Attribute] = {}
+    expanded: list[DictionaryAttr] = []
+    for k, type_ in enumerate(inputs):
+        fields = [DictionaryAttr(empty)] * len(expanded_types(type_))
+        if is_noalias(attrs, k):
+            fields[1] = DictionaryAttr({NOALIAS: UnitAttr()})
+        expanded += fields
+    return ArrayAttr(expanded)
 
 
 def result_type(outputs: Sequence[Attribute]) -> Attribute:
@@ -151,15 +171,15 @@ class ConvertFunc(RewritePattern):
         name = op.sym_name.data
         # `no_inline` (a unit attribute, as MLIR's func.func has): kept out of its callers
         no_inline = {"no_inline": UnitAttr()} if "no_inline" in op.attributes else None
-        new_ops: list[Operation] = [
-            llvm.FuncOp(
-                name,
-                function_type(inputs, outputs),
-                linkage=llvm.LinkageAttr(linkage),
-                body=body,
-                other_props=no_inline,
-            )
-        ]
+        function = llvm.FuncOp(
+            name,
+            function_type(inputs, outputs),
+            linkage=llvm.LinkageAttr(linkage),
+            body=body,
+            other_props=no_inline,
+        )
+        function.arg_attrs = expanded_attributes(op.arg_attrs, inputs)
+        new_ops: list[Operation] = [function]
         if defined and not private:
             new_ops.append(invoke_wrapper(name, inputs, outputs))
         new_ops[0].location = op.location  # the moved body keeps its own locations

@@ -20,7 +20,8 @@ Its first dimension is split among threads by iteration number `t` in `[0, n)`, 
     }
 
 An iteration's work is weighed by `parallel_work.weigh`.
-`captured` are the values the body uses from outside. Once everything is in the
+`captured` are the values the body uses from outside; those that are buffers no other
+captured memref reaches are marked `llvm.noalias` (`distinct_buffers`). Once everything is in the
 `llvm` dialect, `link_dispatch_calls` replaces each call to a `_dispatch` declaration
 by: the (expanded) arguments stored in 8-byte slots on the stack (each is a pointer, an
 integer or a float; the slots are allocated in the entry block, so a loop around the
@@ -45,6 +46,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, func, llvm, scf
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     IndexType,
     IntegerAttr,
     ModuleOp,
@@ -57,6 +59,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, constant
+from mlc.lowering.convert_to_llvm.distinct_buffers import argument_attributes, distinct
 from mlc.lowering.convert_to_llvm.parallel_work import Work, weigh
 from mlc.lowering.support.loop_builder import constant_index
 from mlc.lowering.support.op_walk import walk_ops
@@ -137,7 +140,9 @@ def _index(value: int) -> arith.ConstantOp:
 def _outlined(
     op: scf.ParallelOp, name: str, captured: list[SSAValue], constants: list[SSAValue]
 ) -> func.FuncOp:
-    """`@name(%lo, %hi, %lb, %step, captured...)`: iterations `[lo, hi)` of `op`'s dim 0."""
+    """`@name(%lo, %hi, %lb, %step, captured...)`: iterations `[lo, hi)` of `op`'s dim 0;
+    the captured buffers no other captured memref reaches are marked `llvm.noalias`."""
+    marks = distinct(captured)  # before the body's uses are renamed to the arguments
     index = IndexType()
     entry = Block(arg_types=[index] * 4 + [v.type for v in captured])
     lo, hi, lb, step = entry.args[:4]
@@ -167,7 +172,11 @@ def _outlined(
     loop = scf.ForOp(lo, hi, one, [], loop_block)
     entry.add_ops([one, loop, func.ReturnOp()])
     function = func.FuncOp(
-        name, ([index] * 4 + [v.type for v in captured], []), Region(entry), "private"
+        name,
+        ([index] * 4 + [v.type for v in captured], []),
+        Region(entry),
+        "private",
+        arg_attrs=argument_attributes(4, marks),
     )
     for new in walk_ops(function):
         if isinstance(new.location, UnknownLoc):  # str() of a location costs ~60 us
@@ -368,6 +377,8 @@ def _drop_unused_arguments(function: llvm.FuncOp, calls: Sequence[llvm.CallOp]) 
     function.function_type = llvm.LLVMFunctionType(
         [inputs[k] for k in kept], function.function_type.output
     )
+    if function.arg_attrs is not None:
+        function.arg_attrs = ArrayAttr([function.arg_attrs.data[k] for k in kept])
     for call in calls:
         operands = list(call.args)
         new = llvm.CallOp(call.callee, *[operands[k] for k in kept])

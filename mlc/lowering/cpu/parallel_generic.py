@@ -23,7 +23,10 @@ one iteration, sees the blocks' real work (a dynamic bound counts as 1024 iterat
 there, and two such blocks of a small body fell under `PARALLEL_THRESHOLD`: the loop ran
 on one thread). A static extent that does not divide still has a constant block size,
 bounding the `min`; `convert-to-llvm` reads a block's rows through the `min` and the
-subview (a dynamic block size as the loop's step, when it runs).
+subview (a dynamic block size as the loop's step, when it runs). A dynamic extent of
+one block (a batch of 1) runs as one iteration on the caller, in the same outlined body
+as the blocks, whose output LLVM knows to be distinct from the inputs
+(`convert_to_llvm.distinct_buffers`), so it vectorises as the generic would unsplit.
 
 `d` must appear in every operand's map either not at all or as one plain result
 (`d` alone), so that a block of `d` is a block of rows of those operands, and the
@@ -174,10 +177,7 @@ def row_position(op: GenericOp, k: int, d: int) -> int | bool | None:
 
 
 def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
-    """The `scf.parallel` over blocks of loop `d` (module docstring); `op` is moved into it.
-    Where `d`'s extent is dynamic, the blocks run only if there are several: one block
-    (a batch of 1) is `op` unsplit, whose views keep their static shapes."""
-    whole = op.clone() if loop_extents(op).get(d, -1) < 0 else None
+    """The `scf.parallel` over blocks of loop `d` (module docstring); `op` is moved into it."""
     b = Ops()
     extent = loop_extent(b, op, d)
     zero, one = b.index(0), b.index(1)
@@ -198,11 +198,8 @@ def split_generic(op: GenericOp, d: int, threads: int) -> list[Operation]:
         size = inner.min(block_size, inner(arith.SubiOp(extent, start)))
     blocked = block_of(inner, op, d, start, size)
     body.add_ops([*inner.ops, blocked, scf.ReduceOp()])
-    split = scf.ParallelOp([zero], [extent], [block_size], Region(body))
-    if whole is None:
-        return [*b.ops, split]
-    several = b(arith.CmpiOp(extent, block_size, "sgt"))
-    return [*b.ops, scf.IfOp(several, [], [split, scf.YieldOp()], [whole, scf.YieldOp()])]
+    b.ops.append(scf.ParallelOp([zero], [extent], [block_size], Region(body)))
+    return b.ops
 
 
 def total_iterations(op: GenericOp) -> int | None:
