@@ -58,23 +58,25 @@ func.func @three_matmuls(%x: tensor<256x64xf32>, %w1: tensor<64x128xf32>, %w2: t
 // -----
 
 // Two padded convolutions with a bias: the padded copy of the image (allocation, fill,
-// copy into the subview, free) and the bias broadcast go into the function with the
-// convolution, where `convert-contractions-to-gpu` still absorbs them into its kernel.
+// copy into the subview, free) goes into the function with the convolution, whose
+// last reduction step adds the bias, where `convert-contractions-to-gpu` still absorbs
+// them into its kernel.
 
 // CHECK-LABEL: func.func @two_convs
 // CHECK-NOT:     memref<1x16x34x34xf32>
-// CHECK:         func.call @two_convs_kernel0(%x, %b1, %{{.+}}, %w1)
+// CHECK:         func.call @two_convs_kernel0(%x, %{{.+}}, %w1, %b1)
 // CHECK-NOT:     memref<1x16x34x34xf32>
-// CHECK:         func.call @two_convs_kernel0(%x, %b2, %{{.+}}, %w2)
+// CHECK:         func.call @two_convs_kernel0(%x, %{{.+}}, %w2, %b2)
 // CHECK-NOT:     memref<1x16x34x34xf32>
 // CHECK:         func.return
-// CHECK:       func.func private @two_convs_kernel0(%[[X:.+]]: memref<1x16x32x32xf32>, %[[BIAS:.+]]: memref<32xf32>, %[[Y:.+]]: memref<1x32x32x32xf32>, %[[W:.+]]: memref<32x16x3x3xf32>)
+// CHECK:       func.func private @two_convs_kernel0(%[[X:.+]]: memref<1x16x32x32xf32>, %[[Y:.+]]: memref<1x32x32x32xf32>, %[[W:.+]]: memref<32x16x3x3xf32>, %[[BIAS:.+]]: memref<32xf32>)
 // CHECK:         %[[P:.+]] = memref.alloc() {{.*}} : memref<1x16x34x34xf32>
 // CHECK:         linalg.generic {{.*}} outs(%[[P]] : memref<1x16x34x34xf32>)
 // CHECK:         %[[S:.+]] = memref.subview %[[P]][0, 0, 1, 1]
 // CHECK:         linalg.generic {{.*}} ins(%[[X]] : {{.*}}) outs(%[[S]] :
-// CHECK:         linalg.generic {{.*}} ins(%[[BIAS]] : memref<32xf32>) outs(%[[Y]] :
-// CHECK:         linalg.generic {{.*}} ins(%[[P]], %[[W]] : {{.*}}) outs(%[[Y]] :
+// CHECK:         linalg.generic {{.*}} outs(%[[Y]] :
+// CHECK:         linalg.generic {{.*}} ins(%[[P]], %[[W]], %[[BIAS]] : {{.*}}) outs(%[[Y]] :
+// CHECK:           arith.addf
 // CHECK:         memref.dealloc %[[P]]
 // CHECK-NEXT:    func.return
 
