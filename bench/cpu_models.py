@@ -10,9 +10,10 @@ the machine's load moves absolute times far more than it moves the ratio.
 Writes one line per model and batch: each system's first call after compiling (ms) and
 its steady-state median (ms), and onnxruntime / mlc of the steady state (above 1: mlc is
 faster). Batch 8 repeats the zoo's batch-1 input (the models' batch dim is dynamic).
-`--autotune` adds a third contender: the model with its inputs' shapes fixed, compiled
-with `autotune=True` (`autotune-tiles` times static layers only), and its speed over
-mlc's default build. bench/results/cpu-models.md records the runs.
+`--autotune` adds two contenders: the model with its inputs' shapes fixed (`static`), and
+the same compiled with `autotune=True` (`tuned`; `autotune-tiles` times static layers
+only), with the speed of each over mlc's default build and of tuned over static (what the
+measured tile sizes alone gain). bench/results/cpu-models.md records the runs.
 """
 
 import argparse
@@ -55,11 +56,13 @@ def measure(name: str, budget: float, batch: int = 1, autotune: bool = False) ->
     args = list(feeds.values())
     runs = {"mlc": lambda: exe(*args), "onnxruntime": lambda: session.run(None, feeds)}
     if autotune:
-        shapes = {k: v.shape for k, v in feeds.items()}
+        fixed = fix_dims(onnx.load(str(path)), {k: v.shape for k, v in feeds.items()})
+        static = mlc.compile(fixed)
         start = time.perf_counter()
-        tuned = mlc.compile(fix_dims(onnx.load(str(path)), shapes), autotune=True)
+        tuned = mlc.compile(fixed, autotune=True)
         tuning = time.perf_counter() - start
         np.testing.assert_allclose(tuned(*args), exe(*args), rtol=1e-3, atol=1e-4)
+        runs["static"] = lambda: static(*args)
         runs["tuned"] = lambda: tuned(*args)
     first = {}
     for key, run in runs.items():
@@ -76,8 +79,14 @@ def measure(name: str, budget: float, batch: int = 1, autotune: bool = False) ->
         "onnxruntime_first": first["onnxruntime"],
     }
     if autotune:
-        tuned_s = statistics.median(settled["tuned"])
-        result |= {"tuned": tuned_s, "tuned_speed": mlc_s / tuned_s, "tuning": tuning}
+        static_s, tuned_s = (statistics.median(settled[k]) for k in ("static", "tuned"))
+        result |= {
+            "static": static_s,
+            "tuned": tuned_s,
+            "static_speed": mlc_s / static_s,
+            "tuned_speed": static_s / tuned_s,
+            "tuning": tuning,
+        }
     return result
 
 
@@ -95,7 +104,8 @@ def main() -> None:
             r = results[f"{name}@{batch}"] = measure(name, args.budget, batch, args.autotune)
             ms = {k: v * 1e3 for k, v in r.items() if "speed" not in k}
             tuned = (
-                f"  tuned {ms['tuned']:8.3f} ms, {r['tuned_speed']:.2f}x mlc's "
+                f"  static {ms['static']:8.3f} ms, {r['static_speed']:.2f}x mlc's; "
+                f"tuned {ms['tuned']:8.3f} ms, {r['tuned_speed']:.2f}x static's "
                 f"(tuning and compile {r['tuning']:.1f} s)"
                 if "tuned" in r
                 else ""
