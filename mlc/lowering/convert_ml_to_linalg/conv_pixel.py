@@ -48,6 +48,8 @@ from mlc.lowering.convert_ml_to_linalg.movement import reassociation, size_of
 from mlc.lowering.graph.patterns.fold import constant_array
 from mlc.lowering.support.locations import keep_location
 
+MAX_GROWTH = 4  # W' may hold at most this many times the weights' elements
+
 
 def pixel_weight(
     weight: np.ndarray,
@@ -58,10 +60,16 @@ def pixel_weight(
 ) -> np.ndarray | None:
     """
     `W'` (module docstring) as a contiguous (C * prod(image), O * P) array, or None
-    when the windows read fewer than half of its rows. `output` is the output's
-    (sizes, strides); None: one pixel.
+    when the windows read fewer than half of its rows or it would hold more than
+    `MAX_GROWTH` times the weights. `output` is the output's (sizes, strides); None:
+    one pixel.
     """
     sizes, strides = output or ((1,) * len(image), (1,) * len(image))
+    pixels, taps, area = (int(np.prod(shape)) for shape in (sizes, weight.shape[2:], image))
+    # A window reads at most `taps` pixels, and W' is `area * pixels / taps` times the
+    # weights: a stem (7x7 taps of a 224x224 image, 112x112 outputs) is neither.
+    if 2 * taps < area or area * pixels > MAX_GROWTH * taps:
+        return None
     columns, read = [], 0
     for pixel in np.ndindex(*sizes):
         out, pixels = np.asarray(weight), 1

@@ -87,3 +87,22 @@ def test_pixel_weight_refuses_outputs_whose_windows_read_under_half():
     # stride 2 to 2x2: 4, 6, 6 and 9 of 16
     assert pixel_weight(w, (4, 4), (1, 1), (1, 1), ((2, 2), (2, 2))) is None
     assert pixel_weight(w, (2, 2), (1, 1), (1, 1), ((2, 2), (1, 1))) is not None
+
+
+def test_pixel_weight_refuses_a_stem_before_building_anything():
+    """ResNet-50's stem (7x7 taps, 224x224 image, 112x112 outputs): W' would be 12544
+    columns of 150528 rows; the refusal comes from the sizes alone, at once."""
+    import time
+
+    weight = np.ones((64, 3, 7, 7), np.float32)
+    start = time.perf_counter()
+    assert pixel_weight(weight, (224, 224), (3, 3), (1, 1), ((112, 112), (2, 2))) is None
+    assert time.perf_counter() - start < 0.05
+
+
+def test_pixel_weight_refuses_outputs_that_would_grow_the_weights_past_the_cap():
+    """A 7x7 window over a 9x9 image with 9x9 outputs reads about half the image per
+    pixel, but W' would be 81 x 81 / 49 = 134 times the weights."""
+    weight = np.ones((4, 2, 7, 7), np.float32)
+    assert pixel_weight(weight, (9, 9), (3, 3), (1, 1), ((9, 9), (1, 1))) is None
+    assert pixel_weight(weight, (7, 7), (0, 0), (1, 1)) is not None  # one pixel: 1x
