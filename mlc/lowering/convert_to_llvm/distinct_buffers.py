@@ -28,22 +28,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, SSAValue
 
+from mlc.lowering.support.buffer_views import ALLOCATIONS, viewed_buffer
+
 NOALIAS = "llvm.noalias"
-VIEWS = (
-    memref.SubviewOp,
-    memref.ExpandShapeOp,
-    memref.CollapseShapeOp,
-    memref.CastOp,
-    memref.ReinterpretCastOp,
-)
-ALLOCATIONS = (memref.AllocOp, memref.AllocaOp)
-
-
-def buffer_of(value: SSAValue) -> SSAValue:
-    """The buffer that `value` views (itself if it is no view)."""
-    while isinstance(owner := value.owner, VIEWS):
-        value = owner.operands[0]
-    return value
 
 
 def _told_apart(buffer: SSAValue) -> bool:
@@ -59,7 +46,7 @@ def _told_apart(buffer: SSAValue) -> bool:
 def distinct(captured: Sequence[SSAValue]) -> list[bool]:
     """For each of `captured`, whether it is a memref that may be marked `noalias`."""
     scalar = AnyFloat | IndexType | IntegerType | VectorType
-    buffers = [buffer_of(v) if isinstance(v.type, MemRefType) else None for v in captured]
+    buffers = [viewed_buffer(v) if isinstance(v.type, MemRefType) else None for v in captured]
     known = [b for b in buffers if b is not None]
     pairs = zip(buffers, captured, strict=True)
     opaque = any(b is None and not isinstance(v.type, scalar) for b, v in pairs)

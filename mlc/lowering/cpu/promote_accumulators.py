@@ -51,23 +51,10 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mlc.lowering.support.buffer_views import ALLOCATIONS, viewed_buffer
+
 SAFE_DIALECTS = ("arith", "math", "vector")
 SAFE_OPS = (memref.LoadOp, memref.StoreOp, scf.ForOp, scf.IfOp, scf.YieldOp)
-ALLOCATIONS = (memref.AllocOp, memref.AllocaOp)
-VIEWS = (
-    memref.SubviewOp,
-    memref.ExpandShapeOp,
-    memref.CollapseShapeOp,
-    memref.CastOp,
-    memref.ReinterpretCastOp,
-)
-
-
-def root(value: SSAValue) -> SSAValue:
-    """The buffer that `value` views (itself if it is no view)."""
-    while isinstance(owner := value.owner, VIEWS):
-        value = owner.operands[0]
-    return value
 
 
 def _pairs(loop: scf.ForOp) -> list[tuple[memref.LoadOp, memref.StoreOp]]:
@@ -79,7 +66,7 @@ def _pairs(loop: scf.ForOp) -> list[tuple[memref.LoadOp, memref.StoreOp]]:
     for op in inside:  # any memref operand counts as an access (`vector.load`, ...)
         for value in op.operands:
             if isinstance(value.type, MemRefType):
-                by_buffer.setdefault(root(value), []).append(op)
+                by_buffer.setdefault(viewed_buffer(value), []).append(op)
     if not all(_known(buffer) for buffer in by_buffer):
         return []  # a buffer of unknown origin may be any of the others
     pairs: list[tuple[memref.LoadOp, memref.StoreOp]] = []

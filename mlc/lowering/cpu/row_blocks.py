@@ -50,26 +50,13 @@ from mlc.lowering.cpu.parallel_generic import (
     row_position,
     splittable_loop,
 )
+from mlc.lowering.support.buffer_views import VIEWS, viewed_buffer
 from mlc.lowering.support.loop_builder import Ops, for_loop
 from mlc.lowering.support.op_walk import walk_ops
 from mlc.tiling_model import rows_per_block
 
-VIEWS = (
-    memref.ExpandShapeOp,
-    memref.CollapseShapeOp,
-    memref.SubviewOp,
-    memref.CastOp,
-    memref.ReinterpretCastOp,
-)
 HOISTABLE = (memref.AllocOp, memref.DimOp, *VIEWS)
 Use = tuple[SSAValue, int | bool | None]  # an operand and the dimension the row loop indexes
-
-
-def root(value: SSAValue) -> SSAValue:
-    """The buffer that `value` views (itself if it is no view)."""
-    while isinstance(owner := value.owner, VIEWS):
-        value = owner.operands[0]
-    return value
 
 
 def _plain(position: int | bool | None) -> bool:
@@ -99,7 +86,7 @@ class _Run:
         connected = False
         for k, value in enumerate(op.operands):
             position = row_position(op, k, d)
-            buffer = root(value)
+            buffer = viewed_buffer(value)
             if buffer in uses and _plain(position):
                 connected |= any(p == position and v is value for v, p in uses[buffer])
             uses.setdefault(buffer, []).append((value, position))
