@@ -64,20 +64,24 @@ def device_upload() -> Callable[[Any], Any]:
     return GPUArray
 
 
-def assemble(ptx: str, sm: str = "sm_90") -> None:
-    """Assemble PTX with ptxas (skip when it is not on PATH); fail with its message."""
+def assemble(ptx: str, sm: str = "sm_90", verbose: bool = False) -> str:
+    """Assemble PTX with ptxas (skip when it is not on PATH); fail with its message.
+    Returns what ptxas printed: with `verbose` (`-v`), each kernel's registers and
+    spills."""
     ptxas = shutil.which("ptxas")
     if ptxas is None:
         pytest.skip("ptxas (CUDA toolkit) not on PATH: PTX not assembled")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "kernels.ptx"
         path.write_text(ptx)
+        cubin = str(Path(tmp) / "kernels.cubin")
         done = subprocess.run(
-            [ptxas, f"-arch={sm}", str(path), "-o", str(Path(tmp) / "kernels.cubin")],
+            [ptxas, *(["-v"] if verbose else []), f"-arch={sm}", str(path), "-o", cubin],
             capture_output=True,
             text=True,
         )
     assert done.returncode == 0, f"ptxas rejected the PTX:\n{done.stderr}"
+    return done.stderr
 
 
 @contextmanager
