@@ -44,7 +44,6 @@ move: a kernel inside a loop keeps its panels hoisted before that loop
 those it reads.
 """
 
-from collections import Counter
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -61,13 +60,11 @@ from mlc.lowering.cpu.depthwise_conv import Depthwise, depthwise_of
 from mlc.lowering.cpu.depthwise_loops import absorbed, absorbed_frees
 from mlc.lowering.cpu.linalg_tile import PANELS_ATTR, LinalgTilePass, kernel_choice, module_global
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
-from mlc.lowering.support.function_merging import merge
 from mlc.lowering.support.kernel_outlining import (
-    KERNEL_ATTR,
-    fresh_name,
     insert_after,
     move_into_function,
     ops_key,
+    outline_kernels,
     read_from_outside,
 )
 from mlc.tiling_model import MatmulTiles
@@ -182,26 +179,10 @@ class OutlineKernelsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         pinned = self.tiles()
-        names = {f.sym_name.data for f in op.ops if isinstance(f, func.FuncOp)}
-        functions = [
-            f
-            for f in op.ops
-            if isinstance(f, func.FuncOp) and f.body.blocks and KERNEL_ATTR not in f.attributes
-        ]
-        kinds = Counter(
-            kernel_key(k) for f in functions if self.repeated_only for k in kernels(f, pinned)
+        outline_kernels(
+            op,
+            lambda generic: kernel_of(generic, pinned),
+            kernel_key,
+            lambda kernel, name, after: outline(kernel, name, op, after),
+            self.repeated_only,
         )
-        outlined: set[Operation] = set()
-        for function in functions:
-            after = function
-            for block in function.body.blocks:
-                for generic in [g for g in block.ops if isinstance(g, GenericOp)]:
-                    if (kernel := kernel_of(generic, pinned)) is None:
-                        continue
-                    if self.repeated_only and kinds[kernel_key(kernel)] < 2:
-                        continue  # called once: as cheap where it is
-                    name = fresh_name(function.sym_name.data, names)
-                    after = outline(kernel, name, op, after)
-                    outlined.add(after)
-        if outlined:
-            merge(op, op, lambda candidate: candidate in outlined)

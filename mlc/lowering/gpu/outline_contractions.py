@@ -36,7 +36,6 @@ constant weight stays where it is: the wgmma kernel may need that operand K-majo
 transposes a constant it sees at compile time, an argument only by a kernel at run time.
 """
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -52,13 +51,11 @@ from mlc.lowering.gpu.contraction.conv_match import match_conv
 from mlc.lowering.gpu.contraction.kmajor_operand import constant_global
 from mlc.lowering.gpu.contraction.match import match
 from mlc.lowering.linalg.absorbed_padding import frees_between
-from mlc.lowering.support.function_merging import merge
 from mlc.lowering.support.kernel_outlining import (
-    KERNEL_ATTR,
-    fresh_name,
     insert_after,
     move_into_function,
     ops_key,
+    outline_kernels,
     read_from_outside,
 )
 
@@ -119,10 +116,6 @@ def _sized_by_a_load(values: Sequence[SSAValue]) -> bool:
     return False
 
 
-def _generics(function: func.FuncOp) -> list[GenericOp]:
-    return [g for b in function.body.blocks for g in b.ops if isinstance(g, GenericOp)]
-
-
 @dataclass(frozen=True)
 class OutlineContractionsPass(ModulePass):
     """Outline repeated contractions into functions, one for each kind (module docstring)."""
@@ -133,32 +126,15 @@ class OutlineContractionsPass(ModulePass):
     """Whether `convert-contractions-to-gpu` multiplies f32 in tf32 (module docstring)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        names = {f.sym_name.data for f in op.ops if isinstance(f, func.FuncOp)}
-        functions = [
-            f
-            for f in op.ops
-            if isinstance(f, func.FuncOp) and f.body.blocks and KERNEL_ATTR not in f.attributes
-        ]
-        keys = {
-            c.anchor: ops_key(c.ops)
-            for f in functions
-            for g in _generics(f)
-            if (c := contraction_of(g, self.tf32)) is not None
-        }
-        kinds = Counter(keys.values())
-        outlined: set[Operation] = set()
-        for function in functions:
-            after: Operation = function
-            for generic in _generics(function):
-                if (
-                    kinds[keys.get(generic)] < 2
-                    or (c := contraction_of(generic, self.tf32)) is None
-                ):
-                    continue  # alone of its kind: as cheap where it is
-                values = read_from_outside(c.ops)
-                name = fresh_name(function.sym_name.data, names)
-                moved = move_into_function(c.ops, values, name, generic, frees=c.frees)
-                after = insert_after(op, moved, after)
-                outlined.add(after)
-        if outlined:
-            merge(op, op, lambda candidate: candidate in outlined)
+        def outline(c: Contraction, name: str, after: Operation) -> func.FuncOp:
+            moved = move_into_function(
+                c.ops, read_from_outside(c.ops), name, c.anchor, frees=c.frees
+            )
+            return insert_after(op, moved, after)
+
+        outline_kernels(
+            op,
+            lambda generic: contraction_of(generic, self.tf32),
+            lambda c: ops_key(c.ops),
+            outline,
+        )

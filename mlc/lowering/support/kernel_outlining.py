@@ -19,14 +19,17 @@ one function. `kernel_key` tells, before anything moves, whether two groups of o
 would become functions that merge.
 """
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Sequence
+from typing import TypeVar
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, UnitAttr
+from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mlc.lowering.support.function_merging import structure
+from mlc.lowering.support.function_merging import merge, structure
 from mlc.lowering.support.op_walk import walk_ops
 
 KERNEL_ATTR = "mlc.kernel"
@@ -112,3 +115,50 @@ def insert_after(module: ModuleOp, function: func.FuncOp, after: Operation) -> f
     """`function` placed after `after` (a function of `module`); returns it."""
     module.body.block.insert_op_after(function, after)
     return function
+
+
+K = TypeVar("K")  # what a target takes a kernel to be
+
+
+def outline_kernels(
+    module: ModuleOp,
+    kernel_of: Callable[[GenericOp], K | None],
+    key: Callable[[K], Hashable],
+    outline: Callable[[K, str, Operation], func.FuncOp],
+    repeated_only: bool = True,
+) -> None:
+    """
+    Outline the kernels of `module`'s functions and merge the copies: each top-level
+    generic that `kernel_of` makes a kernel of (and, with `repeated_only`, whose `key`
+    another kernel shares: one alone of its kind is as cheap where it is) becomes a
+    function through `outline(kernel, name, after)`, placed after `after`, and the
+    functions equal up to their names are then one.
+    """
+    names = {f.sym_name.data for f in module.ops if isinstance(f, func.FuncOp)}
+    functions = [
+        f
+        for f in module.ops
+        if isinstance(f, func.FuncOp) and f.body.blocks and KERNEL_ATTR not in f.attributes
+    ]
+    kinds: Counter[Hashable] = Counter()
+    if repeated_only:
+        kinds.update(
+            key(k) for f in functions for g in _generics(f) if (k := kernel_of(g)) is not None
+        )
+    outlined: set[Operation] = set()
+    for function in functions:
+        after: Operation = function
+        for generic in _generics(function):
+            if (kernel := kernel_of(generic)) is None:
+                continue
+            if repeated_only and kinds[key(kernel)] < 2:
+                continue
+            after = outline(kernel, fresh_name(function.sym_name.data, names), after)
+            outlined.add(after)
+    if outlined:
+        merge(module, module, lambda candidate: candidate in outlined)
+
+
+def _generics(function: func.FuncOp) -> list[GenericOp]:
+    """The generics at the top of `function`'s blocks, listed before any moves."""
+    return [g for b in function.body.blocks for g in b.ops if isinstance(g, GenericOp)]
