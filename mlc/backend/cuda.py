@@ -3,7 +3,8 @@ Run programs compiled for the `gpu` target (`mlc.compile(src, target="cuda")`).
 
 Division of labour, as in MLIR's GPU runtime but without its wrapper library:
 - pycuda owns the device and its context (the device's primary context, as the CUDA
-  runtime and torch use it, so buffers can be shared with them) and `GPUArray`s;
+  runtime and torch use it, so buffers can be shared with them) and `GPUArray`s; a
+  call from any thread makes that context current there first (once a thread);
 - the host code is compiled for the CPU by llvmlite's JIT and calls the CUDA driver
   itself (`convert-gpu-host-to-llvm`): launches and stream-ordered allocations go
   straight from compiled code to libcuda, with no Python between kernels;
@@ -11,7 +12,8 @@ Division of labour, as in MLIR's GPU runtime but without its wrapper library:
   (`cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)`);
 - this module loads the kernels' PTX (`mlc.backend.ptx`; cached per program and
   architecture), binds the driver functions into the JIT, fills the kernel handles, the
-  device copies of constants and TMA's map buffers, and moves arguments and results.
+  device copies of constants and TMA's map buffers, and moves arguments and results;
+  a dropped program frees them and unloads its kernels (`cuModuleUnload`).
 
 Buffers stay on the device between kernels; only a call's numpy arguments are copied in
 and its results copied out. Given pycuda `GPUArray`s instead (any array argument),
@@ -25,6 +27,8 @@ With no pycuda or no GPU, `CudaUnavailableError` says so in one line.
 import atexit
 import ctypes
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -70,6 +74,13 @@ class Device:
     libcuda: ctypes.CDLL
     name: str
     sm: str
+
+    def make_current(self) -> None:
+        """Make the context current in the calling thread, once per thread: CUDA
+        contexts are current per thread, and a thread other than the first finds none."""
+        if self.context is not None and not getattr(_thread, "current", False):
+            self.context.push()
+            _thread.current = True
 
     def check(self, status: int, what: str) -> None:
         if status:
@@ -124,9 +135,19 @@ def architecture(capability: tuple[int, int]) -> str:
     return specific[0] if specific else usable[-1]
 
 
-@cache
+_thread = threading.local()  # `current`: whether this thread made the context current
+
+
 def device() -> Device:
-    """The first GPU, its primary context made current (once per process)."""
+    """The first GPU, its primary context current in the calling thread."""
+    found = _first_device()
+    found.make_current()
+    return found
+
+
+@cache
+def _first_device() -> Device:
+    """The first GPU and its primary context, made current in this thread (once per process)."""
     try:
         driver: Any = require("pycuda.driver", "target 'cuda'")
     except MissingDependencyError as error:
@@ -138,6 +159,7 @@ def device() -> Device:
         handle = driver.Device(0)
         context = handle.retain_primary_context()
         context.push()
+        _thread.current = True
         atexit.register(_pop, context)
         libcuda = ctypes.CDLL("libcuda.so.1")
     except (driver.Error, OSError) as error:  # pyright: ignore[reportAttributeAccessIssue]
@@ -166,6 +188,7 @@ def _declare_driver(libcuda: ctypes.CDLL) -> None:
         "cuMemcpyHtoD_v2": [void_p, void_p, size],
         "cuMemcpyDtoH_v2": [void_p, void_p, size],
         "cuModuleLoadData": [ctypes.POINTER(void_p), ctypes.c_char_p],
+        "cuModuleUnload": [void_p],
         "cuModuleGetFunction": [ctypes.POINTER(void_p), void_p, ctypes.c_char_p],
         "cuGetErrorName": [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)],
         "cuCtxSynchronize": [],
@@ -190,15 +213,22 @@ def _keep_pool_memory(libcuda: ctypes.CDLL) -> None:
 # Loading a program
 # ---------------------------------------------------------------------------
 
-_ptx_cache: dict[tuple[str, str], str] = {}
+PTX_CACHED = 32  # programs whose PTX a process keeps (`cached_ptx`)
+_ptx_cache: OrderedDict[tuple[str, str], str] = OrderedDict()
 
 
 def cached_ptx(module: ModuleOp, sm: str) -> str:
-    """The PTX of `module`'s kernels for `sm`, translated once per program and architecture."""
+    """The PTX of `module`'s kernels for `sm`, translated once per program and
+    architecture; the least recently loaded dropped past `PTX_CACHED`, so a process
+    that compiles many programs does not keep every one's text."""
     kernels = "\n".join(str(op) for op in module.ops if isinstance(op, gpu.ModuleOp))
     key = (hashlib.sha256(kernels.encode()).hexdigest(), sm)
-    if key not in _ptx_cache:
+    if key in _ptx_cache:
+        _ptx_cache.move_to_end(key)
+    else:
         _ptx_cache[key] = to_ptx(module, sm)
+        if len(_ptx_cache) > PTX_CACHED:
+            _ptx_cache.popitem(last=False)
     return _ptx_cache[key]
 
 
@@ -265,9 +295,20 @@ class Program:
 
     def __del__(self) -> None:
         # At exit the context and this module's globals may be gone: nothing to free then.
+        try:
+            self.device.make_current()  # the collector may run this in any thread
+        except Exception:
+            return
         for pointer in [*getattr(self, "constants", []), *getattr(self, "maps", ())]:
             try:
                 self.device.free(pointer)
+            except Exception:
+                pass
+        module = getattr(self, "cu_module", None)
+        if module is not None and module.value:
+            try:  # the kernels' code and static data back to the device, once none runs
+                self.device.libcuda.cuCtxSynchronize()
+                self.device.libcuda.cuModuleUnload(module)
             except Exception:
                 pass
 
@@ -344,6 +385,7 @@ class CudaFunction:
 
     def __call__(self, *values: Any) -> Any:
         device = self.program.device
+        device.make_current()
         key = _device_key(values) if len(values) == len(self.args) else None
         packed = self._packed.get(key) if key is not None else None
         if packed is None:

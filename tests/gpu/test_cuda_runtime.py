@@ -6,8 +6,12 @@ test_ptx_architectures.py). Numerical tests skip with the reason where there is 
 or no pycuda.
 """
 
+import gc
+import threading
+
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import Float32Type, FunctionType, MemRefType
 
 import mlc
 from tests.e2e.graph_programs import PROGRAMS
@@ -123,6 +127,55 @@ def test_many_calls_keep_device_memory_flat(gpu):
     driver.Context.synchronize()
     free_after, _ = driver.mem_get_info()
     assert free_before - free_after < 64 * 2**20
+
+
+def test_calls_from_another_thread(gpu):
+    """A thread that never touched CUDA calls a program: the call makes the primary
+    context current there itself."""
+    exe = mlc.compile(SCALE_LOOP, target="cuda")
+    x = np.random.default_rng().standard_normal((9, 9)).astype(np.float32)
+    results: list = []
+    thread = threading.Thread(target=lambda: results.append(exe(x, 2)))
+    thread.start()
+    thread.join()
+    assert len(results) == 1
+    np.testing.assert_allclose(results[0], scale_loop_reference(x, 2), rtol=1e-5, atol=1e-6)
+
+
+SCALE = """
+func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %y = ml.add %x, %x : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %z = ml.exp %y : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  func.return %z : tensor<64x64xf32>
+}
+"""
+
+
+def test_dropped_programs_give_their_kernels_back(gpu):
+    """Programs loaded and dropped: their modules are unloaded with them, so the
+    device memory that loaded kernels hold comes back (a long-running process that
+    compiles many programs stays flat)."""
+    import pycuda.driver as driver
+
+    from mlc.backend import cuda
+
+    lowered = mlc.compile(SCALE, target="cuda", emit="nvvm")
+    memref = MemRefType(Float32Type(), [64, 64])
+    signature = {"main": FunctionType.from_lists([memref], [memref])}
+    x = np.ones((64, 64), np.float32)
+
+    def free_bytes() -> int:
+        gc.collect()
+        driver.Context.synchronize()
+        return driver.mem_get_info()[0]
+
+    cuda.load(lowered, signature)["main"](x)  # the pool's first buffers, kept
+    before = free_bytes()
+    held = [cuda.load(lowered, signature)["main"] for _ in range(100)]
+    loaded = before - free_bytes()
+    del held
+    assert loaded > 0  # loaded kernels take device memory ...
+    assert before - free_bytes() < loaded / 10  # ... and dropping them gives it back
 
 
 def test_graph_passes_false_reaches_the_gpu_pipeline(gpu):

@@ -97,23 +97,17 @@ def test_two_threads_call_one_program():
     not overwritten by the other's before its launch reads them."""
     m, k, n = 256, 128, 512
     exe = compiled(_source(MATMUL, "bf16", M=m, K=k, N=n))
-    from mlc.backend import cuda
-
-    context = cuda.device().context
     rng = np.random.default_rng()
     work = [(_random(rng, "bf16", m, k), _random(rng, "bf16", k, n)) for _ in range(2)]
     wants = [_f64(a) @ _f64(b) for a, b in work]
     failures: list[BaseException] = []
 
-    def calls(i: int) -> None:
-        context.push()  # the primary context, current in this thread too
+    def calls(i: int) -> None:  # the call makes the context current in this thread
         try:
             for _ in range(50):
                 _close(exe(*work[i]), wants[i], "bf16")
         except BaseException as failure:  # reported by the main thread
             failures.append(failure)
-        finally:
-            context.pop()
 
     threads = [threading.Thread(target=calls, args=(i,)) for i in range(2)]
     for thread in threads:

@@ -54,7 +54,7 @@ def function():
     callback = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(body)
     address = ctypes.cast(callback, ctypes.c_void_p).value
     program = SimpleNamespace(
-        device=None,
+        device=SimpleNamespace(make_current=lambda: None),  # no context to make current
         jit=SimpleNamespace(address=lambda name: address),
         check_status=lambda what: None,
         maps=SimpleNamespace(serial=contextlib.nullcontext()),  # no tensor maps

@@ -5,8 +5,8 @@ on a recording stand-in for the CUDA driver (device memory is host memory; the h
 code's driver calls are ctypes callbacks bound into the JIT), and called.
 
 - each load allocates one 128-byte buffer per launch site and the host code none;
-  dropping the program frees them with its constants: no live allocation is left
-  after many load + drop cycles;
+  dropping the program frees them with its constants and unloads its module: no live
+  allocation or module is left after many load + drop cycles;
 - a map is encoded again only for another tensor address;
 - two threads calling one program on their own inputs: every launch reads maps of its
   own operands (the calls are serialised: `SiteMaps.serial`). The stand-in's encode
@@ -65,6 +65,7 @@ class FakeDriver:
         # copied to the device since its last launch
         self.launches: list[tuple[list[int], list[int]]] = []
         self.uploaded: dict[int, list[int]] = {}  # by thread
+        self.modules: set[int] = set()  # loaded, not unloaded
         self.lock = threading.Lock()
         self.callbacks = {
             name: ctypes.CFUNCTYPE(_I, *_SIGNATURES[name])(getattr(self, "_" + name))
@@ -104,6 +105,15 @@ class FakeDriver:
         return 0
 
     def cuModuleLoadData(self, module, image):
+        module._obj.value = self.allocate(1)
+        self.modules.add(module._obj.value)
+        return 0
+
+    def cuModuleUnload(self, module):
+        self.modules.remove(module.value)
+        return self.cuMemFreeAsync(module, None)
+
+    def cuCtxSynchronize(self):
         return 0
 
     def cuModuleGetFunction(self, function, module, name):
@@ -200,9 +210,10 @@ def test_buffers_live_and_die_with_the_program(lowered, driver):
         maps = list(main.program.maps)
         assert len(maps) == 2 and all(len(driver.live[m]) == MAP_BYTES for m in maps)
         main(*_inputs(np.random.default_rng(0)))
+        assert len(driver.modules) == 1
         del main, maps
         gc.collect()
-        assert len(driver.live) == before
+        assert len(driver.live) == before and not driver.modules
     assert driver.launches
 
 
