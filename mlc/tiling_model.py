@@ -44,13 +44,13 @@ PARALLEL_THRESHOLD = 50_000
 DISPATCH_ROUND_TRIP_NS = 5_000
 
 # What one op costs in the work counts above, by name, where it is not about one
-# instruction: the inline f32 exp and tanh (`convert_to_llvm.math`) are 15-30 vector
-# instructions, a vector division about as slow as 8 adds. An LSTM step's gates (8 x 256,
-# two sigmoids and a tanh each) are then worth two threads, as they take ~5 us on one.
+# instruction: the inline f32 exp (`convert_to_llvm.math`) is ~25 vector instructions,
+# the inline tanh ~15 and a division, a vector division about as slow as 8 adds. An LSTM
+# step's gates (8 x 256, three sigmoids and two tanh each) are then worth two threads.
 OP_WEIGHTS = {
     "arith.divf": 8,
     "math.exp": 16,
-    "math.tanh": 32,
+    "math.tanh": 24,
     "math.erf": 32,
     "math.log": 16,
 }

@@ -1,8 +1,9 @@
 """
-`ml.tanh` on f32 against float64 numpy over its whole range: within 3 ulp, -0 kept,
-+-1 past saturation, NaN for NaN: the inline form both targets use
-(`convert_to_llvm.math.tanh_f32`: an odd series below |x| = 0.625, the inline exp above),
-on the CPU and in GPU kernels; f16 goes through it, f64 keeps libm's / libdevice's tanh.
+`ml.tanh` on f32 against float64 numpy over its whole range: within 5 ulp, -0 kept,
++-1 past saturation, NaN for NaN. On the CPU the inline rational form
+(`convert_to_llvm.math.tanh_f32`, onnxruntime's and Eigen's, 4.6 ulp at worst measured);
+in GPU kernels libdevice's tanhf (2 ulp). f16 goes through f32, f64 keeps libm's /
+libdevice's tanh.
 """
 
 import numpy as np
@@ -16,7 +17,7 @@ func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
 }
 """
 
-SPECIAL = [1e-30, -1e-30, 1e-40, 0.6249999, 0.625, -0.625, 9.0, 9.1, -9.1, 44.0, 90.0]
+SPECIAL = [1e-30, -1e-30, 1e-40, 4e-4, -4e-4, 0.625, 5.1002297, 7.9988, 8.0, 9.1, 44.0, 90.0]
 
 
 def test_tanh_matches_float64_over_its_range(target):
@@ -33,7 +34,7 @@ def test_tanh_matches_float64_over_its_range(target):
     want = np.tanh(x.astype(np.float64))
     ulps = np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32))
     nonzero = want != 0
-    assert ulps[nonzero].max() <= 3, f"{ulps.max():.1f} ulp at x = {x[ulps.argmax()]}"
+    assert ulps[nonzero].max() <= 5, f"{ulps.max():.1f} ulp at x = {x[ulps.argmax()]}"
     assert (np.sign(got) == np.sign(want)).all()
 
 

@@ -23,18 +23,24 @@ func.func @intrinsics(%x: f32, %y: f32) -> f32 {
 
 // -----
 
-// tanh on f32 is inline straight-line code (no call, the inline exp for |x| >= 0.625,
-// an odd series below), so loops over it vectorise; f16 goes through it in f32, f64
-// keeps the intrinsic.
+// tanh on f32 is inline straight-line code (no call, no exp): a rational function of
+// x clamped to +-7.9988, one division, x itself below |x| = 4e-4; so loops over it
+// vectorise. f16 goes through it in f32, f64 keeps the intrinsic.
 
 // CHECK-LABEL: llvm.func @tanh32(%x: f32) -> f32
 // CHECK-NOT:     llvm.call @
-// CHECK:         %[[ABS:.*]] = llvm.call_intrinsic "llvm.fabs.f32"(%x) : (f32) -> f32
-// CHECK:         llvm.call_intrinsic "llvm.roundeven.f32"
-// CHECK:         llvm.fdiv
-// CHECK:         %[[SMALL:.*]] = llvm.fcmp "olt" %[[ABS]], %{{.*}} : f32
-// CHECK-NEXT:    %[[MAG:.*]] = llvm.select %[[SMALL]], %{{.*}}, %{{.*}} : i1, f32
-// CHECK-NEXT:    %[[T:.*]] = llvm.call_intrinsic "llvm.copysign.f32"(%[[MAG]], %x) : (f32, f32) -> f32
+// CHECK-NOT:     "llvm.roundeven.f32"
+// CHECK:         %[[HI:.*]] = llvm.call_intrinsic "llvm.minimum.f32"(%x, %{{.*}}) : (f32, f32) -> f32
+// CHECK:         %[[Y:.*]] = llvm.call_intrinsic "llvm.maximum.f32"(%[[HI]], %{{.*}}) : (f32, f32) -> f32
+// CHECK-NEXT:    %[[Y2:.*]] = llvm.fmul %[[Y]], %[[Y]] : f32
+// CHECK-COUNT-6: llvm.call_intrinsic "llvm.fma.f32"({{.*}}, %[[Y2]], {{.*}})
+// CHECK:         %[[P:.*]] = llvm.fmul %[[Y]], %{{.*}} : f32
+// CHECK-COUNT-3: llvm.call_intrinsic "llvm.fma.f32"({{.*}}, %[[Y2]], {{.*}})
+// CHECK-NEXT:    %[[R:.*]] = llvm.fdiv %[[P]], %{{.*}} : f32
+// CHECK-NEXT:    %[[ABS:.*]] = llvm.call_intrinsic "llvm.fabs.f32"(%x) : (f32) -> f32
+// CHECK-NEXT:    %[[TINY_C:.*]] = llvm.mlir.constant(4.000000e-04 : f32) : f32
+// CHECK-NEXT:    %[[TINY:.*]] = llvm.fcmp "olt" %[[ABS]], %[[TINY_C]] : f32
+// CHECK-NEXT:    %[[T:.*]] = llvm.select %[[TINY]], %x, %[[R]] : i1, f32
 // CHECK-NEXT:    llvm.return %[[T]] : f32
 // CHECK-LABEL: llvm.func @tanh16(%{{.*}}: f16) -> f16
 // CHECK-NEXT:    %{{.*}} = llvm.fpext %{{.*}} : f16 to f32
