@@ -333,13 +333,15 @@ def specializing(args: argparse.Namespace) -> tuple[bool | None, int | None]:
     return args.specialize or None, args.specialize_after
 
 
-def specialized_runs(function: CompiledFunction) -> str:
-    """How many runs `--specialize`'s static build made (a function without dynamic
-    input dims has no static build to make: it is static already)."""
+def specialized_runs(function: CompiledFunction, asked: bool) -> list[str]:
+    """With `--specialize`, a line saying how many runs its static build made (a
+    function without dynamic input dims has none to make: it is static already)."""
+    if not asked:
+        return []
     if not isinstance(function, SpecializingFunction):
-        return "specialize: the function's inputs have static shapes already"
+        return ["specialize: the function's inputs have static shapes already\n"]
     info = function.cache_info()
-    return f"specialize: {info.hits} of {info.hits + info.misses} runs on a static build"
+    return [f"specialize: {info.hits} of {info.hits + info.misses} runs on a static build\n"]
 
 
 def describe(index: int, value: Any) -> str:
@@ -408,8 +410,7 @@ def run(args: argparse.Namespace) -> int:
         print(describe(i, value))
     print(f"compile: {compile_seconds * 1e3:.1f} ms")
     print(f"run: {statistics.median(times) * 1e3:.3f} ms (median of {args.repeat})")
-    if args.specialize:
-        print(specialized_runs(function))
+    print(*specialized_runs(function, args.specialize), sep="", end="")
     if args.save is not None:
         save(args.save, outputs)
     return 0
