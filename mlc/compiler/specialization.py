@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 
 from mlc.compiler.errors import CompileError
@@ -47,7 +48,7 @@ from mlc.timing import Timer
 
 SEEN = 256  # guards whose calls are counted towards `specialize_after`
 
-Guard = tuple[tuple[str, tuple[int, ...]] | None, ...]
+Guard = tuple[tuple[np.dtype, tuple[int, ...]] | None, ...]
 Build = Callable[[Sequence[Any], str], CompiledFunction | None]
 Probe = Callable[[str], CompiledFunction | None]
 
@@ -65,7 +66,9 @@ def has_dynamic_inputs(signature: Signature) -> bool:
 
 def shapes_text(guard: Guard) -> str:
     """A guard as text, for cache keys and messages: `<f4[1x3x224x224], -`."""
-    parts = ["-" if g is None else f"{g[0]}[{'x'.join(map(str, g[1]))}]" for g in guard]
+    parts = [
+        "-" if g is None else f"{np.dtype(g[0]).str}[{'x'.join(map(str, g[1]))}]" for g in guard
+    ]
     return ", ".join(parts)
 
 
@@ -81,6 +84,7 @@ class SpecializingFunction(CompiledFunction):
         self.kept, self.after = kept, after
         self._build, self._probe = build, probe
         self._arrays = [isinstance(t, TensorType) for t in dynamic.signature.inputs]
+        self._only_arrays = all(self._arrays)
         # Static builds by guard, least recently used first; the dynamic build where a
         # static one failed to compile.
         self._static: OrderedDict[Guard, CompiledFunction] = OrderedDict()
@@ -94,19 +98,17 @@ class SpecializingFunction(CompiledFunction):
 
     def guard(self, args: Sequence[Any]) -> Guard | None:
         """Each array argument's dtype and shape; None for a call the guard cannot read
-        (an array given as a list, a wrong count), which the dynamic build checks."""
+        (an array given as a list, a wrong count), which the dynamic build checks. Read
+        on every call: the common case (arrays only) builds one tuple and no text."""
         if len(args) != len(self._arrays):
             return None
-        guard = []
-        for arg, is_array in zip(args, self._arrays, strict=True):
-            if not is_array:
-                guard.append(None)  # a scalar: its value decides no shape
-                continue
-            dtype, shape = getattr(arg, "dtype", None), getattr(arg, "shape", None)
-            if dtype is None or shape is None:
-                return None
-            guard.append((dtype.str, tuple(shape)))
-        return tuple(guard)
+        try:
+            if self._only_arrays:
+                return tuple([(arg.dtype, arg.shape) for arg in args])
+            pairs = zip(args, self._arrays, strict=True)
+            return tuple([(a.dtype, a.shape) if is_array else None for a, is_array in pairs])
+        except AttributeError:
+            return None
 
     def __call__(self, *args: Any) -> Any:
         guard = self.guard(args)
