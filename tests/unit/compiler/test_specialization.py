@@ -59,6 +59,13 @@ def test_functions_with_dynamic_inputs_specialise_and_static_ones_stay():
     assert not isinstance(plain["scale"], SpecializingFunction)  # the cached one, unwrapped
 
 
+def test_a_module_given_as_ir_specialises_too():
+    scale = mlc.compile(mlc.parse_module(PROGRAM), specialize=True)["scale"]
+    x = rows(4)
+    np.testing.assert_allclose(scale(x, K), x * K, rtol=1e-6)
+    assert static_shapes(scale) == [(4, 3)]
+
+
 def test_same_shapes_hit_the_static_build():
     scale = mlc.compile(PROGRAM, specialize=True)["scale"]
     x = rows(5)
