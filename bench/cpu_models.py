@@ -13,7 +13,11 @@ faster). Batch 8 repeats the zoo's batch-1 input (the models' batch dim is dynam
 `--autotune` adds two contenders: the model with its inputs' shapes fixed (`static`), and
 the same compiled with `autotune=True` (`tuned`; `autotune-tiles` times static layers
 only), with the speed of each over mlc's default build and of tuned over static (what the
-measured tile sizes alone gain). bench/results/cpu-models.md records the runs.
+measured tile sizes alone gain). `--specialize` adds the contender `specialised`:
+`mlc.compile(..., specialize=True)`, whose first call compiles the static build for the
+call's shapes (its first-call time includes that compile; run with an empty
+MLC_CACHE_DIR to see it), with its speed over mlc's dynamic build and onnxruntime's
+over it. bench/results/cpu-models.md records the runs.
 """
 
 import argparse
@@ -41,9 +45,12 @@ def inputs(name: str, batch: int = 1) -> dict[str, np.ndarray]:
     return {k: np.concatenate([v] * batch) if batch > 1 else v for k, v in feeds.items()}
 
 
-def measure(name: str, budget: float, batch: int = 1, autotune: bool = False) -> dict[str, float]:
+def measure(
+    name: str, budget: float, batch: int = 1, autotune: bool = False, specialize: bool = False
+) -> dict[str, float]:
     """First-call and median seconds per call of mlc and onnxruntime on one model at
-    `batch`, and the ratio of the medians (with `autotune`, of the tuned build too)."""
+    `batch`, and the ratio of the medians (with `autotune`, of the tuned build too;
+    with `specialize`, of the specialising one)."""
     import onnx
     import onnxruntime  # a benchmark dependency, not mlc's
 
@@ -64,11 +71,16 @@ def measure(name: str, budget: float, batch: int = 1, autotune: bool = False) ->
         np.testing.assert_allclose(tuned(*args), exe(*args), rtol=1e-3, atol=1e-4)
         runs["static"] = lambda: static(*args)
         runs["tuned"] = lambda: tuned(*args)
+    if specialize:
+        specialised = mlc.compile(str(path), specialize=True)
+        runs["specialised"] = lambda: specialised(*args)
     first = {}
     for key, run in runs.items():
         start = time.perf_counter()
         run()
         first[key] = time.perf_counter() - start
+    if specialize:
+        np.testing.assert_allclose(specialised(*args), exe(*args), rtol=1e-3, atol=1e-4)
     settled, _ = cpu.bursts(runs, budget, min_runs=3, max_runs=1000)
     mlc_s, ort_s = (statistics.median(settled[k]) for k in ("mlc", "onnxruntime"))
     result = {
@@ -87,6 +99,14 @@ def measure(name: str, budget: float, batch: int = 1, autotune: bool = False) ->
             "tuned_speed": static_s / tuned_s,
             "tuning": tuning,
         }
+    if specialize:
+        specialised_s = statistics.median(settled["specialised"])
+        result |= {
+            "specialised": specialised_s,
+            "specialised_first": first["specialised"],
+            "specialised_speed": mlc_s / specialised_s,
+            "onnxruntime_speed_specialised": ort_s / specialised_s,
+        }
     return result
 
 
@@ -97,11 +117,16 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=3.0, help="seconds per model")
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--autotune", action="store_true", help="also a build with autotune=True")
+    parser.add_argument(
+        "--specialize", action="store_true", help="also a build with specialize=True"
+    )
     args = parser.parse_args()
     results = {}
     for name in args.models:
         for batch in args.batch:
-            r = results[f"{name}@{batch}"] = measure(name, args.budget, batch, args.autotune)
+            r = results[f"{name}@{batch}"] = measure(
+                name, args.budget, batch, args.autotune, args.specialize
+            )
             ms = {k: v * 1e3 for k, v in r.items() if "speed" not in k}
             tuned = (
                 f"  static {ms['static']:8.3f} ms, {r['static_speed']:.2f}x mlc's; "
@@ -110,6 +135,12 @@ def main() -> None:
                 if "tuned" in r
                 else ""
             )
+            if "specialised" in r:
+                tuned += (
+                    f"  specialised {ms['specialised']:8.3f} ms (first "
+                    f"{ms['specialised_first']:8.1f} ms), {r['specialised_speed']:.2f}x mlc's, "
+                    f"onnxruntime/specialised {r['onnxruntime_speed_specialised']:.2f}x"
+                )
             print(
                 f"{name:26s} batch {batch}  first: mlc {ms['mlc_first']:8.2f} ms, "
                 f"onnxruntime {ms['onnxruntime_first']:8.2f} ms  steady: mlc {ms['mlc']:8.3f} ms, "

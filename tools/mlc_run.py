@@ -37,6 +37,7 @@ from mlc.backend.runtime import dtype_of
 from mlc.compiler import CompiledFunction
 from mlc.compiler.options import PRECISIONS
 from mlc.compiler.source import load
+from mlc.compiler.specialization import SpecializingFunction
 from mlc.profiler import command_line as profiling
 
 PROG = "mlc-run"
@@ -143,6 +144,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--autotune",
         action="store_true",
         help="block matmuls and convolutions as measured on this machine (see mlc.compile)",
+    )
+    p.add_argument(
+        "--specialize",
+        action="store_true",
+        help="run a static build for the inputs' shapes, compiled (and cached) on first use "
+        "(see mlc.compile)",
+    )
+    p.add_argument(
+        "--specialize-after",
+        type=at_least(1),
+        metavar="N",
+        help="with --specialize: compile the static build at the N-th run (default: 1)",
     )
     p.add_argument(
         "--target",
@@ -261,7 +274,12 @@ def scalars_unwrapped(function: CompiledFunction, values: list[Any]) -> list[Any
 
 
 def compile_program(
-    path: str, precision: str = "f32", target: str = "cpu", autotune: bool | None = None
+    path: str,
+    precision: str = "f32",
+    target: str = "cpu",
+    autotune: bool | None = None,
+    specialize: bool | None = None,
+    specialize_after: int | None = None,
 ) -> tuple[Any, float]:
     """The executable for `path` and the seconds it took; reports diagnostics itself."""
     if path.endswith(".onnx"):
@@ -275,7 +293,14 @@ def compile_program(
         sources = {path: text}
     start = time.perf_counter()
     try:
-        executable = mlc.compile(Path(path), precision=precision, target=target, autotune=autotune)
+        executable = mlc.compile(
+            Path(path),
+            precision=precision,
+            target=target,
+            autotune=autotune,
+            specialize=specialize,
+            specialize_after=specialize_after,
+        )
     except mlc.CompileError as error:
         report(error.diagnostics, sources)
         raise Failed from None
@@ -298,6 +323,25 @@ def entry_function(executable: Any, name: str | None) -> CompiledFunction:
         hint = "" if name != "main" or not functions else "; choose one with --entry"
         raise UsageError(f"no public function @{name} (functions: {names}){hint}")
     return functions[name]
+
+
+def specializing(args: argparse.Namespace) -> tuple[bool | None, int | None]:
+    """`mlc.compile`'s `specialize` and `specialize_after` as the flags ask (None: as
+    the environment says)."""
+    if args.specialize_after is not None and not args.specialize:
+        raise UsageError("--specialize-after needs --specialize")
+    return args.specialize or None, args.specialize_after
+
+
+def specialized_runs(function: CompiledFunction, asked: bool) -> list[str]:
+    """With `--specialize`, a line saying how many runs its static build made (a
+    function without dynamic input dims has none to make: it is static already)."""
+    if not asked:
+        return []
+    if not isinstance(function, SpecializingFunction):
+        return ["specialize: the function's inputs have static shapes already\n"]
+    info = function.cache_info()
+    return [f"specialize: {info.hits} of {info.hits + info.misses} runs on a static build\n"]
 
 
 def describe(index: int, value: Any) -> str:
@@ -339,7 +383,7 @@ def run(args: argparse.Namespace) -> int:
     if (problem := profiling.check(args)) is not None:
         raise UsageError(problem)
     executable, compile_seconds = compile_program(
-        args.program, args.precision, args.target, args.autotune or None
+        args.program, args.precision, args.target, args.autotune or None, *specializing(args)
     )
     function = entry_function(executable, args.entry)
     if args.random:
@@ -366,6 +410,7 @@ def run(args: argparse.Namespace) -> int:
         print(describe(i, value))
     print(f"compile: {compile_seconds * 1e3:.1f} ms")
     print(f"run: {statistics.median(times) * 1e3:.3f} ms (median of {args.repeat})")
+    print(*specialized_runs(function, args.specialize), sep="", end="")
     if args.save is not None:
         save(args.save, outputs)
     return 0

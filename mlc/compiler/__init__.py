@@ -19,7 +19,8 @@ first; `Executable.compile_times` holds the outermost phases.
 The modules, in the order a compile goes through them: `options` (`CompileOptions`,
 cache keys), `source` (classifying and loading what was given), `executable_cache`
 (memory, then disk), `targets` (lowering, and each target's backend), `signature` and
-`executable` (what comes back), `compile_path` (`mlc.compile` itself), `jit` (`mlc.jit`).
+`executable` (what comes back), `compile_path` (`mlc.compile` itself), `specialization`
+(static builds for the shapes a call has, `specialize=`), `jit` (`mlc.jit`).
 """
 
 from mlc.compiler.compile_path import compile

@@ -32,6 +32,7 @@ from mlc.compiler.executable import Executable
 from mlc.compiler.options import CompileOptions, digest_cache_key, ir_cache_key
 from mlc.compiler.signature import public_signatures
 from mlc.compiler.source import Source, SourceKind, check_resources_held
+from mlc.compiler.specialization import specializing
 from mlc.ir import print_module
 from mlc.timing import Timer
 
@@ -46,6 +47,8 @@ def compile(
     sm: str | None = None,
     precision: str = "f32",
     autotune: bool | None = None,
+    specialize: bool | int | None = None,
+    specialize_after: int | None = None,
 ) -> Any:
     """
     Compile `src` for `target`: MLIR text, a .mlir/.onnx path, an ONNX ModelProto or
@@ -66,6 +69,12 @@ def compile(
     `autotune=True` blocks each static matmul and convolution on the CPU as measured
     on this machine (`autotune-tiles`; choices kept per machine on disk, so a layer is
     measured once); default `MLC_AUTOTUNE`, else off (the cost model's blocking).
+    `specialize=True` (or a count, default 4) gives a program with dynamic input dims
+    a static build for the exact shapes and dtypes of a call, compiled once those
+    shapes were seen in `specialize_after` calls (default 1) and kept, on disk too, for
+    later calls with them; other shapes run the dynamic build, and the least recently
+    used static build goes past the count (docs/specialization.md). Default
+    `MLC_SPECIALIZE` and `MLC_SPECIALIZE_AFTER`, else off.
     """
     options = CompileOptions.of(
         target,
@@ -75,12 +84,16 @@ def compile(
         sm=sm,
         precision=precision,
         autotune=autotune,
+        specialize=specialize,
+        specialize_after=specialize_after,
     )
     source = Source.of(src)
     if options.emit is not None:
         return emitted(source, options)
     executable = compile_source(source, options)
     executable.variant = partial(variant, source, options)
+    if options.specialize and isinstance(executable, Executable):
+        return specializing(executable, source, options, compile_module)
     return executable
 
 
@@ -115,13 +128,14 @@ def compile_source(source: Source, options: CompileOptions) -> Any:
         )
 
 
-def compile_module(source: Source, options: CompileOptions) -> Executable:
-    """The executable of `source` for `options` (no `emit`): kept, or built and kept."""
+def compile_module(source: Source, options: CompileOptions, key: str | None = None) -> Executable:
+    """The executable of `source` for `options` (no `emit`): kept, or built and kept;
+    under `key` if given (else one computed from the source)."""
     if options.on_gpu:
         options = options.for_architecture(targets.device_architecture())
     timer = Timer()
     with timer.active(), progress.display(timer, source.label()):
-        executable = _compiled(source, options, timer)
+        executable = _compiled(source, options, timer, key)
     if timing.enabled():
         report(executable, timer)
     return executable
@@ -139,11 +153,14 @@ def report(executable: Executable, timer: Timer) -> None:
     sys.stderr.write(timer.report(by_time=True))
 
 
-def _compiled(source: Source, options: CompileOptions, timer: Timer) -> Executable:
+def _compiled(
+    source: Source, options: CompileOptions, timer: Timer, key: str | None = None
+) -> Executable:
     module: ModuleOp | None = None
-    with timer.phase("source hash"):
-        digest = source.digest()
-        key = digest_cache_key(digest, options) if digest is not None else None
+    if key is None:
+        with timer.phase("source hash"):
+            digest = source.digest()
+            key = digest_cache_key(digest, options) if digest is not None else None
     if key is None:
         module = _parsed(source, timer)
         with timer.phase("hash"):

@@ -93,6 +93,7 @@ class Executable:
         self.target = target
         self.from_cache = from_cache  # the machine code came from the on-disk cache
         self.compile_times = compile_times or {}  # seconds per stage of this compile
+        self.cache_key = ""  # what `executable_cache` keeps it under
         # The same source compiled with other options (set by `mlc.compile`): `profile`.
         self.variant: Callable[..., Any] | None = None
 

@@ -64,7 +64,9 @@ def store(
 
 
 def remember(key: str, executable: Executable) -> Executable:
-    """Keep `executable` in memory under `key`."""
+    """Keep `executable` in memory under `key` (which it records: its static builds'
+    keys are made from it, `mlc.compiler.specialization`)."""
+    executable.cache_key = key
     memory[key] = executable
     while len(memory) > CACHE_SIZE:
         memory.popitem(last=False)

@@ -238,9 +238,10 @@ class JitFunction:
         return "\n".join(lines)
 
     def compile(self, module: ModuleOp, on_gpu: bool = False) -> Any:
-        """`module` compiled for this function's target, or its GPU target for device calls."""
+        """`module` compiled for this function's target, or its GPU target for device calls
+        (never `specialize`d: `dynamic=` decides which shapes get their own compile)."""
         target = device_target(self.target) if on_gpu else self.target
-        return compile_module(module, target=target, precision=self.precision)
+        return compile_module(module, target=target, precision=self.precision, specialize=False)
 
     # -- calls --------------------------------------------------------------------
 

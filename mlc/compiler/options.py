@@ -24,9 +24,46 @@ AUTOTUNE_ENV = "MLC_AUTOTUNE"  # 1: `autotune=True` unless `mlc.compile` says ot
 _ON = ("1", "true", "yes", "on")
 
 
+SPECIALIZE_ENV = "MLC_SPECIALIZE"  # `specialize=` unless `mlc.compile` says otherwise
+SPECIALIZE_AFTER_ENV = "MLC_SPECIALIZE_AFTER"  # `specialize_after=`, likewise
+DEFAULT_SPECIALIZATIONS = 4  # `specialize=True`: static builds kept per function
+
+
 def autotune_requested() -> bool:
     """Whether `MLC_AUTOTUNE` asks for measured tile sizes (`autotune-tiles`)."""
     return os.environ.get(AUTOTUNE_ENV, "").strip().lower() in _ON
+
+
+def specializations(value: object, what: str = "specialize") -> int:
+    """How many static builds `specialize=` asks to keep per function: True is
+    `DEFAULT_SPECIALIZATIONS`, False or 0 none, an int that many."""
+    if isinstance(value, bool):
+        return DEFAULT_SPECIALIZATIONS if value else 0
+    if isinstance(value, int) and value >= 0:
+        return value
+    raise ValueError(
+        f"{what} must be True, False or a number of static builds to keep (>= 0), got {value!r}"
+    )
+
+
+def calls_before_specializing(value: object, what: str = "specialize_after") -> int:
+    """How many calls with one set of shapes `specialize_after=` waits for before
+    compiling their static build (1: the first call)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+        return value
+    raise ValueError(f"{what} must be a number of calls >= 1, got {value!r}")
+
+
+def _from_environment(name: str, default: object) -> object:
+    """`MLC_SPECIALIZE`'s or `MLC_SPECIALIZE_AFTER`'s value: a number, on or off."""
+    text = os.environ.get(name, "").strip().lower()
+    if not text:
+        return default
+    if text.isdigit():
+        return int(text)
+    if text in _ON:
+        return True
+    return False if text in ("false", "no", "off") else text
 
 
 # `precision=`: the types matmuls and convolutions may run in (docs/precision.md).
@@ -46,6 +83,10 @@ class CompileOptions:
     the `autocast` pass first; "tf32" is `allow_tf32` on the GPU and f32 on the CPU.
     `autotune` runs `autotune-tiles` before `linalg-tile` on the CPU: each static matmul
     and convolution blocked as measured on this machine (default: `MLC_AUTOTUNE`).
+    `specialize`: how many static builds a function with dynamic input dims keeps for
+    the exact shapes it is called with, each compiled once those shapes were seen in
+    `specialize_after` calls (`mlc.compiler.specialization`); not part of the cache key,
+    since the dynamic build is the same program.
     """
 
     target: str = "cpu"
@@ -58,8 +99,12 @@ class CompileOptions:
     precision: str = "f32"
     wgmma: str | None = field(default_factory=pipeline.wgmma_choice)
     autotune: bool = field(default_factory=autotune_requested)
+    specialize: int = 0
+    specialize_after: int = 1
 
     def __post_init__(self) -> None:
+        specializations(self.specialize)
+        calls_before_specializing(self.specialize_after)
         _check_tf32(self.allow_tf32, self.target)
         _check_precision(self.precision)
         if self.sm is not None and self.sm not in PTX_FEATURES:
@@ -77,6 +122,8 @@ class CompileOptions:
         sm: str | None = None,
         precision: str = "f32",
         autotune: bool | None = None,
+        specialize: bool | int | None = None,
+        specialize_after: int | None = None,
     ) -> "CompileOptions":
         """The options `mlc.compile`'s keyword arguments ask for; `ValueError` for those
         that do not apply (`sm` chooses the architecture of an emitted module only: an
@@ -88,8 +135,27 @@ class CompileOptions:
         if precision == "tf32" and target in GPU_TARGETS:
             allow_tf32 = True  # on the CPU, f32 is computed in full: within tf32's tolerance
         tuned = autotune_requested() if autotune is None else autotune
+        if specialize is None:
+            kept = specializations(_from_environment(SPECIALIZE_ENV, 0), SPECIALIZE_ENV)
+        else:
+            kept = specializations(specialize)
+        if specialize_after is None:
+            wanted = _from_environment(SPECIALIZE_AFTER_ENV, 1)
+            after = calls_before_specializing(wanted, SPECIALIZE_AFTER_ENV)
+        else:
+            after = calls_before_specializing(specialize_after)
+        if kept and emit is not None and specialize is not None:
+            raise ValueError("specialize applies to executables, not to an `emit`ted module")
         return CompileOptions(
-            target, emit, graph_passes, allow_tf32, sm, precision=precision, autotune=tuned
+            target,
+            emit,
+            graph_passes,
+            allow_tf32,
+            sm,
+            precision=precision,
+            autotune=tuned,
+            specialize=kept if emit is None else 0,
+            specialize_after=after,
         )
 
     @property
@@ -147,6 +213,14 @@ def source_cache_key(data: bytes, options: CompileOptions) -> str:
 def digest_cache_key(digest: str, options: CompileOptions) -> str:
     """The cache key of a program given by the sha256 of its source (`Source.digest`)."""
     return cache.key(f"source {digest}", options.target, options.pipeline_text())
+
+
+def specialized_cache_key(base: str, function: str, shapes: str, options: CompileOptions) -> str:
+    """The cache key of function `function`'s static build for the argument `shapes` of
+    the program kept under `base` (its dynamic build's key): found without hashing the
+    specialised program, so a new process reuses it before compiling anything."""
+    text = f"specialized {base} @{function} {shapes}"
+    return cache.key(text, options.target, options.pipeline_text())
 
 
 def ir_cache_key(ir_text: str, options: CompileOptions) -> str:

@@ -110,6 +110,12 @@ BAD_INPUTS: list[tuple[str, list[str], dict[str, np.ndarray], str]] = [
     ("unknown-shape-arg", ["--random", "--shape", "q=2"], {}, "--shape: no argument 'q'"),
     ("npy-and-random", ["a.npy", "--random"], {"a.npy": A}, "not both"),
     (
+        "specialize-after-alone",
+        ["--random", "--specialize-after", "2"],
+        {},
+        "--specialize-after needs --specialize",
+    ),
+    (
         "int-range-outside-the-type",
         ["--random", "--entry", "twice", "--int-range", "3000000000,3000000005"],
         {},
@@ -164,6 +170,8 @@ def test_missing_program(capsys, tmp_path):
         ["--int-range", "1"],
         ["--int-range", "a,b"],
         ["--int-range", "1,2,3"],
+        ["--specialize", "--specialize-after", "0"],
+        ["--specialize", "--specialize-after", "x"],
     ],
 )
 def test_usage_errors_exit_2(capsys, tmp_path, extra):
@@ -336,3 +344,20 @@ def test_profile_on_cuda_times_the_launches(capsys, tmp_path):
 def test_unknown_target_is_a_usage_error(capsys, tmp_path):
     run = run_tool(capsys, [write(tmp_path), "--random", "--target", "tpu"])
     assert run.code == 2 and "invalid choice: 'tpu'" in run.err
+
+
+def test_specialize_runs_a_static_build_of_the_inputs_shapes(capsys, tmp_path):
+    program = write(tmp_path)
+    base = [program, "--entry", "twice", "--random", "--dim", "6", "--save"]
+    plain = run_tool(capsys, [*base, str(tmp_path / "1.npz")])
+    run = run_tool(capsys, [*base, str(tmp_path / "2.npz"), "--specialize", "--repeat", "3"])
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[0] == plain.out.splitlines()[0]
+    assert run.out.splitlines()[-1] == "specialize: 3 of 3 runs on a static build"
+    after = ["--specialize", "--specialize-after", "3"]
+    waiting = run_tool(capsys, [*base[:-1], "--dim", "7", *after])
+    assert waiting.out.splitlines()[-1] == "specialize: 0 of 1 runs on a static build"
+    static = run_tool(capsys, [program, "--random", "--specialize"])
+    assert static.out.splitlines()[-1] == (
+        "specialize: the function's inputs have static shapes already"
+    )
