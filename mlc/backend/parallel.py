@@ -24,8 +24,7 @@ worker still busy with an old job can never claim a part of the next one.
 Which loops are shared: the compiler cannot weigh loops whose bounds the body computes.
 So each call site passes a counter of its loop's measured work (ns per iteration x 256;
 0 before its first run, or null: shared); parts are timed, and a loop whose other threads
-would save less than `DISPATCH_ROUND_TRIP_NS` (`tiling_model`; `MLC_DISPATCH_NS`
-overrides it for the process) runs alone, timed.
+would save less than `tiling_model.dispatch_round_trip_ns()` ns runs alone, timed.
 
 Threads: `MLC_NUM_THREADS` if it holds a positive integer, else the cores this process
 may run on (`sched_getaffinity`), read at every loop as `mlc.tiling_model.
