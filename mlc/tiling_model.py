@@ -23,6 +23,7 @@ Cache sizes come from `/sys/devices/system/cpu/cpu0/cache/index*/size` (level 1 
 """
 
 import os
+import warnings
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -42,6 +43,7 @@ PARALLEL_THRESHOLD = 50_000
 # elsewhere: on the 2-core VM, densenet's 6 small loops at batch 1 (2-8 iterations of
 # 0.1-1 us) cost 30 us more on two threads than on one (bench/results/cpu-models.md).
 DISPATCH_ROUND_TRIP_NS = 5_000
+DISPATCH_VARIABLE = "MLC_DISPATCH_NS"
 
 # What one op costs in the work counts above, by name, where it is not about one
 # instruction: the inline f32 exp (`convert_to_llvm.math`) is ~25 vector instructions,
@@ -230,6 +232,31 @@ def thread_count() -> int:
             raise ValueError(f"{THREADS_VARIABLE} must be a positive integer, got '{text}'")
         return int(text)
     return len(os.sched_getaffinity(0))
+
+
+def dispatch_round_trip_ns() -> int:
+    """
+    The round trip the thread pool weighs a loop's saving against: `MLC_DISPATCH_NS` if
+    it holds a positive integer, else `DISPATCH_ROUND_TRIP_NS`.
+
+    A variable, because the right value is the host's: at batch 8 on the 2-core VM most
+    of MobileNetV2's kernel time (66%, 231 of 351 us on one thread) is in loops of under
+    10 us, which the default keeps on one thread at two; whether sharing them pays
+    depends on how quickly the other core answers, which only a quiet host shows.
+    Read once per process, as the pool's runtime is compiled once; a malformed value
+    warns and keeps the default (the runtime must be built).
+    """
+    text = os.environ.get(DISPATCH_VARIABLE, "").strip()
+    if not text:
+        return DISPATCH_ROUND_TRIP_NS
+    if not text.isdigit() or int(text) < 1:
+        warnings.warn(
+            f"{DISPATCH_VARIABLE} must be a positive integer (ns), got '{text}': "
+            f"using {DISPATCH_ROUND_TRIP_NS}",
+            stacklevel=2,
+        )
+        return DISPATCH_ROUND_TRIP_NS
+    return int(text)
 
 
 def balanced_rows(m: int, tiles: MatmulTiles, threads: int, row_flops: int = 0) -> int:

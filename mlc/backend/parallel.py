@@ -24,7 +24,7 @@ worker still busy with an old job can never claim a part of the next one.
 Which loops are shared: the compiler cannot weigh loops whose bounds the body computes.
 So each call site passes a counter of its loop's measured work (ns per iteration x 256;
 0 before its first run, or null: shared); parts are timed, and a loop whose other threads
-would save less than `DISPATCH_ROUND_TRIP_NS` (`tiling_model`) runs alone, timed.
+would save less than `tiling_model.dispatch_round_trip_ns()` ns runs alone, timed.
 
 Threads: `MLC_NUM_THREADS` if it holds a positive integer, else the cores this process
 may run on (`sched_getaffinity`), read at every loop as `mlc.tiling_model.
@@ -49,7 +49,7 @@ from functools import cache
 import llvmlite.binding as llvm
 
 from mlc.backend.native import compile_runtime, function_address
-from mlc.tiling_model import DISPATCH_ROUND_TRIP_NS
+from mlc.tiling_model import dispatch_round_trip_ns
 
 SYMBOL = "mlc_parallel_for"  # as mlc.lowering.convert_to_llvm.parallel calls it
 MAX_WORKERS = 255  # threads besides the caller
@@ -449,7 +449,7 @@ def runtime_ir(machine: str | None = None) -> str:
         .replace("MAX_THREADS", str(MAX_WORKERS + 1))
         .replace("WORKER_SPINS", str(WORKER_SPINS))
         .replace("CALLER_SPINS", str(CALLER_SPINS))
-        .replace("ROUND_TRIP_NS", str(DISPATCH_ROUND_TRIP_NS))
+        .replace("ROUND_TRIP_NS", str(dispatch_round_trip_ns()))
     )
 
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from mlc.backend import parallel
-from mlc.tiling_model import DISPATCH_ROUND_TRIP_NS
+from mlc.tiling_model import DISPATCH_ROUND_TRIP_NS, DISPATCH_VARIABLE, dispatch_round_trip_ns
 
 ITERATIONS = 10
 
@@ -81,7 +81,28 @@ def test_the_choice_is_exact_at_the_round_trip():
 
 
 def test_the_round_trip_is_the_tiling_models():
-    assert f"mul i64 %parts, {DISPATCH_ROUND_TRIP_NS}\n" in parallel.runtime_ir()
+    assert f"mul i64 %parts, {dispatch_round_trip_ns()}\n" in parallel.runtime_ir()
+
+
+def test_the_round_trip_can_be_set_for_a_host(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(DISPATCH_VARIABLE, "1500")
+    assert dispatch_round_trip_ns() == 1500
+    assert "mul i64 %parts, 1500\n" in parallel.runtime_ir()
+
+
+@pytest.mark.parametrize("text", ["", "  "])
+def test_an_unset_round_trip_is_the_default(monkeypatch: pytest.MonkeyPatch, text: str):
+    monkeypatch.setenv(DISPATCH_VARIABLE, text)
+    assert dispatch_round_trip_ns() == DISPATCH_ROUND_TRIP_NS
+
+
+@pytest.mark.parametrize("text", ["0", "-5", "2us", "1.5"])
+def test_a_malformed_round_trip_warns_and_keeps_the_default(
+    monkeypatch: pytest.MonkeyPatch, text: str
+):
+    monkeypatch.setenv(DISPATCH_VARIABLE, text)
+    with pytest.warns(UserWarning, match=DISPATCH_VARIABLE):
+        assert dispatch_round_trip_ns() == DISPATCH_ROUND_TRIP_NS
 
 
 def test_an_unmeasured_call_is_always_shared():
