@@ -5,6 +5,7 @@ Reverse-mode automatic differentiation of `ml` programs.
     rule_table    the registry of VJP rules by op class
     rules/        the rules, one module per op family
     differentiate the traversal (`differentiate`) and the `autodiff` pass
+    shift_invariance  maxima subtracted for stability only, which get no cotangent
     api           `mlc.grad` and `mlc.value_and_grad` on traced Python functions
     joint         the `ml.joint` mark of a joint forward/backward function
     min_cut       which forward values a backward saves or recomputes (a minimum cut)

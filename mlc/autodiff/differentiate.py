@@ -20,10 +20,11 @@ uses it on a function being traced; `scf.if`, `scf.for` and `scf.while` ops in i
 differentiated by `mlc.autodiff.control_flow` (a branch's VJP in an `scf.if` on the same
 condition; a loop's states saved by a taping copy, then walked by a reverse loop). It marks the
 values that depend on a differentiated argument through floating-point values
-(activity analysis), walks the ops backwards from the output, calls each op's VJP rule
-(`mlc.autodiff.rules`) for the cotangents of its active operands, and sums the
-cotangents of values used several times. Every backward op takes the location of the
-forward op whose rule built it.
+(activity analysis; a max subtracted only for stability, as in a softmax written out,
+is a constant: `mlc.autodiff.shift_invariance`), walks the ops backwards from the
+output, calls each op's VJP rule (`mlc.autodiff.rules`) for the cotangents of its active
+operands, and sums the cotangents of values used several times. Every backward op takes
+the location of the forward op whose rule built it.
 
 Preconditions: one block; every op on the path from an argument to the output has a
 rule, or is an `scf.if`, `scf.for` or `scf.while` whose regions' ops do (a while by its
@@ -52,7 +53,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc import shapes
-from mlc.autodiff import control_flow, rules
+from mlc.autodiff import control_flow, rules, shift_invariance
 from mlc.autodiff.emitter import Emitter, element_type
 from mlc.autodiff.joint import JointLayout, mark_joint
 from mlc.autodiff.rule_table import rule_for
@@ -160,6 +161,9 @@ def backprop(
     """
     if active is None:
         active, _ = activity(ops, wrt)
+    constant = shift_invariance.invariant_maxima(ops, [value for value, _ in seeds])
+    if constant:  # maxima subtracted for stability only: no cotangent flows into them
+        active = {**active, **dict.fromkeys(constant, 0)}
     cotangents: dict[SSAValue, SSAValue] = {}
     for value, seed in seeds:
         if active.get(value, 0):
