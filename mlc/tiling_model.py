@@ -67,11 +67,12 @@ def op_weight(name: str) -> int:
 # FMAs (50 GFLOP/s), what handing it to another thread costs.
 TASK_FLOPS = 1_000_000
 
-# Column panels of B (NR wide) from which packing A's blocks pays: the copy costs about
-# as much as the FMAs of a few panels, and saves every panel's reads of MR rows a
-# K-stride apart (1024 x 1024 at one thread: 61 -> 71 GFLOP/s; 1024 x 1024 x 48: 2.8x
-# slower with the copy). Rows of at most half a K block lie close enough together to
-# be read in place (128 x 64 x 128: 0.94x with the copy).
+# Column panels of B (NR wide) from which packing a transposed A's blocks pays: the copy
+# costs about as much as the FMAs of a few panels, and saves every panel's reads of MR
+# values a row of A apart (1024 x 1024 at one thread: 61 -> 71 GFLOP/s with the kernel of
+# 2026-11-23; 1024 x 1024 x 48: 2.8x slower with the copy). Rows of at most half a K
+# block lie close enough together to be read in place (128 x 64 x 128: 0.94x with the
+# copy). An A read along its rows is not packed at all (`packs_a`).
 PACK_A_PANELS = 8
 
 # Matmuls of at most this many columns run as plain loops, not the kernel: its panel would
@@ -202,13 +203,27 @@ def narrow_tiles(m: int | None, tiles: MatmulTiles) -> MatmulTiles:
     return fitted_rows(m, MatmulTiles(tiles.mr, vector, kc, tiles.mc, vector))
 
 
-def packs_a(n: int | None, k: int | None, tiles: MatmulTiles, m: int | None = None) -> bool:
+def packs_a(
+    n: int | None,
+    k: int | None,
+    tiles: MatmulTiles,
+    m: int | None = None,
+    along_rows: bool = False,
+) -> bool:
     """
     Whether a matmul with `n` columns and depth `k` (None: unknown) packs its A blocks.
     Not where its `m` rows are one register block: its A block (MR x KC) then stays in
     L1 while every panel reads it, and the copy would be paid on every call (an LSTM
-    step's `h @ R^T`, 8 rows, once per step).
+    step's `h @ R^T`, 8 rows, once per step). Not where the kernel reads A `along_rows`
+    (row-major, contiguous along k): its MR rows are MR sequential streams that L1 and
+    the prefetchers keep up with, so the copy, paid for every K block of every task,
+    buys nothing. One thread, medians of alternating runs against onnxruntime on the
+    AVX-512 host (bench/results/moe-lstm.md, 2026-11-29): a MoE expert's 256 x 512 x 1024
+    went 0.92x -> 1.00x onnxruntime and 256 x 1024 x 512 1.00x -> 1.05x, 1024 x 1024 x
+    1024 0.80x -> 0.84x, 64 x 1024 x 1024 0.98x -> 1.10x; none was slower read in place.
     """
+    if along_rows:
+        return False
     wide = n is None or n >= PACK_A_PANELS * tiles.nr
     one_block = m is not None and m <= tiles.mr
     return wide and not one_block and (k is None or k > tiles.kc // 2)

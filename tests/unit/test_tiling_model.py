@@ -113,6 +113,13 @@ def test_a_is_packed_when_enough_panels_reuse_it():
     assert not packs_a(1024, 128, tiles) and not packs_a(128, 64, tiles)  # short rows
 
 
+@pytest.mark.parametrize(("n", "k", "m"), [(1024, 1024, None), (1024, 512, 256), (None, None, 7)])
+def test_a_read_along_its_rows_is_never_packed(n: int | None, k: int | None, m: int | None):
+    tiles = matmul_tiles(4, AVX2)
+    assert packs_a(n, k, tiles, m)  # read across its rows (transposed): packed
+    assert not packs_a(n, k, tiles, m, along_rows=True)
+
+
 @pytest.mark.parametrize(("m", "packs"), [(1, False), (6, False), (7, True), (64, True)])
 def test_a_of_one_register_block_is_read_in_place(m: int, packs: bool):
     tiles = matmul_tiles(4, AVX2)  # MR = 6

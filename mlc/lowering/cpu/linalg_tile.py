@@ -20,7 +20,8 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
   (tasks of at least `tiling_model.TASK_FLOPS`, so a small matmul runs on the calling
   thread; groups of column panels where M fits one block, `tiling_model.matmul_split`),
   a loop over K blocks of equal depth, at most KC (`tiling_model.balanced_depth`;
-  each block of A packed when B has enough panels, `tiling_model.packs_a`), and an
+  each block of a transposed A packed when B has enough panels, `tiling_model.packs_a`;
+  an A read along its rows is read in place), and an
   MR x NR register-blocked FMA micro-kernel in `vector` ops.
 
 The same kernel runs matmuls reading A or B transposed (`mlc.lowering.linalg.contraction`),
@@ -135,7 +136,7 @@ class TileMatmul(RewritePattern):
             batches = total_iterations_of(mm.c, mm.batch)
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
             split = matmul_split((m, n, k), tiles, threads)
-            pack_a = packs_a(n, k, tiles, m)
+            pack_a = packs_a(n, k, tiles, m, reads_a_along_rows(mm))
             if k is not None and not pinned:
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
@@ -166,6 +167,12 @@ def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTi
             return "loops", tiles
         return "kernel", narrow_tiles(m, tiles)
     return "kernel", tiles
+
+
+def reads_a_along_rows(mm: Matmul) -> bool:
+    """Whether the kernel reads A as a row-major matrix, contiguous along k (not a
+    transposed A, nor a convolution's weight, whose packing is left as measured there)."""
+    return mm.image is None and not mm.transposed_a
 
 
 def panels_argument(b: SSAValue) -> SSAValue | None:

@@ -23,13 +23,15 @@ MR * NR/VL FMAs), for every batch of a batched matmul (`mlc.lowering.linalg.cont
                                                    first K block when C held zeros)
             if k0 + KC >= K: C[t, tile] = epilogue(C[t, tile])   (if the generic has one)
 
-A's block is packed into MR-row micro-panels, contiguous along k, when B has enough
-panels and A long enough rows to repay the copy (`tiling_model.packs_a`): unpacked,
-the micro-kernel reads MR rows a K-stride apart, which share cache sets when that
-stride is a multiple of 4 KiB (1024 x 1024 ran at 0.86x the packed speed); otherwise
-the kernel reads A in place. A rows past M are read as row M-1 (the results are
-dropped), so A needs no padding; in a column tile past N only the lanes below N are
-loaded and stored (masked vector loads and stores, `vmaskmovps` on AVX2). The tasks
+A read along its rows (row-major, contiguous along k) is read in place: the
+micro-kernel broadcasts from MR sequential row streams, which cache and prefetchers
+serve as fast as a packed copy (`tiling_model.packs_a`). A read across its rows (a
+transposed A, `A[k, i]`) or a convolution's weight has its block packed into MR-row
+micro-panels, contiguous along k, when B has enough panels and A long enough rows to
+repay the copy; otherwise it too is read in place. A rows past M are read as row M-1
+(the results are dropped), so A needs no padding; in a column tile past N only the
+lanes below N are loaded and stored (masked vector loads and stores, `vmaskmovps` on
+AVX2). The tasks
 are blocks of MCb rows (`tiling_model.matmul_split`; for a dynamic M computed when
 the kernel runs), and, where M fits one block but its row tiles split unevenly among
 the threads, groups of G adjacent panels instead. A and B are read through their

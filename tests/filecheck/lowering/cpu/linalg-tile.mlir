@@ -768,13 +768,46 @@ func.func @conv_four_columns(%x: memref<2x3x4x4xf32>, %w: memref<5x3x3x3xf32>, %
 
 // -----
 
-// Enough column panels (N = 64 is 8 panels of NR = 8) to repay packing A: the task
-// allocates a buffer for its block of A (MC/MR micro-panels of KC x MR), copies the
-// block into it for each K block (rows past the task clamped to its last row), and the
-// micro-kernel reads its MR values for each k from that one contiguous micro-panel.
+// A read along its rows (row-major, contiguous along k) is read in place, however
+// many panels B has (N = 64 is 8 panels of NR = 8): no buffer, no copy; the micro-kernel
+// broadcasts its MR values for each k straight from MR rows of A.
+
+// CHECK-LABEL: func.func @a_in_place
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<9x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x64xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<9x64xf32>)
+// CHECK:         %[[BP:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       memref.alloc
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 scf.for {{.*}} iter_args
+// CHECK:                   memref.load %[[A]][%{{.+}}, %{{.+}}] : memref<9x16xf32>
+// CHECK:                   vector.broadcast
+// CHECK-COUNT-2:           vector.fma
+// CHECK:                   memref.load %[[A]][%{{.+}}, %{{.+}}] : memref<9x16xf32>
+// CHECK:         scf.reduce
+// CHECK-NOT:     memref.alloc
+// CHECK:         memref.dealloc %[[BP]]
+func.func @a_in_place(%a: memref<9x16xf32>, %b: memref<16x64xf32>, %c: memref<9x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<9x16xf32>, memref<16x64xf32>) outs(%c : memref<9x64xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
+// A read across its rows (`A[k, i]`, ONNX Gemm's transA) with enough column panels
+// (N = 64 is 8 panels of NR = 8) to repay packing it: the task allocates a buffer for
+// its block of A (MC/MR micro-panels of KC x MR), copies the block into it for each K
+// block (rows past the task clamped to its last row), and the micro-kernel reads its
+// MR values for each k from that one contiguous micro-panel.
 
 // CHECK-LABEL: func.func @packed_a
-// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<9x16xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x64xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<9x64xf32>)
+// CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<16x9xf32>, %[[B:[a-zA-Z0-9_]+]]: memref<16x64xf32>, %[[C:[a-zA-Z0-9_]+]]: memref<9x64xf32>)
 // CHECK:         scf.for
 // CHECK:         "scf.parallel"
 // CHECK:           %[[AP:.+]] = memref.alloc() {alignment = 64 : i64} : memref<5x4x2xf32>
@@ -783,9 +816,9 @@ func.func @conv_four_columns(%x: memref<2x3x4x4xf32>, %w: memref<5x3x3x3xf32>, %
 // CHECK:               arith.minsi
 // CHECK:               scf.for %[[K:[a-zA-Z0-9_]+]] = %[[K0]] to
 // CHECK:                 %[[KK:.+]] = arith.subi %[[K]], %[[K0]] : index
-// CHECK:                 %[[V0:.+]] = memref.load %[[A]][{{.*}}, %[[K]]] : memref<9x16xf32>
+// CHECK:                 %[[V0:.+]] = memref.load %[[A]][%[[K]], {{.*}}] : memref<16x9xf32>
 // CHECK:                 memref.store %[[V0]], %[[AP]][%[[Q]], %[[KK]], %{{.+}}] : memref<5x4x2xf32>
-// CHECK:                 %[[V1:.+]] = memref.load %[[A]][{{.*}}, %[[K]]] : memref<9x16xf32>
+// CHECK:                 %[[V1:.+]] = memref.load %[[A]][%[[K]], {{.*}}] : memref<16x9xf32>
 // CHECK:                 memref.store %[[V1]], %[[AP]][%[[Q]], %[[KK]], %{{.+}}] : memref<5x4x2xf32>
 // CHECK:             scf.for
 // CHECK:               scf.for
@@ -799,8 +832,8 @@ func.func @conv_four_columns(%x: memref<2x3x4x4xf32>, %w: memref<5x3x3x3xf32>, %
 
 // LOC-LABEL: func.func @packed_a
 // LOC:         memref.alloc() {alignment = 64 : i64} : memref<5x4x2xf32> loc("model.py":9:2)
-func.func @packed_a(%a: memref<9x16xf32>, %b: memref<16x64xf32>, %c: memref<9x64xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<9x16xf32>, memref<16x64xf32>) outs(%c : memref<9x64xf32>) {
+func.func @packed_a(%a: memref<16x9xf32>, %b: memref<16x64xf32>, %c: memref<9x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<16x9xf32>, memref<16x64xf32>) outs(%c : memref<9x64xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %z, %p : f32
@@ -811,13 +844,28 @@ func.func @packed_a(%a: memref<9x16xf32>, %b: memref<16x64xf32>, %c: memref<9x64
 
 // -----
 
-// N unknown until run time: A is packed too (a wide N is the common case).
+// N unknown until run time: a transposed A is packed too (a wide N is the common case);
+// a dynamic A read along its rows is read in place.
 
 // CHECK-LABEL: func.func @packed_a_dynamic
 // CHECK:         "scf.parallel"
 // CHECK:           memref.alloc() {alignment = 64 : i64} : memref<2x4x2xf32>
 // CHECK:           memref.dealloc %{{.+}} : memref<2x4x2xf32>
+// CHECK-LABEL: func.func @a_in_place_dynamic
+// CHECK:         "scf.parallel"
+// CHECK-NOT:       memref.alloc
+// CHECK:           vector.fma
+// CHECK:         scf.reduce
 func.func @packed_a_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+func.func @a_in_place_dynamic(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32):
     %p = arith.mulf %x, %y : f32
