@@ -112,17 +112,14 @@ miss:
   %unlocked1 = call i32 @pthread_mutex_unlock(ptr @lock)
   br label %fresh
 fresh:
-  %large = icmp uge i64 %n, HUGE_PAGED
-  br i1 %large, label %aligned, label %plain
-plain:
   %new = call ptr @malloc(i64 %n)
-  ret ptr %new
-aligned:
-  %block = call ptr @malloc(i64 %n)
-  %got = icmp ne ptr %block, null
-  br i1 %got, label %advise, label %advised
+  %large = icmp uge i64 %n, HUGE_PAGED
+  %got = icmp ne ptr %new, null
+  %advisable = and i1 %large, %got
+  br i1 %advisable, label %advise, label %advised
 advise:
-  %at = ptrtoint ptr %block to i64
+  ; MADV_HUGEPAGE (14) on the whole pages of the block
+  %at = ptrtoint ptr %new to i64
   %up = add i64 %at, 4095
   %first = and i64 %up, -4096
   %stop = add i64 %at, %n
@@ -132,7 +129,7 @@ advise:
   %advice = call i32 @madvise(ptr %from, i64 %pages, i32 14)
   br label %advised
 advised:
-  ret ptr %block
+  ret ptr %new
 }
 
 ; `free`, keeping large buffers (evicting the least recently kept beyond the limit).
