@@ -17,7 +17,6 @@ from xdsl.dialects import arith, llvm, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, i32, i64
 from xdsl.ir import SSAValue
 
-from mlc.lowering.convert_to_llvm.llvm_ops import call_intrinsic
 from mlc.lowering.support.loop_builder import Ops
 
 INTRINSIC = "llvm.prefetch.p0"
@@ -42,4 +41,4 @@ def prefetch(b: Ops, base: SSAValue, position: SSAValue, size: int, write: bool)
     address = b(arith.IndexCastOp(b.add(base, b.mul(position, b.index(size))), i64))
     pointer = b(llvm.IntToPtrOp(address))
     flags = [b(arith.ConstantOp(IntegerAttr(v, i32))) for v in (int(write), L1_LOCALITY, 1)]
-    b.ops.append(call_intrinsic(INTRINSIC, [pointer, *flags], None))
+    b.ops.append(llvm.CallIntrinsicOp(INTRINSIC, [pointer, *flags], []))
