@@ -127,9 +127,10 @@ def test_kernel_prefetching_its_c_tile_matches_numpy(element: str):
     of columns past N (the last panel) or rows past M must not change a result."""
     m, k, n = 301, 700, 1000
     t = lambda r, c: f"tensor<{r}x{c}x{element}>"  # noqa: E731
-    text = f"""func.func @main(%a: {t(m, k)}, %b: {t(k, n)}, %bias: tensor<{n}x{element}>) -> {t(m, n)} {{
+    bias_type = f"tensor<{n}x{element}>"
+    text = f"""func.func @main(%a: {t(m, k)}, %b: {t(k, n)}, %bias: {bias_type}) -> {t(m, n)} {{
   %c = ml.matmul %a, %b : ({t(m, k)}, {t(k, n)}) -> {t(m, n)}
-  %d = ml.add %c, %bias : ({t(m, n)}, tensor<{n}x{element}>) -> {t(m, n)}
+  %d = ml.add %c, %bias : ({t(m, n)}, {bias_type}) -> {t(m, n)}
   %r = ml.relu %d : ({t(m, n)}) -> {t(m, n)}
   func.return %r : {t(m, n)}
 }}"""
