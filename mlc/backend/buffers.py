@@ -16,7 +16,10 @@ library), `malloc` and `free` are bound to `mlc_alloc` and `mlc_free` (`install`
   `malloc_usable_size`) in one of `SLOTS` slots, evicting (freeing) the least recently
   kept ones while the cache would exceed its limit;
 - `mlc_alloc` takes the smallest kept buffer that holds the request and wastes at most
-  an eighth of it (plus a page), else calls `malloc`.
+  an eighth of it (plus a page), else calls `malloc`, and from `HUGE_PAGED` bytes
+  advises the whole pages of the fresh block huge (`madvise`), as numpy does for its
+  large arrays: where transparent huge pages are `madvise` only, a large matmul's
+  result and packed B are then mapped by 2 MiB pages, as numpy's operands are.
 
 Every buffer is an ordinary `malloc` block, so freeing one with the C library's `free`
 is harmless. A buffer is only kept once its owner freed it: compiled code frees its
@@ -39,6 +42,10 @@ from mlc.backend.native import compile_runtime, function_address
 
 LIMIT_VARIABLE = "MLC_BUFFER_CACHE_MB"
 MIN_CACHED = 1 << 20  # bytes: smaller blocks are left to the C library
+# Bytes from which a fresh buffer's whole pages are advised huge (`MADV_HUGEPAGE` = 14),
+# numpy's threshold. 2048 x 2048 x 2048 at one thread, alternating processes, load 7-12:
+# 0.93-0.98x numpy with, 0.77-0.89x without (bench/results/matmul-kernel.md, 2026-11-29).
+HUGE_PAGED = 4 << 20
 SLOTS = 64
 
 RUNTIME_IR = r"""
@@ -53,6 +60,7 @@ RUNTIME_IR = r"""
 declare ptr @malloc(i64)
 declare void @free(ptr)
 declare i64 @malloc_usable_size(ptr)
+declare i32 @madvise(ptr, i64, i32)
 declare i32 @pthread_mutex_lock(ptr)
 declare i32 @pthread_mutex_unlock(ptr)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
@@ -105,6 +113,22 @@ miss:
   br label %fresh
 fresh:
   %new = call ptr @malloc(i64 %n)
+  %large = icmp uge i64 %n, HUGE_PAGED
+  %got = icmp ne ptr %new, null
+  %advisable = and i1 %large, %got
+  br i1 %advisable, label %advise, label %advised
+advise:
+  ; MADV_HUGEPAGE (14) on the whole pages of the block
+  %at = ptrtoint ptr %new to i64
+  %up = add i64 %at, 4095
+  %first = and i64 %up, -4096
+  %stop = add i64 %at, %n
+  %last = and i64 %stop, -4096
+  %pages = sub i64 %last, %first
+  %from = inttoptr i64 %first to ptr
+  %advice = call i32 @madvise(ptr %from, i64 %pages, i32 14)
+  br label %advised
+advised:
   ret ptr %new
 }
 
@@ -227,7 +251,11 @@ entry:
 
 
 def runtime_ir() -> str:
-    return RUNTIME_IR.replace("MIN_CACHED", str(MIN_CACHED)).replace("SLOTS", str(SLOTS))
+    sizes = {"MIN_CACHED": MIN_CACHED, "SLOTS": SLOTS, "HUGE_PAGED": HUGE_PAGED}
+    text = RUNTIME_IR
+    for name, value in sizes.items():
+        text = text.replace(name, str(value))
+    return text
 
 
 def default_limit() -> int:

@@ -117,3 +117,29 @@ def test_convolutions_share_a_kernel_and_match_numpy(batch: int, element: str):
     got = mlc.compile(text)(x, w1, w2)
     want = _conv(np.maximum(_conv(x, w1, 2, 1), 0), w2, 1, 0)
     np.testing.assert_allclose(got, want, rtol=TOLERANCE[element], atol=TOLERANCE[element] * 10)
+
+
+@pytest.mark.parametrize("element", ["f32", "f64"])
+def test_kernel_prefetching_its_c_tile_matches_numpy(element: str):
+    """The micro-kernel prefetches its C tile (`prefetch_tile`) before the K loop: rows of
+    1000 columns start off a cache line, the last row tile is partial (301 rows), K is
+    several blocks deep, and C is both stored (first K block) and added to; the prefetch
+    of columns past N (the last panel) or rows past M must not change a result."""
+    m, k, n = 301, 700, 1000
+    t = lambda r, c: f"tensor<{r}x{c}x{element}>"  # noqa: E731
+    bias_type = f"tensor<{n}x{element}>"
+    text = f"""func.func @main(%a: {t(m, k)}, %b: {t(k, n)}, %bias: {bias_type}) -> {t(m, n)} {{
+  %c = ml.matmul %a, %b : ({t(m, k)}, {t(k, n)}) -> {t(m, n)}
+  %d = ml.add %c, %bias : ({t(m, n)}, {bias_type}) -> {t(m, n)}
+  %r = ml.relu %d : ({t(m, n)}) -> {t(m, n)}
+  func.return %r : {t(m, n)}
+}}"""
+    exe = mlc.compile(text)
+    assert "@llvm.prefetch" in exe.llvm_ir
+    rng = np.random.default_rng(3)
+    dtype = DTYPES[element]
+    a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+    bias = rng.standard_normal(n).astype(dtype)
+    want = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias, 0)
+    got = exe(a, b, bias)
+    np.testing.assert_allclose(got, want, rtol=TOLERANCE[element], atol=TOLERANCE[element] * 30)

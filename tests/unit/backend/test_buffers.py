@@ -219,3 +219,32 @@ view = kept[0][::2]
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
     )
     assert (result.returncode, result.stderr) == (0, "")
+
+
+def _vm_flags(address: int) -> set[str]:
+    """The `VmFlags` of the mapping of this process that holds `address`."""
+    inside = False
+    with open("/proc/self/smaps") as smaps:
+        lines = smaps.read().splitlines()
+    for line in lines:
+        fields = line.split()
+        if "-" in fields[0] and len(fields) >= 5:
+            start, end = (int(x, 16) for x in fields[0].split("-"))
+            inside = start <= address < end
+        elif inside and fields[0] == "VmFlags:":
+            return set(fields[1:])
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
+def test_fresh_buffers_from_4_mib_are_advised_huge_pages():
+    """From `HUGE_PAGED` bytes a fresh buffer's whole pages are advised huge (`hg`), as
+    numpy's large arrays are; a smaller one is the C library's as it comes."""
+    allocator = buffers.runtime()
+    large, small = allocator.alloc(buffers.HUGE_PAGED + 12345), allocator.alloc(2 * MB)
+    try:
+        assert "hg" in _vm_flags(-(-large // 4096) * 4096 + MB)
+        assert "hg" not in _vm_flags(small + MB)
+    finally:
+        allocator.free(large)
+        allocator.free(small)
