@@ -49,8 +49,8 @@ STAGES: dict[str, str] = {
     ),
     "linalg": "decompose-attention,convert-ml-to-linalg,linalg-fuse-elementwise",
     "loops": (
-        "bufferize,outline-kernels,linalg-tile,convert-linalg-to-loops,lower-affine,"
-        "canonicalize,cse,promote-accumulators"
+        "bufferize,outline-kernels,collapse-parallel-generics,linalg-tile,"
+        "convert-linalg-to-loops,lower-affine,canonicalize,cse,promote-accumulators"
     ),
     "llvm": "convert-to-llvm",
     "parallel-loops": (

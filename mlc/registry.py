@@ -103,6 +103,12 @@ def _convert_to_llvm() -> type[ModulePass]:
     return ConvertToLLVMPass
 
 
+def _collapse_parallel_generics() -> type[ModulePass]:
+    from mlc.lowering.cpu.collapse_parallel_generics import CollapseParallelGenericsPass
+
+    return CollapseParallelGenericsPass
+
+
 def _linalg_tile() -> type[ModulePass]:
     from mlc.lowering.cpu.linalg_tile import LinalgTilePass
 
@@ -252,6 +258,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _bufferize,
     "convert-to-llvm": _convert_to_llvm,
     "convert-ml-to-linalg": _convert_ml_to_linalg,
+    "collapse-parallel-generics": _collapse_parallel_generics,
     "linalg-tile": _linalg_tile,
     "autotune-tiles": _autotune_tiles,
     "outline-kernels": _outline_kernels,

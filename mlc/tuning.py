@@ -39,6 +39,7 @@ from xdsl.transforms.lower_affine import LowerAffinePass
 from mlc.backend import cache, cpu
 from mlc.backend.runtime import dtype_of
 from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
+from mlc.lowering.cpu.collapse_parallel_generics import CollapseParallelGenericsPass
 from mlc.lowering.cpu.linalg_tile import LinalgTilePass
 from mlc.lowering.cpu.outline_kernels import OutlineKernelsPass
 from mlc.lowering.cpu.promote_accumulators import PromoteAccumulatorsPass
@@ -54,6 +55,7 @@ RECORDS = "tuning"  # the cache folder's subfolder of records
 # the pass that imports this; a unit test holds the two lists equal).
 LOWERING: tuple[type[ModulePass], ...] = (
     OutlineKernelsPass,
+    CollapseParallelGenericsPass,
     LinalgTilePass,
     ConvertLinalgToLoopsPass,
     LowerAffinePass,

@@ -118,10 +118,11 @@ class CanonicalizeByType(RewritePattern):
                 return
 
 
-def canonicalize(ctx: Context, module: ModuleOp) -> None:
-    """Apply the canonicalization patterns and folders until none applies."""
+def canonicalize(ctx: Context, module: ModuleOp) -> bool:
+    """Apply the canonicalization patterns and folders until none applies; whether any
+    rewrite or dead-op erasure changed the module."""
     walker = PatternRewriteWalker(CanonicalizeByType(ctx), post_walk_func=region_dce)
-    walker.rewrite_module(module)
+    return walker.rewrite_module(module)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@
 // CHECK-NEXT: {{^}}  bound-device-sizes {{ +}}Size buffers and launches at the static bound of a device-computed size{{$}}
 // CHECK-NEXT: {{^}}  bufferize {{ +}}Tensors to memrefs for every function of the module{{$}}
 // CHECK-NEXT: {{^}}  canonicalize {{ +}}Canonicalize and fold{{$}}
+// CHECK-NEXT: {{^}}  collapse-parallel-generics {{ +}}Elementwise generics over contiguous buffers as one flat loop{{$}}
 // CHECK:      {{^}}  licm {{ +}}Hoist invariant ops out of `scf.for` / `scf.while`{{$}}
 // CHECK-NEXT: {{^}}  linalg-fuse-elementwise {{ +}}Fuse elementwise
 // CHECK-NEXT: {{^}}  linalg-tile {{ +}}Tile and vectorise matmul generics on memrefs{{$}}
