@@ -85,6 +85,12 @@ def _fold_batch_norm() -> type[ModulePass]:
     return FoldBatchNormPass
 
 
+def _lower_affine() -> type[ModulePass]:
+    from mlc.lowering.linalg.lower_affine import LowerAffinePass
+
+    return LowerAffinePass
+
+
 def _canonicalize() -> type[ModulePass]:
     from mlc.lowering.graph.canonicalize import CanonicalizePass
 
@@ -252,6 +258,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "shape-inference": _shape_inference,
     "simplify-graph": _simplify_graph,
     "canonicalize": _canonicalize,
+    "lower-affine": _lower_affine,
     "fold-batch-norm": _fold_batch_norm,
     "licm": _licm,
     "autocast": _autocast,

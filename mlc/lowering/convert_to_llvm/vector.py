@@ -25,6 +25,8 @@ columns of its last panel below N with them. Their start address is a plain
 elements before the image or end past it, those lanes masked off.
 """
 
+from functools import lru_cache
+
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -39,7 +41,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.llvm import ICmpPredicateFlag
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from mlc.lowering.convert_to_llvm import llvm_ops
@@ -133,10 +135,16 @@ def _shuffled(b: Builder, op: vector.ExtractOp | vector.ShuffleOp) -> None:
     (position,) = op.static_position.get_values()
     source = converted_type(op.vector.type)
     assert isinstance(source, VectorType)
-    lane = VectorType(source.element_type, [1])
-    mask = DenseArrayBase.from_list(i32, [position])
+    lane, mask = _one_lane(source.element_type, position)
     one = b.emit(llvm.ShuffleVectorOp(op.vector, op.vector, mask, lane))
     b.emit(llvm.BitcastOp(one, converted_type(op.result.type)))
+
+
+@lru_cache(maxsize=1024)  # bounded: a long-running process compiles many programs
+def _one_lane(element: Attribute, position: int) -> tuple[VectorType, DenseArrayBase]:
+    """The one-lane vector type and shuffle mask that pick lane `position`: attributes
+    are values, made once for the thousands of extracts of an unrolled GPU tile."""
+    return VectorType(element, [1]), DenseArrayBase.from_list(i32, [position])
 
 
 def _masked_access(

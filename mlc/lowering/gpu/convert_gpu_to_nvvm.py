@@ -67,9 +67,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -104,6 +102,8 @@ SUPPORTED: tuple[type[Operation], ...] = (
     gpu.FuncOp,
     gpu.ReturnOp,
 )
+# The gpu ops of a kernel that become intrinsic calls here (the others go with the function).
+LOWERED_HERE: tuple[type[Operation], ...] = (*SPECIAL_REGISTERS, gpu.LaneIdOp, gpu.BarrierOp)
 
 
 def special_register(op: Operation) -> str:
@@ -175,17 +175,17 @@ def _bytes(type_: MemRefType) -> int:
     return count * width // 8
 
 
-def _shared_to_globals(scratch: ModuleOp) -> tuple[set[str], dict[str, tuple[str, int]]]:
+def _shared_to_globals(
+    scratch: ModuleOp, allocas: list[memref.AllocaOp]
+) -> tuple[set[str], dict[str, tuple[str, int]]]:
     """
-    Each shared-memory alloca to a `memref.get_global` of a new global: the static
-    globals' names, and per dynamic one its kernel's name and bytes (module docstring).
+    Each shared-memory alloca of `allocas` (in `scratch`'s kernels, in walk order) to a
+    `memref.get_global` of a new global in `scratch`: the static globals' names, and per
+    dynamic one its kernel's name and bytes (module docstring).
     """
     names: set[str] = set()
     dynamic: dict[str, tuple[str, int]] = {}
-    for op in list(scratch.walk()):
-        if not _is_shared(op):
-            continue
-        assert isinstance(op, memref.AllocaOp)
+    for op in allocas:
         if op.dynamic_sizes:
             op_error(op, "shared memory (address space 3) must have a static shape")
         if DYNAMIC_SHARED_ATTR in op.attributes:
@@ -219,15 +219,41 @@ def launch_bounds(kernel: gpu.FuncOp) -> dict[str, Attribute]:
     return bounds
 
 
+def _lowered_here(kernels: gpu.ModuleOp) -> tuple[list[Operation], list[memref.AllocaOp]]:
+    """
+    The ops of `kernels` that this pass rewrites itself, in walk order: register reads
+    and barriers, and shared allocas (a few hundred of ResNet-50's ~50k kernel ops,
+    found in one walk, rewritten where they are rather than by a pattern walker's
+    sweeps over every op). An unsupported gpu op is an error.
+    """
+    registers: list[Operation] = []
+    allocas: list[memref.AllocaOp] = []
+    for inner in kernels.walk():
+        if inner.dialect_name() == "gpu" and inner is not kernels:
+            if not isinstance(inner, SUPPORTED):
+                message = f"'{inner.name}' is not supported in kernels by convert-gpu-to-nvvm"
+                op_error(inner, message)
+            if isinstance(inner, LOWERED_HERE):
+                registers.append(inner)
+        elif _is_shared(inner):
+            allocas.append(inner)  # pyright: ignore[reportArgumentType]
+    return registers, allocas
+
+
+def _lower_registers(registers: list[Operation]) -> None:
+    """Each register read and barrier to its intrinsic call."""
+    lowerings = (LowerSpecialRegisters(), LowerBarrier())
+    for inner in registers:
+        rewriter = PatternRewriter(inner)
+        for pattern in lowerings:
+            pattern.match_and_rewrite(inner, rewriter)
+            if rewriter.has_done_action:
+                break
+
+
 def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
     """Lower one `gpu.module`'s contents to the llvm dialect, in place."""
-    for inner in kernels.walk():
-        if (
-            inner is not kernels
-            and inner.dialect_name() == "gpu"
-            and not isinstance(inner, SUPPORTED)
-        ):
-            op_error(inner, f"'{inner.name}' is not supported in kernels by convert-gpu-to-nvvm")
+    registers, allocas = _lowered_here(kernels)
     names = {
         op.sym_name.data: launch_bounds(op)
         for op in kernels.body.block.ops
@@ -237,10 +263,8 @@ def lower_kernel_module(ctx: Context, kernels: gpu.ModuleOp) -> None:
     for op in list(kernels.body.block.ops):
         op.detach()
         scratch.body.block.add_op(_to_func(op) if isinstance(op, gpu.FuncOp) else op)
-    PatternRewriteWalker(
-        GreedyRewritePatternApplier([LowerSpecialRegisters(), LowerBarrier()])
-    ).rewrite_module(scratch)
-    shared, dynamic = _shared_to_globals(scratch)
+    _lower_registers(registers)
+    shared, dynamic = _shared_to_globals(scratch, allocas)
     for kernel, size in dynamic.values():
         if kernel in names:
             names[kernel][DYNAMIC_SHARED_BYTES_ATTR] = IntegerAttr(size, i32)

@@ -7,8 +7,8 @@
 
 // `--list-passes` prints mlc's passes, then the xDSL passes that work on mlc's dialects,
 // each section sorted, one pass a line with the first sentence of its docstring, and
-// exits without reading the input. mlc's `canonicalize` replaces xDSL's, so it is listed
-// once, in mlc's section.
+// exits without reading the input. mlc's `canonicalize` and `lower-affine` replace
+// xDSL's, so each is listed once, in mlc's section.
 
 // CHECK:      {{^}}mlc passes:{{$}}
 // CHECK-NEXT: {{^}}  autocast {{ +}}Run f32 matmuls and convolutions in bf16 or f16, statistics in f32{{$}}
@@ -22,13 +22,14 @@
 // CHECK:      {{^}}  licm {{ +}}Hoist invariant ops out of `scf.for` / `scf.while`{{$}}
 // CHECK-NEXT: {{^}}  linalg-fuse-elementwise {{ +}}Fuse elementwise
 // CHECK-NEXT: {{^}}  linalg-tile {{ +}}Tile and vectorise matmul generics on memrefs{{$}}
+// CHECK-NEXT: {{^}}  lower-affine {{ +}}Lower `affine` ops to `arith`, `scf` and `memref`{{$}}
 // CHECK:      {{^}}  simplify-graph {{ +}}`shape-inference` and `canonicalize`
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}xDSL passes for mlc's dialects:{{$}}
 // CHECK:      {{^}}  convert-linalg-to-loops {{ +}}Converts a linalg structured ops to perfectly nested loops{{$}}
 // CHECK:      {{^}}  cse {{ +}}Eliminate common subexpressions{{$}}
 // CHECK-NEXT: {{^}}  dce {{ +}}Erase unused operations that have no side effects{{$}}
-// CHECK:      {{^}}  lower-affine {{ +}}Lower `affine` ops
+// CHECK-NOT:  {{^}}  lower-affine
 // CHECK:      {{^}}  scf-parallel-loop-tiling {{ +}}Tile the innermost `scf.parallel` loops by the given sizes{{$}}
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}{{[0-9]+}} more xDSL passes for other dialects: --list-passes=all{{$}}

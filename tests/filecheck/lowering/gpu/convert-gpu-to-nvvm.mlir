@@ -137,3 +137,51 @@ builtin.module attributes {gpu.container_module} {
     }) {sym_name = "dyn"} : () -> ()
   }) : () -> ()
 }
+
+// -----
+
+// Register reads, barriers and shared allocas nested in loops and branches, in two
+// kernels: each is lowered where it is, and the shared globals are numbered in the
+// order of the module (the first kernel's, then the second's).
+
+// CHECK:         llvm.func @first(
+// CHECK:           llvm.mlir.addressof @__mlc_shared_0 : !llvm.ptr
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.laneid"() : () -> i32
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"
+// CHECK:         llvm.func @second(
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.read.ptx.sreg.tid.y"() : () -> i32
+// CHECK:           llvm.mlir.addressof @__mlc_shared_1 : !llvm.ptr
+// CHECK:           llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.all"
+// CHECK-NOT:     gpu.
+// CHECK:         llvm.mlir.global internal @__mlc_shared_0() {addr_space = 3 : i32, alignment = 64 : i64} : !llvm.array<4 x f32>
+// CHECK-NEXT:    llvm.mlir.global internal @__mlc_shared_1() {addr_space = 3 : i32, alignment = 64 : i64} : !llvm.array<32 x f32>
+builtin.module attributes {gpu.container_module} {
+  "gpu.module"() <{sym_name = "kernels"}> ({
+    "gpu.func"() <{function_type = (memref<4xf32>) -> (), kernel}> ({
+    ^bb0(%m: memref<4xf32>):
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      scf.for %i = %c0 to %c4 step %c1 {
+        %tile = memref.alloca() : memref<4xf32, 3 : i64>
+        %lane = "gpu.lane_id"() : () -> index
+        %x = memref.load %m[%i] : memref<4xf32>
+        memref.store %x, %tile[%lane] : memref<4xf32, 3 : i64>
+        "gpu.barrier"() : () -> ()
+        scf.yield
+      }
+      "gpu.return"() : () -> ()
+    }) {sym_name = "first"} : () -> ()
+    "gpu.func"() <{function_type = (memref<4xf32>, i1) -> (), kernel}> ({
+    ^bb0(%m: memref<4xf32>, %p: i1):
+      scf.if %p {
+        %t = "gpu.thread_id"() <{dimension = #gpu<dim y>}> : () -> index
+        %tile = memref.alloca() : memref<32xf32, 3 : i64>
+        %x = memref.load %m[%t] : memref<4xf32>
+        memref.store %x, %tile[%t] : memref<32xf32, 3 : i64>
+        "gpu.barrier"() : () -> ()
+      }
+      "gpu.return"() : () -> ()
+    }) {sym_name = "second"} : () -> ()
+  }) : () -> ()
+}
