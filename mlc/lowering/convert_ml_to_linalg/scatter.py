@@ -41,7 +41,8 @@ count, prefix sum, place, then a parallel generic that walks only each destinati
 updates, in the same order), O(result + updates) where the walk above is O(result x
 updates). Destinations are the rows `p[:q]` for `scatter_nd` and the result's elements
 for `scatter_elements`; a `scatter_nd` of rows (`q < rank`) takes `scatter_rows.py`'s
-loop over its tuples instead, which combines whole rows with vector code. Measured on the CPU (2 cores, shared): a sparse MoE layer's
+loop over its tuples instead, which combines whole rows with vector code. Measured on
+the CPU (2 cores, shared): a sparse MoE layer's
 `ScatterND` adds (result 1024x512, ~256 rows an expert) took 97% of the layer, which
 went from 1.7-3.9 s to 70-106 ms a call (`bench/results/moe-lstm.md`); an embedding
 gradient (`ml.gather`'s VJP, vocab 30000 x 256, 1024 ids) went from 61.5 s a call (a
