@@ -91,7 +91,8 @@ class ConvertMLToLinalgPass(ModulePass):
 
     scatter_group_pairs: int = scatter.GROUPED_MIN_PAIRS
     """Scatters of more destination x update-tuple pairs than this (or of sizes known
-    only at run time) are grouped by destination first (`scatter_grouped.py`); -1:
+    only at run time) are grouped by destination first (`scatter_grouped.py`; a
+    `scatter_nd` of rows: a loop over its tuples, `scatter_rows.py`); -1:
     never (the GPU pipeline's choice: its grouping loops are one-thread kernels)."""
 
     scatter_atomic: bool = False

@@ -40,7 +40,9 @@ compiling, the scatter is grouped by destination instead (`scatter_grouped.py`:
 count, prefix sum, place, then a parallel generic that walks only each destination's
 updates, in the same order), O(result + updates) where the walk above is O(result x
 updates). Destinations are the rows `p[:q]` for `scatter_nd` and the result's elements
-for `scatter_elements`. Measured on the CPU (2 cores, shared): a sparse MoE layer's
+for `scatter_elements`; a `scatter_nd` of rows (`q < rank`) takes `scatter_rows.py`'s
+loop over its tuples instead, which combines whole rows with vector code. Measured on
+the CPU (2 cores, shared): a sparse MoE layer's
 `ScatterND` adds (result 1024x512, ~256 rows an expert) took 97% of the layer, which
 went from 1.7-3.9 s to 70-106 ms a call (`bench/results/moe-lstm.md`); an embedding
 gradient (`ml.gather`'s VJP, vocab 30000 x 256, 1024 ids) went from 61.5 s a call (a
@@ -95,6 +97,7 @@ from mlc.lowering.convert_ml_to_linalg.scatter_grouped import (
     grouped_pays,
     grouped_scatter,
 )
+from mlc.lowering.convert_ml_to_linalg.scatter_rows import row_scatter
 from mlc.lowering.support.index_calc import Index, IndexCalc
 from mlc.lowering.support.locations import keep_location
 
@@ -361,6 +364,13 @@ class LowerScatterNd(RewritePattern):
                 rewriter.replace(op, (), (result,))
                 return
             if outer and grouped_pays(rows, index_shape[:-1], self.min_pairs):
+                if q < rank:
+                    combine = combiner(reduction, element)
+                    result = row_scatter(
+                        rewriter, op, bounds, highest, index_sizes, data_sizes, combine
+                    )
+                    rewriter.replace(op, (), (result,))
+                    return
                 result = self.grouped(rewriter, op, bounds, highest, index_sizes)
                 rewriter.replace(op, (), (result,))
                 return

@@ -204,11 +204,14 @@ def test_top_k_above_a_dynamic_axis_fails_a_check(rng, target):
         exe(x[:, :3])
 
 
-# Scatters large enough for the lowering grouped by destination (`scatter_grouped.py`):
-# many duplicates per destination, negative indices, every reduction, static and dynamic.
+# Scatters large enough for the lowering grouped by destination: many duplicates per
+# destination, negative indices, every reduction, static and dynamic. Tuples of rows
+# take the loop over the tuples (`scatter_rows.py`), tuples of elements the counting
+# loops (`scatter_grouped.py`, the last case).
 GROUPED_ND_CASES = [
     ((301, 7), (203, 1), "float32"),
     ((37, 29, 3), (3, 51, 2), "int32"),
+    ((41, 13), (203, 2), "float32"),
 ]
 
 

@@ -93,25 +93,26 @@ func.func @scatter_nd(%x: tensor<4x5x6xf32>, %i: tensor<3x2xi64>, %u: tensor<3x6
 
 // -----
 
-// A dynamic count of tuples: the updates' dims checked against it, then the form
-// grouped by destination row: (a) count the tuples of each row at the slot after it,
-// (b) an inclusive prefix sum, (c) each tuple's number at its row's next slot, the
-// row's cursor moving on, then (d) a parallel generic over the result whose element
+// A dynamic count of tuples of single elements (q = rank: no rows, so not
+// scatter_rows.py's loop): the updates' dims checked against it, then the form
+// grouped by destination: (a) count the tuples of each element at the slot after it,
+// (b) an inclusive prefix sum, (c) each tuple's number at its element's next slot, the
+// cursor moving on, then (d) a parallel generic over the result whose element
 // walks [end[p - 1], end[p]) of the order, in order (mul: every update).
 
 // CHECK-LABEL: func.func @scatter_nd_dynamic
-// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<4x5xi64>, %[[I:[a-zA-Z0-9_]+]]: tensor<?x1xi32>, %[[U:[a-zA-Z0-9_]+]]: tensor<?x5xi64>)
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<4x5xi64>, %[[I:[a-zA-Z0-9_]+]]: tensor<?x2xi32>, %[[U:[a-zA-Z0-9_]+]]: tensor<?xi64>)
 // CHECK:         cf.assert %{{.+}}, "'ml.scatter_nd' op indices dim 0 of updates must equal indices' or data's"
-// CHECK:         %[[DEST:.+]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0, 0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[I]] : tensor<?x1xi32>) outs(%{{.+}} : tensor<?xi64>)
+// CHECK:         %[[DEST:.+]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0, 0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[I]] : tensor<?x2xi32>) outs(%{{.+}} : tensor<?xi64>)
 // CHECK:           arith.minui
-// CHECK:         %[[ZEROS:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<5xi64>)
-// CHECK:         %[[COUNTS:.+]] = scf.for %[[T:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[S:.+]] = %[[ZEROS]]) -> (tensor<5xi64>) {
+// CHECK:         %[[ZEROS:.+]] = linalg.generic {{.+}} outs(%{{.+}} : tensor<21xi64>)
+// CHECK:         %[[COUNTS:.+]] = scf.for %[[T:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[S:.+]] = %[[ZEROS]]) -> (tensor<21xi64>) {
 // CHECK:           %[[D:.+]] = tensor.extract %[[DEST]][%[[T]]] : tensor<?xi64>
 // CHECK:           tensor.insert %{{.+}} into %[[S]]
 // CHECK:         } {mlc.sequential}
-// CHECK:         %[[START:.+]], %{{.+}} = scf.for {{.+}} iter_args(%{{.+}} = %[[COUNTS]], %{{.+}} = %{{.+}}) -> (tensor<5xi64>, i64) {
+// CHECK:         %[[START:.+]], %{{.+}} = scf.for {{.+}} iter_args(%{{.+}} = %[[COUNTS]], %{{.+}} = %{{.+}}) -> (tensor<21xi64>, i64) {
 // CHECK:         } {mlc.sequential}
-// CHECK:         %[[END:.+]], %[[ORDER:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[START]], %{{.+}} = %{{.+}}) -> (tensor<5xi64>, tensor<?xi64>) {
+// CHECK:         %[[END:.+]], %[[ORDER:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %[[START]], %{{.+}} = %{{.+}}) -> (tensor<21xi64>, tensor<?xi64>) {
 // CHECK:         } {mlc.sequential}
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%[[X]] : tensor<4x5xi64>) {
 // CHECK:           tensor.extract %[[END]]
@@ -126,15 +127,16 @@ func.func @scatter_nd(%x: tensor<4x5x6xf32>, %i: tensor<3x2xi64>, %u: tensor<3x6
 // LOC:           tensor.insert {{.*}} loc("model.py":12:3)
 // LOC:           } {mlc.sequential} loc("model.py":12:3)
 // LOC:           } -> tensor<4x5xi64> loc("model.py":12:3)
-func.func @scatter_nd_dynamic(%x: tensor<4x5xi64>, %i: tensor<?x1xi32>, %u: tensor<?x5xi64>) -> tensor<4x5xi64> {
-  %s = ml.scatter_nd %x, %i, %u {reduction = "mul"} : (tensor<4x5xi64>, tensor<?x1xi32>, tensor<?x5xi64>) -> tensor<4x5xi64> loc("model.py":12:3)
+func.func @scatter_nd_dynamic(%x: tensor<4x5xi64>, %i: tensor<?x2xi32>, %u: tensor<?xi64>) -> tensor<4x5xi64> {
+  %s = ml.scatter_nd %x, %i, %u {reduction = "mul"} : (tensor<4x5xi64>, tensor<?x2xi32>, tensor<?xi64>) -> tensor<4x5xi64> loc("model.py":12:3)
   func.return %s : tensor<4x5xi64>
 }
 
 // -----
 
 // The threshold (scatter_grouped.GROUPED_MIN_PAIRS = 4096 rows x tuples), its two
-// sides: 64 rows x 64 tuples keep the generic walking every tuple; 65 x 64 group.
+// sides: 64 rows x 64 tuples keep the generic walking every tuple; 65 x 64 take the
+// loop over the tuples of scatter_rows.py (rows of 3).
 
 // CHECK-LABEL: func.func @scatter_nd_at_threshold
 // CHECK-NOT:     scf.for
@@ -147,11 +149,12 @@ func.func @scatter_nd_at_threshold(%x: tensor<64x3xf32>, %i: tensor<64x1xi64>, %
 }
 
 // CHECK-LABEL: func.func @scatter_nd_above_threshold
-// CHECK-COUNT-3: } {mlc.sequential}
-// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
-// CHECK:           arith.maxsi
-// CHECK:           scf.for
+// CHECK-NOT:     mlc.sequential
+// CHECK:         scf.for
+// CHECK:           tensor.extract_slice
+// CHECK:           linalg.generic
 // CHECK-NOT:         arith.addf
+// CHECK:           tensor.insert_slice
 // CHECK:         func.return
 func.func @scatter_nd_above_threshold(%x: tensor<65x3xf32>, %i: tensor<64x1xi64>, %u: tensor<64x3xf32>) -> tensor<65x3xf32> {
   %s = ml.scatter_nd %x, %i, %u : (tensor<65x3xf32>, tensor<64x1xi64>, tensor<64x3xf32>) -> tensor<65x3xf32>
