@@ -91,7 +91,9 @@ def export(directory: Path, only: list[str] | None) -> int:
 
 
 def compile_one(path: Path, target: str) -> dict:
-    env = {**os.environ, "MLC_CACHE": "0", "PYTHONPATH": str(ROOT)}
+    path_before = os.environ.get("PYTHONPATH")
+    python_path = os.pathsep.join([str(ROOT), *([path_before] if path_before else [])])
+    env = {**os.environ, "MLC_CACHE": "0", "PYTHONPATH": python_path}
     try:
         done = subprocess.run(
             [sys.executable, "-c", COMPILE, str(path), target],

@@ -37,12 +37,17 @@ class Device:
     libcuda: ctypes.CDLL
     name: str
     sm: str
+    handle: int = 0  # the primary context's `CUcontext`
 
     def make_current(self) -> None:
         """Make the context current in the calling thread, once per thread: CUDA
-        contexts are current per thread, and a thread other than the first finds none."""
-        if self.context is not None and not getattr(_thread, "current", False):
-            self.context.push()
+        contexts are current per thread, and a thread other than the first finds none.
+        Set through the driver, not pushed on pycuda's per-thread stack, whose clean-up
+        when the thread ends would pop a context it did not push."""
+        if self.handle and not getattr(_thread, "current", False):
+            self.check(
+                self.libcuda.cuCtxSetCurrent(ctypes.c_void_p(self.handle)), "cuCtxSetCurrent"
+            )
             _thread.current = True
 
     def check(self, status: int, what: str) -> None:
@@ -133,7 +138,11 @@ def _first_device() -> Device:
         address = ctypes.cast(getattr(libcuda, name), ctypes.c_void_p).value
         llvm_binding.add_symbol(name, address)  # no tensor maps (TMA) before CUDA 12
     sm = architecture(handle.compute_capability())
-    return Device(driver, context, libcuda, handle.name(), sm)
+    current = ctypes.c_void_p()
+    status = libcuda.cuCtxGetCurrent(ctypes.byref(current))
+    device = Device(driver, context, libcuda, handle.name(), sm, current.value or 0)
+    device.check(status, "cuCtxGetCurrent")
+    return device
 
 
 def _pop(context: Any) -> None:
@@ -152,6 +161,8 @@ def _declare_driver(libcuda: ctypes.CDLL) -> None:
         "cuMemcpyDtoH_v2": [void_p, void_p, size],
         "cuModuleLoadData": [ctypes.POINTER(void_p), ctypes.c_char_p],
         "cuModuleUnload": [void_p],
+        "cuCtxGetCurrent": [ctypes.POINTER(void_p)],
+        "cuCtxSetCurrent": [void_p],
         "cuModuleGetFunction": [ctypes.POINTER(void_p), void_p, ctypes.c_char_p],
         "cuGetErrorName": [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)],
         "cuCtxSynchronize": [],
