@@ -75,6 +75,12 @@ TASK_FLOPS = 1_000_000
 # copy). An A read along its rows is not packed at all (`packs_a`).
 PACK_A_PANELS = 8
 
+# The largest A (elements: 1 MiB of f32, half of L2) read in place along its rows by
+# `packs_a`: a run-time M (a MoE expert's tokens) or a small static one. Past it the
+# blocks are packed again: 1024 x 1024 x 1024 on two threads ran at 0.69x numpy read in
+# place and 0.92x packed (2026-11-29, quiet, the AVX-512 host).
+IN_PLACE_A_ELEMENTS = 1 << 18
+
 # Matmuls of at most this many columns run as plain loops, not the kernel: its panel would
 # be mostly masked lanes. The rule was "fewer columns than one vector", which on AVX-512
 # (16 lanes) left N = 5..15 to loops whose vectorised j remainder runs scalar:
@@ -217,12 +223,12 @@ def packs_a(
     step's `h @ R^T`, 8 rows, once per step). Not where the kernel reads A `along_rows`
     (row-major, contiguous along k): its MR rows are MR sequential streams that L1 and
     the prefetchers keep up with, so the copy, paid for every K block of every task,
-    buys nothing. One thread, medians of alternating runs against onnxruntime on the
-    AVX-512 host (bench/results/moe-lstm.md, 2026-11-29): a MoE expert's 256 x 512 x 1024
-    went 0.92x -> 1.00x onnxruntime and 256 x 1024 x 512 1.00x -> 1.05x, 1024 x 1024 x
-    1024 0.80x -> 0.84x, 64 x 1024 x 1024 0.98x -> 1.10x; none was slower read in place.
+    buys nothing, up to `IN_PLACE_A_ELEMENTS` of A. One thread, medians of alternating
+    runs against onnxruntime on the AVX-512 host (bench/results/moe-lstm.md,
+    2026-11-29): a MoE expert's 256 x 512 x 1024 went 0.92x -> 1.00x onnxruntime and
+    256 x 1024 x 512 1.00x -> 1.05x, 64 x 1024 x 1024 0.98x -> 1.10x read in place.
     """
-    if along_rows:
+    if along_rows and (m is None or k is None or m * k <= IN_PLACE_A_ELEMENTS):
         return False
     wide = n is None or n >= PACK_A_PANELS * tiles.nr
     one_block = m is not None and m <= tiles.mr

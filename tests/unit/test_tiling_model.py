@@ -114,10 +114,16 @@ def test_a_is_packed_when_enough_panels_reuse_it():
 
 
 @pytest.mark.parametrize(("n", "k", "m"), [(1024, 1024, None), (1024, 512, 256), (None, None, 7)])
-def test_a_read_along_its_rows_is_never_packed(n: int | None, k: int | None, m: int | None):
+def test_a_read_along_its_rows_is_read_in_place(n: int | None, k: int | None, m: int | None):
     tiles = matmul_tiles(4, AVX2)
     assert packs_a(n, k, tiles, m)  # read across its rows (transposed): packed
     assert not packs_a(n, k, tiles, m, along_rows=True)
+
+
+def test_a_large_a_read_along_its_rows_is_packed():
+    tiles = matmul_tiles(4, AVX2)
+    assert packs_a(1024, 1024, tiles, 1024, along_rows=True)  # 4 MiB of f32
+    assert not packs_a(1024, 1024, tiles, 256, along_rows=True)  # 1 MiB: in place
 
 
 @pytest.mark.parametrize(("m", "packs"), [(1, False), (6, False), (7, True), (64, True)])
