@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mlc.backend import cuda
+from mlc.backend import cuda, cuda_device
 from mlc.extras import EXTRAS, MissingDependencyError, require
 
 ROOT = Path(__file__).parents[2]
@@ -66,7 +66,7 @@ def test_a_missing_dependency_of_the_package_itself_is_not_renamed(monkeypatch):
 def test_cuda_target_without_pycuda(monkeypatch):
     hide(monkeypatch, "pycuda")
     with pytest.raises(cuda.CudaUnavailableError, match=r"^target 'cuda' needs pycuda, .*\[gpu\]"):
-        cuda.device.__wrapped__()  # the uncached lookup, also where a GPU was found before
+        cuda_device._first_device.__wrapped__()  # uncached, also where a GPU was found before
 
 
 def test_conformance_without_onnxruntime(monkeypatch, capsys):
