@@ -21,6 +21,8 @@ run: $(VENV)/.installed
 	$(BIN)/python examples/run.py
 	$(BIN)/python examples/train_digits.py
 	$(BIN)/python examples/train_cnn.py
+	$(BIN)/python examples/lstm_lm.py
+	$(BIN)/python examples/sparse_moe.py
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

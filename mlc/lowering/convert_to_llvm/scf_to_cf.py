@@ -14,32 +14,15 @@ class, or none: the same rewrites in the same order, so the same IR.
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriteWalker
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
 
-from mlc.lowering.support.dead_code import DeadOpCheck
-
-
-class LowerStructuredControlFlow(RewritePattern):
-    """xDSL's applier of `SwitchLowering`, `IfLowering`, `ForLowering`, by op class."""
-
-    def __init__(self) -> None:
-        self.is_dead = DeadOpCheck()
-        self.lowering: dict[type[Operation], RewritePattern] = {
-            scf.IndexSwitchOp: SwitchLowering(),
-            scf.IfOp: IfLowering(),
-            scf.ForOp: ForLowering(),
-        }
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if self.is_dead(op):
-            rewriter.erase(op)
-            return
-        if (pattern := self.lowering.get(type(op))) is not None:
-            pattern.match_and_rewrite(op, rewriter)
+from mlc.lowering.support.op_type_dispatch import DeadFirstByClass
 
 
 def convert_scf_to_cf(module: ModuleOp) -> None:
     """Lower every `scf.if`, `scf.for` and `scf.index_switch` under `module` to `cf`."""
-    PatternRewriteWalker(LowerStructuredControlFlow()).rewrite_module(module)
+    lowering = DeadFirstByClass(
+        {scf.IndexSwitchOp: SwitchLowering(), scf.IfOp: IfLowering(), scf.ForOp: ForLowering()}
+    )
+    PatternRewriteWalker(lowering).rewrite_module(module)

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import affine
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriteWalker
 from xdsl.transforms.lower_affine import (
     LowerAffineApply,
     LowerAffineFor,
@@ -29,28 +28,20 @@ from xdsl.transforms.lower_affine import (
     LowerAffineYield,
 )
 
-from mlc.lowering.support.dead_code import DeadOpCheck
+from mlc.lowering.support.op_type_dispatch import DeadFirstByClass
 
 
-class LowerAffineByType(RewritePattern):
-    """xDSL's applier of its five affine lowerings (dead-code check first), by op class."""
-
-    def __init__(self) -> None:
-        self.is_dead = DeadOpCheck()
-        self.lowering: dict[type[Operation], RewritePattern] = {
+def lower_affine_by_class() -> DeadFirstByClass:
+    """xDSL's five affine lowerings, each on its op class, dead ops erased first."""
+    return DeadFirstByClass(
+        {
             affine.StoreOp: LowerAffineStore(),
             affine.LoadOp: LowerAffineLoad(),
             affine.ForOp: LowerAffineFor(),
             affine.YieldOp: LowerAffineYield(),
             affine.ApplyOp: LowerAffineApply(),
         }
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if self.is_dead(op):
-            rewriter.erase(op)
-            return
-        if (pattern := self.lowering.get(type(op))) is not None:
-            pattern.match_and_rewrite(op, rewriter)
+    )
 
 
 @dataclass(frozen=True)
@@ -60,4 +51,4 @@ class LowerAffinePass(ModulePass):
     name = "lower-affine"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(LowerAffineByType()).rewrite_module(op)
+        PatternRewriteWalker(lower_affine_by_class()).rewrite_module(op)

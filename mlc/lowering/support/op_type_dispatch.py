@@ -22,6 +22,8 @@ from typing import Union, get_args, get_origin
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from mlc.lowering.support.dead_code import DeadOpCheck
+
 OpTypes = tuple[type[Operation], ...]
 
 
@@ -69,3 +71,22 @@ class OpTypeDispatch(RewritePattern):
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 return
+
+
+class DeadFirstByClass(RewritePattern):
+    """
+    xDSL's applier of a conversion's patterns, one per op class (`by_class`), where each
+    pattern matches only its class: a dead op is erased first, as xDSL's walker does,
+    and a live one gets the pattern of its exact class, looked up once, not tried in turn.
+    """
+
+    def __init__(self, by_class: dict[type[Operation], RewritePattern]):
+        self.is_dead = DeadOpCheck()
+        self.by_class = by_class
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if self.is_dead(op):
+            rewriter.erase(op)
+            return
+        if (pattern := self.by_class.get(type(op))) is not None:
+            pattern.match_and_rewrite(op, rewriter)
