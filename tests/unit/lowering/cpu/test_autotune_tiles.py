@@ -191,4 +191,4 @@ def test_candidates_are_lowered_as_the_pipeline_lowers_the_program():
         or (pipeline.STAGES["loops"].partition("bufferize,")[2])
     )
     names = [*rest.split(","), pipeline.STAGES["llvm"]]
-    assert [lowering.name for lowering in tuning.LOWERING] == names
+    assert [each.name for each in tuning.lowering()] == names
