@@ -4,7 +4,7 @@ settle a choice, `autotune-tiles` builds a program of candidates and keeps the f
 This module times such a program and records the winners.
 
 Timing: the program's functions (one per candidate, the same arguments each) are
-lowered as the pipeline lowers a program from the tuning point on (`lowering`),
+lowered as the pipeline lowers a program from the tuning point on (`LOWERING`),
 compiled, loaded and called in turns on random arguments, `ROUNDS` turns each of about
 `SAMPLE_SECONDS`. A candidate's time is its fastest turn: on a shared machine a turn
 only ever grows by noise (a worker thread descheduled mid-loop stalls it 10-20x).
@@ -32,27 +32,38 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+from xdsl.transforms.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 
 from mlc.backend import cache, cpu
 from mlc.backend.runtime import dtype_of
+from mlc.lowering.convert_to_llvm import ConvertToLLVMPass
+from mlc.lowering.cpu.collapse_parallel_generics import CollapseParallelGenericsPass
+from mlc.lowering.cpu.linalg_tile import LinalgTilePass
+from mlc.lowering.cpu.outline_kernels import OutlineKernelsPass
+from mlc.lowering.cpu.promote_accumulators import PromoteAccumulatorsPass
+from mlc.lowering.graph.canonicalize import CanonicalizePass
+from mlc.lowering.linalg.lower_affine import LowerAffinePass
 from mlc.timing import Timer
 
 ROUNDS = 7  # timed turns of every function
 SAMPLE_SECONDS = 5e-4  # each turn repeats calls until it lasts about this long
 RECORDS = "tuning"  # the cache folder's subfolder of records
 
-
-def lowering() -> list[ModulePass]:
-    """The `loops` stage after `bufferize` (where `autotune-tiles` runs), then the
-    `llvm` stage: the passes `mlc.pipeline` lowers a program with from the tuning point
-    on. Read when tuning, not at import: the registry imports the pass that imports
-    this module."""
-    from mlc import pipeline
-    from mlc.registry import parse_pipeline
-
-    loops = list(parse_pipeline(pipeline.STAGES["loops"]))
-    after = next(i for i, p in enumerate(loops) if p.name == "bufferize") + 1
-    return [*loops[after:], *parse_pipeline(pipeline.STAGES["llvm"])]
+# The `loops` stage after `bufferize` (where `autotune-tiles` runs), then the `llvm`
+# stage, as `mlc.pipeline` lists them (it cannot be imported here: its registry imports
+# the pass that imports this; a unit test holds the two lists, and their classes, equal).
+LOWERING: tuple[type[ModulePass], ...] = (
+    OutlineKernelsPass,
+    CollapseParallelGenericsPass,
+    LinalgTilePass,
+    ConvertLinalgToLoopsPass,
+    LowerAffinePass,
+    CanonicalizePass,
+    CommonSubexpressionElimination,
+    PromoteAccumulatorsPass,
+    ConvertToLLVMPass,
+)
 
 
 def time_functions(
@@ -61,8 +72,8 @@ def time_functions(
     """Seconds per call of each of `module`'s functions `names`, all taking arguments
     of the static, contiguous types `arguments` (`module` is lowered in place)."""
     types = {op.sym_name.data: op.function_type for op in module.ops if isinstance(op, func.FuncOp)}
-    for each in lowering():
-        each.apply(ctx, module)
+    for lowering in LOWERING:
+        lowering().apply(ctx, module)
     timer = Timer()
     program = cpu.load(cpu.build(module, timer), types, timer)
     rng = np.random.default_rng(0)

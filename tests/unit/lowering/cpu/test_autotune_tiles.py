@@ -15,6 +15,7 @@ from mlc.ir import parse_module
 from mlc.lowering.cpu import autotune_tiles
 from mlc.lowering.cpu.linalg_tile import TILES_ATTR, marked_tiles
 from mlc.lowering.support.op_walk import walk_ops
+from mlc.registry import pass_factories
 from mlc.tiling_model import Host, MatmulTiles, matmul_tiles, tile_candidates
 
 AVX512 = Host(vector_bits=512, vector_registers=32)
@@ -191,4 +192,6 @@ def test_candidates_are_lowered_as_the_pipeline_lowers_the_program():
         or (pipeline.STAGES["loops"].partition("bufferize,")[2])
     )
     names = [*rest.split(","), pipeline.STAGES["llvm"]]
-    assert [each.name for each in tuning.lowering()] == names
+    assert [lowering.name for lowering in tuning.LOWERING] == names
+    factories = pass_factories()  # the classes the pipeline runs under those names
+    assert list(tuning.LOWERING) == [factories[name]() for name in names]
