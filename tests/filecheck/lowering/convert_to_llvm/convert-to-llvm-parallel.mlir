@@ -221,3 +221,52 @@ func.func @one_iteration(%a: memref<64x64xf32>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A call of a function the module defines weighs what the function's body does: a
+// matmul's B packing is a parallel loop whose iteration is one call of its packer.
+// @pack_rows runs 16 x 64 stores and their loops' yields: 2087 ops with its constants
+// and return, 2089 an iteration with the call and the `scf.reduce` (it was 3, as for a
+// callee without a body, which counts as one op: the pool was never asked).
+
+// CHECK-LABEL: llvm.func @calls_packer
+// CHECK:         llvm.mlir.constant(2089) : i64
+// CHECK-LABEL: llvm.func @calls_external
+// CHECK:         llvm.mlir.constant(3) : i64
+func.func private @pack_rows(%a: memref<?x64xf32>, %i: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %c16 step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      memref.store %z, %a[%r, %j] : memref<?x64xf32>
+    }
+  }
+  func.return
+}
+func.func private @elsewhere(%a: memref<?x64xf32>, %i: index)
+func.func @calls_packer(%a: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x64xf32>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    func.call @pack_rows(%a, %i) : (memref<?x64xf32>, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+func.func @calls_external(%a: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c0 : memref<?x64xf32>
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    func.call @elsewhere(%a, %i) : (memref<?x64xf32>, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
