@@ -349,7 +349,8 @@ def matmul_split(
         groups = min(panels, threads // tasks, worth // tasks)
         if groups < 2:
             return TaskSplit(rows, 1, threads, row_flops)
-        return TaskSplit(rows if tasks > 1 else -(-m // tiles.mr) * tiles.mr, groups, threads, row_flops)
+        block = rows if tasks > 1 else -(-m // tiles.mr) * tiles.mr
+        return TaskSplit(block, groups, threads, row_flops)
     by_rows = -(-tasks // threads) * -(-rows // tiles.mr) * panels
     by_columns = -(-m // tiles.mr) * -(-panels // threads)
     if panels < threads or by_columns >= by_rows:

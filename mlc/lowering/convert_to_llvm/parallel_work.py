@@ -17,8 +17,7 @@ and counted as one op such loops stayed on one thread whatever their size (64 x 
 from collections.abc import Callable
 
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
 from xdsl.ir import Block, SSAValue
 
 from mlc.lowering.support.loop_builder import constant_index
@@ -118,9 +117,7 @@ def _times(work: Work, count: Bound) -> Work:
     return fixed * UNKNOWN_TRIP_COUNT, per_step * UNKNOWN_TRIP_COUNT
 
 
-def weigh(
-    block: Block, step: SSAValue | None = None, callees: CalleeWork | None = None
-) -> Work:
+def weigh(block: Block, step: SSAValue | None = None, callees: CalleeWork | None = None) -> Work:
     """
     The ops one run of `block` executes, loops counted by their trip count: known, a
     block of the parallel loop whose step is `step` (counted per unit of the step), or
