@@ -60,7 +60,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mlc.lowering.convert_to_llvm import llvm_ops
 from mlc.lowering.convert_to_llvm.common import PTR, constant
 from mlc.lowering.convert_to_llvm.distinct_buffers import argument_attributes, distinct
-from mlc.lowering.convert_to_llvm.parallel_work import Callees, Work, weigh
+from mlc.lowering.convert_to_llvm.parallel_work import Work, weigh
 from mlc.lowering.support.loop_builder import constant_index
 from mlc.lowering.support.op_walk import walk_ops
 from mlc.tiling_model import PARALLEL_THRESHOLD
@@ -226,7 +226,6 @@ def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: Work) 
 def outline_parallel_loops(module: ModuleOp) -> set[str]:
     """Outline every outermost `scf.parallel` (module docstring); the dispatch names."""
     dispatch: set[str] = set()
-    callees = Callees(module)
     for function in list(module.ops):
         if not isinstance(function, func.FuncOp) or not function.body.blocks:
             continue
@@ -241,7 +240,7 @@ def outline_parallel_loops(module: ModuleOp) -> set[str]:
             needed = captured_values(op)
             captured = [v for v in needed if not _is_constant(v)]
             constants = [v for v in needed if _is_constant(v)]
-            site = _call_site(op, name, captured, weigh(op.body.block, op.step[0], callees))
+            site = _call_site(op, name, captured, weigh(op.body.block, op.step[0]))
             for new in site:
                 for inner in new.walk():
                     inner.location = op.location

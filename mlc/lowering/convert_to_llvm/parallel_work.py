@@ -7,17 +7,10 @@ counts: constant bounds, bounds read through `arith.minsi` and the sizes of
 `memref.subview`s (a block of a split generic runs `min(block, n - start)` rows), and a
 bound that is the loop's own step, the block size, counted per unit of the step
 (`per_step`) and read when the loop runs; others count `UNKNOWN_TRIP_COUNT` iterations.
-
-A call of a function defined in the module weighs what its body does (`Callees`): a
-matmul's iteration is a call of its shared micro-kernel, a B packing's one of its packer,
-and counted as one op such loops stayed on one thread whatever their size (64 x 784 x
-1024 ran on one core of sixteen).
 """
 
-from collections.abc import Callable
-
-from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, ModuleOp
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.ir import Block, SSAValue
 
 from mlc.lowering.support.loop_builder import constant_index
@@ -86,27 +79,6 @@ def _trip_count(lb: SSAValue, ub: SSAValue, step: SSAValue, outer: SSAValue | No
 Work = tuple[int, int]
 """Ops executed as `fixed + per_step * step` of the outer parallel loop."""
 
-CalleeWork = Callable[[str], int]
-"""The ops one call of a function executes, by the function's name."""
-
-
-class Callees:
-    """The work of the module's functions, each weighed once (`work` of its body; a
-    function without a body, or one reached again while it is weighed, counts one op)."""
-
-    def __init__(self, module: ModuleOp) -> None:
-        self.bodies = {
-            f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp) and f.body.blocks
-        }
-        self.known: dict[str, int] = {}
-
-    def __call__(self, name: str) -> int:
-        if name not in self.known:
-            self.known[name] = 1  # a recursive call counts one op while its body is weighed
-            if (function := self.bodies.get(name)) is not None:
-                self.known[name] = max(1, work(function.body.block, self))
-        return self.known[name]
-
 
 def _times(work: Work, count: Bound) -> Work:
     fixed, per_step = work
@@ -117,20 +89,18 @@ def _times(work: Work, count: Bound) -> Work:
     return fixed * UNKNOWN_TRIP_COUNT, per_step * UNKNOWN_TRIP_COUNT
 
 
-def weigh(block: Block, step: SSAValue | None = None, callees: CalleeWork | None = None) -> Work:
+def weigh(block: Block, step: SSAValue | None = None) -> Work:
     """
     The ops one run of `block` executes, loops counted by their trip count: known, a
     block of the parallel loop whose step is `step` (counted per unit of the step), or
-    else estimated as `UNKNOWN_TRIP_COUNT`; calls as `callees` weighs their functions.
+    else estimated as `UNKNOWN_TRIP_COUNT`.
     """
     fixed, per_step = 0, 0
     for op in block.ops:
         inner: Work = (0, 0)
-        if callees is not None and isinstance(op, func.CallOp):
-            inner = (callees(op.callee.root_reference.data), 0)
         for region in op.regions:
             for b in region.blocks:
-                f, p = weigh(b, step, callees)
+                f, p = weigh(b, step)
                 inner = (inner[0] + f, inner[1] + p)
         if isinstance(op, scf.ForOp):
             inner = _times(inner, _trip_count(op.lb, op.ub, op.step, step))
@@ -141,7 +111,7 @@ def weigh(block: Block, step: SSAValue | None = None, callees: CalleeWork | None
     return fixed, per_step
 
 
-def work(block: Block, callees: CalleeWork | None = None) -> int:
+def work(block: Block) -> int:
     """The ops one run of `block` executes, loops counted by their (estimated) trip count."""
-    fixed, per_step = weigh(block, None, callees)
+    fixed, per_step = weigh(block)
     return fixed + per_step
