@@ -330,8 +330,10 @@ def matmul_split(
     then every task takes all rows and a share of the panels. 64 x 784 x 1024 on two
     threads: 36 + 28 rows leave one thread 6 row tiles of 64 panels and the other
     5 (the last one partial); 32 panels each are 11 x 32 row-tile panels per thread.
-    Rows too few to make a task per thread (an LSTM step's 8 x 256 x 1024) take
-    the panels' route too, where each thread's share is worth `TASK_FLOPS`.
+    Rows too few to make a task per thread (an LSTM step's 8 x 256 x 1024, or the
+    training MLP's 64 rows on sixteen threads: 8 blocks of MR rows) split each block's
+    panels too, into as many groups as fill the threads where each share is worth
+    `TASK_FLOPS` (16 tasks of 8 rows x 16 panels, not 8 tasks with half the cores idle).
     """
     m, n, k = sizes
     row_flops = 2 * k * n if k is not None and n is not None else 0
@@ -342,11 +344,13 @@ def matmul_split(
     if n is None or threads < 2 or m > tiles.mc:
         return TaskSplit(rows, 1, threads, row_flops)
     panels = -(-n // tiles.nr)
-    if tasks < threads:  # too few rows to share: the panels, where each share is worth a task
+    if tasks < threads:  # too few row blocks: each split by panels, each share worth a task
         worth = m * row_flops // TASK_FLOPS
-        if m > rows or panels < threads or worth < threads:
+        groups = min(panels, threads // tasks, worth // tasks)
+        if groups < 2:
             return TaskSplit(rows, 1, threads, row_flops)
-        return TaskSplit(-(-m // tiles.mr) * tiles.mr, threads, threads, row_flops)
+        block = rows if tasks > 1 else -(-m // tiles.mr) * tiles.mr
+        return TaskSplit(block, groups, threads, row_flops)
     by_rows = -(-tasks // threads) * -(-rows // tiles.mr) * panels
     by_columns = -(-m // tiles.mr) * -(-panels // threads)
     if panels < threads or by_columns >= by_rows:

@@ -202,6 +202,30 @@ def test_column_groups_where_rows_split_unevenly(
         assert split.rows >= m  # every task takes all rows
 
 
+@pytest.mark.parametrize(
+    ("sizes", "threads", "rows", "groups"),
+    [
+        ((64, 1024, 784), 16, 8, 2),  # 8 blocks of MR rows, each in 2 panel groups: 16 tasks
+        ((64, 1024, 784), 8, 8, 1),  # 8 blocks already fill the threads
+        ((16, 1024, 784), 16, 8, 8),  # 2 blocks x 8 groups
+        ((64, 32, 784), 16, 24, 1),  # one panel: nothing to split
+        ((64, 64, 784), 16, 16, 1),  # 2 panels, but half a block's is under TASK_FLOPS
+    ],
+)
+def test_row_blocks_split_by_panels_on_many_threads(
+    sizes: tuple[int, int, int], threads: int, rows: int, groups: int
+):
+    tiles = matmul_tiles(4, ZEN4)  # MR = 8, NR = 32
+    split = matmul_split(sizes, tiles, threads)
+    assert (split.rows, split.column_groups) == (rows, groups)
+    tasks = -(-sizes[0] // rows) * groups
+    assert tasks <= threads
+    if groups > 1:  # every task is worth waking a thread for
+        panels = -(-sizes[1] // tiles.nr)
+        share = 2 * sizes[2] * rows * tiles.nr * (panels // groups)
+        assert share >= TASK_FLOPS
+
+
 def test_dynamic_rows_are_left_to_run_time():
     split = matmul_split((None, 128, 784), matmul_tiles(4, AVX2), 2)
     assert split.rows is None and split.threads == 2 and split.row_flops == 2 * 784 * 128

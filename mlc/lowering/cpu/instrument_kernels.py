@@ -19,7 +19,9 @@ of one row block). The control flow of a model (`scf.if`, `scf.while`, an `scf.f
 carrying values) is not a kernel: the kernels inside it are. Calls of other functions are
 not timed (their kernels are), except calls of a kernel that `outline-kernels` moved
 into a function of its own: the call is the kernel, timed at each call site (one
-function serves several layers), and the function's body is not instrumented. Each
+function serves several layers), and the function's body is not instrumented. Nor are
+the bodies of functions called only from inside kernels (a matmul's packers and shared
+micro-kernel): they are part of the kernel that calls them. Each
 kernel gets an id, in program order, and the module a global `__mlc_profile_kernels`
 listing them with their source ops (`mlc.lowering.support.kernel_sources`). The inserted
 ops take the kernel's location.
@@ -77,9 +79,43 @@ class InstrumentKernelsPass(ModulePass):
             if isinstance(f, func.FuncOp) and KERNEL_ATTR in f.attributes
         )
 
+        found = {
+            f.sym_name.data: [k for block in f.body.blocks for k in kernels_of(block, outlined)]
+            for f in op.ops
+            if isinstance(f, func.FuncOp)
+        }
+        parts = called_only_within(op, found)
+
         def kernels(function: func.FuncOp) -> list[Operation]:
-            if function.sym_name.data in outlined:
-                return []  # timed at its calls
-            return [k for block in function.body.blocks for k in kernels_of(block, outlined)]
+            name = function.sym_name.data
+            if name in outlined or name in parts:
+                return []  # timed at its calls, or as part of the kernels calling it
+            return found.get(name, [])
 
         instrument(op, kernels, lambda kernel: kernel.name)
+
+
+def called_only_within(module: ModuleOp, kernels: dict[str, list[Operation]]) -> set[str]:
+    """
+    The functions every call of which lies inside a kernel: a matmul's packers and shared
+    micro-kernel, called in its loops. They are part of those kernels, timed with them;
+    timing their own loops too would count that time twice, and from the pool's worker
+    threads at once, on timers made for the calling thread.
+    """
+    inside: set[str] = set()
+    for found in kernels.values():
+        for kernel in found:
+            inside.update(
+                c.callee.root_reference.data for c in kernel.walk() if isinstance(c, func.CallOp)
+            )
+    outside: set[str] = set()
+    for function in module.ops:
+        if not isinstance(function, func.FuncOp):
+            continue
+        within = {id(c) for k in kernels.get(function.sym_name.data, []) for c in k.walk()}
+        outside.update(
+            c.callee.root_reference.data
+            for c in function.walk()
+            if isinstance(c, func.CallOp) and id(c) not in within
+        )
+    return inside - outside

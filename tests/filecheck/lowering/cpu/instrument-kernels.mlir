@@ -139,3 +139,59 @@ func.func private @layers_kernel0(%x: memref<8xf32>) attributes {mlc.kernel} {
 func.func private @helper(%x: memref<8xf32>) {
   func.return
 }
+
+// -----
+
+// A function called only from inside kernels (a matmul's B packer, called in its
+// parallel loop) is part of those kernels: its own loops are not timed, which would count
+// their time twice, on the pool's threads at once. A function also called outside any
+// kernel keeps its kernels.
+
+// CHECK-LABEL: llvm.mlir.global external constant @__mlc_profile_kernels
+// CHECK-SAME:    \22id\22:0,\22function\22:\22matmul\22,\22kind\22:\22scf.parallel\22
+// CHECK-SAME:    \22id\22:1,\22function\22:\22fill_rows\22,\22kind\22:\22scf.for\22
+// CHECK-NOT:     \22id\22:2
+// CHECK-LABEL: func.func @matmul
+// CHECK:         func.call @mlc_profile_begin
+// CHECK-NEXT:    "scf.parallel"
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: index):
+// CHECK-NEXT:      func.call @pack_panel
+// CHECK:         func.call @mlc_profile_end
+// CHECK-NEXT:    func.call @fill_rows
+// CHECK-LABEL: func.func private @pack_panel
+// CHECK-NOT:     mlc_profile
+// CHECK:         func.return
+// CHECK-LABEL: func.func private @fill_rows
+// CHECK:         func.call @mlc_profile_begin
+func.func @matmul(%b: memref<8x8xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  "scf.parallel"(%c0, %n, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%p: index):
+    func.call @pack_panel(%b, %p) : (memref<8x8xf32>, index) -> ()
+    func.call @fill_rows(%b) : (memref<8x8xf32>) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.call @fill_rows(%b) : (memref<8x8xf32>) -> ()
+  func.return
+}
+func.func private @pack_panel(%b: memref<8x8xf32>, %p: index) attributes {no_inline} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %k = %c0 to %c8 step %c1 {
+    memref.store %z, %b[%k, %p] : memref<8x8xf32>
+  }
+  func.return
+}
+func.func private @fill_rows(%b: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 1.0 : f32
+  scf.for %k = %c0 to %c8 step %c1 {
+    memref.store %z, %b[%k, %c0] : memref<8x8xf32>
+  }
+  func.return
+}
