@@ -49,6 +49,9 @@ from mlc.lowering.linalg.contraction import (
 )
 from mlc.tiling_model import MatmulTiles
 
+MAX_COLUMN_TAPS = 11
+"""The most column taps (kernel width) a padding is absorbed for: each is unrolled."""
+
 
 def _dims(map_: AffineMap) -> list[int] | None:
     if not all(isinstance(e, AffineDimExpr) for e in map_.results):
@@ -158,8 +161,23 @@ def absorb_padding(op: GenericOp, mm: Matmul, tiles: MatmulTiles) -> tuple[Matmu
             strict=True,  # pyright: ignore[reportAttributeAccessIssue]
         )
     )
+    if not _separate_taps(image, pads):
+        return None
     unpadded_image = replace(image, source=padding.source, pads=pads)
     return replace(mm, b=padding.source, image=unpadded_image), padding
+
+
+def _separate_taps(image: Image, pads: Sequence[tuple[int, bool]]) -> bool:
+    """Whether the reduction loops the image's last dim reads (its column taps, unrolled
+    by the packing) are few, of static sizes, and read by no other padded dim."""
+    *outer, last = image.map.results
+    columns = [p for p, r in enumerate(image.reductions) if r in last.used_dims()]
+    shape = image.weight.type.get_shape()[-len(image.reductions) :]  # pyright: ignore[reportAttributeAccessIssue]
+    taps = _product([shape[p] for p in columns])
+    if any(shape[p] < 0 for p in columns) or not 0 < taps <= MAX_COLUMN_TAPS:
+        return False
+    read = {r for e, (_, check) in zip(outer, pads, strict=False) if check for r in e.used_dims()}
+    return not read & {image.reductions[p] for p in columns}
 
 
 def _translated(

@@ -10,17 +10,19 @@ cut at output-row ends and each piece (at most a vector) copied for each row of 
 taps outside the image are ranges, not scattered elements: a row of X' reads one
 image row, out of it entirely or not at all, and of a piece's columns the ones inside
 the image's width are one run `[a, b)`, found from the piece's first column by two
-divisions. So each piece is one masked load of the run and two masked stores (zeros
-before it, the run and zeros after it), no branch per element. Strides 1 and 2.
+divisions, once per piece and column tap (kw). So each row of X' of a piece is one
+masked load of the run, the lanes around it zeros, and one store: no branch per
+element, and no more loads and stores than the padded copy's packing. Strides 1, 2.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import product
 
 from xdsl.dialects import arith, memref, vector
-from xdsl.dialects.builtin import MemRefType, VectorType, i1
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, VectorType, i1
 from xdsl.ir import SSAValue
 
-from mlc.lowering.cpu.conv_columns import at_column, over_reductions
+from mlc.lowering.cpu.conv_columns import at_column
 from mlc.lowering.linalg.contraction import Image, Matmul
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -50,12 +52,9 @@ def padded_pieces(
     packed, at_panel = panel
     j0, n = columns
     vl, nr, one = b.index(tiles.vector), b.index(tiles.nr), b.index(1)
-    stride = image.row_stride()
-    assert stride in (1, 2)
-    step = b.index(stride)
+    assert image.row_stride() in (1, 2)
     read, kept = VectorType(mm.element, [tiles.vector]), VectorType(mm.accumulator, [tiles.vector])
-    masks = VectorType(i1, [tiles.vector])
-    nothing, zeros = zero(b, read), zero(b, kept)
+    zeros = zero(b, kept)
     rank_w, rank_y, rank_x = _rank(image.weight), _rank(image.output), _rank(image.source)
     sizes = [b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)]
     spatial = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
@@ -82,23 +81,8 @@ def padded_pieces(
         def piece(cb: Ops, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             length = cb.min(cb.sub(hi, j), vl)
             at = at_column(cb, image, loops, j, spatial)
-            offset = cb.sub(j, j0)
-
-            def copy(kb: Ops, kk: SSAValue) -> None:
-                index, inside = _unpadded_index(kb, image, at, extents)
-                first, run = _run(kb, index[-1], extents[-1], (step, length), inside)
-                start = kb.add(index[-1], kb.mul(first, step))
-                index[-1] = _clamped(kb, start, extents[-1])
-                value = _masked_read(kb, image, index, (run, vl, masks), nothing)
-                before = kb(vector.CreateMaskOp([first], masks))
-                kb.ops.append(
-                    quick_ops.masked_store(packed, [*at_panel, kk, offset], before, zeros)
-                )
-                rest = kb(vector.CreateMaskOp([kb.sub(length, first)], masks))
-                to = [*at_panel, kk, kb.add(offset, first)]
-                kb.ops.append(quick_ops.masked_store(packed, to, rest, as_float(kb, value, kept)))
-
-            over_reductions(cb, image, sizes, at, copy)
+            target = (packed, at_panel, cb.sub(j, j0), length)
+            _taps(cb, image, (sizes, extents), at, target, (tiles.vector, read, kept))
             return []
 
         for_loop(rb, lo, hi, vl, piece)
@@ -109,26 +93,142 @@ def padded_pieces(
     for_loop(b, first_row, last_row, one, row)
 
 
-def _unpadded_index(
+def _taps(
+    b: Ops,
+    image: Image,
+    bounds: tuple[Sequence[SSAValue], Sequence[SSAValue]],
+    at: list[SSAValue],
+    target: tuple[SSAValue, list[SSAValue], SSAValue, SSAValue],
+    types: tuple[int, VectorType, VectorType],
+) -> None:
+    """
+    The rows of X' for one piece of an output row (`length` columns from `offset` in
+    the panel). For each column tap (the values of the loops the image's last dim
+    reads: kw), the run of the piece's columns inside the image and its masks are found
+    once, before the other loops; those loops (ci, kh) run in order with the column taps
+    unrolled inside them, an image row outside the image writing zeros (a branch per
+    row tap). Each row of X' is a masked read (two at stride 2: their even lanes) and
+    one store, plain where the piece is a whole vector.
+    """
+    sizes, extents = bounds
+    packed, at_panel, offset, length = target
+    lanes, read, kept = types
+    masks = VectorType(i1, [lanes])
+    *outer, last = image.map.results
+    pads = [pad for pad, _ in image.pads]
+    columns = [r for r in image.reductions if r in last.used_dims()]
+    others = [r for r in image.reductions if r not in columns]
+    steps = _row_major(b, sizes)
+    nothing, zeros, step = zero(b, read), zero(b, kept), b.index(image.row_stride() or 1)
+    vl, whole = b.index(lanes), b(vector.CreateMaskOp([length], masks))
+    taps: list[tuple[tuple[int, ...], SSAValue, list[SSAValue]]] = []
+    for values in product(*(range(_static(sizes[image.reductions.index(r)])) for r in columns)):
+        _set(b, at, columns, values)
+        column = b.sub(affine_index(b, last, at), b.index(pads[-1]))
+        first, run = _run(b, column, extents[-1], (step, length))
+        taps.append((values, column, _run_lanes(b, (first, run), image.row_stride(), masks)))
+
+    def at_tap(kb: Ops, values: tuple[int, ...]) -> SSAValue:
+        """Sets the column loops to a tap's; the row of X' it makes."""
+        _set(kb, at, columns, values)
+        kk = kb.index(0)
+        for p, loop in enumerate(image.reductions):
+            kk = kb.add(kk, kb.mul(at[loop], steps[p]))
+        return kk
+
+    def rows_of_x(rb: Ops, plain: bool) -> None:
+        fixed, inside = _image_rows(rb, image, at, extents)
+
+        def copy(kb: Ops) -> None:
+            for values, column, lanes_read in taps:
+                kk = at_tap(kb, values)
+                index = [
+                    fixed[d] if d in fixed else kb.sub(affine_index(kb, e, at), kb.index(pads[d]))
+                    for d, e in enumerate(outer)
+                ]
+                value = _masked_read(kb, image, [*index, column], (lanes_read, vl), nothing)
+                value = as_float(kb, value, kept)
+                to = [*at_panel, kk, offset]
+                store = quick_ops.store(value, packed, to) if plain else None
+                kb.ops.append(store or quick_ops.masked_store(packed, to, whole, value))
+
+        def zeroed(kb: Ops) -> None:
+            for values, _, _ in taps:
+                to = [*at_panel, at_tap(kb, values), offset]
+                kb.ops.append(quick_ops.masked_store(packed, to, whole, zeros))
+
+        if inside is None:
+            copy(rb)
+        else:
+            if_then(rb, inside, copy, zeroed)
+
+    if_then(
+        b,
+        b(arith.CmpiOp(length, vl, "eq")),
+        lambda fb: _nest(fb, image, sizes, at, others, lambda rb: rows_of_x(rb, True)),
+        lambda mb: _nest(mb, image, sizes, at, others, lambda rb: rows_of_x(rb, False)),
+    )
+
+
+def _row_major(b: Ops, sizes: Sequence[SSAValue]) -> list[SSAValue]:
+    """The strides of a row-major array of `sizes`."""
+    steps = [b.index(1)] * len(sizes)
+    for p in range(len(sizes) - 2, -1, -1):
+        steps[p] = b.mul(steps[p + 1], sizes[p + 1])
+    return steps
+
+
+def _set(b: Ops, at: list[SSAValue], loops: Sequence[int], values: Sequence[int]) -> None:
+    for loop, value in zip(loops, values, strict=True):
+        at[loop] = b.index(value)
+
+
+def _image_rows(
     b: Ops, image: Image, at: Sequence[SSAValue], extents: Sequence[SSAValue]
-) -> tuple[list[SSAValue], SSAValue | None]:
-    """The image index that `at` reads, less the pads; every dim but the last clamped
-    into the image, and whether they all lay inside it (None: always)."""
-    index: list[SSAValue] = []
+) -> tuple[dict[int, SSAValue], SSAValue | None]:
+    """The index of each padded dim but the last (the pad taken off) that `at` reads,
+    and whether all lie inside the image (None: no such dim)."""
+    fixed: dict[int, SSAValue] = {}
     inside: SSAValue | None = None
-    last = len(image.map.results) - 1
-    for d, (expr, (pad, checked)) in enumerate(zip(image.map.results, image.pads, strict=True)):
-        value = affine_index(b, expr, at)
-        if pad:
-            value = b.sub(value, b.index(pad))
-        if checked and d < last:
-            ok = b(
-                arith.AndIOp(b(arith.CmpiOp(value, b.index(0), "sge")), less(b, value, extents[d]))
-            )
-            inside = ok if inside is None else b(arith.AndIOp(inside, ok))
-            value = _clamped(b, value, extents[d])
-        index.append(value)
-    return index, inside
+    for d, (pad, checked) in enumerate(image.pads[:-1]):
+        if not checked:
+            continue
+        value = b.sub(affine_index(b, image.map.results[d], at), b.index(pad))
+        above = b(arith.CmpiOp(value, b.index(0), "sge"))
+        ok = b(arith.AndIOp(above, less(b, value, extents[d])))
+        inside = ok if inside is None else b(arith.AndIOp(inside, ok))
+        fixed[d] = value
+    return fixed, inside
+
+
+def _static(size: SSAValue) -> int:
+    """The value of an index constant (a column tap loop's size, static by
+    `conv_gemm.absorb_padding`)."""
+    owner = size.owner
+    assert isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr)
+    return owner.value.value.data
+
+
+def _nest(
+    b: Ops,
+    image: Image,
+    sizes: Sequence[SSAValue],
+    at: list[SSAValue],
+    group: Sequence[int],
+    body: Callable[[Ops], None],
+) -> None:
+    """`body` in loops over the reduction loops `group` (each set in `at`)."""
+    if not group:
+        body(b)
+        return
+
+    def step(sb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        at[group[0]] = r
+        _nest(sb, image, sizes, at, group[1:], body)
+        return []
+
+    size = sizes[image.reductions.index(group[0])]
+    for_loop(b, b.index(0), size, b.index(1), step)
 
 
 def _run(
@@ -136,12 +236,10 @@ def _run(
     column: SSAValue,
     width: SSAValue,
     piece: tuple[SSAValue, SSAValue],
-    inside: SSAValue | None,
 ) -> tuple[SSAValue, SSAValue]:
     """
     Of a piece's `length` columns, lane `l` reading image column `column + l * step`:
-    the first lane inside the image's width, and how many from it are (0 where the row
-    is outside the image).
+    the first lane inside the image's width, and how many from it are.
     """
     step, length = piece
     zero_i = b.index(0)
@@ -150,36 +248,59 @@ def _run(
     beyond = b(quick_ops.binary(arith.MaxSIOp, b.sub(width, column), zero_i))
     stop = b.min(b.ceildiv(beyond, step), length)
     run = b(quick_ops.binary(arith.MaxSIOp, b.sub(stop, first), zero_i))
-    if inside is not None:
-        run = b(arith.SelectOp(inside, run, zero_i))
     return first, run
+
+
+def _run_lanes(
+    b: Ops, run: tuple[SSAValue, SSAValue], stride: int | None, masks: VectorType
+) -> list[SSAValue]:
+    """
+    The lanes to read for a run of `count` lanes from lane `first`, lane `l` reading
+    image column `column + l * stride`: at stride 1 those lanes of one vector read from
+    `column`; at stride 2 the lanes of the two vectors from `column` whose even lanes
+    they are. Lanes before and after the run (outside the image) stay zeros.
+    """
+    first, count = run
+    lanes = masks.get_shape()[0]
+    if stride == 1:
+        return [_lanes_between(b, first, b.add(first, count), masks)]
+    low = b.add(first, first)
+    span = b(quick_ops.binary(arith.MaxSIOp, b.sub(b.add(count, count), b.index(1)), b.index(0)))
+    high, vl = b.add(low, span), b.index(lanes)
+    return [
+        _lanes_between(b, low, high, masks),
+        _lanes_between(
+            b, _non_negative(b, b.sub(low, vl)), _non_negative(b, b.sub(high, vl)), masks
+        ),
+    ]
+
+
+def _lanes_between(b: Ops, low: SSAValue, high: SSAValue, masks: VectorType) -> SSAValue:
+    """The lanes j with `low <= j < high` (`low <= high`)."""
+    below_high = b(vector.CreateMaskOp([high], masks))
+    return b(arith.XOrIOp(below_high, b(vector.CreateMaskOp([low], masks))))
+
+
+def _non_negative(b: Ops, value: SSAValue) -> SSAValue:
+    return b(quick_ops.binary(arith.MaxSIOp, value, b.index(0)))
 
 
 def _masked_read(
     b: Ops,
     image: Image,
     index: list[SSAValue],
-    lanes: tuple[SSAValue, SSAValue, VectorType],
+    lanes: tuple[list[SSAValue], SSAValue],
     nothing: SSAValue,
 ) -> SSAValue:
-    """`run` image elements from `index`, `row_stride` apart, zeros after them."""
-    run, vl, masks = lanes
-    if image.row_stride() == 1:
-        mask = b(vector.CreateMaskOp([run], masks))
-        return b(vector.MaskedLoadOp(image.source, index, mask, nothing))
-    span = b.sub(b.add(run, run), b.index(1))  # stride 2: the even lanes of two vectors
+    """The image elements from `index`, `row_stride` apart, in the lanes `_run_lanes`
+    gives (their start may lie before the image row, those lanes masked off)."""
+    masks, vl = lanes
+    first = b(vector.MaskedLoadOp(image.source, index, masks[0], nothing))
+    if len(masks) == 1:
+        return first
     second = [*index[:-1], b.add(index[-1], vl)]
-    even, odd = (
-        b(vector.MaskedLoadOp(image.source, where, b(vector.CreateMaskOp([count], masks)), nothing))
-        for where, count in ((index, span), (second, b.sub(span, vl)))
-    )
-    return b(every_other(even, odd))
-
-
-def _clamped(b: Ops, value: SSAValue, extent: SSAValue) -> SSAValue:
-    """`value` moved into `[0, extent)`, so that a read of no lanes stays in bounds."""
-    low = b(quick_ops.binary(arith.MaxSIOp, value, b.index(0)))
-    return b.min(low, b.sub(extent, b.index(1)))
+    odd = b(vector.MaskedLoadOp(image.source, second, masks[1], nothing))
+    return b(every_other(first, odd))
 
 
 def _rank(value: SSAValue) -> int:

@@ -27,7 +27,8 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
 The same kernel runs matmuls reading A or B transposed (`mlc.lowering.linalg.contraction`),
 batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
 elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
-convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.cpu.conv_gemm`).
+convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.cpu.conv_gemm`;
+a zero-padded copy of the image is not made, the packing writing the zeros itself).
 A constant weight's B panels are packed at compile time (`mlc.lowering.cpu.constant_panels`).
 A depthwise convolution (one channel per group) is no matmul worth the name (one row per
 channel): it gets a loop per channel with its taps unrolled (`mlc.lowering.cpu.depthwise_conv`).
