@@ -19,10 +19,11 @@ def _windows(x: np.ndarray, kernel: tuple[int, int], stride: int, pad: int) -> n
     kh, kw = kernel
     oh = (padded.shape[2] - kh) // stride + 1
     ow = (padded.shape[3] - kw) // stride + 1
-    out = np.empty(x.shape[:2] + (kh, kw, oh, ow), x.dtype)
+    out = np.empty((*x.shape[:2], kh, kw, oh, ow), x.dtype)
     for i in range(kh):
         for j in range(kw):
-            out[:, :, i, j] = padded[:, :, i : i + stride * oh : stride, j : j + stride * ow : stride]
+            rows, columns = slice(i, i + stride * oh, stride), slice(j, j + stride * ow, stride)
+            out[:, :, i, j] = padded[:, :, rows, columns]
     return out
 
 
@@ -39,9 +40,8 @@ def reference(x, w, b, stride, pad, relu):
     oh, ow = dy.shape[2:]
     for i in range(w.shape[2]):
         for j in range(w.shape[3]):
-            dpadded[:, :, i : i + stride * oh : stride, j : j + stride * ow : stride] += dcols[
-                :, :, i, j
-            ]
+            rows, columns = slice(i, i + stride * oh, stride), slice(j, j + stride * ow, stride)
+            dpadded[:, :, rows, columns] += dcols[:, :, i, j]
     dx = dpadded[:, :, pad : pad + x.shape[2], pad : pad + x.shape[3]]
     return dw, db, dx
 
