@@ -16,7 +16,11 @@ is, for each batch (n [, g]), the matmul
 W and Y, contiguous, are read through views that merge their trailing dims (M x K and
 M x N); X' (im2col) is never built: the kernel packs each NR-wide panel of it from the
 image, through x's map (`mlc.lowering.linalg.contraction.Image`). A 1x1 convolution is
-the same plain GEMM.
+the same plain GEMM. Where x is a zero-padded copy of the image that only the
+convolution reads (`mlc.lowering.linalg.absorbed_padding`) and its rows are read at
+stride 1 or 2, the panels are packed from the image itself, zeros written for the
+taps outside it (`absorb_padding`, `mlc.lowering.cpu.conv_padded_packing`): the
+padded copy, a fill and a copy of the whole image per call, is never made.
 
 In general: the output map is `(prefix.., i, spatial..)` and the weight map
 `(wprefix.., i, reductions..)`, all plain loops, the reduction loops in order, the
@@ -26,12 +30,15 @@ or through prefix loops and `i` only (a per-channel bias or scale).
 """
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from xdsl.dialects.builtin import MemRefType, NoneAttr
+from xdsl.dialects.builtin import FloatAttr, MemRefType, NoneAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
+from mlc.lowering.cpu.conv_packing import segment_width
+from mlc.lowering.linalg.absorbed_padding import Padding, unpadded
 from mlc.lowering.linalg.contraction import (
     Epilogue,
     Image,
@@ -40,6 +47,10 @@ from mlc.lowering.linalg.contraction import (
     float_buffers,
     multiply_add,
 )
+from mlc.tiling_model import MatmulTiles
+
+MAX_COLUMN_TAPS = 11
+"""The most column taps (kernel width) a padding is absorbed for: each is unrolled."""
 
 
 def _dims(map_: AffineMap) -> list[int] | None:
@@ -123,6 +134,50 @@ def conv_of(op: GenericOp) -> Matmul | None:
     return Matmul(
         w, x, y, (a_map, b_map, c_map), batch, epilogue, (m if m >= 0 else None, n, k), image
     )
+
+
+def absorb_padding(op: GenericOp, mm: Matmul, tiles: MatmulTiles) -> tuple[Matmul, Padding] | None:
+    """
+    `mm` (`conv_of(op)`) packing its panels from the image before its zero padding,
+    and that padding (its ops to erase once `op` is lowered), or None where it stays:
+    rows narrower than a vector that divide it keep the padded copy, whose whole rows
+    the packing gathers (`conv_packing.segment_width`).
+    """
+    image = mm.image
+    if image is None or image.row_stride() not in (1, 2) or segment_width(image, tiles):
+        return None
+    padding = unpadded(op, image.source)
+    if padding is None or not isinstance(padding.value, FloatAttr) or padding.value.value.data:
+        return None
+    source, padded = padding.source.type, image.source.type
+    if not isinstance(source, MemRefType) or not _identity_layout(padding.source):
+        return None
+    pads = tuple(
+        (pad, bool(pad) or inner < 0 or inner != outer)
+        for pad, inner, outer in zip(
+            padding.offsets,
+            source.get_shape(),
+            padded.get_shape(),
+            strict=True,  # pyright: ignore[reportAttributeAccessIssue]
+        )
+    )
+    if not _separate_taps(image, pads):
+        return None
+    unpadded_image = replace(image, source=padding.source, pads=pads)
+    return replace(mm, b=padding.source, image=unpadded_image), padding
+
+
+def _separate_taps(image: Image, pads: Sequence[tuple[int, bool]]) -> bool:
+    """Whether the reduction loops the image's last dim reads (its column taps, unrolled
+    by the packing) are few, of static sizes, and read by no other padded dim."""
+    *outer, last = image.map.results
+    columns = [p for p, r in enumerate(image.reductions) if r in last.used_dims()]
+    shape = image.weight.type.get_shape()[-len(image.reductions) :]  # pyright: ignore[reportAttributeAccessIssue]
+    taps = _product([shape[p] for p in columns])
+    if any(shape[p] < 0 for p in columns) or not 0 < taps <= MAX_COLUMN_TAPS:
+        return False
+    read = {r for e, (_, check) in zip(outer, pads, strict=False) if check for r in e.used_dims()}
+    return not read & {image.reductions[p] for p in columns}
 
 
 def _translated(

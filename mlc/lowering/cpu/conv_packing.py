@@ -8,12 +8,14 @@ rows where rows divide the vector; the other panels of both are copied in masked
 pieces; other strides go an element at a time.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, VectorType, i1, i64
 from xdsl.ir import SSAValue
 
+from mlc.lowering.cpu.conv_columns import at_column, over_reductions
+from mlc.lowering.cpu.conv_padded_packing import padded_pieces
 from mlc.lowering.cpu.matmul_packing import ALIGNMENT, batch_indices, each_panel
 from mlc.lowering.linalg.contraction import Image, Matmul
 from mlc.lowering.support import quick_ops
@@ -71,7 +73,7 @@ def pack_image(
         def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             j = cb.add(j0, jj)
             inside = less(cb, j, n)
-            at = _at_column(cb, image, loops, cb.min(j, last), spatial_sizes)
+            at = at_column(cb, image, loops, cb.min(j, last), spatial_sizes)
 
             def element(rb: Ops, kk: SSAValue) -> None:
                 index = [affine_index(rb, e, at) for e in image.map.results]
@@ -79,18 +81,21 @@ def pack_image(
                 value = rb(arith.SelectOp(inside, value, zero(rb, mm.accumulator)))
                 rb.ops.append(quick_ops.store(value, packed, [flat, p, kk, jj]))
 
-            _over_reductions(cb, image, reduction_sizes, at, element)
+            over_reductions(cb, image, reduction_sizes, at, element)
             return []
 
         def by_columns(cb: Ops) -> None:
             for_loop(cb, zero_i, nr_v, one, column)
 
         pieces = (packed, [flat, p])
+        if image.pads:  # the image before its padding: zeros written here
+            padded_pieces(pb, image, (mm, tiles), pieces, (j0, n), loops)
+            return
         stride = image.row_stride()
         if stride is None or stride > 2:
             by_columns(pb)
             return
-        width = _segment_width(image, tiles)
+        width = segment_width(image, tiles)
         if width is not None:  # rows of 2..VL/2 columns: each vector gathers whole rows
             below = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
             kind = (mm, tiles)
@@ -150,10 +155,10 @@ def _whole_vectors(
             value = as_float(rb, value, kept)
             rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, o]))
 
-    _over_reductions(b, image, sizes, starts[0][1], piece)
+    over_reductions(b, image, sizes, starts[0][1], piece)
 
 
-def _segment_width(image: Image, tiles: MatmulTiles) -> int | None:
+def segment_width(image: Image, tiles: MatmulTiles) -> int | None:
     """
     The output rows' width W where a panel's vectors can be gathered from whole rows
     (`_row_segments`): stride 1, W static, at least 2 and dividing the vector (so that
@@ -195,9 +200,9 @@ def _row_segments(
     def segment(o: int) -> tuple[list[SSAValue], SSAValue | None]:
         column = b.add(j0, b.index(o))
         if last is None:
-            return _at_column(b, image, loops, column, spatial), None
+            return at_column(b, image, loops, column, spatial), None
         inside = less(b, column, n)  # pyright: ignore[reportArgumentType]
-        return _at_column(b, image, loops, b.min(column, last), spatial), inside
+        return at_column(b, image, loops, b.min(column, last), spatial), inside
 
     vectors = [
         (b.index(o), [segment(o + r) for r in range(0, tiles.vector, width)])
@@ -220,7 +225,7 @@ def _row_segments(
             value = as_float(rb, parts[0], kept)
             rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, o]))
 
-    _over_reductions(b, image, sizes, first, row)
+    over_reductions(b, image, sizes, first, row)
 
 
 def _row_pieces(
@@ -277,7 +282,7 @@ def _row_pieces(
             if image.row_stride() == 2:
                 span = cb.sub(cb.add(left, left), one)
                 spread = [cb(vector.CreateMaskOp([r], masks)) for r in (span, cb.sub(span, vl))]
-            at = _at_column(cb, image, loops, j, spatial)
+            at = at_column(cb, image, loops, j, spatial)
             offset = cb.sub(j, j0)
 
             def copy(kb: Ops, kk: SSAValue) -> None:
@@ -294,7 +299,7 @@ def _row_pieces(
                 value = as_float(kb, value, kept)
                 kb.ops.append(quick_ops.masked_store(packed, [*at_panel, kk, offset], mask, value))
 
-            _over_reductions(cb, image, sizes, at, copy)
+            over_reductions(cb, image, sizes, at, copy)
             return []
 
         for_loop(rb, lo, hi, vl, piece)
@@ -324,7 +329,7 @@ def _row_vectors(
     starts: list[tuple[SSAValue, list[SSAValue]]] = []
     for offset in range(0, tiles.nr, tiles.vector):
         o = b.index(offset)
-        at = _at_column(b, image, loops, b.min(b.add(j0, o), last), sizes)
+        at = at_column(b, image, loops, b.min(b.add(j0, o), last), sizes)
         in_row = b(arith.CmpiOp(b.add(at[image.spatial[-1]], vl), sizes[-1], "sle"))
         fits = b(arith.AndIOp(fits, in_row))
         starts.append((o, at))
@@ -338,41 +343,6 @@ def _vector_start(
     for d in image.reductions:
         at[d] = first[d]
     return [affine_index(b, e, at) for e in image.map.results]
-
-
-def _at_column(
-    b: Ops, image: Image, loops: Sequence[SSAValue], j: SSAValue, sizes: Sequence[SSAValue]
-) -> list[SSAValue]:
-    """`loops` with the spatial loops set to those of column `j` of X'."""
-    at = list(loops)
-    for d, value in zip(image.spatial, batch_indices(b, j, sizes), strict=True):
-        at[d] = value
-    return at
-
-
-def _over_reductions(
-    b: Ops,
-    image: Image,
-    sizes: Sequence[SSAValue],
-    at: list[SSAValue],
-    body: Callable[[Ops, SSAValue], None],
-) -> None:
-    """`body(kk)` in loops over the convolution's reduction loops (set in `at`), with
-    `kk` their row-major flat number: the row of X' they make."""
-
-    def nest(level: int, rb: Ops, kk: SSAValue) -> None:
-        if level == len(image.reductions):
-            body(rb, kk)
-            return
-
-        def step(sb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            at[image.reductions[level]] = r
-            nest(level + 1, sb, sb.add(sb.mul(kk, sizes[level]), r))
-            return []
-
-        for_loop(rb, rb.index(0), sizes[level], rb.index(1), step)
-
-    nest(0, b, b.index(0))
 
 
 def _shape(value: SSAValue) -> Sequence[int]:

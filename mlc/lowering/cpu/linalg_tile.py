@@ -27,7 +27,8 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
 The same kernel runs matmuls reading A or B transposed (`mlc.lowering.linalg.contraction`),
 batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
 elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
-convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.cpu.conv_gemm`).
+convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.cpu.conv_gemm`;
+a zero-padded copy of the image is not made, the packing writing the zeros itself).
 A constant weight's B panels are packed at compile time (`mlc.lowering.cpu.constant_panels`).
 A depthwise convolution (one channel per group) is no matmul worth the name (one row per
 channel): it gets a loop per channel with its taps unrolled (`mlc.lowering.cpu.depthwise_conv`).
@@ -64,7 +65,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from mlc.lowering.cpu.constant_panels import constant_panels
-from mlc.lowering.cpu.conv_gemm import conv_of
+from mlc.lowering.cpu.conv_gemm import absorb_padding, conv_of
 from mlc.lowering.cpu.depthwise_conv import depthwise_of
 from mlc.lowering.cpu.depthwise_loops import absorbed, depthwise_nest
 from mlc.lowering.cpu.hoisted_panels import invariant_loop, packed_before
@@ -73,6 +74,7 @@ from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels
+from mlc.lowering.linalg.absorbed_padding import Padding, frees_between
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.support.locations import keep_location
 from mlc.lowering.support.op_walk import walk_ops
@@ -128,6 +130,9 @@ class TileMatmul(RewritePattern):
         m, n, k = mm.sizes
         pinned = marked_tiles(op) or self.tiles
         kind, tiles = kernel_choice(mm, pinned)
+        padding = absorb_padding(op, mm, tiles) if kind == "kernel" else None
+        if padding is not None:
+            mm, padding = padding
         if kind == "matvec":
             nest = matvec_nest(mm.a, mm.b, mm.c, tiles.vector)
         elif kind == "loops":
@@ -150,8 +155,22 @@ class TileMatmul(RewritePattern):
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
-        with keep_location(rewriter, op):
-            rewriter.replace(op, nest, [])
+        _replace(op, nest, padding, rewriter)
+
+
+def _replace(
+    op: GenericOp, nest: list[Operation], padding: Padding | None, rewriter: PatternRewriter
+) -> None:
+    """`op` by `nest`; the padding it absorbed erased, the image freed after it."""
+    kept: list[Operation] = []
+    if padding is not None:  # the nest reads the image: frees of it wait for it
+        kept = frees_between(padding.source, padding.ops[0], op)
+        for free in kept:
+            free.detach()
+    with keep_location(rewriter, op):
+        rewriter.replace(op, [*nest, *kept], [])
+    for gone in padding.ops if padding is not None else []:
+        rewriter.erase(gone)
 
 
 def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTiles]:

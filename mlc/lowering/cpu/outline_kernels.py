@@ -22,7 +22,8 @@ a depthwise convolution). Each becomes a call:
   convolution or pooling window takes what it absorbs (`depthwise_loops.absorbed`: its
   padded copy of the image, from the allocation to the free, and its bias broadcast),
   so that `linalg-tile` still finds them beside it, and the frees of the image and bias
-  in between wait for the call.
+  in between wait for the call. So does a convolution that packs its panels from the
+  image before its zero padding (`conv_gemm.absorb_padding`).
 - Every value the kernel reads from outside is an argument, in order of first use.
   A model's weights (`memref.get_global`) are arguments, so that two layers of one
   shape are one kernel.
@@ -55,10 +56,11 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.lowering.cpu.constant_panels import constant_panels, constant_weight, get_panels
-from mlc.lowering.cpu.conv_gemm import conv_of
+from mlc.lowering.cpu.conv_gemm import absorb_padding, conv_of
 from mlc.lowering.cpu.depthwise_conv import Depthwise, depthwise_of
 from mlc.lowering.cpu.depthwise_loops import absorbed, absorbed_frees
 from mlc.lowering.cpu.linalg_tile import PANELS_ATTR, LinalgTilePass, kernel_choice, module_global
+from mlc.lowering.linalg.absorbed_padding import frees_between
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.support.kernel_outlining import (
     insert_after,
@@ -101,6 +103,12 @@ def kernel_of(op: GenericOp, pinned: MatmulTiles | None) -> Kernel | None:
     k = mm.sizes[2]
     fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
     ops: list[Operation] = [op] if fill is None else [fill, op]
+    if (padded := absorb_padding(op, mm, tiles)) is not None:  # its zero padding goes along
+        padding = padded[1]
+        order = {o: i for i, o in enumerate(op.parent_block().ops)}  # pyright: ignore[reportOptionalMemberAccess]
+        ops = sorted([*ops, *padding.ops], key=order.__getitem__)
+        frees = tuple(frees_between(padding.source, padding.ops[0], op))
+        return Kernel(ops, mm, tiles.nr, constant_weight(mm) is not None, op, frees)
     return Kernel(ops, mm, tiles.nr, constant_weight(mm) is not None)
 
 

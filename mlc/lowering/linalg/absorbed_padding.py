@@ -15,7 +15,10 @@ Any spatial rank; the padding's offsets must be static (they are the op's pads).
 
 Either buffer may be freed between the op that read it and the window generic (the
 padded copy, the broadcast were its last use): the kernel that absorbs them reads it
-later, so those frees (`frees_between`) must move after it.
+later, so those frees (`frees_between`) must move after it. The image is often a view
+(a reshape of a transposed gradient): its memory is freed, and may be written, through
+the buffer it views or another view of it, so both checks follow every alias
+(`buffer_views.aliases`).
 """
 
 from dataclasses import dataclass
@@ -26,6 +29,8 @@ from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineMap
+
+from mlc.lowering.support.buffer_views import VIEWS, aliases
 
 
 @dataclass
@@ -74,27 +79,30 @@ def fill_constant(op: GenericOp) -> Attribute | None:
 
 
 def _unused_between(value: SSAValue, first: Operation, last: Operation) -> bool:
-    """Whether no op after `first` and before `last` in their block uses `value` but to
-    free it."""
+    """Whether no op after `first` and before `last` in their block uses `value`'s
+    memory (through any alias) but to view or free it."""
     if first.parent_block() is not last.parent_block() or not first.is_before_in_block(last):
         return False
+    memory = set(aliases(value))
     between = first.next_op
     while between is not None and between is not last:
-        uses = any(value in inner.operands for inner in between.walk())
-        if uses and not isinstance(between, memref.DeallocOp):
+        uses = any(not memory.isdisjoint(inner.operands) for inner in between.walk())
+        if uses and not isinstance(between, (memref.DeallocOp, *VIEWS)):
             return False
         between = between.next_op
     return True
 
 
 def frees_between(value: SSAValue, first: Operation, last: Operation) -> list[memref.DeallocOp]:
-    """The deallocs of `value` after `first` and before `last` in their block."""
+    """The deallocs of `value`'s memory (through any alias) after `first` and before
+    `last` in their block."""
     frees = []
-    for use in value.uses:
-        free = use.operation
-        if isinstance(free, memref.DeallocOp) and free.parent_block() is last.parent_block():
-            if first.is_before_in_block(free) and free.is_before_in_block(last):
-                frees.append(free)
+    for alias in aliases(value):
+        for use in alias.uses:
+            free = use.operation
+            if isinstance(free, memref.DeallocOp) and free.parent_block() is last.parent_block():
+                if first.is_before_in_block(free) and free.is_before_in_block(last):
+                    frees.append(free)
     return frees
 
 

@@ -159,11 +159,9 @@ class Image:
 
     weight: SSAValue
     output: SSAValue
-
-    def rows_contiguous(self) -> bool:
-        """Whether consecutive columns of X' within one output row are consecutive image
-        elements (a stride-1 convolution: `row_stride` 1)."""
-        return self.row_stride() == 1
+    pads: tuple[tuple[int, bool], ...] = ()
+    """Where `source` is the image before a zero padding the packing stands in for: per
+    dim, the pad before it and whether a read may fall outside the image."""
 
     def row_stride(self) -> int | None:
         """

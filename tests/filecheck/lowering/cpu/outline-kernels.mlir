@@ -260,3 +260,91 @@ func.func @depthwise_padded(%src: memref<1x4x5x5xf32>, %w: memref<4x3x3xf32>, %b
   memref.dealloc %padded : memref<1x4x7x7xf32>
   func.return %y : memref<1x4x5x5xf32>
 }
+
+// -----
+
+// A convolution packing its panels from the image before its zero padding
+// (`conv_gemm.absorb_padding`) takes the padded copy into its kernel, as a depthwise
+// one does, so that linalg-tile still finds it beside the convolution; the free of
+// the image waits for the call.
+
+// CHECK-LABEL: func.func @conv_padded
+// CHECK:         %[[X:.+]] = memref.alloc() {{.*}} : memref<1x2x5x6xf32>
+// CHECK-NEXT:    "memref.copy"
+// CHECK-NEXT:    func.call @[[KERNEL:[a-z_0-9]+]](%[[X]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:    memref.dealloc %[[X]]
+// CHECK-NEXT:    func.return
+// CHECK:       func.func private @[[KERNEL]](
+// CHECK-SAME:    attributes {mlc.kernel}
+// CHECK-NEXT:    %[[PADDED:.+]] = memref.alloc() {{.*}} : memref<1x2x7x8xf32>
+// CHECK:         outs(%[[PADDED]]
+// CHECK:         %[[INNER:.+]] = memref.subview %[[PADDED]]
+// CHECK:         outs(%[[INNER]]
+// CHECK:         ins(%[[PADDED]], %{{.*}} : memref<1x2x7x8xf32>, memref<4x2x3x3xf32>)
+// CHECK:         memref.dealloc %[[PADDED]]
+// CHECK-NEXT:    func.return
+
+func.func @conv_padded(%in: memref<1x2x5x6xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x5x6xf32>) {
+  %x = memref.alloc() {alignment = 64 : i64} : memref<1x2x5x6xf32>
+  "memref.copy"(%in, %x) : (memref<1x2x5x6xf32>, memref<1x2x5x6xf32>) -> ()
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x2x7x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x2x7x8xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.000000e+00 : f32
+    linalg.yield %z : f32
+  }
+  %v = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 6] [1, 1, 1, 1] : memref<1x2x7x8xf32> to memref<1x2x5x6xf32, strided<[112, 56, 8, 1], offset: 9>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x2x5x6xf32>) outs(%v : memref<1x2x5x6xf32, strided<[112, 56, 8, 1], offset: 9>>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  memref.dealloc %x : memref<1x2x5x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d4, d6 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x2x7x8xf32>, memref<4x2x3x3xf32>) outs(%y : memref<1x4x5x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<1x2x7x8xf32>
+  func.return
+}
+
+// -----
+
+// The same with an image that views another buffer (a reshape, as a weight gradient's
+// transposed image is): the free of that buffer, between the padded copy and the
+// convolution, waits for the call too.
+
+// CHECK-LABEL: func.func @conv_padded_view
+// CHECK:         %[[T:.+]] = memref.alloc() {{.*}} : memref<2x1x5x6xf32>
+// CHECK:         %[[X:.+]] = memref.expand_shape
+// CHECK-NEXT:    func.call @{{[a-z_0-9]+}}(%[[X]], %{{.*}}, %{{.*}})
+// CHECK-NEXT:    memref.dealloc %[[T]]
+// CHECK-NEXT:    func.return
+
+func.func @conv_padded_view(%in: memref<2x1x5x6xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x5x6xf32>) {
+  %t = memref.alloc() {alignment = 64 : i64} : memref<2x1x5x6xf32>
+  "memref.copy"(%in, %t) : (memref<2x1x5x6xf32>, memref<2x1x5x6xf32>) -> ()
+  %c = memref.collapse_shape %t [[0, 1, 2, 3]] : memref<2x1x5x6xf32> into memref<60xf32>
+  %x = memref.expand_shape %c [[0, 1, 2, 3]] output_shape [1, 2, 5, 6] : memref<60xf32> into memref<1x2x5x6xf32>
+  %p = memref.alloc() {alignment = 64 : i64} : memref<1x2x7x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%p : memref<1x2x7x8xf32>) {
+  ^bb0(%o: f32):
+    %z = arith.constant 0.000000e+00 : f32
+    linalg.yield %z : f32
+  }
+  %v = memref.subview %p[0, 0, 1, 1] [1, 2, 5, 6] [1, 1, 1, 1] : memref<1x2x7x8xf32> to memref<1x2x5x6xf32, strided<[112, 56, 8, 1], offset: 9>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : memref<1x2x5x6xf32>) outs(%v : memref<1x2x5x6xf32, strided<[112, 56, 8, 1], offset: 9>>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  memref.dealloc %t : memref<2x1x5x6xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d4, d6 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%p, %w : memref<1x2x7x8xf32>, memref<4x2x3x3xf32>) outs(%y : memref<1x4x5x6xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %p : memref<1x2x7x8xf32>
+  func.return
+}

@@ -120,10 +120,10 @@ def test_convolution_as_implicit_gemm():
     assert mm is not None and mm.image is not None
     assert mm.batch == 1 and mm.sizes == (4, 16, 27)
     assert (mm.image.prefix, mm.image.reductions, mm.image.spatial) == ((0,), (3, 4, 5), (2, 6))
-    assert not mm.image.rows_contiguous()  # stride 2: a panel row is not contiguous
+    assert mm.image.row_stride() == 2  # a panel row is not contiguous
     (op,) = generics(CONV.format(s=1, o=7))
     mm = conv_of(op)
-    assert mm is not None and mm.image is not None and mm.image.rows_contiguous()
+    assert mm is not None and mm.image is not None and mm.image.row_stride() == 1
 
 
 def test_a_matmul_is_not_taken_for_a_convolution():
