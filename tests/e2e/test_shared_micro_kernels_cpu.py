@@ -143,3 +143,32 @@ def test_kernel_prefetching_its_c_tile_matches_numpy(element: str):
     want = np.maximum(a.astype(np.float64) @ b.astype(np.float64) + bias, 0)
     got = exe(a, b, bias)
     np.testing.assert_allclose(got, want, rtol=TOLERANCE[element], atol=TOLERANCE[element] * 30)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_b_packing_is_shared_among_threads(monkeypatch: pytest.MonkeyPatch, transposed: bool):
+    """B's packing, a loop of calls of the shared packing function, is weighed by what the
+    function does: at two threads a 512 x 512 B (1 MiB) is packed by the thread pool, in
+    a chunk function of its own, not by four calls on the calling thread; the product,
+    with B given as is and transposed, is numpy's."""
+    monkeypatch.setenv("MLC_NUM_THREADS", "2")
+    m = k = n = 512
+    t = lambda r, c: f"tensor<{r}x{c}xf32>"  # noqa: E731
+    b_type = t(n, k) if transposed else t(k, n)
+    b = "%bt" if transposed else "%b"
+    flip = f"  %bt = ml.transpose %b {{perm = array<i64: 1, 0>}} : ({b_type}) -> {t(k, n)}\n"
+    text = (
+        f"func.func @main(%a: {t(m, k)}, %b: {b_type}) -> {t(m, n)} {{\n"
+        + (flip if transposed else "")
+        + f"  %c = ml.matmul %a, {b} : ({t(m, k)}, {t(k, n)}) -> {t(m, n)}\n"
+        f"  func.return %c : {t(m, n)}\n}}"
+    )
+    exe = mlc.compile(text)
+    chunks = re.split(r"\ndefine ", exe.llvm_ir)
+    packing = [c for c in chunks if c.startswith("internal void @main_parallel")]
+    assert any(re.search(r"call fastcc void @mlc_pack_b_f32", c) for c in packing)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b_value = rng.standard_normal((n, k) if transposed else (k, n), dtype=np.float32)
+    want = a.astype(np.float64) @ (b_value.T if transposed else b_value).astype(np.float64)
+    np.testing.assert_allclose(exe(a, b_value), want, rtol=0, atol=2e-4 * np.sqrt(k))

@@ -7,11 +7,16 @@ counts: constant bounds, bounds read through `arith.minsi` and the sizes of
 `memref.subview`s (a block of a split generic runs `min(block, n - start)` rows), and a
 bound that is the loop's own step, the block size, counted per unit of the step
 (`per_step`) and read when the loop runs; others count `UNKNOWN_TRIP_COUNT` iterations.
+A call of a function of the module weighs what the function's body does: a loop whose
+body calls a shared function (a matmul's B packing, `mlc.lowering.cpu.shared_packing`)
+weighs as the loop it replaced, not as one op (4 MiB of B packed in four calls on the
+calling thread, while the other cores waited for it, until this counted them).
 """
 
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.ir import Block, SSAValue
+from xdsl.traits import SymbolTable
 
 from mlc.lowering.support.loop_builder import constant_index
 from mlc.tiling_model import op_weight
@@ -89,20 +94,41 @@ def _times(work: Work, count: Bound) -> Work:
     return fixed * UNKNOWN_TRIP_COUNT, per_step * UNKNOWN_TRIP_COUNT
 
 
-def weigh(block: Block, step: SSAValue | None = None) -> Work:
+def _callee_work(call: func.CallOp, calling: frozenset[str]) -> int:
+    """The ops a run of the function `call` calls executes (0 where the module does not
+    define it, or where it is already being weighed: a recursive call)."""
+    name = call.callee.root_reference.data
+    if name in calling:
+        return 0
+    try:
+        callee = SymbolTable.lookup_symbol(call, call.callee)
+    except ValueError:  # a call in no module yet
+        return 0
+    if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
+        return 0
+    fixed, per_step = weigh(callee.body.blocks.first, None, calling | {name})
+    return fixed + per_step
+
+
+def weigh(
+    block: Block, step: SSAValue | None = None, calling: frozenset[str] = frozenset()
+) -> Work:
     """
     The ops one run of `block` executes, loops counted by their trip count: known, a
     block of the parallel loop whose step is `step` (counted per unit of the step), or
-    else estimated as `UNKNOWN_TRIP_COUNT`.
+    else estimated as `UNKNOWN_TRIP_COUNT`; calls by their callee's body (`calling`:
+    the functions being weighed, whose calls count one op).
     """
     fixed, per_step = 0, 0
     for op in block.ops:
         inner: Work = (0, 0)
         for region in op.regions:
             for b in region.blocks:
-                f, p = weigh(b, step)
+                f, p = weigh(b, step, calling)
                 inner = (inner[0] + f, inner[1] + p)
-        if isinstance(op, scf.ForOp):
+        if isinstance(op, func.CallOp):
+            inner = (_callee_work(op, calling), 0)
+        elif isinstance(op, scf.ForOp):
             inner = _times(inner, _trip_count(op.lb, op.ub, op.step, step))
         elif isinstance(op, scf.ParallelOp):
             for bounds in zip(op.lowerBound, op.upperBound, op.step, strict=True):

@@ -221,3 +221,79 @@ func.func @one_iteration(%a: memref<64x64xf32>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+// A call weighs what its callee's body does (`parallel_work`): four iterations, each a
+// call of a function whose two loops of unknown trip counts are assumed long, get the
+// pool's test with a full iteration's work (capped at 50000), where the call alone would
+// weigh one op; the pool is then chosen at run time by the measured work.
+
+// CHECK-LABEL: llvm.func @calls_defined
+// CHECK:         %[[EACH:.+]] = llvm.mlir.constant(50000) : i64
+// CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
+// CHECK-NEXT:    llvm.mul %[[COUNT]], %[[EACH]] : i64
+func.func private @fill_rows(%a: memref<?x?xf32>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %m step %c1 {
+      memref.store %z, %a[%i, %j] : memref<?x?xf32>
+    }
+  }
+  func.return
+}
+
+func.func @calls_defined(%a: memref<?x?xf32>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    func.call @fill_rows(%a, %n, %m) : (memref<?x?xf32>, index, index) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+// -----
+
+// A call of a declaration (no body to weigh) counts one op (with `scf.reduce`: 2). A
+// function that calls itself is weighed once, the inner call counting one op: 13 ops
+// (three constants, the loop, four iterations of a call and a reduce, the return), and
+// with the outer call and its reduce 15.
+
+// CHECK-LABEL: llvm.func @calls_declared
+// CHECK:         %[[EACH:.+]] = llvm.mlir.constant(2) : i64
+// CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
+// CHECK-NEXT:    llvm.mul %[[COUNT]], %[[EACH]] : i64
+// CHECK-LABEL: llvm.func @recursive
+// CHECK:         %[[EACH:.+]] = llvm.mlir.constant(15) : i64
+// CHECK:         %[[COUNT:.+]] = llvm.call_intrinsic "llvm.smax.i64"
+// CHECK-NEXT:    llvm.mul %[[COUNT]], %[[EACH]] : i64
+func.func private @external(%a: memref<?x?xf32>)
+
+func.func @calls_declared(%a: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    func.call @external(%a) : (memref<?x?xf32>) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
+
+func.func @recursive(%a: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    func.call @recursive(%a) : (memref<?x?xf32>) -> ()
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}
