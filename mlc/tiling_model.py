@@ -301,9 +301,9 @@ def balanced_rows(m: int, tiles: MatmulTiles, threads: int, row_flops: int = 0) 
 class TaskSplit:
     """
     How a matmul's parallel loop cuts the work into tasks: blocks of `rows` rows of C
-    (None: chosen at run time from M by the same rule as `balanced_rows`, for
-    `threads` and `row_flops`), each block's column panels split into `column_groups`
-    tasks of adjacent panels.
+    (None: chosen at run time from M by the same rules as `balanced_rows` and
+    `columns_balance_better`, for `threads` and `row_flops`), each block's column
+    panels split into `column_groups` tasks of adjacent panels.
     """
 
     rows: int | None
@@ -351,11 +351,31 @@ def matmul_split(
             return TaskSplit(rows, 1, threads, row_flops)
         block = rows if tasks > 1 else -(-m // tiles.mr) * tiles.mr
         return TaskSplit(block, groups, threads, row_flops)
-    by_rows = -(-tasks // threads) * -(-rows // tiles.mr) * panels
-    by_columns = -(-m // tiles.mr) * -(-panels // threads)
-    if panels < threads or by_columns >= by_rows:
+    if not columns_balance_better(m, rows, panels, tiles, threads, row_flops):
         return TaskSplit(rows, 1, threads, row_flops)
     return TaskSplit(-(-m // tiles.mr) * tiles.mr, threads, threads, row_flops)
+
+
+def columns_balance_better(
+    m: int, rows: int, panels: int, tiles: MatmulTiles, threads: int, row_flops: int = 0
+) -> bool:
+    """
+    Whether `m` rows (at most MC) in tasks of all rows and a share of the `panels` leave
+    the busiest of `threads` threads fewer MR x NR register tiles than tasks of `rows`
+    rows do (a partial row tile costs a whole one), each share worth `TASK_FLOPS` where
+    the work of a row (`row_flops`) is known. `matmul_nest` computes the same when the
+    kernel runs, for a dynamic M: a MoE expert's 242 tokens on two threads are 16 + 15
+    row tiles of 32 panels (512 tiles for the busier thread) by rows, 31 row tiles of 16
+    panels (496) by columns.
+    """
+    if m > tiles.mc or panels < threads:
+        return False
+    if row_flops and m * row_flops // TASK_FLOPS < threads:
+        return False
+    tasks = -(-m // rows)
+    by_rows = -(-tasks // threads) * -(-rows // tiles.mr) * panels
+    by_columns = -(-m // tiles.mr) * -(-panels // threads)
+    return by_columns < by_rows
 
 
 def balanced_depth(k: int, tiles: MatmulTiles) -> int:

@@ -11,7 +11,8 @@ mlc extends xDSL's translator here (never by editing xDSL) where it falls short 
 `convert-to-llvm` emits: `llvm.fcmp` with the `ord`/`uno` predicates (xDSL passes them
 to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref globals
 want 64 bytes, as allocations get), function linkage (xDSL makes every function
-external), `noinline` (xDSL drops it), `llvm.noalias` arguments (xDSL drops argument
+external), `noinline` and the `passthrough` string attributes (xDSL drops them),
+`llvm.noalias` arguments (xDSL drops argument
 attributes), and dense global data: xDSL prints each element as a typed constant, 4.5 s
 for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers are
 opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an op to
@@ -30,7 +31,14 @@ from xdsl.backend.llvm.convert import convert_module
 from xdsl.backend.llvm.convert_op import convert_op
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IntAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
@@ -128,6 +136,22 @@ def _add_noalias(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
                 arg.add_attribute("noalias")
 
 
+def _add_passthrough(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
+    """The function's `passthrough` attributes: a name, or a [key, value] pair written
+    as LLVM's string attribute `"key"="value"` (`"prefer-vector-width"="512"`, which
+    `convert_to_llvm.vector_width` sets). llvmlite's attribute set accepts only the
+    names it knows, so the text goes into the set as is."""
+    # A parsed module has it among the attributes, as `no_inline`.
+    found = op.passthrough if op.passthrough is not None else op.attributes.get("passthrough")
+    entries = found.data if isinstance(found, ArrayAttr) else ()
+    for entry in entries:
+        if isinstance(entry, StringAttr):
+            function.attributes.add(entry.data)
+        elif isinstance(entry, ArrayAttr) and len(entry.data) == 2:
+            key, value = (item.data for item in entry.data if isinstance(item, StringAttr))
+            set.add(function.attributes, f'"{key}"="{value}"')
+
+
 def _translate(ops: Iterable[Operation], triple: Attribute | None) -> llvm_ir.Module:
     """xDSL's `convert_module` for declarations and globals; bodies via `_convert_body`."""
     declarations = ModuleOp([])
@@ -158,6 +182,7 @@ def _translate(ops: Iterable[Operation], triple: Attribute | None) -> llvm_ir.Mo
         # A parsed module has it among the attributes: xDSL prints the property there.
         if op.no_inline is not None or "no_inline" in op.attributes:
             function.attributes.add("noinline")
+        _add_passthrough(op, function)
         _add_noalias(op, function)
         _convert_body(op, function)
     return result

@@ -75,3 +75,21 @@ def test_rows_read_across_packed(weight: np.ndarray):
         x = rng.standard_normal((K, m)).astype(np.float32)
         want = x.T.astype(np.float64) @ weight
         np.testing.assert_allclose(exe(x), want, rtol=0, atol=2e-4 * np.sqrt(K), err_msg=f"M={m}")
+
+
+def test_run_time_column_groups_on_two_threads(weight: np.ndarray, monkeypatch):
+    """Built for two threads, a dynamic M splits its panels between them where the row
+    tiles split unevenly (67 and 242 rows: 5 + 4 and 16 + 15 row tiles) and by rows
+    where they split evenly (256) or the work is one task's (0, 1, 7)."""
+    monkeypatch.setenv("MLC_NUM_THREADS", "2")
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["u"]),
+        helper.make_node("Sigmoid", ["u"], ["s"]),
+        helper.make_node("Mul", ["u", "s"], ["y"]),
+    ]
+    exe = mlc.compile(_model(nodes, [_x(["m", K])], [numpy_helper.from_array(weight, "w")]))
+    rng = np.random.default_rng(4)
+    for m in [*ROWS, 242, 30]:
+        x = rng.standard_normal((m, K)).astype(np.float32)
+        want = _silu(x.astype(np.float64) @ weight)
+        np.testing.assert_allclose(exe(x), want, rtol=1e-4, atol=1e-4, err_msg=f"M={m}")

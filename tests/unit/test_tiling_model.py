@@ -9,6 +9,7 @@ from mlc.tiling_model import (
     TaskSplit,
     balanced_depth,
     balanced_rows,
+    columns_balance_better,
     fitted_rows,
     matmul_split,
     matmul_tiles,
@@ -224,6 +225,25 @@ def test_row_blocks_split_by_panels_on_many_threads(
         panels = -(-sizes[1] // tiles.nr)
         share = 2 * sizes[2] * rows * tiles.nr * (panels // groups)
         assert share >= TASK_FLOPS
+
+
+@pytest.mark.parametrize(
+    ("m", "panels", "row_flops", "better"),
+    [
+        (242, 32, 2 * 512 * 1024, True),  # 16 + 15 row tiles: 512 by rows, 31 x 16 = 496
+        (67, 32, 2 * 512 * 1024, True),  # 5 + 4 row tiles
+        (256, 32, 2 * 512 * 1024, False),  # 16 + 16: already even
+        (266, 32, 2 * 512 * 1024, False),  # 17 + 17 (136 + 130 rows): even in tiles
+        (242, 1, 2 * 512 * 1024, False),  # one panel: nothing to share
+        (1400, 32, 2 * 512 * 1024, False),  # more rows than one block of A (MC = 1360)
+        (7, 32, 2 * 64 * 32, False),  # not worth a task per thread
+        (67, 32, 0, True),  # the work unknown: the tiles decide
+    ],
+)
+def test_columns_balance_better(m: int, panels: int, row_flops: int, better: bool):
+    tiles = MatmulTiles(8, 32, 192, 1360, 16)  # the AVX-512 host's blocking
+    rows = balanced_rows(m, tiles, 2, row_flops)
+    assert columns_balance_better(m, rows, panels, tiles, 2, row_flops) is better
 
 
 def test_dynamic_rows_are_left_to_run_time():

@@ -76,8 +76,10 @@ from mlc.lowering.convert_to_llvm.common import (
 from mlc.lowering.convert_to_llvm.merge_functions import merge_identical_functions
 from mlc.lowering.convert_to_llvm.scf_to_cf import convert_scf_to_cf
 from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
+from mlc.lowering.convert_to_llvm.vector_width import prefer_wide_vectors
 from mlc.lowering.support.op_type_dispatch import OpTypeDispatch
 from mlc.lowering.support.op_walk import inside, walk_ops
+from mlc.tiling_model import host
 
 __all__ = [
     "ConvertToLLVMPass",
@@ -230,6 +232,10 @@ class ConvertToLLVMPass(ModulePass):
     """The module's functions are GPU kernels: f32/f16 `exp` and `erf` become calls that
     the PTX translation redirects to libdevice (`mlc.lowering.convert_to_llvm.math`)."""
 
+    vector_bits: int = 0
+    """The widest vector of the CPU the code is for (0: the host's, `tiling_model.host`):
+    functions with FMAs this wide vectorise at it (`vector_width`)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # Check everything before rewriting anything, so a failure leaves the module
         # as it was; an unsupported op is named before the types around it.
@@ -296,5 +302,7 @@ class ConvertToLLVMPass(ModulePass):
         if any(inner.dialect_name() != "llvm" for inner in walk_ops(op)[1:]):
             PatternRewriteWalker(GreedyRewritePatternApplier([dispatch_by_type])).rewrite_module(op)
         parallel_patterns.link_dispatch_calls(op, dispatch)
+        if not self.libdevice:
+            prefer_wide_vectors(op, self.vector_bits or host().vector_bits)
         _erase_unused_values(op)
         _declare_c_functions(op, record)

@@ -32,9 +32,9 @@ repay the copy; otherwise it too is read in place. A rows past M are read as row
 (the results are dropped), so A needs no padding; in a column tile past N only the
 lanes below N are loaded and stored (masked vector loads and stores, `vmaskmovps` on
 AVX2). The tasks
-are blocks of MCb rows (`tiling_model.matmul_split`; for a dynamic M computed when
-the kernel runs), and, where M fits one block but its row tiles split unevenly among
-the threads, groups of G adjacent panels instead. A and B are read through their
+are blocks of MCb rows (`tiling_model.matmul_split`), and, where M fits one block but
+its row tiles split unevenly among the threads, groups of G adjacent panels instead;
+for a dynamic M both are chosen when the kernel runs (`_tasks`). A and B are read through their
 maps, so a transposed A (`A[k, i]`) needs nothing more, and a transposed B (`B[j, k]`)
 is packed a column at a time along k.
 Narrow floats (f16) are summed in f32 (`Matmul.accumulator`), as numpy sums an f16
@@ -144,8 +144,7 @@ def matmul_nest(
     depth = b(arith.MaxSIOp(k, one)) if mm.narrow else b.index(tiles.kc)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
-    rows_per_task = _rows_per_task(b, m, split, tiles)
-    groups = b.index(split.column_groups)
+    rows_per_task, groups = _tasks(b, (m, panels), split, tiles)
     group_panels = b.ceildiv(panels, groups)
     blocks = b.ceildiv(m, rows_per_task)
     per_batch = b.mul(blocks, groups)
@@ -234,6 +233,37 @@ def _write_tile(
         if_then(b, b(quick_ops.cmpi(k0, b.index(0), "eq")), write(False), write(True))
     else:
         write(True)(b)
+
+
+def _tasks(
+    b: Ops, sizes: tuple[SSAValue, SSAValue], split: TaskSplit, tiles: MatmulTiles
+) -> tuple[SSAValue, SSAValue]:
+    """
+    The rows of a task and the column groups of a row block: `split`'s, or for a
+    dynamic M what `tiling_model.matmul_split` would choose, computed at run time: blocks
+    of `_rows_per_task` rows, unless `tiling_model.columns_balance_better` says that
+    all rows in a group of panels per thread leave the busiest thread fewer register
+    tiles (M at most MC, as many panels as threads, each share worth `TASK_FLOPS`).
+    """
+    m, panels = sizes
+    rows = _rows_per_task(b, m, split, tiles)
+    if split.rows is not None or split.threads < 2:
+        return rows, b.index(split.column_groups)
+    threads, mr = b.index(split.threads), b.index(tiles.mr)
+    tasks = b.ceildiv(m, rows)
+    by_rows = b.mul(b.mul(b.ceildiv(tasks, threads), b.ceildiv(rows, mr)), panels)
+    row_tiles = b.ceildiv(m, mr)
+    by_columns = b.mul(row_tiles, b.ceildiv(panels, threads))
+    fits = b(
+        arith.AndIOp(b(quick_ops.cmpi(m, b.index(tiles.mc), "sle")), less(b, by_columns, by_rows))
+    )
+    columns = b(arith.AndIOp(fits, b(quick_ops.cmpi(panels, threads, "sge"))))
+    if split.row_flops:
+        worth = b(arith.DivSIOp(b.mul(m, b.index(split.row_flops)), b.index(TASK_FLOPS)))
+        columns = b(arith.AndIOp(columns, b(quick_ops.cmpi(worth, threads, "sge"))))
+    all_rows = b.mul(row_tiles, mr)
+    one = b.index(1)
+    return b(arith.SelectOp(columns, all_rows, rows)), b(arith.SelectOp(columns, threads, one))
 
 
 def _rows_per_task(b: Ops, m: SSAValue, split: TaskSplit, tiles: MatmulTiles) -> SSAValue:
