@@ -221,25 +221,45 @@ class _Kept:
         self.described = described
         self.layout = (array.shape, array.strides, array.dtype)
 
-    def free_if_dropped(self) -> bool:
-        """Free the buffer if the caller dropped the array (its memory is then dead)."""
+    def references(self) -> tuple[int, int, int]:
+        """`sys.getrefcount` of the array, its `_View` and the view's owner."""
         array = self.array
         view = array.base
-        # the references: the frame's (`self.array`) and this function's, each + 1 for
-        # `getrefcount`'s argument; the view's: the array's base and `view`; the owner's:
-        # the view's and `owner`
-        if sys.getrefcount(array) != 3 or sys.getrefcount(view) != 3:
-            return False
         owner = view.owner
-        if sys.getrefcount(owner) != 3 or weakref.getweakrefcount(array):
+        return sys.getrefcount(array), sys.getrefcount(view), sys.getrefcount(owner)
+
+    def free_if_dropped(self) -> bool:
+        """Free the buffer if the caller dropped the array (its memory is then dead)."""
+        if self.references() != _UNREFERENCED or weakref.getweakrefcount(self.array):
             return False
+        array = self.array
         if (array.shape, array.strides, array.dtype) != self.layout:
             return False
+        owner = array.base.owner
         if not array.flags.writeable or not owner.allocated:
             return False
         owner.free(owner.allocated)
         owner.allocated = 0
         return True
+
+
+def _unreferenced() -> tuple[int, int, int]:
+    """
+    What `_Kept.references` counts for a kept array that nothing else refers to: the
+    frame's and the interpreter's own references, measured on a stand-in rather than
+    assumed (how the interpreter counts its locals and arguments varies by version).
+    """
+    backing = np.zeros(1, np.float32)
+    view = _View()
+    view.owner = _MallocBuffer.__new__(_MallocBuffer)  # no memory of its own
+    view.owner.allocated = 0
+    view.__array_interface__ = backing.__array_interface__
+    stand_in = _Kept(np.asarray(view), [])
+    del view
+    return stand_in.references()
+
+
+_UNREFERENCED = _unreferenced()
 
 
 class _Frame:
