@@ -1,12 +1,12 @@
 """
 Stride-2 pooling of a small image in vectors, for `mlc.lowering.cpu.depthwise_vectors`'
 flat-image sweep (`vector_images`): a block of two output rows, each window tap read as
-its own pair of masked loads and a shuffle, cost a 3x3 max pooling eighteen loads, nine
-of them across cache lines, and nine shuffles a block. Pooling has no weights, so its
+its own pair of masked loads and a shuffle, cost a 3x3 max pooling eighteen loads,
+twelve of them across cache lines, and nine shuffles a block. Pooling has no weights, so its
 window combines in any order: here each image row is loaded once, from its first
 column, the rows under each output row combine first, and each column offset of the
 window then takes its lanes of the two results with one shuffle (ResNet's 3x3 stride-2
-max pooling of 8 x 64 x 16 x 16: two loads and three shuffles a block).
+max pooling of 8 x 64 x 16 x 16: four row loads and four shuffles a block).
 """
 
 from collections.abc import Callable, Sequence
