@@ -26,12 +26,10 @@ ops runs on each block's vector before its store.
 """
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
-    DenseIntOrFPElementsAttr,
     IntegerType,
     MemRefType,
     VectorType,
@@ -40,6 +38,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import SSAValue
 
 from mlc.lowering.cpu.depthwise_conv import Depthwise, Tap
+from mlc.lowering.cpu.pooling_images import Image, RowLoads, constant_mask, pooled_taps
 from mlc.lowering.linalg.contraction import indices, is_row_major
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import Ops, affine_index, every_other, for_loop, zero
@@ -352,12 +351,6 @@ def image_lanes(dw: Depthwise) -> int | None:
     return lanes
 
 
-def _mask(b: Ops, bits: Sequence[bool]) -> SSAValue:
-    type_ = VectorType(i1, [len(bits)])
-    attr = DenseIntOrFPElementsAttr.from_list(type_, [int(bit) for bit in bits])
-    return b(arith.ConstantOp(attr, type_))
-
-
 def vector_images(
     b: Ops,
     dw: Depthwise,
@@ -383,15 +376,21 @@ def vector_images(
 
     def read(start: int, bits: Sequence[bool]) -> SSAValue:
         at = [n, f, zero_i, b.index(start)]
-        return b(vector.MaskedLoadOp(source, at, _mask(b, bits), empty))
+        return b(vector.MaskedLoadOp(source, at, constant_mask(b, bits), empty))
 
+    rows = RowLoads(image, lanes, read) if strided and dw.combine is not None else None
     total = image.rows * image.columns
     for p0 in range(0, total, lanes):
         pixels = [divmod(p, image.columns) if p < total else None for p in range(p0, p0 + lanes)]
-        stored = _mask(b, [p is not None for p in pixels])
+        stored = constant_mask(b, [p is not None for p in pixels])
         y_at = [n, f, zero_i, b.index(p0)]
         acc = first if first is not None else b(vector.MaskedLoadOp(y, y_at, stored, empty))
-        for splat, (r, c) in zip(weights, offsets, strict=True):
+        pooled = None
+        if rows is not None and dw.combine is not None:  # `pooling_images`
+            pooled = pooled_taps(b, dw.combine, image, p0 // image.columns, offsets, rows, empty)
+        for value in pooled or ():
+            acc = b(_combined(dw, value, None, acc))
+        for splat, (r, c) in zip(weights, offsets, strict=True) if pooled is None else ():
             if strided:
                 value = _strided_tap(b, image, p0 // image.columns, r, c, lanes, read, empty)
             else:
@@ -403,19 +402,6 @@ def vector_images(
         b.ops.append(vector.MaskedStoreOp(y, y_at, stored, acc))
     if epilogue is None:
         _finish(b, dw, extents, list(nf))
-
-
-@dataclass(frozen=True)
-class Image:
-    """The static sizes `vector_images` works with: the image's and the output's."""
-
-    height: int
-    width: int
-    rows: int
-    columns: int
-
-    def inside(self, row: int, column: int) -> bool:
-        return 0 <= row < self.height and 0 <= column < self.width
 
 
 def _strided_tap(
