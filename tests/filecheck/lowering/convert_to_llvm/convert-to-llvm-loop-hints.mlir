@@ -1,0 +1,115 @@
+// RUN: mlc-opt %s -p convert-to-llvm | filecheck %s
+// RUN: mlc-opt %s -p convert-to-llvm | mlc-translate --mlir-to-llvmir | filecheck %s --check-prefix=IR
+
+// Loops that LLVM would otherwise unroll and vectorise around with gathers keep their
+// loop: the back edge of a short scalar loop inside another loop, and of each loop of
+// a small scalar nest (at most 1024 innermost iterations), carries
+// `mlc.unroll_disable`, which the LLVM IR translation spells
+// `!llvm.loop !{self, !{!"llvm.loop.unroll.disable"}}`. Loops of a large nest, loops
+// with unknown bounds, loops computing on vectors and loops around calls are left to
+// LLVM.
+
+// A row reduction over 64 x 10 (a loss backward's): both loops keep their loop.
+// CHECK-LABEL: llvm.func @rows(
+// CHECK:         llvm.br ^[[INNER:bb[0-9]+]](%{{.*}}, %{{.*}} : i64, f32)
+// CHECK:         llvm.br ^[[INNER]](%{{.*}}, %{{.*}} : i64, f32) {mlc.unroll_disable}
+// CHECK:         llvm.br ^{{bb[0-9]+}}(%{{.*}} : i64) {mlc.unroll_disable}
+// CHECK:         llvm.return
+func.func @rows(%a: memref<64x10xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c64 step %c1 {
+    %s = scf.for %j = %c0 to %c10 step %c1 iter_args(%acc = %zero) -> (f32) {
+      %v = memref.load %a[%i, %j] : memref<64x10xf32>
+      %n = arith.addf %acc, %v : f32
+      scf.yield %n : f32
+    }
+    memref.store %s, %out[%i] : memref<64xf32>
+  }
+  func.return
+}
+
+// 1024 rows of 10: the short inner loop keeps its loop, the row loop (10240
+// iterations in all) is LLVM's.
+// CHECK-LABEL: llvm.func @many_rows(
+// CHECK:         {mlc.unroll_disable}
+// CHECK-NOT:     {mlc.unroll_disable}
+// CHECK:         llvm.return
+func.func @many_rows(%a: memref<1024x10xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %c1024 = arith.constant 1024 : index
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c0 to %c1024 step %c1 {
+    scf.for %j = %c0 to %c10 step %c1 {
+      %v = memref.load %a[%i, %j] : memref<1024x10xf32>
+      %n = arith.mulf %v, %two : f32
+      memref.store %n, %a[%i, %j] : memref<1024x10xf32>
+    }
+  }
+  func.return
+}
+
+// A column sum over 64 x 512: a large nest whose inner loop is long; no mark.
+// CHECK-LABEL: llvm.func @columns(
+// CHECK-NOT:     mlc.unroll_disable
+// CHECK:         llvm.return
+func.func @columns(%a: memref<64x512xf32>, %out: memref<512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    scf.for %j = %c0 to %c512 step %c1 {
+      %v = memref.load %a[%i, %j] : memref<64x512xf32>
+      %s = memref.load %out[%j] : memref<512xf32>
+      %n = arith.addf %s, %v : f32
+      memref.store %n, %out[%j] : memref<512xf32>
+    }
+  }
+  func.return
+}
+
+// Unknown bounds, a vector body and a call: no mark.
+// CHECK-LABEL: llvm.func @left_to_llvm(
+// CHECK-NOT:     mlc.unroll_disable
+// CHECK:         llvm.return
+func.func private @kernel(%i: index)
+func.func @left_to_llvm(%a: memref<8x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %n step %c1 {
+      memref.store %one, %a[%i, %j] : memref<8x16xf32>
+    }
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      %v = vector.load %a[%i, %c0] : memref<8x16xf32>, vector<16xf32>
+      vector.store %v, %a[%j, %c0] : memref<8x16xf32>, vector<16xf32>
+    }
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      func.call @kernel(%j) : (index) -> ()
+    }
+  }
+  func.return
+}
+
+// IR:      define void @"rows"(
+// IR:        br label %{{.*}}, !llvm.loop ![[L1:[0-9]+]]
+// IR:        br label %{{.*}}, !llvm.loop ![[L2:[0-9]+]]
+// IR:      define void @"left_to_llvm"(
+// IR-NOT:    !llvm.loop
+// IR:      }
+// IR-DAG:  ![[D:[0-9]+]] = !{ !"llvm.loop.unroll.disable" }
+// IR-DAG:  ![[L1]] = !{ ![[L1]], ![[D]] }
+// IR-DAG:  ![[L2]] = !{ ![[L2]], ![[D]] }
