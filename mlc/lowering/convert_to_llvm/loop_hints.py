@@ -53,7 +53,8 @@ def _nest_iterations(loop: scf.ForOp, vector: set[int], known: dict[int, int | N
         return known[id(loop)]
     trip = _trip_count(loop)
     count = None
-    if trip is not None and id(loop) not in vector:
+    # Several blocks: control flow lowered already (an `scf.while`), trips unknown.
+    if trip is not None and id(loop) not in vector and len(loop.body.blocks) == 1:
         inner: int | None = 1
         for op in loop.body.block.ops:
             for nested in op.walk():

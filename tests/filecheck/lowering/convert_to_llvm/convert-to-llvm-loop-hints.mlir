@@ -104,6 +104,30 @@ func.func @left_to_llvm(%a: memref<8x16xf32>, %n: index) {
   func.return
 }
 
+// A loop around an `scf.while` (lowered to blocks before the loops are looked at):
+// its iterations are unknown; no mark.
+// CHECK-LABEL: llvm.func @around_a_while(
+// CHECK-NOT:     mlc.unroll_disable
+// CHECK:         llvm.return
+func.func @around_a_while(%n: i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %r = scf.while (%k = %n) : (i64) -> i64 {
+      %zero = arith.constant 0 : i64
+      %go = arith.cmpi sgt, %k, %zero : i64
+      scf.condition(%go) %k : i64
+    } do {
+    ^bb0(%j: i64):
+      %one = arith.constant 1 : i64
+      %next = arith.subi %j, %one : i64
+      scf.yield %next : i64
+    }
+  }
+  func.return
+}
+
 // IR:      define void @"rows"(
 // IR:        br label %{{.*}}, !llvm.loop ![[L1:[0-9]+]]
 // IR:        br label %{{.*}}, !llvm.loop ![[L2:[0-9]+]]
