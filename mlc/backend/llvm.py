@@ -13,9 +13,10 @@ to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref gl
 want 64 bytes, as allocations get), function linkage (xDSL makes every function
 external), `noinline` (xDSL drops it), `llvm.noalias` arguments (xDSL drops argument
 attributes), loop metadata (`llvm.loop.unroll.disable` on a back edge that
-`convert_to_llvm.loop_hints` marked), and dense global data: xDSL prints each element as a typed constant, 4.5 s
-for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers are
-opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an op to
+`convert_to_llvm.loop_hints` marked), and dense global data: xDSL prints each element
+as a typed constant, 4.5 s for a million floats, where the raw bytes as one `c"..."`
+string take 0.2 s (pointers are opaque, so the global's LLVM type is free to be a byte
+array). `EXTRA_OPS` maps an op to
 its translation; function bodies are translated by `_convert_body`, which tries those
 first and falls back to xDSL's `convert_op`. xDSL has no `llvm.addrspacecast`: an
 `llvm.mlir.addressof` typed `!llvm.ptr` of a global in another address space (GPU shared

@@ -59,9 +59,8 @@ from xdsl.transforms.lower_affine import LowerAffinePass
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import arith as arith_patterns
-from mlc.lowering.convert_to_llvm import assertions
+from mlc.lowering.convert_to_llvm import assertions, loop_hints
 from mlc.lowering.convert_to_llvm import func as func_patterns
-from mlc.lowering.convert_to_llvm import loop_hints
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
 from mlc.lowering.convert_to_llvm import parallel as parallel_patterns

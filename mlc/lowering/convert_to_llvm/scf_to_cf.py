@@ -25,6 +25,10 @@ from mlc.lowering.support.op_type_dispatch import DeadFirstByClass
 def convert_scf_to_cf(module: ModuleOp) -> None:
     """Lower every `scf.if`, `scf.for` and `scf.index_switch` under `module` to `cf`."""
     lowering = DeadFirstByClass(
-        {scf.IndexSwitchOp: SwitchLowering(), scf.IfOp: IfLowering(), scf.ForOp: MarkedForLowering()}
+        {
+            scf.IndexSwitchOp: SwitchLowering(),
+            scf.IfOp: IfLowering(),
+            scf.ForOp: MarkedForLowering(),
+        }
     )
     PatternRewriteWalker(lowering).rewrite_module(module)
