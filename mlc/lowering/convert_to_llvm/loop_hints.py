@@ -1,27 +1,22 @@
 """
-Loops of small scalar nests stay loops in LLVM (`llvm.loop.unroll.disable`).
+Short scalar loops inside another loop stay loops in LLVM (`llvm.loop.unroll.disable`).
 
 LLVM fully unrolls a loop of a few iterations (the 10 logits of a row, a 2x2 pooling
 window, 8 channels) and then vectorises the loop around it across its iterations: each
 access of the unrolled body becomes a gather at the outer loop's stride
-(`llvm.masked.gather`); and a nest of a few hundred iterations in all is unrolled whole.
-A training step's loss backward and a small CNN's window and channel nests are made of
-such loops: the small CNN's step had 3581 instructions in its main function after
-LLVM's O3, 176 of them gathers, 1688 and none with the loops kept, and LLVM's
-optimisation and code generation of the step's module shrink with it.
+(`llvm.masked.gather`). A training step's loss backward is made of such 64 x 10 nests:
+the MLP step's main function had 210 gathers after LLVM's O3, none with the loops kept.
 
-`mark_short_loops` marks an `scf.for` with constant bounds and at least two iterations,
-with no vector value and no call inside (code mlc vectorised itself, a micro-kernel's
-register block, a GEMM's blocks around its kernel calls are left to LLVM), that is
+`mark_short_loops` marks an `scf.for` with constant bounds and 2 to `SHORT_TRIP`
+iterations, inside another `scf.for`, with no vector value and no call inside (code mlc
+vectorised itself, a micro-kernel's register block, a GEMM's blocks around its kernel
+calls are left to LLVM). Marking the loops of whole small nests as well (up to 1024
+iterations) took the small CNN's step from 5532 to 3227 instructions but its run time
+from 0.24 to 0.35 ms: LLVM's unrolled vector code for those nests pays at run time.
 
-- short (at most `SHORT_TRIP` iterations) and inside another `scf.for`, or
-- a loop of a small nest (at most `SMALL_NEST` iterations of its innermost body, the
-  trip counts multiplied) that no larger nest of known bounds encloses: a row of 512
-  in a 64 x 512 column sum is LLVM's to vectorise and interleave.
-
-LLVM still vectorises a kept innermost loop on its own. `MarkedForLowering` moves the
-mark onto the loop's back edge (`cf.br`), `ConvertBranch` onto the `llvm.br`, and the
-LLVM IR translation (`mlc.backend.llvm`) gives that branch `!llvm.loop` metadata:
+`MarkedForLowering` moves the mark onto the loop's back edge (`cf.br`),
+`ConvertBranch` onto the `llvm.br`, and the LLVM IR translation (`mlc.backend.llvm`)
+gives that branch `!llvm.loop` metadata:
 
     scf.for %j = %c0 to %c10 step %c1 { ...scalar body... }   (inside another scf.for)
 ==>
@@ -42,7 +37,6 @@ from mlc.lowering.support.loop_builder import constant_index
 from mlc.lowering.support.op_walk import walk_ops
 
 UNROLL_DISABLE = "mlc.unroll_disable"
-SMALL_NEST = 1024  # iterations of a nest's innermost body, all loops multiplied
 SHORT_TRIP = 16  # iterations: a vector of f32 on AVX-512
 
 
@@ -51,28 +45,6 @@ def _trip_count(loop: scf.ForOp) -> int | None:
     if lb is None or ub is None or step is None or step <= 0:
         return None
     return max(0, -(-(ub - lb) // step))
-
-
-def _nest_iterations(loop: scf.ForOp, opaque: set[int], known: dict[int, int | None]) -> int | None:
-    """How many times the innermost body of `loop`'s nest runs (its longest path),
-    or None if a loop in it has bounds unknown here, or vector values or calls."""
-    if id(loop) in known:
-        return known[id(loop)]
-    trip = _trip_count(loop)
-    count = None
-    # Several blocks: control flow lowered already (an `scf.while`), trips unknown.
-    if trip is not None and id(loop) not in opaque and len(loop.body.blocks) == 1:
-        inner: int | None = 1
-        for op in loop.body.block.ops:
-            for nested in op.walk():
-                if isinstance(nested, scf.ParallelOp | scf.WhileOp):
-                    inner = None
-                elif isinstance(nested, scf.ForOp) and inner is not None:
-                    below = _nest_iterations(nested, opaque, known)
-                    inner = None if below is None else max(inner, below)
-        count = None if inner is None else trip * inner
-    known[id(loop)] = count
-    return count
 
 
 def mark_short_loops(module: ModuleOp) -> int:
@@ -84,29 +56,20 @@ def mark_short_loops(module: ModuleOp) -> int:
             while parent is not None and id(parent) not in opaque:
                 opaque.add(id(parent))
                 parent = parent.parent_op()
-    known: dict[int, int | None] = {}
     marked = 0
     for op in walk_ops(module):
-        if isinstance(op, scf.ForOp) and _keeps_its_loop(op, opaque, known):
+        if isinstance(op, scf.ForOp) and _keeps_its_loop(op, opaque):
             op.attributes[UNROLL_DISABLE] = UnitAttr()
             marked += 1
     return marked
 
 
-def _keeps_its_loop(loop: scf.ForOp, opaque: set[int], known: dict[int, int | None]) -> bool:
-    """A short scalar loop inside another loop, or any loop of a small scalar nest
-    that no larger nest of known bounds encloses (a loop of a large nest, a row of
-    512 in a 64 x 512 sum, is LLVM's to vectorise and interleave)."""
+def _keeps_its_loop(loop: scf.ForOp, opaque: set[int]) -> bool:
+    """A short scalar loop inside another loop."""
     trip = _trip_count(loop)
-    if trip is None or trip < 2 or id(loop) in opaque:
+    if trip is None or not 1 < trip <= SHORT_TRIP or id(loop) in opaque:
         return False
-    outer = _enclosing_loops(loop)
-    if trip <= SHORT_TRIP and outer:
-        return True
-    count = _nest_iterations(loop, opaque, known)
-    if count is None or count > SMALL_NEST:
-        return False
-    return all((c := _nest_iterations(p, opaque, known)) is None or c <= SMALL_NEST for p in outer)
+    return bool(_enclosing_loops(loop))
 
 
 def _enclosing_loops(op: Operation) -> list[scf.ForOp]:
