@@ -12,11 +12,9 @@ mlc extends xDSL's translator here (never by editing xDSL) where it falls short 
 to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref globals
 want 64 bytes, as allocations get), function linkage (xDSL makes every function
 external), `noinline` (xDSL drops it), `llvm.noalias` arguments (xDSL drops argument
-attributes), loop metadata (`llvm.loop.unroll.disable` on a back edge that
-`convert_to_llvm.loop_hints` marked), and dense global data: xDSL prints each element
-as a typed constant, 4.5 s for a million floats, where the raw bytes as one `c"..."`
-string take 0.2 s (pointers are opaque, so the global's LLVM type is free to be a byte
-array). `EXTRA_OPS` maps an op to
+attributes), and dense global data: xDSL prints each element as a typed constant, 4.5 s
+for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers are
+opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an op to
 its translation; function bodies are translated by `_convert_body`, which tries those
 first and falls back to xDSL's `convert_op`. xDSL has no `llvm.addrspacecast`: an
 `llvm.mlir.addressof` typed `!llvm.ptr` of a global in another address space (GPU shared
@@ -38,7 +36,6 @@ from xdsl.utils.exceptions import LLVMTranslationException
 
 ValueMap = dict[SSAValue, llvm_ir.Value]
 NOALIAS = "llvm.noalias"
-UNROLL_DISABLE = "mlc.unroll_disable"  # `convert_to_llvm.loop_hints.UNROLL_DISABLE`
 
 
 def _convert_fcmp(op: llvm.FCmpOp, builder: llvm_ir.IRBuilder, values: ValueMap) -> bool:
@@ -88,18 +85,6 @@ def _convert_body(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
             extra = EXTRA_OPS.get(type(inner))
             if extra is None or not extra(inner, builder, values):
                 convert_op(inner, builder, values, blocks)
-        last = block.last_op
-        if last is not None and UNROLL_DISABLE in last.attributes:
-            blocks[block].terminator.set_metadata("llvm.loop", _unroll_disabled(function.module))
-
-
-def _unroll_disabled(module: llvm_ir.Module) -> llvm_ir.MDValue:
-    """A new loop ID `!N = !{!N, !{!"llvm.loop.unroll.disable"}}` (one per loop: a
-    loop ID is distinct, its first operand itself)."""
-    disable = module.add_metadata([llvm_ir.MetaDataString(module, "llvm.loop.unroll.disable")])
-    loop = llvm_ir.values.MDValue(module, [], name=str(len(module.metadata)))
-    loop.operands = (loop, disable)
-    return loop
 
 
 def _byte_initialised(op: Operation) -> bool:
