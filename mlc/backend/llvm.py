@@ -11,8 +11,9 @@ mlc extends xDSL's translator here (never by editing xDSL) where it falls short 
 `convert-to-llvm` emits: `llvm.fcmp` with the `ord`/`uno` predicates (xDSL passes them
 to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref globals
 want 64 bytes, as allocations get), function linkage (xDSL makes every function
-external), `noinline` (xDSL drops it), `llvm.noalias` arguments (xDSL drops argument
-attributes), and dense global data: xDSL prints each element as a typed constant, 4.5 s
+external), `noinline` (xDSL drops it), fast-math flags in a fixed order (xDSL's changes
+from process to process), `llvm.noalias` arguments (xDSL drops argument attributes), and
+dense global data: xDSL prints each element as a typed constant, 4.5 s
 for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers are
 opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an op to
 its translation; function bodies are translated by `_convert_body`, which tries those
@@ -35,6 +36,7 @@ from xdsl.backend.llvm.convert_op import convert_op
 from xdsl.backend.llvm.convert_type import convert_type
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntAttr, IntegerType, ModuleOp
+from xdsl.dialects.utils import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
@@ -85,10 +87,30 @@ def _convert_call_intrinsic(
     return True
 
 
+def _convert_float_binary(
+    op: llvm.AbstractFloatArithOp, builder: llvm_ir.IRBuilder, values: ValueMap
+) -> bool:
+    """A float binary op with fast-math flags, the flags in LLVM's order: xDSL lists the
+    attribute's set, in an order that changes from process to process (string hashing),
+    and the LLVM IR text with it, which is the PTX cache's key. False without flags."""
+    present = op.fastmathFlags.data if op.fastmathFlags else frozenset()
+    if not present:
+        return False
+    flags = [flag.value for flag in FastMathFlag if flag in present]
+    build = xdsl_ops._BINARY_OP_MAP[type(op)](builder)  # pyright: ignore[reportPrivateUsage]
+    values[op.results[0]] = build(values[op.lhs], values[op.rhs], flags=flags)
+    return True
+
+
 EXTRA_OPS: dict[type[Operation], Callable[..., bool]] = {
     llvm.FCmpOp: _convert_fcmp,
     llvm.AddressOfOp: _convert_addressof,
     llvm.CallIntrinsicOp: _convert_call_intrinsic,
+    **{
+        kind: _convert_float_binary
+        for kind in xdsl_ops._BINARY_OP_MAP  # pyright: ignore[reportPrivateUsage]
+        if issubclass(kind, llvm.AbstractFloatArithOp)
+    },
 }
 
 

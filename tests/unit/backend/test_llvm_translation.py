@@ -51,3 +51,14 @@ def test_refused_intrinsic_calls_keep_xdsls_message():
     source = f"llvm.func @g(%a: f32) -> f32 {{\n  %r = {call}\n  llvm.return %r : f32\n}}\n"
     with pytest.raises(LLVMTranslationError, match="Fast-math flags not supported"):
         ops_to_llvmlite(list(parse_module(source).ops))
+
+
+def test_fast_math_flags_in_llvms_order():
+    """xDSL lists a set, whose order changes with the process's string hashing (and with
+    it the PTX cache's key); mlc writes the flags in LLVM's order."""
+    flags = "{fastmathFlags = #llvm.fastmath<contract, reassoc, nnan>}"
+    body = f"%m = llvm.fmul %a, %a {flags} : f32\n  %s = llvm.fadd %m, %a : f32"
+    source = f"llvm.func @h(%a: f32) -> f32 {{\n  {body}\n  llvm.return %s : f32\n}}\n"
+    text = str(ops_to_llvmlite(list(parse_module(source).ops)))
+    assert "fmul reassoc nnan contract float" in text
+    assert 'fadd float %".4", %".1"' in text
