@@ -76,8 +76,8 @@ from mlc.lowering.convert_to_llvm.common import (
 from mlc.lowering.convert_to_llvm.merge_functions import merge_identical_functions
 from mlc.lowering.convert_to_llvm.scf_to_cf import convert_scf_to_cf
 from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
-from mlc.lowering.support.op_type_dispatch import OpTypeDispatch
 from mlc.lowering.support.one_sweep import sweep
+from mlc.lowering.support.op_type_dispatch import OpTypeDispatch
 from mlc.lowering.support.op_walk import inside, walk_ops
 
 __all__ = [
