@@ -12,12 +12,16 @@ mlc extends xDSL's translator here (never by editing xDSL) where it falls short 
 to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref globals
 want 64 bytes, as allocations get), function linkage (xDSL makes every function
 external), `noinline` and the `passthrough` string attributes (xDSL drops them),
-`llvm.noalias` arguments (xDSL drops argument
-attributes), and dense global data: xDSL prints each element as a typed constant, 4.5 s
+fast-math flags in a fixed order (xDSL's changes from process to process), `llvm.noalias`
+arguments (xDSL drops argument attributes), and dense global data: xDSL prints each
+element as a typed constant, 4.5 s
 for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers are
 opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an op to
 its translation; function bodies are translated by `_convert_body`, which tries those
-first and falls back to xDSL's `convert_op`. xDSL has no `llvm.addrspacecast`: an
+first, then xDSL's own translation of the op's class (`BY_CLASS`, for the frequent ops
+that xDSL's `convert_op` reaches only after a dozen or more failed `case`s: ResNet-50's
+kernels make 15k intrinsic calls and 6k each of GEPs and struct reads), and falls back
+to xDSL's `convert_op`. xDSL has no `llvm.addrspacecast`: an
 `llvm.mlir.addressof` typed `!llvm.ptr` of a global in another address space (GPU shared
 memory) is translated as that global's generic address, an `addrspacecast`; such a
 global with no initial value is defined `undef` (shared memory has none).
@@ -27,6 +31,7 @@ from collections.abc import Callable, Iterable
 
 import llvmlite.binding as llvm_binding
 import llvmlite.ir as llvm_ir
+from xdsl.backend.llvm import convert_op as xdsl_ops
 from xdsl.backend.llvm.convert import convert_module
 from xdsl.backend.llvm.convert_op import convert_op
 from xdsl.backend.llvm.convert_type import convert_type
@@ -39,6 +44,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
+from xdsl.dialects.utils import FastMathFlag
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
@@ -67,14 +73,85 @@ def _convert_addressof(op: llvm.AddressOfOp, builder: llvm_ir.IRBuilder, values:
     return True
 
 
+def _convert_call_intrinsic(
+    op: llvm.CallIntrinsicOp, builder: llvm_ir.IRBuilder, values: ValueMap
+) -> bool:
+    """xDSL's translation, looking the intrinsic's declaration up before building its
+    type (a few dozen intrinsics, called 15k times in ResNet-50's kernels); False for
+    what xDSL refuses (operand bundles, fast-math flags), so that it says why."""
+    if op.op_bundle_operands or op.op_bundle_sizes or any(op.fastmathFlags.data):
+        return False
+    args = [values[arg] for arg in op.args]
+    name = op.intrin.data
+    try:
+        intrinsic = builder.module.get_global(name)
+    except KeyError:
+        result = llvm_ir.VoidType() if op.ress is None else convert_type(op.ress.type)
+        declared = llvm_ir.FunctionType(result, [arg.type for arg in args])
+        intrinsic = llvm_ir.Function(builder.module, declared, name=name)
+    call = builder.call(intrinsic, args)
+    if op.ress is not None:
+        values[op.ress] = call
+    return True
+
+
+def _convert_float_binary(
+    op: llvm.AbstractFloatArithOp, builder: llvm_ir.IRBuilder, values: ValueMap
+) -> bool:
+    """A float binary op with fast-math flags, the flags in LLVM's order: xDSL lists the
+    attribute's set, in an order that changes from process to process (string hashing),
+    and the LLVM IR text with it, which is the PTX cache's key. False without flags."""
+    present = op.fastmathFlags.data if op.fastmathFlags else frozenset()
+    if not present:
+        return False
+    flags = [flag.value for flag in FastMathFlag if flag in present]
+    build = xdsl_ops._BINARY_OP_MAP[type(op)](builder)  # pyright: ignore[reportPrivateUsage]
+    values[op.results[0]] = build(values[op.lhs], values[op.rhs], flags=flags)
+    return True
+
+
 EXTRA_OPS: dict[type[Operation], Callable[..., bool]] = {
     llvm.FCmpOp: _convert_fcmp,
     llvm.AddressOfOp: _convert_addressof,
+    llvm.CallIntrinsicOp: _convert_call_intrinsic,
+    **{
+        kind: _convert_float_binary
+        for kind in xdsl_ops._BINARY_OP_MAP  # pyright: ignore[reportPrivateUsage]
+        if issubclass(kind, llvm.AbstractFloatArithOp)
+    },
+}
+
+
+def _extract_value(op: llvm.ExtractValueOp, builder: llvm_ir.IRBuilder, values: ValueMap) -> None:
+    position = list(op.position.iter_values())
+    values[op.results[0]] = builder.extract_value(values[op.container], position)
+
+
+def _insert_value(op: llvm.InsertValueOp, builder: llvm_ir.IRBuilder, values: ValueMap) -> None:
+    position = list(op.position.iter_values())
+    container, value = values[op.container], values[op.value]
+    values[op.results[0]] = builder.insert_value(container, value, position)
+
+
+# xDSL's translations of these classes (what its `convert_op` runs for them), by class;
+# branches also take the block map.
+BY_CLASS: dict[type[Operation], Callable[..., None]] = {
+    llvm.ExtractValueOp: _extract_value,
+    llvm.InsertValueOp: _insert_value,
+    llvm.GEPOp: xdsl_ops._convert_getelementptr,  # pyright: ignore[reportPrivateUsage]
+    llvm.LoadOp: xdsl_ops._convert_load,  # pyright: ignore[reportPrivateUsage]
+    llvm.StoreOp: xdsl_ops._convert_store,  # pyright: ignore[reportPrivateUsage]
+    llvm.ShuffleVectorOp: xdsl_ops._convert_shuffle_vector,  # pyright: ignore[reportPrivateUsage]
+    llvm.SelectOp: xdsl_ops._convert_select,  # pyright: ignore[reportPrivateUsage]
+}
+BRANCHES: dict[type[Operation], Callable[..., None]] = {
+    llvm.BrOp: xdsl_ops._convert_br,  # pyright: ignore[reportPrivateUsage]
+    llvm.CondBrOp: xdsl_ops._convert_condbr,  # pyright: ignore[reportPrivateUsage]
 }
 
 
 def _convert_body(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
-    """Translate one function body (xDSL's `_convert_func`, with `EXTRA_OPS` first)."""
+    """Translate one function body (xDSL's `_convert_func`, each op by `_convert_one`)."""
     blocks: dict[Block, llvm_ir.Block] = {}
     values: ValueMap = {}
     for index, block in enumerate(op.body.blocks):
@@ -90,9 +167,23 @@ def _convert_body(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
         if blocks[block].instructions:
             builder.position_after(blocks[block].instructions[-1])
         for inner in block.ops:
-            extra = EXTRA_OPS.get(type(inner))
-            if extra is None or not extra(inner, builder, values):
-                convert_op(inner, builder, values, blocks)
+            _convert_one(inner, builder, values, blocks)
+
+
+def _convert_one(
+    op: Operation, builder: llvm_ir.IRBuilder, values: ValueMap, blocks: dict[Block, llvm_ir.Block]
+) -> None:
+    """One op of a body: `EXTRA_OPS`, else `BY_CLASS`/`BRANCHES`, else xDSL's `convert_op`."""
+    kind = type(op)
+    extra = EXTRA_OPS.get(kind)
+    if extra is not None and extra(op, builder, values):
+        return
+    if (direct := BY_CLASS.get(kind)) is not None:
+        direct(op, builder, values)
+    elif (branch := BRANCHES.get(kind)) is not None:
+        branch(op, builder, values, blocks)
+    else:
+        convert_op(op, builder, values, blocks)
 
 
 def _byte_initialised(op: Operation) -> bool:

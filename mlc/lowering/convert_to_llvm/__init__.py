@@ -77,6 +77,7 @@ from mlc.lowering.convert_to_llvm.merge_functions import merge_identical_functio
 from mlc.lowering.convert_to_llvm.scf_to_cf import convert_scf_to_cf
 from mlc.lowering.convert_to_llvm.scf_while import WhileLowering
 from mlc.lowering.convert_to_llvm.vector_width import prefer_wide_vectors
+from mlc.lowering.support.one_sweep import sweep
 from mlc.lowering.support.op_type_dispatch import OpTypeDispatch
 from mlc.lowering.support.op_walk import inside, walk_ops
 from mlc.tiling_model import host
@@ -298,7 +299,7 @@ class ConvertToLLVMPass(ModulePass):
         # one sweep converts everything: the ops it inserts are not visited, nor is
         # the module swept again to find nothing left (a third of the walk's time).
         dispatch_by_type = OpTypeDispatch(patterns, finished=["llvm"])
-        PatternRewriteWalker(dispatch_by_type, apply_recursively=False).rewrite_module(op)
+        sweep(op, dispatch_by_type)  # xDSL's non-recursive walk, without its worklist
         if any(inner.dialect_name() != "llvm" for inner in walk_ops(op)[1:]):
             PatternRewriteWalker(GreedyRewritePatternApplier([dispatch_by_type])).rewrite_module(op)
         parallel_patterns.link_dispatch_calls(op, dispatch)
