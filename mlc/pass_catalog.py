@@ -49,7 +49,6 @@ MLC_IR_DIALECTS = frozenset(
 """The xDSL dialects of mlc's IR at some stage (`ml` and mlc's `linalg` parser aside)."""
 
 XDSL_DESCRIPTIONS = {
-    "cse": "Eliminate common subexpressions",
     "dce": "Erase unused operations that have no side effects",
     "gpu-map-parallel-loops": "Map `scf.parallel` loops to GPU grid and block ids",
     "loop-hoist-memref": "Hoist a load/store pair of one memref location out of a loop",

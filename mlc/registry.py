@@ -91,6 +91,12 @@ def _lower_affine() -> type[ModulePass]:
     return LowerAffinePass
 
 
+def _cse() -> type[ModulePass]:
+    from mlc.lowering.graph.cse import CSEPass
+
+    return CSEPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from mlc.lowering.graph.canonicalize import CanonicalizePass
 
@@ -258,6 +264,7 @@ MLC_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "shape-inference": _shape_inference,
     "simplify-graph": _simplify_graph,
     "canonicalize": _canonicalize,
+    "cse": _cse,
     "lower-affine": _lower_affine,
     "fold-batch-norm": _fold_batch_norm,
     "licm": _licm,

@@ -8,6 +8,14 @@ for each loop nested in it: on a loop nest `depth` times its size, each round. H
 an op's effects are the union of its children's, each computed once, and the answer
 for an op is kept for the whole analysis (the IR does not change until it ends), so
 the analysis is linear. It keeps and erases exactly the ops xDSL's keeps and erases.
+
+xDSL's analysis repeats its sweep of the region until one marks no op live, so it
+always sweeps at least twice, the last time to find nothing new. Here a sweep is
+repeated only when it may have missed something: when an op became live after one of
+the ops defining its operands had been passed over as dead in that sweep. Where every
+use comes after its definition, or in a block the post-order visits first (SSA's
+dominance: every region the pipeline's stages make), that never happens, and one sweep
+is the fixpoint xDSL's second sweep would confirm.
 """
 
 from collections.abc import Set as AbstractSet
@@ -107,11 +115,25 @@ class EffectCache:
 
 
 class _CachedLiveSet(LiveSet):
-    """xDSL's liveness analysis, asking an `EffectCache` whether an op is removable."""
+    """
+    xDSL's liveness analysis, asking an `EffectCache` whether an op is removable, and
+    noting whether another sweep could mark more ops live (`stale`): an op passed over
+    as dead in this sweep (`passed`) defines an operand of an op marked live after it.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.cache = EffectCache()
+        self.stale = True
+        self.passed: set[Operation] = set()
+
+    def set_live(self, op: Operation) -> None:
+        if op in self._live_ops:
+            return
+        self.changed = True
+        self._live_ops.add(op)
+        if self.passed and any(operand.owner in self.passed for operand in op.operands):
+            self.stale = True
 
     def propagate_op_liveness(self, op: Operation) -> None:
         for region in op.regions:
@@ -123,15 +145,19 @@ class _CachedLiveSet(LiveSet):
             return
         if any(self.is_live(use.operation) for result in op.results for use in result.uses):
             self.set_live(op)
+        else:
+            self.passed.add(op)
 
 
 def region_dce(region: Region, listener: PatternRewriterListener | None = None) -> bool:
     """Erase the dead ops of `region` (xDSL's `region_dce`, in linear time); whether any
     was erased."""
     live_set = _CachedLiveSet()
-    while live_set.changed:
-        live_set.changed = False
+    while live_set.stale:
+        live_set.stale = False
+        live_set.passed.clear()
         live_set.propagate_region_liveness(region)
+    live_set.changed = False
     live_set.delete_dead(region, listener)
     return live_set.changed
 

@@ -7,8 +7,8 @@
 
 // `--list-passes` prints mlc's passes, then the xDSL passes that work on mlc's dialects,
 // each section sorted, one pass a line with the first sentence of its docstring, and
-// exits without reading the input. mlc's `canonicalize` and `lower-affine` replace
-// xDSL's, so each is listed once, in mlc's section.
+// exits without reading the input. mlc's `canonicalize`, `cse` and `lower-affine`
+// replace xDSL's, so each is listed once, in mlc's section.
 
 // CHECK:      {{^}}mlc passes:{{$}}
 // CHECK-NEXT: {{^}}  autocast {{ +}}Run f32 matmuls and convolutions in bf16 or f16, statistics in f32{{$}}
@@ -19,6 +19,7 @@
 // CHECK-NEXT: {{^}}  bufferize {{ +}}Tensors to memrefs for every function of the module{{$}}
 // CHECK-NEXT: {{^}}  canonicalize {{ +}}Canonicalize and fold{{$}}
 // CHECK-NEXT: {{^}}  collapse-parallel-generics {{ +}}Elementwise generics over contiguous buffers as one flat loop{{$}}
+// CHECK:      {{^}}  cse {{ +}}Eliminate common subexpressions{{$}}
 // CHECK:      {{^}}  licm {{ +}}Hoist invariant ops out of `scf.for` / `scf.while`{{$}}
 // CHECK-NEXT: {{^}}  linalg-fuse-elementwise {{ +}}Fuse elementwise
 // CHECK-NEXT: {{^}}  linalg-tile {{ +}}Tile and vectorise matmul generics on memrefs{{$}}
@@ -27,8 +28,8 @@
 // CHECK-EMPTY:
 // CHECK-NEXT: {{^}}xDSL passes for mlc's dialects:{{$}}
 // CHECK:      {{^}}  convert-linalg-to-loops {{ +}}Converts a linalg structured ops to perfectly nested loops{{$}}
-// CHECK:      {{^}}  cse {{ +}}Eliminate common subexpressions{{$}}
-// CHECK-NEXT: {{^}}  dce {{ +}}Erase unused operations that have no side effects{{$}}
+// CHECK-NOT:  {{^}}  cse
+// CHECK:      {{^}}  dce {{ +}}Erase unused operations that have no side effects{{$}}
 // CHECK-NOT:  {{^}}  lower-affine
 // CHECK:      {{^}}  scf-parallel-loop-tiling {{ +}}Tile the innermost `scf.parallel` loops by the given sizes{{$}}
 // CHECK-EMPTY:
@@ -51,8 +52,10 @@
 // ALL:      {{^}}mlc passes:{{$}}
 // ALL:      {{^}}  canonicalize {{ +}}Canonicalize and fold{{$}}
 // ALL-NOT:  {{^}}  canonicalize {{ }}
-// ALL:      {{^}}xDSL passes for mlc's dialects:{{$}}
 // ALL:      {{^}}  cse {{ +}}
+// ALL:      {{^}}xDSL passes for mlc's dialects:{{$}}
+// ALL-NOT:  {{^}}  cse {{ }}
+// ALL:      {{^}}  dce {{ +}}
 // ALL:      {{^}}other xDSL passes (other dialects and targets, xDSL's tests):{{$}}
 // ALL:      {{^}}  convert-arith-to-riscv{{$}}
 // ALL:      {{^}}  stencil-inlining{{$}}

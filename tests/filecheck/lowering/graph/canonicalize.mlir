@@ -290,3 +290,42 @@ func.func @dim_of_alloc(%x: memref<?x784xf32>) -> (memref<?x128xf32>, index, ind
   %s = memref.dim %b, %c1 : memref<?x128xf32>
   func.return %b, %p, %s, %q : memref<?x128xf32>, index, index, f32
 }
+
+// -----
+
+// Integer arithmetic folds when an operand is a constant: two constants to one, an
+// identity (`x * 1`, `1 * x`, `x + 0`, `x floordiv 1`) to the other operand. With no
+// constant operand nothing folds, a block argument's and a loop index's included.
+
+// CHECK-LABEL: func.func @integer_folds
+// CHECK-SAME:    (%[[N:[^:]+]]: index, %[[M:[^:]+]]: i32,
+// CHECK-DAG:     %[[C12:.+]] = arith.constant 12 : index
+// CHECK-DAG:     %[[C5:.+]] = arith.constant 5 : index
+// CHECK:         %[[NN:.+]] = arith.muli %[[N]], %[[N]] : index
+// CHECK-NEXT:    %[[MM:.+]] = arith.remui %[[M]], %[[M]] : i32
+// CHECK-NEXT:    %[[R:.+]] = arith.remui %[[NN]], %[[C5]] : index
+// CHECK:         scf.for %[[I:.+]] =
+// CHECK-NEXT:      %[[IN:.+]] = arith.addi %[[I]], %[[N]] : index
+// CHECK-NEXT:      memref.store %{{.+}}, %{{.+}}[%[[IN]]]
+// CHECK:         func.return %[[C12]], %[[NN]], %[[MM]], %[[R]], %[[N]]
+func.func @integer_folds(%n: index, %m: i32, %buf: memref<64xf32>) -> (index, index, i32, index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %twelve = arith.muli %c3, %c4 : index
+  %nn = arith.muli %n, %n : index
+  %mm = arith.remui %m, %m : i32
+  %r = arith.remui %nn, %c5 : index
+  %f = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    %in = arith.addi %i, %n : index
+    memref.store %f, %buf[%in] : memref<64xf32>
+  }
+  %a = arith.muli %n, %c1 : index
+  %b = arith.muli %c1, %a : index
+  %c = arith.addi %b, %c0 : index
+  %d = arith.divui %c, %c1 : index
+  func.return %twelve, %nn, %mm, %r, %d : index, index, i32, index, index
+}

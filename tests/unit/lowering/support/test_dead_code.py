@@ -68,6 +68,45 @@ def test_same_as_xdsl(program):
     assert "scf.if" not in text and "%chain" not in text
 
 
+# A graph region (the module's body) where uses come before definitions: each sweep,
+# in reverse, passes over `%c` and `%y` before the call that makes them live is seen.
+USED_BEFORE_DEFINED = """
+func.call @opaque(%y) : (index) -> ()
+%y = arith.addi %c, %c : index
+%c = arith.constant 1 : index
+%d = arith.constant 2 : index
+"""
+
+
+def _sweeps(monkeypatch, program: str) -> int:
+    """How many sweeps `region_dce` makes of `program`'s module body."""
+    from mlc.lowering.support import dead_code
+
+    module, sweeps = parse_module(program), []
+    original = dead_code._CachedLiveSet.propagate_region_liveness
+
+    def counted(self, region):
+        if region is module.body:
+            sweeps.append(region)
+        original(self, region)
+
+    monkeypatch.setattr(dead_code._CachedLiveSet, "propagate_region_liveness", counted)
+    region_dce(module.body)
+    return len(sweeps)
+
+
+def test_uses_before_definitions_take_more_sweeps(monkeypatch):
+    ours, theirs = parse_module(USED_BEFORE_DEFINED), parse_module(USED_BEFORE_DEFINED)
+    assert region_dce(ours.body) == xdsl_region_dce(theirs.body)
+    assert print_module(ours) == print_module(theirs)
+    assert "%d" not in print_module(ours) and "%c = arith.constant 1" in print_module(ours)
+    assert _sweeps(monkeypatch, USED_BEFORE_DEFINED) == 3  # xDSL's makes four
+
+
+def test_dominated_uses_take_one_sweep(monkeypatch):
+    assert _sweeps(monkeypatch, PROGRAM) == 1  # xDSL's makes two
+
+
 def test_nothing_to_erase():
     program = "func.func @g(%a: index) -> index {\n  func.return %a : index\n}\n"
     module = parse_module(program)
