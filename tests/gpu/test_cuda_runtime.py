@@ -197,16 +197,17 @@ def test_dropped_programs_give_their_kernels_back(gpu, monkeypatch):
     cuda.load(lowered, signature)["main"](x)  # the pool's first buffers, kept
     gc.collect()
     unloaded.clear()
-    taken = load_and_drop()
+    takes = [load_and_drop()]
     assert len(unloaded) == 100  # every dropped program unloaded its module
     after_first = free_bytes()
-    for _ in range(3):
-        load_and_drop()
+    takes += [load_and_drop() for _ in range(3)]
     assert len(unloaded) == 400
     if "PYTEST_XDIST_WORKER" in os.environ:
         return  # other processes allocate on the same GPU meanwhile
-    assert taken > 0  # loaded kernels take device memory ...
-    assert after_first - free_bytes() < taken / 2  # ... and give it back when dropped
+    # Kernels take device memory (none where the driver still holds what earlier
+    # modules freed) and give it back when dropped: three more rounds lose at most
+    # half of one round's take, where 100 modules kept a round would lose three.
+    assert after_first - free_bytes() <= max(takes) / 2
 
 
 def test_graph_passes_false_reaches_the_gpu_pipeline(gpu):
