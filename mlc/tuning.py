@@ -32,7 +32,6 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.convert_linalg_to_loops import ConvertLinalgToLoopsPass
 
 from mlc.backend import cache, cpu
@@ -43,6 +42,7 @@ from mlc.lowering.cpu.linalg_tile import LinalgTilePass
 from mlc.lowering.cpu.outline_kernels import OutlineKernelsPass
 from mlc.lowering.cpu.promote_accumulators import PromoteAccumulatorsPass
 from mlc.lowering.graph.canonicalize import CanonicalizePass
+from mlc.lowering.graph.cse import CSEPass
 from mlc.lowering.linalg.lower_affine import LowerAffinePass
 from mlc.timing import Timer
 
@@ -60,7 +60,7 @@ LOWERING: tuple[type[ModulePass], ...] = (
     ConvertLinalgToLoopsPass,
     LowerAffinePass,
     CanonicalizePass,
-    CommonSubexpressionElimination,
+    CSEPass,
     PromoteAccumulatorsPass,
     ConvertToLLVMPass,
 )
