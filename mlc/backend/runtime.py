@@ -293,7 +293,9 @@ class _Frame:
         """Before a call: free the kept results' buffers their callers dropped, and
         stop keeping the others."""
         for j, entry in list(self.kept.items()):
-            if not entry.free_if_dropped():
+            if entry.free_if_dropped():
+                self.words[self.at[j]] = 0  # the stale descriptor no longer names the block
+            else:
                 del self.kept[j]
 
     def result(self, j: int, spec: ArgSpec, owners: dict[int, _MallocBuffer]) -> NDArray[Any]:
