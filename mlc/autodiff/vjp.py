@@ -29,7 +29,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 from mlc.autodiff import device
 from mlc.autodiff.differentiate import backprop, is_float_value
@@ -41,6 +40,7 @@ from mlc.diagnostics import OpError
 from mlc.frontends.trace.array import is_traced
 from mlc.frontends.trace.program import Outputs, bind_inputs, finish, function_name, verified
 from mlc.frontends.trace.tracer import TraceError, Tracer, tensor_type, tracing
+from mlc.lowering.graph.cse import CSEPass
 
 
 def joint_function(f: func.FuncOp, name: str) -> func.FuncOp:
@@ -94,7 +94,7 @@ class _Halves:
         try:
             joint = joint_function(traced, f"{name}_vjp")
             module = ModuleOp([joint])
-            CommonSubexpressionElimination().apply(Context(), module)
+            CSEPass().apply(Context(), module)
             forward, backward, cut = split(joint, self.names)
         except OpError as error:
             raise TraceError([error.diagnostic()]) from None
