@@ -81,6 +81,20 @@ PACK_A_PANELS = 8
 # place and 0.92x packed (2026-11-29, quiet, the AVX-512 host).
 IN_PLACE_A_ELEMENTS = 1 << 18
 
+# B read in place by the micro-kernel (`reads_b_in_place`): matmuls of at most this many
+# rows, whose B (elements) is at least `IN_PLACE_B_ELEMENTS`. Packing B copies all of it
+# on every call (the weights of a training step are new every step), in a parallel loop
+# of its own; at few rows that copy costs about as much as the FMAs. In place, each
+# thread reads its own panels' K blocks once and the other row tiles find them in L2.
+# Same process, packed against in place, mins under load 10-14 on the 2-core VM
+# (2026-11-29): two threads 64 x 784 x 1024 2087 -> 1370 us, 64 x 1024 x 1024 2580 ->
+# 1861, 256 x 256 x 256 581 -> 297, 256 x 1024 x 1024 3266 -> 2869; one thread level
+# to 3% faster; 512 x 1024 x 1024 level on both, so the rule stops below it. A B under
+# 256 KiB of f32 is packed as before: its copy is a few us, the call's fixed costs
+# dominate (8 x 256 x 64: 29 -> 26 us in place, numpy 5).
+IN_PLACE_B_ROWS = 256
+IN_PLACE_B_ELEMENTS = 1 << 16
+
 # Matmuls of at most this many columns run as plain loops, not the kernel: its panel would
 # be mostly masked lanes. The rule was "fewer columns than one vector", which on AVX-512
 # (16 lanes) left N = 5..15 to loops whose vectorised j remainder runs scalar:
@@ -235,6 +249,17 @@ def packs_a(
     return wide and not one_block and (k is None or k > tiles.kc // 2)
 
 
+def reads_b_in_place(m: int | None, n: int | None, k: int | None, tiles: MatmulTiles) -> bool:
+    """
+    Whether the micro-kernel of an `m` x `n` x `k` matmul reads a row-major B in place,
+    a panel's k rows `n` apart, instead of packing it (`IN_PLACE_B_ROWS`): only for
+    static sizes, and an `n` of whole panels (a partial one would read past the row).
+    """
+    if m is None or n is None or k is None or n % tiles.nr:
+        return False
+    return m <= IN_PLACE_B_ROWS and k * n >= IN_PLACE_B_ELEMENTS
+
+
 def vector_length(element_bytes: int, machine: Host | None = None) -> int:
     """Elements of `element_bytes` in one of the host's vector registers."""
     machine = machine or host()
@@ -320,7 +345,10 @@ class TaskSplit:
 
 
 def matmul_split(
-    sizes: tuple[int | None, int | None, int | None], tiles: MatmulTiles, threads: int
+    sizes: tuple[int | None, int | None, int | None],
+    tiles: MatmulTiles,
+    threads: int,
+    b_in_place: bool = False,
 ) -> TaskSplit:
     """
     The tasks of an M x N x K matmul (None: dynamic) on `threads` threads.
@@ -334,11 +362,17 @@ def matmul_split(
     training MLP's 64 rows on sixteen threads: 8 blocks of MR rows) split each block's
     panels too, into as many groups as fill the threads where each share is worth
     `TASK_FLOPS` (16 tasks of 8 rows x 16 panels, not 8 tasks with half the cores idle).
+    Where B is read in place (`reads_b_in_place`), the tasks take all rows and a group of
+    panels each, so that each thread reads its own columns of B from memory once.
     """
     m, n, k = sizes
     row_flops = 2 * k * n if k is not None and n is not None else 0
     if m is None:
         return TaskSplit(None, 1, threads, row_flops)
+    if b_in_place and n is not None and threads > 1 and m <= tiles.mc:
+        groups = min(-(-n // tiles.nr), threads, m * row_flops // TASK_FLOPS)
+        if groups > 1:
+            return TaskSplit(-(-m // tiles.mr) * tiles.mr, groups, threads, row_flops)
     rows = balanced_rows(m, tiles, threads, row_flops)
     tasks = -(-m // rows)
     if n is None or threads < 2 or m > tiles.mc:

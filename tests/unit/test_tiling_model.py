@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from mlc.tiling_model import (
+    IN_PLACE_B_ROWS,
     TASK_FLOPS,
     Host,
     MatmulTiles,
@@ -17,6 +18,7 @@ from mlc.tiling_model import (
     packs_a,
     parse_size,
     read_caches,
+    reads_b_in_place,
     rows_per_block,
     thread_count,
     vector_bits_for,
@@ -270,3 +272,51 @@ def test_one_task_needs_a_static_m_within_one_row_block_and_one_column_group():
 def test_transcendentals_and_divisions_weigh_more_than_one_op():
     assert op_weight("arith.addf") == op_weight("memref.load") == 1
     assert op_weight("math.tanh") > op_weight("math.exp") > op_weight("arith.divf") > 1
+
+
+@pytest.mark.parametrize(
+    ("sizes", "in_place"),
+    [
+        ((64, 1024, 784), True),  # the training MLP's x @ W1
+        ((64, 1024, 1024), True),
+        ((1, 1024, 1024), True),
+        ((IN_PLACE_B_ROWS, 1024, 1024), True),
+        ((IN_PLACE_B_ROWS + 1, 1024, 1024), False),  # enough rows to repay the copy
+        ((1024, 1024, 1024), False),
+        ((64, 1000, 1024), False),  # N ends inside a panel
+        ((64, 64, 64), False),  # a B whose copy is a few us
+        ((None, 1024, 1024), False),  # a run-time M
+        ((64, None, 1024), False),
+        ((64, 1024, None), False),
+    ],
+)
+def test_b_read_in_place_at_few_rows(
+    sizes: tuple[int | None, int | None, int | None], in_place: bool
+):
+    m, n, k = sizes
+    assert reads_b_in_place(m, n, k, matmul_tiles(4, ZEN4)) is in_place
+
+
+@pytest.mark.parametrize(
+    ("sizes", "threads", "groups"),
+    [
+        ((64, 1024, 1024), 16, 16),  # a group of 2 panels per thread, all 64 rows
+        ((64, 1024, 784), 2, 2),
+        ((64, 64, 1024), 16, 2),  # as many groups as panels
+        ((4, 256, 256), 2, 1),  # under 2 TASK_FLOPS: the calling thread
+        ((64, 1024, 1024), 1, 1),
+    ],
+)
+def test_b_in_place_splits_panels_among_threads(
+    sizes: tuple[int, int, int], threads: int, groups: int
+):
+    tiles = matmul_tiles(4, ZEN4)  # MR = 8, NR = 32
+    split = matmul_split(sizes, tiles, threads, b_in_place=True)
+    assert split.column_groups == groups
+    assert split.rows is not None and split.rows >= sizes[0] and split.rows % tiles.mr == 0
+
+
+def test_b_in_place_with_more_rows_than_a_block_splits_rows():
+    tiles = MatmulTiles(8, 32, 192, 64, 16)  # MC = 64
+    split = matmul_split((128, 1024, 1024), tiles, 2, b_in_place=True)
+    assert split == matmul_split((128, 1024, 1024), tiles, 2)

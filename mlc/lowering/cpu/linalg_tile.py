@@ -89,6 +89,7 @@ from mlc.tiling_model import (
     narrow_tiles,
     op_weight,
     packs_a,
+    reads_b_in_place,
     thread_count,
 )
 
@@ -140,18 +141,20 @@ class TileMatmul(RewritePattern):
         else:
             batches = total_iterations_of(mm.c, mm.batch)
             threads = 1 if batches is not None and batches >= thread_count() else thread_count()
-            split = matmul_split((m, n, k), tiles, threads)
+            panels = panels_argument(mm.b) or module_global(op, constant_panels(mm, tiles.nr))
+            if panels is None and not b_is_batched(mm):
+                panels = _hoisted(op, mm, tiles, threads, rewriter)
+            in_place = panels is None and reads_b_along_rows(mm)
+            in_place = in_place and reads_b_in_place(m, n, k, tiles)
+            split = matmul_split((m, n, k), tiles, threads, in_place)
             pack_a = packs_a(n, k, tiles, m, reads_a_along_rows(mm))
             if k is not None and not pinned:
                 tiles = replace(tiles, kc=balanced_depth(k, tiles))
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
-            panels = panels_argument(mm.b) or module_global(op, constant_panels(mm, tiles.nr))
-            if panels is None and not b_is_batched(mm):
-                panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
             kernels = SharedKernels(op) if self.share else None
             nest = matmul_nest(
-                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels
+                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels, in_place
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
@@ -192,6 +195,12 @@ def reads_a_along_rows(mm: Matmul) -> bool:
     """Whether the kernel reads A as a row-major matrix, contiguous along k (not a
     transposed A, nor a convolution's weight, whose packing is left as measured there)."""
     return mm.image is None and not mm.transposed_a
+
+
+def reads_b_along_rows(mm: Matmul) -> bool:
+    """Whether B is one row-major K x N matrix the kernel may read in place: not
+    transposed, batched, a convolution's image, nor widened from narrow floats."""
+    return not (mm.transposed_b or mm.narrow or mm.batch or mm.image is not None)
 
 
 def panels_argument(b: SSAValue) -> SSAValue | None:

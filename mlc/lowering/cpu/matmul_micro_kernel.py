@@ -37,9 +37,11 @@ def micro_kernel(
     k_range: tuple[SSAValue, SSAValue],
     tiles: MatmulTiles,
     vector_type: VectorType,
+    ahead: Callable[[Ops, SSAValue], None] | None = None,
 ) -> Sequence[SSAValue]:
     """MR x NR/VL vector accumulators over `k` in `k_range`: the FMA loop. `a` is A (or
-    its packed block) and the indices of row `r` (0 <= r < MR) of the tile at `k`."""
+    its packed block) and the indices of row `r` (0 <= r < MR) of the tile at `k`.
+    `ahead` adds ops (a prefetch) to each step, given its `k`."""
     source, a_at = a
     packed, panel_at = panel
     lanes = tiles.nr // tiles.vector
@@ -47,6 +49,8 @@ def micro_kernel(
     offsets = [b.index(v * tiles.vector) for v in range(lanes)]
 
     def step(kb: Ops, k: SSAValue, acc: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        if ahead is not None:
+            ahead(kb, k)
         loaded = [
             kb(quick_ops.vector_load(packed, panel_at(kb, k, o), vector_type)) for o in offsets
         ]

@@ -42,6 +42,10 @@ matmul: B is packed widened to f32 (`vcvtph2ps` with F16C), each A value is wide
 it is broadcast, and C is widened to add to and rounded once as it is stored. So that
 the sums are rounded only once, the K loop makes one block of all of K (the f32 panel,
 K x NR, then lives in L2 rather than L1), and A is read in place, not packed.
+A small-M matmul whose B is a new argument on every call (a training step's weights)
+reads B in place instead (`tiling_model.reads_b_in_place`): a panel's k rows are rows
+of B, N apart, which the shared micro-kernel prefetches a few rows ahead; its tasks
+take all rows and a group of panels each, so each thread reads its columns of B once.
 When B is a constant weight, `Bp` is a global packed at compile time
 (`mlc.lowering.cpu.constant_panels`); when B does not change in the `scf.for` around the
 kernel, `Bp` is packed once, before the loop (`mlc.lowering.cpu.hoisted_panels`). The
@@ -110,6 +114,7 @@ def matmul_nest(
     pack_a: bool = False,
     one_task: bool = False,
     kernels: SharedKernels | None = None,
+    b_in_place: bool = False,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
@@ -122,7 +127,9 @@ def matmul_nest(
     (the kernel runs as a single task), B is packed on the calling thread. With
     `kernels`, each register tile is a call of the program's shared micro-kernel
     function of its kind (`mlc.lowering.cpu.shared_micro_kernel`) where the operands
-    allow it.
+    allow it. With `b_in_place`, B is not packed: the micro-kernel reads each panel
+    from B itself, its k rows N apart (a row-major, unbatched B of whole panels,
+    `tiling_model.reads_b_in_place`).
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -137,9 +144,13 @@ def matmul_nest(
     packed_batches = (batches, extents) if b_is_batched(mm) else (b.index(1), [])
     blocking = (tiles, split.threads)
     packing = (panels, not one_task, kernels)
-    packed, free = _packed(b, mm, (k, n), packed_batches, blocking, packing)
+    if b_in_place:
+        packed, free = mm.b, []
+    else:
+        packed, free = _packed(b, mm, (k, n), packed_batches, blocking, packing)
     zero_i, one = b.index(0), b.index(1)
-    shared = TileCalls.of(b, kernels, mm, tiles, (a, c, packed)) if kernels else None
+    operands = (a, c, packed)
+    shared = TileCalls.of(b, kernels, mm, tiles, operands, b_in_place) if kernels else None
     # Narrow elements are summed over all of K in one block: rounded once (module docstring).
     depth = b(arith.MaxSIOp(k, one)) if mm.narrow else b.index(tiles.kc)
     panels = b.ceildiv(n, b.index(tiles.nr))
@@ -161,6 +172,9 @@ def matmul_nest(
         def a_at(ab: Ops, row: SSAValue, kk: SSAValue) -> list[SSAValue]:
             return indices(ab, mm.maps[0], [*batch_ivs, row, kk, zero_i])
 
+        def b_at(bb: Ops, kk: SSAValue, column: SSAValue) -> list[SSAValue]:
+            return indices(bb, mm.maps[1], [*batch_ivs, zero_i, kk, column])
+
         def c_at(cb: Ops, row: SSAValue, column: SSAValue) -> list[SSAValue]:
             return indices(cb, mm.maps[2], [*batch_ivs, row, zero_i, column])
 
@@ -174,6 +188,8 @@ def matmul_nest(
                 def inline_tile(bb: Ops, i: SSAValue) -> None:
                     reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
                     panel_at = (packed, lambda kb, kk, o: [packed_t, p, kk, o])
+                    if b_in_place:
+                        panel_at = (packed, lambda kb, kk, o: b_at(kb, kk, kb.add(j0, o)))
                     acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
 
                     tile = ((i, j0), (m, n), k0)

@@ -8,13 +8,16 @@ GEMMs or ResNet-50's twenty convolution shapes then share two or three functions
     func.func private @mlc_micro_kernel_f32_6x16v8(
         %a: memref<?xf32>, %a_off, %a_row, %a_k, %rows,     A: row r at k is
                                                             a[a_off + min(r, rows-1)*a_row + k*a_k]
-        %bp: memref<?xf32>, %b_off, %depth,                 panel: bp[b_off + k*NR + jj]
+        %bp: memref<?xf32>, %b_off, %depth, [%b_k,]         panel: bp[b_off + k*NR + jj]
+                                                            (`_bk`: bp[b_off + k*b_k + jj])
         %c: memref<?xf32>, %c_off, %c_row, %columns,        C: c[c_off + r*c_row + jj]
         %accumulate: i1)                                    C += tile, else C = tile
 
 A kind is the element types of A, the panels and C, MR, NR, the vector length and
 whether A comes from its packed block (`packed`: MR-row micro-panels, contiguous along
-k, so its strides are constants of the function). Everything else is an argument, so
+k, so its strides are constants of the function), and whether B is read in place
+(`b_in_place`: its k rows are `b_k` apart, and each step prefetches the row
+`B_PREFETCH_ROWS` ahead, which the hardware's prefetchers do not fetch across 4 KiB). Everything else is an argument, so
 that a program has one or two kinds per element type: whether the tile is added to C
 or stored (the first K block of a kernel whose C held zeros), and where N ends (the
 tile's columns past N are masked; a full tile takes the plain stores). The C tile is
@@ -51,7 +54,7 @@ from mlc.lowering.cpu.matmul_packing import element_of
 from mlc.lowering.linalg.contraction import Matmul, indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import Ops, collapse_trailing, if_then
-from mlc.lowering.support.prefetch import aligned_base, element_bytes, prefetch
+from mlc.lowering.support.prefetch import L2_LOCALITY, aligned_base, element_bytes, prefetch
 from mlc.tiling_model import MatmulTiles
 
 
@@ -66,12 +69,14 @@ class MicroKernel:
     nr: int
     vector: int
     packed: bool
+    b_in_place: bool = False
 
     @property
     def name(self) -> str:
         types = "_".join(dict.fromkeys(str(t) for t in (self.a, self.accumulator, self.c)))
         packed = "_packed" if self.packed else ""
-        return f"mlc_micro_kernel_{types}_{self.mr}x{self.nr}v{self.vector}{packed}"
+        in_place = "_bk" if self.b_in_place else ""
+        return f"mlc_micro_kernel_{types}_{self.mr}x{self.nr}v{self.vector}{packed}{in_place}"
 
 
 def shareable(mm: Matmul, operands: Sequence[SSAValue]) -> bool:
@@ -109,7 +114,8 @@ def linear(b: Ops, value: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
 class TileCalls:
     """A kernel's operands as the shared micro-kernels take them: A, C and the panels as
     flat buffers, and the strides of A's rows and k and of C's rows (from their maps,
-    at batch 0: a batch moves the offsets only)."""
+    at batch 0: a batch moves the offsets only); where B is read in place (the panels
+    are B), the stride of its k (`b_k`)."""
 
     kernels: "SharedKernels"
     mm: Matmul
@@ -117,6 +123,7 @@ class TileCalls:
     operands: tuple[SSAValue, SSAValue, SSAValue]  # A, C, panels
     flat: tuple[SSAValue, SSAValue, SSAValue]
     strides: tuple[SSAValue, SSAValue, SSAValue]  # A's row and k, C's row
+    b_k: SSAValue | None = None
 
     @staticmethod
     def of(
@@ -125,6 +132,7 @@ class TileCalls:
         mm: Matmul,
         tiles: MatmulTiles,
         operands: tuple[SSAValue, SSAValue, SSAValue],
+        b_in_place: bool = False,
     ) -> "TileCalls | None":
         """The calls for `mm`'s tiles; None if its operands do not allow them."""
         if not shareable(mm, operands):
@@ -142,7 +150,11 @@ class TileCalls:
         c_row = b.sub(at(c, 2, [one, zero_i, zero_i]), c_origin)
         a_flat, c_flat, panels_flat = (flat_view(b, value) for value in operands)
         flat = (a_flat, c_flat, panels_flat)
-        return TileCalls(kernels, mm, tiles, operands, flat, (a_row, a_k, c_row))
+        b_k = None
+        if b_in_place:
+            b_origin = at(operands[2], 1, [zero_i] * 3)
+            b_k = b.sub(at(operands[2], 1, [zero_i, one, zero_i]), b_origin)
+        return TileCalls(kernels, mm, tiles, operands, flat, (a_row, a_k, c_row), b_k)
 
     def call(
         self,
@@ -158,7 +170,8 @@ class TileCalls:
         """
         The call for the MR x NR tile at `tile` (row, column, the task's first row) over
         `k_range`: A read through `a` (its indices, or the task's packed block), the
-        panel `panel` (batch, number). With `overwrite`, the first K block stores into C
+        panel `panel` (batch, number; B at the tile's column where it is read in place,
+        the batch ignored: B has none). With `overwrite`, the first K block stores into C
         (which held no zeros).
         """
         (a_at, block), (i, j0, i0), (k0, k_end) = a, tile, k_range
@@ -171,12 +184,17 @@ class TileCalls:
             a_args = (flat_view(b, block), at, a_row, a_k, rows_left)
         else:
             a_args = (a_flat, linear(b, a, a_at(b, i, k0)), a_row, a_k, rows_left)
-        at = linear(b, packed, [*panel, k0, zero_i])
-        panel_args = (panels_flat, at, b.sub(k_end, k0))
+        depth = b.sub(k_end, k0)
+        if self.b_k is None:
+            panel_args = (panels_flat, linear(b, packed, [*panel, k0, zero_i]), depth)
+        else:
+            at = indices(b, self.mm.maps[1], [zero_i, k0, j0])
+            panel_args = (panels_flat, linear(b, packed, at), depth, self.b_k)
         c_args = (c_flat, linear(b, c, c_at(b, i, j0)), c_row, b.sub(n, j0))
         types = (element_of(a_args[0]), self.mm.accumulator, element_of(c))
         blocking = (self.tiles.mr, self.tiles.nr, self.tiles.vector)
-        kind = MicroKernel(*types, *blocking, packed=block is not None)
+        in_place = self.b_k is not None
+        kind = MicroKernel(*types, *blocking, packed=block is not None, b_in_place=in_place)
         adds = b(arith.CmpiOp(k0, zero_i, "ne" if overwrite else "sge"))
         name = self.kernels.symbol(kind)
         b.ops.append(func.CallOp(name, [*a_args, *panel_args, *c_args, adds], []))
@@ -231,14 +249,45 @@ def prefetch_tile(
             prefetch(b, base, b.add(row, b.index(column)) if column else row, size, write=True)
 
 
+# Rows ahead of the K loop that a B read in place is prefetched, into L2 (each step
+# fetches the lines of the panel's row this far on; past B's end a prefetch fetches
+# nothing). Its rows are N apart, a 4 KiB multiple at N = 1024: the hardware's
+# prefetchers do not cross pages, and in L1 they share a few sets with A's rows. On
+# the 2-core VM (B in L2/L3 between calls) 0, 8 and 16 rows and L1 or L2 timed alike
+# (64 x 1024 x 1024, one thread, 2026-11-29); it is for a B that comes from memory.
+B_PREFETCH_ROWS = 8
+
+
+def _row_prefetch(
+    b: Ops, panel: tuple[SSAValue, SSAValue, SSAValue], kind: MicroKernel
+) -> Callable[[Ops, SSAValue], None]:
+    """The prefetch, at step `k`, of the panel's row `k + B_PREFETCH_ROWS` of B read in
+    place: each of its 64-byte lines."""
+    buffer, offset, row_stride = panel
+    base, size = aligned_base(b, buffer), element_bytes(buffer)
+    columns = range(0, kind.nr, max(1, 64 // size))
+    ahead = b.mul(b.index(B_PREFETCH_ROWS), row_stride)
+    start = b.add(offset, ahead)
+
+    def fetch(kb: Ops, k: SSAValue) -> None:
+        row = kb.add(start, kb.mul(k, row_stride))
+        for column in columns:
+            at = kb.add(row, kb.index(column)) if column else row
+            prefetch(kb, base, at, size, write=False, locality=L2_LOCALITY)
+
+    return fetch
+
+
 def kernel_function(kind: MicroKernel) -> func.FuncOp:
     """The private function of `kind` (the module docstring)."""
     index = IndexType()
     inputs: list[Attribute] = [MemRefType(kind.a, [DYNAMIC_INDEX]), *[index] * 4]
     inputs += [MemRefType(kind.accumulator, [DYNAMIC_INDEX]), index, index]
+    inputs += [index] * kind.b_in_place
     inputs += [MemRefType(kind.c, [DYNAMIC_INDEX]), index, index, index, i1]
     block = Block(arg_types=inputs)
-    a, a_off, a_row, a_k, rows, panels, b_off, depth, c, c_off, c_row, columns, adds = block.args
+    a, a_off, a_row, a_k, rows, panels, b_off, depth, *b_k = block.args[:8 + kind.b_in_place]
+    c, c_off, c_row, columns, adds = block.args[-5:]
     b = Ops()
     tiles = MatmulTiles(kind.mr, kind.nr, 1, kind.mr, kind.vector)
     if kind.packed:  # micro-panel rows are adjacent, its k steps MR apart
@@ -247,13 +296,13 @@ def kernel_function(kind: MicroKernel) -> func.FuncOp:
     starts = [a_off] + [
         b.add(a_off, b.mul(b.min(b.index(r), last), a_row)) for r in range(1, kind.mr)
     ]
-    nr = b.index(kind.nr)
+    b_row = b_k[0] if b_k else b.index(kind.nr)
 
     def a_at(rb: Ops, r: int, k: SSAValue) -> list[SSAValue]:
         return [rb.add(starts[r], rb.mul(k, a_k))]
 
     def panel_at(kb: Ops, k: SSAValue, offset: SSAValue) -> list[SSAValue]:
-        return [kb.add(kb.add(b_off, kb.mul(k, nr)), offset)]
+        return [kb.add(kb.add(b_off, kb.mul(k, b_row)), offset)]
 
     def c_at(cb: Ops, row: SSAValue, column: SSAValue) -> list[SSAValue]:
         return [cb.add(cb.add(c_off, cb.mul(row, c_row)), column)]
@@ -262,7 +311,8 @@ def kernel_function(kind: MicroKernel) -> func.FuncOp:
     if_then(b, deep, lambda pb: prefetch_tile(pb, (c, c_off, c_row), last, kind))
     vector_type = VectorType(kind.accumulator, [kind.vector])
     zero_i = b.index(0)
-    acc = micro_kernel(b, (a, a_at), (panels, panel_at), (zero_i, depth), tiles, vector_type)
+    ahead = _row_prefetch(b, (panels, b_off, b_row), kind) if kind.b_in_place else None
+    acc = micro_kernel(b, (a, a_at), (panels, panel_at), (zero_i, depth), tiles, vector_type, ahead)
 
     def write(accumulate: bool) -> Callable[[Ops], None]:
         tile, sizes = (zero_i, zero_i), (rows, columns)

@@ -21,6 +21,7 @@ from mlc.lowering.support.loop_builder import Ops
 
 INTRINSIC = "llvm.prefetch.p0"
 L1_LOCALITY = 3  # keep in all levels of the cache, as BLIS's `prefetcht0` of the C tile
+L2_LOCALITY = 2  # `prefetcht1`: into L2, not L1
 
 
 def element_bytes(buffer: SSAValue) -> int:
@@ -35,10 +36,12 @@ def aligned_base(b: Ops, buffer: SSAValue) -> SSAValue:
     return b(memref.ExtractAlignedPointerAsIndexOp.get(buffer))
 
 
-def prefetch(b: Ops, base: SSAValue, position: SSAValue, size: int, write: bool) -> None:
+def prefetch(
+    b: Ops, base: SSAValue, position: SSAValue, size: int, write: bool, locality: int = L1_LOCALITY
+) -> None:
     """Prefetch the element at `position` of a buffer whose element 0 is at `base`
     (`aligned_base`) and whose elements are `size` bytes, for a write or a read."""
     address = b(arith.IndexCastOp(b.add(base, b.mul(position, b.index(size))), i64))
     pointer = b(llvm.IntToPtrOp(address))
-    flags = [b(arith.ConstantOp(IntegerAttr(v, i32))) for v in (int(write), L1_LOCALITY, 1)]
+    flags = [b(arith.ConstantOp(IntegerAttr(v, i32))) for v in (int(write), locality, 1)]
     b.ops.append(llvm.CallIntrinsicOp(INTRINSIC, [pointer, *flags], []))

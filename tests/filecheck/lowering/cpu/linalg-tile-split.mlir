@@ -8,8 +8,10 @@
 // tiles of 16 panels. Each task takes all rows (i0 from the task's row block, here
 // the only one) and its group of adjacent panels, [p0, min(p0 + 16, 32)).
 
-// B is packed in groups of at most 8 adjacent panels, fewer where 8 would leave the
-// threads fewer groups than threads: its 32 panels in groups of min(ceil(32 / 2), 8).
+// B (read transposed, so packed: a row-major B this small in M would be read in place,
+// `linalg-tile-b-in-place.mlir`) is packed in groups of at most 8 adjacent panels, fewer
+// where 8 would leave the threads fewer groups than threads: its 32 panels in groups
+// of min(ceil(32 / 2), 8).
 
 // CHECK-LABEL: func.func @column_groups
 // CHECK:         %[[B_PANELS:.+]] = arith.ceildivsi %{{.+}}, %{{.+}} : index
@@ -40,8 +42,8 @@
 
 // LOC-LABEL: func.func @column_groups
 // LOC:         arith.remsi {{.*}} loc("layer.py":4:2)
-func.func @column_groups(%a: memref<10x512xf32>, %b: memref<512x256xf32>, %c: memref<10x256xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<10x512xf32>, memref<512x256xf32>) outs(%c : memref<10x256xf32>) {
+func.func @column_groups(%a: memref<10x512xf32>, %b: memref<256x512xf32>, %c: memref<10x256xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<10x512xf32>, memref<256x512xf32>) outs(%c : memref<10x256xf32>) {
   ^bb0(%x: f32, %y: f32, %z: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %z, %p : f32
@@ -53,10 +55,10 @@ func.func @column_groups(%a: memref<10x512xf32>, %b: memref<512x256xf32>, %c: me
 // -----
 
 // M = 24 is more than one block of A (MC = 12): blocks of rows, every panel in each
-// task (one group).
+// task (one group), B read in place.
 
 // CHECK-LABEL: func.func @row_blocks
-// CHECK:         scf.reduce
+// CHECK-NOT:     memref.alloc
 // CHECK:         %[[ROWS:.+]] = arith.constant 12 : index
 // CHECK:         %[[GROUPS:.+]] = arith.constant 1 : index
 // CHECK:         %[[PER_GROUP:.+]] = arith.ceildivsi %{{.+}}, %[[GROUPS]] : index
@@ -118,11 +120,12 @@ func.func @dynamic_rows(%a: memref<?x512xf32>, %b: memref<512x256xf32>, %c: memr
 // An LSTM step's recurrent product: M = 2 is one register block (MR = 2), too few rows
 // for a task per thread, but 2 x 512 x 1024 is worth two tasks (4 x TASK_FLOPS): each
 // takes the rows and half of the 128 panels. Its A (one MR x KC block, in L1 while every
-// panel reads it) is read in place: no buffer, no copy per call.
+// panel reads it) is read in place: no buffer, no copy per call; so is B
+// (`tiling_model.reads_b_in_place`).
 
 // CHECK-LABEL: func.func @small_m_column_groups
 // CHECK-SAME:    (%[[A:[a-zA-Z0-9_]+]]: memref<2x512xf32>,
-// CHECK:         scf.reduce
+// CHECK-NOT:     memref.alloc
 // CHECK:         %[[LAST_ROW:.+]] = arith.subi %{{.+}}, %{{.+}} : index
 // CHECK-NEXT:    %[[ROWS:.+]] = arith.constant 2 : index
 // CHECK-NEXT:    %[[GROUPS:.+]] = arith.constant 2 : index
