@@ -144,10 +144,8 @@ def matmul_nest(
     packed_batches = (batches, extents) if b_is_batched(mm) else (b.index(1), [])
     blocking = (tiles, split.threads)
     packing = (panels, not one_task, kernels)
-    if b_in_place:
-        packed, free = mm.b, []
-    else:
-        packed, free = _packed(b, mm, (k, n), packed_batches, blocking, packing)
+    packed, free = _packed(b, mm, (k, n), packed_batches, blocking, packing, b_in_place)
+    read_panel = _panel_reader(mm, tiles, b_in_place)
     zero_i, one = b.index(0), b.index(1)
     operands = (a, c, packed)
     shared = TileCalls.of(b, kernels, mm, tiles, operands, b_in_place) if kernels else None
@@ -172,9 +170,6 @@ def matmul_nest(
         def a_at(ab: Ops, row: SSAValue, kk: SSAValue) -> list[SSAValue]:
             return indices(ab, mm.maps[0], [*batch_ivs, row, kk, zero_i])
 
-        def b_at(bb: Ops, kk: SSAValue, column: SSAValue) -> list[SSAValue]:
-            return indices(bb, mm.maps[1], [*batch_ivs, zero_i, kk, column])
-
         def c_at(cb: Ops, row: SSAValue, column: SSAValue) -> list[SSAValue]:
             return indices(cb, mm.maps[2], [*batch_ivs, row, zero_i, column])
 
@@ -187,9 +182,7 @@ def matmul_nest(
 
                 def inline_tile(bb: Ops, i: SSAValue) -> None:
                     reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
-                    panel_at = (packed, lambda kb, kk, o: [packed_t, p, kk, o])
-                    if b_in_place:
-                        panel_at = (packed, lambda kb, kk, o: b_at(kb, kk, kb.add(j0, o)))
+                    panel_at = (packed, lambda kb, kk, o: read_panel(kb, (packed_t, p), kk, o))
                     acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
 
                     tile = ((i, j0), (m, n), k0)
@@ -309,12 +302,16 @@ def _packed(
     batch: tuple[SSAValue, Sequence[SSAValue]],
     blocking: tuple[MatmulTiles, int],
     packing: tuple[memref.GlobalOp | SSAValue | None, bool, SharedKernels | None],
+    in_place: bool = False,
 ) -> tuple[SSAValue, list[Operation]]:
     """
-    B's panels: read from the global packed at compile time, else packed now into a
-    buffer (in parallel or not, by the shared packing functions where `kernels` are
-    given and B allows); and the ops that free it once the kernel is done.
+    B's panels: B itself where it is read `in_place`, else read from the global packed
+    at compile time, else packed now into a buffer (in parallel or not, by the shared
+    packing functions where `kernels` are given and B allows); and the ops that free
+    it once the kernel is done.
     """
+    if in_place:
+        return mm.b, []
     panels, parallel, kernels = packing
     if isinstance(panels, SSAValue):
         return panels, []
@@ -328,6 +325,23 @@ def _packed(
     else:
         packed = pack_image(b, mm, sizes, batch, tiles, parallel)
     return packed, [memref.DeallocOp.get(packed)]
+
+
+PanelRead = Callable[[Ops, tuple[SSAValue, SSAValue], SSAValue, SSAValue], list[SSAValue]]
+
+
+def _panel_reader(mm: Matmul, tiles: MatmulTiles, in_place: bool) -> PanelRead:
+    """The indices of the element at `k` and column offset `o` of panel (batch, number):
+    in the packed panels, or in B at column number * NR + o where B is read in place
+    (it then has no batch)."""
+    if not in_place:
+        return lambda b, panel, k, o: [*panel, k, o]
+
+    def in_b(b: Ops, panel: tuple[SSAValue, SSAValue], k: SSAValue, o: SSAValue) -> list[SSAValue]:
+        column = b.add(b.mul(panel[1], b.index(tiles.nr)), o)
+        return indices(b, mm.maps[1], [b.index(0), k, column])
+
+    return in_b
 
 
 def _matrices(b: Ops, mm: Matmul) -> tuple[SSAValue, SSAValue]:

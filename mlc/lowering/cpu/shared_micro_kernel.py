@@ -17,10 +17,11 @@ A kind is the element types of A, the panels and C, MR, NR, the vector length an
 whether A comes from its packed block (`packed`: MR-row micro-panels, contiguous along
 k, so its strides are constants of the function), and whether B is read in place
 (`b_in_place`: its k rows are `b_k` apart, and each step prefetches the row
-`B_PREFETCH_ROWS` ahead, which the hardware's prefetchers do not fetch across 4 KiB). Everything else is an argument, so
-that a program has one or two kinds per element type: whether the tile is added to C
-or stored (the first K block of a kernel whose C held zeros), and where N ends (the
-tile's columns past N are masked; a full tile takes the plain stores). The C tile is
+`B_PREFETCH_ROWS` ahead, which the hardware's prefetchers do not fetch across 4 KiB).
+Everything else is an argument, so that a program has one or two kinds per element
+type: whether the tile is added to C or stored (the first K block of a kernel whose C
+held zeros), and where N ends (the tile's columns past N are masked; a full tile takes
+the plain stores). The C tile is
 prefetched before a K block of `PREFETCH_DEPTH` or more (`prefetch_tile`), so that its
 write-back finds it in L1.
 Each operand is passed as a flat view of its buffer, with offsets and strides computed
@@ -286,7 +287,7 @@ def kernel_function(kind: MicroKernel) -> func.FuncOp:
     inputs += [index] * kind.b_in_place
     inputs += [MemRefType(kind.c, [DYNAMIC_INDEX]), index, index, index, i1]
     block = Block(arg_types=inputs)
-    a, a_off, a_row, a_k, rows, panels, b_off, depth, *b_k = block.args[:8 + kind.b_in_place]
+    a, a_off, a_row, a_k, rows, panels, b_off, depth, *b_k = block.args[: 8 + kind.b_in_place]
     c, c_off, c_row, columns, adds = block.args[-5:]
     b = Ops()
     tiles = MatmulTiles(kind.mr, kind.nr, 1, kind.mr, kind.vector)
