@@ -185,12 +185,12 @@ class TileCalls:
             a_args = (flat_view(b, block), at, a_row, a_k, rows_left)
         else:
             a_args = (a_flat, linear(b, a, a_at(b, i, k0)), a_row, a_k, rows_left)
-        depth = b.sub(k_end, k0)
         if self.b_k is None:
-            panel_args = (panels_flat, linear(b, packed, [*panel, k0, zero_i]), depth)
+            at = linear(b, packed, [*panel, k0, zero_i])
+            panel_args = (panels_flat, at, b.sub(k_end, k0))
         else:
-            at = indices(b, self.mm.maps[1], [zero_i, k0, j0])
-            panel_args = (panels_flat, linear(b, packed, at), depth, self.b_k)
+            at = linear(b, packed, indices(b, self.mm.maps[1], [zero_i, k0, j0]))
+            panel_args = (panels_flat, at, b.sub(k_end, k0), self.b_k)
         c_args = (c_flat, linear(b, c, c_at(b, i, j0)), c_row, b.sub(n, j0))
         types = (element_of(a_args[0]), self.mm.accumulator, element_of(c))
         blocking = (self.tiles.mr, self.tiles.nr, self.tiles.vector)
