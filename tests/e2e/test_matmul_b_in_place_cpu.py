@@ -60,3 +60,12 @@ def test_neighbours_that_pack_b(m: int, n: int, transposed: bool, monkeypatch):
         fn = mlc.jit(lambda x, y: ops.matmul(x, y))
         want = a.astype(np.float64) @ b
     _check(fn, a, b, want)
+
+
+def test_b_a_view_of_a_wider_matrix(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MLC_NUM_THREADS", "2")
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((64, K - 1)).astype(np.float32)
+    w = rng.standard_normal((K, 2 * N)).astype(np.float32)
+    fn = mlc.jit(lambda x, y: ops.matmul(x, y[1:, N // 2 : N // 2 + N]))
+    _check(fn, a, w, a.astype(np.float64) @ w[1:, N // 2 : N // 2 + N])

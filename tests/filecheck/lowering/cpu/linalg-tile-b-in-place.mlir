@@ -105,3 +105,28 @@ func.func @packed(%x: memref<16x256xf32>, %wt: memref<256x256xf32>, %y: memref<1
   }
   func.return
 }
+
+// -----
+
+// B a view of a wider matrix (rows 512 apart): not one flat buffer the shared kernels
+// take, so the kernel is built inline, reading the view in place through its layout.
+
+// CHECK-LABEL: func.func @view_of_b
+// CHECK-SAME:    %[[W:[a-zA-Z0-9_]+]]: memref<256x256xf32, strided<[512, 1], offset: ?>>
+// CHECK-NOT:     memref.alloc
+// CHECK-NOT:     func.call
+// CHECK:         vector.load %[[W]][%{{.+}}, %{{.+}}] : memref<256x256xf32, strided<[512, 1], offset: ?>>, vector<4xf32>
+// CHECK:         vector.fma
+
+#a = affine_map<(d0, d1, d2) -> (d0, d1)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d2)>
+func.func @view_of_b(%x: memref<16x256xf32>, %w: memref<256x256xf32, strided<[512, 1], offset: ?>>, %y: memref<16x256xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]} ins(%x, %w : memref<16x256xf32>, memref<256x256xf32, strided<[512, 1], offset: ?>>) outs(%y : memref<16x256xf32>) {
+  ^bb0(%p: f32, %q: f32, %r: f32):
+    %m = arith.mulf %p, %q : f32
+    %s = arith.addf %r, %m : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
