@@ -29,7 +29,9 @@ batched matmuls (a loop of batches around it), matmuls whose body ends in a fuse
 elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
 convolutions as implicit GEMMs, B packed from the image (`mlc.lowering.cpu.conv_gemm`;
 a zero-padded copy of the image is not made, the packing writing the zeros itself).
-A constant weight's B panels are packed at compile time (`mlc.lowering.cpu.constant_panels`).
+A constant weight's B panels are packed at compile time (`mlc.lowering.cpu.constant_panels`);
+a small-M matmul's row-major B argument is read in place, not packed on every call
+(`tiling_model.reads_b_in_place`).
 A depthwise convolution (one channel per group) is no matmul worth the name (one row per
 channel): it gets a loop per channel with its taps unrolled (`mlc.lowering.cpu.depthwise_conv`).
 f16 matmuls of any N take the kernel, which sums them in f32 and rounds once at the
