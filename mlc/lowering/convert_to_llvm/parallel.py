@@ -28,14 +28,14 @@ call does not grow the stack), and a branch on `%big` between
     llvm.call @f_parallel0_chunk(%lo, %hi, %struct)         // serial, on the caller
 
 where `@f_parallel0_chunk(%lo, %hi, %ctx)` loads the arguments back and calls
-`@f_parallel0`. The serial path goes through the chunk function too: called directly
-with its arguments, `@f_parallel0` had two callers, and LLVM inlined its body into both
-(the chunk and the caller), so every loop was optimised and compiled twice (the MLP
-training step's main function carried all 20 of its loops). Only the arguments the
-outlined body reads travel: once memrefs are
-expanded, the descriptor fields it never reads (static sizes and strides, the
-allocated pointer) are dropped from `@f_parallel0` and its calls, which cut the
-transformer block's `llvm`-level IR by a third. `mlc.backend.parallel` defines
+`@f_parallel0`. The serial path goes through the chunk function too: the arguments
+are written once, not written for the pool and passed again, expanded, to a second
+call; and where the work test is not static `@f_parallel0` keeps one caller, the
+chunk, instead of being inlined into the caller as well. Only the arguments the
+outlined body reads travel: once memrefs are expanded, the descriptor fields it never
+reads (static sizes and strides, the allocated pointer) are dropped from
+`@f_parallel0` and its calls, which cut the transformer block's `llvm`-level IR by a
+third. `mlc.backend.parallel` defines
 `mlc_parallel_for`: it splits `[lo, hi)` into one contiguous range per thread and runs
 the chunks on its pool. `@f_parallel0_work<k>`, an internal i64 global per call site,
 is where the runtime keeps the loop's measured work between calls: the compile-time
