@@ -13,8 +13,9 @@ to llvmlite mangled), `llvm.mlir.global`'s `alignment` (xDSL drops it; memref gl
 want 64 bytes, as allocations get), function linkage (xDSL makes every function
 external), `noinline` and the `passthrough` string attributes (xDSL drops them),
 fast-math flags in a fixed order (xDSL's changes from process to process), `llvm.noalias`
-arguments (xDSL drops argument attributes), and dense global data: xDSL prints each
-element as a typed constant, 4.5 s
+arguments (xDSL drops argument attributes), loop metadata (`llvm.loop.unroll.disable` on
+a back edge that `convert_to_llvm.loop_hints` marked), and dense global data: xDSL prints
+each element as a typed constant, 4.5 s
 for a million floats, where the raw bytes as one `c"..."` string take 0.2 s (pointers are
 opaque, so the global's LLVM type is free to be a byte array). `EXTRA_OPS` maps an op to
 its translation; function bodies are translated by `_convert_body`, which tries those
@@ -50,6 +51,7 @@ from xdsl.utils.exceptions import LLVMTranslationException
 
 ValueMap = dict[SSAValue, llvm_ir.Value]
 NOALIAS = "llvm.noalias"
+UNROLL_DISABLE = "mlc.unroll_disable"  # `convert_to_llvm.loop_hints.UNROLL_DISABLE`
 
 
 def _convert_fcmp(op: llvm.FCmpOp, builder: llvm_ir.IRBuilder, values: ValueMap) -> bool:
@@ -168,6 +170,18 @@ def _convert_body(op: llvm.FuncOp, function: llvm_ir.Function) -> None:
             builder.position_after(blocks[block].instructions[-1])
         for inner in block.ops:
             _convert_one(inner, builder, values, blocks)
+        last = block.last_op
+        if last is not None and UNROLL_DISABLE in last.attributes:
+            blocks[block].terminator.set_metadata("llvm.loop", _unroll_disabled(function.module))
+
+
+def _unroll_disabled(module: llvm_ir.Module) -> llvm_ir.MDValue:
+    """A new loop ID `!N = !{!N, !{!"llvm.loop.unroll.disable"}}` (one per loop: a
+    loop ID is distinct, its first operand itself)."""
+    disable = module.add_metadata([llvm_ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+    loop = llvm_ir.values.MDValue(module, [], name=str(len(module.metadata)))
+    loop.operands = (loop, disable)
+    return loop
 
 
 def _convert_one(

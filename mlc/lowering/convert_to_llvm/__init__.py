@@ -24,7 +24,8 @@ xDSL's `lower-affine` and `convert-scf-to-cf` itself (both do nothing on IR with
 affine/scf ops; `lower-affine` and mlc's expansions run only if their ops are there),
 after turning `memref.copy`s that are not one memcpy into `scf.for` loops. xDSL's
 `convert-scf-to-cf` does not lower `scf.while`, so mlc's `WhileLowering` does that
-first. The outermost `scf.parallel` of a function is outlined into a chunk function
+first. Short scalar loops nested in another loop are marked to stay loops in LLVM
+(`loop_hints`). The outermost `scf.parallel` of a function is outlined into a chunk function
 that mlc's thread pool runs on all cores (`parallel`); nested ones become `scf.for`
 nests. `cf.assert` becomes a branch to a call of the JIT-bound
 `mlc_assert_failed` (`assertions`).
@@ -58,7 +59,7 @@ from xdsl.transforms.lower_affine import LowerAffinePass
 
 from mlc.diagnostics import op_error
 from mlc.lowering.convert_to_llvm import arith as arith_patterns
-from mlc.lowering.convert_to_llvm import assertions
+from mlc.lowering.convert_to_llvm import assertions, loop_hints
 from mlc.lowering.convert_to_llvm import func as func_patterns
 from mlc.lowering.convert_to_llvm import math as math_patterns
 from mlc.lowering.convert_to_llvm import memref as memref_patterns
@@ -269,6 +270,8 @@ class ConvertToLLVMPass(ModulePass):
         merged = merge_identical_functions(op, outlined, [parallel_patterns.DISPATCH_SUFFIX])
         dispatch -= {name + parallel_patterns.DISPATCH_SUFFIX for name in merged}
         PatternRewriteWalker(parallel_patterns.SerialParallel()).rewrite_module(op)
+        if not self.libdevice:  # GPU kernels' loops are left to NVPTX's own heuristics
+            loop_hints.mark_short_loops(op)
         convert_scf_to_cf(op)  # xDSL's pass, its dead-code check per op class
         record = TypeRecord(
             {inner: tuple(v.type for v in inner.operands) for inner in walk_ops(op)}

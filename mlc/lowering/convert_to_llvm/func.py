@@ -36,6 +36,7 @@ from mlc.lowering.convert_to_llvm.common import (
     replace,
 )
 from mlc.lowering.convert_to_llvm.distinct_buffers import NOALIAS, is_noalias
+from mlc.lowering.convert_to_llvm.loop_hints import UNROLL_DISABLE
 
 SUPPORTED: tuple[type[Operation], ...] = (
     func.FuncOp,
@@ -248,7 +249,10 @@ class ConvertBranch(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, cf.BranchOp):
-            replace(rewriter, op, [llvm_ops.branch(op.successor, op.arguments)])
+            new = llvm_ops.branch(op.successor, op.arguments)
+            if UNROLL_DISABLE in op.attributes:  # a loop's back edge (`loop_hints`)
+                new.attributes[UNROLL_DISABLE] = op.attributes[UNROLL_DISABLE]
+            replace(rewriter, op, [new])
         elif isinstance(op, cf.ConditionalBranchOp):
             new = llvm_ops.cond_branch(
                 op.cond, op.then_block, op.then_arguments, op.else_block, op.else_arguments

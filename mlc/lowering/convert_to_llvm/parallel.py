@@ -12,12 +12,9 @@ Its first dimension is split among threads by iteration number `t` in `[0, n)`, 
       scf.for %t = %lo to %hi { %i = %lb + %t * %s; scf.for %j ... { body } }
     }
     %n = ceil((%ub - %lb) / %s)
-    scf.if (%n * (fixed + per_step * min(%s, PARALLEL_THRESHOLD)) >= PARALLEL_THRESHOLD
-            and %n > 1) {
-      func.call @f_parallel0_dispatch(0, %n, %lb, %s, captured...)  // a declaration
-    } else {
-      func.call @f_parallel0(0, %n, %lb, %s, captured...)           // serial, no overhead
-    }
+    %big = %n * (fixed + per_step * min(%s, PARALLEL_THRESHOLD)) >= PARALLEL_THRESHOLD
+           and %n > 1
+    func.call @f_parallel0_dispatch(%big, 0, %n, %lb, %s, captured...)  // a declaration
 
 An iteration's work is weighed by `parallel_work.weigh`.
 `captured` are the values the body uses from outside; those that are buffers no other
@@ -25,15 +22,20 @@ captured memref reaches are marked `llvm.noalias` (`distinct_buffers`). Once eve
 `llvm` dialect, `link_dispatch_calls` replaces each call to a `_dispatch` declaration
 by: the (expanded) arguments stored in 8-byte slots on the stack (each is a pointer, an
 integer or a float; the slots are allocated in the entry block, so a loop around the
-call does not grow the stack), and
+call does not grow the stack), and a branch on `%big` between
 
     llvm.call @mlc_parallel_for(@f_parallel0_chunk, %lo, %hi, %struct, @f_parallel0_work0)
+    llvm.call @f_parallel0_chunk(%lo, %hi, %struct)         // serial, on the caller
 
 where `@f_parallel0_chunk(%lo, %hi, %ctx)` loads the arguments back and calls
-`@f_parallel0`. Only the arguments the outlined body reads travel: once memrefs are
-expanded, the descriptor fields it never reads (static sizes and strides, the
-allocated pointer) are dropped from `@f_parallel0` and its calls, which cut the
-transformer block's `llvm`-level IR by a third. `mlc.backend.parallel` defines
+`@f_parallel0`. The serial path goes through the chunk function too: the arguments
+are written once, not written for the pool and passed again, expanded, to a second
+call; and where the work test is not static `@f_parallel0` keeps one caller, the
+chunk, instead of being inlined into the caller as well. Only the arguments the
+outlined body reads travel: once memrefs are expanded, the descriptor fields it never
+reads (static sizes and strides, the allocated pointer) are dropped from
+`@f_parallel0` and its calls, which cut the transformer block's `llvm`-level IR by a
+third. `mlc.backend.parallel` defines
 `mlc_parallel_for`: it splits `[lo, hi)` into one contiguous range per thread and runs
 the chunks on its pool. `@f_parallel0_work<k>`, an internal i64 global per call site,
 is where the runtime keeps the loop's measured work between calls: the compile-time
@@ -51,6 +53,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     UnknownLoc,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -186,7 +189,7 @@ def _outlined(
 
 def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: Work) -> list[Operation]:
     """
-    The trip count, the work test and the `scf.if` between dispatch and serial call.
+    The trip count, the work test and the call of the dispatch stub, told the test.
     `cost` is the work of one iteration, `fixed + per_step * step`, each part capped
     at `PARALLEL_THRESHOLD` (past it any trip count qualifies, and unknown trip counts
     multiplied through a nest would overflow an index constant).
@@ -216,10 +219,7 @@ def _call_site(op: scf.ParallelOp, name: str, args: list[SSAValue], cost: Work) 
     # would only cost the call (a static count of 1 folds to the serial call).
     shared = emit(arith.CmpiOp(count, one, "sgt"))
     big = emit(arith.AndIOp(big, shared))
-    call_args = [zero, count, lb, step, *args]
-    parallel = func.CallOp(name + DISPATCH_SUFFIX, call_args, [])
-    serial = func.CallOp(name, call_args, [])
-    ops.append(scf.IfOp(big, [], [parallel, scf.YieldOp()], [serial, scf.YieldOp()]))
+    ops.append(func.CallOp(name + DISPATCH_SUFFIX, [big, zero, count, lb, step, *args], []))
     return ops
 
 
@@ -249,7 +249,7 @@ def outline_parallel_loops(module: ModuleOp) -> set[str]:
             op.detach()
             op.erase()
             declaration = func.FuncOp.external(
-                name + DISPATCH_SUFFIX, outlined.function_type.inputs.data, []
+                name + DISPATCH_SUFFIX, [i1, *outlined.function_type.inputs.data], []
             )
             declaration.sym_visibility = outlined.sym_visibility
             Rewriter.insert_op([outlined, declaration], InsertPoint.after(function))
@@ -297,31 +297,39 @@ def _entry_alloca(call: llvm.CallOp, slots: int) -> SSAValue:
     return slot.res
 
 
-def _link_call(
-    operands: list[SSAValue], call: llvm.CallOp, target: str, site: str
-) -> list[Operation]:
-    """The struct stores and the runtime call replacing one call to a dispatch stub,
-    passing `operands` (the call's, less those the outlined body does not read) and the
-    address of the global `site`, the loop's measured work."""
-    lo, hi, *rest = operands
+def _link_call(operands: list[SSAValue], call: llvm.CallOp, target: str, site: str) -> None:
+    """Replace one call to a dispatch stub by the struct stores and the branch between
+    the runtime call and the serial call of the chunk function, passing `operands` (the
+    call's, less those the outlined body does not read) and the address of the global
+    `site`, the loop's measured work."""
+    big, lo, hi, *rest = operands
     slot = _entry_alloca(call, len(rest))
-    ops: list[Operation] = []
+    stores: list[Operation] = []
     for k, value in enumerate(rest):
         field = llvm_ops.field_address(slot, k, i64)
         # llvmlite types pointers: a slot is addressed as the type stored in it, and a
         # pointer is stored as an integer.
         if isinstance(value.type, llvm.LLVMPointerType):
             as_int = llvm.PtrToIntOp(value, i64)
-            ops += [field, as_int, llvm_ops.store(as_int.results[0], field.results[0])]
+            stores += [field, as_int, llvm_ops.store(as_int.results[0], field.results[0])]
         else:
             address = llvm_ops.field_address(field.results[0], 0, value.type)
-            ops += [field, address, llvm_ops.store(value, address.results[0])]
+            stores += [field, address, llvm_ops.store(value, address.results[0])]
+    block = call.parent_block()
+    assert block is not None and block.parent is not None
+    after = block.split_before(call)
     chunk = llvm.AddressOfOp(target + CHUNK_SUFFIX, PTR)
     work = llvm.AddressOfOp(site, PTR)
-    ops += [chunk, work, llvm.CallOp(RUNTIME_ENTRY, chunk, lo, hi, slot, work)]
-    for new in ops:
+    runtime = llvm.CallOp(RUNTIME_ENTRY, chunk, lo, hi, slot, work)
+    parallel = Block(ops=[chunk, work, runtime, llvm_ops.branch(after, [])])
+    serial_call = llvm.CallOp(target + CHUNK_SUFFIX, lo, hi, slot)
+    serial = Block(ops=[serial_call, llvm_ops.branch(after, [])])
+    block.parent.insert_block_before([parallel, serial], after)
+    block.add_ops([*stores, llvm_ops.cond_branch(big, parallel, [], serial, [])])
+    for new in (*stores, *parallel.ops, *serial.ops, block.last_op):
         new.location = call.location
-    return ops
+    call.detach()
+    call.erase()
 
 
 def _forward_fields(function: llvm.FuncOp) -> None:
@@ -402,7 +410,7 @@ def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
             continue
         target = name.removesuffix(DISPATCH_SUFFIX)
         kept = _drop_unused_arguments(functions[target], calls.get(target, []))
-        inputs = stub.function_type.inputs.data
+        inputs = stub.function_type.inputs.data[1:]  # after the test's flag
         chunk = _chunk_function(target, [inputs[k] for k in kept[2:]])
         chunk.location = stub.location
         Rewriter.replace_op(stub, chunk)
@@ -412,8 +420,8 @@ def link_dispatch_calls(module: ModuleOp, dispatch: set[str]) -> None:
             Rewriter.insert_op(
                 llvm.GlobalOp(i64, site, "internal", value=zero), InsertPoint.after(chunk)
             )
-            operands = [list(call.operands)[k] for k in kept]
-            Rewriter.replace_op(call, _link_call(operands, call, target, site), [])
+            big, *rest = call.operands
+            _link_call([big, *(rest[k] for k in kept)], call, target, site)
     runtime_type = llvm.LLVMFunctionType([PTR, i64, i64, PTR, PTR], llvm.LLVMVoidType())
     declaration = llvm.FuncOp(RUNTIME_ENTRY, runtime_type, linkage=llvm.LinkageAttr("external"))
     Rewriter.insert_op(declaration, InsertPoint.at_start(module.body.block))

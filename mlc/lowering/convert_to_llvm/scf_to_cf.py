@@ -9,20 +9,26 @@ first asks xDSL's `is_trivially_dead` of each op, which looks its traits up anew
 that is ~46k visits for ~1.1k loops and branches. Here the same walker applies one
 pattern that asks `DeadOpCheck` (the same answer, trait lookups kept per class), erases
 a dead op as the applier does, and otherwise applies the one lowering for the op's
-class, or none: the same rewrites in the same order, so the same IR.
+class, or none: the same rewrites in the same order, so the same IR. A loop marked
+by `loop_hints` passes its mark to its back edge.
 """
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.pattern_rewriter import PatternRewriteWalker
-from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering, SwitchLowering
+from xdsl.transforms.convert_scf_to_cf import IfLowering, SwitchLowering
 
+from mlc.lowering.convert_to_llvm.loop_hints import MarkedForLowering
 from mlc.lowering.support.op_type_dispatch import DeadFirstByClass
 
 
 def convert_scf_to_cf(module: ModuleOp) -> None:
     """Lower every `scf.if`, `scf.for` and `scf.index_switch` under `module` to `cf`."""
     lowering = DeadFirstByClass(
-        {scf.IndexSwitchOp: SwitchLowering(), scf.IfOp: IfLowering(), scf.ForOp: ForLowering()}
+        {
+            scf.IndexSwitchOp: SwitchLowering(),
+            scf.IfOp: IfLowering(),
+            scf.ForOp: MarkedForLowering(),
+        }
     )
     PatternRewriteWalker(lowering).rewrite_module(module)

@@ -10,11 +10,11 @@
 // CHECK:         %[[C1:.+]] = llvm.mlir.addressof @twice_parallel1_chunk : !llvm.ptr
 // CHECK-NEXT:    %[[W1:.+]] = llvm.mlir.addressof @twice_parallel1_work0 : !llvm.ptr
 // CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[C1]], {{.*}}, %[[W1]])
-// CHECK:         llvm.call @twice_parallel1(
+// CHECK:         llvm.call @twice_parallel1_chunk(
 // CHECK:         %[[C2:.+]] = llvm.mlir.addressof @twice_parallel1_chunk : !llvm.ptr
 // CHECK-NEXT:    %[[W2:.+]] = llvm.mlir.addressof @twice_parallel1_work1 : !llvm.ptr
 // CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[C2]], {{.*}}, %[[W2]])
-// CHECK:         llvm.call @twice_parallel1(
+// CHECK:         llvm.call @twice_parallel1_chunk(
 // CHECK-NOT:     twice_parallel0
 // CHECK-LABEL: llvm.func internal @twice_parallel1(
 // CHECK-LABEL: llvm.func internal @twice_parallel1_chunk(

@@ -3,9 +3,11 @@
 
 // The outermost scf.parallel is outlined into @<f>_parallel0(lo, hi, lb, step,
 // captured...), which runs iterations [lo, hi) of dimension 0 and the other
-// dimensions as loops. The call site counts the iterations and, when the work is
-// large enough, stores the arguments in stack slots (allocated in the entry block) and
-// calls mlc_parallel_for with the chunk trampoline; otherwise it calls the body directly.
+// dimensions as loops. The call site counts the iterations, stores the arguments in
+// stack slots (allocated in the entry block) and, when the work is large enough, calls
+// mlc_parallel_for with the chunk trampoline; otherwise it calls the trampoline itself
+// with the same slots (the body has one caller, the trampoline, so LLVM does not
+// inline it twice).
 // Only the descriptor fields the body reads are passed: of each memref<?x?xf32> its
 // aligned pointer and its row stride (the allocated pointer, the offset, the sizes and
 // the unit stride are not read), so 8 slots: lb, step, %m, 2 x 2 fields and %s.
@@ -17,14 +19,19 @@
 // CHECK-SAME:    %[[S:[a-zA-Z0-9_]+]]: f32)
 // CHECK-NEXT:    %[[ONE:.+]] = llvm.mlir.constant(1) : i64
 // CHECK-NEXT:    %[[SLOTS:.+]] = llvm.alloca %[[ONE]] x !llvm.array<8 x i64>
-// CHECK:         llvm.cond_br %{{.*}}, ^[[PAR:.+]], ^[[SER:[a-z0-9]+]]
-// CHECK:       ^[[PAR]]:
+// CHECK:         %[[BIG:.+]] = llvm.and %{{.*}}, %{{.*}} : i1
 // CHECK:         llvm.store %[[S]], %{{.*}} : f32, !llvm.ptr
-// CHECK:         %[[CHUNK:.+]] = llvm.mlir.addressof @scale_parallel0_chunk : !llvm.ptr
+// CHECK:         llvm.cond_br %[[BIG]], ^[[PAR:.+]], ^[[SER:[a-z0-9]+]]
+// CHECK-NEXT:  ^[[PAR]]:
+// CHECK-NEXT:    %[[CHUNK:.+]] = llvm.mlir.addressof @scale_parallel0_chunk : !llvm.ptr
 // CHECK-NEXT:    %[[WORK:.+]] = llvm.mlir.addressof @scale_parallel0_work0 : !llvm.ptr
-// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[CHUNK]], %{{.*}}, %{{.*}}, %[[SLOTS]], %[[WORK]])
-// CHECK:       ^[[SER]]:
-// CHECK:         llvm.call @scale_parallel0({{.*}}) : (i64, i64, i64, i64, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> ()
+// CHECK-NEXT:    llvm.call @mlc_parallel_for(%[[CHUNK]], %[[LO0:[^,]+]], %[[HI0:[^,]+]], %[[SLOTS]], %[[WORK]])
+// CHECK-NEXT:    llvm.br ^[[JOIN:[a-z0-9]+]]
+// CHECK-NEXT:  ^[[SER]]:
+// CHECK-NEXT:    llvm.call @scale_parallel0_chunk(%[[LO0]], %[[HI0]], %[[SLOTS]]) : (i64, i64, !llvm.ptr) -> ()
+// CHECK-NEXT:    llvm.br ^[[JOIN]]
+// CHECK-NEXT:  ^[[JOIN]]:
+// CHECK-NEXT:    llvm.return
 // CHECK-NOT:     scf.parallel
 
 // CHECK-LABEL: llvm.func internal @scale_parallel0
@@ -35,7 +42,8 @@
 // CHECK-LABEL: llvm.func internal @scale_parallel0_chunk
 // CHECK-SAME:    (%[[LO:.+]]: i64, %[[HI:.+]]: i64, %[[CTX:.+]]: !llvm.ptr)
 // CHECK:         llvm.inttoptr
-// CHECK:         llvm.call @scale_parallel0(%[[LO]], %[[HI]],
+// CHECK:         llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK:         llvm.call @scale_parallel0(%[[LO]], %[[HI]], {{.*}}) : (i64, i64, i64, i64, i64, !llvm.ptr, i64, f32, !llvm.ptr, i64) -> ()
 // CHECK:       llvm.mlir.global internal @scale_parallel0_work0(0 : i64)
 
 // LOC-LABEL:   llvm.func @scale
@@ -204,7 +212,7 @@ func.func @unknown_rows(%a: memref<?xf32>, %sizes: memref<?xindex>) {
 // CHECK:         %[[ENOUGH:.+]] = llvm.icmp "sge"
 // CHECK:         %[[SHARED:.+]] = llvm.icmp "sgt" %[[COUNT:[^,]+]], %[[ONE:[^ ]+]] : i64
 // CHECK-NEXT:    %[[BOTH:.+]] = llvm.and %[[ENOUGH]], %[[SHARED]] : i1
-// CHECK-NEXT:    llvm.cond_br %[[BOTH]]
+// CHECK:         llvm.cond_br %[[BOTH]]
 func.func @one_iteration(%a: memref<64x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
