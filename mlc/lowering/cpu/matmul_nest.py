@@ -48,7 +48,8 @@ kernel, `Bp` is packed once, before the loop (`mlc.lowering.cpu.hoisted_panels`)
 epilogue runs on each MR x NR tile right after its last K block, while it is in L1.
 
 The packing of A and B is `mlc.lowering.cpu.matmul_packing` (B from a convolution's
-image: `mlc.lowering.cpu.conv_packing`), the register tile and its write-back
+image: `mlc.lowering.cpu.conv_packing`, in the task that reads the panels where M fits
+one block: `mlc.lowering.cpu.conv_tasks`), the register tile and its write-back
 `mlc.lowering.cpu.matmul_micro_kernel`, which every kernel of a program calls as one
 function per kind (`mlc.lowering.cpu.shared_micro_kernel`) where its operands allow.
 It is a pure IR builder: it returns the ops (the shared functions go into the module as
