@@ -46,80 +46,123 @@ def pack_image(
     read from the image through its map, the convolution's loops rebuilt from the batch,
     the column (its spatial loops) and the reduction loops (`mlc.lowering.cpu.conv_gemm`).
     """
-    image = mm.image
-    assert image is not None
     k, n = sizes
     count, extents = batch
-    nr = tiles.nr
-    zero_i, one, nr_v = b.index(0), b.index(1), b.index(nr)
-    panels = b.ceildiv(n, nr_v)
-    packed_type = MemRefType(mm.accumulator, [DYNAMIC_INDEX, DYNAMIC_INDEX, DYNAMIC_INDEX, nr])
-    packed = b(memref.AllocOp([count, panels, k], [], packed_type, IntegerAttr(ALIGNMENT, i64)))
-    last = b(arith.SubiOp(n, one))
-    loop_count = image.map.num_dims
-    rank_w, rank_y = _rank(image.weight), _rank(image.output)
-    reduction_sizes = [
-        b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)
-    ]
-    spatial_sizes = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+    panels = b.ceildiv(n, b.index(tiles.nr))
+    packed = _panel_buffer(b, mm, tiles, (count, panels, k))
 
     def panel(pb: Ops, t: SSAValue) -> None:
         flat, p = pb(arith.DivSIOp(t, panels)), pb(arith.RemSIOp(t, panels))
-        loops: list[SSAValue] = [zero_i] * loop_count
-        for d, value in zip(image.prefix, batch_indices(pb, flat, extents), strict=True):
-            loops[d] = value
-        j0 = pb.mul(p, nr_v)
-
-        def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            j = cb.add(j0, jj)
-            inside = less(cb, j, n)
-            at = at_column(cb, image, loops, cb.min(j, last), spatial_sizes)
-
-            def element(rb: Ops, kk: SSAValue) -> None:
-                index = [affine_index(rb, e, at) for e in image.map.results]
-                value = as_float(rb, rb(quick_ops.load(image.source, index)), mm.accumulator)
-                value = rb(arith.SelectOp(inside, value, zero(rb, mm.accumulator)))
-                rb.ops.append(quick_ops.store(value, packed, [flat, p, kk, jj]))
-
-            over_reductions(cb, image, reduction_sizes, at, element)
-            return []
-
-        def by_columns(cb: Ops) -> None:
-            for_loop(cb, zero_i, nr_v, one, column)
-
-        pieces = (packed, [flat, p])
-        if image.pads:  # the image before its padding: zeros written here
-            padded_pieces(pb, image, (mm, tiles), pieces, (j0, n), loops)
-            return
-        stride = image.row_stride()
-        if stride is None or stride > 2:
-            by_columns(pb)
-            return
-        width = segment_width(image, tiles)
-        if width is not None:  # rows of 2..VL/2 columns: each vector gathers whole rows
-            below = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
-            kind = (mm, tiles)
-            if_then(
-                pb,
-                below,
-                lambda vb: _row_segments(vb, image, kind, pieces, (j0, None), loops, width),
-                lambda rb: _row_segments(rb, image, kind, pieces, (j0, n), loops, width),
-            )
-            return
-
-        # Each vector of the panel in one output row (the panel may span rows, as
-        # with 8-wide rows): each k reads VL contiguous image elements per vector
-        # (at stride 2, 2 VL and their even lanes).
-        fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
-        if_then(
-            pb,
-            fits,
-            lambda vb: _whole_vectors(vb, image, (mm, tiles), pieces, starts, reduction_sizes),
-            lambda rb: _row_pieces(rb, image, (mm, tiles), pieces, (j0, n), loops),
-        )
+        _pack_panel(pb, mm, tiles, (n, extents), (flat, p), (packed, [flat, p]))
 
     each_panel(b, b.mul(count, panels), panel, parallel)
     return packed
+
+
+def pack_task_image(
+    b: Ops,
+    mm: Matmul,
+    sizes: tuple[SSAValue, SSAValue],
+    extents: Sequence[SSAValue],
+    tiles: MatmulTiles,
+    task: tuple[SSAValue, SSAValue, SSAValue],
+) -> SSAValue:
+    """
+    `Bp[0, p - p0, k, jj] = X'[t, k, p*NR + jj]` for the panels `[p0, p_end)` of batch
+    `t` (`task`) only, into a buffer of the task's own: a task that packs the panels it
+    consumes finds them in its core's caches (`mlc.lowering.cpu.conv_tasks`).
+    """
+    k, n = sizes
+    flat, p0, p_end = task
+    zero_i = b.index(0)
+    count = b(arith.MaxSIOp(b.sub(p_end, p0), zero_i))  # a last group may be empty
+    packed = _panel_buffer(b, mm, tiles, (b.index(1), count, k))
+
+    def panel(pb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        _pack_panel(pb, mm, tiles, (n, extents), (flat, p), (packed, [zero_i, pb.sub(p, p0)]))
+        return []
+
+    for_loop(b, p0, p_end, b.index(1), panel)
+    return packed
+
+
+def _panel_buffer(
+    b: Ops, mm: Matmul, tiles: MatmulTiles, shape: tuple[SSAValue, SSAValue, SSAValue]
+) -> SSAValue:
+    """An aligned (batches, panels, K, NR) buffer for packed panels."""
+    packed_type = MemRefType(mm.accumulator, [DYNAMIC_INDEX] * 3 + [tiles.nr])
+    return b(memref.AllocOp(list(shape), [], packed_type, IntegerAttr(ALIGNMENT, i64)))
+
+
+def _pack_panel(
+    pb: Ops,
+    mm: Matmul,
+    tiles: MatmulTiles,
+    columns: tuple[SSAValue, Sequence[SSAValue]],
+    at: tuple[SSAValue, SSAValue],
+    pieces: tuple[SSAValue, list[SSAValue]],
+) -> None:
+    """Panel `p` of batch `flat` (`at`) of X' (N columns, the batch `extents`:
+    `columns`) written to `pieces` (the buffer and the panel's index in it)."""
+    image = mm.image
+    assert image is not None
+    (n, extents), (flat, p), (packed, at_panel) = columns, at, pieces
+    nr = tiles.nr
+    zero_i, one, nr_v = pb.index(0), pb.index(1), pb.index(nr)
+    last = pb(arith.SubiOp(n, one))
+    loops: list[SSAValue] = [zero_i] * image.map.num_dims
+    for d, value in zip(image.prefix, batch_indices(pb, flat, extents), strict=True):
+        loops[d] = value
+    rank_w, rank_y = _rank(image.weight), _rank(image.output)
+    reduction_sizes = [
+        pb.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)
+    ]
+    spatial_sizes = [pb.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
+    j0 = pb.mul(p, nr_v)
+
+    def column(cb: Ops, jj: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        j = cb.add(j0, jj)
+        inside = less(cb, j, n)
+        at = at_column(cb, image, loops, cb.min(j, last), spatial_sizes)
+
+        def element(rb: Ops, kk: SSAValue) -> None:
+            index = [affine_index(rb, e, at) for e in image.map.results]
+            value = as_float(rb, rb(quick_ops.load(image.source, index)), mm.accumulator)
+            value = rb(arith.SelectOp(inside, value, zero(rb, mm.accumulator)))
+            rb.ops.append(quick_ops.store(value, packed, [*at_panel, kk, jj]))
+
+        over_reductions(cb, image, reduction_sizes, at, element)
+        return []
+
+    if image.pads:  # the image before its padding: zeros written here
+        padded_pieces(pb, image, (mm, tiles), pieces, (j0, n), loops)
+        return
+    stride = image.row_stride()
+    if stride is None or stride > 2:
+        for_loop(pb, zero_i, nr_v, one, column)
+        return
+    width = segment_width(image, tiles)
+    if width is not None:  # rows of 2..VL/2 columns: each vector gathers whole rows
+        below = pb(arith.CmpiOp(pb.add(j0, nr_v), n, "sle"))
+        kind = (mm, tiles)
+        if_then(
+            pb,
+            below,
+            lambda vb: _row_segments(vb, image, kind, pieces, (j0, None), loops, width),
+            lambda rb: _row_segments(rb, image, kind, pieces, (j0, n), loops, width),
+        )
+        return
+
+    # Each vector of the panel in one output row (the panel may span rows, as
+    # with 8-wide rows): each k reads VL contiguous image elements per vector
+    # (at stride 2, 2 VL and their even lanes).
+    fits, starts = _row_vectors(pb, image, loops, (j0, n), spatial_sizes, tiles)
+    if_then(
+        pb,
+        fits,
+        lambda vb: _whole_vectors(vb, image, (mm, tiles), pieces, starts, reduction_sizes),
+        lambda rb: _row_pieces(rb, image, (mm, tiles), pieces, (j0, n), loops),
+    )
 
 
 def _whole_vectors(

@@ -52,7 +52,8 @@ kernel, `Bp` is packed once, before the loop (`mlc.lowering.cpu.hoisted_panels`)
 epilogue runs on each MR x NR tile right after its last K block, while it is in L1.
 
 The packing of A and B is `mlc.lowering.cpu.matmul_packing` (B from a convolution's
-image: `mlc.lowering.cpu.conv_packing`), the register tile and its write-back
+image: `mlc.lowering.cpu.conv_packing`, in the task that reads the panels where M fits
+one block: `mlc.lowering.cpu.conv_tasks`), the register tile and its write-back
 `mlc.lowering.cpu.matmul_micro_kernel`, which every kernel of a program calls as one
 function per kind (`mlc.lowering.cpu.shared_micro_kernel`) where its operands allow.
 It is a pure IR builder: it returns the ops (the shared functions go into the module as
@@ -68,7 +69,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineDimExpr
 
 from mlc.lowering.cpu.constant_panels import get_panels
-from mlc.lowering.cpu.conv_packing import pack_image
+from mlc.lowering.cpu.conv_packing import pack_image, pack_task_image
+from mlc.lowering.cpu.conv_tasks import packs_per_task, task_split
 from mlc.lowering.cpu.matmul_micro_kernel import (
     CAt,
     a_reader,
@@ -144,16 +146,16 @@ def matmul_nest(
     packed_batches = (batches, extents) if b_is_batched(mm) else (b.index(1), [])
     blocking = (tiles, split.threads)
     packing = (panels, not one_task, kernels)
-    packed, free = _packed(b, mm, (k, n), packed_batches, blocking, packing, b_in_place)
+    local = packs_per_task(mm, tiles, panels)  # each task packs the panels it reads
+    packed, free = _packed(b, mm, (k, n), packed_batches, blocking, packing, local, b_in_place)
     read_panel = _panel_reader(mm, tiles, b_in_place)
     zero_i, one = b.index(0), b.index(1)
-    operands = (a, c, packed)
-    shared = TileCalls.of(b, kernels, mm, tiles, operands, b_in_place) if kernels else None
+    calls = _tile_calls(b, kernels, mm, tiles, (a, c, packed), b_in_place)
     # Narrow elements are summed over all of K in one block: rounded once (module docstring).
     depth = b(arith.MaxSIOp(k, one)) if mm.narrow else b.index(tiles.kc)
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
-    rows_per_task, groups = _tasks(b, (m, panels), split, tiles)
+    rows_per_task, groups = _task_blocks(b, local, (m, panels, batches), split, tiles)
     group_panels = b.ceildiv(panels, groups)
     blocks = b.ceildiv(m, rows_per_task)
     per_batch = b.mul(blocks, groups)
@@ -161,11 +163,14 @@ def matmul_nest(
     def task(tb: Ops, t: SSAValue) -> None:
         flat, rest = tb(arith.DivSIOp(t, per_batch)), tb(arith.RemSIOp(t, per_batch))
         batch_ivs = batch_indices(tb, flat, extents)
-        packed_t = flat if b_is_batched(mm) else zero_i
         i0 = tb.mul(tb(arith.DivSIOp(rest, groups)), rows_per_task)
         i_end = tb.min(tb.add(i0, rows_per_task), m)
         p0 = tb.mul(tb(arith.RemSIOp(rest, groups)), group_panels)
         p_end = tb.min(tb.add(p0, group_panels), panels)
+        task_at = (flat, p0, p_end)
+        (bp, packed_t, first), shared, free_b = _task_panels(
+            tb, mm, tiles, (packed, calls, kernels), (a, c, k, n, extents), task_at
+        )
 
         def a_at(ab: Ops, row: SSAValue, kk: SSAValue) -> list[SSAValue]:
             return indices(ab, mm.maps[0], [*batch_ivs, row, kk, zero_i])
@@ -179,10 +184,11 @@ def matmul_nest(
 
             def panel(pb: Ops, p: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 j0 = pb.mul(p, pb.index(tiles.nr))
+                q = pb.sub(p, first)  # the panel's number in `bp`
 
                 def inline_tile(bb: Ops, i: SSAValue) -> None:
                     reader = a_reader(bb, (a, a_at), a_block, (i, k0), (i0, last_row), tiles)
-                    panel_at = (packed, lambda kb, kk, o: read_panel(kb, (packed_t, p), kk, o))
+                    panel_at = (bp, lambda kb, kk, o: read_panel(kb, (packed_t, q), kk, o))
                     acc = micro_kernel(bb, reader, panel_at, (k0, k_end), tiles, vector_type)
 
                     tile = ((i, j0), (m, n), k0)
@@ -194,7 +200,7 @@ def matmul_nest(
                     else:
                         a_read = (a_at, a_block)
                         tile = (i, j0, i0)
-                        panel_at = (packed_t, p)
+                        panel_at = (packed_t, q)
                         shared.call(
                             bb, a_read, tile, (k0, k_end), c_at, panel_at, (m, n), overwrite
                         )
@@ -212,10 +218,11 @@ def matmul_nest(
             for_loop(db, p0, p_end, one, panel)
             return []
 
-        rows = tiles.mc if split.rows is None else split.rows
+        rows = mm.sizes[0] if local else split.rows  # all of M (`conv_tasks`)
+        rows = tiles.mc if rows is None else rows
         a_buffer, free_a = a_block_buffer(tb, mm.accumulator, rows, tiles, pack_a and not mm.narrow)
         for_loop(tb, zero_i, k, depth, block_of_k)
-        tb.ops += free_a
+        tb.ops += [*free_a, *free_b]
 
     parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)
     b.ops += free
@@ -242,6 +249,20 @@ def _write_tile(
         if_then(b, b(quick_ops.cmpi(k0, b.index(0), "eq")), write(False), write(True))
     else:
         write(True)(b)
+
+
+def _task_blocks(
+    b: Ops,
+    per_task: bool,
+    sizes: tuple[SSAValue, SSAValue, SSAValue],
+    split: TaskSplit,
+    tiles: MatmulTiles,
+) -> tuple[SSAValue, SSAValue]:
+    """The rows of a task and the column groups of a row block (`sizes`: M, the panels
+    and the batches): `conv_tasks.task_split`'s where the tasks pack their own panels."""
+    if per_task:
+        return task_split(b, sizes, split, tiles)
+    return _tasks(b, sizes[:2], split, tiles)
 
 
 def _tasks(
@@ -295,6 +316,29 @@ def _rows_per_task(b: Ops, m: SSAValue, split: TaskSplit, tiles: MatmulTiles) ->
     return b(arith.MaxSIOp(b.min(rows, b.index(tiles.mc)), mr))
 
 
+def _task_panels(
+    tb: Ops,
+    mm: Matmul,
+    tiles: MatmulTiles,
+    kernel: tuple[SSAValue | None, TileCalls | None, SharedKernels | None],
+    operands: tuple[SSAValue, SSAValue, SSAValue, SSAValue, Sequence[SSAValue]],
+    task: tuple[SSAValue, SSAValue, SSAValue],
+) -> tuple[tuple[SSAValue, SSAValue, SSAValue], TileCalls | None, list[Operation]]:
+    """
+    The panels a task reads as (buffer, batch in it, number of its first panel), the
+    tile calls that read them, and the frees: the kernel's `packed` B, or where there is
+    none the task's own panels of its image (`mlc.lowering.cpu.conv_tasks`).
+    """
+    (packed, calls, kernels), (a, c, k, n, extents) = kernel, operands
+    flat, p0, _ = task
+    zero_i = tb.index(0)
+    if packed is not None:
+        return (packed, flat if b_is_batched(mm) else zero_i, zero_i), calls, []
+    own = pack_task_image(tb, mm, (k, n), extents, tiles, task)
+    shared = TileCalls.of(tb, kernels, mm, tiles, (a, c, own)) if kernels else None
+    return (own, zero_i, p0), shared, [memref.DeallocOp.get(own)]
+
+
 def _packed(
     b: Ops,
     mm: Matmul,
@@ -302,17 +346,20 @@ def _packed(
     batch: tuple[SSAValue, Sequence[SSAValue]],
     blocking: tuple[MatmulTiles, int],
     packing: tuple[memref.GlobalOp | SSAValue | None, bool, SharedKernels | None],
+    per_task: bool,
     in_place: bool = False,
-) -> tuple[SSAValue, list[Operation]]:
+) -> tuple[SSAValue | None, list[Operation]]:
     """
     B's panels: B itself where it is read `in_place`, else read from the global packed
     at compile time, else packed now into a buffer (in parallel or not, by the shared
     packing functions where `kernels` are given and B allows); and the ops that free
-    it once the kernel is done.
+    it once the kernel is done. None where the tasks pack their own (`per_task`).
     """
     if in_place:
         return mm.b, []
     panels, parallel, kernels = packing
+    if per_task:
+        return None, []
     if isinstance(panels, SSAValue):
         return panels, []
     if panels is not None:
@@ -328,6 +375,22 @@ def _packed(
 
 
 PanelRead = Callable[[Ops, tuple[SSAValue, SSAValue], SSAValue, SSAValue], list[SSAValue]]
+
+
+def _tile_calls(
+    b: Ops,
+    kernels: SharedKernels | None,
+    mm: Matmul,
+    tiles: MatmulTiles,
+    operands: tuple[SSAValue, SSAValue, SSAValue | None],
+    in_place: bool,
+) -> TileCalls | None:
+    """The shared micro-kernel's calls on the kernel's own B, if there are shared kernels
+    and B is not left to each task to pack (`_task_panels` makes those tasks' calls)."""
+    a, c, packed = operands
+    if kernels is None or packed is None:
+        return None
+    return TileCalls.of(b, kernels, mm, tiles, (a, c, packed), in_place)
 
 
 def _panel_reader(mm: Matmul, tiles: MatmulTiles, in_place: bool) -> PanelRead:

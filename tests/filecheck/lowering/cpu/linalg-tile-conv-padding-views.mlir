@@ -11,11 +11,11 @@
 // CHECK:         %[[X:.+]] = memref.expand_shape %[[C]]
 // CHECK-NOT:     memref.subview
 // CHECK-NOT:     memref.dealloc
-// CHECK:         vector.maskedload %[[X]]
 // CHECK:         "scf.parallel"
+// CHECK:           vector.maskedload %[[X]]
 // CHECK:           vector.fma
-// CHECK:         memref.dealloc
-// CHECK-NEXT:    memref.dealloc %[[T]]
+// CHECK:           memref.dealloc
+// CHECK:         memref.dealloc %[[T]]
 // CHECK-NOT:     memref.dealloc
 // CHECK:         func.return
 func.func @viewed_image(%in: memref<2x1x5x6xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x5x6xf32>) {

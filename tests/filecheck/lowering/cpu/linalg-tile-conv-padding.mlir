@@ -15,6 +15,7 @@
 // CHECK-NOT:     memref.subview
 // CHECK-NOT:     linalg.generic
 // CHECK-NOT:     memref.dealloc
+// CHECK:         "scf.parallel"
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         scf.for
 // CHECK:           arith.ceildivsi
@@ -36,10 +37,9 @@
 // CHECK:           } else {
 // CHECK:                   vector.maskedload %[[X]][{{.*}}], %[[L0]]
 // CHECK-NEXT:              vector.maskedstore %[[P]]
-// CHECK:         "scf.parallel"
 // CHECK:           vector.fma
-// CHECK:         memref.dealloc %[[P]]
-// CHECK-NEXT:    memref.dealloc %[[X]]
+// CHECK:           memref.dealloc %[[P]]
+// CHECK:         memref.dealloc %[[X]]
 // CHECK-NOT:     linalg.generic
 // CHECK:         func.return
 func.func @padded(%in: memref<1x2x5x6xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x5x6xf32>) {

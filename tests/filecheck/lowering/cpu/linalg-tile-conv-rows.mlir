@@ -8,6 +8,7 @@
 
 // CHECK-LABEL: func.func @conv_rows_of_two
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x2x7x4xf32>
+// CHECK:         "scf.parallel"
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         %[[BELOW:.+]] = arith.cmpi sle
 // CHECK:         scf.if %[[BELOW]] {
@@ -34,8 +35,8 @@
 // CHECK:                 vector.shuffle
 // CHECK:                 vector.store {{.*}}, %[[P]][{{.*}}] : memref<?x?x?x8xf32>, vector<4xf32>
 // CHECK-NOT:     vector.maskedload
-// CHECK:         "scf.parallel"
 // CHECK:           vector.fma
+// CHECK:           memref.dealloc %[[P]]
 func.func @conv_rows_of_two(%x: memref<1x2x7x4xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x5x2xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d4, d6 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x7x4xf32>, memref<4x2x3x3xf32>) outs(%y : memref<1x4x5x2xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
@@ -56,7 +57,7 @@ func.func @conv_rows_of_two(%x: memref<1x2x7x4xf32>, %w: memref<4x2x3x3xf32>, %y
 // CHECK:         vector.maskedload
 // CHECK:         vector.shuffle {{.*}} [0, 2, 4, 6] : vector<4xf32>, vector<4xf32>
 // CHECK-NOT:     vector<2xf32>
-// CHECK:         "scf.parallel"
+// CHECK:         vector.fma
 func.func @conv_rows_of_two_stride_two(%x: memref<1x2x9x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x4x2xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 * 2 + d4, d6 * 2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x9x5xf32>, memref<4x2x3x3xf32>) outs(%y : memref<1x4x4x2xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
@@ -77,7 +78,7 @@ func.func @conv_rows_of_two_stride_two(%x: memref<1x2x9x5xf32>, %w: memref<4x2x3
 // CHECK:         vector.maskedload
 // CHECK:         vector.maskedstore
 // CHECK-NOT:     vector.shuffle
-// CHECK:         "scf.parallel"
+// CHECK:         vector.fma
 func.func @conv_rows_of_three(%x: memref<1x2x8x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x6x3xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d4, d6 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x8x5xf32>, memref<4x2x3x3xf32>) outs(%y : memref<1x4x6x3xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):

@@ -644,18 +644,20 @@ func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c
 // A convolution (stride 2, as convert-ml-to-linalg builds it) is an implicit GEMM per
 // image: the weight and the output are read as matrices through views that merge
 // their trailing dims, and B's panels are packed straight from the image through its
-// map (no im2col buffer): where each vector lies in one output row, by a plain and a
-// (VL - 1)-lane read of the image row and their even lanes, a plain store; else each
-// row's piece by two masked reads, their even lanes and a masked store. The
-// per-channel bias epilogue reads the bias by the row.
+// map (no im2col buffer), by each task, into a buffer of its own, the panels it then
+// reads (M fits one block: a task is all rows of one image): where each vector lies in
+// one output row, by a plain and a (VL - 1)-lane read of the image row and their even
+// lanes, a plain store; else each row's piece by two masked reads, their even lanes and
+// a masked store. The per-channel bias epilogue reads the bias by the row.
 
 // CHECK-LABEL: func.func @conv
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<2x3x9x9xf32>, %[[W:[a-zA-Z0-9_]+]]: memref<4x3x3x3xf32>, %[[BIAS:[a-zA-Z0-9_]+]]: memref<4xf32>, %[[Y:[a-zA-Z0-9_]+]]: memref<2x4x4x4xf32>)
 // CHECK:         %[[A:.+]] = memref.collapse_shape %[[W]] {{\[}}[0 : i64], [1 : i64, 2 : i64, 3 : i64]] : memref<4x3x3x3xf32> into memref<4x27xf32>
 // CHECK:         %[[C:.+]] = memref.collapse_shape %[[Y]] {{\[}}[0 : i64], [1 : i64], [2 : i64, 3 : i64]] : memref<2x4x4x4xf32> into memref<2x4x16xf32>
-// CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         "scf.parallel"
-// CHECK:           scf.if
+// CHECK:           %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
+// CHECK:           scf.for
+// CHECK:             scf.if
 // CHECK:             %[[SHORT:.+]] = vector.create_mask %{{.+}} : vector<4xi1>
 // CHECK:             %[[E:.+]] = vector.load %[[X]]
 // CHECK:             %[[O:.+]] = vector.maskedload %[[X]][{{.*}}], %[[SHORT]]
@@ -666,12 +668,13 @@ func.func @layouts_not_tiled(%a: memref<3x8x16xf32>, %b: memref<16x32x3xf32>, %c
 // CHECK:             %[[ODD:.+]] = vector.maskedload %[[X]]
 // CHECK:             %[[ROW:.+]] = vector.shuffle %[[EVEN]], %[[ODD]] [0, 2, 4, 6]
 // CHECK:             vector.maskedstore %[[P]][{{.*}}], %{{.*}}, %[[ROW]]
-// CHECK:         "scf.parallel"
+// CHECK-NOT:       "scf.parallel"
 // CHECK:           memref.load %[[A]]
 // CHECK:           vector.fma
 // CHECK:           vector.store {{.*}}, %[[C]]
 // CHECK:           memref.load %[[BIAS]]
 // CHECK:           memref.store {{.*}}, %[[C]]
+// CHECK:           memref.dealloc %[[P]]
 // CHECK-NOT:     linalg.generic
 func.func @conv(%x: memref<2x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<4xf32>, %y: memref<2x4x4x4xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 * 2 + d4, d6 * 2 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w, %bias : memref<2x3x9x9xf32>, memref<4x3x3x3xf32>, memref<4xf32>) outs(%y : memref<2x4x4x4xf32>) {
@@ -709,6 +712,7 @@ func.func @conv(%x: memref<2x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<
 
 // CHECK-LABEL: func.func @conv_short_rows
 // CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: memref<1x2x5x5xf32>
+// CHECK:         "scf.parallel"
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x8xf32>
 // CHECK:         scf.if
 // CHECK:           vector.load %[[X]]
@@ -729,8 +733,8 @@ func.func @conv(%x: memref<2x3x9x9xf32>, %w: memref<4x3x3x3xf32>, %bias: memref<
 // CHECK:               %[[MASK:.+]] = vector.create_mask %[[LEFT]] : vector<4xi1>
 // CHECK:                   %[[V:.+]] = vector.maskedload %[[X]][{{.*}}], %[[MASK]]
 // CHECK:                   vector.maskedstore %[[P]][{{.*}}], %[[MASK]], %[[V]]
-// CHECK:         "scf.parallel"
 // CHECK:           vector.fma
+// CHECK:           memref.dealloc %[[P]]
 func.func @conv_short_rows(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y: memref<1x4x3x3xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d3, d2 + d4, d6 + d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d1, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d6)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel"]} ins(%x, %w : memref<1x2x5x5xf32>, memref<4x2x3x3xf32>) outs(%y : memref<1x4x3x3xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
@@ -745,7 +749,8 @@ func.func @conv_short_rows(%x: memref<1x2x5x5xf32>, %w: memref<4x2x3x3xf32>, %y:
 
 // A convolution of at most 4 output columns (a 2x2 output) takes the kernel with one
 // 4-wide panel in one 4-lane vector, not the plain loops a matmul that narrow takes,
-// which run a convolution's window scalar.
+// which run a convolution's window scalar. Its 5 output channels are more rows than
+// a block of A (MC = 4 here): B's panels are packed up front, for every row block.
 
 // CHECK-LABEL: func.func @conv_four_columns
 // CHECK:         %[[P:.+]] = memref.alloc({{.*}}) {alignment = 64 : i64} : memref<?x?x?x4xf32>
