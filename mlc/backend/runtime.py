@@ -54,6 +54,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from mlc.backend import buffers
+from mlc.backend.array_call import CallBlock, native_call
 from mlc.backend.assertions import raise_failure
 from mlc.backend.jit import JITModule
 from mlc.dtypes import DTYPES
@@ -228,19 +229,17 @@ class _Kept:
         owner = view.owner
         return sys.getrefcount(array), sys.getrefcount(view), sys.getrefcount(owner)
 
-    def free_if_dropped(self) -> bool:
-        """Free the buffer if the caller dropped the array (its memory is then dead)."""
+    def dropped(self) -> int:
+        """The buffer's address if the caller dropped the array (its memory is then
+        dead) as it was made, else 0."""
         if self.references() != _UNREFERENCED or weakref.getweakrefcount(self.array):
-            return False
+            return 0
         array = self.array
         if (array.shape, array.strides, array.dtype) != self.layout:
-            return False
-        owner = array.base.owner
-        if not array.flags.writeable or not owner.allocated:
-            return False
-        owner.free(owner.allocated)
-        owner.allocated = 0
-        return True
+            return 0
+        if not array.flags.writeable:
+            return 0
+        return array.base.owner.allocated
 
 
 def _unreferenced() -> tuple[int, int, int]:
@@ -288,15 +287,23 @@ class _Frame:
         }
         self.layouts: list[object] = [None] * len(specs)
         self.kept: dict[int, _Kept] = {}  # by the result's position among `specs`
+        self.block: CallBlock | None = None  # for `mlc_call_arrays`, where it is used
 
     def free_dropped(self) -> None:
-        """Before a call: free the kept results' buffers their callers dropped, and
-        stop keeping the others."""
+        """Before a call: free the kept results' buffers their callers dropped (through
+        the call block, natively, where there is one), and stop keeping the others."""
         for j, entry in list(self.kept.items()):
-            if entry.free_if_dropped():
-                self.words[self.at[j]] = 0  # the stale descriptor no longer names the block
-            else:
+            allocated = entry.dropped()
+            if not allocated:
                 del self.kept[j]
+                continue
+            owner = entry.array.base.owner
+            if self.block is None:
+                owner.free(allocated)
+            else:
+                self.block.free_before(allocated)
+            owner.allocated = 0
+            self.words[self.at[j]] = 0  # the stale descriptor no longer names the block
 
     def result(self, j: int, spec: ArgSpec, owners: dict[int, _MallocBuffer]) -> NDArray[Any]:
         """
@@ -331,13 +338,19 @@ class CompiledFunction:
         self.args = list(args)
         self.results = list(results)
         prototype = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-        self._invoke = prototype(jit.address(INVOKE_PREFIX + name))
+        self._address = jit.address(INVOKE_PREFIX + name)
+        self._invoke = prototype(self._address)
         self._local = threading.local()
+        arrays_only = bool(self.args) and all(spec.rank is not None for spec in self.args)
+        self._call_arrays = native_call() if arrays_only else None
 
     def _frame(self) -> _Frame:
         frame = getattr(self._local, "frame", None)
         if frame is None:
             frame = self._local.frame = _Frame([*self.args, *self.results])
+            if self._call_arrays is not None:
+                plan = [(at, s.rank or 0, s.dtype.itemsize) for at, s in zip(frame.at, self.args)]
+                frame.block = CallBlock(self._address, frame.words, plan, len(self.results))
         return frame
 
     def __call__(self, *values: Any) -> Any:
@@ -360,6 +373,11 @@ class CompiledFunction:
         them, so that a compiled function does not check its arguments twice.
         """
         frame = self._frame()
+        block = frame.block
+        if block is not None:  # arrays only: `mlc.backend.array_call`
+            frame.free_dropped()
+            self._call_arrays(ctypes.addressof(block.words), values)
+            return self._results(frame)
         words = frame.words
         for i, (spec, value) in enumerate(zip(self.args, values, strict=True)):
             at = frame.at[i]
@@ -374,6 +392,10 @@ class CompiledFunction:
                 words[at + 2 : at + 3 + 2 * spec.rank] = [0, *value.shape, *strides]
         frame.free_dropped()
         self._invoke(frame.words)  # the caller holds the arguments until it returns
+        return self._results(frame)
+
+    def _results(self, frame: _Frame) -> Any:
+        """The call's results, read back from `frame`; raises a check that failed in it."""
         owners: dict[int, _MallocBuffer] = {}
         results: list[Any] = []
         for j, spec in enumerate(self.results, len(self.args)):
