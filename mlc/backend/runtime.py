@@ -60,6 +60,7 @@ from mlc.backend.jit import JITModule
 from mlc.dtypes import DTYPES
 
 INVOKE_PREFIX = "_mlc_invoke_"  # as mlc.lowering.convert_to_llvm.func names wrappers
+REFUSED = object()  # what `CompiledFunction.call_if_fits` returns when it did not call
 
 
 class RuntimeTypeError(TypeError):
@@ -331,7 +332,12 @@ class CompiledFunction:
     """A compiled function called on numpy arrays and Python scalars."""
 
     def __init__(
-        self, jit: JITModule, name: str, args: Sequence[ArgSpec], results: Sequence[ArgSpec]
+        self,
+        jit: JITModule,
+        name: str,
+        args: Sequence[ArgSpec],
+        results: Sequence[ArgSpec],
+        shapes: Sequence[Sequence[int]] | None = None,
     ):
         self.jit = jit  # the machine code lives as long as the engine
         self.name = name
@@ -341,6 +347,8 @@ class CompiledFunction:
         self._address = jit.address(INVOKE_PREFIX + name)
         self._invoke = prototype(self._address)
         self._local = threading.local()
+        # The arguments' static shapes (-1: dynamic), for `call_if_fits`'s native check.
+        self.shapes = [tuple(s) for s in shapes or [[-1] * (a.rank or 0) for a in self.args]]
         arrays_only = bool(self.args) and all(spec.rank is not None for spec in self.args)
         self._call_arrays = native_call() if arrays_only else None
 
@@ -349,7 +357,9 @@ class CompiledFunction:
         if frame is None:
             frame = self._local.frame = _Frame([*self.args, *self.results])
             if self._call_arrays is not None:
-                plan = [(at, s.rank or 0, s.dtype.itemsize) for at, s in zip(frame.at, self.args)]
+                plan = [
+                    (at, s.dtype, shape) for at, s, shape in zip(frame.at, self.args, self.shapes)
+                ]
                 frame.block = CallBlock(self._address, frame.words, plan, len(self.results))
         return frame
 
@@ -366,6 +376,26 @@ class CompiledFunction:
         ]
         return self.unchecked(*checked)
 
+    @property
+    def checks_natively(self) -> bool:
+        """Whether `call_if_fits` can call (else it always refuses)."""
+        return self._call_arrays is not None
+
+    def call_if_fits(self, values: tuple[Any, ...]) -> Any:
+        """
+        The call, where `values` are arrays that fit the specs as they are, checked by
+        `mlc_call_arrays` itself (`mlc.backend.array_call`: exact ndarrays of the specs'
+        own dtype objects, ranks and static sizes, C-contiguous); `REFUSED`, without
+        calling, for anything else.
+        """
+        if self._call_arrays is None:
+            return REFUSED
+        frame = self._frame()
+        frame.free_dropped()
+        if self._call_arrays(frame.block.address, values, 1):
+            return REFUSED
+        return self._results(frame)
+
     def unchecked(self, *values: Any) -> Any:
         """
         The call, for arguments that fit the specs as they are: C-contiguous arrays of
@@ -376,7 +406,7 @@ class CompiledFunction:
         block = frame.block
         if block is not None:  # arrays only: `mlc.backend.array_call`
             frame.free_dropped()
-            self._call_arrays(ctypes.addressof(block.words), values)
+            self._call_arrays(block.address, values, 0)
             return self._results(frame)
         words = frame.words
         for i, (spec, value) in enumerate(zip(self.args, values, strict=True)):
@@ -412,4 +442,8 @@ class CompiledFunction:
 def compiled_function(jit: JITModule, name: str, function_type: FunctionType) -> CompiledFunction:
     """Function `name` of `jit`, whose `func.func` type was `function_type`."""
     args, results = signature(function_type)
-    return CompiledFunction(jit, name, args, results)
+    shapes = [
+        [max(size, -1) for size in t.get_shape()] if isinstance(t, MemRefType) else []
+        for t in function_type.inputs
+    ]  # a dynamic size as -1 (a memref's is the most negative i64)
+    return CompiledFunction(jit, name, args, results, shapes)

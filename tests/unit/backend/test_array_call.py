@@ -1,8 +1,10 @@
 """
 `mlc_call_arrays` (`mlc.backend.array_call`): descriptors written natively from the
-arrays' own fields match numpy's view of them, and compiled functions of arrays give
-the results the runtime's Python path gives, for ranks 0 to 4, several dtypes,
-read-only arrays and dropped results handed out again.
+arrays' own fields match numpy's view of them; its check lets through what
+`Signature.check` passes unchanged and refuses the rest, which then gets the full check
+(a conversion, or its one-line error); compiled functions of arrays give the results
+the runtime's Python path gives, for ranks 0 to 4, several dtypes, read-only arrays and
+dropped results handed out again.
 """
 
 import ctypes
@@ -43,8 +45,8 @@ def test_the_layouts_hold_in_this_process():
 def test_descriptor_is_numpys_view(array):
     call, nothing = array_call._engine_call()
     words = (ctypes.c_int64 * (3 + 2 * array.ndim))()
-    block = array_call.CallBlock(nothing, words, [(0, array.ndim, array.itemsize)], 0)
-    call(ctypes.addressof(block.words), (array,))
+    block = array_call.CallBlock(nothing, words, [(0, array.dtype, array.shape)], 0)
+    assert call(block.address, (array,), 0) == 0
     data = array.__array_interface__["data"][0]
     strides = [s // array.itemsize for s in array.strides]
     assert list(words) == [data, data, 0, *array.shape, *strides]
@@ -94,3 +96,43 @@ def test_dropped_results_are_freed_before_the_next_call():
     for given, results in kept:
         for got, want in zip(results, _expected(*given), strict=True):
             np.testing.assert_array_equal(got, want)
+
+
+STATIC = """
+func.func @main(%a: tensor<?x3xf32>, %b: tensor<3xf32>) -> tensor<?x3xf32> {
+  %y = ml.add %a, %b : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+  func.return %y : tensor<?x3xf32>
+}
+"""
+
+
+def test_the_native_check_lets_through_what_needs_nothing():
+    function = mlc.compile(STATIC).entry._native.__self__
+    a, b = np.ones((5, 3), np.float32), np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(function.call_if_fits((a, b)), a + b)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (np.ones((5, 3), np.float32)[:, ::-1], np.ones(3, np.float32)),  # not contiguous
+        (np.ones((5, 3), np.float64), np.ones(3, np.float32)),  # dtype
+        (np.ones((5, 3), np.dtype(">f4")), np.ones(3, np.float32)),  # byte order
+        (np.ones((5, 4), np.float32), np.ones(3, np.float32)),  # static size
+        (np.ones(3, np.float32), np.ones(3, np.float32)),  # rank
+        ([[1.0, 2.0, 3.0]], np.ones(3, np.float32)),  # not an array
+        (np.ones((5, 3), np.float32).view(np.recarray), np.ones(3, np.float32)),  # subclass
+        (np.ones((5, 3), np.float32),),  # count
+    ],
+    ids=["strided", "dtype", "byte-order", "size", "rank", "list", "subclass", "count"],
+)
+def test_the_native_check_refuses_the_rest(args):
+    exe = mlc.compile(STATIC)
+    assert exe.entry._native.__self__.call_if_fits(args) is runtime.REFUSED
+    try:
+        checked = exe.entry.signature.check(args)
+    except (TypeError, ValueError) as error:
+        with pytest.raises(type(error), match="@main"):
+            exe(*args)
+        return
+    np.testing.assert_array_equal(exe(*args), np.add(*[np.asarray(c) for c in checked]))
