@@ -26,6 +26,11 @@ buffer before the compiled code runs; the code's `malloc` of the same size nearl
 takes that block back, and where the new result's descriptor is the kept one's, the
 kept array is returned as it is.
 
+A function of arrays alone is called through `mlc.backend.array_call` instead, which
+writes the descriptors from the arrays' own fields and frees the dropped results in one
+native step (and, from `call_if_fits`, checks the arguments too), where this process's
+object layouts are the ones it reads.
+
 The call goes through a `ctypes.CFUNCTYPE` pointer, which releases the GIL for its
 duration, so Python threads can run compiled code in parallel.
 """
