@@ -6,7 +6,7 @@ keeps what is between them.
 """
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,6 +27,9 @@ class LoadedProgram:
 
     jit: JITModule
     functions: dict[str, Callable[..., Any]]
+    # Each function's call that checks its arguments natively (`call_if_fits`), where
+    # this process can (`mlc.backend.array_call`).
+    fitting: dict[str, Callable[[tuple[Any, ...]], Any]] = field(default_factory=dict)
 
 
 def build(module: ModuleOp, timer: Timer) -> CompiledObject:
@@ -45,16 +48,17 @@ def load(
     """
     Load `compiled` and make a callable of each of `functions` (bufferized types, by
     name). The callables do not check their arguments: the caller has (as
-    `mlc.compiler.signature` does).
+    `mlc.compiler.signature` does); those of `fitting` check natively what needs no
+    conversion, and refuse the rest (`mlc.backend.runtime.REFUSED`).
     """
     with timer.phase("load"):
         if any(is_profiled(object_code) for object_code in compiled.objects):
             profiling.install()  # its kernels call the timers
         jit = JITModule.from_object(compiled)
-        natives = {
-            name: compiled_function(jit, name, type_).unchecked for name, type_ in functions.items()
-        }
-    return LoadedProgram(jit, natives)
+        loaded = {name: compiled_function(jit, name, t) for name, t in functions.items()}
+    natives = {name: function.unchecked for name, function in loaded.items()}
+    fitting = {name: f.call_if_fits for name, f in loaded.items() if f.checks_natively}
+    return LoadedProgram(jit, natives, fitting)
 
 
 def is_profiled(object_code: bytes) -> bool:

@@ -26,6 +26,11 @@ buffer before the compiled code runs; the code's `malloc` of the same size nearl
 takes that block back, and where the new result's descriptor is the kept one's, the
 kept array is returned as it is.
 
+A function of arrays alone is called through `mlc.backend.array_call` instead, which
+writes the descriptors from the arrays' own fields and frees the dropped results in one
+native step (and, from `call_if_fits`, checks the arguments too), where this process's
+object layouts are the ones it reads.
+
 The call goes through a `ctypes.CFUNCTYPE` pointer, which releases the GIL for its
 duration, so Python threads can run compiled code in parallel.
 """
@@ -54,11 +59,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from mlc.backend import buffers
+from mlc.backend.array_call import CallBlock, native_call
 from mlc.backend.assertions import raise_failure
 from mlc.backend.jit import JITModule
 from mlc.dtypes import DTYPES
 
 INVOKE_PREFIX = "_mlc_invoke_"  # as mlc.lowering.convert_to_llvm.func names wrappers
+REFUSED = object()  # what `CompiledFunction.call_if_fits` returns when it did not call
 
 
 class RuntimeTypeError(TypeError):
@@ -228,19 +235,17 @@ class _Kept:
         owner = view.owner
         return sys.getrefcount(array), sys.getrefcount(view), sys.getrefcount(owner)
 
-    def free_if_dropped(self) -> bool:
-        """Free the buffer if the caller dropped the array (its memory is then dead)."""
+    def dropped(self) -> int:
+        """The buffer's address if the caller dropped the array (its memory is then
+        dead) as it was made, else 0."""
         if self.references() != _UNREFERENCED or weakref.getweakrefcount(self.array):
-            return False
+            return 0
         array = self.array
         if (array.shape, array.strides, array.dtype) != self.layout:
-            return False
-        owner = array.base.owner
-        if not array.flags.writeable or not owner.allocated:
-            return False
-        owner.free(owner.allocated)
-        owner.allocated = 0
-        return True
+            return 0
+        if not array.flags.writeable:
+            return 0
+        return array.base.owner.allocated
 
 
 def _unreferenced() -> tuple[int, int, int]:
@@ -288,15 +293,23 @@ class _Frame:
         }
         self.layouts: list[object] = [None] * len(specs)
         self.kept: dict[int, _Kept] = {}  # by the result's position among `specs`
+        self.block: CallBlock | None = None  # for `mlc_call_arrays`, where it is used
 
     def free_dropped(self) -> None:
-        """Before a call: free the kept results' buffers their callers dropped, and
-        stop keeping the others."""
+        """Before a call: free the kept results' buffers their callers dropped (through
+        the call block, natively, where there is one), and stop keeping the others."""
         for j, entry in list(self.kept.items()):
-            if entry.free_if_dropped():
-                self.words[self.at[j]] = 0  # the stale descriptor no longer names the block
-            else:
+            allocated = entry.dropped()
+            if not allocated:
                 del self.kept[j]
+                continue
+            owner = entry.array.base.owner
+            if self.block is None:
+                owner.free(allocated)
+            else:
+                self.block.free_before(allocated)
+            owner.allocated = 0
+            self.words[self.at[j]] = 0  # the stale descriptor no longer names the block
 
     def result(self, j: int, spec: ArgSpec, owners: dict[int, _MallocBuffer]) -> NDArray[Any]:
         """
@@ -324,20 +337,35 @@ class CompiledFunction:
     """A compiled function called on numpy arrays and Python scalars."""
 
     def __init__(
-        self, jit: JITModule, name: str, args: Sequence[ArgSpec], results: Sequence[ArgSpec]
+        self,
+        jit: JITModule,
+        name: str,
+        args: Sequence[ArgSpec],
+        results: Sequence[ArgSpec],
+        shapes: Sequence[Sequence[int]] | None = None,
     ):
         self.jit = jit  # the machine code lives as long as the engine
         self.name = name
         self.args = list(args)
         self.results = list(results)
         prototype = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-        self._invoke = prototype(jit.address(INVOKE_PREFIX + name))
+        self._address = jit.address(INVOKE_PREFIX + name)
+        self._invoke = prototype(self._address)
         self._local = threading.local()
+        # The arguments' static shapes (-1: dynamic), for `call_if_fits`'s native check.
+        self.shapes = [tuple(s) for s in shapes or [[-1] * (a.rank or 0) for a in self.args]]
+        arrays_only = bool(self.args) and all(spec.rank is not None for spec in self.args)
+        self._call_arrays = native_call() if arrays_only else None
 
     def _frame(self) -> _Frame:
         frame = getattr(self._local, "frame", None)
         if frame is None:
             frame = self._local.frame = _Frame([*self.args, *self.results])
+            if self._call_arrays is not None:
+                plan = [
+                    (at, s.dtype, shape) for at, s, shape in zip(frame.at, self.args, self.shapes)
+                ]
+                frame.block = CallBlock(self._address, frame.words, plan, len(self.results))
         return frame
 
     def __call__(self, *values: Any) -> Any:
@@ -353,6 +381,26 @@ class CompiledFunction:
         ]
         return self.unchecked(*checked)
 
+    @property
+    def checks_natively(self) -> bool:
+        """Whether `call_if_fits` can call (else it always refuses)."""
+        return self._call_arrays is not None
+
+    def call_if_fits(self, values: tuple[Any, ...]) -> Any:
+        """
+        The call, where `values` are arrays that fit the specs as they are, checked by
+        `mlc_call_arrays` itself (`mlc.backend.array_call`: exact ndarrays of the specs'
+        own dtype objects, ranks and static sizes, C-contiguous); `REFUSED`, without
+        calling, for anything else.
+        """
+        if self._call_arrays is None:
+            return REFUSED
+        frame = self._frame()
+        frame.free_dropped()
+        if self._call_arrays(frame.block.address, values, 1):
+            return REFUSED
+        return self._results(frame)
+
     def unchecked(self, *values: Any) -> Any:
         """
         The call, for arguments that fit the specs as they are: C-contiguous arrays of
@@ -360,6 +408,11 @@ class CompiledFunction:
         them, so that a compiled function does not check its arguments twice.
         """
         frame = self._frame()
+        block = frame.block
+        if block is not None:  # arrays only: `mlc.backend.array_call`
+            frame.free_dropped()
+            self._call_arrays(block.address, values, 0)
+            return self._results(frame)
         words = frame.words
         for i, (spec, value) in enumerate(zip(self.args, values, strict=True)):
             at = frame.at[i]
@@ -374,6 +427,10 @@ class CompiledFunction:
                 words[at + 2 : at + 3 + 2 * spec.rank] = [0, *value.shape, *strides]
         frame.free_dropped()
         self._invoke(frame.words)  # the caller holds the arguments until it returns
+        return self._results(frame)
+
+    def _results(self, frame: _Frame) -> Any:
+        """The call's results, read back from `frame`; raises a check that failed in it."""
         owners: dict[int, _MallocBuffer] = {}
         results: list[Any] = []
         for j, spec in enumerate(self.results, len(self.args)):
@@ -390,4 +447,8 @@ class CompiledFunction:
 def compiled_function(jit: JITModule, name: str, function_type: FunctionType) -> CompiledFunction:
     """Function `name` of `jit`, whose `func.func` type was `function_type`."""
     args, results = signature(function_type)
-    return CompiledFunction(jit, name, args, results)
+    shapes = [
+        [max(size, -1) for size in t.get_shape()] if isinstance(t, MemRefType) else []
+        for t in function_type.inputs
+    ]  # a dynamic size as -1 (a memref's is the most negative i64)
+    return CompiledFunction(jit, name, args, results, shapes)

@@ -6,10 +6,13 @@ check their arguments against the program's signatures and call the backend's co
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from xdsl.dialects.builtin import TensorType
+
 from mlc.backend import cpu
 from mlc.backend.compiled import CompiledObject
 from mlc.backend.cuda import is_device_array
 from mlc.backend.jit import JITModule
+from mlc.backend.runtime import REFUSED
 from mlc.compiler.donation import donated_buffers
 from mlc.compiler.signature import Signature, buffer_types
 from mlc.ir import type_text
@@ -20,16 +23,34 @@ from mlc.timing import Timer
 class CompiledFunction:
     """One public function of a compiled program, callable on numpy arrays."""
 
-    def __init__(self, signature: Signature, native: Any, device_arrays: bool = False):
+    def __init__(
+        self,
+        signature: Signature,
+        native: Any,
+        device_arrays: bool = False,
+        fits: Callable[[tuple[Any, ...]], Any] | None = None,
+    ):
         self.signature = signature
         self._native = native
         self._device_arrays = device_arrays
+        # A call that checks the arguments natively and refuses what `Signature.check`
+        # would convert or reject (`mlc.backend.runtime.CompiledFunction.call_if_fits`):
+        # for functions of arrays alone, with no dims tied across them or results left in
+        # donated arguments, whose checks are then the dtype, rank, static sizes and
+        # contiguity it makes.
+        plain = not (signature.aliases or signature.constraints or device_arrays)
+        arrays = all(isinstance(t, TensorType) for t in signature.inputs)
+        self._fits = fits if plain and arrays else None
 
     @property
     def name(self) -> str:
         return self.signature.name
 
     def __call__(self, *args: Any) -> Any:
+        if self._fits is not None:
+            result = self._fits(args)
+            if result is not REFUSED:
+                return result
         checked = self.signature.check(args, self._device_arrays)
         if self.signature.aliases:
             return self._call_donating(checked)
@@ -165,7 +186,10 @@ class Executable:
         """The executable of host machine code for a program with public `signatures`."""
         loaded = cpu.load(compiled, buffer_types(signatures), timer)
         functions = {
-            sig.name: CompiledFunction(sig, loaded.functions[sig.name]) for sig in signatures
+            sig.name: CompiledFunction(
+                sig, loaded.functions[sig.name], fits=loaded.fitting.get(sig.name)
+            )
+            for sig in signatures
         }
         return Executable(
             functions, loaded.jit, target, from_cache=from_cache, compile_times=dict(timer.seconds)

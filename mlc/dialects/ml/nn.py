@@ -19,6 +19,7 @@ from mlc.dialects.ml.base import (
     FUNCTIONAL_TYPE,
     ElementKind,
     MLOp,
+    canonicalized_by,
     i64_array,
     shape_of,
     tensor_type,
@@ -97,6 +98,7 @@ class ConvOp(MLOp):
 
     ELEMENT_KIND: ClassVar[ElementKind] = ElementKind.FLOAT
     assembly_format = f"$x `,` $w (`,` $bias^)? {FUNCTIONAL_TYPE}"
+    traits = canonicalized_by("ConvCanonicalization")
 
     def __init__(
         self,

@@ -294,3 +294,43 @@ func.func @powers_kept(%x: tensor<3xf32>, %y: tensor<3xf32>) -> (tensor<3xf32>, 
   %4 = ml.pow %x, %wide : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %0, %1, %2, %3, %4 : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A convolution's bias of +0.0 everywhere goes (its sums start from +0.0 anyway); the
+// strides, dilations, pads and groups stay, and so does the location.
+
+// CHECK-LABEL: func.func @conv_zero_bias
+// CHECK-SAME:    (%[[X:[a-zA-Z0-9_]+]]: tensor<2x8x9x9xf32>, %[[W:[a-zA-Z0-9_]+]]: tensor<8x1x3x3xf32>, %[[V:[a-zA-Z0-9_]+]]: tensor<4x8x1x1xf32>)
+// CHECK-NOT:     arith.constant
+// CHECK-NEXT:    %[[D:[a-zA-Z0-9_]+]] = ml.conv2d %[[X]], %[[W]] {strides = array<i64: 2, 2>, dilations = array<i64: 2, 2>, pads = array<i64: 1, 2, 1, 2>, groups = 8 : i64} : (tensor<2x8x9x9xf32>, tensor<8x1x3x3xf32>) -> tensor<2x8x4x5xf32>
+// CHECK-NEXT:    %[[P:[a-zA-Z0-9_]+]] = ml.conv2d %[[D]], %[[V]] : (tensor<2x8x4x5xf32>, tensor<4x8x1x1xf32>) -> tensor<2x4x4x5xf32>
+// CHECK-NEXT:    func.return %[[P]]
+
+// LOC-LABEL: func.func @conv_zero_bias
+// LOC:         ml.conv2d {{.*}} loc("dw.py":3:1)
+func.func @conv_zero_bias(%x: tensor<2x8x9x9xf32>, %w: tensor<8x1x3x3xf32>, %v: tensor<4x8x1x1xf32>) -> tensor<2x4x4x5xf32> {
+  %zero8 = arith.constant dense<0.0> : tensor<8xf32>
+  %zero4 = arith.constant dense<0.0> : tensor<4xf32>
+  %0 = ml.conv2d %x, %w, %zero8 {strides = array<i64: 2, 2>, dilations = array<i64: 2, 2>, pads = array<i64: 1, 2, 1, 2>, groups = 8 : i64} : (tensor<2x8x9x9xf32>, tensor<8x1x3x3xf32>, tensor<8xf32>) -> tensor<2x8x4x5xf32> loc("dw.py":3:1)
+  %1 = ml.conv2d %0, %v, %zero4 : (tensor<2x8x4x5xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>) -> tensor<2x4x4x5xf32>
+  func.return %1 : tensor<2x4x4x5xf32>
+}
+
+// -----
+
+// Kept: a bias of -0.0 (it would turn a sum of -0.0 into +0.0 without it, so it
+// changes a zero's sign), of other values, not one value, or not a constant.
+
+// CHECK-LABEL: func.func @conv_bias_kept
+// CHECK-COUNT-4: ml.conv1d %{{.*}}, %{{.*}}, %{{.*}} :
+func.func @conv_bias_kept(%x: tensor<1x2x5xf32>, %w: tensor<3x2x1xf32>, %b: tensor<3xf32>) -> (tensor<1x3x5xf32>, tensor<1x3x5xf32>, tensor<1x3x5xf32>, tensor<1x3x5xf32>) {
+  %negzero = arith.constant dense<-0.0> : tensor<3xf32>
+  %one = arith.constant dense<1.0> : tensor<3xf32>
+  %mixed = arith.constant dense<[0.0, 0.0, 1.0]> : tensor<3xf32>
+  %0 = ml.conv1d %x, %w, %negzero : (tensor<1x2x5xf32>, tensor<3x2x1xf32>, tensor<3xf32>) -> tensor<1x3x5xf32>
+  %1 = ml.conv1d %x, %w, %one : (tensor<1x2x5xf32>, tensor<3x2x1xf32>, tensor<3xf32>) -> tensor<1x3x5xf32>
+  %2 = ml.conv1d %x, %w, %mixed : (tensor<1x2x5xf32>, tensor<3x2x1xf32>, tensor<3xf32>) -> tensor<1x3x5xf32>
+  %3 = ml.conv1d %x, %w, %b : (tensor<1x2x5xf32>, tensor<3x2x1xf32>, tensor<3xf32>) -> tensor<1x3x5xf32>
+  func.return %0, %1, %2, %3 : tensor<1x3x5xf32>, tensor<1x3x5xf32>, tensor<1x3x5xf32>, tensor<1x3x5xf32>
+}
