@@ -31,7 +31,7 @@
 // CHECK:             scf.if %{{.+}} -> (vector<4xf32>, vector<4xf32>) {
 // CHECK:               vector.load %a[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
 // CHECK:               vector.load %b[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
-// CHECK:             scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>) {
+// CHECK:             scf.for {{.*}} -> ({{(vector<4xf32>, ){17}v}}ector<4xf32>) {
 // CHECK:               arith.select %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
 // CHECK-COUNT-4:       memref.store %{{.+}}, %[[A]][{{.*}}] : memref<2x8x132xf32, 3 : i64>
 // CHECK:               arith.select %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
@@ -40,15 +40,18 @@
 // CHECK:               vector.load %a
 // CHECK:               vector.load %b
 // CHECK:               vector.load %[[A]][{{.*}}] {alignment = 16 : i64} : memref<2x8x132xf32, 3 : i64>, vector<4xf32>
-// CHECK-COUNT-64:      math.fma
+// CHECK-COUNT-8:       vector.shuffle %[[Q:.+]], %[[Q]] [{{[0-3], [0-3], [0-3], [0-3]}}] : vector<4xf32>, vector<4xf32>
+// CHECK-COUNT-16:      vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK-NOT:           math.fma
 // CHECK:               scf.yield
 // CHECK:           } else {
 // CHECK-NOT:         vector.load %a
-// CHECK:             scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
+// CHECK:             scf.for {{.*}} -> ({{(vector<4xf32>, ){16}(f32, ){7}f}}32) {
 // CHECK-COUNT-4:       memref.store %{{.+}}, %[[A]][{{.*}}] : memref<2x8x132xf32, 3 : i64>
 // CHECK-COUNT-4:       memref.store %{{.+}}, %[[B]][{{.*}}] : memref<2x8x136xf32, 3 : i64>
 // CHECK-NEXT:          gpu.barrier
-// CHECK-COUNT-64:      math.fma
+// CHECK-COUNT-16:      vector.fma
+// CHECK-NOT:           math.fma
 // CHECK:               scf.yield
 // CHECK-COUNT-64:  scf.if
 // CHECK-NOT:       scf.if
@@ -71,20 +74,20 @@
 // CHECK:             llvm.inline_asm has_side_effects "cp.async.commit_group;", "~{memory}"
 // CHECK-COUNT-2:       llvm.inline_asm has_side_effects "{{.*}}cp.async.cg.shared.global
 // CHECK:             llvm.inline_asm has_side_effects "cp.async.commit_group;"
-// CHECK:             scf.for {{.*}} -> ({{(f32, ){31}f32}}) {
+// CHECK:             scf.for {{.*}} -> ({{(vector<4xf32>, ){7}v}}ector<4xf32>) {
 // CHECK-NEXT:          llvm.inline_asm has_side_effects "cp.async.wait_group 1;", "~{memory}"
 // CHECK-NEXT:          gpu.barrier
 // CHECK-COUNT-2:       llvm.inline_asm has_side_effects "{{.*}}cp.async.cg.shared.global
 // CHECK:               llvm.inline_asm has_side_effects "cp.async.commit_group;"
 // CHECK:               vector.load %[[SA]][{{.*}}] {alignment = 16 : i64} : memref<3x64x20xf32, 3 : i64>, vector<4xf32>
-// CHECK-COUNT-256:     math.fma
-// CHECK-NOT:           math.fma
+// CHECK-COUNT-64:      vector.fma
+// CHECK-NOT:           {{vector|math}}.fma
 // CHECK:               scf.yield
 // CHECK:             llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
 // CHECK:           } else {
 // CHECK-NOT:         llvm.inline_asm
-// CHECK:             scf.for {{.*}} -> ({{(f32, ){39}f32}}) {
-// CHECK-COUNT-256:     math.fma
+// CHECK:             scf.for {{.*}} -> ({{(vector<4xf32>, ){8}(f32, ){7}f}}32) {
+// CHECK-COUNT-64:      vector.fma
 // CHECK:               scf.yield
 // CHECK:           %[[SUMS:.+]] = memref.alloca() : memref<1x32x128xf32, 3 : i64>
 // CHECK:           scf.if
@@ -97,7 +100,7 @@
 // CHECK:           gpu.terminator
 // LOC:           memref.alloca() : memref<2x8x132xf32, 3 : i64> loc("mm.py":3:4)
 // LOC:           "gpu.barrier"() : () -> () loc("mm.py":3:4)
-// LOC:           math.fma {{.*}} loc("mm.py":3:4)
+// LOC:           vector.fma {{.*}} loc("mm.py":3:4)
 func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
@@ -183,7 +186,9 @@ func.func @epilogue(%a: memref<?x?xf32>, %b: memref<?x64xf32>, %bias: memref<?xf
 // CHECK:           %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:      %{{.+}} = arith.constant
 // CHECK-NOT:       memref.load %c
-// CHECK:           scf.for {{.*}} iter_args(%{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]],
+// CHECK:           %[[SPLAT:.+]] = vector.broadcast %[[ZERO]] : f32 to vector<4xf32>
+// CHECK-NOT:       vector.insert
+// CHECK:           scf.for {{.*}} iter_args(%{{.+}} = %[[SPLAT]], %{{.+}} = %[[SPLAT]],
 // CHECK-LABEL: func.func @read_between
 // CHECK:         linalg.generic
 // CHECK:         memref.load %c
