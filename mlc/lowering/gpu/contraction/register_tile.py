@@ -12,6 +12,12 @@ registers (each lane's chain of FMAs is the scalar one, so the sums are the same
 bits); the vector form is about a third of the ops, and every later pass and the
 translation to LLVM IR pay per op.
 
+The K loop still carries scalars: a slice packs them into vectors as it starts
+(`pack`) and unpacks them as it ends (`unpack`), pairs LLVM folds away. Carried as
+vectors, the loop's PTX is the same instructions with its accumulator registers
+numbered in another order, and ptxas allocated two of ResNet-50's kernels 80
+registers and a 12-byte spill instead of 93 and none.
+
 The vectors run along the operand whose tile is `[buffer, k, extent]` (a 16-byte load
 there is 4 of the thread's rows or columns at one step): along a row of accumulators
 when B's tile is, else down a column when A's is. A kernel whose two tiles are both
@@ -22,7 +28,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import math, vector
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, VectorType, f32, i64
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 
 from mlc.lowering.gpu.contraction.emitter import Emitter
 from mlc.lowering.gpu.contraction.tile_staging import QUAD, Staging
@@ -66,10 +72,6 @@ class RegisterTile:
                 for i in range(0, rows, QUAD)
             ]
         return [[slot] for slot in range(rows * cols)]
-
-    @property
-    def types(self) -> list[Attribute]:
-        return [f32 if self.along is None else QUAD_TYPE] * len(self.slots)
 
     def pack(self, e: Emitter, scalars: list[SSAValue]) -> list[SSAValue]:
         """The carried values of accumulators `scalars` (a splat where the 4 are one value)."""

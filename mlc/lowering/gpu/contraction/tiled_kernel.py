@@ -341,13 +341,9 @@ class _KLoop:
         inner = emit.region(otherwise)
         inner(scf.YieldOp(*a.zeros(inner, vectors), *b.zeros(inner, vectors)))
 
-        registers = self.registers(len(init))
-        carried = registers.pack(emit, init)
-        outputs = len(carried)
-        body = Block(arg_types=[IndexType(), *registers.types, *staged_types])
-        loop = scf.ForOp(
-            zero_index, slices, emit.index(1), [*carried, *first.results], Region(body)
-        )
+        outputs = len(init)
+        body = Block(arg_types=[IndexType(), *[f32] * outputs, *staged_types])
+        loop = scf.ForOp(zero_index, slices, emit.index(1), [*init, *first.results], Region(body))
         emit(loop)
         e = emit.region(body)
         t, accs = body.args[0], list(body.args[1 : 1 + outputs])
@@ -361,15 +357,7 @@ class _KLoop:
         following = self.loads(e, e.add(start, shape.depth), vectors)
         self.multiply(e, buffer, accs)
         e(scf.YieldOp(*accs, *following))
-        return registers.unpack(emit, list(loop.results)[:outputs])
-
-    def registers(self, outputs: int) -> RegisterTile:
-        """How the loop carries a thread's `outputs` accumulators: scalars on the tensor
-        cores, else as `register_tile` chooses for the kernel's tiles."""
-        shape = self.kernel.shape
-        if self.lanes is not None:
-            return RegisterTile(outputs, 1)
-        return RegisterTile.of(shape.thread_rows, shape.thread_cols, self.stagings)
+        return list(loop.results)[:outputs]
 
     def multiply(self, e: Emitter, buffer: SSAValue, accs: list[SSAValue]) -> None:
         """The products of the slice in tile `buffer`, into `accs`."""
@@ -382,8 +370,11 @@ class _KLoop:
             for kk in range(0, kernel.shape.depth, MMA_DEPTH):
                 mma_step(e, stagings, buffer, kk, accs, self.lanes)
         else:
-            tile = self.registers(len(accs))
-            kernel._fmas(e, stagings, buffer, self.lane, tile, accs, self.k_base)
+            shape = kernel.shape
+            tile = RegisterTile.of(shape.thread_rows, shape.thread_cols, stagings)
+            vectors = tile.pack(e, accs)  # the loop carries scalars: `register_tile`
+            kernel._fmas(e, stagings, buffer, self.lane, tile, vectors, self.k_base)
+            accs[:] = tile.unpack(e, vectors)
 
     def copy_async(self, e: Emitter, t: SSAValue, slices: SSAValue) -> None:
         """Slice `t`'s copies into its buffer (when there is such a slice), then a commit."""
@@ -416,10 +407,9 @@ class _KLoop:
         slices = emit.ceil_div(k, shape.depth)
         for t in range(shape.stages - 1):
             self.copy_async(emit, emit.index(t), slices)
-        registers = self.registers(len(init))
-        body = Block(arg_types=[IndexType(), *registers.types])
+        body = Block(arg_types=[IndexType(), *[f32] * len(init)])
         zero, one = emit.index(0), emit.index(1)
-        loop = scf.ForOp(zero, slices, one, registers.pack(emit, init), Region(body))
+        loop = scf.ForOp(zero, slices, one, init, Region(body))
         emit(loop)
         e = emit.region(body)
         t, accs = body.args[0], list(body.args[1:])
@@ -429,7 +419,7 @@ class _KLoop:
         self.multiply(e, e.rem(t, shape.stages), accs)
         e(scf.YieldOp(*accs))
         async_copy.wait_group(emit, 0)  # nothing in flight once the block moves on
-        return registers.unpack(emit, list(loop.results))
+        return list(loop.results)
 
 
 def grid(

@@ -24,7 +24,7 @@
 // SHAPES:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[T]],
 // SHAPES:             memref.alloca() : memref<2x8x68xf32, 3 : i64>
 // SHAPES-NEXT:        memref.alloca() : memref<2x8x136xf32, 3 : i64>
-// SHAPES:             scf.for {{.*}} -> ({{(vector<4xf32>, ){18}v}}ector<4xf32>) {
+// SHAPES:             scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // SHAPES-COUNT-16:      vector.fma
 // SHAPES-NOT:           math.fma
 // SHAPES:           }) {nvvm.minctasm = 2 : i32}
@@ -33,7 +33,7 @@
 // SHAPES:           "gpu.launch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[S]],
 // SHAPES:             memref.alloca() : memref<2x8x36xf32, 3 : i64>
 // SHAPES-NEXT:        memref.alloca() : memref<2x8x24xf32, 3 : i64>
-// SHAPES:             scf.for {{.*}} -> ({{(vector<4xf32>, ){6}v}}ector<4xf32>) {
+// SHAPES:             scf.for {{.*}} -> ({{(f32, ){16}v}}ector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // SHAPES-COUNT-4:       vector.fma
 // SHAPES-NOT:           math.fma
 // SHAPES-NOT:       nvvm.minctasm

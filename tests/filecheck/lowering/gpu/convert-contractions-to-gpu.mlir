@@ -31,7 +31,7 @@
 // CHECK:             scf.if %{{.+}} -> (vector<4xf32>, vector<4xf32>) {
 // CHECK:               vector.load %a[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
 // CHECK:               vector.load %b[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
-// CHECK:             scf.for {{.*}} -> ({{(vector<4xf32>, ){17}v}}ector<4xf32>) {
+// CHECK:             scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>) {
 // CHECK:               arith.select %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
 // CHECK-COUNT-4:       memref.store %{{.+}}, %[[A]][{{.*}}] : memref<2x8x132xf32, 3 : i64>
 // CHECK:               arith.select %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
@@ -46,7 +46,7 @@
 // CHECK:               scf.yield
 // CHECK:           } else {
 // CHECK-NOT:         vector.load %a
-// CHECK:             scf.for {{.*}} -> ({{(vector<4xf32>, ){16}(f32, ){7}f}}32) {
+// CHECK:             scf.for {{.*}} -> ({{(f32, ){71}f32}}) {
 // CHECK-COUNT-4:       memref.store %{{.+}}, %[[A]][{{.*}}] : memref<2x8x132xf32, 3 : i64>
 // CHECK-COUNT-4:       memref.store %{{.+}}, %[[B]][{{.*}}] : memref<2x8x136xf32, 3 : i64>
 // CHECK-NEXT:          gpu.barrier
@@ -74,7 +74,7 @@
 // CHECK:             llvm.inline_asm has_side_effects "cp.async.commit_group;", "~{memory}"
 // CHECK-COUNT-2:       llvm.inline_asm has_side_effects "{{.*}}cp.async.cg.shared.global
 // CHECK:             llvm.inline_asm has_side_effects "cp.async.commit_group;"
-// CHECK:             scf.for {{.*}} -> ({{(vector<4xf32>, ){7}v}}ector<4xf32>) {
+// CHECK:             scf.for {{.*}} -> ({{(f32, ){31}f32}}) {
 // CHECK-NEXT:          llvm.inline_asm has_side_effects "cp.async.wait_group 1;", "~{memory}"
 // CHECK-NEXT:          gpu.barrier
 // CHECK-COUNT-2:       llvm.inline_asm has_side_effects "{{.*}}cp.async.cg.shared.global
@@ -86,7 +86,7 @@
 // CHECK:             llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
 // CHECK:           } else {
 // CHECK-NOT:         llvm.inline_asm
-// CHECK:             scf.for {{.*}} -> ({{(vector<4xf32>, ){8}(f32, ){7}f}}32) {
+// CHECK:             scf.for {{.*}} -> ({{(f32, ){39}f32}}) {
 // CHECK-COUNT-64:      vector.fma
 // CHECK:               scf.yield
 // CHECK:           %[[SUMS:.+]] = memref.alloca() : memref<1x32x128xf32, 3 : i64>
@@ -186,9 +186,7 @@ func.func @epilogue(%a: memref<?x?xf32>, %b: memref<?x64xf32>, %bias: memref<?xf
 // CHECK:           %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:      %{{.+}} = arith.constant
 // CHECK-NOT:       memref.load %c
-// CHECK:           %[[SPLAT:.+]] = vector.broadcast %[[ZERO]] : f32 to vector<4xf32>
-// CHECK-NOT:       vector.insert
-// CHECK:           scf.for {{.*}} iter_args(%{{.+}} = %[[SPLAT]], %{{.+}} = %[[SPLAT]],
+// CHECK:           scf.for {{.*}} iter_args(%{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]],
 // CHECK-LABEL: func.func @read_between
 // CHECK:         linalg.generic
 // CHECK:         memref.load %c
@@ -302,7 +300,10 @@ func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
 // -----
 
 // B read as b[j, k] (`x @ w.T`): its runs go along K, its contiguous dim, 16 bytes at a
-// time, and are transposed as they are stored (B's tile padded to 132 like A's).
+// time, and are transposed as they are stored (B's tile padded to 132 like A's). The
+// threads' accumulators are vectors of 4 columns while a slice is multiplied; with
+// `cp.async` both tiles keep K contiguous, so no load holds 4 of a thread's rows or
+// columns, and the products stay scalar FMAs.
 
 // CHECK-LABEL: func.func @transposed_b
 // CHECK:         memref.alloca() : memref<2x8x132xf32, 3 : i64>
@@ -310,6 +311,17 @@ func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
 // CHECK:         vector.load %b[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<128x784xf32>, vector<4xf32>
 // CHECK:         scf.for
 // CHECK-COUNT-4:   memref.store %{{.+}}, %[[B]]
+// CHECK:           gpu.barrier
+// CHECK:           %[[ACC:.+]] = vector.broadcast %{{.+}} : f32 to vector<4xf32>
+// CHECK-NEXT:      %{{.+}} = vector.insert %{{.+}}, %[[ACC]] [1] : f32 into vector<4xf32>
+// CHECK:           vector.fma
+// CHECK-NOT:       math.fma
+// CHECK-COUNT-64:  vector.extract %{{.+}}[{{[0-3]}}] : f32 from vector<4xf32>
+// CHECK-NEXT:      scf.yield
+// CHECK:         memref.alloca() : memref<3x64x20xf32, 3 : i64>
+// CHECK-NEXT:    memref.alloca() : memref<3x64x20xf32, 3 : i64>
+// CHECK-NOT:     vector.fma
+// CHECK:         math.fma
 func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memref<?x128xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (j, k)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x784xf32>, memref<128x784xf32>) outs(%c : memref<?x128xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
