@@ -334,6 +334,32 @@ func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memr
 
 // -----
 
+// A read as a[k, i] and B as b[j, k]: with `cp.async` B's tile keeps K contiguous and
+// A's holds 4 of a thread's rows at a step, so the vectors go down 4 rows of a column:
+// a step splats B's values and multiplies A's loads as they are.
+
+// CHECK-LABEL: func.func @transposed_both
+// CHECK:         memref.alloca() : memref<3x16x72xf32, 3 : i64>
+// CHECK-NEXT:    memref.alloca() : memref<3x64x20xf32, 3 : i64>
+// CHECK:         scf.for
+// CHECK:           %[[A:.+]] = vector.load %{{.+}} : memref<3x16x72xf32, 3 : i64>, vector<4xf32>
+// CHECK:           %[[B:.+]] = vector.load %{{.+}} : memref<3x64x20xf32, 3 : i64>, vector<4xf32>
+// CHECK:           %[[S:.+]] = vector.shuffle %[[B]], %[[B]] [0, 0, 0, 0] : vector<4xf32>, vector<4xf32>
+// CHECK:           vector.fma %[[S]], %[[A]], %{{.+}} : vector<4xf32>
+// CHECK-NOT:       math.fma
+// CHECK:         func.return
+func.func @transposed_both(%a: memref<784x?xf32>, %b: memref<128x784xf32>, %c: memref<?x128xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, i)>, affine_map<(i, k, j) -> (j, k)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<784x?xf32>, memref<128x784xf32>) outs(%c : memref<?x128xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// -----
+
 // Seventeen static columns are no longer narrow: the tiled kernel takes them.
 
 // CHECK-LABEL: func.func @seventeen_columns
