@@ -73,6 +73,7 @@ from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels
+from mlc.lowering.cpu.slice_consumers import SliceConsumer, slice_consumer
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.support.locations import keep_location
 from mlc.lowering.support.op_walk import walk_ops
@@ -80,6 +81,7 @@ from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     PLAIN_LOOP_COLUMNS,
     MatmulTiles,
+    TaskSplit,
     balanced_depth,
     fitted_rows,
     matmul_split,
@@ -145,13 +147,34 @@ class TileMatmul(RewritePattern):
                 panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
             kernels = SharedKernels(op) if self.share else None
+            consumer = _slice_consumer(op, mm, tiles, split)
+            if consumer is not None:
+                for moved in consumer.moved:
+                    moved.detach()
+                    rewriter.insert(moved, InsertPoint.before(op))
             nest = matmul_nest(
-                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels
+                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels, consumer
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
+            if consumer is not None:
+                rewriter.erase(consumer.op)  # its body moved into the tasks
         with keep_location(rewriter, op):
             rewriter.replace(op, nest, [])
+
+
+def _slice_consumer(
+    op: GenericOp, mm: Matmul, tiles: MatmulTiles, split: TaskSplit
+) -> SliceConsumer | None:
+    """The generic after `op` that its tasks can run on their columns
+    (`mlc.lowering.cpu.slice_consumers`): every task takes all rows of a plain matmul,
+    and each task's share of a slice is whole panels."""
+    m, n, _ = mm.sizes
+    if mm.batch or mm.image is not None or m is None or n is None or split.rows is None:
+        return None
+    if split.rows < m or (found := slice_consumer(op, mm.a, mm.b, mm.c)) is None:
+        return None
+    return found if found.width % (tiles.nr * split.column_groups) == 0 else None
 
 
 def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTiles]:
