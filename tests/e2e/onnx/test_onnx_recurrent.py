@@ -269,8 +269,15 @@ CASES = {
         initial=True,
         attrs={"input_forget": 1, "clip": 0.9},
     ),
-    "lstm-gates-in-the-matmul-tasks-bidirectional-layout1": Case(
-        "LSTM", "bidirectional", layout=1, hidden=64, features=8, seq=3, batch=4
+    "lstm-gates-in-the-matmul-tasks-bidirectional-layout1-weights-at-run-time": Case(
+        "LSTM",
+        "bidirectional",
+        layout=1,
+        hidden=64,
+        features=8,
+        seq=3,
+        batch=4,
+        weights_at_run_time=True,
     ),
     # the GRU's gates update h, which the matmul reads, in place: they stay on their own
     "gru-hidden-256-linear-before-reset": Case(
