@@ -175,7 +175,7 @@ def _slice_consumer(
     m, n, _ = mm.sizes
     if mm.batch or mm.image is not None or m is None or n is None or split.rows is None:
         return None
-    if split.rows < m or (found := slice_consumer(op, mm.a, mm.b, mm.c)) is None:
+    if split.rows < m or (found := slice_consumer(op, mm.c)) is None:
         return None
     return found if found.width % (tiles.nr * split.column_groups) == 0 else None
 

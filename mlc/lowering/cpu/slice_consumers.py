@@ -17,8 +17,9 @@ changes for other targets.
 E must be all-parallel on memrefs without `linalg.index`; every read of C is an input
 through a subview of all of C's rows and W columns at a static offset, a multiple of W
 (W divides N), indexed by the same loop `u` of E; every operand indexes `u` at most
-plainly once, every output indexes it; no output shares a buffer with A, B or C, and an
-input shares one with an output only as that same view and map (an in-place update).
+plainly once, every output indexes it; no output shares a buffer with any operand of
+the matmul (A, B, C, an epilogue's inputs: another task may still be reading them), and
+an input shares one with an output only as that same view and map (an in-place update).
 The ops between the matmul and E may only be views, allocations, frees of buffers E
 does not touch and constants; those E's operands need are moved before the matmul.
 Anything else keeps E as it is, its own parallel loop after the matmul.
@@ -62,9 +63,7 @@ class SliceConsumer:
         b.ops.append(block_of(b, self.op, self.loop, first, size))
 
 
-def slice_consumer(
-    matmul: GenericOp, a: SSAValue, bm: SSAValue, c: SSAValue
-) -> SliceConsumer | None:
+def slice_consumer(matmul: GenericOp, c: SSAValue) -> SliceConsumer | None:
     """The generic after `matmul` (C = `c`, `[M, N]`) that reads it by column slices."""
     c_type = c.type
     if not isinstance(c_type, MemRefType) or not isinstance(c_type.layout, NoneAttr):
@@ -77,7 +76,8 @@ def slice_consumer(
     op, between = found
     roots = [root(v) for v in op.operands]
     sliced = _slices(op, roots, c, shape)
-    if sliced is None or not _no_conflicts(op, roots, {root(a), root(bm), c}):
+    read = {root(v) for v in matmul.operands}  # A, B, C and an epilogue's inputs
+    if sliced is None or not _no_conflicts(op, roots, read):
         return None
     loop, width = sliced
     for k in range(len(op.operands)):
@@ -147,7 +147,8 @@ def _slices(
 
 
 def _no_conflicts(op: GenericOp, roots: list[SSAValue], matmul_buffers: set[SSAValue]) -> bool:
-    """No output in A, B or C; an input in an output's buffer only as that same operand."""
+    """No output in the matmul's operands; an input in an output's buffer only as that
+    same operand."""
     n_in = len(op.inputs)
     maps = [m.data for m in op.indexing_maps.data]
     for k in range(n_in, len(op.operands)):
