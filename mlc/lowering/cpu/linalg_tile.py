@@ -24,6 +24,9 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
   an A read along its rows is read in place), and an
   MR x NR register-blocked FMA micro-kernel in `vector` ops.
 
+An elementwise generic right after a matmul that reads its result only as column
+slices of one width (an LSTM step's gates) runs inside the matmul's tasks, each on the
+units whose columns it computed in every slice (`mlc.lowering.cpu.slice_consumers`).
 The same kernel runs matmuls reading A or B transposed (`mlc.lowering.linalg.contraction`),
 batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
 elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
@@ -74,6 +77,7 @@ from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels
+from mlc.lowering.cpu.slice_consumers import SliceConsumer, slice_consumer
 from mlc.lowering.linalg.absorbed_padding import Padding, frees_between
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.support.locations import keep_location
@@ -82,6 +86,7 @@ from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     PLAIN_LOOP_COLUMNS,
     MatmulTiles,
+    TaskSplit,
     balanced_depth,
     fitted_rows,
     matmul_split,
@@ -150,11 +155,18 @@ class TileMatmul(RewritePattern):
                 panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
             kernels = SharedKernels(op) if self.share else None
+            consumer = _slice_consumer(op, mm, tiles, split)
+            if consumer is not None:
+                for moved in consumer.moved:
+                    moved.detach()
+                    rewriter.insert(moved, InsertPoint.before(op))
             nest = matmul_nest(
-                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels
+                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels, consumer
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
+            if consumer is not None:
+                rewriter.erase(consumer.op)  # its body moved into the tasks
         _replace(op, nest, padding, rewriter)
 
 
@@ -171,6 +183,20 @@ def _replace(
         rewriter.replace(op, [*nest, *kept], [])
     for gone in padding.ops if padding is not None else []:
         rewriter.erase(gone)
+
+
+def _slice_consumer(
+    op: GenericOp, mm: Matmul, tiles: MatmulTiles, split: TaskSplit
+) -> SliceConsumer | None:
+    """The generic after `op` that its tasks can run on their columns
+    (`mlc.lowering.cpu.slice_consumers`): every task takes all rows of a plain matmul,
+    and each task's share of a slice is whole panels."""
+    m, n, _ = mm.sizes
+    if mm.batch or mm.image is not None or m is None or n is None or split.rows is None:
+        return None
+    if split.rows < m or (found := slice_consumer(op, mm.c)) is None:
+        return None
+    return found if found.width % (tiles.nr * split.column_groups) == 0 else None
 
 
 def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTiles]:

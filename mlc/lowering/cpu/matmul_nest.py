@@ -81,6 +81,7 @@ from mlc.lowering.cpu.matmul_packing import (
 )
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels, TileCalls
 from mlc.lowering.cpu.shared_packing import PanelCalls
+from mlc.lowering.cpu.slice_consumers import SliceConsumer
 from mlc.lowering.linalg.contraction import Matmul, indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -110,6 +111,7 @@ def matmul_nest(
     pack_a: bool = False,
     one_task: bool = False,
     kernels: SharedKernels | None = None,
+    consumer: SliceConsumer | None = None,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
@@ -122,7 +124,9 @@ def matmul_nest(
     (the kernel runs as a single task), B is packed on the calling thread. With
     `kernels`, each register tile is a call of the program's shared micro-kernel
     function of its kind (`mlc.lowering.cpu.shared_micro_kernel`) where the operands
-    allow it.
+    allow it. With `consumer` (every task takes all rows, and each group is whole panels
+    of a slice), a task's panels are the same run of every slice of C, and it ends with
+    the consumer on those columns (`mlc.lowering.cpu.slice_consumers`).
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -145,7 +149,7 @@ def matmul_nest(
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
     rows_per_task, groups = _tasks(b, (m, panels), split, tiles)
-    group_panels = b.ceildiv(panels, groups)
+    group_panels = _group_panels(b, (panels, groups), consumer, tiles.nr, split.column_groups)
     blocks = b.ceildiv(m, rows_per_task)
     per_batch = b.mul(blocks, groups)
 
@@ -200,17 +204,63 @@ def matmul_nest(
                 for_loop(pb, i0, i_end, pb.index(tiles.mr), block)
                 return []
 
-            for_loop(db, p0, p_end, one, panel)
+            _task_panels(db, consumer, (p0, p_end, group_panels), tiles.nr, panel)
             return []
 
         rows = tiles.mc if split.rows is None else split.rows
         a_buffer, free_a = a_block_buffer(tb, mm.accumulator, rows, tiles, pack_a and not mm.narrow)
         for_loop(tb, zero_i, k, depth, block_of_k)
         tb.ops += free_a
+        _consumer_tail(tb, consumer, p0, tiles.nr, split.column_groups)
 
     parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)
     b.ops += free
     return b.ops
+
+
+def _group_panels(
+    b: Ops,
+    counts: tuple[SSAValue, SSAValue],
+    consumer: SliceConsumer | None,
+    nr: int,
+    column_groups: int,
+) -> SSAValue:
+    """The panels in a task's group (of `counts`, all panels and the groups), or, with
+    a consumer, in its run of each slice."""
+    if consumer is None:
+        return b.ceildiv(*counts)
+    return b.index(consumer.width // nr // column_groups)
+
+
+def _task_panels(
+    b: Ops,
+    consumer: SliceConsumer | None,
+    group: tuple[SSAValue, SSAValue, SSAValue],
+    nr: int,
+    panel: Callable[[Ops, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]],
+) -> None:
+    """`panel` on each panel of the task's group `[p0, p_end)`, or, with a consumer,
+    on the run `[p0, p0 + length)` of every slice of C."""
+    (p0, p_end, length), one = group, b.index(1)
+    if consumer is None:
+        for_loop(b, p0, p_end, one, panel)
+        return
+    per_slice = b.index(consumer.width // nr)
+
+    def one_slice(sb: Ops, s: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        start = sb.add(sb.mul(s, per_slice), p0)
+        for_loop(sb, start, sb.add(start, length), one, panel)
+        return []
+
+    for_loop(b, b.index(0), b.index(consumer.slices), one, one_slice)
+
+
+def _consumer_tail(
+    b: Ops, consumer: SliceConsumer | None, p0: SSAValue, nr: int, column_groups: int
+) -> None:
+    """The consumer, if any, on the task's units of every slice (from panel `p0`)."""
+    if consumer is not None:
+        consumer.tail(b, b.mul(p0, b.index(nr)), consumer.width // column_groups)
 
 
 def _write_tile(
