@@ -165,8 +165,8 @@ class TileMatmul(RewritePattern):
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
-            if consumer is not None:
-                rewriter.erase(consumer.op)  # its body moved into the tasks
+            for gone in consumer.generics() if consumer is not None else []:
+                rewriter.erase(gone)  # its body moved into the tasks
         _replace(op, nest, padding, rewriter)
 
 

@@ -23,15 +23,22 @@ an input shares one with an output only as that same view and map (an in-place u
 The ops between the matmul and E may only be views, allocations, frees of buffers E
 does not touch and constants; those E's operands need are moved before the matmul.
 Anything else keeps E as it is, its own parallel loop after the matmul.
+
+Generics right after E that only carry E's outputs on, unit by unit, run in the tasks
+too (`followers`): the LSTM step's copy of h' into its rows of Y would otherwise be a
+loop on the calling thread after every step, reading half of h' from the other core's
+cache. A follower reads only E's outputs, through the same views and map as E writes
+them, and writes through that map buffers of that shape that neither the matmul, E nor
+its own inputs use; the ops before it obey E's rule.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import MemRefType, NoneAttr
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.ir.affine import AffineDimExpr
+from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from mlc.lowering.cpu.parallel_generic import block_of, row_position
 from mlc.lowering.support.loop_builder import Ops
@@ -50,17 +57,23 @@ def root(value: SSAValue) -> SSAValue:
 @dataclass
 class SliceConsumer:
     """E, its loop `u` over a slice's columns, the slice width W, the slices in C
-    (N / W), and the ops to move before the matmul."""
+    (N / W), the ops to move before the matmul, and E's followers."""
 
     op: GenericOp
     loop: int
     width: int
     slices: int
     moved: list[Operation]
+    followers: list[GenericOp] = field(default_factory=list)
+
+    def generics(self) -> list[GenericOp]:
+        """E and its followers, in order: what the tasks run, and no longer after them."""
+        return [self.op, *self.followers]
 
     def tail(self, b: Ops, first: SSAValue, size: int) -> None:
-        """E on the units `[first, first + size)` of every slice."""
-        b.ops.append(block_of(b, self.op, self.loop, first, size))
+        """E and its followers on the units `[first, first + size)` of every slice."""
+        for op in self.generics():
+            b.ops.append(block_of(b, op, self.loop, first, size))
 
 
 def slice_consumer(matmul: GenericOp, c: SSAValue) -> SliceConsumer | None:
@@ -85,7 +98,50 @@ def slice_consumer(matmul: GenericOp, c: SSAValue) -> SliceConsumer | None:
         if position is False or (k >= len(op.inputs) and position is None):
             return None
     moved = _needed(op, between, matmul)
-    return None if moved is None else SliceConsumer(op, loop, width, shape[1] // width, moved)
+    if moved is None:
+        return None
+    consumer = SliceConsumer(op, loop, width, shape[1] // width, moved)
+    _add_followers(consumer, matmul, between, read)
+    return consumer
+
+
+def _add_followers(
+    consumer: SliceConsumer, matmul: GenericOp, between: list[Operation], read: set[SSAValue]
+) -> None:
+    """Append to `consumer` each generic after E (then after the last follower) that
+    carries E's outputs on unit by unit (module docstring), with the ops it needs."""
+    e = consumer.op
+    maps = [m.data for m in e.indexing_maps.data]
+    written = {v: maps[len(e.inputs) + k] for k, v in enumerate(e.outputs)}
+    used = {root(v) for v in e.operands} | read
+    last = e
+    while (found := _next_generic(last)) is not None:
+        op, after = found
+        if not _carries(op, written, used):
+            return
+        moved = _needed(op, between + after, matmul)
+        if moved is None:
+            return
+        consumer.moved += [o for o in moved if o not in consumer.moved]
+        consumer.followers.append(op)
+        between, last = between + after, op
+
+
+def _carries(op: GenericOp, written: dict[SSAValue, AffineMap], used: set[SSAValue]) -> bool:
+    """Whether `op` reads only E's outputs (`written`: each with E's map for it) and
+    writes, through that one map, buffers of their shape that nothing in `used` is."""
+    maps = [m.data for m in op.indexing_maps.data]
+    if not op.inputs or any(v not in written for v in op.inputs):
+        return False
+    map_ = written[op.inputs[0]]
+    shape = op.inputs[0].type.get_shape()
+    if any(m != map_ for m in maps) or any(written[v] != map_ for v in op.inputs):
+        return False
+    sources = {root(v) for v in op.inputs}
+    for out in op.outputs:
+        if out.type.get_shape() != shape or root(out) in used | sources:
+            return False
+    return len(op.iterator_types.data) == len(map_.results) == map_.num_dims
 
 
 def _next_generic(matmul: GenericOp) -> tuple[GenericOp, list[Operation]] | None:
