@@ -26,7 +26,9 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
 
 An elementwise generic right after a matmul that reads its result only as column
 slices of one width (an LSTM step's gates) runs inside the matmul's tasks, each on the
-units whose columns it computed in every slice (`mlc.lowering.cpu.slice_consumers`).
+units whose columns it computed in every slice, and so do generics after it that only
+carry its outputs on unit by unit (the step's copy of h' into Y)
+(`mlc.lowering.cpu.slice_consumers`).
 The same kernel runs matmuls reading A or B transposed (`mlc.lowering.linalg.contraction`),
 batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
 elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
