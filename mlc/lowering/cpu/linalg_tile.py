@@ -157,11 +157,7 @@ class TileMatmul(RewritePattern):
                 panels = _hoisted(op, mm, tiles, split.threads, rewriter)
             one_task = batches == 1 and split.one_task(m)
             kernels = SharedKernels(op) if self.share else None
-            consumer = _slice_consumer(op, mm, tiles, split)
-            if consumer is not None:
-                for moved in consumer.moved:
-                    moved.detach()
-                    rewriter.insert(moved, InsertPoint.before(op))
+            consumer = _slice_consumer(op, mm, tiles, split, rewriter)
             nest = matmul_nest(
                 mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels, consumer
             )
@@ -188,17 +184,23 @@ def _replace(
 
 
 def _slice_consumer(
-    op: GenericOp, mm: Matmul, tiles: MatmulTiles, split: TaskSplit
+    op: GenericOp, mm: Matmul, tiles: MatmulTiles, split: TaskSplit, rewriter: PatternRewriter
 ) -> SliceConsumer | None:
     """The generic after `op` that its tasks can run on their columns
     (`mlc.lowering.cpu.slice_consumers`): every task takes all rows of a plain matmul,
-    and each task's share of a slice is whole panels."""
+    and each task's share of a slice is whole panels. The ops its operands need are
+    moved before `op`."""
     m, n, _ = mm.sizes
     if mm.batch or mm.image is not None or m is None or n is None or split.rows is None:
         return None
     if split.rows < m or (found := slice_consumer(op, mm.c)) is None:
         return None
-    return found if found.width % (tiles.nr * split.column_groups) == 0 else None
+    if found.width % (tiles.nr * split.column_groups):
+        return None
+    for moved in found.moved:
+        moved.detach()
+        rewriter.insert(moved, InsertPoint.before(op))
+    return found
 
 
 def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTiles]:
