@@ -24,6 +24,11 @@ on row-major operands (unit stride in the last dimension) becomes the loop nest 
   an A read along its rows is read in place), and an
   MR x NR register-blocked FMA micro-kernel in `vector` ops.
 
+An elementwise generic right after a matmul that reads its result only as column
+slices of one width (an LSTM step's gates) runs inside the matmul's tasks, each on the
+units whose columns it computed in every slice, and so do generics after it that only
+carry its outputs on unit by unit (the step's copy of h' into Y)
+(`mlc.lowering.cpu.slice_consumers`).
 The same kernel runs matmuls reading A or B transposed (`mlc.lowering.linalg.contraction`),
 batched matmuls (a loop of batches around it), matmuls whose body ends in a fused
 elementwise epilogue (applied to each finished tile; `mlc.lowering.linalg.contraction`) and
@@ -76,6 +81,7 @@ from mlc.lowering.cpu.matvec_kernels import matvec_nest
 from mlc.lowering.cpu.parallel_generic import split_generic, splittable_loop, total_iterations
 from mlc.lowering.cpu.row_blocks import fuse_row_blocks
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels
+from mlc.lowering.cpu.slice_consumers import SliceConsumer, slice_consumer
 from mlc.lowering.linalg.absorbed_padding import Padding, frees_between
 from mlc.lowering.linalg.contraction import Matmul, matmul_of, zero_fill_before
 from mlc.lowering.support.locations import keep_location
@@ -84,6 +90,7 @@ from mlc.tiling_model import (
     PARALLEL_THRESHOLD,
     PLAIN_LOOP_COLUMNS,
     MatmulTiles,
+    TaskSplit,
     balanced_depth,
     fitted_rows,
     matmul_split,
@@ -155,11 +162,23 @@ class TileMatmul(RewritePattern):
             fill = zero_fill_before(op, mm.c) if k is not None and k > 0 else None
             one_task = batches == 1 and split.one_task(m)
             kernels = SharedKernels(op) if self.share else None
+            consumer = _slice_consumer(op, mm, tiles, split, rewriter)
             nest = matmul_nest(
-                mm, tiles, split, fill is not None, panels, pack_a, one_task, kernels, in_place
+                mm,
+                tiles,
+                split,
+                fill is not None,
+                panels,
+                pack_a,
+                one_task,
+                kernels,
+                b_in_place=in_place,
+                consumer=consumer,
             )
             if fill is not None:
                 rewriter.erase(fill)  # the first K block stores instead
+            for gone in consumer.generics() if consumer is not None else []:
+                rewriter.erase(gone)  # its body moved into the tasks
         _replace(op, nest, padding, rewriter)
 
 
@@ -176,6 +195,26 @@ def _replace(
         rewriter.replace(op, [*nest, *kept], [])
     for gone in padding.ops if padding is not None else []:
         rewriter.erase(gone)
+
+
+def _slice_consumer(
+    op: GenericOp, mm: Matmul, tiles: MatmulTiles, split: TaskSplit, rewriter: PatternRewriter
+) -> SliceConsumer | None:
+    """The generic after `op` that its tasks can run on their columns
+    (`mlc.lowering.cpu.slice_consumers`): every task takes all rows of a plain matmul,
+    and each task's share of a slice is whole panels. The ops its operands need are
+    moved before `op`."""
+    m, n, _ = mm.sizes
+    if mm.batch or mm.image is not None or m is None or n is None or split.rows is None:
+        return None
+    if split.rows < m or (found := slice_consumer(op, mm.c)) is None:
+        return None
+    if found.width % (tiles.nr * split.column_groups):
+        return None
+    for moved in found.moved:
+        moved.detach()
+        rewriter.insert(moved, InsertPoint.before(op))
+    return found
 
 
 def kernel_choice(mm: Matmul, pinned: MatmulTiles | None) -> tuple[str, MatmulTiles]:

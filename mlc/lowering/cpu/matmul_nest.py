@@ -87,6 +87,7 @@ from mlc.lowering.cpu.matmul_packing import (
 )
 from mlc.lowering.cpu.shared_micro_kernel import SharedKernels, TileCalls
 from mlc.lowering.cpu.shared_packing import PanelCalls
+from mlc.lowering.cpu.slice_consumers import SliceConsumer
 from mlc.lowering.linalg.contraction import Matmul, indices
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -117,6 +118,7 @@ def matmul_nest(
     one_task: bool = False,
     kernels: SharedKernels | None = None,
     b_in_place: bool = False,
+    consumer: SliceConsumer | None = None,
 ) -> list[Operation]:
     """
     The packed, register-blocked `C += A @ B` (see the module docstring), for each batch,
@@ -131,7 +133,10 @@ def matmul_nest(
     function of its kind (`mlc.lowering.cpu.shared_micro_kernel`) where the operands
     allow it. With `b_in_place`, B is not packed: the micro-kernel reads each panel
     from B itself, its k rows N apart (a row-major, unbatched B of whole panels,
-    `tiling_model.reads_b_in_place`).
+    `tiling_model.reads_b_in_place`). With `consumer` (every task takes all rows, and
+    each group is whole panels of a slice), a task's panels are the same run of every
+    slice of C, and it ends with the consumer on those columns
+    (`mlc.lowering.cpu.slice_consumers`).
     """
     b = Ops()
     a, c = _matrices(b, mm)
@@ -156,7 +161,7 @@ def matmul_nest(
     panels = b.ceildiv(n, b.index(tiles.nr))
     last_row = b(arith.SubiOp(m, one))
     rows_per_task, groups = _task_blocks(b, local, (m, panels, batches), split, tiles)
-    group_panels = b.ceildiv(panels, groups)
+    group_panels = _group_panels(b, (panels, groups), consumer, tiles.nr, split.column_groups)
     blocks = b.ceildiv(m, rows_per_task)
     per_batch = b.mul(blocks, groups)
 
@@ -215,7 +220,7 @@ def matmul_nest(
                 for_loop(pb, i0, i_end, pb.index(tiles.mr), block)
                 return []
 
-            for_loop(db, p0, p_end, one, panel)
+            _panel_runs(db, consumer, (p0, p_end, group_panels), tiles.nr, panel)
             return []
 
         rows = mm.sizes[0] if local else split.rows  # all of M (`conv_tasks`)
@@ -223,10 +228,56 @@ def matmul_nest(
         a_buffer, free_a = a_block_buffer(tb, mm.accumulator, rows, tiles, pack_a and not mm.narrow)
         for_loop(tb, zero_i, k, depth, block_of_k)
         tb.ops += [*free_a, *free_b]
+        _consumer_tail(tb, consumer, p0, tiles.nr, split.column_groups)
 
     parallel_loop(b, zero_i, b.mul(batches, per_batch), one, task)
     b.ops += free
     return b.ops
+
+
+def _group_panels(
+    b: Ops,
+    counts: tuple[SSAValue, SSAValue],
+    consumer: SliceConsumer | None,
+    nr: int,
+    column_groups: int,
+) -> SSAValue:
+    """The panels in a task's group (of `counts`, all panels and the groups), or, with
+    a consumer, in its run of each slice."""
+    if consumer is None:
+        return b.ceildiv(*counts)
+    return b.index(consumer.width // nr // column_groups)
+
+
+def _panel_runs(
+    b: Ops,
+    consumer: SliceConsumer | None,
+    group: tuple[SSAValue, SSAValue, SSAValue],
+    nr: int,
+    panel: Callable[[Ops, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]],
+) -> None:
+    """`panel` on each panel of the task's group `[p0, p_end)`, or, with a consumer,
+    on the run `[p0, p0 + length)` of every slice of C."""
+    (p0, p_end, length), one = group, b.index(1)
+    if consumer is None:
+        for_loop(b, p0, p_end, one, panel)
+        return
+    per_slice = b.index(consumer.width // nr)
+
+    def one_slice(sb: Ops, s: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        start = sb.add(sb.mul(s, per_slice), p0)
+        for_loop(sb, start, sb.add(start, length), one, panel)
+        return []
+
+    for_loop(b, b.index(0), b.index(consumer.slices), one, one_slice)
+
+
+def _consumer_tail(
+    b: Ops, consumer: SliceConsumer | None, p0: SSAValue, nr: int, column_groups: int
+) -> None:
+    """The consumer, if any, on the task's units of every slice (from panel `p0`)."""
+    if consumer is not None:
+        consumer.tail(b, b.mul(p0, b.index(nr)), consumer.width // column_groups)
 
 
 def _write_tile(

@@ -252,6 +252,37 @@ CASES = {
     "lstm-wide-weights-at-run-time": Case(
         "LSTM", hidden=13, features=7, seq=6, weights_at_run_time=True, initial=True
     ),
+    # gates of whole panels: each of the step's matmul tasks runs the gates of its units
+    # (`slice_consumers`); 8 x 256 x 1024 splits the panels between two threads
+    "lstm-gates-in-the-matmul-tasks": Case(
+        "LSTM", hidden=256, features=16, seq=3, batch=8, initial=True
+    ),
+    "lstm-gates-in-the-matmul-tasks-peepholes-lengths": Case(
+        "LSTM",
+        "reverse",
+        hidden=128,
+        features=8,
+        seq=3,
+        batch=8,
+        peepholes=True,
+        lengths=True,
+        initial=True,
+        attrs={"input_forget": 1, "clip": 0.9},
+    ),
+    "lstm-gates-in-the-matmul-tasks-bidirectional-layout1-weights-at-run-time": Case(
+        "LSTM",
+        "bidirectional",
+        layout=1,
+        hidden=64,
+        features=8,
+        seq=3,
+        batch=4,
+        weights_at_run_time=True,
+    ),
+    # the GRU's gates update h, which the matmul reads, in place: they stay on their own
+    "gru-hidden-256-linear-before-reset": Case(
+        "GRU", hidden=256, features=16, seq=3, batch=8, attrs={"linear_before_reset": 1}
+    ),
 }
 
 
