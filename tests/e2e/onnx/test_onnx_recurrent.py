@@ -279,6 +279,10 @@ CASES = {
         batch=4,
         weights_at_run_time=True,
     ),
+    # R given at run time: its panels packed before the loop, or R read in place
+    "lstm-gates-in-the-matmul-tasks-hidden-256-weights-at-run-time": Case(
+        "LSTM", hidden=256, features=16, seq=3, batch=8, weights_at_run_time=True, initial=True
+    ),
     # the GRU's gates update h, which the matmul reads, in place: they stay on their own
     "gru-hidden-256-linear-before-reset": Case(
         "GRU", hidden=256, features=16, seq=3, batch=8, attrs={"linear_before_reset": 1}
