@@ -175,7 +175,8 @@ def block_of(b: Ops, op: GenericOp, d: int, start: SSAValue, size: SSAValue | in
     for index in [i for i in region.walk() if isinstance(i, IndexOp) and i.dim.value.data == d]:
         shifted = arith.AddiOp(index.result, start)
         index.result.replace_uses_with_if(shifted.result, lambda use: use.operation is not shifted)
-        assert (block := index.parent_block()) is not None
+        block = index.parent_block()
+        assert block is not None
         block.insert_op_after(shifted, index)
     return GenericOp(
         views[:n_in],

@@ -17,6 +17,7 @@ of each expert's rows, an embedding gradient).
 from xdsl.dialects import tensor
 from xdsl.dialects.builtin import TensorType
 from xdsl.dialects.linalg.ops import GenericOp
+from xdsl.ir import Operation, SSAValue
 
 from mlc.lowering.linalg.bufferize_state import BufferState, ancestor_in
 
@@ -32,50 +33,63 @@ def _same_slice(extract: tensor.ExtractSliceOp, insert: tensor.InsertSliceOp) ->
     )
 
 
+def _write_back(op: GenericOp, k: int) -> tuple[tensor.ExtractSliceOp, tensor.InsertSliceOp] | None:
+    """The slice output `k` of `op` updates and the insert that puts it back, if any."""
+    out, result = op.outputs[k], op.res[k]
+    extract = out.owner
+    if not isinstance(extract, tensor.ExtractSliceOp) or out.uses.get_length() != 1:
+        return None
+    if result.uses.get_length() != 1:
+        return None
+    insert = next(iter(result.uses)).operation
+    if (
+        not isinstance(insert, tensor.InsertSliceOp)
+        or insert.source is not result
+        or insert.dest is not extract.source
+        or insert.parent_block() is not op.parent_block()
+        or not _same_slice(extract, insert)
+    ):
+        return None
+    return extract, insert
+
+
+def _untouched_meanwhile(
+    state: BufferState, op: GenericOp, k: int, buffer: SSAValue, insert: Operation
+) -> bool:
+    """Nothing but output `k` of `op` reads `buffer` from `op` up to `insert` (the uses
+    after it are `can_overwrite`'s), and `op` reads no other part of it."""
+    block = op.parent_block()
+    assert block is not None
+    out_index = len(op.inputs) + k
+    for i, value in enumerate(op.operands):
+        if i != out_index and isinstance(value.type, TensorType):
+            if state.root.get(state.lookup(value)) is buffer:
+                return False
+    for value in state.tensors_in[buffer]:
+        for use in value.uses:
+            user = ancestor_in(use.operation, block)
+            if user is op and not (use.operation is op and use.index == out_index):
+                return False
+            if user is not None and user is not insert and user is not op:
+                if op.is_before_in_block(user) and user.is_before_in_block(insert):
+                    return False
+    return True
+
+
 def written_back_in_place(state: BufferState, op: GenericOp, k: int) -> bool:
     """
     May output `k` of `op` (a slice of a tensor whose result is inserted back where it
     came from) be written into the slice's view of that tensor's buffer? If so the
     insert is recorded in `state.written_back`, for `InsertSliceRule` to skip its copy.
     """
-    out, result = op.outputs[k], op.res[k]
-    extract = out.owner
-    if not isinstance(extract, tensor.ExtractSliceOp) or out.uses.get_length() != 1:
+    found = _write_back(op, k)
+    if found is None:
         return False
-    if result.uses.get_length() != 1:
-        return False
-    insert = next(iter(result.uses)).operation
-    block = op.parent_block()
-    if (
-        not isinstance(insert, tensor.InsertSliceOp)
-        or insert.source is not result
-        or insert.dest is not extract.source
-        or insert.parent_block() is not block
-        or block is None
-        or not _same_slice(extract, insert)
-        or not state.can_overwrite(insert.dest, insert)
-    ):
+    extract, insert = found
+    if not state.can_overwrite(insert.dest, insert):
         return False
     buffer = state.root.get(state.lookup(extract.source))
-    if buffer is None:
+    if buffer is None or not _untouched_meanwhile(state, op, k, buffer, insert):
         return False
-    # The generic reads no other part of the buffer, and nothing uses the buffer between
-    # the generic and the insert (`can_overwrite` saw to the uses after it).
-    for i, value in enumerate(op.operands):
-        if i == len(op.inputs) + k or not isinstance(value.type, TensorType):
-            continue
-        if state.root.get(state.lookup(value)) is buffer:
-            return False
-    for value in state.tensors_in[buffer]:
-        for use in value.uses:
-            user = ancestor_in(use.operation, block)
-            if user is None or user is insert or user is extract:
-                continue
-            if user is op:
-                if use.operation is op and use.index == len(op.inputs) + k:
-                    continue
-                return False
-            if op.is_before_in_block(user) and user.is_before_in_block(insert):
-                return False
     state.written_back.add(insert)
     return True
