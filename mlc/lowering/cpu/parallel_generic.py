@@ -29,9 +29,12 @@ as the blocks, whose output LLVM knows to be distinct from the inputs
 (`convert_to_llvm.distinct_buffers`), so it vectorises as the generic would unsplit.
 
 `d` must appear in every operand's map either not at all or as one plain result
-(`d` alone), so that a block of `d` is a block of rows of those operands, and the
-generic's body must not read `linalg.index` (which would count from the block start).
-Inner loops keep their order, so the innermost, contiguous loop still vectorises.
+(`d` alone), so that a block of `d` is a block of rows of those operands. A body that
+reads `linalg.index` (a broadcast whose sizes are known only at run time, a gather's
+positions) gets the block's start added to index `d`, so it sees the same positions as
+the whole generic; such a body may only compute and load (`_PURE`), never store: its
+indices could name any element. Inner loops keep their order, so the innermost,
+contiguous loop still vectorises.
 """
 
 from math import prod
@@ -48,11 +51,14 @@ from xdsl.dialects.builtin import (
     StridedLayoutAttr,
     i64,
 )
-from xdsl.dialects.linalg.ops import GenericOp, IndexOp
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineDimExpr, AffineMap
 
 from mlc.lowering.support.loop_builder import Ops
+
+# What a body that reads `linalg.index` may hold besides `arith` and `math` ops.
+_PURE = (IndexOp, YieldOp, memref.LoadOp, memref.DimOp, scf.IfOp, scf.YieldOp)
 
 
 def _dim_position(affine_map: AffineMap, d: int) -> int | bool | None:
@@ -81,9 +87,15 @@ def loop_extents(op: GenericOp) -> dict[int, int]:
     return extents
 
 
+def _pure(op: Operation) -> bool:
+    """An op of a generic's body that only computes or loads."""
+    return isinstance(op, _PURE) or op.dialect_name() in ("arith", "math")
+
+
 def splittable_loop(op: GenericOp) -> int | None:
     """The outermost parallel loop of `op` longer than 1 that splits into blocks, or None."""
-    if any(isinstance(inner, IndexOp) for inner in op.body.walk()):
+    body = list(op.body.walk())
+    if any(isinstance(inner, IndexOp) for inner in body) and not all(map(_pure, body)):
         return None
     scalar = AnyFloat | IntegerType | IndexType
     if op.res or not all(isinstance(v.type, MemRefType | scalar) for v in op.operands):
@@ -159,10 +171,17 @@ def block_of(b: Ops, op: GenericOp, d: int, start: SSAValue, size: SSAValue | in
         position = _dim_position(attr.data, d)
         views.append(value if position is None else _block_view(b, value, position, start, size))
     n_in = len(op.inputs)
+    region = op.detach_region(op.body)
+    for index in [i for i in region.walk() if isinstance(i, IndexOp) and i.dim.value.data == d]:
+        shifted = arith.AddiOp(index.result, start)
+        index.result.replace_uses_with_if(shifted.result, lambda use: use.operation is not shifted)
+        block = index.parent_block()
+        assert block is not None
+        block.insert_op_after(shifted, index)
     return GenericOp(
         views[:n_in],
         views[n_in:],
-        op.detach_region(op.body),
+        region,
         op.indexing_maps,
         op.iterator_types,
         [],

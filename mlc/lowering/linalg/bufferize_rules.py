@@ -9,7 +9,8 @@ without tensors have no rule and are cloned). The rules of the tensor ops are he
 - `tensor.empty` is an allocation, or none when a generic writes its output in place;
 - views (`cast`, `collapse_shape`, `expand_shape`, `extract_slice`) share their source's
   buffer (a contiguous copy first where the view needs one);
-- `insert_slice` copies its source into its destination's buffer, or a copy of it;
+- `insert_slice` copies its source into its destination's buffer, or a copy of it (none
+  where a generic computed the source in its place: `bufferize_slices`);
 - `linalg.generic` writes into an input that dies there, its output's buffer, or a
   fresh one.
 
@@ -36,6 +37,7 @@ from xdsl.ir import Operation, Region, SSAValue
 
 from mlc.diagnostics import op_error
 from mlc.lowering.linalg.bufferize_control_flow import CONTROL_FLOW_RULES
+from mlc.lowering.linalg.bufferize_slices import written_back_in_place
 from mlc.lowering.linalg.bufferize_state import (
     BufferizableOp,
     BufferState,
@@ -273,6 +275,9 @@ class InsertSliceRule(BufferizableOp):
     def bufferize(self, state: BufferState, op: Operation) -> None:
         assert isinstance(op, tensor.InsertSliceOp)
         dest = state.lookup(op.dest)
+        if op in state.written_back:  # the source was computed in its place in dest
+            state.bind(op.result, dest, state.root[dest])
+            return
         source_buffer = state.root.get(state.lookup(op.source))
         if (
             state.may_overwrite(op, self.DEST)
@@ -346,7 +351,9 @@ class GenericRule(BufferizableOp):
                 del state.deferred_empty[out]
         if target is None:
             current = state.lookup(out)
-            if (
+            if current not in taken and written_back_in_place(state, op, k):
+                target = current
+            elif (
                 state.may_overwrite(op, index)
                 and is_contiguous(current.type)
                 and current not in taken

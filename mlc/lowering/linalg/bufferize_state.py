@@ -204,6 +204,7 @@ class BufferState:
         self.aliases: defaultdict[SSAValue, list[SSAValue]] = defaultdict(list)
         self.origin: dict[SSAValue, Attribute] = {}  # buffer -> where it was made
         self.deferred_empty: dict[SSAValue, tensor.EmptyOp] = {}  # allocated only if needed
+        self.written_back: set[Operation] = set()  # insert_slices whose source is in place
         self.scopes: list[Scope] = []
         self.location: Attribute = UnknownLoc()  # of the op being bufferized
 

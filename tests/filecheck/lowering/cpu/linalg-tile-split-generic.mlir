@@ -44,3 +44,59 @@ func.func @static_rows(%x: memref<256x512xf32>, %y: memref<256x512xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A body that reads `linalg.index` (a broadcast of sizes known at run time: each operand
+// row at `i * stride`, the stride 0 for a broadcast operand) is split too; in a block,
+// index 0 counts from the block's start, so it gets the start added. Index 1 (not split)
+// stays as it is.
+
+// CHECK-LABEL: func.func @runtime_broadcast
+// CHECK:         "scf.parallel"
+// CHECK-NEXT:    ^bb0(%[[START:.+]]: index):
+// CHECK:           linalg.generic
+// CHECK:             %[[I:.+]] = linalg.index 0 : index
+// CHECK-NEXT:        %[[ROW:.+]] = arith.addi %[[I]], %[[START]] : index
+// CHECK-NEXT:        %[[AT:.+]] = arith.muli %[[ROW]], %{{.+}} : index
+// CHECK-NEXT:        %[[J:.+]] = linalg.index 1 : index
+// CHECK-NEXT:        %{{.+}} = memref.load %{{.+}}[%[[AT]], %[[J]]] : memref<?x512xf32>
+// CHECK-NOT:         arith.addi %[[J]]
+// CHECK:             linalg.yield
+func.func @runtime_broadcast(%x: memref<?x512xf32>, %w: memref<?x1xf32>, %y: memref<?x512xf32>, %sx: index, %sw: index) {
+  %c0 = arith.constant 0 : index
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} outs(%y : memref<?x512xf32>) {
+  ^bb0(%b: f32):
+    %i = linalg.index 0 : index
+    %ri = arith.muli %i, %sx : index
+    %j = linalg.index 1 : index
+    %a = memref.load %x[%ri, %j] : memref<?x512xf32>
+    %i2 = linalg.index 0 : index
+    %wi = arith.muli %i2, %sw : index
+    %v = memref.load %w[%wi, %c0] : memref<?x1xf32>
+    %r = arith.mulf %a, %v : f32
+    linalg.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
+// A body that reads `linalg.index` and stores into another buffer stays whole: where its
+// indices make it write is not known, and blocks could race.
+
+// CHECK-LABEL: func.func @index_and_store
+// CHECK-NOT:     scf.parallel
+// CHECK:         linalg.generic
+// CHECK:           memref.store
+// CHECK-NOT:     scf.parallel
+// CHECK:         func.return
+func.func @index_and_store(%x: memref<?x512xf32>, %y: memref<?x512xf32>, %seen: memref<512xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x512xf32>) outs(%y : memref<?x512xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %j = linalg.index 1 : index
+    memref.store %a, %seen[%j] : memref<512xf32>
+    linalg.yield %a : f32
+  }
+  func.return
+}
