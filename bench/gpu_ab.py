@@ -8,8 +8,7 @@ NAME: `as-is` (nothing taken back), `unfused` (no `fuse-row-epilogues`: statisti
 and their consumers in kernels of their own), `scalar-rows` (no 16-byte groups in the
 warp row loops, `warp_vectors`), `unrollN` (N lane iterations a step instead of 4),
 `wide-heads` (contractions of few columns on the shared-memory tiled kernel again, not
-a warp a row: `NARROW_COLUMNS` 0), `scalar-fmas` (the f32 tiled kernel's products as
-scalar `math.fma`s again, not 4-wide vector FMAs: `register_tile`).
+a warp a row: `NARROW_COLUMNS` 0).
 bench/results/gpu.md quotes runs of `--only rows` and `bench/gpu_profile.py` this way.
 """
 
@@ -20,12 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-import mlc.lowering.gpu.contraction.register_tile as register_tile  # noqa: E402
 import mlc.lowering.gpu.loop_analysis as loop_analysis  # noqa: E402
 import mlc.lowering.gpu.loop_mapping.warp_reduction as warp  # noqa: E402
 from mlc import pipeline  # noqa: E402
 
-VARIANTS = ("as-is", "unfused", "scalar-rows", "unrollN", "wide-heads", "scalar-fmas")
+VARIANTS = ("as-is", "unfused", "scalar-rows", "unrollN", "wide-heads")
 
 
 def take_back(name: str) -> None:
@@ -36,9 +34,6 @@ def take_back(name: str) -> None:
         warp.vector_prefix = lambda loop, lane, inits: list(inits)
     elif name == "wide-heads":
         loop_analysis.NARROW_COLUMNS = 0
-    elif name == "scalar-fmas":
-        scalar = register_tile.RegisterTile
-        scalar.of = staticmethod(lambda rows, cols, stagings: scalar(rows, cols))
     elif name.startswith("unroll") and name[len("unroll") :].isdigit():
         warp.UNROLL = int(name[len("unroll") :])
     elif name != "as-is":

@@ -27,8 +27,8 @@ accumulators in registers:
 
 from dataclasses import dataclass
 
-from xdsl.dialects import arith, gpu, memref, scf
-from xdsl.dialects.builtin import IndexType, f32
+from xdsl.dialects import arith, gpu, math, memref, scf, vector
+from xdsl.dialects.builtin import IndexType, IntegerAttr, VectorType, f32, i64
 from xdsl.ir import Block, Region, SSAValue
 
 from mlc.gpu_architectures import WARP
@@ -49,7 +49,6 @@ from mlc.lowering.gpu.contraction.half_staging import CHUNK, half_stagings
 from mlc.lowering.gpu.contraction.match import Contraction
 from mlc.lowering.gpu.contraction.mma import Lanes, lane_rows_cols, mma_step
 from mlc.lowering.gpu.contraction.mma_half import half_mma_step, lane_matrices
-from mlc.lowering.gpu.contraction.register_tile import RegisterTile, step_elements
 from mlc.lowering.gpu.contraction.tile_shape import HALF_MMA_DEPTH, MMA_DEPTH, TileShape
 from mlc.lowering.gpu.contraction.tile_staging import QUAD, WORKGROUP, Staging
 
@@ -215,22 +214,56 @@ class _Kernel:
         stagings: tuple[Staging, Staging],
         buffer: SSAValue,
         lane: tuple[SSAValue, SSAValue],
-        tile: RegisterTile,
         accs: list[SSAValue],
         k_base: SSAValue | None,
     ) -> None:
         """
         A slice's products (the group's share of its steps, from `k_base`): 16-byte
-        shared loads feeding FMAs into `accs`, held as `tile` says.
+        shared loads feeding `math.fma`s into `accs`.
         """
-        shape = self.shape
+        shape, width = self.shape, self.shape.thread_cols
         a, b = stagings
         a_offsets = self._mine(e, a, lane[1], shape.thread_rows)
         b_offsets = self._mine(e, b, lane[0], shape.thread_cols)
         for kq in range(0, shape.depth // shape.groups, QUAD):
-            a_steps = step_elements(e, a, buffer, kq, a_offsets, k_base)
-            b_steps = step_elements(e, b, buffer, kq, b_offsets, k_base)
-            tile.products(e, (a_steps, b_steps), accs)
+            a_steps = self._steps(e, a, buffer, kq, a_offsets, k_base)
+            b_steps = self._steps(e, b, buffer, kq, b_offsets, k_base)
+            for a_values, b_values in zip(a_steps, b_steps, strict=True):
+                for i, a_value in enumerate(a_values):
+                    for j, b_value in enumerate(b_values):
+                        slot = width * i + j
+                        accs[slot] = e(math.FmaOp(a_value, b_value, accs[slot]))
+
+    @staticmethod
+    def _steps(
+        e: Emitter,
+        staging: Staging,
+        buffer: SSAValue,
+        kq: int,
+        offsets: list[SSAValue],
+        k_base: SSAValue | None,
+    ) -> list[list[SSAValue]]:
+        """A thread's values at steps kq .. kq + 3 of the slice, 16-byte shared loads each."""
+        assert staging.tile is not None
+        quad = VectorType(f32, [QUAD])
+
+        def quad_at(indices: list[SSAValue]) -> list[SSAValue]:
+            load = vector.LoadOp(staging.tile, indices, quad)
+            load.attributes["alignment"] = IntegerAttr(16, i64)
+            loaded = e(load)
+            return [e(vector.ExtractOp(loaded, [j], f32)) for j in range(QUAD)]
+
+        def k_at(step: int) -> SSAValue:
+            return e.index(step) if k_base is None else e.add(k_base, step)
+
+        if staging.tile_along_k:  # one load: 4 steps of one row
+            rows = [quad_at(staging.at(buffer, k_at(kq), r)) for r in offsets]
+            return [[row[step] for row in rows] for step in range(QUAD)]
+        steps = []
+        for step in range(kq, kq + QUAD):  # one load: 4 rows of one step
+            k = k_at(step)
+            steps.append([v for r in offsets[::QUAD] for v in quad_at(staging.at(buffer, k, r))])
+        return steps
 
     def _stores(
         self,
@@ -370,11 +403,7 @@ class _KLoop:
             for kk in range(0, kernel.shape.depth, MMA_DEPTH):
                 mma_step(e, stagings, buffer, kk, accs, self.lanes)
         else:
-            shape = kernel.shape
-            tile = RegisterTile.of(shape.thread_rows, shape.thread_cols, stagings)
-            vectors = tile.pack(e, accs)  # the loop carries scalars: `register_tile`
-            kernel._fmas(e, stagings, buffer, self.lane, tile, vectors, self.k_base)
-            accs[:] = tile.unpack(e, vectors)
+            kernel._fmas(e, stagings, buffer, self.lane, accs, self.k_base)
 
     def copy_async(self, e: Emitter, t: SSAValue, slices: SSAValue) -> None:
         """Slice `t`'s copies into its buffer (when there is such a slice), then a commit."""

@@ -26,7 +26,7 @@
 // CHECK-NEXT:      arith.select %[[IN]], %[[PX]], %{{.+}} : f32
 // CHECK:           scf.for
 // CHECK:             gpu.barrier
-// CHECK-COUNT-4:     vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
+// CHECK-COUNT-16:    math.fma
 // CHECK:           memref.load %b[%{{.+}}] : memref<16xf32>
 // CHECK-NEXT:      arith.addf
 // CHECK:           arith.maximumf
@@ -41,7 +41,7 @@
 // LOC:           "gpu.launch"{{.*}}
 // LOC:           memref.collapse_shape {{.*}} loc("cnn.py":3:4)
 // LOC:           memref.load %x{{.*}} loc("cnn.py":3:4)
-// LOC:           vector.fma {{.*}} loc("cnn.py":3:4)
+// LOC:           math.fma {{.*}} loc("cnn.py":3:4)
 
 func.func @conv3x3(%x: memref<?x8x16x16xf32>, %w: memref<16x8x3x3xf32>, %b: memref<16xf32>) -> memref<?x16x16x16xf32> {
   %0 = arith.constant 0 : index

@@ -15,7 +15,7 @@
 // STAGES-NEXT:        gpu.barrier
 // STAGES:             llvm.inline_asm has_side_effects "cp.async.commit_group;"
 // STAGES:             vector.load %[[A]]
-// STAGES-COUNT-16:    vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
+// STAGES-COUNT-64:    math.fma
 // STAGES:           llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
 // CHECK-LABEL: func.func @shapes
 // SHAPES-LABEL: func.func @shapes
@@ -25,8 +25,7 @@
 // SHAPES:             memref.alloca() : memref<2x8x68xf32, 3 : i64>
 // SHAPES-NEXT:        memref.alloca() : memref<2x8x136xf32, 3 : i64>
 // SHAPES:             scf.for {{.*}} -> ({{(f32, ){64}v}}ector<4xf32>, vector<4xf32>, vector<4xf32>) {
-// SHAPES-COUNT-16:      vector.fma
-// SHAPES-NOT:           math.fma
+// SHAPES-COUNT-64:      math.fma
 // SHAPES:           }) {nvvm.minctasm = 2 : i32}
 // SHAPES:         } else {
 // SHAPES:           %[[S:.+]] = arith.constant 32 : index
@@ -34,8 +33,7 @@
 // SHAPES:             memref.alloca() : memref<2x8x36xf32, 3 : i64>
 // SHAPES-NEXT:        memref.alloca() : memref<2x8x24xf32, 3 : i64>
 // SHAPES:             scf.for {{.*}} -> ({{(f32, ){16}v}}ector<4xf32>, vector<4xf32>, vector<4xf32>) {
-// SHAPES-COUNT-4:       vector.fma
-// SHAPES-NOT:           math.fma
+// SHAPES-COUNT-16:      math.fma
 // SHAPES-NOT:       nvvm.minctasm
 // SHAPES:           gpu.terminator
 func.func @shapes(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {

@@ -11,7 +11,7 @@
 // CHECK:           llvm.inline_asm has_side_effects "{{.*}}cp.async
 // CHECK:           gpu.barrier
 // CHECK:           vector.load
-// CHECK:           vector.fma
+// CHECK:           math.fma
 // CHECK:           arith.maximumf
 // CHECK:           gpu.terminator
 func.func @epilogue(%a: memref<?x?xf32>, %b: memref<?x64xf32>, %bias: memref<?xf32>, %c: memref<?x?xf32>) {

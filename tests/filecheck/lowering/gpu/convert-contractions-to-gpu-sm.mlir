@@ -25,7 +25,7 @@
 // SM75-NEXT:    memref.alloca() : memref<2x16x72xf32, 3 : i64>
 // SM75-NOT:     cp.async
 // SM75-NOT:     llvm.nvvm.mma
-// SM75-COUNT-8: vector.fma
+// SM75-COUNT-32: math.fma
 // SM75-NOT:     cp.async
 // SM75-NOT:     llvm.nvvm.mma
 

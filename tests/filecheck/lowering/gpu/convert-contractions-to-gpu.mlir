@@ -40,9 +40,7 @@
 // CHECK:               vector.load %a
 // CHECK:               vector.load %b
 // CHECK:               vector.load %[[A]][{{.*}}] {alignment = 16 : i64} : memref<2x8x132xf32, 3 : i64>, vector<4xf32>
-// CHECK-COUNT-8:       vector.shuffle %[[Q:.+]], %[[Q]] [{{[0-3], [0-3], [0-3], [0-3]}}] : vector<4xf32>, vector<4xf32>
-// CHECK-COUNT-16:      vector.fma %{{.+}}, %{{.+}}, %{{.+}} : vector<4xf32>
-// CHECK-NOT:           math.fma
+// CHECK-COUNT-64:      math.fma
 // CHECK:               scf.yield
 // CHECK:           } else {
 // CHECK-NOT:         vector.load %a
@@ -50,8 +48,7 @@
 // CHECK-COUNT-4:       memref.store %{{.+}}, %[[A]][{{.*}}] : memref<2x8x132xf32, 3 : i64>
 // CHECK-COUNT-4:       memref.store %{{.+}}, %[[B]][{{.*}}] : memref<2x8x136xf32, 3 : i64>
 // CHECK-NEXT:          gpu.barrier
-// CHECK-COUNT-16:      vector.fma
-// CHECK-NOT:           math.fma
+// CHECK-COUNT-64:      math.fma
 // CHECK:               scf.yield
 // CHECK-COUNT-64:  scf.if
 // CHECK-NOT:       scf.if
@@ -80,14 +77,14 @@
 // CHECK-COUNT-2:       llvm.inline_asm has_side_effects "{{.*}}cp.async.cg.shared.global
 // CHECK:               llvm.inline_asm has_side_effects "cp.async.commit_group;"
 // CHECK:               vector.load %[[SA]][{{.*}}] {alignment = 16 : i64} : memref<3x64x20xf32, 3 : i64>, vector<4xf32>
-// CHECK-COUNT-64:      vector.fma
-// CHECK-NOT:           {{vector|math}}.fma
+// CHECK-COUNT-256:     math.fma
+// CHECK-NOT:           math.fma
 // CHECK:               scf.yield
 // CHECK:             llvm.inline_asm has_side_effects "cp.async.wait_group 0;"
 // CHECK:           } else {
 // CHECK-NOT:         llvm.inline_asm
 // CHECK:             scf.for {{.*}} -> ({{(f32, ){39}f32}}) {
-// CHECK-COUNT-64:      vector.fma
+// CHECK-COUNT-256:     math.fma
 // CHECK:               scf.yield
 // CHECK:           %[[SUMS:.+]] = memref.alloca() : memref<1x32x128xf32, 3 : i64>
 // CHECK:           scf.if
@@ -100,7 +97,7 @@
 // CHECK:           gpu.terminator
 // LOC:           memref.alloca() : memref<2x8x132xf32, 3 : i64> loc("mm.py":3:4)
 // LOC:           "gpu.barrier"() : () -> () loc("mm.py":3:4)
-// LOC:           vector.fma {{.*}} loc("mm.py":3:4)
+// LOC:           math.fma {{.*}} loc("mm.py":3:4)
 func.func @matmul(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (k, j)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
@@ -300,10 +297,7 @@ func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
 // -----
 
 // B read as b[j, k] (`x @ w.T`): its runs go along K, its contiguous dim, 16 bytes at a
-// time, and are transposed as they are stored (B's tile padded to 132 like A's). The
-// threads' accumulators are vectors of 4 columns while a slice is multiplied; with
-// `cp.async` both tiles keep K contiguous, so no load holds 4 of a thread's rows or
-// columns, and the products stay scalar FMAs.
+// time, and are transposed as they are stored (B's tile padded to 132 like A's).
 
 // CHECK-LABEL: func.func @transposed_b
 // CHECK:         memref.alloca() : memref<2x8x132xf32, 3 : i64>
@@ -311,45 +305,8 @@ func.func @left_alone(%a: memref<?x?xf64>, %b: memref<?x?xf64>, %c: memref<?x?xf
 // CHECK:         vector.load %b[%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<128x784xf32>, vector<4xf32>
 // CHECK:         scf.for
 // CHECK-COUNT-4:   memref.store %{{.+}}, %[[B]]
-// CHECK:           gpu.barrier
-// CHECK:           %[[ACC:.+]] = vector.broadcast %{{.+}} : f32 to vector<4xf32>
-// CHECK-NEXT:      %{{.+}} = vector.insert %{{.+}}, %[[ACC]] [1] : f32 into vector<4xf32>
-// CHECK:           vector.fma
-// CHECK-NOT:       math.fma
-// CHECK-COUNT-64:  vector.extract %{{.+}}[{{[0-3]}}] : f32 from vector<4xf32>
-// CHECK-NEXT:      scf.yield
-// CHECK:         memref.alloca() : memref<3x64x20xf32, 3 : i64>
-// CHECK-NEXT:    memref.alloca() : memref<3x64x20xf32, 3 : i64>
-// CHECK-NOT:     vector.fma
-// CHECK:         math.fma
 func.func @transposed_b(%a: memref<?x784xf32>, %b: memref<128x784xf32>, %c: memref<?x128xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (i, k)>, affine_map<(i, k, j) -> (j, k)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<?x784xf32>, memref<128x784xf32>) outs(%c : memref<?x128xf32>) {
-  ^bb0(%x: f32, %y: f32, %acc: f32):
-    %p = arith.mulf %x, %y : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  }
-  func.return
-}
-
-// -----
-
-// A read as a[k, i] and B as b[j, k]: with `cp.async` B's tile keeps K contiguous and
-// A's holds 4 of a thread's rows at a step, so the vectors go down 4 rows of a column:
-// a step splats B's values and multiplies A's loads as they are.
-
-// CHECK-LABEL: func.func @transposed_both
-// CHECK:         memref.alloca() : memref<3x16x72xf32, 3 : i64>
-// CHECK-NEXT:    memref.alloca() : memref<3x64x20xf32, 3 : i64>
-// CHECK:         scf.for
-// CHECK:           %[[A:.+]] = vector.load %{{.+}} : memref<3x16x72xf32, 3 : i64>, vector<4xf32>
-// CHECK:           %[[B:.+]] = vector.load %{{.+}} : memref<3x64x20xf32, 3 : i64>, vector<4xf32>
-// CHECK:           %[[S:.+]] = vector.shuffle %[[B]], %[[B]] [0, 0, 0, 0] : vector<4xf32>, vector<4xf32>
-// CHECK:           vector.fma %[[S]], %[[A]], %{{.+}} : vector<4xf32>
-// CHECK-NOT:       math.fma
-// CHECK:         func.return
-func.func @transposed_both(%a: memref<784x?xf32>, %b: memref<128x784xf32>, %c: memref<?x128xf32>) {
-  linalg.generic {indexing_maps = [affine_map<(i, k, j) -> (k, i)>, affine_map<(i, k, j) -> (j, k)>, affine_map<(i, k, j) -> (i, j)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%a, %b : memref<784x?xf32>, memref<128x784xf32>) outs(%c : memref<?x128xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
