@@ -14,7 +14,7 @@ from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, VectorType, i1, i64
 from xdsl.ir import SSAValue
 
-from mlc.lowering.cpu.conv_columns import at_column, over_reductions
+from mlc.lowering.cpu.conv_columns import at_column, over_reductions, row_pieces
 from mlc.lowering.cpu.conv_padded_packing import padded_pieces
 from mlc.lowering.cpu.matmul_packing import ALIGNMENT, batch_indices, each_panel
 from mlc.lowering.linalg.contraction import Image, Matmul
@@ -290,67 +290,41 @@ def _row_pieces(
     mm, tiles = kind
     packed, at_panel = panel
     j0, n = columns
-    vl, nr = b.index(tiles.vector), b.index(tiles.nr)
+    vl, one = b.index(tiles.vector), b.index(1)
     read, kept = VectorType(mm.element, [tiles.vector]), VectorType(mm.accumulator, [tiles.vector])
     masks = VectorType(i1, [tiles.vector])
     nothing = zero(b, read)
     rank_w, rank_y = _rank(image.weight), _rank(image.output)
     sizes = [b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)]
     spatial = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
-    width, one = spatial[-1], b.index(1)
-    end = b.min(b.add(j0, nr), n)
 
-    def zeroed(zb: Ops) -> None:
-        zeros = zero(zb, kept)
+    def piece(cb: Ops, j: SSAValue, hi: SSAValue) -> None:
+        left = cb.sub(hi, j)
+        mask = cb(vector.CreateMaskOp([left], masks))
+        spread = None  # at stride 2: the lanes of the image row's two vectors read
+        if image.row_stride() == 2:
+            span = cb.sub(cb.add(left, left), one)
+            spread = [cb(vector.CreateMaskOp([r], masks)) for r in (span, cb.sub(span, vl))]
+        at = at_column(cb, image, loops, j, spatial)
+        offset = cb.sub(j, j0)
 
-        def row(kb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            for o in range(0, tiles.nr, tiles.vector):
-                kb.ops.append(quick_ops.store(zeros, packed, [*at_panel, kk, kb.index(o)]))
-            return []
+        def copy(kb: Ops, kk: SSAValue) -> None:
+            index = [affine_index(kb, e, at) for e in image.map.results]
+            if spread is None:
+                value = kb(vector.MaskedLoadOp(image.source, index, mask, nothing))
+            else:
+                second = [*index[:-1], kb.add(index[-1], vl)]
+                even, odd = (
+                    kb(vector.MaskedLoadOp(image.source, where, lanes, nothing))
+                    for where, lanes in ((index, spread[0]), (second, spread[1]))
+                )
+                value = kb(every_other(even, odd))
+            value = as_float(kb, value, kept)
+            kb.ops.append(quick_ops.masked_store(packed, [*at_panel, kk, offset], mask, value))
 
-        rows = zb(memref.DimOp(packed, zb.index(2)))
-        for_loop(zb, zb.index(0), rows, zb.index(1), row)
+        over_reductions(cb, image, sizes, at, copy)
 
-    if_then(b, less(b, end, b.add(j0, nr)), zeroed)
-
-    def row(rb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        start = rb.mul(r, width)
-        lo = rb(quick_ops.binary(arith.MaxSIOp, start, j0))
-        hi = rb.min(rb.add(start, width), end)
-
-        def piece(cb: Ops, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            left = cb.sub(hi, j)
-            mask = cb(vector.CreateMaskOp([left], masks))
-            spread = None  # at stride 2: the lanes of the image row's two vectors read
-            if image.row_stride() == 2:
-                span = cb.sub(cb.add(left, left), one)
-                spread = [cb(vector.CreateMaskOp([r], masks)) for r in (span, cb.sub(span, vl))]
-            at = at_column(cb, image, loops, j, spatial)
-            offset = cb.sub(j, j0)
-
-            def copy(kb: Ops, kk: SSAValue) -> None:
-                index = [affine_index(kb, e, at) for e in image.map.results]
-                if spread is None:
-                    value = kb(vector.MaskedLoadOp(image.source, index, mask, nothing))
-                else:
-                    second = [*index[:-1], kb.add(index[-1], vl)]
-                    even, odd = (
-                        kb(vector.MaskedLoadOp(image.source, where, lanes, nothing))
-                        for where, lanes in ((index, spread[0]), (second, spread[1]))
-                    )
-                    value = kb(every_other(even, odd))
-                value = as_float(kb, value, kept)
-                kb.ops.append(quick_ops.masked_store(packed, [*at_panel, kk, offset], mask, value))
-
-            over_reductions(cb, image, sizes, at, copy)
-            return []
-
-        for_loop(rb, lo, hi, vl, piece)
-        return []
-
-    first = b(arith.DivSIOp(j0, width))
-    last = b.add(b(arith.DivSIOp(b.sub(end, one), width)), one)
-    for_loop(b, first, last, one, row)
+    row_pieces(b, panel, (j0, n, spatial[-1]), tiles, kept, piece)
 
 
 def _row_vectors(

@@ -18,11 +18,11 @@ element, and no more loads and stores than the padded copy's packing. Strides 1,
 from collections.abc import Callable, Sequence
 from itertools import product
 
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, VectorType, i1
 from xdsl.ir import SSAValue
 
-from mlc.lowering.cpu.conv_columns import at_column
+from mlc.lowering.cpu.conv_columns import at_column, row_pieces
 from mlc.lowering.linalg.contraction import Image, Matmul
 from mlc.lowering.support import quick_ops
 from mlc.lowering.support.loop_builder import (
@@ -51,46 +51,21 @@ def padded_pieces(
     mm, tiles = kind
     packed, at_panel = panel
     j0, n = columns
-    vl, nr, one = b.index(tiles.vector), b.index(tiles.nr), b.index(1)
+    vl = b.index(tiles.vector)
     assert image.row_stride() in (1, 2)
     read, kept = VectorType(mm.element, [tiles.vector]), VectorType(mm.accumulator, [tiles.vector])
-    zeros = zero(b, kept)
     rank_w, rank_y, rank_x = _rank(image.weight), _rank(image.output), _rank(image.source)
     sizes = [b.dim(image.weight, d) for d in range(rank_w - len(image.reductions), rank_w)]
     spatial = [b.dim(image.output, d) for d in range(rank_y - len(image.spatial), rank_y)]
     extents = [b.dim(image.source, d) for d in range(rank_x)]
-    width = spatial[-1]
-    end = b.min(b.add(j0, nr), n)
 
-    def zeroed(zb: Ops) -> None:
-        def row(kb: Ops, kk: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            for o in range(0, tiles.nr, tiles.vector):
-                kb.ops.append(quick_ops.store(zeros, packed, [*at_panel, kk, kb.index(o)]))
-            return []
+    def piece(cb: Ops, j: SSAValue, hi: SSAValue) -> None:
+        length = cb.min(cb.sub(hi, j), vl)
+        at = at_column(cb, image, loops, j, spatial)
+        target = (packed, at_panel, cb.sub(j, j0), length)
+        _taps(cb, image, (sizes, extents), at, target, (tiles.vector, read, kept))
 
-        rows = zb(memref.DimOp(packed, zb.index(2)))
-        for_loop(zb, zb.index(0), rows, zb.index(1), row)
-
-    if_then(b, less(b, end, b.add(j0, nr)), zeroed)
-
-    def row(rb: Ops, r: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        start = rb.mul(r, width)
-        lo = rb(quick_ops.binary(arith.MaxSIOp, start, j0))
-        hi = rb.min(rb.add(start, width), end)
-
-        def piece(cb: Ops, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            length = cb.min(cb.sub(hi, j), vl)
-            at = at_column(cb, image, loops, j, spatial)
-            target = (packed, at_panel, cb.sub(j, j0), length)
-            _taps(cb, image, (sizes, extents), at, target, (tiles.vector, read, kept))
-            return []
-
-        for_loop(rb, lo, hi, vl, piece)
-        return []
-
-    first_row = b(arith.DivSIOp(j0, width))
-    last_row = b.add(b(arith.DivSIOp(b.sub(end, one), width)), one)
-    for_loop(b, first_row, last_row, one, row)
+    row_pieces(b, panel, (j0, n, spatial[-1]), tiles, kept, piece)
 
 
 def _taps(
