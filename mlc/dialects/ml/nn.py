@@ -122,6 +122,20 @@ class ConvOp(MLOp):
         operands = [x, w, [bias] if bias is not None else []]
         super().__init__(operands, result_type, props)
 
+    def with_operands(self, w: SSAValue, bias: SSAValue | None = None) -> "ConvOp":
+        """This convolution of the same input and attributes with weights `w` and
+        `bias` (the rewrites that fold into a convolution or drop its bias)."""
+        return type(self)(
+            self.x,
+            w,
+            bias,
+            strides=self.strides.get_values(),
+            dilations=self.dilations.get_values(),
+            pads=self.pads.get_values(),
+            groups=self.groups.value.data,
+            result_type=self.result.type,
+        )
+
     def infer_result_type(self) -> TensorType[Attribute]:
         shape = shapes.conv(
             self.SPATIAL,

@@ -153,15 +153,7 @@ class FoldBatchNormIntoConv(RewritePattern):
         conv = plan.conv
         stem = resource_stem(conv.w)
         weight = constant(plan.weight, f"{stem}.folded")
-        new = type(conv)(
-            conv.x,
-            weight.result,
-            strides=conv.strides.get_values(),
-            dilations=conv.dilations.get_values(),
-            pads=conv.pads.get_values(),
-            groups=conv.groups.value.data,
-            result_type=conv.result.type,
-        )
+        new = conv.with_operands(weight.result)
         spatial = (1,) * conv.SPATIAL  # the bias broadcasts along the spatial dims
         bias = constant(plan.bias.reshape(-1, *spatial), f"{stem}.folded_bias")
         add = ml.AddOp(new.result, bias.result, conv.result.type)

@@ -366,11 +366,6 @@ class ExpandSmallPower(RewritePattern):
         rewriter.replace(op, new, [new[-1].results[0]])
 
 
-# ---------------------------------------------------------------------------
-# Traits, one per op family, attached by the dialect modules
-# ---------------------------------------------------------------------------
-
-
 class DropZeroBias(RewritePattern):
     """
     A convolution's bias of +0.0 everywhere: dropped. Its sums start from +0.0 either
@@ -387,16 +382,13 @@ class DropZeroBias(RewritePattern):
         value = splat_value(op.bias)
         if value is None or value != 0 or math.copysign(1.0, value) < 0:
             return
-        new = type(op)(
-            op.x,
-            op.w,
-            strides=op.strides.get_values(),
-            dilations=op.dilations.get_values(),
-            pads=op.pads.get_values(),
-            groups=op.groups.value.data,
-            result_type=op.result.type,
-        )
+        new = op.with_operands(op.w)
         replace_by_new(op, rewriter, new)
+
+
+# ---------------------------------------------------------------------------
+# Traits, one per op family, attached by the dialect modules
+# ---------------------------------------------------------------------------
 
 
 # Each pattern matches on its root op's type (`op_type_rewrite_pattern`), so the ops of
