@@ -32,8 +32,6 @@ from xdsl.traits import (
 )
 from xdsl.transforms.dead_code_elimination import LiveSet
 
-import mlc.dialects.arith_effects  # noqa: F401  (`arith.remui` is effect-free)
-
 Effects = AbstractSet[EffectInstance] | None
 
 _RECURSIVE = RecursiveMemoryEffect.get_effects.__func__
